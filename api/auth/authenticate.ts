@@ -1,0 +1,43 @@
+import type { MiddlewareHandler } from 'hono';
+import { AppError } from '../../shared/errors.js';
+import { secretMatches } from '../../shared/auth/secrets.js';
+import { authorize, OPERATIONS, type OperationName, type ProviderType } from '../../shared/domain/permissions.js';
+import type { AppEnv } from '../app-env.js';
+
+export interface Caller {
+  key: string;
+  providerId: string;
+  providerType: ProviderType;
+}
+
+const MAX_HEADER_LENGTH = 512;
+
+const forbiddenMessages = {
+  inactive: 'Credential or provider is inactive',
+  provider_type: 'This operation is not open to your provider type',
+  permission: 'Credential lacks the permission',
+} as const;
+
+/** Product rules §1: 401 for missing/unknown/wrong, then 403 inactive, provider type, permission. */
+export function requireOperation(name: OperationName): MiddlewareHandler<AppEnv> {
+  const operation = OPERATIONS[name];
+  return async (c, next) => {
+    const key = c.req.header('x-api-key');
+    const secret = c.req.header('x-api-secret');
+    if (!key || !secret) throw new AppError('unauthorized', 'X-API-Key and X-API-Secret headers are required');
+    if (key.length > MAX_HEADER_LENGTH || secret.length > MAX_HEADER_LENGTH) {
+      throw new AppError('unauthorized', 'Invalid API key or secret');
+    }
+    const credential = await c.var.deps.credentials.find(key);
+    if (!credential || !secretMatches(secret, credential.secretHash)) {
+      throw new AppError('unauthorized', 'Invalid API key or secret');
+    }
+    const failure = authorize(credential, operation);
+    if (failure) {
+      const message = failure === 'permission' ? `${forbiddenMessages.permission} ${operation.permission}` : forbiddenMessages[failure];
+      throw new AppError('forbidden', message);
+    }
+    c.set('caller', { key: credential.key, providerId: credential.providerId, providerType: credential.providerType });
+    await next();
+  };
+}

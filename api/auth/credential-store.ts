@@ -1,0 +1,56 @@
+import { eq } from 'drizzle-orm';
+import type { ProviderType } from '../../shared/domain/permissions.js';
+import type { Database } from '../../shared/db/client.js';
+import { credentials, providers } from '../../shared/db/schema/index.js';
+
+export interface StoredCredential {
+  key: string;
+  secretHash: string;
+  status: string;
+  permissions: string[];
+  providerId: string;
+  providerType: ProviderType;
+  providerStatus: string;
+}
+
+const MAX_ENTRIES = 10_000;
+
+/**
+ * Credential lookups cached in-process for a few seconds, so the hot path
+ * does not read Postgres on every request. The TTL bounds how long an admin
+ * change (deactivation, permissions) takes to apply; it is capped at 5 s by config.
+ * Unknown keys are cached too (as null) so a flood of bad keys cannot hammer Postgres.
+ */
+export class CredentialStore {
+  private readonly entries = new Map<string, { value: StoredCredential | null; expiresAt: number }>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly ttlMs: number,
+  ) {}
+
+  async find(key: string): Promise<StoredCredential | null> {
+    const now = Date.now();
+    const cached = this.entries.get(key);
+    if (cached && cached.expiresAt > now) return cached.value;
+
+    const [row] = await this.db
+      .select({
+        key: credentials.key,
+        secretHash: credentials.secretHash,
+        status: credentials.status,
+        permissions: credentials.permissions,
+        providerId: providers.id,
+        providerType: providers.type,
+        providerStatus: providers.status,
+      })
+      .from(credentials)
+      .innerJoin(providers, eq(credentials.providerId, providers.id))
+      .where(eq(credentials.key, key))
+      .limit(1);
+
+    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+    this.entries.set(key, { value: row ?? null, expiresAt: now + this.ttlMs });
+    return row ?? null;
+  }
+}

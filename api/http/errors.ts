@@ -1,0 +1,58 @@
+import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { ZodError } from 'zod';
+import { AppError, type ErrorCode } from '../../shared/errors.js';
+import type { Logger } from '../../shared/observability/logger.js';
+
+export function errorResponse(c: Context, error: AppError) {
+  return c.json({ success: false as const, error: error.message, code: error.code }, error.status as ContentfulStatusCode);
+}
+
+const httpStatusCodes: Partial<Record<number, ErrorCode>> = {
+  400: 'bad_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+};
+
+export function createErrorHandler(logger: Logger): ErrorHandler {
+  return (error, c) => {
+    if (error instanceof AppError) return errorResponse(c, error);
+    if (error instanceof HTTPException) {
+      const code = httpStatusCodes[error.status];
+      if (code) {
+        const message = code === 'unsupported_media_type' ? 'Content-Type must be application/json' : error.message;
+        return errorResponse(c, new AppError(code, message || code));
+      }
+    }
+    // Anything else is our own failure: log it in full, answer without internals.
+    logger.error({ err: error, path: c.req.path, method: c.req.method }, 'unhandled error');
+    return errorResponse(c, new AppError('internal', 'The operation could not be completed'));
+  };
+}
+
+export const notFoundHandler: NotFoundHandler = (c) =>
+  errorResponse(c, new AppError('not_found', `No route for ${c.req.method} ${c.req.path}`));
+
+/** "field.path: message" for each problem, so the caller sees which field is wrong. */
+export function describeZodError(error: ZodError, root = 'body'): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : root}: ${issue.message}`)
+    .join('; ');
+}
+
+/** The defaultHook of every OpenAPIHono router: validation failures become 400 in the envelope. */
+export function validationHook(
+  result: { success: true } | { success: false; error: ZodError; target: string },
+  c: Context,
+) {
+  if (!result.success) {
+    const root = result.target === 'json' ? 'body' : result.target;
+    return errorResponse(c, new AppError('bad_request', describeZodError(result.error, root)));
+  }
+  return undefined;
+}

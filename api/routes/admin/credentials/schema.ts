@@ -1,0 +1,32 @@
+import { z } from '@hono/zod-openapi';
+import { successEnvelope } from '../../../http/envelope.js';
+
+const permissionList = z.array(z.string().max(100)).max(50);
+
+export const credentialSchema = z
+  .object({
+    key: z.string(),
+    provider_id: z.uuid(),
+    provider_type: z.enum(['platform', 'advertiser']),
+    permissions: z.array(z.string()),
+    status: z.enum(['active', 'inactive']),
+  })
+  .openapi('Credential');
+
+export const createdCredentialSchema = credentialSchema
+  .extend({ secret: z.string().openapi({ description: 'Shown in this answer only; store it now.' }) })
+  .openapi('CreatedCredential');
+
+export const createCredentialSchema = z
+  .object({ permissions: permissionList.optional().openapi({ description: 'Defaults to every permission the provider type may hold.' }) })
+  .openapi('CreateCredential');
+
+export const updateCredentialSchema = z
+  .object({ status: z.enum(['active', 'inactive']).optional(), permissions: permissionList.optional() })
+  .openapi('UpdateCredential');
+
+export const credentialKeyParams = z.object({ key: z.string().min(1).max(200).openapi({ param: { name: 'key', in: 'path' } }) });
+
+export const createdCredentialResponseSchema = successEnvelope(createdCredentialSchema);
+export const credentialResponseSchema = successEnvelope(credentialSchema);
+export const credentialListResponseSchema = successEnvelope(z.array(credentialSchema));

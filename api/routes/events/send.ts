@@ -1,0 +1,45 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { ingestEvents } from '../../../shared/services/events/ingest.js';
+import type { AppEnv } from '../../app-env.js';
+import { requireOperation } from '../../auth/authenticate.js';
+import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../http/body-guard.js';
+import { errorResponses } from '../../http/envelope.js';
+import { apiKeySecurity } from '../../http/security.js';
+import { eventInputSchema, sendEventResponseSchema, toEventInput } from './schema.js';
+
+const route = createRoute({
+  method: 'post',
+  path: '/v1/events',
+  tags: ['Events'],
+  summary: 'Record an event about one of your users',
+  description:
+    'Platform or advertiser credentials (`events:write`). Deduplicated on (your provider, user_id, event_type, instant of timestamp): a repeat answers 200 with `status: duplicate` and the stored event. Answered once the event is durably stored; matching happens asynchronously.',
+  security: apiKeySecurity,
+  middleware: [requireOperation('writeEvents'), jsonBodyGuard(SINGLE_BODY_LIMIT)] as const,
+  request: { body: { content: { 'application/json': { schema: eventInputSchema } }, required: true } },
+  responses: {
+    200: { description: 'Recorded (or existing) event.', content: { 'application/json': { schema: sendEventResponseSchema } } },
+    ...errorResponses(400, 401, 403, 413, 415, 500),
+  },
+});
+
+export function registerSendEvent(app: OpenAPIHono<AppEnv>) {
+  app.openapi(route, async (c) => {
+    const body = c.req.valid('json');
+    const { deps, caller } = c.var;
+    const [result] = await ingestEvents(deps, caller.providerId, [toEventInput(body)]);
+    return c.json(
+      {
+        success: true as const,
+        data: {
+          event_id: result!.eventId,
+          user_id: body.user_id,
+          event_type: body.event_type,
+          received_at: result!.receivedAt.toISOString(),
+          status: result!.status,
+        },
+      },
+      200,
+    );
+  });
+}

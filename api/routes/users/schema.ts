@@ -1,0 +1,29 @@
+import { z } from '@hono/zod-openapi';
+import { storableObject, storableString } from '../../../shared/validation/json-value.js';
+import { successEnvelope } from '../../http/envelope.js';
+
+export const registerUserSchema = z
+  .object({
+    platform_user_id: storableString().min(1).max(255).openapi({ example: 'user-123' }),
+    country_code: z
+      .string()
+      .length(2)
+      .regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 code')
+      .nullish()
+      .openapi({ example: 'DE' }),
+    user_metadata: storableObject()
+      .nullish()
+      .openapi({ type: 'object', additionalProperties: true, example: { username: 'ada', avatar_url: 'https://example.com/a.png' } }),
+  })
+  .openapi('RegisterUser');
+
+export const registeredUserSchema = z
+  .object({
+    user_id: z.uuid(),
+    platform_user_id: z.string(),
+    created_at: z.string().openapi({ example: '2026-01-02T03:04:05.678Z' }),
+    already_exists: z.boolean(),
+  })
+  .openapi('RegisteredUser');
+
+export const registerUserResponseSchema = successEnvelope(registeredUserSchema);

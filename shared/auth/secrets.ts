@@ -1,0 +1,15 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** 32 random bytes (256 bits); prefixes make a leaked value recognisable in a scanner. */
+export const generateSecret = (): string => `sk_${randomBytes(32).toString('base64url')}`;
+export const generateKey = (): string => `pk_${randomBytes(18).toString('base64url')}`;
+export const generateOpaqueToken = (prefix: string): string => `${prefix}_${randomBytes(32).toString('base64url')}`;
+
+export const hashSecret = (secret: string): string => createHash('sha256').update(secret, 'utf8').digest('hex');
+
+/** Compares the hash of a presented secret with a stored hash in constant time. */
+export function secretMatches(presented: string, storedHash: string): boolean {
+  const presentedHash = Buffer.from(hashSecret(presented), 'hex');
+  const stored = Buffer.from(storedHash, 'hex');
+  return stored.length === presentedHash.length && timingSafeEqual(presentedHash, stored);
+}

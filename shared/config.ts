@@ -1,0 +1,57 @@
+import { z } from 'zod';
+
+/**
+ * Environment parsed once per process. Nothing else in the code base reads
+ * process.env, so every knob the service has is listed here (and in README).
+ */
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((value) => value === 'true' || value === '1');
+
+const configSchema = z.object({
+  DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/postgres'),
+  REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+  ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  LIVE_TOKEN_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  QUEUE_PREFIX: z.string().min(1).default('qcr'),
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).default(5000),
+  RECONCILE_MIN_AGE_MS: z.coerce.number().int().min(0).default(10000),
+  CREDENTIAL_CACHE_TTL_MS: z.coerce.number().int().min(0).max(5000).default(3000),
+  CHAIN_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60000).default(2000),
+  DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).default(10000),
+  MIGRATE_ON_START: booleanFlag.default(false),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {}
+
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  // An empty variable means "unset" so `FOO=` in an .env file falls back to the default.
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const result = configSchema.safeParse(present);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
+  }
+  return result.data;
+}
+
+/** Reads process.env once; exits with a message naming the bad variable. */
+export function loadConfig(): Config {
+  try {
+    return parseConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,27 @@
+import { drizzle } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
+import * as schema from './schema/index.js';
+
+export type Sql = postgres.Sql;
+export type Database = ReturnType<typeof createDatabase>['db'];
+/** A transaction or the database itself: use-cases accept either, so they can join an outer transaction. */
+export type Executor = Database | Parameters<Parameters<Database['transaction']>[0]>[0];
+
+export interface DatabaseOptions {
+  url: string;
+  poolSize?: number;
+  applicationName?: string;
+}
+
+export function createDatabase(options: DatabaseOptions) {
+  const sql = postgres(options.url, {
+    max: options.poolSize ?? 10,
+    onnotice: () => {},
+    // Timestamps are compared and formatted as UTC everywhere; pin the session zone so text output is predictable.
+    connection: { TimeZone: 'UTC', application_name: options.applicationName ?? 'quest-chain-rewards' },
+    // Fail fast instead of queueing requests forever when Postgres is gone.
+    connect_timeout: 10,
+  });
+  const db = drizzle(sql, { schema });
+  return { sql, db, close: () => sql.end({ timeout: 5 }) };
+}

@@ -1,0 +1,28 @@
+import { drizzle } from 'drizzle-orm/postgres-js';
+import { migrate } from 'drizzle-orm/postgres-js/migrator';
+import postgres from 'postgres';
+import { migrationsFolder } from './project-root.js';
+
+// Any constant works; it only has to be the same for every replica.
+const MIGRATION_LOCK_KEY = 7_215_430_981;
+
+/**
+ * Applies pending migrations while holding a session advisory lock, so any
+ * number of replicas may start at once: one migrates, the others wait and
+ * then find nothing left to do.
+ */
+export async function migrateWithLock(databaseUrl: string): Promise<void> {
+  const sql = postgres(databaseUrl, { max: 2, onnotice: () => {}, connection: { TimeZone: 'UTC' } });
+  try {
+    const lockConnection = await sql.reserve();
+    try {
+      await lockConnection`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
+      await migrate(drizzle(sql), { migrationsFolder: migrationsFolder() });
+    } finally {
+      await lockConnection`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.catch(() => {});
+      lockConnection.release();
+    }
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}

@@ -1,0 +1,47 @@
+import { sql } from 'drizzle-orm';
+import { index, pgTable, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
+import { providers } from './providers.js';
+import { users } from './users.js';
+
+export const accountLinks = pgTable(
+  'account_links',
+  {
+    id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id),
+    platformId: uuid('platform_id')
+      .notNull()
+      .references(() => providers.id),
+    advertiserId: uuid('advertiser_id')
+      .notNull()
+      .references(() => providers.id),
+    advertiserUserId: text('advertiser_user_id').notNull(),
+    linkedAt: timestamp('linked_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (table) => [
+    // One advertiser user id per (user, advertiser), and one user per (platform, advertiser user id).
+    unique('account_links_user_advertiser_unique').on(table.userId, table.advertiserId),
+    unique('account_links_platform_advertiser_user_unique').on(table.platformId, table.advertiserId, table.advertiserUserId),
+    index('account_links_advertiser_user_idx').on(table.advertiserId, table.advertiserUserId),
+  ],
+);
+
+/** Single-use connection tokens; only the SHA-256 of the token is stored. */
+export const linkTokens = pgTable('link_tokens', {
+  tokenHash: text('token_hash').primaryKey(),
+  userId: uuid('user_id')
+    .notNull()
+    .references(() => users.id),
+  platformId: uuid('platform_id')
+    .notNull()
+    .references(() => providers.id),
+  advertiserId: uuid('advertiser_id')
+    .notNull()
+    .references(() => providers.id),
+  expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }).notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  usedAt: timestamp('used_at', { withTimezone: true, precision: 3 }),
+  usedAdvertiserUserId: text('used_advertiser_user_id'),
+  linkId: uuid('link_id').references(() => accountLinks.id),
+});

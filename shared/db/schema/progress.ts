@@ -1,0 +1,45 @@
+import { sql } from 'drizzle-orm';
+import { index, integer, pgTable, primaryKey, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { events } from './events.js';
+import { questChains, questTasks } from './quest-chains.js';
+import { users } from './users.js';
+
+/** Which event completed which task for which user (the matcher's output). */
+export const taskCompletions = pgTable(
+  'task_completions',
+  {
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id),
+    taskId: uuid('task_id')
+      .notNull()
+      .references(() => questTasks.id),
+    chainId: uuid('chain_id')
+      .notNull()
+      .references(() => questChains.id),
+    eventId: uuid('event_id')
+      .notNull()
+      .references(() => events.id),
+    completedAt: timestamp('completed_at', { withTimezone: true, precision: 6, mode: 'string' }).notNull(),
+    recordedAt: timestamp('recorded_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (table) => [primaryKey({ columns: [table.userId, table.taskId] }), index('task_completions_chain_idx').on(table.chainId)],
+);
+
+/** Per user and chain summary, rewritten by the matcher whenever the completions change. */
+export const chainProgress = pgTable(
+  'chain_progress',
+  {
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id),
+    chainId: uuid('chain_id')
+      .notNull()
+      .references(() => questChains.id),
+    completedTasks: integer('completed_tasks').notNull(),
+    totalTasks: integer('total_tasks').notNull(),
+    completedAt: timestamp('completed_at', { withTimezone: true, precision: 6, mode: 'string' }),
+    updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull().default(sql`now()`),
+  },
+  (table) => [primaryKey({ columns: [table.userId, table.chainId] })],
+);

@@ -1,0 +1,29 @@
+import { sql } from 'drizzle-orm';
+import { index, pgEnum, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+
+export const providerType = pgEnum('provider_type', ['platform', 'advertiser']);
+export const activeStatus = pgEnum('active_status', ['active', 'inactive']);
+
+export const providers = pgTable('providers', {
+  id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
+  type: providerType('type').notNull(),
+  name: text('name').notNull(),
+  status: activeStatus('status').notNull().default('active'),
+  createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+});
+
+/** The secret itself is never stored: only its SHA-256 (it has 256 bits of entropy, so a slow KDF buys nothing). */
+export const credentials = pgTable(
+  'credentials',
+  {
+    key: text('key').primaryKey(),
+    providerId: uuid('provider_id')
+      .notNull()
+      .references(() => providers.id),
+    secretHash: text('secret_hash').notNull(),
+    permissions: text('permissions').array().notNull(),
+    status: activeStatus('status').notNull().default('active'),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (table) => [index('credentials_provider_idx').on(table.providerId)],
+);

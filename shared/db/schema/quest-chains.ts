@@ -1,0 +1,76 @@
+import { sql } from 'drizzle-orm';
+import {
+  boolean,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgEnum,
+  pgTable,
+  text,
+  timestamp,
+  unique,
+  uuid,
+} from 'drizzle-orm/pg-core';
+import { providers } from './providers.js';
+
+export const chainStatus = pgEnum('chain_status', ['draft', 'active', 'paused', 'ended']);
+
+export const questChains = pgTable(
+  'quest_chains',
+  {
+    id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
+    platformId: uuid('platform_id')
+      .notNull()
+      .references(() => providers.id),
+    advertiserId: uuid('advertiser_id')
+      .notNull()
+      .references(() => providers.id),
+    name: text('name').notNull(),
+    description: text('description'),
+    logoUrl: text('logo_url'),
+    backgroundImageUrl: text('background_image_url'),
+    startDate: timestamp('start_date', { withTimezone: true, precision: 6, mode: 'string' }).notNull(),
+    endDate: timestamp('end_date', { withTimezone: true, precision: 6, mode: 'string' }).notNull(),
+    status: chainStatus('status').notNull().default('active'),
+    allowAnyOrder: boolean('allow_any_order').notNull().default(false),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (table) => [index('quest_chains_platform_idx').on(table.platformId, table.status)],
+);
+
+export const questTasks = pgTable(
+  'quest_tasks',
+  {
+    id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
+    chainId: uuid('chain_id')
+      .notNull()
+      .references(() => questChains.id),
+    sequenceNumber: integer('sequence_number').notNull(),
+    name: text('name').notNull(),
+    description: text('description'),
+    conditionEventType: text('condition_event_type').notNull(),
+    conditionMinAmount: doublePrecision('condition_min_amount'),
+    conditionCurrency: text('condition_currency'),
+    conditionAfterTimestamp: timestamp('condition_after_timestamp', { withTimezone: true, precision: 6, mode: 'string' }),
+    conditionBeforeTimestamp: timestamp('condition_before_timestamp', { withTimezone: true, precision: 6, mode: 'string' }),
+    rewardType: text('reward_type').notNull(),
+    rewardName: text('reward_name').notNull(),
+    rewardValue: doublePrecision('reward_value').notNull(),
+    rewardImageUrls: jsonb('reward_image_urls').$type<string[]>(),
+  },
+  (table) => [unique('quest_tasks_chain_sequence_unique').on(table.chainId, table.sequenceNumber)],
+);
+
+export const chainRewards = pgTable('chain_rewards', {
+  id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
+  chainId: uuid('chain_id')
+    .notNull()
+    .unique('chain_rewards_chain_unique')
+    .references(() => questChains.id),
+  type: text('type').notNull(),
+  name: text('name').notNull(),
+  value: doublePrecision('value'),
+  imageUrls: jsonb('image_urls').$type<string[]>(),
+});

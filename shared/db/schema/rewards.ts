@@ -1,0 +1,30 @@
+import { sql } from 'drizzle-orm';
+import { jsonb, pgEnum, pgTable, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
+import { questChains, questTasks } from './quest-chains.js';
+import { users } from './users.js';
+
+export const rewardKind = pgEnum('reward_kind', ['task', 'chain']);
+
+/**
+ * A granted reward. The unique key (user, chain, task) with NULLS NOT DISTINCT
+ * makes "granted at most once" a database guarantee, for chain rewards
+ * (task_id null) as well as task rewards, whatever the concurrency.
+ */
+export const rewardClaims = pgTable(
+  'reward_claims',
+  {
+    id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id),
+    kind: rewardKind('kind').notNull(),
+    chainId: uuid('chain_id')
+      .notNull()
+      .references(() => questChains.id),
+    taskId: uuid('task_id').references(() => questTasks.id),
+    /** Snapshot of the reward as granted. */
+    reward: jsonb('reward').$type<Record<string, unknown>>().notNull(),
+    claimedAt: timestamp('claimed_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (table) => [unique('reward_claims_once').on(table.userId, table.chainId, table.taskId).nullsNotDistinct()],
+);

@@ -1,0 +1,25 @@
+import { sql } from 'drizzle-orm';
+import { boolean, char, index, jsonb, pgTable, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
+import { providers } from './providers.js';
+
+export const users = pgTable(
+  'users',
+  {
+    id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
+    platformId: uuid('platform_id')
+      .notNull()
+      .references(() => providers.id),
+    platformUserId: text('platform_user_id').notNull(),
+    countryCode: char('country_code', { length: 2 }),
+    userMetadata: jsonb('user_metadata').$type<Record<string, unknown>>(),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    /** Set when every stored event of the user must be (re)matched: new user, new chain. The reconciler drains it. */
+    needsEvaluation: boolean('needs_evaluation').notNull().default(true),
+    /** Server clock time of the latest change of this user's progress (the live-updates baseline). */
+    progressChangedAt: timestamp('progress_changed_at', { withTimezone: true, precision: 3 }),
+  },
+  (table) => [
+    unique('users_platform_user_unique').on(table.platformId, table.platformUserId),
+    index('users_needs_evaluation_idx').on(table.id).where(sql`${table.needsEvaluation}`),
+  ],
+);

@@ -1,0 +1,62 @@
+// Fields derived from completions for the read side (product rules §5).
+
+export type TaskUserStatus = 'completed' | 'available' | 'locked';
+export type ProgressStatus = 'not_started' | 'in_progress' | 'completed';
+
+export type UserProgress = {
+  status: ProgressStatus;
+  progress: number;
+  completedTasks: number;
+  totalTasks: number;
+  completedUs: bigint | null;
+  joinedUs: bigint;
+};
+
+export function taskStatuses(
+  allowAnyOrder: boolean,
+  tasks: readonly { id: string; sequenceNumber: number }[],
+  completedTaskIds: ReadonlySet<string>,
+): Map<string, TaskUserStatus> {
+  const ordered = [...tasks].sort((a, b) => a.sequenceNumber - b.sequenceNumber);
+  // computeCompletions only ever completes a prefix of an ordered chain, but
+  // stored state could disagree (e.g. a task added later); the current task is
+  // then still the lowest-numbered open one and nothing completed is hidden.
+  const current = allowAnyOrder ? undefined : ordered.find((t) => !completedTaskIds.has(t.id));
+  const statuses = new Map<string, TaskUserStatus>();
+  for (const t of ordered) {
+    if (completedTaskIds.has(t.id)) statuses.set(t.id, 'completed');
+    else if (allowAnyOrder || t === current) statuses.set(t.id, 'available');
+    else statuses.set(t.id, 'locked');
+  }
+  return statuses;
+}
+
+export function userProgress(input: {
+  totalTasks: number;
+  completions: readonly { completedUs: bigint }[];
+  registeredUs: bigint;
+  chainStartUs: bigint;
+}): UserProgress {
+  const { totalTasks, completions, registeredUs, chainStartUs } = input;
+  const completedTasks = completions.length;
+  if (completedTasks > totalTasks) {
+    // Callers pass this chain's completions; more than its tasks is a bug upstream.
+    throw new RangeError(`${completedTasks} completions for ${totalTasks} tasks`);
+  }
+  const allDone = totalTasks > 0 && completedTasks === totalTasks;
+  let completedUs: bigint | null = null;
+  if (allDone) {
+    for (const c of completions) {
+      if (completedUs === null || c.completedUs > completedUs) completedUs = c.completedUs;
+    }
+  }
+  return {
+    status: allDone ? 'completed' : completedTasks === 0 ? 'not_started' : 'in_progress',
+    // Integer math: 100 * c / t is exact in doubles for any realistic count.
+    progress: totalTasks === 0 ? 0 : Math.floor((100 * completedTasks) / totalTasks),
+    completedTasks,
+    totalTasks,
+    completedUs,
+    joinedUs: registeredUs > chainStartUs ? registeredUs : chainStartUs,
+  };
+}

@@ -1,0 +1,55 @@
+/** Product rules §1: what each permission opens and which provider types may hold it. */
+export const PROVIDER_TYPES = ['platform', 'advertiser'] as const;
+export type ProviderType = (typeof PROVIDER_TYPES)[number];
+
+export const PERMISSIONS = {
+  'users:register': ['platform'],
+  'events:write': ['platform', 'advertiser'],
+  'quest_chains:read': ['platform'],
+  'account_links:write': ['platform', 'advertiser'],
+  'rewards:read': ['platform'],
+  'rewards:claim': ['platform'],
+} as const satisfies Record<string, readonly ProviderType[]>;
+
+export type Permission = keyof typeof PERMISSIONS;
+
+export const isPermission = (value: string): value is Permission => Object.hasOwn(PERMISSIONS, value);
+
+export function permissionsFor(type: ProviderType): Permission[] {
+  return (Object.keys(PERMISSIONS) as Permission[]).filter((permission) =>
+    (PERMISSIONS[permission] as readonly ProviderType[]).includes(type),
+  );
+}
+
+/** An operation is open to some provider types and needs one permission. */
+export interface Operation {
+  permission: Permission;
+  providerTypes: readonly ProviderType[];
+}
+
+export const OPERATIONS = {
+  registerUser: { permission: 'users:register', providerTypes: ['platform'] },
+  writeEvents: { permission: 'events:write', providerTypes: ['platform', 'advertiser'] },
+  readActiveChains: { permission: 'quest_chains:read', providerTypes: ['platform'] },
+  startAccountLink: { permission: 'account_links:write', providerTypes: ['platform'] },
+  completeAccountLink: { permission: 'account_links:write', providerTypes: ['advertiser'] },
+  // No read permission exists for links; the platform that may create them may list them.
+  listAccountLinks: { permission: 'account_links:write', providerTypes: ['platform'] },
+  readRewards: { permission: 'rewards:read', providerTypes: ['platform'] },
+  claimReward: { permission: 'rewards:claim', providerTypes: ['platform'] },
+} as const satisfies Record<string, Operation>;
+
+export type OperationName = keyof typeof OPERATIONS;
+
+export type AuthorizationFailure = 'inactive' | 'provider_type' | 'permission';
+
+/** The 403 half of §1's order: inactive, then provider type, then permission. Null when allowed. */
+export function authorize(
+  credential: { status: string; providerStatus: string; providerType: ProviderType; permissions: readonly string[] },
+  operation: Operation,
+): AuthorizationFailure | null {
+  if (credential.status !== 'active' || credential.providerStatus !== 'active') return 'inactive';
+  if (!operation.providerTypes.includes(credential.providerType)) return 'provider_type';
+  if (!credential.permissions.includes(operation.permission)) return 'permission';
+  return null;
+}

@@ -1,0 +1,101 @@
+import type { Sql } from '../../db/client.js';
+import { formatIsoMicros } from '../../domain/timestamp.js';
+import type { MatchingProducer } from '../../queue/producer.js';
+
+export interface EventInput {
+  user_id: string;
+  event_type: string;
+  /** Epoch microseconds of the validated `timestamp`. */
+  occurredUs: bigint;
+  amount?: number | undefined;
+  currency?: string | undefined;
+  reference?: string | undefined;
+  metadata?: Record<string, unknown> | undefined;
+}
+
+export interface IngestedEvent {
+  eventId: string;
+  receivedAt: Date;
+  status: 'received' | 'duplicate';
+}
+
+interface StoredRow {
+  id: string;
+  user_id: string;
+  event_type: string;
+  occurred_us: string;
+  received_at: Date;
+  processed: boolean;
+}
+
+const dedupKey = (userId: string, eventType: string, occurredUs: bigint | string) =>
+  JSON.stringify([userId, eventType, String(occurredUs)]);
+
+/**
+ * Records events for one provider and enqueues them for matching. An event
+ * is answered once its row is committed; the enqueue is best effort (the
+ * reconciler re-enqueues whatever stays unprocessed). A duplicate of an
+ * unprocessed event is enqueued again so a client's retry repairs a lost enqueue.
+ * Results come back in input order; repeats inside one call are duplicates of the first.
+ */
+export async function ingestEvents(
+  deps: { sql: Sql; producer: MatchingProducer },
+  providerId: string,
+  inputs: readonly EventInput[],
+): Promise<IngestedEvent[]> {
+  if (inputs.length === 0) return [];
+  const unique = new Map<string, EventInput>();
+  for (const input of inputs) {
+    const key = dedupKey(input.user_id, input.event_type, input.occurredUs);
+    if (!unique.has(key)) unique.set(key, input);
+  }
+  const rows = [...unique.values()].map((input) => ({
+    key: dedupKey(input.user_id, input.event_type, input.occurredUs),
+    user_id: input.user_id,
+    event_type: input.event_type,
+    occurred_at: formatIsoMicros(input.occurredUs),
+    amount: input.amount ?? null,
+    currency: input.currency ?? null,
+    reference: input.reference ?? null,
+    metadata: input.metadata ?? null,
+  }));
+
+  const inserted = await deps.sql<StoredRow[]>`
+    insert into events (provider_id, user_id, event_type, occurred_at, amount, currency, reference, metadata)
+    select ${providerId}, r.user_id, r.event_type, r.occurred_at::timestamptz, r.amount, r.currency, r.reference, r.metadata
+    from jsonb_to_recordset(${JSON.stringify(rows.map(({ key: _key, ...row }) => row))}::jsonb)
+      as r(user_id text, event_type text, occurred_at text, amount float8, currency text, reference text, metadata jsonb)
+    on conflict (provider_id, user_id, event_type, occurred_at) do nothing
+    returning id, user_id, event_type, (extract(epoch from occurred_at) * 1000000)::bigint::text as occurred_us,
+              received_at, false as processed`;
+
+  const found = new Map<string, StoredRow & { fresh: boolean }>();
+  for (const row of inserted) found.set(dedupKey(row.user_id, row.event_type, row.occurred_us), { ...row, fresh: true });
+
+  const missing = rows.filter((row) => !found.has(row.key));
+  if (missing.length > 0) {
+    // Lost the insert race or sent before: read what is stored (a fresh statement sees the winner's commit).
+    const existing = await deps.sql<StoredRow[]>`
+      select e.id, e.user_id, e.event_type, (extract(epoch from e.occurred_at) * 1000000)::bigint::text as occurred_us, e.received_at,
+             e.processed_at is not null as processed
+      from events e
+      join jsonb_to_recordset(${JSON.stringify(missing.map(({ user_id, event_type, occurred_at }) => ({ user_id, event_type, occurred_at })))}::jsonb)
+        as r(user_id text, event_type text, occurred_at text)
+        on e.user_id = r.user_id and e.event_type = r.event_type and e.occurred_at = r.occurred_at::timestamptz
+      where e.provider_id = ${providerId}`;
+    for (const row of existing) found.set(dedupKey(row.user_id, row.event_type, row.occurred_us), { ...row, fresh: false });
+  }
+
+  const toEnqueue = [...found.values()].filter((row) => !row.processed).map((row) => ({ eventId: row.id }));
+  await deps.producer.enqueue('process-event', toEnqueue);
+
+  const reported = new Set<string>();
+  return inputs.map((input) => {
+    const key = dedupKey(input.user_id, input.event_type, input.occurredUs);
+    const row = found.get(key);
+    if (!row) throw new Error('event neither inserted nor found');
+    const first = !reported.has(key);
+    reported.add(key);
+    return { eventId: row.id, receivedAt: row.received_at, status: row.fresh && first ? 'received' : 'duplicate' };
+  });
+}

@@ -1,0 +1,31 @@
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+import { createDatabase } from '../db/client.js';
+import { migrateWithLock } from '../db/migrate.js';
+
+const SERVER_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export const uniqueSuffix = () => randomBytes(5).toString('hex');
+
+/** A fresh, migrated database owned by one test file; `drop` removes it. */
+export async function createTestDatabase(label: string) {
+  const name = `qcr_test_${label.replace(/\W/g, '_').slice(0, 30)}_${uniqueSuffix()}`;
+  const admin = postgres(SERVER_URL, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database "${name}"`);
+  const url = new URL(SERVER_URL);
+  url.pathname = `/${name}`;
+  await migrateWithLock(url.toString());
+  const database = createDatabase({ url: url.toString(), poolSize: 10 });
+  return {
+    name,
+    url: url.toString(),
+    ...database,
+    async drop() {
+      await database.close();
+      await admin.unsafe(`drop database if exists "${name}" with (force)`);
+      await admin.end();
+    },
+  };
+}
+
+export type TestDatabase = Awaited<ReturnType<typeof createTestDatabase>>;
