@@ -19,6 +19,8 @@ const configSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   QUEUE_PREFIX: z.string().min(1).default('qcr'),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  // How long a job stays locked to a worker that stopped answering (crash, SIGKILL) before another takes it over.
+  JOB_LOCK_MS: z.coerce.number().int().min(1000).default(30000),
   RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).default(5000),
   RECONCILE_MIN_AGE_MS: z.coerce.number().int().min(0).default(10000),
   CREDENTIAL_CACHE_TTL_MS: z.coerce.number().int().min(0).max(5000).default(3000),

@@ -9,7 +9,7 @@ let platform: TestProvider;
 
 beforeAll(async () => {
   database = await createTestDatabase('register');
-  api = createTestApp(database);
+  api = await createTestApp(database);
   platform = await createTestProvider(database.db, 'platform');
 });
 afterAll(async () => {
@@ -34,8 +34,8 @@ describe('POST /v1/users/register', () => {
     expect(answers.every((a) => a.status === 200)).toBe(true);
     expect(new Set(answers.map((a) => a.json.data.user_id)).size).toBe(1);
     expect(answers.filter((a) => a.json.data.already_exists === false)).toHaveLength(1);
-    const [{ count }] = await database.sql`select count(*)::int as count from users where platform_user_id = 'race'`;
-    expect(count).toBe(1);
+    const [row] = await database.sql<{ count: number }[]>`select count(*)::int as count from users where platform_user_id = 'race'`;
+    expect(row?.count).toBe(1);
   });
 
   it('names the offending field', async () => {

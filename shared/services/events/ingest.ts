@@ -1,4 +1,5 @@
 import type { Sql } from '../../db/client.js';
+import { pgTimestampToIso } from '../../db/timestamps.js';
 import { formatIsoMicros } from '../../domain/timestamp.js';
 import type { MatchingProducer } from '../../queue/producer.js';
 
@@ -15,7 +16,8 @@ export interface EventInput {
 
 export interface IngestedEvent {
   eventId: string;
-  receivedAt: Date;
+  /** ISO 8601 UTC with milliseconds. */
+  receivedAt: string;
   status: 'received' | 'duplicate';
 }
 
@@ -24,7 +26,8 @@ interface StoredRow {
   user_id: string;
   event_type: string;
   occurred_us: string;
-  received_at: Date;
+  /** Postgres text: the driver is configured by drizzle to leave timestamps unparsed. */
+  received_at: string;
   processed: boolean;
 }
 
@@ -96,6 +99,6 @@ export async function ingestEvents(
     if (!row) throw new Error('event neither inserted nor found');
     const first = !reported.has(key);
     reported.add(key);
-    return { eventId: row.id, receivedAt: row.received_at, status: row.fresh && first ? 'received' : 'duplicate' };
+    return { eventId: row.id, receivedAt: pgTimestampToIso(row.received_at), status: row.fresh && first ? 'received' : 'duplicate' };
   });
 }

@@ -1,0 +1,62 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import type { Database } from '../db/client.js';
+import { serviceSecrets } from '../db/schema/index.js';
+
+export const LIVE_TOKEN_TTL_MS = 60 * 60 * 1000;
+
+export interface LiveTokenScope {
+  platformId: string;
+  platformUserId: string;
+}
+
+/**
+ * Live-update tokens: HMAC-signed, scoped to one platform user, valid one
+ * hour. They grant nothing but the progress stream, so they may be handed to a browser.
+ */
+export class LiveTokenSigner {
+  constructor(private readonly key: Buffer) {}
+
+  issue(scope: LiveTokenScope, now = Date.now()): string {
+    const payload = Buffer.from(JSON.stringify({ p: scope.platformId, u: scope.platformUserId, exp: now + LIVE_TOKEN_TTL_MS })).toString('base64url');
+    return `${payload}.${this.sign(payload)}`;
+  }
+
+  /** The scope of a valid, unexpired token; null for anything else. */
+  verify(token: string, now = Date.now()): LiveTokenScope | null {
+    const [payload, signature, extra] = token.split('.');
+    if (!payload || !signature || extra !== undefined) return null;
+    const expected = Buffer.from(this.sign(payload));
+    const presented = Buffer.from(signature);
+    if (expected.length !== presented.length || !timingSafeEqual(expected, presented)) return null;
+    try {
+      const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { p?: unknown; u?: unknown; exp?: unknown };
+      if (typeof claims.p !== 'string' || typeof claims.u !== 'string' || typeof claims.exp !== 'number') return null;
+      if (claims.exp <= now) return null;
+      return { platformId: claims.p, platformUserId: claims.u };
+    } catch {
+      return null;
+    }
+  }
+
+  private sign(payload: string): string {
+    return createHmac('sha256', this.key).update(payload).digest('base64url');
+  }
+}
+
+const KEY_NAME = 'live_token_key';
+
+/**
+ * The signing key: LIVE_TOKEN_SECRET when configured, otherwise one the
+ * service generates once and keeps in Postgres, so every API replica signs
+ * and verifies alike with no configuration.
+ */
+export async function loadLiveTokenSigner(db: Database, configured: string | undefined): Promise<LiveTokenSigner> {
+  if (configured) return new LiveTokenSigner(Buffer.from(configured, 'utf8'));
+  await db
+    .insert(serviceSecrets)
+    .values({ name: KEY_NAME, value: randomBytes(32).toString('base64url') })
+    .onConflictDoNothing();
+  const [row] = await db.select().from(serviceSecrets).where(eq(serviceSecrets.name, KEY_NAME)).limit(1);
+  return new LiveTokenSigner(Buffer.from(row!.value, 'base64url'));
+}

@@ -1,0 +1,80 @@
+import { Worker } from 'bullmq';
+import { loadConfig } from '../shared/config.js';
+import { createDatabase } from '../shared/db/client.js';
+import { migrateWithLock } from '../shared/db/migrate.js';
+import { createLogger } from '../shared/observability/logger.js';
+import { createRedis } from '../shared/queue/connection.js';
+import { MATCHING_QUEUE } from '../shared/queue/contract.js';
+import { createMatchingProducer } from '../shared/queue/producer.js';
+import { startHealthServer } from './health-server.js';
+import { createLivePublisher } from './live-publisher.js';
+import { createProcessor } from './processor.js';
+import { startReconciler } from './reconciler.js';
+
+const config = loadConfig();
+const logger = createLogger({ level: config.LOG_LEVEL, name: 'worker' });
+
+if (config.MIGRATE_ON_START) await migrateWithLock(config.DATABASE_URL);
+
+const database = createDatabase({ url: config.DATABASE_URL, poolSize: config.WORKER_CONCURRENCY + 2, applicationName: 'qcr-worker' });
+const workerRedis = createRedis(config.REDIS_URL, 'worker');
+const producerRedis = createRedis(config.REDIS_URL, 'producer');
+const producer = createMatchingProducer(producerRedis, config.QUEUE_PREFIX);
+let shuttingDown = false;
+
+const worker = new Worker(
+  MATCHING_QUEUE,
+  createProcessor({ db: database.db, logger, publish: createLivePublisher(producerRedis, config.QUEUE_PREFIX, logger) }),
+  {
+    connection: workerRedis,
+    prefix: config.QUEUE_PREFIX,
+    concurrency: config.WORKER_CONCURRENCY,
+    lockDuration: config.JOB_LOCK_MS,
+    stalledInterval: config.JOB_LOCK_MS,
+    // A job whose worker died is retried instead of failed: its transaction never committed.
+    maxStalledCount: 100,
+  },
+);
+worker.on('failed', (job, error) => {
+  logger.warn({ jobId: job?.id, job: job?.name, attempts: job?.attemptsMade, err: error }, 'job failed');
+});
+worker.on('error', (error) => logger.warn({ err: error }, 'worker connection error'));
+
+const reconciler = startReconciler(
+  { db: database.db, producer, logger },
+  { intervalMs: config.RECONCILE_INTERVAL_MS, minAgeMs: config.RECONCILE_MIN_AGE_MS },
+);
+
+const health = await startHealthServer({
+  port: config.WORKER_HEALTH_PORT,
+  host: config.HOST,
+  isShuttingDown: () => shuttingDown,
+  ready: async () => {
+    await Promise.all([database.sql`select 1`, producerRedis.ping()]);
+  },
+});
+const address = health.address();
+logger.info({ healthPort: typeof address === 'object' && address ? address.port : null, concurrency: config.WORKER_CONCURRENCY }, 'worker started');
+
+async function shutdown(signal: string) {
+  if (shuttingDown) return;
+  shuttingDown = true;
+  logger.info({ signal }, 'worker shutting down');
+  const deadline = setTimeout(() => {
+    // Jobs still running are retried elsewhere: their transactions never committed.
+    logger.error('shutdown deadline passed; exiting with jobs in flight');
+    process.exit(1);
+  }, config.SHUTDOWN_TIMEOUT_MS);
+  deadline.unref();
+  await reconciler.stop();
+  await worker.close(); // waits for active jobs to finish
+  await Promise.allSettled([producer.close(), database.close()]);
+  health.close();
+  workerRedis.disconnect();
+  producerRedis.disconnect();
+  logger.info('worker stopped');
+  process.exit(0);
+}
+
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));

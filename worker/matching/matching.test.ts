@@ -1,0 +1,145 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chainRewards, questChains, questTasks, users } from '../../shared/db/schema/index.js';
+import { parseUtcTimestamp } from '../../shared/domain/timestamp.js';
+import type { MatchingProducer } from '../../shared/queue/producer.js';
+import { ingestEvents } from '../../shared/services/events/ingest.js';
+import { createTestDatabase, type TestDatabase } from '../../shared/testing/database.js';
+import { createTestProvider, type TestProvider } from '../../shared/testing/fixtures.js';
+import { evaluateUser } from './evaluate-user.js';
+import { processEvent } from './process-event.js';
+
+// Matching use-cases called directly (the queue is exercised by the end-to-end tests):
+// enqueueing is recorded, not sent.
+const recordingProducer = { enqueue: async () => true } as unknown as MatchingProducer;
+
+let database: TestDatabase;
+let platform: TestProvider;
+let advertiser: TestProvider;
+
+beforeAll(async () => {
+  database = await createTestDatabase('matching');
+  platform = await createTestProvider(database.db, 'platform');
+  advertiser = await createTestProvider(database.db, 'advertiser');
+});
+afterAll(async () => database.drop());
+
+async function createChain(types: string[], options: { anyOrder?: boolean } = {}) {
+  const [chain] = await database.db
+    .insert(questChains)
+    .values({
+      platformId: platform.id,
+      advertiserId: advertiser.id,
+      name: 'chain',
+      startDate: '2026-01-01T00:00:00Z',
+      endDate: '2027-01-01T00:00:00Z',
+      allowAnyOrder: options.anyOrder ?? false,
+    })
+    .returning();
+  const tasks = await database.db
+    .insert(questTasks)
+    .values(
+      types.map((type, index) => ({
+        chainId: chain!.id,
+        sequenceNumber: index + 1,
+        name: `task ${index + 1}`,
+        conditionEventType: type,
+        rewardType: 'points',
+        rewardName: 'points',
+        rewardValue: 10,
+      })),
+    )
+    .returning();
+  await database.db.insert(chainRewards).values({ chainId: chain!.id, type: 'mystery_box', name: 'box' });
+  return { chainId: chain!.id, taskIds: tasks.sort((a, b) => a.sequenceNumber - b.sequenceNumber).map((task) => task.id) };
+}
+
+async function registerUser(platformUserId: string) {
+  const [user] = await database.db.insert(users).values({ platformId: platform.id, platformUserId }).returning();
+  return user!.id;
+}
+
+async function send(provider: TestProvider, userId: string, eventType: string, timestamp: string) {
+  const [result] = await ingestEvents({ sql: database.sql, producer: recordingProducer }, provider.id, [
+    { user_id: userId, event_type: eventType, occurredUs: parseUtcTimestamp(timestamp)! },
+  ]);
+  return result!.eventId;
+}
+
+async function completions(userId: string, chainId: string) {
+  const rows = await database.db.execute<{ task_id: string; event_id: string; completed_at: string }>(
+    sql`select task_id, event_id, completed_at::text from task_completions where user_id = ${userId} and chain_id = ${chainId}`,
+  );
+  return new Map(rows.map((row) => [row.task_id, row.event_id]));
+}
+
+describe('processEvent', () => {
+  it('completes an ordered chain from events processed in reverse order, and marks each processed once', async () => {
+    const { chainId, taskIds } = await createChain(['m-a', 'm-b', 'm-c']);
+    const userId = await registerUser('reverse');
+    const ids = [
+      await send(platform, 'reverse', 'm-c', '2026-03-03T00:00:00Z'),
+      await send(platform, 'reverse', 'm-b', '2026-03-02T00:00:00Z'),
+      await send(platform, 'reverse', 'm-a', '2026-03-01T00:00:00Z'),
+    ];
+    for (const id of ids) expect((await processEvent(database.db, id)).kind).toBe('processed');
+    expect((await processEvent(database.db, ids[0]!)).kind).toBe('already-processed');
+    const stored = await completions(userId, chainId);
+    expect([...taskIds].map((taskId) => stored.get(taskId))).toEqual([ids[2], ids[1], ids[0]]);
+    const [progress] = await database.db.execute<{ completed_tasks: number; completed_at: string | null }>(
+      sql`select completed_tasks, completed_at::text from chain_progress where user_id = ${userId} and chain_id = ${chainId}`,
+    );
+    expect(progress).toMatchObject({ completed_tasks: 3 });
+    expect(progress!.completed_at).toContain('2026-03-03');
+  });
+
+  it('moves a completion to an earlier event that arrives late, never removing it', async () => {
+    const { chainId, taskIds } = await createChain(['late-a', 'late-b']);
+    const userId = await registerUser('late');
+    const later = await send(platform, 'late', 'late-a', '2026-05-10T00:00:00Z');
+    await processEvent(database.db, later);
+    expect((await completions(userId, chainId)).get(taskIds[0]!)).toBe(later);
+    const earlier = await send(platform, 'late', 'late-a', '2026-05-01T00:00:00Z');
+    await processEvent(database.db, earlier);
+    const stored = await completions(userId, chainId);
+    expect(stored.get(taskIds[0]!)).toBe(earlier);
+    expect(stored.size).toBe(1); // the later late-a event matches nothing: task 2 wants late-b
+  });
+
+  it('gives the same result when one user’s events are processed concurrently', async () => {
+    const { chainId, taskIds } = await createChain(['c-a', 'c-b', 'c-a', 'c-b']);
+    const userId = await registerUser('concurrent');
+    const ids = await Promise.all(
+      ['c-a', 'c-b', 'c-a', 'c-b'].map((type, index) => send(platform, 'concurrent', type, `2026-06-0${index + 1}T00:00:00Z`)),
+    );
+    await Promise.all(ids.map((id) => processEvent(database.db, id)));
+    const stored = await completions(userId, chainId);
+    expect(taskIds.map((taskId) => stored.get(taskId))).toEqual(ids);
+  });
+
+  it('counts advertiser events only once linked, through evaluateUser', async () => {
+    const { chainId, taskIds } = await createChain(['adv-deposit']);
+    const userId = await registerUser('linked');
+    const eventId = await send(advertiser, 'adv-user-1', 'adv-deposit', '2026-04-01T00:00:00Z');
+    await processEvent(database.db, eventId);
+    expect((await completions(userId, chainId)).size).toBe(0);
+    await database.db.execute(sql`
+      insert into account_links (user_id, platform_id, advertiser_id, advertiser_user_id)
+      values (${userId}, ${platform.id}, ${advertiser.id}, 'adv-user-1')`);
+    const change = await evaluateUser(database.db, userId);
+    expect(change?.chainIds).toContain(chainId);
+    expect((await completions(userId, chainId)).get(taskIds[0]!)).toBe(eventId);
+  });
+
+  it('re-evaluation after registration counts events received before it', async () => {
+    const { chainId } = await createChain(['pre-reg']);
+    const eventId = await send(platform, 'early-bird', 'pre-reg', '2026-02-01T00:00:00Z');
+    expect((await processEvent(database.db, eventId)).kind).toBe('processed');
+    const userId = await registerUser('early-bird');
+    await evaluateUser(database.db, userId);
+    expect((await completions(userId, chainId)).size).toBe(1);
+    const [flag] = await database.db.execute<{ needs_evaluation: boolean }>(sql`select needs_evaluation from users where id = ${userId}`);
+    expect(flag?.needs_evaluation).toBe(false);
+    expect(await evaluateUser(database.db, userId)).toBeNull(); // nothing changes the second time
+  });
+});

@@ -1,0 +1,54 @@
+import { sql } from 'drizzle-orm';
+import type { Database } from '../shared/db/client.js';
+import type { Logger } from '../shared/observability/logger.js';
+import type { MatchingProducer } from '../shared/queue/producer.js';
+
+const BATCH = 500;
+// Any constant; only one worker at a time reconciles.
+const RECONCILE_LOCK_KEY = 7_215_430_982;
+
+/**
+ * The safety net behind "an accepted event is never lost": Postgres is the
+ * source of truth, so anything it still marks as pending (an unprocessed
+ * event, a user flagged for evaluation) is put back on the queue when its job
+ * is gone (Redis restarted empty, enqueue failed) or failed for good.
+ * Duplicate adds are harmless: job ids are the dedup keys.
+ */
+export async function reconcileOnce(deps: { db: Database; producer: MatchingProducer }, minAgeMs: number): Promise<number> {
+  return deps.db.transaction(async (tx) => {
+    const [lock] = await tx.execute<{ locked: boolean }>(sql`select pg_try_advisory_xact_lock(${RECONCILE_LOCK_KEY}) as locked`);
+    if (!lock?.locked) return 0;
+    const events = await tx.execute<{ id: string }>(sql`
+      select id from events
+      where processed_at is null and received_at < now() - make_interval(secs => ${minAgeMs / 1000})
+      order by received_at limit ${BATCH}`);
+    const users = await tx.execute<{ id: string }>(sql`select id from users where needs_evaluation limit ${BATCH}`);
+    for (const { id } of events) await deps.producer.requeue('process-event', { eventId: id });
+    for (const { id } of users) await deps.producer.requeue('evaluate-user', { userId: id });
+    return events.length + users.length;
+  });
+}
+
+export function startReconciler(
+  deps: { db: Database; producer: MatchingProducer; logger: Logger },
+  options: { intervalMs: number; minAgeMs: number },
+) {
+  let running: Promise<unknown> | null = null;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = reconcileOnce(deps, options.minAgeMs)
+      .then((count) => {
+        if (count > 0) deps.logger.info({ count }, 'reconciler re-enqueued pending work');
+      })
+      .catch((error: unknown) => deps.logger.warn({ err: error }, 'reconcile pass failed; will retry'))
+      .finally(() => {
+        running = null;
+      });
+  }, options.intervalMs);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
