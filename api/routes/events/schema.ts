@@ -11,7 +11,7 @@ export const eventInputSchema = z
     event_type: storableString().min(1).max(100).openapi({ example: 'transaction' }),
     timestamp: z
       .string()
-      .regex(UTC_TIMESTAMP_PATTERN, TIMESTAMP_RULE)
+      .regex(UTC_TIMESTAMP_PATTERN, { message: TIMESTAMP_RULE, abort: true })
       .refine((value) => parseUtcTimestamp(value) !== null, TIMESTAMP_RULE)
       .openapi({ example: '2026-01-02T03:04:05.678Z', description: 'When the event occurred (UTC).' }),
     amount: z.number().min(0).nullish(),

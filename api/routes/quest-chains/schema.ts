@@ -1,0 +1,111 @@
+import { z } from '@hono/zod-openapi';
+import { storableString } from '../../../shared/validation/json-value.js';
+import { successEnvelope } from '../../http/envelope.js';
+
+// Field shapes shared by the read (with the user's fields) and the admin
+// answers (without them). Built as separate objects from plain shapes so
+// each OpenAPI component stays its own.
+
+const isoMillis = (example = '2026-01-02T03:04:05.678Z') => z.string().openapi({ example, description: 'ISO 8601 UTC with milliseconds.' });
+
+export const questChainShape = {
+  id: z.uuid(),
+  name: z.string(),
+  description: z.string().nullable(),
+  logo_url: z.string().nullable(),
+  background_image_url: z.string().nullable(),
+  start_date: isoMillis(),
+  end_date: isoMillis(),
+  status: z.enum(['draft', 'active', 'paused', 'ended']),
+  platform_id: z.uuid(),
+  advertiser_id: z.uuid(),
+  allow_any_order: z.boolean().openapi({ description: 'false: one task at a time in sequence order; true: an event completes the lowest-numbered open task it matches.' }),
+};
+
+export const taskShape = {
+  id: z.uuid(),
+  sequence_number: z.number().int(),
+  name: z.string(),
+  description: z.string().nullable(),
+  condition_event_type: z.string(),
+  condition_min_amount: z.number().nullable(),
+  condition_currency: z.string().nullable(),
+  condition_after_timestamp: isoMillis().nullable().openapi({ description: 'Inclusive lower bound on the event timestamp.' }),
+  condition_before_timestamp: isoMillis().nullable().openapi({ description: 'Exclusive upper bound on the event timestamp.' }),
+  reward_type: z.string(),
+  reward_name: z.string(),
+  reward_value: z.number(),
+  reward_image_urls: z.array(z.string()).nullable(),
+};
+
+export const chainRewardShape = {
+  id: z.uuid(),
+  type: z.string().openapi({ example: 'mystery_box' }),
+  name: z.string(),
+  value: z.number().nullable(),
+  image_urls: z.array(z.string()).nullable(),
+};
+
+const activeChainSchema = z.object(questChainShape).openapi('QuestChain');
+
+const activeTaskSchema = z
+  .object({ ...taskShape, user_status: z.enum(['completed', 'available', 'locked']) })
+  .openapi('QuestTask');
+
+const activeChainRewardSchema = z
+  .object({ ...chainRewardShape, claimable: z.boolean().openapi({ description: 'Chain completed and its reward not yet claimed.' }) })
+  .openapi('ChainReward');
+
+const userProgressSchema = z
+  .object({
+    status: z.enum(['not_started', 'in_progress', 'completed']),
+    progress: z.number().int().min(0).max(100).openapi({ description: 'floor(100 × completed_tasks / total_tasks).', example: 33 }),
+    joined_at: isoMillis().openapi({ description: "The later of the user's registration and the chain's start_date." }),
+    completed_at: isoMillis().nullable().openapi({ description: 'Latest task completion once every task is completed; null before.' }),
+    completed_tasks: z.number().int(),
+    total_tasks: z.number().int(),
+  })
+  .openapi('UserProgress');
+
+export const claimableTaskSchema = z
+  .object({
+    task_id: z.uuid(),
+    quest_chain_id: z.uuid(),
+    sequence_number: z.number().int(),
+    reward_type: z.string(),
+    reward_name: z.string(),
+    reward_value: z.number(),
+    reward_image_urls: z.array(z.string()).nullable(),
+    completed_at: isoMillis(),
+  })
+  .openapi('ClaimableTask');
+
+export const activeChainsSchema = z
+  .object({
+    liveUpdates: z.object({
+      token: z.string().openapi({ description: 'Signed, valid 1 hour, scoped to this platform user; safe to hand to a browser for GET /v1/live.' }),
+      baselineTimestamp: isoMillis()
+        .nullable()
+        .openapi({ description: "Server time of the user's latest progress change (null if never); pass as `since` to GET /v1/live." }),
+    }),
+    quest_chains: z.array(
+      z.object({
+        quest_chain: activeChainSchema,
+        tasks: z.array(activeTaskSchema),
+        user_progress: userProgressSchema,
+        chain_reward: activeChainRewardSchema.nullable(),
+      }),
+    ),
+    claimable_tasks: z.array(claimableTaskSchema),
+    user: z.object({ exists: z.boolean() }),
+  })
+  .openapi('ActiveQuestChains');
+
+export const activeChainsResponseSchema = successEnvelope(activeChainsSchema);
+
+export const platformUserIdParams = z.object({
+  platformUserId: storableString()
+    .min(1)
+    .max(255)
+    .openapi({ param: { name: 'platformUserId', in: 'path' }, example: 'user-123' }),
+});

@@ -1,0 +1,54 @@
+import { and, eq, gt, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/client.js';
+import { questChains } from '../../db/schema/index.js';
+import { loadChainDefinitions, type ChainDefinition } from './definitions.js';
+
+const MAX_PLATFORMS = 10_000;
+
+/**
+ * Definitions of each platform's chains with status `active` that have not
+ * ended, cached in-process for CHAIN_CACHE_TTL_MS (0 disables it). Reads of
+ * GET active then cost no definition queries at all while the entry is warm.
+ *
+ * Entries hold chains whose window has not opened yet too: the caller
+ * applies `start_date <= now < end_date` with its own clock on every read,
+ * so a chain starts or ends on time whatever the age of the entry. Only
+ * admin changes (new chain, status change) may take up to the TTL to reach
+ * another API replica; this replica's admin routes invalidate at once.
+ * Concurrent misses share one load, so a cold cache is not a stampede.
+ */
+export class ActiveChainCache {
+  private readonly entries = new Map<string, { value: Promise<ChainDefinition[]>; expiresAt: number }>();
+
+  constructor(
+    private readonly db: Executor,
+    private readonly ttlMs: number,
+  ) {}
+
+  get(platformId: string): Promise<ChainDefinition[]> {
+    if (this.ttlMs <= 0) return this.load(platformId);
+    const now = Date.now();
+    const cached = this.entries.get(platformId);
+    if (cached && cached.expiresAt > now) return cached.value;
+    if (this.entries.size >= MAX_PLATFORMS) this.entries.clear();
+    const value = this.load(platformId);
+    const entry = { value, expiresAt: now + this.ttlMs };
+    this.entries.set(platformId, entry);
+    // A failed load must not be served from the cache until it expires.
+    value.catch(() => {
+      if (this.entries.get(platformId) === entry) this.entries.delete(platformId);
+    });
+    return value;
+  }
+
+  invalidate(platformId: string): void {
+    this.entries.delete(platformId);
+  }
+
+  private load(platformId: string): Promise<ChainDefinition[]> {
+    return loadChainDefinitions(
+      this.db,
+      and(eq(questChains.platformId, platformId), eq(questChains.status, 'active'), gt(questChains.endDate, sql`now()`)),
+    );
+  }
+}
