@@ -1,0 +1,49 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
+import { completeAccountLink } from '../../../shared/services/account-links/complete.js';
+import type { AppEnv } from '../../app-env.js';
+import { requireOperation } from '../../auth/authenticate.js';
+import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../http/body-guard.js';
+import { errorResponses } from '../../http/envelope.js';
+import { apiKeySecurity } from '../../http/security.js';
+import { completeLinkResponseSchema, completeLinkSchema } from './schema.js';
+
+const route = createRoute({
+  method: 'post',
+  path: '/v1/account-links/complete',
+  tags: ['Account links'],
+  summary: 'Complete an account link after OAuth (advertiser)',
+  description: [
+    'Advertiser credentials (`account_links:write`). Links the platform user behind `connection_token` to your `advertiser_user_id`;',
+    'your events for that id then count for the user (earlier ones included), and a `link_account` event is recorded at the link time.',
+    '400: token unknown, issued for another advertiser, or expired. 200 with `already_linked: true`: a retry with the same token and id',
+    '(even after expiry), or the two accounts are already linked. 409: the token was used for another id, the id is linked to another',
+    'user of the platform, or the user is linked to another id of yours.',
+  ].join(' '),
+  security: apiKeySecurity,
+  middleware: [requireOperation('completeAccountLink'), jsonBodyGuard(SINGLE_BODY_LIMIT)] as const,
+  request: { body: { content: { 'application/json': { schema: completeLinkSchema } }, required: true } },
+  responses: {
+    200: { description: 'The link.', content: { 'application/json': { schema: completeLinkResponseSchema } } },
+    ...errorResponses(400, 401, 403, 409, 413, 415, 500),
+  },
+});
+
+export function registerCompleteAccountLink(app: OpenAPIHono<AppEnv>) {
+  app.openapi(route, async (c) => {
+    const { deps, caller } = c.var;
+    const link = await completeAccountLink(deps, caller.providerId, c.req.valid('json'));
+    return c.json(
+      {
+        success: true as const,
+        data: {
+          link_id: link.linkId,
+          advertiser_user_id: link.advertiserUserId,
+          linked_at: formatIsoMillis(link.linkedUs),
+          already_linked: link.alreadyLinked,
+        },
+      },
+      200,
+    );
+  });
+}

@@ -1,0 +1,45 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
+import { listAccountLinks } from '../../../shared/services/account-links/list.js';
+import type { AppEnv } from '../../app-env.js';
+import { requireOperation } from '../../auth/authenticate.js';
+import { errorResponses } from '../../http/envelope.js';
+import { apiKeySecurity } from '../../http/security.js';
+import { listLinksResponseSchema, platformUserParams } from './schema.js';
+
+const route = createRoute({
+  method: 'get',
+  path: '/v1/account-links/{platformUserId}',
+  tags: ['Account links'],
+  summary: "List a user's advertiser links (platform)",
+  description:
+    'Platform credentials (`account_links:write`, the permission that starts links). An unknown user, like a user of another platform, has `links: []`.',
+  security: apiKeySecurity,
+  middleware: [requireOperation('listAccountLinks')] as const,
+  request: { params: platformUserParams },
+  responses: {
+    200: { description: "The user's links, oldest first.", content: { 'application/json': { schema: listLinksResponseSchema } } },
+    ...errorResponses(400, 401, 403, 500),
+  },
+});
+
+export function registerListAccountLinks(app: OpenAPIHono<AppEnv>) {
+  app.openapi(route, async (c) => {
+    const { deps, caller } = c.var;
+    const links = await listAccountLinks(deps, caller.providerId, c.req.valid('param').platformUserId);
+    return c.json(
+      {
+        success: true as const,
+        data: {
+          links: links.map((link) => ({
+            link_id: link.linkId,
+            advertiser_id: link.advertiserId,
+            advertiser_user_id: link.advertiserUserId,
+            linked_at: formatIsoMillis(link.linkedUs),
+          })),
+        },
+      },
+      200,
+    );
+  });
+}

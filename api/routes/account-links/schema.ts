@@ -1,0 +1,50 @@
+import { z } from '@hono/zod-openapi';
+import { storableString } from '../../../shared/validation/json-value.js';
+import { successEnvelope } from '../../http/envelope.js';
+
+const isoExample = { example: '2026-01-02T03:04:05.678Z' };
+
+export const startLinkSchema = z
+  .object({
+    platform_user_id: storableString().min(1).max(255).openapi({ description: 'Your registered user.', example: 'user-123' }),
+    advertiser_id: z.uuid().openapi({ description: 'The advertiser the user connects to (an active advertiser).' }),
+  })
+  .openapi('StartAccountLink');
+
+export const startedLinkSchema = z
+  .object({
+    connection_token: z.string().openapi({ description: "Single-use; pass it through the advertiser's OAuth `state`.", example: 'lt_…' }),
+    expires_at: z.string().openapi(isoExample),
+  })
+  .openapi('StartedAccountLink');
+
+export const completeLinkSchema = z
+  .object({
+    connection_token: storableString().min(1).max(512).openapi({ description: 'The token the platform handed you in `state`.' }),
+    advertiser_user_id: storableString().min(1).max(255).openapi({ description: "The user's id in your system (as in your events' user_id)." }),
+  })
+  .openapi('CompleteAccountLink');
+
+export const completedLinkSchema = z
+  .object({
+    link_id: z.uuid(),
+    advertiser_user_id: z.string(),
+    linked_at: z.string().openapi(isoExample),
+    already_linked: z.boolean().openapi({ description: 'True for a retry, or when the two accounts were already linked to each other.' }),
+  })
+  .openapi('CompletedAccountLink');
+
+export const accountLinkSchema = z
+  .object({ link_id: z.uuid(), advertiser_id: z.uuid(), advertiser_user_id: z.string(), linked_at: z.string().openapi(isoExample) })
+  .openapi('AccountLink');
+
+export const platformUserParams = z.object({
+  platformUserId: storableString()
+    .min(1)
+    .max(255)
+    .openapi({ param: { name: 'platformUserId', in: 'path' }, example: 'user-123' }),
+});
+
+export const startLinkResponseSchema = successEnvelope(startedLinkSchema);
+export const completeLinkResponseSchema = successEnvelope(completedLinkSchema);
+export const listLinksResponseSchema = successEnvelope(z.object({ links: z.array(accountLinkSchema) }));

@@ -1,0 +1,36 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
+import { startAccountLink } from '../../../shared/services/account-links/start.js';
+import type { AppEnv } from '../../app-env.js';
+import { requireOperation } from '../../auth/authenticate.js';
+import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../http/body-guard.js';
+import { errorResponses } from '../../http/envelope.js';
+import { apiKeySecurity } from '../../http/security.js';
+import { startLinkResponseSchema, startLinkSchema } from './schema.js';
+
+const route = createRoute({
+  method: 'post',
+  path: '/v1/account-links',
+  tags: ['Account links'],
+  summary: 'Start linking a user to an advertiser account (platform)',
+  description:
+    "Platform credentials (`account_links:write`). Returns a single-use connection token valid 15 minutes; pass it through the advertiser's OAuth `state`. 400 when the user is not registered with you or `advertiser_id` is not an active advertiser.",
+  security: apiKeySecurity,
+  middleware: [requireOperation('startAccountLink'), jsonBodyGuard(SINGLE_BODY_LIMIT)] as const,
+  request: { body: { content: { 'application/json': { schema: startLinkSchema } }, required: true } },
+  responses: {
+    200: { description: 'The connection token.', content: { 'application/json': { schema: startLinkResponseSchema } } },
+    ...errorResponses(400, 401, 403, 413, 415, 500),
+  },
+});
+
+export function registerStartAccountLink(app: OpenAPIHono<AppEnv>) {
+  app.openapi(route, async (c) => {
+    const { deps, caller } = c.var;
+    const started = await startAccountLink(deps, caller.providerId, c.req.valid('json'));
+    return c.json(
+      { success: true as const, data: { connection_token: started.connectionToken, expires_at: formatIsoMillis(started.expiresUs) } },
+      200,
+    );
+  });
+}

@@ -1,0 +1,37 @@
+import { z } from '@hono/zod-openapi';
+import { parseUtcTimestamp } from '../../../shared/domain/timestamp.js';
+
+// Both are checked in the handler, not by the validator, to keep §1's order: the token (401) before `since` (400).
+export const liveQuerySchema = z.object({
+  token: z
+    .string()
+    .optional()
+    .openapi({ description: '`liveUpdates.token` from GET /v1/quest-chains/active/{platformUserId}.' }),
+  since: z
+    .string()
+    .optional()
+    .openapi({
+      description:
+        '`liveUpdates.baselineTimestamp` from the same read (ISO 8601 UTC). When progress changed after it, a `progress` event is sent at once. `null` (the baseline of a user without changes) means any recorded change is news.',
+      example: '2026-01-02T03:04:05.678Z',
+    }),
+});
+
+export const SINCE_RULE = 'since: must be the baselineTimestamp of the read (ISO 8601 UTC, e.g. 2026-01-02T03:04:05.678Z) or null';
+
+/**
+ * The client's baseline as epoch microseconds: undefined when none was given,
+ * null for the literal `null`, 'invalid' otherwise. A `+00:00` offset whose
+ * `+` arrived unencoded (as a space) is read as meant.
+ */
+export function parseSince(raw: string | undefined): bigint | null | undefined | 'invalid' {
+  if (raw === undefined || raw === '') return undefined;
+  if (raw === 'null') return null;
+  return parseUtcTimestamp(raw.replace(/ 00:00$/, '+00:00')) ?? 'invalid';
+}
+
+export const liveStreamDescription = [
+  'Server-Sent Events for one platform user; needs no API headers, only the token (safe to hand to a browser, valid 1 hour).',
+  'Events: `ready` once connected (data `{"user_exists": boolean}`); `progress` with data `{"quest_chain_ids": [...], "changed_at": "..."}` whenever the user\'s progress changes (its `id` is `changed_at`, so a reconnecting EventSource resumes from it via Last-Event-ID); a comment line (`: keep-alive`) at least every 25 seconds.',
+  'On `progress`, refetch GET /v1/quest-chains/active/{platformUserId} through your backend.',
+].join(' ');

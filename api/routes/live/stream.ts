@@ -1,0 +1,43 @@
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { streamSSE } from 'hono/streaming';
+import { AppError } from '../../../shared/errors.js';
+import { findLiveUser } from '../../../shared/services/live/progress.js';
+import type { AppEnv } from '../../app-env.js';
+import { errorResponses } from '../../http/envelope.js';
+import { runLiveSession } from '../../live/session.js';
+import { liveQuerySchema, liveStreamDescription, parseSince, SINCE_RULE } from './schema.js';
+
+const route = createRoute({
+  method: 'get',
+  path: '/v1/live',
+  tags: ['Live updates'],
+  summary: "Stream a user's progress changes (Server-Sent Events)",
+  description: liveStreamDescription,
+  request: { query: liveQuerySchema },
+  responses: {
+    200: { description: 'An event stream.', content: { 'text/event-stream': { schema: z.string() } } },
+    ...errorResponses(400, 401, 500, 503),
+  },
+});
+
+export function registerLiveStream(app: OpenAPIHono<AppEnv>) {
+  app.openapi(route, async (c) => {
+    const { deps } = c.var;
+    const query = c.req.valid('query');
+    const scope = query.token ? deps.liveTokens.verify(query.token) : null;
+    if (!scope) throw new AppError('unauthorized', 'token: missing, invalid or expired live token');
+    let since = parseSince(query.since);
+    if (since === 'invalid') throw new AppError('bad_request', SINCE_RULE);
+    // A reconnecting EventSource sends the id of the last event it saw: a newer baseline than the URL's.
+    const lastEventId = parseSince(c.req.header('last-event-id'));
+    if (typeof lastEventId === 'bigint') since = lastEventId;
+    if (deps.liveHub.closed || deps.isShuttingDown()) throw new AppError('unavailable', 'Shutting down');
+
+    // Resolved before the stream opens so a database failure is an ordinary 500, not a broken stream.
+    const userId = await findLiveUser(deps.sql, scope);
+    c.header('X-Accel-Buffering', 'no');
+    return streamSSE(c, (stream) =>
+      runLiveSession(stream, { hub: deps.liveHub, sql: deps.sql, logger: deps.logger, scope, userId, since }),
+    );
+  });
+}

@@ -1,0 +1,38 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { claimReward } from '../../../shared/services/rewards/claim.js';
+import type { AppEnv } from '../../app-env.js';
+import { requireOperation } from '../../auth/authenticate.js';
+import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../http/body-guard.js';
+import { errorResponses } from '../../http/envelope.js';
+import { apiKeySecurity } from '../../http/security.js';
+import { claimResponseSchema, claimRewardSchema, claimView } from './schema.js';
+
+const route = createRoute({
+  method: 'post',
+  path: '/v1/rewards/claim',
+  tags: ['Rewards'],
+  summary: "Claim a completed task's or chain's reward",
+  description: [
+    'Platform credentials (`rewards:claim`). Give exactly one of `task_id` or `quest_chain_id` (the chain reward).',
+    'Granted at most once, even under concurrent calls: a repeat answers 200 with the first claim and `already_claimed: true`.',
+    '409 when not claimable yet (task or chain not completed, chain without a reward); 400 for an unknown user, task or chain.',
+    'Rewards of chains that have since been paused or ended stay claimable.',
+  ].join(' '),
+  security: apiKeySecurity,
+  middleware: [requireOperation('claimReward'), jsonBodyGuard(SINGLE_BODY_LIMIT)] as const,
+  request: { body: { content: { 'application/json': { schema: claimRewardSchema } }, required: true } },
+  responses: {
+    200: { description: 'The claim.', content: { 'application/json': { schema: claimResponseSchema } } },
+    ...errorResponses(400, 401, 403, 409, 413, 415, 500),
+  },
+});
+
+export function registerClaimReward(app: OpenAPIHono<AppEnv>) {
+  app.openapi(route, async (c) => {
+    const { deps, caller } = c.var;
+    const body = c.req.valid('json');
+    const target = body.task_id !== undefined ? { task_id: body.task_id } : { quest_chain_id: body.quest_chain_id! };
+    const claim = await claimReward(deps, caller.providerId, { platform_user_id: body.platform_user_id, ...target });
+    return c.json({ success: true as const, data: { ...claimView(claim), already_claimed: claim.alreadyClaimed } }, 200);
+  });
+}

@@ -1,0 +1,40 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { listRewards } from '../../../shared/services/rewards/list.js';
+import type { AppEnv } from '../../app-env.js';
+import { requireOperation } from '../../auth/authenticate.js';
+import { errorResponses } from '../../http/envelope.js';
+import { apiKeySecurity } from '../../http/security.js';
+import { claimableChainView, claimableTaskView, claimView, platformUserParams, rewardsResponseSchema } from './schema.js';
+
+const route = createRoute({
+  method: 'get',
+  path: '/v1/rewards/{platformUserId}',
+  tags: ['Rewards'],
+  summary: "A user's claimable and claimed rewards",
+  description:
+    'Platform credentials (`rewards:read`). Covers chains of every status (earned is earned). `claimable` holds task rewards (kind `task`, oldest completion first) then chain rewards (kind `chain`); `claimed` is oldest first. An unknown user has empty lists.',
+  security: apiKeySecurity,
+  middleware: [requireOperation('readRewards')] as const,
+  request: { params: platformUserParams },
+  responses: {
+    200: { description: 'The rewards.', content: { 'application/json': { schema: rewardsResponseSchema } } },
+    ...errorResponses(400, 401, 403, 500),
+  },
+});
+
+export function registerListRewards(app: OpenAPIHono<AppEnv>) {
+  app.openapi(route, async (c) => {
+    const { deps, caller } = c.var;
+    const rewards = await listRewards(deps, caller.providerId, c.req.valid('param').platformUserId);
+    return c.json(
+      {
+        success: true as const,
+        data: {
+          claimable: [...rewards.claimableTasks.map(claimableTaskView), ...rewards.claimableChains.map(claimableChainView)],
+          claimed: rewards.claimed.map(claimView),
+        },
+      },
+      200,
+    );
+  });
+}

@@ -1,0 +1,108 @@
+import { z } from '@hono/zod-openapi';
+import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
+import type { ClaimedReward } from '../../../shared/services/rewards/claim.js';
+import type { ClaimableChainReward, ClaimableTaskReward } from '../../../shared/services/rewards/list.js';
+import { storableString } from '../../../shared/validation/json-value.js';
+import { successEnvelope } from '../../http/envelope.js';
+
+const isoExample = { example: '2026-01-02T03:04:05.678Z' };
+
+export const claimRewardSchema = z
+  .object({
+    platform_user_id: storableString().min(1).max(255).openapi({ example: 'user-123' }),
+    task_id: z.uuid().optional().openapi({ description: "Claim this completed task's reward." }),
+    quest_chain_id: z.uuid().optional().openapi({ description: "Claim this completed chain's chain reward." }),
+  })
+  .superRefine((body, ctx) => {
+    if ((body.task_id === undefined) === (body.quest_chain_id === undefined)) {
+      ctx.addIssue({ code: 'custom', message: 'give exactly one of task_id or quest_chain_id' });
+    }
+  })
+  .openapi('ClaimReward');
+
+export const rewardSchema = z
+  .object({
+    id: z.uuid().optional().openapi({ description: 'Chain rewards only: the chain reward id.' }),
+    type: z.string(),
+    name: z.string(),
+    value: z.number().nullable(),
+    image_urls: z.array(z.string()).nullable(),
+  })
+  .openapi('Reward');
+
+export const claimSchema = z
+  .object({
+    claim_id: z.uuid(),
+    kind: z.enum(['task', 'chain']),
+    task_id: z.uuid().nullable().openapi({ description: 'Null for a chain reward.' }),
+    quest_chain_id: z.uuid(),
+    reward: rewardSchema,
+    claimed_at: z.string().openapi(isoExample),
+  })
+  .openapi('RewardClaim');
+
+export const claimResultSchema = claimSchema
+  .extend({ already_claimed: z.boolean().openapi({ description: 'True when this reward had been claimed before: the first claim is returned.' }) })
+  .openapi('RewardClaimResult');
+
+export const claimableTaskSchema = z
+  .object({
+    kind: z.literal('task'),
+    task_id: z.uuid(),
+    quest_chain_id: z.uuid(),
+    sequence_number: z.number().int(),
+    reward_type: z.string(),
+    reward_name: z.string(),
+    reward_value: z.number(),
+    reward_image_urls: z.array(z.string()).nullable(),
+    completed_at: z.string().openapi(isoExample),
+  })
+  .openapi('ClaimableTaskReward');
+
+export const claimableChainSchema = z
+  .object({ kind: z.literal('chain'), quest_chain_id: z.uuid(), reward: rewardSchema })
+  .openapi('ClaimableChainReward');
+
+export const rewardsOverviewSchema = z
+  .object({
+    claimable: z.array(z.union([claimableTaskSchema, claimableChainSchema])),
+    claimed: z.array(claimSchema),
+  })
+  .openapi('Rewards');
+
+export const platformUserParams = z.object({
+  platformUserId: storableString()
+    .min(1)
+    .max(255)
+    .openapi({ param: { name: 'platformUserId', in: 'path' }, example: 'user-123' }),
+});
+
+export const claimResponseSchema = successEnvelope(claimResultSchema);
+export const rewardsResponseSchema = successEnvelope(rewardsOverviewSchema);
+
+export const claimView = (claim: ClaimedReward) => ({
+  claim_id: claim.claimId,
+  kind: claim.kind,
+  task_id: claim.taskId,
+  quest_chain_id: claim.chainId,
+  reward: claim.reward,
+  claimed_at: formatIsoMillis(claim.claimedUs),
+});
+
+export const claimableTaskView = (entry: ClaimableTaskReward) => ({
+  kind: 'task' as const,
+  task_id: entry.taskId,
+  quest_chain_id: entry.chainId,
+  sequence_number: entry.sequenceNumber,
+  reward_type: entry.reward.type,
+  reward_name: entry.reward.name,
+  reward_value: entry.reward.value ?? 0,
+  reward_image_urls: entry.reward.image_urls,
+  completed_at: formatIsoMillis(entry.completedUs),
+});
+
+export const claimableChainView = (entry: ClaimableChainReward) => ({
+  kind: 'chain' as const,
+  quest_chain_id: entry.chainId,
+  reward: entry.reward,
+});

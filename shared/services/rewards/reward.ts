@@ -1,0 +1,42 @@
+import type { Sql } from '../../db/client.js';
+
+/**
+ * A reward as shown to clients and as snapshotted into reward_claims.reward
+ * (the snapshot keeps a granted reward stable if the definition changes).
+ * Chain rewards carry their chain_rewards id; task rewards are identified by the task.
+ */
+export interface RewardView {
+  id?: string;
+  type: string;
+  name: string;
+  value: number | null;
+  image_urls: string[] | null;
+}
+
+export type RewardKind = 'task' | 'chain';
+
+/**
+ * SQL condition "user U completed chain `c`" (`c` = quest_chains alias): the
+ * matcher's summary says so, or every task of the chain has a completion.
+ * The second half makes a claim independent of when chain_progress is rewritten.
+ */
+export function chainCompletedBy(sql: Sql, userId: string) {
+  return sql`(
+    exists (select 1 from chain_progress cp where cp.user_id = ${userId} and cp.chain_id = c.id and cp.completed_at is not null)
+    or (
+      exists (select 1 from quest_tasks t where t.chain_id = c.id)
+      and not exists (
+        select 1 from quest_tasks t
+        where t.chain_id = c.id
+          and not exists (select 1 from task_completions tc where tc.user_id = ${userId} and tc.task_id = t.id)
+      )
+    )
+  )`;
+}
+
+/** The calling platform's user with this platform user id, or null (another platform's user is unknown here). */
+export async function findPlatformUser(sql: Sql, platformId: string, platformUserId: string): Promise<string | null> {
+  const [row] = await sql<{ id: string }[]>`
+    select id from users where platform_id = ${platformId} and platform_user_id = ${platformUserId}`;
+  return row?.id ?? null;
+}
