@@ -3,6 +3,7 @@ import { loadConfig } from '../shared/config.js';
 import { createDatabase } from '../shared/db/client.js';
 import { migrateWithLock } from '../shared/db/migrate.js';
 import { createLogger } from '../shared/observability/logger.js';
+import { createWorkerMetrics } from '../shared/observability/metrics.js';
 import { createRedis } from '../shared/queue/connection.js';
 import { MATCHING_QUEUE } from '../shared/queue/contract.js';
 import { createMatchingProducer } from '../shared/queue/producer.js';
@@ -20,11 +21,17 @@ const database = createDatabase({ url: config.DATABASE_URL, poolSize: config.WOR
 const workerRedis = createRedis(config.REDIS_URL, 'worker');
 const producerRedis = createRedis(config.REDIS_URL, 'producer');
 const producer = createMatchingProducer(producerRedis, config.QUEUE_PREFIX);
+const metrics = createWorkerMetrics({ defaultMetrics: true });
 let shuttingDown = false;
 
 const worker = new Worker(
   MATCHING_QUEUE,
-  createProcessor({ db: database.db, logger, publish: createLivePublisher(producerRedis, config.QUEUE_PREFIX, logger) }),
+  createProcessor({
+    db: database.db,
+    logger,
+    publish: createLivePublisher(producerRedis, config.QUEUE_PREFIX, logger),
+    onEventProcessed: metrics.eventProcessed,
+  }),
   {
     connection: workerRedis,
     prefix: config.QUEUE_PREFIX,
@@ -39,6 +46,8 @@ worker.on('failed', (job, error) => {
   logger.warn({ jobId: job?.id, job: job?.name, attempts: job?.attemptsMade, err: error }, 'job failed');
 });
 worker.on('error', (error) => logger.warn({ err: error }, 'worker connection error'));
+worker.on('completed', (job) => metrics.jobProcessed(job.name));
+worker.on('failed', (job) => metrics.jobFailed(job?.name ?? 'unknown'));
 
 const reconciler = startReconciler(
   { db: database.db, producer, logger },
@@ -52,6 +61,7 @@ const health = await startHealthServer({
   ready: async () => {
     await Promise.all([database.sql`select 1`, producerRedis.ping()]);
   },
+  metrics: metrics.exposition,
 });
 const address = health.address();
 logger.info({ healthPort: typeof address === 'object' && address ? address.port : null, concurrency: config.WORKER_CONCURRENCY }, 'worker started');

@@ -31,13 +31,13 @@ export function createProcessor(deps: ProcessorDeps) {
         await deps.publish(outcome.changes);
         deps.onEventProcessed?.(outcome.receivedUs);
       }
-      log.info({ eventId, outcome: outcome.kind, changedUsers: outcome.kind === 'processed' ? outcome.changes.length : 0 }, 'event job done');
+      log.info({ outcome: outcome.kind, changedUsers: outcome.kind === 'processed' ? outcome.changes.length : 0 }, 'event job done');
       return outcome.kind;
     }
     const { userId } = parsed.data as { userId: string };
     const change = await evaluateUser(deps.db, userId);
     if (change) await deps.publish([change]);
-    log.info({ userId, changedChains: change?.chainIds.length ?? 0 }, 'user evaluation done');
+    log.info({ changedChains: change?.chainIds.length ?? 0 }, 'user evaluation done');
     return change ? 'changed' : 'unchanged';
   };
 }

@@ -1,4 +1,4 @@
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
@@ -20,17 +20,28 @@ export const REDACTED_PATHS = [
   '*.headers["x-api-secret"]',
   'headers.authorization',
   '*.headers.authorization',
+  'authorization',
+  '*.authorization',
+  'apiSecret',
+  '*.apiSecret',
+  'password',
+  '*.password',
   'adminToken',
+  '*.adminToken',
   'ADMIN_TOKEN',
+  '*.ADMIN_TOKEN',
   'LIVE_TOKEN_SECRET',
+  '*.LIVE_TOKEN_SECRET',
 ];
 
-export function createLogger(options: { level: string; name: string }): Logger {
-  return pino({
+/** JSON lines on stdout (or `destination`, which tests use to read what would be printed). */
+export function createLogger(options: { level: string; name: string; destination?: DestinationStream }): Logger {
+  const settings = {
     name: options.name,
     level: options.level,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     base: { pid: process.pid, process: options.name },
     timestamp: pino.stdTimeFunctions.isoTime,
-  });
+  };
+  return options.destination ? pino(settings, options.destination) : pino(settings);
 }

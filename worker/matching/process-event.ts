@@ -24,7 +24,9 @@ export type EventOutcome =
 /**
  * Matches one stored event for every user it counts for, and marks it
  * processed, all in one transaction: a crash or redelivery before commit
- * leaves the event unprocessed and the job is simply run again.
+ * leaves the event unprocessed and the job is simply run again. The event
+ * row is locked first: BullMQ delivers at least once, and a second run of the
+ * same job (a lapsed lock) waits here, then sees processed_at and stops.
  */
 export async function processEvent(db: Database, eventId: string): Promise<EventOutcome> {
   return db.transaction(async (tx) => {
@@ -33,7 +35,8 @@ export async function processEvent(db: Database, eventId: string): Promise<Event
              (extract(epoch from e.occurred_at) * 1000000)::bigint::text as occurred_us,
              e.processed_at is not null as processed
       from events e join providers p on p.id = e.provider_id
-      where e.id = ${eventId}`);
+      where e.id = ${eventId}
+      for update of e`);
     if (!event) return { kind: 'missing' } as const;
     if (event.processed) return { kind: 'already-processed' } as const;
 

@@ -1,0 +1,187 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { projectRoot } from '../../shared/db/project-root.js';
+import { createTestDatabase, uniqueSuffix, type TestDatabase } from '../../shared/testing/database.js';
+import { createTestApp, type TestApp } from '../testing/test-app.js';
+
+let database: TestDatabase;
+let scratch: string;
+
+/** Runs the built CLI (dist/, compiled by the global setup) as an operator would. */
+function cli(args: string[], databaseUrl = database.url): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [join(projectRoot(), 'dist', 'api', 'cli', 'main.js'), ...args],
+      { cwd: projectRoot(), env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, PORT: '4321' }, timeout: 20_000 },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+async function cliJson(args: string[]) {
+  const run = await cli(['--json', ...args]);
+  expect(run.stderr.replace(/^warning: .*\n/gm, ''), `stderr of ${args.join(' ')}`).toBe('');
+  expect(run.code).toBe(0);
+  return JSON.parse(run.stdout);
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase('cli');
+  scratch = await mkdtemp(join(tmpdir(), 'qcr-cli-'));
+});
+afterAll(async () => {
+  await rm(scratch, { recursive: true, force: true });
+  await database.drop();
+});
+
+describe('bad input', () => {
+  it.each([
+    [['providers', 'create', '--type', 'publisher', '--name', 'X'], /^error: type: .*platform.*advertiser/m],
+    [['providers', 'create', '--type', 'platform'], /required option '--name <name>'/],
+    [['providers', 'deactivate', 'not-a-uuid'], /^error: id: Invalid UUID/m],
+    [['providers', 'activate', '00000000-0000-4000-8000-000000000000'], /^error: Provider 00000000-0000-4000-8000-000000000000 not found/m],
+    [['credentials', 'deactivate', 'pk_missing'], /^error: Credential pk_missing not found/m],
+    [['quest-chains', 'set-status', '00000000-0000-4000-8000-000000000000', 'finished'], /^error: status: /m],
+    [['quest-chains', 'create', '--file', '/nonexistent/chain.json'], /^error: --file \/nonexistent\/chain.json: no such file/m],
+    [['no-such-command'], /unknown command 'no-such-command'/],
+  ])('%j exits non-zero with a clear message', async (args, message) => {
+    const run = await cli(args);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(message);
+    expect(run.stdout).toBe('');
+  });
+
+  it('names the offending field of a chain file, and refuses a file that is not JSON', async () => {
+    const provider = await cliJson(['providers', 'create', '--type', 'platform', '--name', 'Bad chains']);
+    const file = join(scratch, 'bad-chain.json');
+    await writeFile(file, JSON.stringify({ platform_id: provider.id, advertiser_id: provider.id, name: 'x', start_date: '2026-01-01T00:00:00Z', end_date: '2027-01-01T00:00:00Z', tasks: [{ sequence_number: 1 }] }));
+    const invalid = await cli(['quest-chains', 'create', '--file', file]);
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toMatch(/^error: .*tasks\.0\.name/m);
+
+    await writeFile(file, '{ not json');
+    const broken = await cli(['quest-chains', 'create', '--file', file]);
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toMatch(/not valid JSON/);
+  });
+
+  it('refuses a permission the provider type cannot hold', async () => {
+    const advertiser = await cliJson(['providers', 'create', '--type', 'advertiser', '--name', 'Adv']);
+    const run = await cli(['credentials', 'create', advertiser.id, '--permissions', 'events:write,users:register']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^error: permissions: a advertiser cannot hold "users:register"/m);
+  });
+
+  it('explains a database without tables instead of printing a driver error', async () => {
+    const server = postgres(database.url.replace(/\/[^/]+$/, '/postgres'), { max: 1, onnotice: () => {} });
+    const name = `qcr_test_cli_empty_${uniqueSuffix()}`;
+    await server.unsafe(`create database "${name}"`);
+    try {
+      const run = await cli(['providers', 'list'], database.url.replace(/\/[^/]+$/, `/${name}`));
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/has no service tables: run `npm run db:migrate` first/);
+    } finally {
+      await server.unsafe(`drop database if exists "${name}" with (force)`);
+      await server.end();
+    }
+  });
+});
+
+describe('--json output', () => {
+  it('covers providers, credentials and quest chains end to end', async () => {
+    const platform = await cliJson(['providers', 'create', '--type', 'platform', '--name', 'Json Platform']);
+    expect(platform).toMatchObject({ id: expect.any(String), type: 'platform', name: 'Json Platform', status: 'active' });
+    const advertiser = await cliJson(['providers', 'create', '--type', 'advertiser', '--name', 'Json Advertiser']);
+
+    const listed = await cliJson(['providers', 'list']);
+    expect(listed.map((p: { id: string }) => p.id)).toEqual(expect.arrayContaining([platform.id, advertiser.id]));
+    expect((await cliJson(['providers', 'deactivate', platform.id])).status).toBe('inactive');
+    expect((await cliJson(['providers', 'activate', platform.id])).status).toBe('active');
+
+    const created = await cli(['--json', 'credentials', 'create', platform.id, '--permissions', 'events:write']);
+    expect(created.code).toBe(0);
+    expect(created.stderr).toMatch(/shown only now/);
+    const credential = JSON.parse(created.stdout);
+    expect(credential).toMatchObject({ key: expect.stringMatching(/^pk_/), secret: expect.stringMatching(/^sk_/), permissions: ['events:write'], status: 'active' });
+
+    const updated = await cliJson(['credentials', 'set-permissions', credential.key, 'events:write,users:register']);
+    expect(updated.permissions).toEqual(['events:write', 'users:register']);
+    expect(updated).not.toHaveProperty('secret');
+    expect((await cliJson(['credentials', 'deactivate', credential.key])).status).toBe('inactive');
+    const credentialList = await cliJson(['credentials', 'list', platform.id]);
+    expect(credentialList).toEqual([expect.objectContaining({ key: credential.key, status: 'inactive' })]);
+    expect(JSON.stringify(credentialList)).not.toContain(credential.secret);
+
+    const file = join(scratch, 'chain.json');
+    await writeFile(
+      file,
+      JSON.stringify({
+        platform_id: platform.id,
+        advertiser_id: advertiser.id,
+        name: 'File chain',
+        start_date: '2026-01-01T00:00:00+01:00',
+        end_date: '2030-01-01T00:00:00Z',
+        tasks: [{ sequence_number: 1, name: 'Sign up', condition_event_type: 'registration', reward_type: 'points', reward_name: 'Points', reward_value: 5 }],
+      }),
+    );
+    const chain = await cliJson(['quest-chains', 'create', '--file', file]);
+    expect(chain.quest_chain).toMatchObject({ name: 'File chain', status: 'active', start_date: '2025-12-31T23:00:00.000Z' });
+    expect(chain.tasks).toHaveLength(1);
+    const chains = await cliJson(['quest-chains', 'list', '--platform', platform.id]);
+    expect(chains.map((c: { quest_chain: { id: string } }) => c.quest_chain.id)).toEqual([chain.quest_chain.id]);
+    const paused = await cliJson(['quest-chains', 'set-status', chain.quest_chain.id, 'paused']);
+    expect(paused.quest_chain.status).toBe('paused');
+  });
+
+  it('prints human lines without --json', async () => {
+    const run = await cli(['providers', 'create', '--type', 'platform', '--name', 'Human']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^created platform "Human": [0-9a-f-]{36}\n$/);
+  });
+});
+
+describe('seed:demo', () => {
+  let api: TestApp;
+  beforeAll(async () => {
+    api = await createTestApp(database);
+  });
+  afterAll(async () => {
+    await api.close();
+  });
+
+  it('creates working credentials and an active chain, and prints curl lines for them', async () => {
+    const seeded = await cliJson(['seed:demo']);
+    expect(seeded.curl).toHaveLength(5);
+    expect(seeded.curl[0]).toContain('http://127.0.0.1:4321/v1/users/register');
+    expect(seeded.curl.join('\n')).toContain(seeded.platform.secret);
+
+    const platform = { 'content-type': 'application/json', 'x-api-key': seeded.platform.key, 'x-api-secret': seeded.platform.secret };
+    const registered = await api.call('POST', '/v1/users/register', { headers: platform, body: { platform_user_id: seeded.platform_user_id } });
+    expect(registered.status).toBe(200);
+    const sent = await api.call('POST', '/v1/events', {
+      headers: platform,
+      body: { user_id: seeded.platform_user_id, event_type: 'registration', timestamp: new Date().toISOString() },
+    });
+    expect(sent.status).toBe(200);
+    expect(sent.json.data.status).toBe('received');
+
+    const active = await api.call('GET', `/v1/quest-chains/active/${seeded.platform_user_id}`, { headers: platform });
+    expect(active.status).toBe(200);
+    const entry = active.json.data.quest_chains.find((c: { quest_chain: { id: string } }) => c.quest_chain.id === seeded.quest_chain_id);
+    expect(entry.tasks.map((t: { condition_event_type: string }) => t.condition_event_type)).toEqual(['registration', 'kyc', 'transaction']);
+    expect(entry.tasks[2]).toMatchObject({ condition_min_amount: 100, condition_currency: 'USD' });
+    expect(entry.chain_reward).toMatchObject({ type: 'mystery_box' });
+
+    const advertiser = { 'content-type': 'application/json', 'x-api-key': seeded.advertiser.key, 'x-api-secret': seeded.advertiser.secret };
+    const advertiserEvent = await api.call('POST', '/v1/events', {
+      headers: advertiser,
+      body: { user_id: 'adv-user', event_type: 'transaction', timestamp: new Date().toISOString(), amount: 150, currency: 'USD' },
+    });
+    expect(advertiserEvent.status).toBe(200);
+  });
+});

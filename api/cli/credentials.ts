@@ -1,0 +1,65 @@
+import type { Command } from 'commander';
+import { createCredential, listCredentials, updateCredential, type CredentialView } from '../../shared/services/admin/credentials.js';
+import { findProvider } from '../../shared/services/admin/providers.js';
+import { notFound } from '../../shared/errors.js';
+import { credentialKeyParams } from '../routes/admin/credentials/schema.js';
+import { providerIdParams } from '../routes/admin/providers/schema.js';
+import { commaList, parseInput, runCommand } from './context.js';
+
+const line = (c: CredentialView) => `${c.key}  ${c.status.padEnd(8)}  ${c.permissions.join(',') || '(no permissions)'}`;
+
+export function registerCredentialCommands(program: Command, json: () => boolean) {
+  const credentials = program.command('credentials').description('API keys and secrets of a provider');
+
+  credentials
+    .command('create <providerId>')
+    .description('create a credential; its secret is printed once and never again')
+    .option('--permissions <list>', "comma-separated, e.g. events:write,users:register (default: every permission of the provider's type)")
+    .action((providerId: string, options: { permissions?: string }) =>
+      runCommand(json(), async ({ db, out }) => {
+        const { id } = parseInput(providerIdParams, { id: providerId }, 'providerId');
+        const created = await createCredential(db, id, options.permissions === undefined ? undefined : commaList(options.permissions));
+        out.warn('the secret is shown only now; store it in your secret manager. It cannot be read again, only replaced.');
+        out.result(created, () => [`key:         ${created.key}`, `secret:      ${created.secret}`, `permissions: ${created.permissions.join(',')}`]);
+      }),
+    );
+
+  credentials
+    .command('list <providerId>')
+    .description("list a provider's credentials (never their secrets)")
+    .action((providerId: string) =>
+      runCommand(json(), async ({ db, out }) => {
+        const { id } = parseInput(providerIdParams, { id: providerId }, 'providerId');
+        if (!(await findProvider(db, id))) throw notFound(`Provider ${id} not found`);
+        const views = await listCredentials(db, id);
+        out.result(views, () => (views.length === 0 ? ['no credentials'] : views.map(line)));
+      }),
+    );
+
+  for (const [name, status] of [
+    ['activate', 'active'],
+    ['deactivate', 'inactive'],
+  ] as const) {
+    credentials
+      .command(`${name} <key>`)
+      .description(`${name} a credential (applies within 5 seconds)`)
+      .action((key: string) =>
+        runCommand(json(), async ({ db, out }) => {
+          const params = parseInput(credentialKeyParams, { key });
+          const view = await updateCredential(db, params.key, { status });
+          out.result(view, () => [`${view.key} is now ${view.status}`]);
+        }),
+      );
+  }
+
+  credentials
+    .command('set-permissions <key> <list>')
+    .description('replace the permissions of a credential ("" for none)')
+    .action((key: string, list: string) =>
+      runCommand(json(), async ({ db, out }) => {
+        const params = parseInput(credentialKeyParams, { key });
+        const view = await updateCredential(db, params.key, { permissions: commaList(list) });
+        out.result(view, () => [line(view)]);
+      }),
+    );
+}

@@ -1,0 +1,68 @@
+import { readFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { createChain, listChains, setChainStatus } from '../../shared/services/quest-chains/admin.js';
+import { chainDefinitionView, type ChainDefinitionView } from '../../shared/services/quest-chains/definition-view.js';
+import { chainIdParams, chainListQuery, createChainSchema, updateChainSchema } from '../routes/admin/quest-chains/schema.js';
+import { CliInputError, parseInput, runCommand } from './context.js';
+
+const summary = (view: ChainDefinitionView) => {
+  const chain = view.quest_chain;
+  return `${chain.id}  ${chain.status.padEnd(7)}  ${chain.start_date} .. ${chain.end_date}  ${view.tasks.length} task(s)  ${chain.name}`;
+};
+
+// The API caches active chains per platform for CHAIN_CACHE_TTL_MS (2 s by default);
+// changes made here reach GET /v1/quest-chains/active within that time.
+
+async function readChainFile(path: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new CliInputError(`--file ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new CliInputError(`--file ${path}: not valid JSON (${(error as Error).message})`);
+  }
+}
+
+export function registerQuestChainCommands(program: Command, json: () => boolean) {
+  const chains = program.command('quest-chains').description('quest chains with their tasks and rewards');
+
+  chains
+    .command('create')
+    .description('create a chain from a JSON file shaped like the POST /admin/v1/quest-chains body')
+    .requiredOption('--file <path>', 'chain definition (JSON)')
+    .action((options: { file: string }) =>
+      runCommand(json(), async ({ db, out }) => {
+        const body = parseInput(createChainSchema, await readChainFile(options.file), 'file');
+        const view = chainDefinitionView(await createChain(db, body));
+        out.result(view, () => [`created ${summary(view)}`]);
+      }),
+    );
+
+  chains
+    .command('list')
+    .description('list chains, newest first')
+    .option('--platform <id>', "only this platform's chains")
+    .action((options: { platform?: string }) =>
+      runCommand(json(), async ({ db, out }) => {
+        const query = parseInput(chainListQuery, { platform_id: options.platform }, 'platform');
+        const views = (await listChains(db, { platformId: query.platform_id })).map(chainDefinitionView);
+        out.result(views, () => (views.length === 0 ? ['no quest chains'] : views.map(summary)));
+      }),
+    );
+
+  chains
+    .command('set-status <id> <status>')
+    .description('set the status: draft, active, paused or ended')
+    .action((id: string, status: string) =>
+      runCommand(json(), async ({ db, out }) => {
+        const params = parseInput(chainIdParams, { id });
+        const body = parseInput(updateChainSchema, { status });
+        const view = chainDefinitionView(await setChainStatus(db, params.id, body.status));
+        out.result(view, () => [`${view.quest_chain.name} (${view.quest_chain.id}) is now ${view.quest_chain.status}`]);
+      }),
+    );
+}

@@ -1,0 +1,30 @@
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { HonoAdapter } from '@bull-board/hono';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { serveStatic } from '@hono/node-server/serve-static';
+import type { AppDeps, AppEnv } from '../../../app-env.js';
+import { requireAdminForDashboard } from './auth.js';
+
+export const DASHBOARD_PATH = '/admin/queues';
+
+/**
+ * bull-board for the matching queue: waiting/active/failed jobs, their data
+ * (ids only, never secrets) and errors, with retry. Outside the OpenAPI
+ * document; guarded like the admin API.
+ */
+export function registerQueueDashboard(app: OpenAPIHono<AppEnv>, deps: Pick<AppDeps, 'config' | 'producer'>) {
+  const adminToken = deps.config.ADMIN_TOKEN;
+  const guard = requireAdminForDashboard(adminToken);
+  app.use(DASHBOARD_PATH, guard);
+  app.use(`${DASHBOARD_PATH}/*`, guard);
+  if (!adminToken) return; // the guard answers 404 for every path
+
+  const serverAdapter = new HonoAdapter(serveStatic).setBasePath(DASHBOARD_PATH);
+  createBullBoard({
+    queues: [new BullMQAdapter(deps.producer.queue)],
+    serverAdapter,
+    options: { uiConfig: { boardTitle: 'Quest-chain queues' } },
+  });
+  app.route(DASHBOARD_PATH, serverAdapter.registerPlugin());
+}

@@ -1,0 +1,154 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../../shared/testing/database.js';
+import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
+import { createTestApp, type TestApp } from '../../testing/test-app.js';
+
+// ajv-formats is CommonJS: under NodeNext the default import is module.exports, whose `default` is the plugin.
+const addFormats = addFormatsModule.default;
+
+type OpenApiDocument = { paths: Record<string, Record<string, { responses?: Record<string, unknown> }>> };
+
+let database: TestDatabase;
+let api: TestApp;
+let platform: TestProvider;
+let document: OpenApiDocument;
+let ajv: Ajv2020;
+
+// Operator surfaces that are deliberately not part of the public document.
+const UNDOCUMENTED = [/^\/docs(\/|$)/, /^\/openapi\.json$/, /^\/metrics$/, /^\/admin\/queues(\/|$)/];
+
+/** Hono's `/a/:id{[0-9]+}` as OpenAPI's `/a/{id}`. */
+const toOpenApiPath = (path: string) => path.replace(/:(\w+)(\{[^}]*\})?/g, '{$1}');
+
+const pointerSegment = (segment: string) => encodeURIComponent(segment.replace(/~/g, '~0').replace(/\//g, '~1'));
+
+/** Validates `body` against the document's schema for (path, method, status); fails when the status is not documented. */
+function validateResponse(path: string, method: string, status: number, body: unknown) {
+  const responses = document.paths[path]?.[method]?.responses ?? {};
+  expect(Object.keys(responses), `${method.toUpperCase()} ${path} documents status ${status}`).toContain(String(status));
+  const pointer = ['paths', path, method, 'responses', String(status), 'content', 'application/json', 'schema'].map(pointerSegment).join('/');
+  const validate = ajv.getSchema(`openapi.json#/${pointer}`);
+  if (!validate) throw new Error(`no schema at ${pointer}`);
+  const valid = validate(body);
+  expect(validate.errors ?? [], `${method.toUpperCase()} ${path} ${status}: ${JSON.stringify(body)}`).toEqual([]);
+  expect(valid).toBe(true);
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase('openapi');
+  api = await createTestApp(database);
+  platform = await createTestProvider(database.db, 'platform');
+  const answer = await api.call('GET', '/openapi.json');
+  expect(answer.status).toBe(200);
+  document = answer.json;
+  // strict: false because an OpenAPI document carries keywords JSON Schema does not know (example, openapi, info, ...).
+  ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  ajv.addSchema({ ...answer.json, $id: 'openapi.json' });
+});
+afterAll(async () => {
+  await api.close();
+  await database.drop();
+});
+
+describe('GET /openapi.json', () => {
+  it('is OpenAPI 3.1 with the three security schemes', async () => {
+    const answer = await api.call('GET', '/openapi.json');
+    expect(answer.json.openapi).toBe('3.1.0');
+    expect(Object.keys(answer.json.components.securitySchemes).sort()).toEqual(['AdminToken', 'ApiKey', 'ApiSecret']);
+  });
+
+  it('documents every route the app serves', () => {
+    const served = api.app.routes
+      .filter((route) => route.method !== 'ALL' && !UNDOCUMENTED.some((pattern) => pattern.test(route.path)))
+      .map((route) => `${route.method} ${toOpenApiPath(route.path)}`);
+    // Guard against the walk itself finding nothing (e.g. if Hono renamed `routes`).
+    expect(served).toEqual(expect.arrayContaining(['POST /v1/events', 'GET /healthz']));
+    const documented = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(documented).toEqual(expect.arrayContaining([...new Set(served)]));
+  });
+});
+
+describe('answers of the running service match the document', () => {
+  const event = { user_id: 'doc-user', event_type: 'registration', timestamp: '2026-01-02T03:04:05.678Z' };
+
+  it('register, event, duplicate, batch', async () => {
+    const registered = await api.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: 'doc-user', country_code: 'DE' } });
+    expect(registered.status).toBe(200);
+    validateResponse('/v1/users/register', 'post', 200, registered.json);
+
+    const first = await api.call('POST', '/v1/events', { headers: platform.headers, body: { ...event, amount: 12.5, currency: 'EUR', metadata: { a: 1 } } });
+    expect(first.json.data.status).toBe('received');
+    validateResponse('/v1/events', 'post', 200, first.json);
+
+    const again = await api.call('POST', '/v1/events', { headers: platform.headers, body: event });
+    expect(again.json.data.status).toBe('duplicate');
+    validateResponse('/v1/events', 'post', 200, again.json);
+
+    const batch = await api.call('POST', '/v1/events/batch', {
+      headers: platform.headers,
+      body: { events: [{ ...event, event_type: 'kyc' }, event, { user_id: '' }] },
+    });
+    expect(batch.json.data.results.map((r: { status: string }) => r.status)).toEqual(['received', 'duplicate', 'rejected']);
+    validateResponse('/v1/events/batch', 'post', 200, batch.json);
+  });
+
+  it('active chains', async () => {
+    const path = '/v1/quest-chains/active/{platformUserId}';
+    const answer = await api.call('GET', '/v1/quest-chains/active/doc-user', { headers: platform.headers });
+    expect(answer.status).toBe(200);
+    validateResponse(path, 'get', 200, answer.json);
+  });
+
+  it('400, 401 and 404 in the error envelope', async () => {
+    const invalid = await api.call('POST', '/v1/events', { headers: platform.headers, body: { ...event, timestamp: 'yesterday' } });
+    expect(invalid.status).toBe(400);
+    validateResponse('/v1/events', 'post', 400, invalid.json);
+
+    const anonymous = await api.call('POST', '/v1/events', { body: event });
+    expect(anonymous.status).toBe(401);
+    validateResponse('/v1/events', 'post', 401, anonymous.json);
+
+    const missing = await api.call('PATCH', '/admin/v1/providers/00000000-0000-4000-8000-000000000000', {
+      headers: api.adminHeaders,
+      body: { status: 'inactive' },
+    });
+    expect(missing.status).toBe(404);
+    validateResponse('/admin/v1/providers/{id}', 'patch', 404, missing.json);
+  });
+
+  it('admin provider create and healthz', async () => {
+    const created = await api.call('POST', '/admin/v1/providers', { headers: api.adminHeaders, body: { type: 'advertiser', name: 'Docs Ltd' } });
+    expect(created.status).toBe(200);
+    validateResponse('/admin/v1/providers', 'post', 200, created.json);
+
+    const health = await api.call('GET', '/healthz');
+    validateResponse('/healthz', 'get', 200, health.json);
+  });
+
+  it('rejects an answer that breaks the schema (the validator is not vacuous)', () => {
+    expect(() => validateResponse('/healthz', 'get', 200, { success: true, data: {} })).toThrow();
+  });
+});
+
+describe('GET /docs', () => {
+  it('serves the reference page wired to the local bundle and the document', async () => {
+    const page = await api.call('GET', '/docs');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.text).toContain('<script src="/docs/scalar.js">');
+    expect(page.text).toContain('"url": "/openapi.json"');
+    expect(page.text).not.toContain('cdn.jsdelivr.net');
+  });
+
+  it('serves the Scalar bundle itself', async () => {
+    const bundle = await api.app.request('/docs/scalar.js');
+    expect(bundle.status).toBe(200);
+    expect(bundle.headers.get('content-type')).toContain('javascript');
+    expect((await bundle.text()).length).toBeGreaterThan(100_000);
+  });
+});

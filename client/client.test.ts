@@ -1,0 +1,179 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { inspect } from 'node:util';
+import { serve, type ServerType } from '@hono/node-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../api/testing/test-app.js';
+import { createChain } from '../shared/services/quest-chains/admin.js';
+import { createTestDatabase, type TestDatabase } from '../shared/testing/database.js';
+import { createTestProvider, type TestProvider } from '../shared/testing/fixtures.js';
+import { createQuestChainClient, QuestChainApiError, QuestChainNetworkError } from './index.js';
+import { backoffDelay } from './retry.js';
+
+const SECRET = 'sk_test_very-secret-value-0123456789';
+const fastRetry = { maxAttempts: 3, baseDelayMs: 5, maxDelayMs: 20, timeoutMs: 2000 };
+
+describe('against the real service', () => {
+  let database: TestDatabase;
+  let api: TestApp;
+  let server: ServerType;
+  let baseUrl: string;
+  let platform: TestProvider;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('client');
+    api = await createTestApp(database);
+    platform = await createTestProvider(database.db, 'platform');
+    const advertiser = await createTestProvider(database.db, 'advertiser');
+    await createChain(database.db, {
+      platform_id: platform.id,
+      advertiser_id: advertiser.id,
+      name: 'Client chain',
+      start_date: new Date(Date.now() - 3600_000).toISOString(),
+      end_date: new Date(Date.now() + 86_400_000).toISOString(),
+      tasks: [{ sequence_number: 1, name: 'Sign up', condition_event_type: 'registration', reward_type: 'points', reward_name: 'Points', reward_value: 10 }],
+    });
+    await new Promise<void>((resolve) => {
+      server = serve({ fetch: api.app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => {
+        baseUrl = `http://127.0.0.1:${info.port}`;
+        resolve();
+      });
+    });
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    await api.close();
+    await database.drop();
+  });
+
+  it('registers a user, sends events and reads the active chains', async () => {
+    const client = createQuestChainClient({ baseUrl, apiKey: platform.key, apiSecret: platform.secret, retry: fastRetry });
+    const user = await client.registerUser({ platform_user_id: 'sdk-user', country_code: 'NL' });
+    expect(user).toMatchObject({ platform_user_id: 'sdk-user', already_exists: false });
+
+    const event = { user_id: 'sdk-user', event_type: 'registration', timestamp: new Date().toISOString() };
+    expect(await client.sendEvent(event)).toMatchObject({ status: 'received', event_type: 'registration' });
+    expect((await client.sendEvent(event)).status).toBe('duplicate');
+    const batch = await client.sendEvents([event, { ...event, event_type: 'kyc' }]);
+    expect(batch.results.map((result) => result.status)).toEqual(['duplicate', 'received']);
+
+    const active = await client.getActiveQuestChains('sdk-user');
+    expect(active.user.exists).toBe(true);
+    expect(active.quest_chains.map((entry) => entry.quest_chain.name)).toEqual(['Client chain']);
+  });
+
+  it('throws the envelope of a 4xx as QuestChainApiError, without the secret', async () => {
+    const wrong = createQuestChainClient({ baseUrl, apiKey: platform.key, apiSecret: SECRET, retry: fastRetry });
+    const error = await wrong.registerUser({ platform_user_id: 'x' }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(QuestChainApiError);
+    expect(error).toMatchObject({ status: 401, code: 'unauthorized', retryable: false });
+    expect((error as QuestChainApiError).requestId).toBeTruthy();
+    expect(String(error)).not.toContain(SECRET);
+
+    const client = createQuestChainClient({ baseUrl, apiKey: platform.key, apiSecret: platform.secret, retry: fastRetry });
+    const invalid = await client.sendEvent({ user_id: 'sdk-user', event_type: 'x', timestamp: 'not a time' }).catch((caught: unknown) => caught);
+    expect(invalid).toMatchObject({ status: 400, code: 'bad_request' });
+    expect((invalid as Error).message).toContain('timestamp');
+  });
+});
+
+/** A real HTTP server answering from a script of statuses; counts what it received. */
+function scriptedServer(statusFor: (hit: number) => number) {
+  const received: IncomingMessage[] = [];
+  const bodies: string[] = [];
+  const server: Server = createServer((request, response) => {
+    received.push(request);
+    let body = '';
+    request.on('data', (chunk) => (body += chunk));
+    request.on('end', () => {
+      bodies.push(body);
+      const status = statusFor(received.length);
+      const envelope =
+        status === 200
+          ? { success: true, data: { user_id: '0b0c5d4e-0000-4000-8000-000000000001', platform_user_id: 'u', created_at: '2026-01-01T00:00:00.000Z', already_exists: false } }
+          : { success: false, error: `scripted ${status}`, code: status >= 500 ? 'internal' : 'bad_request' };
+      response.writeHead(status, { 'content-type': 'application/json', 'x-request-id': `req-${received.length}` });
+      response.end(JSON.stringify(envelope));
+    });
+  });
+  return {
+    received,
+    bodies,
+    async start() {
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    },
+    stop: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+describe('retry rules', () => {
+  const servers: ReturnType<typeof scriptedServer>[] = [];
+  async function clientFor(statusFor: (hit: number) => number, retry = fastRetry) {
+    const scripted = scriptedServer(statusFor);
+    servers.push(scripted);
+    const baseUrl = await scripted.start();
+    const retries: { attempt: number; status?: number; error?: string }[] = [];
+    const client = createQuestChainClient({ baseUrl, apiKey: 'key-1', apiSecret: SECRET, retry: { ...retry, onRetry: (info) => retries.push(info) } });
+    return { client, scripted, retries };
+  }
+  afterAll(async () => {
+    await Promise.all(servers.map((server) => server.stop()));
+  });
+
+  it('retries 500 twice then succeeds on the third attempt, resending the same body and headers', async () => {
+    const { client, scripted, retries } = await clientFor((hit) => (hit <= 2 ? 500 : 200));
+    const user = await client.registerUser({ platform_user_id: 'u' });
+    expect(user.platform_user_id).toBe('u');
+    expect(scripted.received).toHaveLength(3);
+    expect(new Set(scripted.bodies)).toEqual(new Set([JSON.stringify({ platform_user_id: 'u' })]));
+    expect(scripted.received.every((request) => request.headers['x-api-secret'] === SECRET && request.headers['x-api-key'] === 'key-1')).toBe(true);
+    expect(retries.map((retry) => retry.status)).toEqual([500, 500]);
+  });
+
+  it('gives up after maxAttempts on a 500 that does not go away', async () => {
+    const { client, scripted } = await clientFor(() => 500, { ...fastRetry, maxAttempts: 4 });
+    const error = await client.registerUser({ platform_user_id: 'u' }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(QuestChainApiError);
+    expect(error).toMatchObject({ status: 500, code: 'internal', retryable: true, requestId: 'req-4' });
+    expect(scripted.received).toHaveLength(4);
+  });
+
+  it.each([400, 401, 403, 409])('never retries %i', async (status) => {
+    const { client, scripted, retries } = await clientFor(() => status);
+    const error = await client.registerUser({ platform_user_id: 'u' }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ status });
+    expect(scripted.received).toHaveLength(1);
+    expect(retries).toEqual([]);
+  });
+
+  it('retries a refused connection, then fails with a network error that hides the secret', async () => {
+    const scripted = scriptedServer(() => 200);
+    const closedUrl = await scripted.start();
+    await scripted.stop(); // nothing listens on this port any more
+    const retries: unknown[] = [];
+    const client = createQuestChainClient({ baseUrl: closedUrl, apiKey: 'key-1', apiSecret: SECRET, retry: { ...fastRetry, onRetry: (info) => retries.push(info) } });
+    const error = await client.sendEvent({ user_id: 'u', event_type: 'x', timestamp: '2026-01-01T00:00:00Z' }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(QuestChainNetworkError);
+    expect(error).toMatchObject({ attempts: 3 });
+    expect((error as Error).message).toMatch(/POST \/v1\/events failed after 3 attempt/);
+    expect(retries).toHaveLength(2);
+    expect(inspect(error, { depth: 5 })).not.toContain(SECRET);
+    expect(JSON.stringify(retries)).not.toContain(SECRET);
+  });
+
+  it('does not show the secret when the client is printed', async () => {
+    const { client } = await clientFor(() => 200);
+    expect(String(client)).toContain('key-1');
+    for (const printed of [String(client), inspect(client, { depth: 10, showHidden: true }), JSON.stringify(client)]) {
+      expect(printed).not.toContain(SECRET);
+    }
+  });
+});
+
+describe('backoffDelay', () => {
+  it('draws below a ceiling that doubles per retry and stops at the cap', () => {
+    expect([1, 2, 3, 4, 5].map((retry) => backoffDelay(retry, 100, 1000, () => 0.999))).toEqual([99, 199, 399, 799, 999]);
+    expect(backoffDelay(3, 100, 1000, () => 0)).toBe(0);
+  });
+});

@@ -1,0 +1,31 @@
+/** The service answered with an error envelope (4xx, or 5xx after the retries ran out). */
+export class QuestChainApiError extends Error {
+  override readonly name = 'QuestChainApiError';
+  constructor(
+    message: string,
+    /** HTTP status. */
+    readonly status: number,
+    /** Machine-readable code from the envelope (`bad_request`, `unauthorized`, ...), when the body had one. */
+    readonly code: string | undefined,
+    /** X-Request-Id of the failing answer: quote it when asking the operator. */
+    readonly requestId: string | undefined,
+  ) {
+    super(message);
+  }
+
+  /** 5xx: the client already retried; the caller may try again later. 4xx: the request must change first. */
+  get retryable(): boolean {
+    return this.status >= 500;
+  }
+}
+
+/** No HTTP answer at all (connection refused or reset, DNS, time-out) after every attempt. */
+export class QuestChainNetworkError extends Error {
+  override readonly name = 'QuestChainNetworkError';
+  constructor(
+    message: string,
+    readonly attempts: number,
+  ) {
+    super(message);
+  }
+}
