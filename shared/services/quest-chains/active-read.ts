@@ -1,7 +1,6 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { rewardClaims, taskCompletions, users } from '../../db/schema/index.js';
-import { pgTimestampToMicros } from '../../db/timestamps.js';
+import { pgTimestampToIso, pgTimestampToMicros } from '../../db/timestamps.js';
 import { taskStatuses, userProgress } from '../../domain/chain-view.js';
 import { dateToMicros, formatIsoMillis } from '../../domain/timestamp.js';
 import type { LiveTokenScope } from '../../live/token.js';
@@ -17,7 +16,7 @@ export interface ActiveReadDeps {
 
 interface ReadUser {
   id: string;
-  createdAt: Date;
+  registeredUs: bigint;
 }
 
 interface UserState {
@@ -28,56 +27,66 @@ interface UserState {
 }
 
 /**
- * GET /v1/quest-chains/active/{platformUserId}. A bounded number of queries
- * whatever the number of chains and tasks: the user; the platform's active
- * definitions (3, usually none: cached); the user's completions and claims in
- * those chains (2, in parallel). An unknown user, or another platform's,
- * costs only the first and answers exactly like an unknown one.
+ * GET /v1/quest-chains/active/{platformUserId}. One statement per read while
+ * the platform's definitions are cached (3 more when they are not): the
+ * active chains' ids come from the cache, so the user, their completions and
+ * their claims in those chains are fetched together. An unknown user, or
+ * another platform's, answers exactly like an unknown one.
  */
 export async function readActiveChains(deps: ActiveReadDeps, platformId: string, platformUserId: string, now = new Date()) {
-  // The baseline is read before the progress it describes, so the progress
-  // returned is never older than it: a client following the live stream
-  // `since` this baseline cannot miss a change that the answer lacks.
-  const [user] = await deps.db
-    .select({ id: users.id, createdAt: users.createdAt, progressChangedAt: users.progressChangedAt })
-    .from(users)
-    .where(and(eq(users.platformId, platformId), eq(users.platformUserId, platformUserId)))
-    .limit(1);
-  const liveUpdates = {
-    token: deps.liveTokens.issue({ platformId, platformUserId }),
-    baselineTimestamp: user?.progressChangedAt ? user.progressChangedAt.toISOString() : null,
-  };
-  if (!user) return { liveUpdates, quest_chains: [], claimable_tasks: [], user: { exists: false } };
-
   const nowUs = dateToMicros(now);
   const definitions = (await deps.chainCache.get(platformId)).filter(
     (d) => d.chain.status === 'active' && d.rules.startUs <= nowUs && nowUs < d.rules.endUs,
   );
-  const state = await loadUserState(deps.db, user.id, definitions.map((d) => d.chain.id));
-  const quest_chains = definitions.map((definition) => chainEntry(definition, user, state));
-  const claimable_tasks = definitions.flatMap((definition) => claimableTasks(definition, state));
+  const user = await loadUserState(deps.db, platformId, platformUserId, definitions.map((d) => d.chain.id));
+  // The baseline is read with (not after) the progress it describes, so the
+  // progress returned is never older than it: a client following the live
+  // stream `since` this baseline cannot miss a change that the answer lacks.
+  const liveUpdates = {
+    token: deps.liveTokens.issue({ platformId, platformUserId }),
+    baselineTimestamp: user?.progressChangedAt ? pgTimestampToIso(user.progressChangedAt) : null,
+  };
+  if (!user) return { liveUpdates, quest_chains: [], claimable_tasks: [], user: { exists: false } };
+
+  const quest_chains = definitions.map((definition) => chainEntry(definition, user, user.state));
+  const claimable_tasks = definitions.flatMap((definition) => claimableTasks(definition, user.state));
   return { liveUpdates, quest_chains, claimable_tasks, user: { exists: true } };
 }
 
-async function loadUserState(db: Executor, userId: string, chainIds: string[]): Promise<UserState> {
+interface UserRow extends Record<string, unknown> {
+  id: string;
+  created_at: string;
+  progress_changed_at: string | null;
+  completions: string | [string, string][];
+  claims: string | [string, string | null][];
+}
+
+// The driver may hand json columns over unparsed (drizzle configures postgres.js that way).
+const fromJson = <T>(value: string | T): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
+
+async function loadUserState(db: Executor, platformId: string, platformUserId: string, chainIds: string[]) {
+  const chains = chainIds.length > 0 ? sql`array[${sql.join(chainIds.map((id) => sql`${id}::uuid`), sql`, `)}]` : sql`array[]::uuid[]`;
+  const [row] = await db.execute<UserRow>(sql`
+    select u.id, u.created_at::text as created_at, u.progress_changed_at::text as progress_changed_at,
+      coalesce((select json_agg(json_build_array(c.task_id, c.completed_at::text)) from task_completions c
+                where c.user_id = u.id and c.chain_id = any(${chains})), '[]'::json) as completions,
+      coalesce((select json_agg(json_build_array(r.chain_id, r.task_id)) from reward_claims r
+                where r.user_id = u.id and r.chain_id = any(${chains})), '[]'::json) as claims
+    from users u
+    where u.platform_id = ${platformId} and u.platform_user_id = ${platformUserId}`);
+  if (!row) return null;
   const state: UserState = { completedAt: new Map(), claimedTasks: new Set(), claimedChains: new Set() };
-  if (chainIds.length === 0) return state;
-  const [completions, claims] = await Promise.all([
-    db
-      .select({ taskId: taskCompletions.taskId, completedAt: taskCompletions.completedAt })
-      .from(taskCompletions)
-      .where(and(eq(taskCompletions.userId, userId), inArray(taskCompletions.chainId, chainIds))),
-    db
-      .select({ chainId: rewardClaims.chainId, taskId: rewardClaims.taskId })
-      .from(rewardClaims)
-      .where(and(eq(rewardClaims.userId, userId), inArray(rewardClaims.chainId, chainIds))),
-  ]);
-  for (const row of completions) state.completedAt.set(row.taskId, pgTimestampToMicros(row.completedAt));
-  for (const row of claims) {
-    if (row.taskId === null) state.claimedChains.add(row.chainId);
-    else state.claimedTasks.add(row.taskId);
+  for (const [taskId, completedAt] of fromJson(row.completions)) state.completedAt.set(taskId, pgTimestampToMicros(completedAt));
+  for (const [chainId, taskId] of fromJson(row.claims)) {
+    if (taskId === null) state.claimedChains.add(chainId);
+    else state.claimedTasks.add(taskId);
   }
-  return state;
+  return {
+    id: row.id,
+    registeredUs: pgTimestampToMicros(row.created_at),
+    progressChangedAt: row.progress_changed_at,
+    state,
+  };
 }
 
 function chainEntry(definition: ChainDefinition, user: ReadUser, state: UserState) {
@@ -87,7 +96,7 @@ function chainEntry(definition: ChainDefinition, user: ReadUser, state: UserStat
   const progress = userProgress({
     totalTasks: tasks.length,
     completions: [...completedIds].map((id) => ({ completedUs: state.completedAt.get(id)! })),
-    registeredUs: dateToMicros(user.createdAt),
+    registeredUs: user.registeredUs,
     chainStartUs: rules.startUs,
   });
   return {
