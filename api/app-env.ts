@@ -1,10 +1,14 @@
 import type { Redis } from 'ioredis';
 import type { Config } from '../shared/config.js';
 import type { Database, Sql } from '../shared/db/client.js';
+import type { LiveTokenSigner } from '../shared/live/token.js';
 import type { Logger } from '../shared/observability/logger.js';
+import type { ApiMetrics } from '../shared/observability/metrics.js';
 import type { MatchingProducer } from '../shared/queue/producer.js';
+import type { ActiveChainCache } from '../shared/services/quest-chains/active-chain-cache.js';
 import type { Caller } from './auth/authenticate.js';
 import type { CredentialStore } from './auth/credential-store.js';
+import type { LiveHub } from './live/hub.js';
 
 /** Everything a request handler may use; built by main.ts (or a test) and injected into createApp. */
 export interface AppDeps {
@@ -14,11 +18,17 @@ export interface AppDeps {
   redis: Redis;
   producer: MatchingProducer;
   credentials: CredentialStore;
+  liveTokens: LiveTokenSigner;
+  /** Fans the worker's progress messages out to open GET /v1/live streams (one Redis subscriber per process). */
+  liveHub: LiveHub;
+  chainCache: ActiveChainCache;
   logger: Logger;
   /** True once SIGTERM arrived: /readyz turns 503 so load balancers stop routing here. */
   isShuttingDown: () => boolean;
   /** Optional hook for metrics; called once per finished request. */
   onRequestFinished?: (sample: { method: string; route: string; status: number; durationMs: number }) => void;
+  /** Prometheus metrics; when present GET /metrics serves them and event routes count outcomes. */
+  metrics?: ApiMetrics;
 }
 
 export interface AppEnv {

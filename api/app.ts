@@ -4,9 +4,17 @@ import { createErrorHandler, notFoundHandler, validationHook } from './http/erro
 import { requestContext } from './http/request-context.js';
 import { registerAdminCredentialRoutes } from './routes/admin/credentials/index.js';
 import { registerAdminProviderRoutes } from './routes/admin/providers/index.js';
+import { registerQueueDashboard } from './routes/admin/queues/index.js';
+import { registerDocsRoutes } from './routes/docs/index.js';
 import { registerEventRoutes } from './routes/events/index.js';
+import { registerAdminQuestChainRoutes } from './routes/admin/quest-chains/index.js';
 import { registerHealthRoutes } from './routes/health/index.js';
+import { registerMetricsRoute } from './routes/metrics/index.js';
+import { registerQuestChainRoutes } from './routes/quest-chains/index.js';
 import { registerUserRoutes } from './routes/users/register.js';
+import { registerAccountLinkRoutes } from './routes/account-links/index.js';
+import { registerLiveRoutes } from './routes/live/index.js';
+import { registerRewardRoutes } from './routes/rewards/index.js';
 
 /** Builds the HTTP app from injected dependencies; opens nothing and listens nowhere (main.ts does). */
 export function createApp(deps: AppDeps) {
@@ -20,6 +28,12 @@ export function createApp(deps: AppDeps) {
   registerEventRoutes(app);
   registerAdminProviderRoutes(app, deps.config.ADMIN_TOKEN);
   registerAdminCredentialRoutes(app, deps.config.ADMIN_TOKEN);
+  registerQuestChainRoutes(app);
+  registerAdminQuestChainRoutes(app, deps.config.ADMIN_TOKEN);
+  registerAccountLinkRoutes(app);
+  registerRewardRoutes(app);
+  // No API headers: the live token in the query is the only credential (product rules §9).
+  registerLiveRoutes(app);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKey', { type: 'apiKey', in: 'header', name: 'X-API-Key' });
   app.openAPIRegistry.registerComponent('securitySchemes', 'ApiSecret', { type: 'apiKey', in: 'header', name: 'X-API-Secret' });
@@ -32,6 +46,10 @@ export function createApp(deps: AppDeps) {
       description: 'Register platform users, send events, and read active quest chains with progress.',
     },
   });
+  // Operator surfaces, outside the document: reference page and Prometheus scrape.
+  registerDocsRoutes(app);
+  if (deps.metrics) registerMetricsRoute(app, deps.metrics);
+  registerQueueDashboard(app, deps);
   return app;
 }
 

@@ -12,6 +12,8 @@ export interface MatchingProducer {
 }
 
 const ENQUEUE_TIMEOUT_MS = 1000;
+// ioredis states in which no command can be sent until a reconnect succeeds.
+const DOWN_STATES = new Set(['reconnecting', 'close', 'end']);
 
 export function createMatchingProducer(connection: Redis, prefix: string): MatchingProducer {
   const queue = new Queue(MATCHING_QUEUE, { connection, prefix, defaultJobOptions });
@@ -19,6 +21,10 @@ export function createMatchingProducer(connection: Redis, prefix: string): Match
 
   async function enqueue<N extends JobName>(name: N, payloads: JobPayload<N>[]): Promise<boolean> {
     if (payloads.length === 0) return true;
+    // Known to be down (between reconnect attempts): give up at once. Waiting
+    // the timeout would add a second to every request of an outage and leave
+    // an add pending per request, all firing together when Redis returns.
+    if (DOWN_STATES.has(connection.status)) return false;
     const jobs = payloads.map((payload) => ({
       name,
       data: jobPayloads[name].parse(payload),

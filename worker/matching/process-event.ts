@@ -27,6 +27,9 @@ export type EventOutcome =
  * leaves the event unprocessed and the job is simply run again. The event
  * row is locked first: BullMQ delivers at least once, and a second run of the
  * same job (a lapsed lock) waits here, then sees processed_at and stops.
+ * "No key update" (what the final update takes anyway), not "for update":
+ * other users' jobs insert completions referencing this event, and their
+ * foreign-key check's key-share lock must not wait on us (a deadlock with the user locks).
  */
 export async function processEvent(db: Database, eventId: string): Promise<EventOutcome> {
   return db.transaction(async (tx) => {
@@ -36,7 +39,7 @@ export async function processEvent(db: Database, eventId: string): Promise<Event
              e.processed_at is not null as processed
       from events e join providers p on p.id = e.provider_id
       where e.id = ${eventId}
-      for update of e`);
+      for no key update of e`);
     if (!event) return { kind: 'missing' } as const;
     if (event.processed) return { kind: 'already-processed' } as const;
 

@@ -28,6 +28,7 @@ export function registerSendEvent(app: OpenAPIHono<AppEnv>) {
     const body = c.req.valid('json');
     const { deps, caller } = c.var;
     const [result] = await ingestEvents(deps, caller.providerId, [toEventInput(body)]);
+    deps.metrics?.countEvents(result!.status);
     return c.json(
       {
         success: true as const,
@@ -35,7 +36,7 @@ export function registerSendEvent(app: OpenAPIHono<AppEnv>) {
           event_id: result!.eventId,
           user_id: body.user_id,
           event_type: body.event_type,
-          received_at: result!.receivedAt.toISOString(),
+          received_at: result!.receivedAt,
           status: result!.status,
         },
       },

@@ -52,16 +52,21 @@ export async function ingestEvents(
     const key = dedupKey(input.user_id, input.event_type, input.occurredUs);
     if (!unique.has(key)) unique.set(key, input);
   }
-  const rows = [...unique.values()].map((input) => ({
-    key: dedupKey(input.user_id, input.event_type, input.occurredUs),
-    user_id: input.user_id,
-    event_type: input.event_type,
-    occurred_at: formatIsoMicros(input.occurredUs),
-    amount: input.amount ?? null,
-    currency: input.currency ?? null,
-    reference: input.reference ?? null,
-    metadata: input.metadata ?? null,
-  }));
+  const rows = [...unique.values()]
+    .map((input) => ({
+      key: dedupKey(input.user_id, input.event_type, input.occurredUs),
+      user_id: input.user_id,
+      event_type: input.event_type,
+      occurred_at: formatIsoMicros(input.occurredUs),
+      amount: input.amount ?? null,
+      currency: input.currency ?? null,
+      reference: input.reference ?? null,
+      metadata: input.metadata ?? null,
+    }))
+    // Insert in one global order: two concurrent batches sharing events in
+    // different orders would otherwise each wait on the other's uncommitted
+    // rows (a deadlock, answered 500). Results are mapped back by key below.
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 
   const inserted = await deps.sql<StoredRow[]>`
     insert into events (provider_id, user_id, event_type, occurred_at, amount, currency, reference, metadata)

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { storableString } from '../../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../../http/envelope.js';
 
 const permissionList = z.array(z.string().max(100)).max(50);
@@ -25,7 +26,8 @@ export const updateCredentialSchema = z
   .object({ status: z.enum(['active', 'inactive']).optional(), permissions: permissionList.optional() })
   .openapi('UpdateCredential');
 
-export const credentialKeyParams = z.object({ key: z.string().min(1).max(200).openapi({ param: { name: 'key', in: 'path' } }) });
+// storableString: a NUL in the path (%00) would otherwise reach Postgres and fail as a 500.
+export const credentialKeyParams = z.object({ key: storableString().min(1).max(200).openapi({ param: { name: 'key', in: 'path' } }) });
 
 export const createdCredentialResponseSchema = successEnvelope(createdCredentialSchema);
 export const credentialResponseSchema = successEnvelope(credentialSchema);
