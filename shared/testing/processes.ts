@@ -40,10 +40,16 @@ export async function startService(kind: 'api' | 'worker', env: Record<string, s
     });
   }
   const readyMessage = kind === 'api' ? 'api listening' : 'worker started';
-  await eventually(async () => (exited ? Promise.reject(new Error(`${kind} exited:\n${output.join('\n')}`)) : output.some((l) => l.includes(readyMessage)) || undefined), {
-    timeoutMs: 20_000,
-    what: `${kind} to start`,
-  });
+  try {
+    await eventually(async () => (exited ? Promise.reject(new Error(`${kind} exited:\n${output.join('\n')}`)) : output.some((l) => l.includes(readyMessage)) || undefined), {
+      timeoutMs: 20_000,
+      what: `${kind} to start`,
+    });
+  } catch (error) {
+    // Never leave a half-started process behind a failed test or benchmark.
+    child.kill('SIGKILL');
+    throw error;
+  }
   return {
     child,
     output,
