@@ -4,6 +4,7 @@ import type { ClaimedReward } from '../../../shared/services/rewards/claim.js';
 import type { ClaimableChainReward, ClaimableTaskReward } from '../../../shared/services/rewards/list.js';
 import { storableString } from '../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../http/envelope.js';
+import { claimableTaskSchema as activeClaimableTaskSchema } from '../quest-chains/schema.js';
 
 const isoExample = { example: '2026-01-02T03:04:05.678Z' };
 
@@ -45,18 +46,9 @@ export const claimResultSchema = claimSchema
   .extend({ already_claimed: z.boolean().openapi({ description: 'True when this reward had been claimed before: the first claim is returned.' }) })
   .openapi('RewardClaimResult');
 
-export const claimableTaskSchema = z
-  .object({
-    kind: z.literal('task'),
-    task_id: z.uuid(),
-    quest_chain_id: z.uuid(),
-    sequence_number: z.number().int(),
-    reward_type: z.string(),
-    reward_name: z.string(),
-    reward_value: z.number(),
-    reward_image_urls: z.array(z.string()).nullable(),
-    completed_at: z.string().openapi(isoExample),
-  })
+// The element of the active read's claimable_tasks, marked as a task reward.
+export const claimableTaskSchema = activeClaimableTaskSchema
+  .extend({ kind: z.literal('task') })
   .openapi('ClaimableTaskReward');
 
 export const claimableChainSchema = z

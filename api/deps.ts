@@ -1,0 +1,54 @@
+import type { Config } from '../shared/config.js';
+import type { Database, Sql } from '../shared/db/client.js';
+import { loadLiveTokenSigner } from '../shared/live/token.js';
+import type { Logger } from '../shared/observability/logger.js';
+import { createApiMetrics } from '../shared/observability/metrics.js';
+import { createRedis } from '../shared/queue/connection.js';
+import { createMatchingProducer } from '../shared/queue/producer.js';
+import { ActiveChainCache } from '../shared/services/quest-chains/active-chain-cache.js';
+import type { AppDeps } from './app-env.js';
+import { CredentialStore } from './auth/credential-store.js';
+import { LiveHub } from './live/hub.js';
+
+/**
+ * Opens everything a request handler may use, on top of an open database.
+ * main.ts and the tests' app both build their dependencies here, so tests
+ * run exactly the production wiring. `release` closes what this opened (not the database).
+ */
+export async function createAppDeps(options: {
+  config: Config;
+  database: { db: Database; sql: Sql };
+  logger: Logger;
+  isShuttingDown: () => boolean;
+  /** Process-wide metrics (CPU, memory, event loop); off in tests, where many apps share a process. */
+  defaultMetrics?: boolean;
+}): Promise<{ deps: AppDeps; release: () => Promise<void> }> {
+  const { config, database, logger } = options;
+  const redis = createRedis(config.REDIS_URL, 'producer');
+  const producer = createMatchingProducer(redis, config.QUEUE_PREFIX);
+  const liveHub = new LiveHub({ redis: createRedis(config.REDIS_URL, 'subscriber'), queuePrefix: config.QUEUE_PREFIX, logger });
+  const metrics = createApiMetrics({ queue: producer.queue, defaultMetrics: options.defaultMetrics ?? false });
+  const deps: AppDeps = {
+    config,
+    db: database.db,
+    sql: database.sql,
+    redis,
+    producer,
+    credentials: new CredentialStore(database.db, config.CREDENTIAL_CACHE_TTL_MS),
+    liveTokens: await loadLiveTokenSigner(database.db, config.LIVE_TOKEN_SECRET),
+    liveHub,
+    chainCache: new ActiveChainCache(database.db, config.CHAIN_CACHE_TTL_MS),
+    logger,
+    isShuttingDown: options.isShuttingDown,
+    metrics,
+    onRequestFinished: metrics.observeRequest,
+  };
+  return {
+    deps,
+    async release() {
+      await liveHub.close();
+      await producer.close();
+      redis.disconnect();
+    },
+  };
+}
