@@ -39,6 +39,22 @@ function countingEventsInOrder(chain: ChainRules, events: readonly CountingEvent
   return [...byId.values()].sort(compareEvents);
 }
 
+/**
+ * One step of the §5 walk: the task `event` completes given the tasks already
+ * completed, or undefined. Ordered chains: only the lowest-numbered open task
+ * may be completed; any-order chains: the lowest-numbered open task it matches.
+ */
+function taskCompletedBy(
+  chain: ChainRules,
+  sortedTasks: readonly TaskCondition[],
+  completed: { has(taskId: string): boolean },
+  event: CountingEvent,
+): TaskCondition | undefined {
+  if (chain.allowAnyOrder) return sortedTasks.find((t) => !completed.has(t.id) && taskMatches(t, event));
+  const current = sortedTasks.find((t) => !completed.has(t.id));
+  return current !== undefined && taskMatches(current, event) ? current : undefined;
+}
+
 /** Completions keyed by task id; tasks absent from the map are not completed. */
 export function computeCompletions(
   chain: ChainRules,
@@ -46,20 +62,28 @@ export function computeCompletions(
 ): Map<string, Completion> {
   const tasks = sortTasks(chain.tasks);
   const completions = new Map<string, Completion>();
-  const complete = (task: TaskCondition, event: CountingEvent): void => {
-    completions.set(task.id, { taskId: task.id, eventId: event.id, completedUs: event.occurredUs });
-  };
-
   for (const event of countingEventsInOrder(chain, events)) {
     if (completions.size === tasks.length) break;
-    if (chain.allowAnyOrder) {
-      const task = tasks.find((t) => !completions.has(t.id) && taskMatches(t, event));
-      if (task !== undefined) complete(task, event);
-    } else {
-      // Completions form a prefix, so the current task is at index size.
-      const current = tasks[completions.size];
-      if (current !== undefined && taskMatches(current, event)) complete(current, event);
-    }
+    const task = taskCompletedBy(chain, tasks, completions, event);
+    if (task !== undefined) completions.set(task.id, { taskId: task.id, eventId: event.id, completedUs: event.occurredUs });
   }
   return completions;
+}
+
+/**
+ * The walk's last step on its own: what `event` adds to `completions`, the
+ * result for the events before it. Exact only when no counting event comes
+ * after `event` in walk order; then it equals recomputing with `event`
+ * added, at O(tasks) instead of O(events). An event already behind a
+ * completion adds nothing (each event completes at most one task).
+ */
+export function applyLatestEvent(
+  chain: ChainRules,
+  completions: ReadonlyMap<string, Pick<Completion, 'eventId'>>,
+  event: CountingEvent,
+): Completion | null {
+  if (!inChainWindow(chain, event)) return null;
+  for (const completion of completions.values()) if (completion.eventId === event.id) return null;
+  const task = taskCompletedBy(chain, sortTasks(chain.tasks), completions, event);
+  return task === undefined ? null : { taskId: task.id, eventId: event.id, completedUs: event.occurredUs };
 }

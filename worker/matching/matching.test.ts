@@ -142,4 +142,21 @@ describe('processEvent', () => {
     expect(flag?.needs_evaluation).toBe(false);
     expect(await evaluateUser(database.db, userId)).toBeNull(); // nothing changes the second time
   });
+
+  it('applies in-order events one at a time, then recomputes when an earlier one arrives late', async () => {
+    const { chainId, taskIds } = await createChain(['io-a', 'io-b', 'io-a'], { anyOrder: true });
+    const userId = await registerUser('in-order');
+    const first = await send(platform, 'in-order', 'io-a', '2026-07-01T00:00:00Z');
+    const second = await send(platform, 'in-order', 'io-a', '2026-07-02T00:00:00Z');
+    await processEvent(database.db, first);
+    await processEvent(database.db, second);
+    let stored = await completions(userId, chainId);
+    expect([stored.get(taskIds[0]!), stored.get(taskIds[1]!), stored.get(taskIds[2]!)]).toEqual([first, undefined, second]);
+    // An io-b older than both: the walk now gives task 2 to it, and nothing else moves.
+    const late = await send(platform, 'in-order', 'io-b', '2026-06-01T00:00:00Z');
+    await processEvent(database.db, late);
+    stored = await completions(userId, chainId);
+    expect([stored.get(taskIds[0]!), stored.get(taskIds[1]!), stored.get(taskIds[2]!)]).toEqual([first, late, second]);
+  });
 });
+

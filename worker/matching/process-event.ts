@@ -12,6 +12,8 @@ interface EventRow extends Record<string, unknown> {
   user_id: string;
   event_type: string;
   occurred_us: string;
+  amount: number | null;
+  currency: string | null;
   received_at: string;
   processed: boolean;
 }
@@ -34,7 +36,7 @@ export type EventOutcome =
 export async function processEvent(db: Database, eventId: string): Promise<EventOutcome> {
   return db.transaction(async (tx) => {
     const [event] = await tx.execute<EventRow>(sql`
-      select e.id, e.provider_id, p.type as provider_type, e.user_id, e.event_type, e.received_at,
+      select e.id, e.provider_id, p.type as provider_type, e.user_id, e.event_type, e.amount, e.currency, e.received_at,
              (extract(epoch from e.occurred_at) * 1000000)::bigint::text as occurred_us,
              e.processed_at is not null as processed
       from events e join providers p on p.id = e.provider_id
@@ -45,6 +47,14 @@ export async function processEvent(db: Database, eventId: string): Promise<Event
 
     const advertiserId = event.provider_type === 'advertiser' ? event.provider_id : undefined;
     const occurredUs = BigInt(event.occurred_us);
+    const latest = {
+      id: event.id,
+      providerId: event.provider_id,
+      eventType: event.event_type,
+      occurredUs,
+      amount: event.amount,
+      currency: event.currency,
+    };
     const changes: ProgressChange[] = [];
     // Sorted so two jobs touching overlapping users always lock in the same order (no deadlock).
     for (const target of (await resolveTargets(tx, event)).sort((a, b) => (a.userId < b.userId ? -1 : 1))) {
@@ -54,7 +64,7 @@ export async function processEvent(db: Database, eventId: string): Promise<Event
           inChainWindow(definition.rules, { occurredUs }) &&
           definition.tasks.some((task) => task.conditionEventType === event.event_type),
       );
-      const change = await evaluateChains(tx, target, chains);
+      const change = await evaluateChains(tx, target, chains, latest);
       if (change) changes.push(change);
     }
     await tx.execute(sql`update events set processed_at = now() where id = ${eventId}`);
