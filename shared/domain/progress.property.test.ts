@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { applyLatestEvent, compareEvents, computeCompletions } from './progress.js';
+import { computeCompletions } from './progress.js';
 import type { ChainRules, Completion } from './progress.js';
 import type { CountingEvent, TaskCondition } from './conditions.js';
 import { referenceCompletions } from './progress.reference.test-helper.js';
@@ -156,23 +156,4 @@ describe('computeCompletions properties', () => {
       { numRuns: RUNS },
     );
   });
-
-  it('(d) applying events one by one in walk order, with replays, equals recomputing (the worker fast path)', () => {
-    const arb = scenarioArb.chain((s) => fc.array(fc.nat(), { maxLength: 6 }).map((replays) => ({ ...s, replays })));
-    fc.assert(
-      fc.property(arb, ({ chain, events, replays }) => {
-        const ordered = [...events].sort(compareEvents);
-        const stepwise = new Map<string, Completion>();
-        ordered.forEach((event, index) => {
-          const added = applyLatestEvent(chain, stepwise, event);
-          if (added) stepwise.set(added.taskId, added);
-          // A redelivered latest event must add nothing the second time.
-          if (replays.includes(index)) expect(applyLatestEvent(chain, stepwise, event)).toBeNull();
-        });
-        expect(normalise(stepwise.values())).toEqual(normalise(computeCompletions(chain, events).values()));
-      }),
-      { numRuns: RUNS },
-    );
-  });
 });
-

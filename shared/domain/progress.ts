@@ -69,21 +69,3 @@ export function computeCompletions(
   }
   return completions;
 }
-
-/**
- * The walk's last step on its own: what `event` adds to `completions`, the
- * result for the events before it. Exact only when no counting event comes
- * after `event` in walk order; then it equals recomputing with `event`
- * added, at O(tasks) instead of O(events). An event already behind a
- * completion adds nothing (each event completes at most one task).
- */
-export function applyLatestEvent(
-  chain: ChainRules,
-  completions: ReadonlyMap<string, Pick<Completion, 'eventId'>>,
-  event: CountingEvent,
-): Completion | null {
-  if (!inChainWindow(chain, event)) return null;
-  for (const completion of completions.values()) if (completion.eventId === event.id) return null;
-  const task = taskCompletedBy(chain, sortTasks(chain.tasks), completions, event);
-  return task === undefined ? null : { taskId: task.id, eventId: event.id, completedUs: event.occurredUs };
-}

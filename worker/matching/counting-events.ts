@@ -1,7 +1,6 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Executor } from '../../shared/db/client.js';
 import type { CountingEvent } from '../../shared/domain/conditions.js';
-import { formatIsoMicros } from '../../shared/domain/timestamp.js';
 
 export interface MatchTarget {
   userId: string;
@@ -36,7 +35,22 @@ export async function loadCountingEvents(
   advertiserIds: readonly string[],
 ): Promise<SourcedEvent[]> {
   if (eventTypes.length === 0) return [];
-  const rows = await tx.execute<EventRow>(countingEventsQuery(target, eventTypes, advertiserIds, sql`true`));
+  const types = sql`(${sql.join(eventTypes.map((type) => sql`${type}`), sql`, `)})`;
+  const advertisers = advertiserIds.length > 0 ? sql`(${sql.join(advertiserIds.map((id) => sql`${id}::uuid`), sql`, `)})` : null;
+  const occurredUs = sql`(extract(epoch from e.occurred_at) * 1000000)::bigint::text`;
+  const rows = await tx.execute<EventRow>(sql`
+    select e.id, e.provider_id, e.event_type, ${occurredUs} as occurred_us, e.amount, e.currency
+    from events e
+    where e.provider_id = ${target.platformId} and e.user_id = ${target.platformUserId} and e.event_type in ${types}
+    ${
+      advertisers
+        ? sql`union all
+    select e.id, e.provider_id, e.event_type, ${occurredUs} as occurred_us, e.amount, e.currency
+    from account_links l
+    join events e on e.provider_id = l.advertiser_id and e.user_id = l.advertiser_user_id
+    where l.user_id = ${target.userId} and l.advertiser_id in ${advertisers} and e.event_type in ${types}`
+        : sql``
+    }`);
   return rows.map((row) => ({
     id: row.id,
     providerId: row.provider_id,
@@ -45,35 +59,4 @@ export async function loadCountingEvents(
     amount: row.amount,
     currency: row.currency,
   }));
-}
-
-/** Whether any counting event comes after `event` in the walk order of §5 (timestamp, then id). */
-export async function laterCountingEventExists(
-  tx: Executor,
-  target: MatchTarget,
-  eventTypes: readonly string[],
-  advertiserIds: readonly string[],
-  event: { id: string; occurredUs: bigint },
-): Promise<boolean> {
-  if (eventTypes.length === 0) return false;
-  const after = sql`(e.occurred_at, e.id) > (${formatIsoMicros(event.occurredUs)}::timestamptz, ${event.id}::uuid)`;
-  const rows = await tx.execute(sql`select exists (${countingEventsQuery(target, eventTypes, advertiserIds, after)}) as later`);
-  return Boolean((rows[0] as { later?: boolean } | undefined)?.later);
-}
-
-function countingEventsQuery(target: MatchTarget, eventTypes: readonly string[], advertiserIds: readonly string[], condition: SQL): SQL {
-  const types = sql`(${sql.join(eventTypes.map((type) => sql`${type}`), sql`, `)})`;
-  const occurredUs = sql`(extract(epoch from e.occurred_at) * 1000000)::bigint::text`;
-  const platformEvents = sql`
-    select e.id, e.provider_id, e.event_type, ${occurredUs} as occurred_us, e.amount, e.currency
-    from events e
-    where e.provider_id = ${target.platformId} and e.user_id = ${target.platformUserId} and e.event_type in ${types} and ${condition}`;
-  if (advertiserIds.length === 0) return platformEvents;
-  const advertisers = sql`(${sql.join(advertiserIds.map((id) => sql`${id}::uuid`), sql`, `)})`;
-  return sql`${platformEvents}
-    union all
-    select e.id, e.provider_id, e.event_type, ${occurredUs} as occurred_us, e.amount, e.currency
-    from account_links l
-    join events e on e.provider_id = l.advertiser_id and e.user_id = l.advertiser_user_id
-    where l.user_id = ${target.userId} and l.advertiser_id in ${advertisers} and e.event_type in ${types} and ${condition}`;
 }

@@ -1,10 +1,9 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../shared/db/client.js';
-import { pgTimestampToMicros } from '../../shared/db/timestamps.js';
-import { applyLatestEvent, computeCompletions, type Completion } from '../../shared/domain/progress.js';
+import { computeCompletions, type Completion } from '../../shared/domain/progress.js';
 import { formatIsoMicros } from '../../shared/domain/timestamp.js';
 import { loadPlatformChains, type ChainDefinition } from '../../shared/services/quest-chains/definitions.js';
-import { laterCountingEventExists, loadCountingEvents, type MatchTarget, type SourcedEvent } from './counting-events.js';
+import { loadCountingEvents, type MatchTarget } from './counting-events.js';
 
 export interface ProgressChange {
   userId: string;
@@ -17,39 +16,27 @@ export async function lockUser(tx: Executor, userId: string): Promise<void> {
 }
 
 /**
- * Brings the user's stored completions in the given chains up to date and
- * stores what differs. Progress is a pure function of the event set (§5), so
- * the general path recomputes from every counting event, which makes late,
- * duplicate and replayed events harmless. When `latest` (the event being
- * processed) is the last counting event in walk order, the stored state is
- * already the result of every event before it, and applying it alone is
- * exact: the common in-order case then costs O(tasks), not O(history).
- * Must run inside a transaction holding lockUser.
+ * Recomputes the user's completions in the given chains from every counting
+ * event (progress is a pure function of the event set, §5) and stores what
+ * differs. Recomputing instead of applying one event makes late, duplicate
+ * and replayed events harmless. Must run inside a transaction holding lockUser.
  */
-export async function evaluateChains(
-  tx: Executor,
-  target: MatchTarget,
-  chains: readonly ChainDefinition[],
-  latest?: SourcedEvent,
-): Promise<ProgressChange | null> {
+export async function evaluateChains(tx: Executor, target: MatchTarget, chains: readonly ChainDefinition[]): Promise<ProgressChange | null> {
   if (chains.length === 0) return null;
   const eventTypes = [...new Set(chains.flatMap((definition) => definition.tasks.map((task) => task.conditionEventType)))];
   const advertiserIds = [...new Set(chains.map((definition) => definition.chain.advertiserId))];
+  const events = await loadCountingEvents(tx, target, eventTypes, advertiserIds);
   const stored = await loadStoredCompletions(tx, target.userId, chains.map((definition) => definition.chain.id));
-  const onlyLatest = latest !== undefined && !(await laterCountingEventExists(tx, target, eventTypes, advertiserIds, latest));
-  const events = onlyLatest ? [] : await loadCountingEvents(tx, target, eventTypes, advertiserIds);
 
   const changedChains: string[] = [];
   const writes: { chainId: string; completion: Completion }[] = [];
   const summaries: { chainId: string; completed: number; total: number; completedAt: string | null }[] = [];
   for (const definition of chains) {
-    const counts = (event: SourcedEvent) => event.providerId === target.platformId || event.providerId === definition.chain.advertiserId;
-    const completions = onlyLatest
-      ? withLatest(definition, stored, counts(latest!) ? latest! : null)
-      : computeCompletions(definition.rules, events.filter(counts));
+    const counting = events.filter((event) => event.providerId === target.platformId || event.providerId === definition.chain.advertiserId);
+    const completions = computeCompletions(definition.rules, counting);
     let changed = false;
     for (const completion of completions.values()) {
-      if (stored.get(completion.taskId)?.eventId !== completion.eventId) {
+      if (stored.get(completion.taskId) !== completion.eventId) {
         writes.push({ chainId: definition.chain.id, completion });
         changed = true;
       }
@@ -57,12 +44,13 @@ export async function evaluateChains(
     if (!changed) continue;
     changedChains.push(definition.chain.id);
     const all = [...completions.values()];
-    const latestUs = all.reduce((max, completion) => (completion.completedUs > max ? completion.completedUs : max), all[0]!.completedUs);
+    const complete = all.length === definition.tasks.length;
+    const latest = all.reduce((max, completion) => (completion.completedUs > max ? completion.completedUs : max), 0n);
     summaries.push({
       chainId: definition.chain.id,
       completed: all.length,
       total: definition.tasks.length,
-      completedAt: all.length === definition.tasks.length ? formatIsoMicros(latestUs) : null,
+      completedAt: complete ? formatIsoMicros(latest) : null,
     });
   }
   if (writes.length === 0) return null;
@@ -73,30 +61,16 @@ export async function evaluateChains(
   return { userId: target.userId, chainIds: changedChains };
 }
 
-/** The chain's stored completions plus what `latest` (null: an event that does not count here) adds. */
-function withLatest(definition: ChainDefinition, stored: ReadonlyMap<string, Completion>, latest: SourcedEvent | null): Map<string, Completion> {
-  const completions = new Map<string, Completion>();
-  for (const task of definition.tasks) {
-    const completion = stored.get(task.id);
-    if (completion) completions.set(task.id, completion);
-  }
-  const added = latest ? applyLatestEvent(definition.rules, completions, latest) : null;
-  if (added) completions.set(added.taskId, added);
-  return completions;
-}
-
 /** The chains of the user's platform to match, loaded inside the transaction so a chain created meanwhile is seen. */
 export const chainsForTarget = (tx: Executor, target: MatchTarget, advertiserId?: string) =>
   loadPlatformChains(tx, target.platformId, advertiserId);
 
-async function loadStoredCompletions(tx: Executor, userId: string, chainIds: string[]): Promise<Map<string, Completion>> {
+async function loadStoredCompletions(tx: Executor, userId: string, chainIds: string[]): Promise<Map<string, string>> {
   const ids = sql.join(chainIds.map((id) => sql`${id}::uuid`), sql`, `);
-  const rows = await tx.execute<{ task_id: string; event_id: string; completed_at: string }>(sql`
-    select task_id, event_id, completed_at::text as completed_at
-    from task_completions where user_id = ${userId} and chain_id in (${ids})`);
-  return new Map(
-    rows.map((row) => [row.task_id, { taskId: row.task_id, eventId: row.event_id, completedUs: pgTimestampToMicros(row.completed_at) }]),
+  const rows = await tx.execute<{ task_id: string; event_id: string }>(
+    sql`select task_id, event_id from task_completions where user_id = ${userId} and chain_id in (${ids})`,
   );
+  return new Map(rows.map((row) => [row.task_id, row.event_id]));
 }
 
 async function storeCompletions(tx: Executor, userId: string, writes: { chainId: string; completion: Completion }[]) {

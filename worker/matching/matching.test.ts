@@ -143,7 +143,7 @@ describe('processEvent', () => {
     expect(await evaluateUser(database.db, userId)).toBeNull(); // nothing changes the second time
   });
 
-  it('applies in-order events one at a time, then recomputes when an earlier one arrives late', async () => {
+  it('completes in-order events, then reassigns a task when an earlier event arrives late', async () => {
     const { chainId, taskIds } = await createChain(['io-a', 'io-b', 'io-a'], { anyOrder: true });
     const userId = await registerUser('in-order');
     const first = await send(platform, 'in-order', 'io-a', '2026-07-01T00:00:00Z');

@@ -12,8 +12,6 @@ interface EventRow extends Record<string, unknown> {
   user_id: string;
   event_type: string;
   occurred_us: string;
-  amount: number | null;
-  currency: string | null;
   received_at: string;
   processed: boolean;
 }
@@ -36,7 +34,7 @@ export type EventOutcome =
 export async function processEvent(db: Database, eventId: string): Promise<EventOutcome> {
   return db.transaction(async (tx) => {
     const [event] = await tx.execute<EventRow>(sql`
-      select e.id, e.provider_id, p.type as provider_type, e.user_id, e.event_type, e.amount, e.currency, e.received_at,
+      select e.id, e.provider_id, p.type as provider_type, e.user_id, e.event_type, e.received_at,
              (extract(epoch from e.occurred_at) * 1000000)::bigint::text as occurred_us,
              e.processed_at is not null as processed
       from events e join providers p on p.id = e.provider_id
@@ -47,14 +45,6 @@ export async function processEvent(db: Database, eventId: string): Promise<Event
 
     const advertiserId = event.provider_type === 'advertiser' ? event.provider_id : undefined;
     const occurredUs = BigInt(event.occurred_us);
-    const latest = {
-      id: event.id,
-      providerId: event.provider_id,
-      eventType: event.event_type,
-      occurredUs,
-      amount: event.amount,
-      currency: event.currency,
-    };
     const changes: ProgressChange[] = [];
     // Sorted so two jobs touching overlapping users always lock in the same order (no deadlock).
     for (const target of (await resolveTargets(tx, event)).sort((a, b) => (a.userId < b.userId ? -1 : 1))) {
@@ -64,7 +54,7 @@ export async function processEvent(db: Database, eventId: string): Promise<Event
           inChainWindow(definition.rules, { occurredUs }) &&
           definition.tasks.some((task) => task.conditionEventType === event.event_type),
       );
-      const change = await evaluateChains(tx, target, chains, latest);
+      const change = await evaluateChains(tx, target, chains);
       if (change) changes.push(change);
     }
     await tx.execute(sql`update events set processed_at = now() where id = ${eventId}`);

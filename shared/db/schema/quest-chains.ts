@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { relations, sql } from 'drizzle-orm';
 import {
   boolean,
   doublePrecision,
@@ -74,3 +74,15 @@ export const chainRewards = pgTable('chain_rewards', {
   value: doublePrecision('value'),
   imageUrls: jsonb('image_urls').$type<string[]>(),
 });
+
+// Relations for the relational query API: a chain loads with its tasks and reward in one statement.
+export const questChainsRelations = relations(questChains, ({ many, one }) => ({
+  tasks: many(questTasks),
+  reward: one(chainRewards),
+}));
+export const questTasksRelations = relations(questTasks, ({ one }) => ({
+  chain: one(questChains, { fields: [questTasks.chainId], references: [questChains.id] }),
+}));
+export const chainRewardsRelations = relations(chainRewards, ({ one }) => ({
+  chain: one(questChains, { fields: [chainRewards.chainId], references: [questChains.id] }),
+}));

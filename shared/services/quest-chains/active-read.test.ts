@@ -102,15 +102,15 @@ describe('readActiveChains statement count', () => {
     expect(large.data.quest_chains).toHaveLength(10);
     expect(large.data.quest_chains.every((entry) => entry.user_progress.progress === 40)).toBe(true);
     expect(large.data.claimable_tasks).toHaveLength(10);
-    // 3 definition queries, then the user with completions and claims in one statement.
-    expect(small.count).toBe(4);
+    // The definitions (chains with tasks and rewards) in one statement, then the user with completions and claims in one.
+    expect(small.count).toBe(2);
     expect(large.count).toBe(small.count);
   });
 
   it('costs one statement with warm definitions, for a known or an unknown user', async () => {
     const fixture = await platformWithChains(3);
     const cache = new ActiveChainCache(drizzle(counted, { schema }), 60_000);
-    expect((await countStatements(cache, fixture)).count).toBe(4);
+    expect((await countStatements(cache, fixture)).count).toBe(2);
     const warm = await countStatements(cache, fixture);
     expect(warm.data.quest_chains).toHaveLength(3);
     expect(warm.count).toBe(1);

@@ -28,7 +28,7 @@ interface UserState {
 
 /**
  * GET /v1/quest-chains/active/{platformUserId}. One statement per read while
- * the platform's definitions are cached (3 more when they are not): the
+ * the platform's definitions are cached (one more when they are not): the
  * active chains' ids come from the cache, so the user, their completions and
  * their claims in those chains are fetched together. An unknown user, or
  * another platform's, answers exactly like an unknown one.

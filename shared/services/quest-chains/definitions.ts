@@ -1,6 +1,6 @@
-import { and, asc, eq, inArray, type SQL } from 'drizzle-orm';
+import { and, asc, eq, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { chainRewards, questChains, questTasks } from '../../db/schema/index.js';
+import { type chainRewards, questChains, questTasks } from '../../db/schema/index.js';
 import { pgTimestampToMicros, pgTimestampToMicrosOrNull } from '../../db/timestamps.js';
 import type { ChainRules } from '../../domain/progress.js';
 
@@ -33,26 +33,14 @@ export function toChainRules(chain: ChainRow, tasks: readonly TaskRow[]): ChainR
   };
 }
 
-/** Loads full definitions in three queries, whatever the number of chains and tasks. */
+/** Loads full definitions in one statement (chains with their tasks and reward), whatever their number. */
 export async function loadChainDefinitions(db: Executor, where: SQL | undefined): Promise<ChainDefinition[]> {
-  const chains = await db.select().from(questChains).where(where).orderBy(asc(questChains.startDate), asc(questChains.id));
-  if (chains.length === 0) return [];
-  const ids = chains.map((chain) => chain.id);
-  const [tasks, rewards] = await Promise.all([
-    db.select().from(questTasks).where(inArray(questTasks.chainId, ids)).orderBy(asc(questTasks.chainId), asc(questTasks.sequenceNumber)),
-    db.select().from(chainRewards).where(inArray(chainRewards.chainId, ids)),
-  ]);
-  const tasksByChain = new Map<string, TaskRow[]>();
-  for (const task of tasks) {
-    const list = tasksByChain.get(task.chainId);
-    if (list) list.push(task);
-    else tasksByChain.set(task.chainId, [task]);
-  }
-  const rewardByChain = new Map(rewards.map((reward) => [reward.chainId, reward]));
-  return chains.map((chain) => {
-    const chainTasks = tasksByChain.get(chain.id) ?? [];
-    return { chain, tasks: chainTasks, reward: rewardByChain.get(chain.id) ?? null, rules: toChainRules(chain, chainTasks) };
+  const chains = await db.query.questChains.findMany({
+    where,
+    orderBy: [asc(questChains.startDate), asc(questChains.id)],
+    with: { tasks: { orderBy: [asc(questTasks.sequenceNumber)] }, reward: true },
   });
+  return chains.map(({ tasks, reward, ...chain }) => ({ chain, tasks, reward: reward ?? null, rules: toChainRules(chain, tasks) }));
 }
 
 /** Every chain of a platform in any status (optionally only one advertiser's): the matcher's view. */
