@@ -1,0 +1,49 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig } from './config.js';
+import { projectRoot } from './db/project-root.js';
+
+describe('parseConfig', () => {
+  it('needs nothing on a machine with local Postgres and Redis', () => {
+    const config = parseConfig({});
+    expect(config).toMatchObject({
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      PORT: 3000,
+      LOG_LEVEL: 'info',
+    });
+    expect(config.ADMIN_TOKEN).toBeUndefined(); // admin API off
+  });
+
+  it('treats an empty variable as unset', () => {
+    const config = parseConfig({ PORT: '', ADMIN_TOKEN: '' });
+    expect(config.PORT).toBe(3000);
+    expect(config.ADMIN_TOKEN).toBeUndefined();
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['DATABASE_URL', 'not a url'],
+    ['ADMIN_TOKEN', 'short'],
+    ['LOG_LEVEL', 'loud'],
+    ['CREDENTIAL_CACHE_TTL_MS', '60000'],
+    ['MIGRATE_ON_START', 'yes'],
+  ])('refuses %s=%s, naming the variable', (name, value) => {
+    expect(() => parseConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => parseConfig({ [name]: value })).toThrow(name);
+  });
+});
+
+describe('a process started with bad configuration', () => {
+  it.each(['api', 'worker'])('%s exits 1 with a message naming the variable', (kind) => {
+    const result = spawnSync(process.execPath, [join(projectRoot(), 'dist', kind, 'main.js')], {
+      env: { PATH: process.env.PATH ?? '', PORT: 'not-a-port' },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('PORT');
+  });
+});
