@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../shared/testing/database.js';
 import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
 import { createTestApp, type TestApp } from '../../testing/test-app.js';
+import { storeCompletion } from '../../../shared/services/quest-chains/completions.test-helper.js';
 
 // ajv-formats is CommonJS: under NodeNext the default import is module.exports, whose `default` is the plugin.
 const addFormats = addFormatsModule.default;
@@ -128,6 +129,57 @@ describe('answers of the running service match the document', () => {
 
     const health = await api.call('GET', '/healthz');
     validateResponse('/healthz', 'get', 200, health.json);
+  });
+
+  it('chain admin, account linking, the read with progress, and rewards', async () => {
+    const advertiser = await createTestProvider(database.db, 'advertiser');
+    const chain = await api.call('POST', '/admin/v1/quest-chains', {
+      headers: api.adminHeaders,
+      body: {
+        platform_id: platform.id,
+        advertiser_id: advertiser.id,
+        name: 'Docs chain',
+        start_date: '2026-01-01T00:00:00Z',
+        end_date: '2036-01-01T00:00:00Z',
+        tasks: [1, 2].map((n) => ({ sequence_number: n, name: `t${n}`, condition_event_type: 'kyc', reward_type: 'points', reward_name: 'p', reward_value: n })),
+        chain_reward: { type: 'mystery_box', name: 'Box', value: 5 },
+      },
+    });
+    expect(chain.status).toBe(200);
+    validateResponse('/admin/v1/quest-chains', 'post', 200, chain.json);
+    const chainId: string = chain.json.data.quest_chain.id;
+    const [firstTask] = chain.json.data.tasks as { id: string }[];
+    validateResponse('/admin/v1/quest-chains', 'get', 200, (await api.call('GET', '/admin/v1/quest-chains', { headers: api.adminHeaders })).json);
+    validateResponse('/admin/v1/quest-chains/{id}', 'get', 200, (await api.call('GET', `/admin/v1/quest-chains/${chainId}`, { headers: api.adminHeaders })).json);
+
+    const user = await api.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: 'docs-linked' } });
+    const started = await api.call('POST', '/v1/account-links', { headers: platform.headers, body: { platform_user_id: 'docs-linked', advertiser_id: advertiser.id } });
+    expect(started.status).toBe(200);
+    validateResponse('/v1/account-links', 'post', 200, started.json);
+    const completed = await api.call('POST', '/v1/account-links/complete', {
+      headers: advertiser.headers,
+      body: { connection_token: started.json.data.connection_token, advertiser_user_id: 'adv-docs' },
+    });
+    expect(completed.status).toBe(200);
+    validateResponse('/v1/account-links/complete', 'post', 200, completed.json);
+    const links = await api.call('GET', '/v1/account-links/docs-linked', { headers: platform.headers });
+    validateResponse('/v1/account-links/{platformUserId}', 'get', 200, links.json);
+
+    // What the worker would store for task 1 (no worker runs in this file).
+    await storeCompletion(database.sql, { userId: user.json.data.user_id, providerId: platform.id, platformUserId: 'docs-linked', taskId: firstTask!.id, chainId, at: '2026-03-01T00:00:00.123456Z' });
+    const read = await api.call('GET', '/v1/quest-chains/active/docs-linked', { headers: platform.headers });
+    expect(read.json.data.claimable_tasks).toHaveLength(1);
+    validateResponse('/v1/quest-chains/active/{platformUserId}', 'get', 200, read.json);
+
+    const claim = await api.call('POST', '/v1/rewards/claim', { headers: platform.headers, body: { platform_user_id: 'docs-linked', task_id: firstTask!.id } });
+    expect(claim.status).toBe(200);
+    validateResponse('/v1/rewards/claim', 'post', 200, claim.json);
+    const early = await api.call('POST', '/v1/rewards/claim', { headers: platform.headers, body: { platform_user_id: 'docs-linked', quest_chain_id: chainId } });
+    expect(early.status).toBe(409);
+    validateResponse('/v1/rewards/claim', 'post', 409, early.json);
+    const rewards = await api.call('GET', '/v1/rewards/docs-linked', { headers: platform.headers });
+    expect(rewards.json.data.claimed).toHaveLength(1);
+    validateResponse('/v1/rewards/{platformUserId}', 'get', 200, rewards.json);
   });
 
   it('rejects an answer that breaks the schema (the validator is not vacuous)', () => {
