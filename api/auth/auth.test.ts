@@ -207,18 +207,34 @@ describe('admin changes take effect', () => {
     expect(register.json.error).toBe(INACTIVE);
   });
 
-  it('with the default 3 s credential cache a deactivation applies within 5 s', async () => {
+  it('with the default 3 s cache, a deactivation made elsewhere (another replica, the CLI) applies within 5 s', async () => {
     const cached = await createTestApp(database, { CREDENTIAL_CACHE_TTL_MS: '3000' });
     try {
       const provider = await createTestProvider(database.db, 'platform');
       expect((await cached.call('POST', '/v1/events', { headers: provider.headers, body: event(4) })).status).toBe(200);
       const changedAt = Date.now();
-      await cached.call('PATCH', `/admin/v1/credentials/${provider.key}`, { headers: cached.adminHeaders, body: { status: 'inactive' } });
+      await updateCredential(database.db, provider.key, { status: 'inactive' }); // not through this app: only the TTL can apply it
+      expect((await cached.call('POST', '/v1/events', { headers: provider.headers, body: event(5) })).status).toBe(200); // still cached
       await eventually(
-        async () => ((await cached.call('POST', '/v1/events', { headers: provider.headers, body: event(5) })).status === 403 ? true : undefined),
+        async () => ((await cached.call('POST', '/v1/events', { headers: provider.headers, body: event(6) })).status === 403 ? true : undefined),
         { timeoutMs: 5000, intervalMs: 200, what: 'deactivation to apply' },
       );
       expect(Date.now() - changedAt).toBeLessThanOrEqual(5000);
+    } finally {
+      await cached.close();
+    }
+  });
+
+  it('with the cache on, a change made through this replica applies to its next request', async () => {
+    const cached = await createTestApp(database, { CREDENTIAL_CACHE_TTL_MS: '3000' });
+    try {
+      const provider = await createTestProvider(database.db, 'platform');
+      expect((await cached.call('POST', '/v1/events', { headers: provider.headers, body: event(7) })).status).toBe(200);
+      await cached.call('PATCH', `/admin/v1/credentials/${provider.key}`, { headers: cached.adminHeaders, body: { permissions: [] } });
+      expect((await cached.call('POST', '/v1/events', { headers: provider.headers, body: event(8) })).status).toBe(403);
+      await cached.call('PATCH', `/admin/v1/providers/${provider.id}`, { headers: cached.adminHeaders, body: { status: 'inactive' } });
+      const answer = await cached.call('POST', '/v1/events', { headers: provider.headers, body: event(9) });
+      expect(answer.json.error).toBe(INACTIVE);
     } finally {
       await cached.close();
     }

@@ -29,6 +29,16 @@ export class CredentialStore {
     private readonly ttlMs: number,
   ) {}
 
+  /** Forgets one key, so this process applies an admin change to it at once (others within the TTL). */
+  invalidate(key: string): void {
+    this.entries.delete(key);
+  }
+
+  /** Forgets every key (a provider's status changed: all its credentials are affected). */
+  clear(): void {
+    this.entries.clear();
+  }
+
   async find(key: string): Promise<StoredCredential | null> {
     const now = Date.now();
     const cached = this.entries.get(key);

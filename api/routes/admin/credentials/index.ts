@@ -73,6 +73,7 @@ export function registerAdminCredentialRoutes(app: OpenAPIHono<AppEnv>, adminTok
   });
   app.openapi(update, async (c) => {
     const view = await updateCredential(c.var.deps.db, c.req.valid('param').key, c.req.valid('json'));
+    c.var.deps.credentials.invalidate(view.key);
     return c.json({ success: true as const, data: view }, 200);
   });
 }

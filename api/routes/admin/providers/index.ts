@@ -67,6 +67,7 @@ export function registerAdminProviderRoutes(app: OpenAPIHono<AppEnv>, adminToken
   });
   app.openapi(update, async (c) => {
     const row = await setProviderStatus(c.var.deps.db, c.req.valid('param').id, c.req.valid('json').status);
+    c.var.deps.credentials.clear();
     return c.json({ success: true as const, data: providerView(row) }, 200);
   });
 }
