@@ -1,4 +1,5 @@
 import { Worker } from 'bullmq';
+import pino from 'pino';
 import { loadConfig } from '../shared/config.js';
 import { createDatabase } from '../shared/db/client.js';
 import { migrateWithLock } from '../shared/db/migrate.js';
@@ -13,7 +14,9 @@ import { createProcessor } from './processor.js';
 import { startReconciler } from './reconciler.js';
 
 const config = loadConfig();
-const logger = createLogger({ level: config.LOG_LEVEL, name: 'worker' });
+// Synchronous writes: when a worker dies, its last lines are the ones that matter, and a
+// job's cost is its database round trips, not one write to stdout.
+const logger = createLogger({ level: config.LOG_LEVEL, name: 'worker', destination: pino.destination({ dest: 1, sync: true }) });
 
 if (config.MIGRATE_ON_START) await migrateWithLock(config.DATABASE_URL);
 

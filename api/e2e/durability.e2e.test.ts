@@ -181,6 +181,15 @@ describe('durability: nothing accepted is lost (API and worker as processes)', (
 
     const replacement = await start('worker', env);
     await eventually(allDone(db), { timeoutMs: 30_000, what: 'every event processed after the crash' });
+    // A job the victim committed but never acknowledged is only re-run (and logged
+    // `already-processed`) once its lock lapses (JOB_LOCK_MS): wait for every event's trace.
+    await eventually(
+      async () => {
+        const traced = jobOutcomes(victim, replacement);
+        return ids.every((id) => (traced.get(id)?.length ?? 0) > 0) ? true : undefined;
+      },
+      { timeoutMs: 20_000, what: 'a log trace for every event' },
+    );
 
     const outcomes = jobOutcomes(victim, replacement);
     let committedUnlogged = 0;
