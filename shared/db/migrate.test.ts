@@ -1,0 +1,35 @@
+import postgres from 'postgres';
+import { afterAll, describe, expect, it } from 'vitest';
+import { uniqueSuffix } from '../testing/database.js';
+import { migrateWithLock } from './migrate.js';
+
+const SERVER_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const admin = postgres(SERVER_URL, { max: 1, onnotice: () => {} });
+const name = `qcr_test_migrate_${uniqueSuffix()}`;
+const url = new URL(SERVER_URL);
+url.pathname = `/${name}`;
+
+afterAll(async () => {
+  await admin.unsafe(`drop database if exists "${name}" with (force)`);
+  await admin.end();
+});
+
+describe('migrateWithLock', () => {
+  it('lets several replicas start at once on an empty database: one migrates, all succeed', async () => {
+    await admin.unsafe(`create database "${name}"`);
+    await Promise.all(Array.from({ length: 4 }, () => migrateWithLock(url.toString())));
+    const db = postgres(url.toString(), { max: 1, onnotice: () => {} });
+    try {
+      const [applied] = await db<{ count: number }[]>`select count(*)::int as count from drizzle.__drizzle_migrations`;
+      const [tables] = await db<{ count: number }[]>`select count(*)::int as count from information_schema.tables where table_schema = 'public'`;
+      expect(applied?.count).toBe(1);
+      expect(tables?.count).toBe(13);
+      // And again, with nothing left to do.
+      await migrateWithLock(url.toString());
+      const [again] = await db<{ count: number }[]>`select count(*)::int as count from drizzle.__drizzle_migrations`;
+      expect(again?.count).toBe(1);
+    } finally {
+      await db.end();
+    }
+  });
+});
