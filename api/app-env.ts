@@ -25,10 +25,8 @@ export interface AppDeps {
   logger: Logger;
   /** True once SIGTERM arrived: /readyz turns 503 so load balancers stop routing here. */
   isShuttingDown: () => boolean;
-  /** Optional hook for metrics; called once per finished request. */
-  onRequestFinished?: (sample: { method: string; route: string; status: number; durationMs: number }) => void;
-  /** Prometheus metrics; when present GET /metrics serves them and event routes count outcomes. */
-  metrics?: ApiMetrics;
+  /** Prometheus metrics: GET /metrics serves them; request context and event routes feed them. */
+  metrics: ApiMetrics;
 }
 
 export interface AppEnv {

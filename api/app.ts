@@ -48,7 +48,7 @@ export function createApp(deps: AppDeps) {
   });
   // Operator surfaces, outside the document: reference page and Prometheus scrape.
   registerDocsRoutes(app);
-  if (deps.metrics) registerMetricsRoute(app, deps.metrics);
+  registerMetricsRoute(app, deps.metrics);
   registerQueueDashboard(app, deps);
   return app;
 }

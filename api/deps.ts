@@ -41,7 +41,6 @@ export async function createAppDeps(options: {
     logger,
     isShuttingDown: options.isShuttingDown,
     metrics,
-    onRequestFinished: metrics.observeRequest,
   };
   return {
     deps,

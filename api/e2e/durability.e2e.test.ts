@@ -5,6 +5,7 @@ import { createTestProvider, type TestProvider } from '../../shared/testing/fixt
 import { startService, type ServiceProcess } from '../../shared/testing/processes.js';
 import { startPrivateRedis, type PrivateRedis } from '../../shared/testing/redis-server.js';
 import { chainBody } from '../routes/admin/quest-chains/chain-body.test-helper.js';
+import { requestJson } from '../../shared/testing/http.js';
 
 // Product rules §3: "Nothing accepted is ever lost: an event answered 200 is
 // reflected in progress eventually, even if Redis was down when it arrived or
@@ -50,14 +51,8 @@ function baseEnv(db: TestDatabase, redisUrl: string): Record<string, string> {
   };
 }
 
-async function http(api: ServiceProcess, method: string, path: string, headers: Record<string, string>, body?: unknown) {
-  const response = await fetch(`${api.url()}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...headers },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: response.status, json: (await response.json()) as any };
-}
+const http = (api: ServiceProcess, method: string, path: string, headers: Record<string, string>, body?: unknown) =>
+  requestJson(api.url(), method, path, { headers, body });
 
 /** Sends one event and returns its id; it must be accepted (200). */
 async function sendEvent(api: ServiceProcess, provider: TestProvider, event: object): Promise<{ id: string; status: string }> {

@@ -4,6 +4,7 @@ import { hashSecret } from '../../shared/auth/secrets.js';
 import { createTestDatabase, uniqueSuffix, type TestDatabase } from '../../shared/testing/database.js';
 import { eventually } from '../../shared/testing/eventually.js';
 import { startService, type ServiceProcess } from '../../shared/testing/processes.js';
+import { requestJson } from '../../shared/testing/http.js';
 
 // Public interface, Authentication 5: the secret "is never logged". Both
 // processes run at debug level; everything they write is searched for every
@@ -36,14 +37,8 @@ afterAll(async () => {
   await database?.drop();
 });
 
-async function http(method: string, path: string, headers: Record<string, string>, body?: unknown) {
-  const response = await fetch(`${api.url()}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...headers },
-    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
-  });
-  return { status: response.status, json: (await response.json()) as any };
-}
+const http = (method: string, path: string, headers: Record<string, string>, body?: unknown) =>
+  requestJson(api.url(), method, path, { headers, body });
 
 describe('logs never contain a secret', () => {
   it('through good and bad requests, processing and shutdown', async () => {

@@ -24,6 +24,6 @@ export function requestContext(deps: AppDeps): MiddlewareHandler<AppEnv> {
       { requestId, method: c.req.method, path: c.req.path, route, status: c.res.status, durationMs },
       'request',
     );
-    deps.onRequestFinished?.({ method: c.req.method, route, status: c.res.status, durationMs });
+    deps.metrics.observeRequest({ method: c.req.method, route, status: c.res.status, durationMs });
   };
 }

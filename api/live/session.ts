@@ -3,7 +3,8 @@ import type { Sql } from '../../shared/db/client.js';
 import type { ProgressMessage } from '../../shared/live/channel.js';
 import type { LiveTokenScope } from '../../shared/live/token.js';
 import type { Logger } from '../../shared/observability/logger.js';
-import { findLiveUser, progressChangedSince } from '../../shared/services/live/progress.js';
+import { progressChangedSince } from '../../shared/services/live/progress.js';
+import { findUserId } from '../../shared/services/users/find.js';
 import type { LiveHub } from './hub.js';
 
 export interface LiveSessionInput {
@@ -90,7 +91,7 @@ export async function runLiveSession(stream: SSEStreamingApi, input: LiveSession
   }
 
   async function lookForUser() {
-    const userId = await findLiveUser(sql, input.scope);
+    const userId = await findUserId(sql, input.scope.platformId, input.scope.platformUserId);
     if (!userId || ended) return;
     clearInterval(poll);
     const catchUp = await follow(userId, input.since ?? null);

@@ -95,7 +95,7 @@ export function createApiMetrics(options: { queue?: QueueCounts; defaultMetrics?
 
   return {
     registry,
-    /** For AppDeps.onRequestFinished. */
+    /** Called by the request context once per finished request. */
     observeRequest(sample: RequestSample) {
       const labels = { method: sample.method, route: sample.route, status: String(sample.status) };
       requests.inc(labels);

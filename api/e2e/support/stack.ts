@@ -1,4 +1,5 @@
 import { createTestDatabase, uniqueSuffix, type TestDatabase } from '../../../shared/testing/database.js';
+import { requestJson } from '../../../shared/testing/http.js';
 import { startService, type ServiceProcess } from '../../../shared/testing/processes.js';
 
 export const E2E_ADMIN_TOKEN = 'e2e-admin-token-0123456789';
@@ -33,15 +34,8 @@ export async function startStack(label: string, options: { workerCount?: number;
   const api = await startService('api', env);
   const workers = await Promise.all(Array.from({ length: options.workerCount ?? 1 }, () => startService('worker', env)));
 
-  async function http(method: string, path: string, request: { body?: unknown; headers?: Record<string, string> } = {}) {
-    const response = await fetch(`${api.url()}${path}`, {
-      method,
-      headers: { 'content-type': 'application/json', ...request.headers },
-      ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
-    });
-    const text = await response.text();
-    return { status: response.status, json: text ? JSON.parse(text) : undefined };
-  }
+  const http = (method: string, path: string, request: { body?: unknown; headers?: Record<string, string> } = {}) =>
+    requestJson(api.url(), method, path, request);
 
   const admin = { authorization: `Bearer ${E2E_ADMIN_TOKEN}` };
 

@@ -5,7 +5,8 @@ import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { errorResponses } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { listLinksResponseSchema, platformUserParams } from './schema.js';
+import { listLinksResponseSchema } from './schema.js';
+import { platformUserIdParams } from '../../http/common-schemas.js';
 
 const route = createRoute({
   method: 'get',
@@ -16,7 +17,7 @@ const route = createRoute({
     'Platform credentials (`account_links:write`, the permission that starts links). An unknown user, like a user of another platform, has `links: []`.',
   security: apiKeySecurity,
   middleware: [requireOperation('listAccountLinks')] as const,
-  request: { params: platformUserParams },
+  request: { params: platformUserIdParams },
   responses: {
     200: { description: "The user's links, oldest first.", content: { 'application/json': { schema: listLinksResponseSchema } } },
     ...errorResponses(400, 401, 403, 500),

@@ -1,8 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import { storableString } from '../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../http/envelope.js';
+import { isoMillis } from '../../http/common-schemas.js';
 
-const isoExample = { example: '2026-01-02T03:04:05.678Z' };
 
 export const startLinkSchema = z
   .object({
@@ -14,7 +14,7 @@ export const startLinkSchema = z
 export const startedLinkSchema = z
   .object({
     connection_token: z.string().openapi({ description: "Single-use; pass it through the advertiser's OAuth `state`.", example: 'lt_…' }),
-    expires_at: z.string().openapi(isoExample),
+    expires_at: isoMillis(),
   })
   .openapi('StartedAccountLink');
 
@@ -29,21 +29,14 @@ export const completedLinkSchema = z
   .object({
     link_id: z.uuid(),
     advertiser_user_id: z.string(),
-    linked_at: z.string().openapi(isoExample),
+    linked_at: isoMillis(),
     already_linked: z.boolean().openapi({ description: 'True for a retry, or when the two accounts were already linked to each other.' }),
   })
   .openapi('CompletedAccountLink');
 
 export const accountLinkSchema = z
-  .object({ link_id: z.uuid(), advertiser_id: z.uuid(), advertiser_user_id: z.string(), linked_at: z.string().openapi(isoExample) })
+  .object({ link_id: z.uuid(), advertiser_id: z.uuid(), advertiser_user_id: z.string(), linked_at: isoMillis() })
   .openapi('AccountLink');
-
-export const platformUserParams = z.object({
-  platformUserId: storableString()
-    .min(1)
-    .max(255)
-    .openapi({ param: { name: 'platformUserId', in: 'path' }, example: 'user-123' }),
-});
 
 export const startLinkResponseSchema = successEnvelope(startedLinkSchema);
 export const completeLinkResponseSchema = successEnvelope(completedLinkSchema);

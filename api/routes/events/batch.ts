@@ -46,8 +46,7 @@ export function registerSendEventBatch(app: OpenAPIHono<AppEnv>) {
       const outcome = ingested[position]!;
       results[item.index] = { event_id: outcome.eventId, status: outcome.status };
     });
-    const metrics = deps.metrics;
-    if (metrics) for (const item of results) metrics.countEvents(item.status);
+    for (const item of results) deps.metrics.countEvents(item.status);
     return c.json({ success: true as const, data: { results } }, 200);
   });
 }

@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { parseUtcTimestamp, UTC_TIMESTAMP_PATTERN } from '../../../shared/domain/timestamp.js';
 import { storableObject, storableString } from '../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../http/envelope.js';
+import { isoMillis } from '../../http/common-schemas.js';
 
 const TIMESTAMP_RULE = 'must be an ISO 8601 UTC date-time (ending Z or +00:00) with at most 6 fractional digits';
 
@@ -28,7 +29,7 @@ export const recordedEventSchema = z
     event_id: z.uuid(),
     user_id: z.string(),
     event_type: z.string(),
-    received_at: z.string().openapi({ example: '2026-01-02T03:04:05.678Z' }),
+    received_at: isoMillis(),
     status: z.enum(['received', 'duplicate']),
   })
   .openapi('RecordedEvent');

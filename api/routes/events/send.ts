@@ -28,7 +28,7 @@ export function registerSendEvent(app: OpenAPIHono<AppEnv>) {
     const body = c.req.valid('json');
     const { deps, caller } = c.var;
     const [result] = await ingestEvents(deps, caller.providerId, [toEventInput(body)]);
-    deps.metrics?.countEvents(result!.status);
+    deps.metrics.countEvents(result!.status);
     return c.json(
       {
         success: true as const,

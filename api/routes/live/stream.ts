@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import { AppError } from '../../../shared/errors.js';
-import { findLiveUser } from '../../../shared/services/live/progress.js';
+import { findUserId } from '../../../shared/services/users/find.js';
 import type { AppEnv } from '../../app-env.js';
 import { errorResponses } from '../../http/envelope.js';
 import { runLiveSession } from '../../live/session.js';
@@ -34,7 +34,7 @@ export function registerLiveStream(app: OpenAPIHono<AppEnv>) {
     if (deps.liveHub.closed || deps.isShuttingDown()) throw new AppError('unavailable', 'Shutting down');
 
     // Resolved before the stream opens so a database failure is an ordinary 500, not a broken stream.
-    const userId = await findLiveUser(deps.sql, scope);
+    const userId = await findUserId(deps.sql, scope.platformId, scope.platformUserId);
     c.header('X-Accel-Buffering', 'no');
     return streamSSE(c, (stream) =>
       runLiveSession(stream, { hub: deps.liveHub, sql: deps.sql, logger: deps.logger, scope, userId, since }),

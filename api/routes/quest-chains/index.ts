@@ -4,7 +4,8 @@ import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { errorResponses } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { activeChainsResponseSchema, platformUserIdParams } from './schema.js';
+import { platformUserIdParams } from '../../http/common-schemas.js';
+import { activeChainsResponseSchema } from './schema.js';
 
 const route = createRoute({
   method: 'get',

@@ -1,12 +1,12 @@
 import { z } from '@hono/zod-openapi';
 import { storableString } from '../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../http/envelope.js';
+import { isoMillis } from '../../http/common-schemas.js';
 
 // Field shapes shared by the read (with the user's fields) and the admin
 // answers (without them). Built as separate objects from plain shapes so
 // each OpenAPI component stays its own.
 
-const isoMillis = (example = '2026-01-02T03:04:05.678Z') => z.string().openapi({ example, description: 'ISO 8601 UTC with milliseconds.' });
 
 export const questChainShape = {
   id: z.uuid(),
@@ -103,9 +103,3 @@ export const activeChainsSchema = z
 
 export const activeChainsResponseSchema = successEnvelope(activeChainsSchema);
 
-export const platformUserIdParams = z.object({
-  platformUserId: storableString()
-    .min(1)
-    .max(255)
-    .openapi({ param: { name: 'platformUserId', in: 'path' }, example: 'user-123' }),
-});

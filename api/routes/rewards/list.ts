@@ -4,7 +4,8 @@ import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { errorResponses } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { claimableChainView, claimableTaskView, claimView, platformUserParams, rewardsResponseSchema } from './schema.js';
+import { claimableChainView, claimableTaskView, claimView, rewardsResponseSchema } from './schema.js';
+import { platformUserIdParams } from '../../http/common-schemas.js';
 
 const route = createRoute({
   method: 'get',
@@ -15,7 +16,7 @@ const route = createRoute({
     'Platform credentials (`rewards:read`). Covers chains of every status (earned is earned). `claimable` holds task rewards (kind `task`, oldest completion first) then chain rewards (kind `chain`); `claimed` is oldest first. An unknown user has empty lists.',
   security: apiKeySecurity,
   middleware: [requireOperation('readRewards')] as const,
-  request: { params: platformUserParams },
+  request: { params: platformUserIdParams },
   responses: {
     200: { description: 'The rewards.', content: { 'application/json': { schema: rewardsResponseSchema } } },
     ...errorResponses(400, 401, 403, 500),

@@ -5,8 +5,8 @@ import type { ClaimableChainReward, ClaimableTaskReward } from '../../../shared/
 import { storableString } from '../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../http/envelope.js';
 import { claimableTaskSchema as activeClaimableTaskSchema } from '../quest-chains/schema.js';
+import { isoMillis } from '../../http/common-schemas.js';
 
-const isoExample = { example: '2026-01-02T03:04:05.678Z' };
 
 export const claimRewardSchema = z
   .object({
@@ -38,7 +38,7 @@ export const claimSchema = z
     task_id: z.uuid().nullable().openapi({ description: 'Null for a chain reward.' }),
     quest_chain_id: z.uuid(),
     reward: rewardSchema,
-    claimed_at: z.string().openapi(isoExample),
+    claimed_at: isoMillis(),
   })
   .openapi('RewardClaim');
 
@@ -61,13 +61,6 @@ export const rewardsOverviewSchema = z
     claimed: z.array(claimSchema),
   })
   .openapi('Rewards');
-
-export const platformUserParams = z.object({
-  platformUserId: storableString()
-    .min(1)
-    .max(255)
-    .openapi({ param: { name: 'platformUserId', in: 'path' }, example: 'user-123' }),
-});
 
 export const claimResponseSchema = successEnvelope(claimResultSchema);
 export const rewardsResponseSchema = successEnvelope(rewardsOverviewSchema);

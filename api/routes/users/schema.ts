@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { storableObject, storableString } from '../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../http/envelope.js';
+import { isoMillis } from '../../http/common-schemas.js';
 
 export const registerUserSchema = z
   .object({
@@ -21,7 +22,7 @@ export const registeredUserSchema = z
   .object({
     user_id: z.uuid(),
     platform_user_id: z.string(),
-    created_at: z.string().openapi({ example: '2026-01-02T03:04:05.678Z' }),
+    created_at: isoMillis(),
     already_exists: z.boolean(),
   })
   .openapi('RegisteredUser');

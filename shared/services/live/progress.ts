@@ -2,14 +2,6 @@ import type { Sql } from '../../db/client.js';
 import { pgTimestampToMicros } from '../../db/timestamps.js';
 import { formatIsoMicros, formatIsoMillis } from '../../domain/timestamp.js';
 import type { ProgressMessage } from '../../live/channel.js';
-import type { LiveTokenScope } from '../../live/token.js';
-
-/** The service user a live token points at, or null while the platform has not registered them. */
-export async function findLiveUser(sql: Sql, scope: LiveTokenScope): Promise<string | null> {
-  const [row] = await sql<{ id: string }[]>`
-    select id from users where platform_id = ${scope.platformId} and platform_user_id = ${scope.platformUserId}`;
-  return row?.id ?? null;
-}
 
 /**
  * The catch-up message for a stream that opens late: the user's latest

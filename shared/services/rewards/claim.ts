@@ -1,7 +1,8 @@
 import type { Sql } from '../../db/client.js';
+import { findUserId } from '../users/find.js';
 import { pgTimestampToMicros } from '../../db/timestamps.js';
 import { badRequest, conflict } from '../../errors.js';
-import { chainCompletedBy, findPlatformUser, type RewardKind, type RewardView } from './reward.js';
+import { chainCompletedBy, type RewardKind, type RewardView } from './reward.js';
 
 export type ClaimInput = { platform_user_id: string } & ({ task_id: string; quest_chain_id?: undefined } | { quest_chain_id: string; task_id?: undefined });
 
@@ -41,7 +42,7 @@ export async function claimReward(
   platformId: string,
   input: ClaimInput,
 ): Promise<ClaimedReward & { alreadyClaimed: boolean }> {
-  const userId = await findPlatformUser(deps.sql, platformId, input.platform_user_id);
+  const userId = await findUserId(deps.sql, platformId, input.platform_user_id);
   if (!userId) throw badRequest('platform_user_id: no registered user with this id');
   const target =
     input.task_id !== undefined

@@ -1,7 +1,8 @@
 import type { Sql } from '../../db/client.js';
+import { findUserId } from '../users/find.js';
 import { pgTimestampToMicros } from '../../db/timestamps.js';
 import { toClaimed, type ClaimedReward, type ClaimRow } from './claim.js';
-import { chainCompletedBy, findPlatformUser, type RewardView } from './reward.js';
+import { chainCompletedBy, type RewardView } from './reward.js';
 
 export interface ClaimableTaskReward {
   taskId: string;
@@ -31,7 +32,7 @@ const EMPTY: RewardsOverview = { claimableTasks: [], claimableChains: [], claime
  */
 export async function listRewards(deps: { sql: Sql }, platformId: string, platformUserId: string): Promise<RewardsOverview> {
   const { sql } = deps;
-  const userId = await findPlatformUser(sql, platformId, platformUserId);
+  const userId = await findUserId(sql, platformId, platformUserId);
   if (!userId) return EMPTY;
 
   const [tasks, chains, claims] = await Promise.all([

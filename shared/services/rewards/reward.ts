@@ -33,10 +33,3 @@ export function chainCompletedBy(sql: Sql, userId: string) {
     )
   )`;
 }
-
-/** The calling platform's user with this platform user id, or null (another platform's user is unknown here). */
-export async function findPlatformUser(sql: Sql, platformId: string, platformUserId: string): Promise<string | null> {
-  const [row] = await sql<{ id: string }[]>`
-    select id from users where platform_id = ${platformId} and platform_user_id = ${platformUserId}`;
-  return row?.id ?? null;
-}
