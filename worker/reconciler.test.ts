@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedis } from '../shared/queue/connection.js';
-import { jobId } from '../shared/queue/contract.js';
 import { createMatchingProducer, type MatchingProducer } from '../shared/queue/producer.js';
 import { createTestDatabase, uniqueSuffix, type TestDatabase } from '../shared/testing/database.js';
 import { createTestProvider } from '../shared/testing/fixtures.js';
@@ -26,26 +25,36 @@ describe('reconcileOnce', () => {
     const platform = await createTestProvider(database.db, 'platform');
     // Stale unprocessed events (enqueue lost) and users flagged for evaluation, more than one page of each.
     await database.sql`
-      insert into events (provider_id, user_id, event_type, occurred_at, received_at)
-      select ${platform.id}, 'u' || n, 'kyc', '2026-01-01T00:00:00Z'::timestamptz + n * interval '1 second', now() - interval '1 hour'
-      from generate_series(1, 700) as n`;
+      with inserted as (
+        insert into events (provider_id, user_id, event_type, occurred_at, received_at)
+        select ${platform.id}, 'u' || n, 'kyc', '2026-01-01T00:00:00Z'::timestamptz + n * interval '1 second', now() - interval '1 hour'
+        from generate_series(1, 700) as n
+        returning id, provider_id, received_at)
+      insert into pending_events (event_id, provider_id, received_at) select id, provider_id, received_at from inserted`;
     await database.sql`
       insert into users (platform_id, platform_user_id, needs_evaluation)
       select ${platform.id}, 'flagged-' || n, true from generate_series(1, 1200) as n`;
-    // Fresh and processed events are left to the normal path.
+    // A fresh pending event and a matched one (no pending row) are left to the normal path.
     await database.sql`
-      insert into events (provider_id, user_id, event_type, occurred_at, processed_at)
-      values (${platform.id}, 'fresh', 'kyc', now(), null), (${platform.id}, 'done', 'kyc', now(), now())`;
+      with inserted as (
+        insert into events (provider_id, user_id, event_type, occurred_at)
+        values (${platform.id}, 'fresh', 'kyc', now()), (${platform.id}, 'done', 'kyc', now())
+        returning id, provider_id, user_id, received_at)
+      insert into pending_events (event_id, provider_id, received_at)
+      select id, provider_id, received_at from inserted where user_id = 'fresh'`;
 
-    expect(await reconcileOnce({ db: database.db, producer }, 10_000)).toBe(1900);
+    expect(await reconcileOnce({ db: database.db, producer }, 10_000)).toEqual({ events: 700, users: 1200 });
 
-    const counts = await producer.queue.getJobCounts('waiting');
-    expect(counts.waiting).toBe(1900);
+    // 700 events travel as two jobs (500 + 200 ids), the users one job each.
+    expect((await producer.queue.getJobCounts('waiting')).waiting).toBe(1202);
+    const jobs = await producer.queue.getJobs(['waiting'], 0, 2000);
+    const queuedEventIds = jobs.filter((job) => job.name === 'match-events').flatMap((job) => job.data.eventIds as string[]);
     const [event] = await database.sql<{ id: string }[]>`select id from events where user_id = 'u700'`;
-    expect(await producer.queue.getJobState(jobId['process-event']({ eventId: event!.id }))).toBe('waiting');
+    expect(queuedEventIds).toHaveLength(700);
+    expect(queuedEventIds).toContain(event!.id);
 
     // A second pass finds the same work already queued: nothing is added twice.
     await reconcileOnce({ db: database.db, producer }, 10_000);
-    expect((await producer.queue.getJobCounts('waiting')).waiting).toBe(1900);
+    expect((await producer.queue.getJobCounts('waiting')).waiting).toBe(1202);
   });
 });

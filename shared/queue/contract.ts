@@ -8,19 +8,38 @@ import { z } from 'zod';
  */
 export const MATCHING_QUEUE = 'matching';
 
+/** Most event ids one job carries: an ingest call's worth, so a job's queue cost is paid per call, not per event. */
+export const MAX_EVENTS_PER_JOB = 500;
+
 export const jobPayloads = {
-  'process-event': z.object({ eventId: z.uuid() }),
+  /** Match these stored events (ids of `pending_events`; ids already matched are skipped). */
+  'match-events': z.object({ eventIds: z.array(z.uuid()).min(1).max(MAX_EVENTS_PER_JOB) }),
+  /** Re-match every stored event of a user (registration, new link, new chain). */
   'evaluate-user': z.object({ userId: z.uuid() }),
+  /** One event: what versions before batched matching enqueued; still consumed so an upgrade strands nothing. */
+  'process-event': z.object({ eventId: z.uuid() }),
 } as const;
 
 export type JobName = keyof typeof jobPayloads;
 export type JobPayload<N extends JobName> = z.infer<(typeof jobPayloads)[N]>;
 
-/** Job ids double as dedup keys: BullMQ ignores an add whose id is still in the queue (and forbids ":" in them). */
+/**
+ * Job ids double as dedup keys: BullMQ ignores an add whose id is still in the
+ * queue (and forbids ":" in them). Event batches get generated ids: a repeated
+ * id is harmless there, since the matcher skips events no longer pending.
+ */
 export const jobId = {
-  'process-event': (payload: JobPayload<'process-event'>) => `event-${payload.eventId}`,
+  'match-events': () => undefined,
   'evaluate-user': (payload: JobPayload<'evaluate-user'>) => `user-${payload.userId}`,
-} satisfies { [N in JobName]: (payload: JobPayload<N>) => string };
+  'process-event': (payload: JobPayload<'process-event'>) => `event-${payload.eventId}`,
+} satisfies { [N in JobName]: (payload: JobPayload<N>) => string | undefined };
+
+/** Splits event ids into job payloads of at most MAX_EVENTS_PER_JOB ids. */
+export function eventBatches(eventIds: readonly string[]): JobPayload<'match-events'>[] {
+  const batches: JobPayload<'match-events'>[] = [];
+  for (let i = 0; i < eventIds.length; i += MAX_EVENTS_PER_JOB) batches.push({ eventIds: eventIds.slice(i, i + MAX_EVENTS_PER_JOB) });
+  return batches;
+}
 
 export const defaultJobOptions: JobsOptions = {
   attempts: 8,

@@ -1,12 +1,20 @@
+import { createHash } from 'node:crypto';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { defaultJobOptions, jobId, jobPayloads, MATCHING_QUEUE, type JobName, type JobPayload } from './contract.js';
+import { defaultJobOptions, eventBatches, jobId, jobPayloads, MATCHING_QUEUE, type JobName, type JobPayload } from './contract.js';
 
 export interface MatchingProducer {
   /** Best effort: resolves false instead of throwing when Redis is unavailable; the reconciler covers the gap. */
   enqueue<N extends JobName>(name: N, payloads: JobPayload<N>[]): Promise<boolean>;
-  /** Puts a failed job back in line, or adds it when it is gone; used by the reconciler. */
-  requeue<N extends JobName>(name: N, payload: JobPayload<N>): Promise<void>;
+  /** Best effort, like enqueue: the ids travel together, one job per MAX_EVENTS_PER_JOB. */
+  enqueueEvents(eventIds: readonly string[]): Promise<boolean>;
+  /** Puts a user's failed evaluation back in line, or adds it when it is gone; used by the reconciler. */
+  requeueUserEvaluation(userId: string): Promise<void>;
+  /**
+   * The reconciler's add for a page of pending events (at most MAX_EVENTS_PER_JOB): the job id is
+   * derived from the ids, so the same page found again while its job still waits is not added twice.
+   */
+  requeueEvents(eventIds: readonly string[]): Promise<void>;
   queue: Queue;
   close(): Promise<void>;
 }
@@ -28,7 +36,7 @@ export function createMatchingProducer(connection: Redis, prefix: string): Match
     const jobs = payloads.map((payload) => ({
       name,
       data: jobPayloads[name].parse(payload),
-      opts: { jobId: jobId[name](payload as never) },
+      opts: { jobId: jobId[name](payload as never) as string | undefined },
     }));
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -46,8 +54,8 @@ export function createMatchingProducer(connection: Redis, prefix: string): Match
     }
   }
 
-  async function requeue<N extends JobName>(name: N, payload: JobPayload<N>): Promise<void> {
-    const id = jobId[name](payload as never);
+  // A failed job is retried rather than re-added (its id is taken for an hour); a waiting or active one is left alone.
+  async function requeue<N extends JobName>(name: N, payload: JobPayload<N>, id: string): Promise<void> {
     const state = await queue.getJobState(id);
     if (state === 'failed') {
       const job = await queue.getJob(id);
@@ -57,5 +65,11 @@ export function createMatchingProducer(connection: Redis, prefix: string): Match
     }
   }
 
-  return { enqueue, requeue, queue, close: () => queue.close() };
+  const requeueUserEvaluation = (userId: string) => requeue('evaluate-user', { userId }, jobId['evaluate-user']({ userId }));
+  const requeueEvents = (eventIds: readonly string[]) =>
+    requeue('match-events', { eventIds: [...eventIds] }, `pending-${createHash('sha1').update(eventIds.join(',')).digest('hex')}`);
+
+  const enqueueEvents = (eventIds: readonly string[]) => enqueue('match-events', eventBatches(eventIds));
+
+  return { enqueue, enqueueEvents, requeueUserEvaluation, requeueEvents, queue, close: () => queue.close() };
 }

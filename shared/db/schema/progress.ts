@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, pgTable, primaryKey, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, pgTable, primaryKey, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { events } from './events.js';
 import { questChains, questTasks } from './quest-chains.js';
 import { users } from './users.js';
@@ -26,7 +26,13 @@ export const taskCompletions = pgTable(
   (table) => [primaryKey({ columns: [table.userId, table.taskId] }), index('task_completions_chain_idx').on(table.chainId)],
 );
 
-/** Per user and chain summary, rewritten by the matcher whenever the completions change. */
+/**
+ * Per user and chain: the summary of the completions, rewritten whenever they
+ * change, and the matcher's walk state (the high-water mark): the position
+ * (timestamp in epoch microseconds, event id) of the last relevant event walked
+ * by §5. An event after the mark is applied incrementally; one before it makes
+ * the matcher recompute. A null mark (rows from before marks existed) always recomputes.
+ */
 export const chainProgress = pgTable(
   'chain_progress',
   {
@@ -39,7 +45,10 @@ export const chainProgress = pgTable(
     completedTasks: integer('completed_tasks').notNull(),
     totalTasks: integer('total_tasks').notNull(),
     completedAt: timestamp('completed_at', { withTimezone: true, precision: 6, mode: 'string' }),
-    updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull().default(sql`now()`),
+    /** The user's progress stamp when these completions last changed; null while none ever did. */
+    updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).default(sql`now()`),
+    markUs: bigint('mark_us', { mode: 'bigint' }),
+    markEventId: uuid('mark_event_id'),
   },
   (table) => [primaryKey({ columns: [table.userId, table.chainId] })],
 );

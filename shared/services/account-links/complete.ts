@@ -91,7 +91,7 @@ export async function completeAccountLink(
   });
 
   if (outcome.created) {
-    await deps.producer.enqueue('process-event', [{ eventId: outcome.created.eventId }]);
+    await deps.producer.enqueueEvents([outcome.created.eventId]);
     await deps.producer.enqueue('evaluate-user', [{ userId: outcome.created.userId }]);
   }
   return outcome.link;
@@ -137,10 +137,15 @@ async function markUsed(tx: TransactionSql, tokenHash: string, advertiserUserId:
 /** The advertiser's `link_account` event at the link time; an identical stored event is reused (dedup key). */
 async function recordLinkEvent(tx: TransactionSql, advertiserId: string, advertiserUserId: string, linkedAt: string): Promise<string> {
   const [inserted] = await tx<{ id: string }[]>`
-    insert into events (provider_id, user_id, event_type, occurred_at)
-    values (${advertiserId}, ${advertiserUserId}, ${LINK_EVENT_TYPE}, ${linkedAt}::timestamptz)
-    on conflict (provider_id, user_id, event_type, occurred_at) do nothing
-    returning id`;
+    with inserted as (
+      insert into events (provider_id, user_id, event_type, occurred_at)
+      values (${advertiserId}, ${advertiserUserId}, ${LINK_EVENT_TYPE}, ${linkedAt}::timestamptz)
+      on conflict (provider_id, user_id, event_type, occurred_at) do nothing
+      returning id, provider_id, received_at
+    ), marked as (
+      insert into pending_events (event_id, provider_id, received_at) select id, provider_id, received_at from inserted
+    )
+    select id from inserted`;
   if (inserted) return inserted.id;
   const [existing] = await tx<{ id: string }[]>`
     select id from events

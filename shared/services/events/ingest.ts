@@ -68,14 +68,21 @@ export async function ingestEvents(
     // rows (a deadlock, answered 500). Results are mapped back by key below.
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 
+  // The event and its pending marker in one statement: the matcher deletes the marker when it has matched the event.
   const inserted = await deps.sql<StoredRow[]>`
-    insert into events (provider_id, user_id, event_type, occurred_at, amount, currency, reference, metadata)
-    select ${providerId}, r.user_id, r.event_type, r.occurred_at::timestamptz, r.amount, r.currency, r.reference, r.metadata
-    from jsonb_to_recordset(${JSON.stringify(rows.map(({ key: _key, ...row }) => row))}::jsonb)
-      as r(user_id text, event_type text, occurred_at text, amount float8, currency text, reference text, metadata jsonb)
-    on conflict (provider_id, user_id, event_type, occurred_at) do nothing
-    returning id, user_id, event_type, (extract(epoch from occurred_at) * 1000000)::bigint::text as occurred_us,
-              received_at, false as processed`;
+    with inserted as (
+      insert into events (provider_id, user_id, event_type, occurred_at, amount, currency, reference, metadata)
+      select ${providerId}, r.user_id, r.event_type, r.occurred_at::timestamptz, r.amount, r.currency, r.reference, r.metadata
+      from jsonb_to_recordset(${JSON.stringify(rows.map(({ key: _key, ...row }) => row))}::jsonb)
+        as r(user_id text, event_type text, occurred_at text, amount float8, currency text, reference text, metadata jsonb)
+      on conflict (provider_id, user_id, event_type, occurred_at) do nothing
+      returning id, provider_id, user_id, event_type, occurred_at, received_at
+    ), marked as (
+      insert into pending_events (event_id, provider_id, received_at) select id, provider_id, received_at from inserted
+    )
+    select id, user_id, event_type, (extract(epoch from occurred_at) * 1000000)::bigint::text as occurred_us,
+           received_at, false as processed
+    from inserted`;
 
   const found = new Map<string, StoredRow & { fresh: boolean }>();
   for (const row of inserted) found.set(dedupKey(row.user_id, row.event_type, row.occurred_us), { ...row, fresh: true });
@@ -85,7 +92,7 @@ export async function ingestEvents(
     // Lost the insert race or sent before: read what is stored (a fresh statement sees the winner's commit).
     const existing = await deps.sql<StoredRow[]>`
       select e.id, e.user_id, e.event_type, (extract(epoch from e.occurred_at) * 1000000)::bigint::text as occurred_us, e.received_at,
-             e.processed_at is not null as processed
+             not exists (select 1 from pending_events p where p.event_id = e.id) as processed
       from events e
       join jsonb_to_recordset(${JSON.stringify(missing.map(({ user_id, event_type, occurred_at }) => ({ user_id, event_type, occurred_at })))}::jsonb)
         as r(user_id text, event_type text, occurred_at text)
@@ -94,8 +101,7 @@ export async function ingestEvents(
     for (const row of existing) found.set(dedupKey(row.user_id, row.event_type, row.occurred_us), { ...row, fresh: false });
   }
 
-  const toEnqueue = [...found.values()].filter((row) => !row.processed).map((row) => ({ eventId: row.id }));
-  await deps.producer.enqueue('process-event', toEnqueue);
+  await deps.producer.enqueueEvents([...found.values()].filter((row) => !row.processed).map((row) => row.id));
 
   const reported = new Set<string>();
   return inputs.map((input) => {
