@@ -18,7 +18,10 @@ const configSchema = z.object({
   LIVE_TOKEN_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   QUEUE_PREFIX: z.string().min(1).default('qcr'),
-  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  // Jobs a worker holds at once: their events are matched together in batches, so this is the batcher's intake.
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(64),
+  // Most events one matching transaction covers.
+  MATCH_BATCH_SIZE: z.coerce.number().int().min(1).max(5000).default(500),
   // How long a job stays locked to a worker that stopped answering (crash, SIGKILL) before another takes it over.
   JOB_LOCK_MS: z.coerce.number().int().min(1000).default(30000),
   RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).default(5000),

@@ -47,14 +47,14 @@ describe('worker health server', () => {
     for (const name of ['qcr_worker_jobs_processed_total', 'qcr_worker_jobs_failed_total', 'qcr_event_progress_lag_seconds']) {
       expect(before).toContain(`# TYPE ${name} `);
     }
-    metrics.jobProcessed('process-event');
+    metrics.jobProcessed('match-events');
     metrics.jobFailed('evaluate-user');
     const receivedUs = BigInt(Date.now() - 1500) * 1000n;
     metrics.eventProcessed(receivedUs);
     const response = await fetch(`${base}/metrics`);
     expect(response.headers.get('content-type')).toContain('text/plain');
     const after = await response.text();
-    expect(sample(after, 'qcr_worker_jobs_processed_total{job="process-event"}')).toBe(1);
+    expect(sample(after, 'qcr_worker_jobs_processed_total{job="match-events"}')).toBe(1);
     expect(sample(after, 'qcr_worker_jobs_failed_total{job="evaluate-user"}')).toBe(1);
     expect(sample(after, 'qcr_event_progress_lag_seconds_count')).toBe(1);
     // 1.5 s lag: outside the 1 s bucket, inside the 2 s one.
@@ -89,12 +89,12 @@ describe('the worker process', () => {
     const text = await eventually(
       async () => {
         const body = await (await fetch(metricsUrl)).text();
-        return sample(body, 'qcr_worker_jobs_processed_total{job="process-event"}') >= 1 ? body : undefined;
+        return sample(body, 'qcr_worker_jobs_processed_total{job="match-events"}') >= 1 ? body : undefined;
       },
       { what: 'the worker to count the processed event' },
     );
     expect(sample(text, 'qcr_event_progress_lag_seconds_count')).toBeGreaterThanOrEqual(1);
-    expect(sample(text, 'qcr_worker_jobs_failed_total{job="process-event"}')).toBe(0);
+    expect(sample(text, 'qcr_worker_jobs_failed_total{job="match-events"}')).toBe(0);
     // Default process metrics are on in the real process.
     expect(text).toContain('process_cpu_seconds_total');
   });

@@ -20,7 +20,8 @@ const logger = createLogger({ level: config.LOG_LEVEL, name: 'worker', destinati
 
 if (config.MIGRATE_ON_START) await migrateWithLock(config.DATABASE_URL);
 
-const database = createDatabase({ url: config.DATABASE_URL, poolSize: config.WORKER_CONCURRENCY + 2, applicationName: 'qcr-worker' });
+// One batch runs at a time (worker/matching/batcher.ts); the others are the reconciler's and /readyz's.
+const database = createDatabase({ url: config.DATABASE_URL, poolSize: 4, applicationName: 'qcr-worker' });
 const workerRedis = createRedis(config.REDIS_URL, 'worker');
 const producerRedis = createRedis(config.REDIS_URL, 'producer');
 const producer = createMatchingProducer(producerRedis, config.QUEUE_PREFIX);
@@ -33,7 +34,8 @@ const worker = new Worker(
     db: database.db,
     logger,
     publish: createLivePublisher(producerRedis, config.QUEUE_PREFIX, logger),
-    onEventProcessed: metrics.eventProcessed,
+    maxBatchSize: config.MATCH_BATCH_SIZE,
+    onEventProcessed: (receivedUs) => metrics.eventProcessed(receivedUs),
   }),
   {
     connection: workerRedis,

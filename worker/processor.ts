@@ -3,41 +3,69 @@ import type { Database } from '../shared/db/client.js';
 import type { Logger } from '../shared/observability/logger.js';
 import { jobPayloads, type JobName } from '../shared/queue/contract.js';
 import type { LivePublisher } from './live-publisher.js';
-import { evaluateUser } from './matching/evaluate-user.js';
-import { processEvent } from './matching/process-event.js';
+import { createBatcher, type MatchWork } from './matching/batcher.js';
+import { matchBatch, type BatchOutcome } from './matching/match-batch.js';
 
 export interface ProcessorDeps {
   db: Database;
   logger: Logger;
   publish: LivePublisher;
-  /** Optional metrics hooks. */
-  onEventProcessed?: (receivedUs: bigint) => void;
+  maxBatchSize: number;
+  onEventProcessed: (receivedUs: bigint) => void;
 }
 
 const isJobName = (name: string): name is JobName => Object.hasOwn(jobPayloads, name);
 
-/** Routes a job to its use-case. Payloads are re-validated: one that can never be valid fails for good. */
+/** What one job asks for, in the batcher's terms. */
+function workOf(name: JobName, data: unknown): MatchWork {
+  switch (name) {
+    case 'match-events':
+      return { eventIds: jobPayloads[name].parse(data).eventIds, userIds: [] };
+    case 'process-event':
+      return { eventIds: [jobPayloads[name].parse(data).eventId], userIds: [] };
+    case 'evaluate-user':
+      return { eventIds: [], userIds: [jobPayloads[name].parse(data).userId] };
+  }
+}
+
+/** A batch's outcome, with the matched ids not yet reported by one of its jobs (each is reported by the first job carrying it). */
+type SharedOutcome = BatchOutcome & { unreported: Set<string> };
+
+/**
+ * Routes each job's work into the batcher. A batch commits, then publishes
+ * live updates (with the stamps the database stored) and records metrics
+ * once; every job of it then logs its own share. Payloads are re-validated:
+ * one that can never be valid fails for good.
+ */
 export function createProcessor(deps: ProcessorDeps) {
+  const batcher = createBatcher<SharedOutcome>(async (work) => {
+    const started = performance.now();
+    const outcome = await matchBatch(deps.db, work);
+    await deps.publish(outcome.changes);
+    for (const event of outcome.matched) deps.onEventProcessed(event.receivedUs);
+    deps.logger.debug(
+      { events: work.eventIds.length, matched: outcome.matched.length, users: work.userIds.length, recomputed: outcome.recomputed, changedUsers: outcome.changes.length, ms: Math.round(performance.now() - started) },
+      'batch committed',
+    );
+    return { ...outcome, unreported: new Set(outcome.matched.map((e) => e.id)) };
+  }, { maxBatchSize: deps.maxBatchSize });
+
   return async function process(job: Job): Promise<string> {
     if (!isJobName(job.name)) throw new UnrecoverableError(`unknown job ${job.name}`);
-    const parsed = jobPayloads[job.name].safeParse(job.data);
-    if (!parsed.success) throw new UnrecoverableError(`invalid payload for ${job.name}`);
-    const log = deps.logger.child({ jobId: job.id, job: job.name, attempt: job.attemptsMade + 1, ...parsed.data });
-
-    if (job.name === 'process-event') {
-      const { eventId } = parsed.data as { eventId: string };
-      const outcome = await processEvent(deps.db, eventId);
-      if (outcome.kind === 'processed') {
-        await deps.publish(outcome.changes);
-        deps.onEventProcessed?.(outcome.receivedUs);
-      }
-      log.info({ outcome: outcome.kind, changedUsers: outcome.kind === 'processed' ? outcome.changes.length : 0 }, 'event job done');
-      return outcome.kind;
+    if (!jobPayloads[job.name].safeParse(job.data).success) throw new UnrecoverableError(`invalid payload for ${job.name}`);
+    const work = workOf(job.name, job.data);
+    const outcome = await batcher.submit(work);
+    const log = deps.logger.child({ jobId: job.id, job: job.name, attempt: job.attemptsMade + 1 });
+    if (work.userIds.length > 0) {
+      const changed = outcome.changes.some((c) => work.userIds.includes(c.userId));
+      log.info({ userId: work.userIds[0], evaluated: outcome.evaluated.includes(work.userIds[0]!), changed }, 'user evaluation done');
+      return changed ? 'changed' : 'unchanged';
     }
-    const { userId } = parsed.data as { userId: string };
-    const change = await evaluateUser(deps.db, userId);
-    if (change) await deps.publish([change]);
-    log.info({ changedChains: change?.chainIds.length ?? 0 }, 'user evaluation done');
-    return change ? 'changed' : 'unchanged';
+    const matched: string[] = [];
+    const skipped: string[] = [];
+    // Skipped: matched before (a redelivery, a reconciler repeat) or by another worker's batch right now.
+    for (const id of work.eventIds) (outcome.unreported.delete(id) ? matched : skipped).push(id);
+    log.info({ matched, skipped }, 'event job done');
+    return matched.length > 0 ? 'matched' : 'skipped';
   };
 }

@@ -72,13 +72,19 @@ async function sendBatch(api: ServiceProcess, provider: TestProvider, events: ob
 const BASE_MS = Date.now() - 3_600_000;
 const stamp = (n: number) => new Date(BASE_MS + n * 1000).toISOString();
 
-/** The worker's one line per event job, as eventId -> outcomes, across every given process. */
+/**
+ * The worker's one line per event job, as eventId -> outcomes ('processed' for
+ * an event the job's batch matched, 'already-processed' for one found matched
+ * before), across every given process.
+ */
 function jobOutcomes(...processes: ServiceProcess[]): Map<string, string[]> {
   const outcomes = new Map<string, string[]>();
+  const add = (id: string, outcome: string) => outcomes.set(id, [...(outcomes.get(id) ?? []), outcome]);
   for (const line of processes.flatMap((process) => process.output)) {
     if (!line.includes('"event job done"')) continue;
-    const record = JSON.parse(line) as { eventId: string; outcome: string };
-    outcomes.set(record.eventId, [...(outcomes.get(record.eventId) ?? []), record.outcome]);
+    const record = JSON.parse(line) as { matched: string[]; skipped: string[] };
+    for (const id of record.matched) add(id, 'processed');
+    for (const id of record.skipped) add(id, 'already-processed');
   }
   return outcomes;
 }
@@ -87,7 +93,7 @@ const count = (outcomes: string[] | undefined, outcome: string) => (outcomes ?? 
 
 async function pending(db: TestDatabase): Promise<{ events: number; users: number }> {
   const [row] = await db.sql<{ events: number; users: number }[]>`
-    select (select count(*)::int from events where processed_at is null) as events,
+    select (select count(*)::int from pending_events) as events,
            (select count(*)::int from users where needs_evaluation) as users`;
   return row!;
 }
@@ -229,14 +235,14 @@ describe('durability: nothing accepted is lost (API and worker as processes)', (
 
     await eventually(
       async () => {
-        const [row] = await db.sql<{ done: boolean }[]>`select processed_at is not null as done from events where id = ${first.id}`;
+        const [row] = await db.sql<{ done: boolean }[]>`select not exists (select 1 from pending_events where event_id = ${first.id}) as done`;
         return row?.done ? true : undefined;
       },
       { what: 'the retried event to be processed' },
     );
     expect(count(jobOutcomes(worker).get(first.id), 'processed')).toBe(1);
     // The event nobody retried is still waiting for the reconciler: the retry did the repair.
-    const [untouched] = await db.sql<{ done: boolean }[]>`select processed_at is not null as done from events where id = ${neverRetried.id}`;
+    const [untouched] = await db.sql<{ done: boolean }[]>`select not exists (select 1 from pending_events where event_id = ${neverRetried.id}) as done`;
     expect(untouched?.done).toBe(false);
     expect(jobOutcomes(worker).has(neverRetried.id)).toBe(false);
   });

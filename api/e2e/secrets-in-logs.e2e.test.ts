@@ -75,7 +75,7 @@ describe('logs never contain a secret', () => {
     });
     await eventually(
       async () => {
-        const [row] = await database.sql<{ left: number }[]>`select count(*)::int as left from events where processed_at is null`;
+        const [row] = await database.sql<{ left: number }[]>`select count(*)::int as left from pending_events`;
         return row?.left === 0 && worker.output.some((line) => line.includes('"event job done"')) ? true : undefined;
       },
       { what: 'events processed' },

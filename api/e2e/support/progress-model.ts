@@ -156,7 +156,7 @@ export async function sendAll(stack: Stack, headers: Record<string, string>, sen
 /** True once nothing is pending: every event processed and no user waiting for re-evaluation. */
 export async function quiescent(database: TestDatabase): Promise<true | undefined> {
   const [row] = await database.db.execute<{ events: number; users: number }>(sql`
-    select (select count(*)::int from events where processed_at is null) as events,
+    select (select count(*)::int from pending_events) as events,
            (select count(*)::int from users where needs_evaluation) as users`);
   return row && row.events === 0 && row.users === 0 ? true : undefined;
 }

@@ -80,7 +80,8 @@ describe('the link handshake', () => {
     expect(used).toEqual({ used: true, link_id: done.json.data.link_id });
 
     // Both matching jobs were enqueued after commit.
-    expect(await api.deps.producer.queue.getJob(`event-${event!.id}`)).toBeTruthy();
+    const waiting = await api.deps.producer.queue.getJobs(['waiting']);
+    expect(waiting.some((job) => (job.data as { eventIds?: string[] }).eventIds?.includes(event!.id))).toBe(true);
     expect(await api.deps.producer.queue.getJob(`user-${userId}`)).toBeTruthy();
 
     const links = await api.call('GET', '/v1/account-links/hs-1', { headers: platform.headers });

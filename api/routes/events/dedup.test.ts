@@ -111,36 +111,42 @@ describe('dedup', () => {
 });
 
 describe('a duplicate repairs a lost enqueue', () => {
-  const jobOf = (eventId: string) => api.deps.producer.queue.getJob(`event-${eventId}`);
+  // Jobs carry an ingest call's event ids; find the queued jobs carrying one.
+  const jobsOf = async (eventId: string) =>
+    (await api.deps.producer.queue.getJobs(['waiting', 'delayed', 'prioritized'])).filter((job) =>
+      (job.data as { eventIds?: string[] }).eventIds?.includes(eventId),
+    );
+  const loseJobsOf = async (eventId: string) => Promise.all((await jobsOf(eventId)).map((job) => job.remove()));
 
   it('enqueues a new event, and a duplicate of an unprocessed event whose job was lost', async () => {
     const body = { user_id: 'lost-job', event_type: 'deposit', timestamp: '2026-03-01T10:00:00Z' };
     const first = await send(body);
     const eventId = first.json.data.event_id as string;
-    const job = await jobOf(eventId);
-    expect(job?.data).toEqual({ eventId });
+    const [job] = await jobsOf(eventId);
+    expect(job?.data).toEqual({ eventIds: [eventId] });
 
     // Redis lost the job (restart, flush): the client's retry puts it back.
-    await job!.remove();
-    expect(await jobOf(eventId)).toBeUndefined();
+    await loseJobsOf(eventId);
+    expect(await jobsOf(eventId)).toHaveLength(0);
     const retry = await send(body);
     expect(retry.json.data).toMatchObject({ status: 'duplicate', event_id: eventId });
-    expect((await jobOf(eventId))?.data).toEqual({ eventId });
+    expect((await jobsOf(eventId)).map((j) => j.data)).toEqual([{ eventIds: [eventId] }]);
   });
 
   it('does not enqueue a duplicate of an event already processed', async () => {
     const body = { user_id: 'done-job', event_type: 'deposit', timestamp: '2026-03-01T10:00:00Z' };
     const eventId = (await send(body)).json.data.event_id as string;
-    await (await jobOf(eventId))!.remove();
-    await database.sql`update events set processed_at = now() where id = ${eventId}`;
+    await loseJobsOf(eventId);
+    // Matched: the worker deletes the event's pending row.
+    await database.sql`delete from pending_events where event_id = ${eventId}`;
     expect((await send(body)).json.data.status).toBe('duplicate');
-    expect(await jobOf(eventId)).toBeUndefined();
+    expect(await jobsOf(eventId)).toHaveLength(0);
   });
 
-  it('jobs carry the event id only', async () => {
+  it('jobs carry event ids only', async () => {
     const body = { user_id: 'payload', event_type: 'x', timestamp: '2026-03-01T10:00:00Z', metadata: { secret: 'not in the job' } };
     const eventId = (await send(body)).json.data.event_id as string;
-    const job = await jobOf(eventId);
-    expect(job?.data).toEqual({ eventId });
+    const [job] = await jobsOf(eventId);
+    expect(job?.data).toEqual({ eventIds: [eventId] });
   });
 });

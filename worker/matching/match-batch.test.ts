@@ -6,12 +6,19 @@ import type { MatchingProducer } from '../../shared/queue/producer.js';
 import { ingestEvents } from '../../shared/services/events/ingest.js';
 import { createTestDatabase, type TestDatabase } from '../../shared/testing/database.js';
 import { createTestProvider, type TestProvider } from '../../shared/testing/fixtures.js';
-import { evaluateUser } from './evaluate-user.js';
-import { processEvent } from './process-event.js';
+import { matchBatch } from './match-batch.js';
 
-// Matching use-cases called directly (the queue is exercised by the end-to-end tests):
-// enqueueing is recorded, not sent.
-const recordingProducer = { enqueue: async () => true } as unknown as MatchingProducer;
+// The matching use-case called directly (the queue is exercised by the end-to-end tests):
+// enqueueing is dropped, not sent.
+const recordingProducer = { enqueue: async () => true, enqueueEvents: async () => true } as unknown as MatchingProducer;
+const processEvent = async (db: typeof database.db, eventId: string) => {
+  const outcome = await matchBatch(db, { eventIds: [eventId], userIds: [] });
+  return { kind: outcome.matched.length > 0 ? 'processed' : 'already-processed' };
+};
+const evaluateUser = async (db: typeof database.db, userId: string) => {
+  const outcome = await matchBatch(db, { eventIds: [], userIds: [userId] });
+  return outcome.changes.find((change) => change.userId === userId) ?? null;
+};
 
 let database: TestDatabase;
 let platform: TestProvider;
@@ -73,7 +80,7 @@ async function completions(userId: string, chainId: string) {
   return new Map(rows.map((row) => [row.task_id, row.event_id]));
 }
 
-describe('processEvent', () => {
+describe('matchBatch, one event at a time', () => {
   it('completes an ordered chain from events processed in reverse order, and marks each processed once', async () => {
     const { chainId, taskIds } = await createChain(['m-a', 'm-b', 'm-c']);
     const userId = await registerUser('reverse');

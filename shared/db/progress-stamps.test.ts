@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { progressChangedSince } from '../services/live/progress.js';
+import { createTestDatabase, type TestDatabase } from '../testing/database.js';
+import { createTestProvider } from '../testing/fixtures.js';
+import { lockUsers, stampUsers } from './progress-store.js';
+
+// Live clients resume `since` the latest stamp they saw, so stamps must grow in
+// commit order. The trap: a transaction that began earlier but waited for the
+// user's lock commits after a newer stamp; stamped with its own start time it
+// would go backwards, and a client resuming from the newer stamp would miss it.
+
+let database: TestDatabase;
+let userId: string;
+
+beforeAll(async () => {
+  database = await createTestDatabase('progress_stamps');
+  const platform = await createTestProvider(database.db, 'platform');
+  const [user] = await database.sql<{ id: string }[]>`
+    insert into users (platform_id, platform_user_id) values (${platform.id}, 'stamped') returning id`;
+  userId = user!.id;
+});
+afterAll(async () => database.drop());
+
+/** A promise with its resolver outside, to step two transactions in a fixed order. */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { open, opened };
+}
+
+describe('progress stamps', () => {
+  it('grow in commit order when an earlier transaction waited for the user lock', async () => {
+    const bStarted = gate();
+    const aLocked = gate();
+    const stamps: { a?: bigint; b?: bigint } = {};
+
+    // B begins first (its transaction time is now fixed), then waits for the lock A holds.
+    const b = database.db.transaction(async (tx) => {
+      await tx.execute('select 1');
+      bStarted.open();
+      await aLocked.opened;
+      await lockUsers(tx, [userId]);
+      stamps.b = (await stampUsers(tx, [userId])).get(userId);
+    });
+    await bStarted.opened;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const a = database.db.transaction(async (tx) => {
+      await lockUsers(tx, [userId]);
+      aLocked.open();
+      await new Promise((resolve) => setTimeout(resolve, 50)); // B is now blocked on the lock
+      stamps.a = (await stampUsers(tx, [userId])).get(userId);
+    });
+    await Promise.all([a, b]);
+
+    expect(stamps.a).toBeDefined();
+    expect(stamps.b! > stamps.a!, `B committed after A, so its stamp ${stamps.b} must be after ${stamps.a}`).toBe(true);
+    const [row] = await database.sql<{ stored: string }[]>`
+      select (extract(epoch from progress_changed_at) * 1000000)::bigint::text as stored from users where id = ${userId}`;
+    expect(BigInt(row!.stored)).toBe(stamps.b);
+    // A client that saw A's stamp and resumes from it is told about B's change.
+    expect(await progressChangedSince(database.sql, userId, stamps.a!)).not.toBeNull();
+  });
+
+  it('stay strictly increasing when two changes land within one millisecond', async () => {
+    const first = (await database.db.transaction((tx) => stampUsers(tx, [userId]))).get(userId)!;
+    const second = (await database.db.transaction((tx) => stampUsers(tx, [userId]))).get(userId)!;
+    expect(second > first).toBe(true);
+  });
+});

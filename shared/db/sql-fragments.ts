@@ -1,0 +1,21 @@
+import { sql, type SQL } from 'drizzle-orm';
+import { formatIsoMicros } from '../domain/timestamp.js';
+
+/**
+ * Small SQL pieces the data modules share. Arrays travel as ONE parameter
+ * (drizzle would otherwise expand them into one placeholder per element,
+ * giving every batch size its own statement text).
+ */
+
+/** A uuid[] parameter. Ids are uuids (validated or generated), so the array literal needs no quoting. */
+export const idArray = (ids: readonly string[]): SQL => sql`${`{${ids.join(',')}}`}::uuid[]`;
+
+/** A text[] parameter for arbitrary strings, passed as JSON so no quoting rule of array literals applies. */
+export const textArray = (values: readonly string[]): SQL =>
+  sql`array(select jsonb_array_elements_text(${JSON.stringify(values)}::jsonb))`;
+
+/** A timestamptz from epoch microseconds, exact (no float round trip). */
+export const instant = (us: bigint): SQL => sql`${formatIsoMicros(us)}::timestamptz`;
+
+/** A timestamptz column as epoch microseconds in text (bigint would lose nothing, but the driver hands text). */
+export const occurredUsColumn = (column: SQL): SQL => sql`(extract(epoch from ${column}) * 1000000)::bigint::text`;

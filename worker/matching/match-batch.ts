@@ -1,0 +1,101 @@
+import { inArray } from 'drizzle-orm';
+import type { Database } from '../../shared/db/client.js';
+import { claimPendingEvents, deletePending, loadHistory, type StoredEvent } from '../../shared/db/event-store.js';
+import {
+  loadMatchUsers,
+  loadWalks,
+  lockUsers,
+  resolveEventUsers,
+  saveChainProgress,
+  saveCompletions,
+  stampUsers,
+} from '../../shared/db/progress-store.js';
+import { questChains } from '../../shared/db/schema/index.js';
+import { loadChainDefinitions } from '../../shared/services/quest-chains/definitions.js';
+import { advanceWalks, diffWalks, historyNeeds, recomputeWalks, walkKey, type BatchView } from './plan-batch.js';
+
+/** A user whose progress changed, with the chains that changed and the stamp stored for it. */
+export interface ProgressChange {
+  userId: string;
+  chainIds: string[];
+  changedUs: bigint;
+}
+
+export interface BatchOutcome {
+  /** Events this batch matched (their pending rows are gone), with when each was received. */
+  matched: { id: string; receivedUs: bigint }[];
+  /** Users whose re-evaluation ran. */
+  evaluated: string[];
+  changes: ProgressChange[];
+  /** How many (user, chain) walks needed the full recompute (late events, re-evaluations). */
+  recomputed: number;
+}
+
+/**
+ * Matches many events and user re-evaluations in one transaction with a fixed
+ * number of set-based statements: claim the pending events, resolve their
+ * users (§4), lock those users in id order, load users, chains and walks,
+ * advance each walk in memory (recomputing from history only where an event
+ * is late), then write completions, stamps, summaries and pending rows once
+ * each. A crash before commit leaves everything pending for a retry; events
+ * already matched are skipped, so redelivery cannot count anything twice.
+ */
+export async function matchBatch(db: Database, work: { eventIds: readonly string[]; userIds: readonly string[] }): Promise<BatchOutcome> {
+  return db.transaction(async (tx) => {
+    const events = await claimPendingEvents(tx, work.eventIds);
+    const subjects = new Map(events.map((e) => [`${e.providerId}/${e.userId}`, { providerId: e.providerId, userId: e.userId }]));
+    const targets = await resolveEventUsers(tx, [...subjects.values()]);
+    const targetsOf = new Map<string, string[]>();
+    for (const t of targets) append(targetsOf, `${t.providerId}/${t.userId}`, t.targetId);
+
+    const userIds = [...new Set([...targets.map((t) => t.targetId), ...work.userIds])].sort();
+    await lockUsers(tx, userIds);
+    const users = await loadMatchUsers(tx, userIds, work.userIds);
+    const platformIds = [...new Set(users.map((u) => u.platformId))];
+    const chains = platformIds.length === 0 ? [] : await loadChainDefinitions(tx, inArray(questChains.platformId, platformIds));
+    const walks = await loadWalks(tx, users.map((u) => u.id));
+
+    const view: BatchView = {
+      users: new Map(users.map((u) => [u.id, u])),
+      chainsByPlatform: groupBy(chains, (c) => c.chain.platformId),
+      walks: new Map(walks.map((w) => [walkKey(w.userId, w.chainId), w])),
+    };
+    const eventsByUser = new Map<string, StoredEvent[]>();
+    for (const event of events) {
+      for (const userId of targetsOf.get(`${event.providerId}/${event.userId}`) ?? []) append(eventsByUser, userId, event);
+    }
+    const evaluateIds = new Set(users.filter((u) => work.userIds.includes(u.id)).map((u) => u.id));
+    const { advanced, recompute } = advanceWalks(view, eventsByUser, evaluateIds);
+    if (recompute.length > 0) {
+      const needs = historyNeeds(view, recompute);
+      const history = await loadHistory(tx, needs.sources, needs.eventTypes, needs.window);
+      for (const [key, state] of recomputeWalks(view, recompute, history)) advanced.set(key, state);
+    }
+
+    const writes = diffWalks(view, advanced, new Map(chains.map((c) => [c.chain.id, c])));
+    await saveCompletions(tx, writes.completions);
+    const stamps = await stampUsers(tx, [...writes.changedChains.keys()]);
+    for (const row of writes.progress) if (writes.changedChains.get(row.userId)?.includes(row.chainId)) row.changedUs = stamps.get(row.userId) ?? null;
+    await saveChainProgress(tx, writes.progress);
+    await deletePending(tx, events.map((e) => e.id));
+
+    return {
+      matched: events.map((e) => ({ id: e.id, receivedUs: e.receivedUs })),
+      evaluated: [...evaluateIds],
+      changes: [...writes.changedChains].map(([userId, chainIds]) => ({ userId, chainIds, changedUs: stamps.get(userId)! })),
+      recomputed: recompute.length,
+    };
+  });
+}
+
+function append<T>(map: Map<string, T[]>, key: string, item: T): void {
+  const list = map.get(key);
+  if (list) list.push(item);
+  else map.set(key, [item]);
+}
+
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) append(groups, key(item), item);
+  return groups;
+}
