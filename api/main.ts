@@ -2,12 +2,14 @@ import { serve } from '@hono/node-server';
 import { loadConfig } from '../shared/config.js';
 import { createDatabase } from '../shared/db/client.js';
 import { migrateWithLock } from '../shared/db/migrate.js';
-import { createLogger } from '../shared/observability/logger.js';
+import { bufferedStdout, createLogger } from '../shared/observability/logger.js';
 import { createApp } from './app.js';
 import { createAppDeps } from './deps.js';
 
 const config = loadConfig();
-const logger = createLogger({ level: config.LOG_LEVEL, name: 'api' });
+// Buffered: one write(2) per 8 KiB of lines, not per line (docs/performance.md); flushed on every exit path below.
+const logOutput = bufferedStdout();
+const logger = createLogger({ level: config.LOG_LEVEL, name: 'api', destination: logOutput.stream });
 
 if (config.MIGRATE_ON_START) await migrateWithLock(config.DATABASE_URL);
 
@@ -24,6 +26,8 @@ const app = createApp(deps);
 
 const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
   logger.info({ port: info.port }, 'api listening');
+  // Supervisors and tests wait for this line: do not leave it in the buffer.
+  logOutput.flush();
 });
 
 async function shutdown(signal: string) {
@@ -32,6 +36,7 @@ async function shutdown(signal: string) {
   logger.info({ signal }, 'api shutting down');
   const deadline = setTimeout(() => {
     logger.error('shutdown deadline passed; exiting');
+    logOutput.flushSync();
     process.exit(1);
   }, config.SHUTDOWN_TIMEOUT_MS);
   deadline.unref();
@@ -41,6 +46,7 @@ async function shutdown(signal: string) {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await Promise.allSettled([release(), database.close()]);
   logger.info('api stopped');
+  logOutput.flushSync();
   process.exit(0);
 }
 

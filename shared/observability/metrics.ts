@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { RequestSeries } from './request-series.js';
 
 /**
  * Prometheus metrics of both processes. Each factory builds its own Registry
@@ -45,19 +46,13 @@ export function createApiMetrics(options: { queue?: QueueCounts; defaultMetrics?
   if (options.defaultMetrics) collectDefaultMetrics({ register: registry });
 
   // `route` is the route template (/v1/quest-chains/active/:platformUserId), never the raw path, so label values stay few.
-  const requests = new Counter({
-    name: 'qcr_http_requests_total',
-    help: 'HTTP requests answered, by method, route template and status.',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [registry],
+  const requests = new RequestSeries(LATENCY_BUCKETS, {
+    counter: 'qcr_http_requests_total',
+    counterHelp: 'HTTP requests answered, by method, route template and status.',
+    histogram: 'qcr_http_request_duration_seconds',
+    histogramHelp: 'Time from request start to response, by method, route template and status.',
   });
-  const latency = new Histogram({
-    name: 'qcr_http_request_duration_seconds',
-    help: 'Time from request start to response, by method, route template and status.',
-    labelNames: ['method', 'route', 'status'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [registry],
-  });
+  requests.register(registry);
   const events = new Counter({
     name: 'qcr_events_total',
     help: 'Events submitted, by outcome: received (new), duplicate, rejected (invalid batch item or invalid single event).',
@@ -97,9 +92,7 @@ export function createApiMetrics(options: { queue?: QueueCounts; defaultMetrics?
     registry,
     /** Called by the request context once per finished request. */
     observeRequest(sample: RequestSample) {
-      const labels = { method: sample.method, route: sample.route, status: String(sample.status) };
-      requests.inc(labels);
-      latency.observe(labels, sample.durationMs / 1000);
+      requests.observe(sample.method, sample.route, sample.status, sample.durationMs / 1000);
       if (sample.route === SINGLE_EVENT_ROUTE && sample.method === 'POST' && BODY_REJECTIONS.has(sample.status)) {
         events.inc({ outcome: 'rejected' });
       }
