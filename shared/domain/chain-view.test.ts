@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { taskStatuses, userProgress } from './chain-view.js';
+import { isChainCompleted, taskStatuses, userProgress } from './chain-view.js';
 import type { TaskUserStatus } from './chain-view.js';
 
 const tasks = [
@@ -30,6 +30,19 @@ describe('taskStatuses', () => {
 
   it('returns tasks in sequence order', () => {
     expect([...taskStatuses(false, tasks, new Set()).keys()]).toEqual(['a', 'b', 'c']);
+  });
+});
+
+describe('isChainCompleted', () => {
+  const table: [number, number, boolean][] = [
+    [3, 0, false],
+    [3, 2, false],
+    [3, 3, true],
+    [1, 1, true],
+    [0, 0, false], // a chain without tasks has nothing to complete
+  ];
+  it.each(table)('%s tasks, %s completed -> %s', (total, completed, expected) => {
+    expect(isChainCompleted(total, completed)).toBe(expected);
   });
 });
 

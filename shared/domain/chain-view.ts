@@ -12,6 +12,15 @@ export type UserProgress = {
   joinedUs: bigint;
 };
 
+/**
+ * §5: a chain is completed once every one of its tasks is. The single
+ * definition for the read, the matcher's summary row and reward claims; a
+ * chain without tasks is never completed (there is nothing to have done).
+ */
+export function isChainCompleted(totalTasks: number, completedTasks: number): boolean {
+  return totalTasks > 0 && completedTasks === totalTasks;
+}
+
 export function taskStatuses(
   allowAnyOrder: boolean,
   tasks: readonly { id: string; sequenceNumber: number }[],
@@ -43,7 +52,7 @@ export function userProgress(input: {
     // Callers pass this chain's completions; more than its tasks is a bug upstream.
     throw new RangeError(`${completedTasks} completions for ${totalTasks} tasks`);
   }
-  const allDone = totalTasks > 0 && completedTasks === totalTasks;
+  const allDone = isChainCompleted(totalTasks, completedTasks);
   let completedUs: bigint | null = null;
   if (allDone) {
     for (const c of completions) {

@@ -7,7 +7,9 @@ export {
 } from './timestamp.js';
 export { inChainWindow, taskMatches } from './conditions.js';
 export type { ChainWindow, CountingEvent, TaskCondition } from './conditions.js';
-export { compareEvents, computeCompletions } from './progress.js';
-export type { ChainRules, Completion } from './progress.js';
-export { taskStatuses, userProgress } from './chain-view.js';
+export { compareEventPositions, countsFor } from './counting.js';
+export type { ChainScope, EventPosition, MatchUser, SourcedEvent } from './counting.js';
+export { advanceWalk, computeCompletions, isRelevant, recomputeWalk } from './progress.js';
+export type { ChainRules, Completion, WalkAdvance, WalkState } from './progress.js';
+export { isChainCompleted, taskStatuses, userProgress } from './chain-view.js';
 export type { ProgressStatus, TaskUserStatus, UserProgress } from './chain-view.js';

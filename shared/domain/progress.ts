@@ -1,9 +1,14 @@
 import { inChainWindow, taskMatches } from './conditions.js';
 import type { CountingEvent, TaskCondition } from './conditions.js';
+import { compareEventPositions } from './counting.js';
+import type { EventPosition } from './counting.js';
 
 // Progress is a pure function of the chain and the SET of counting events
 // (product rules §5), so that retries, replays, duplicates and concurrent
 // workers can never disagree: recomputing from scratch is always correct.
+// The incremental walk below is an optimisation of that recompute, exact by
+// construction: it runs the same step over the same order, and gives up
+// (asks for a recompute) whenever the order would differ.
 
 export type ChainRules = {
   allowAnyOrder: boolean;
@@ -15,13 +20,6 @@ export type ChainRules = {
 
 export type Completion = { taskId: string; eventId: string; completedUs: bigint };
 
-/** The walk order of §5: timestamp, then event id as plain code-unit order. */
-export function compareEvents(a: CountingEvent, b: CountingEvent): number {
-  if (a.occurredUs !== b.occurredUs) return a.occurredUs < b.occurredUs ? -1 : 1;
-  if (a.id !== b.id) return a.id < b.id ? -1 : 1;
-  return 0;
-}
-
 function sortTasks(tasks: readonly TaskCondition[]): TaskCondition[] {
   // Ties (which chain validation forbids) fall back to id so the result still
   // does not depend on the order the caller listed tasks in.
@@ -29,14 +27,22 @@ function sortTasks(tasks: readonly TaskCondition[]): TaskCondition[] {
     a.sequenceNumber - b.sequenceNumber || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
+/**
+ * In the chain's dates and matched by at least one of its tasks. Any other
+ * event can never complete a task, so leaving it out of a walk changes nothing.
+ */
+export function isRelevant(chain: ChainRules, event: CountingEvent): boolean {
+  return inChainWindow(chain, event) && chain.tasks.some((task) => taskMatches(task, event));
+}
+
 // An event id names one immutable stored event, so keeping the first copy of
 // each id is the same as keeping any copy.
-function countingEventsInOrder(chain: ChainRules, events: readonly CountingEvent[]): CountingEvent[] {
+function relevantInOrder(chain: ChainRules, events: readonly CountingEvent[]): CountingEvent[] {
   const byId = new Map<string, CountingEvent>();
   for (const e of events) {
-    if (!byId.has(e.id) && inChainWindow(chain, e)) byId.set(e.id, e);
+    if (!byId.has(e.id) && isRelevant(chain, e)) byId.set(e.id, e);
   }
-  return [...byId.values()].sort(compareEvents);
+  return [...byId.values()].sort(compareEventPositions);
 }
 
 /**
@@ -55,17 +61,72 @@ function taskCompletedBy(
   return current !== undefined && taskMatches(current, event) ? current : undefined;
 }
 
+/**
+ * Continues the walk that produced `completions` over `ordered` (in §5 order,
+ * all after every event already walked), adding to `completions` in place.
+ * Returns whether it added any.
+ */
+function walkOn(chain: ChainRules, completions: Map<string, Completion>, ordered: readonly CountingEvent[]): boolean {
+  const tasks = sortTasks(chain.tasks);
+  let changed = false;
+  for (const event of ordered) {
+    if (completions.size === tasks.length) break;
+    const task = taskCompletedBy(chain, tasks, completions, event);
+    if (task === undefined) continue;
+    completions.set(task.id, { taskId: task.id, eventId: event.id, completedUs: event.occurredUs });
+    changed = true;
+  }
+  return changed;
+}
+
 /** Completions keyed by task id; tasks absent from the map are not completed. */
 export function computeCompletions(
   chain: ChainRules,
   events: readonly CountingEvent[],
 ): Map<string, Completion> {
-  const tasks = sortTasks(chain.tasks);
   const completions = new Map<string, Completion>();
-  for (const event of countingEventsInOrder(chain, events)) {
-    if (completions.size === tasks.length) break;
-    const task = taskCompletedBy(chain, tasks, completions, event);
-    if (task !== undefined) completions.set(task.id, { taskId: task.id, eventId: event.id, completedUs: event.occurredUs });
-  }
+  walkOn(chain, completions, relevantInOrder(chain, events));
   return completions;
+}
+
+/**
+ * What the matcher keeps per (user, chain) between batches: the completions so
+ * far and the position of the last relevant event walked (null: none yet).
+ * Passed-over events advance the mark too: an earlier event arriving later
+ * could complete the task they were passed over for, and must be seen as late.
+ */
+export type WalkState = { completions: Map<string, Completion>; mark: EventPosition | null };
+
+export type WalkAdvance = { state: WalkState; changed: boolean } | { recompute: true };
+
+const positionOf = (event: EventPosition): EventPosition => ({ occurredUs: event.occurredUs, id: event.id });
+
+/** The full walk over every counting event of the user, with its mark. */
+export function recomputeWalk(chain: ChainRules, events: readonly CountingEvent[]): WalkState {
+  const ordered = relevantInOrder(chain, events);
+  const completions = new Map<string, Completion>();
+  walkOn(chain, completions, ordered);
+  const last = ordered.at(-1);
+  return { completions, mark: last === undefined ? null : positionOf(last) };
+}
+
+/**
+ * Applies newly stored events to a walk state in O(tasks) each, when they all
+ * come after its mark; otherwise the walk order changed and only
+ * `recomputeWalk` over all the events is exact. `changed`: a completion was added.
+ * Does not modify `state`.
+ */
+export function advanceWalk(chain: ChainRules, state: WalkState, newEvents: readonly CountingEvent[]): WalkAdvance {
+  const { mark } = state;
+  // Completions without a mark were not made by a walk, so there is nothing to continue.
+  if (mark === null && state.completions.size > 0) return { recompute: true };
+  // The mark's own event, delivered again, was walked already: not late.
+  const fresh = relevantInOrder(chain, newEvents).filter((e) => mark === null || e.id !== mark.id);
+  const first = fresh[0];
+  const last = fresh.at(-1);
+  const completions = new Map(state.completions);
+  if (first === undefined || last === undefined) return { state: { completions, mark }, changed: false };
+  if (mark !== null && compareEventPositions(first, mark) < 0) return { recompute: true };
+  const changed = walkOn(chain, completions, fresh);
+  return { state: { completions, mark: positionOf(last) }, changed };
 }

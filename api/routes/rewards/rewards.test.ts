@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chainRewards, questChains, questTasks } from '../../../shared/db/schema/index.js';
+import { storeCompletion } from '../../../shared/services/quest-chains/completions.test-helper.js';
 import { createTestDatabase, type TestDatabase } from '../../../shared/testing/database.js';
 import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
 import { createTestApp, type TestApp } from '../../testing/test-app.js';
@@ -61,15 +62,9 @@ async function register(owner: TestProvider, platformUserId: string): Promise<st
   return answer.json.data.user_id as string;
 }
 
-/** What the worker writes when an event completes a task. */
-async function complete(userId: string, chainId: string, taskId: string, at: string) {
-  const [event] = await database.sql<{ id: string }[]>`
-    insert into events (provider_id, user_id, event_type, occurred_at)
-    values (${platform.id}, ${randomUUID()}, 'done', ${at}::timestamptz) returning id`;
-  await database.sql`
-    insert into task_completions (user_id, task_id, chain_id, event_id, completed_at)
-    values (${userId}, ${taskId}, ${chainId}, ${event!.id}, ${at}::timestamptz)`;
-}
+/** What the worker writes when an event completes a task: the completion and the chain's summary. */
+const complete = (userId: string, chainId: string, taskId: string, at: string) =>
+  storeCompletion(database.sql, { userId, providerId: platform.id, platformUserId: randomUUID(), taskId, chainId, at });
 
 const claim = (body: Record<string, unknown>, caller: TestProvider = platform) =>
   api.call('POST', '/v1/rewards/claim', { headers: caller.headers, body });

@@ -17,19 +17,13 @@ export type RewardKind = 'task' | 'chain';
 
 /**
  * SQL condition "user U completed chain `c`" (`c` = quest_chains alias): the
- * matcher's summary says so, or every task of the chain has a completion.
- * The second half makes a claim independent of when chain_progress is rewritten.
+ * matcher's summary says so. The matcher writes chain_progress in the same
+ * transaction as the task completions it summarises, with completed_at set by
+ * the domain's isChainCompleted, so this is the one definition, not a second
+ * reading of the completions.
  */
 export function chainCompletedBy(sql: Sql, userId: string) {
-  return sql`(
-    exists (select 1 from chain_progress cp where cp.user_id = ${userId} and cp.chain_id = c.id and cp.completed_at is not null)
-    or (
-      exists (select 1 from quest_tasks t where t.chain_id = c.id)
-      and not exists (
-        select 1 from quest_tasks t
-        where t.chain_id = c.id
-          and not exists (select 1 from task_completions tc where tc.user_id = ${userId} and tc.task_id = t.id)
-      )
-    )
+  return sql`exists (
+    select 1 from chain_progress cp where cp.user_id = ${userId} and cp.chain_id = c.id and cp.completed_at is not null
   )`;
 }
