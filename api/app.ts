@@ -10,6 +10,7 @@ import { registerEventRoutes } from './routes/events/index.js';
 import { registerAdminQuestChainRoutes } from './routes/admin/quest-chains/index.js';
 import { registerHealthRoutes } from './routes/health/index.js';
 import { registerMetricsRoute } from './routes/metrics/index.js';
+import { forgetAnswerOnClaim } from './routes/quest-chains/forget-answer-on-claim.js';
 import { registerQuestChainRoutes } from './routes/quest-chains/index.js';
 import { registerUserRoutes } from './routes/users/register.js';
 import { registerAccountLinkRoutes } from './routes/account-links/index.js';
@@ -31,6 +32,8 @@ export function createApp(deps: AppDeps) {
   registerQuestChainRoutes(app);
   registerAdminQuestChainRoutes(app, deps.config.ADMIN_TOKEN);
   registerAccountLinkRoutes(app);
+  // Before the claim route, so it wraps it: a claim changes the cached active-chains answer.
+  app.use('/v1/rewards/claim', forgetAnswerOnClaim());
   registerRewardRoutes(app);
   // No API headers: the live token in the query is the only credential (product rules §9).
   registerLiveRoutes(app);

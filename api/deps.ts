@@ -6,6 +6,7 @@ import { createApiMetrics } from '../shared/observability/metrics.js';
 import { createRedis } from '../shared/queue/connection.js';
 import { createMatchingProducer } from '../shared/queue/producer.js';
 import { ActiveChainCache } from '../shared/services/quest-chains/active-chain-cache.js';
+import { followAnswerInvalidations } from '../shared/services/quest-chains/answer-invalidation.js';
 import type { AppDeps } from './app-env.js';
 import { CredentialStore } from './auth/credential-store.js';
 import { LiveHub } from './live/hub.js';
@@ -26,7 +27,10 @@ export async function createAppDeps(options: {
   const { config, database, logger } = options;
   const redis = createRedis(config.REDIS_URL, 'producer');
   const producer = createMatchingProducer(redis, config.QUEUE_PREFIX);
-  const liveHub = new LiveHub({ redis: createRedis(config.REDIS_URL, 'subscriber'), queuePrefix: config.QUEUE_PREFIX, logger });
+  const subscriber = createRedis(config.REDIS_URL, 'subscriber');
+  const liveHub = new LiveHub({ redis: subscriber, queuePrefix: config.QUEUE_PREFIX, logger });
+  const chainCache = new ActiveChainCache(database.db, config.CHAIN_CACHE_TTL_MS);
+  followAnswerInvalidations(subscriber, config.QUEUE_PREFIX, chainCache.answers, logger);
   const metrics = createApiMetrics({ queue: producer.queue, defaultMetrics: options.defaultMetrics ?? false });
   const deps: AppDeps = {
     config,
@@ -37,7 +41,7 @@ export async function createAppDeps(options: {
     credentials: new CredentialStore(database.db, config.CREDENTIAL_CACHE_TTL_MS),
     liveTokens: await loadLiveTokenSigner(database.db, config.LIVE_TOKEN_SECRET),
     liveHub,
-    chainCache: new ActiveChainCache(database.db, config.CHAIN_CACHE_TTL_MS),
+    chainCache,
     logger,
     isShuttingDown: options.isShuttingDown,
     metrics,

@@ -14,7 +14,9 @@ let advertiser: TestProvider;
 
 beforeAll(async () => {
   database = await createTestDatabase('active_read');
-  api = await createTestApp(database);
+  // Progress is written straight into the database here, without the worker's change notices that keep
+  // cached answers current: no caching in this file (conditional-read.test.ts covers the cache).
+  api = await createTestApp(database, { CHAIN_CACHE_TTL_MS: '0' });
   advertiser = await createTestProvider(database.db, 'advertiser');
 });
 afterAll(async () => {

@@ -1,6 +1,7 @@
 import { and, eq, gt, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { questChains } from '../../db/schema/index.js';
+import { ActiveAnswerCache } from './active-answer-cache.js';
 import { loadChainDefinitions, type ChainDefinition } from './definitions.js';
 
 const MAX_PLATFORMS = 10_000;
@@ -16,14 +17,20 @@ const MAX_PLATFORMS = 10_000;
  * admin changes (new chain, status change) may take up to the TTL to reach
  * another API replica; this replica's admin routes invalidate at once.
  * Concurrent misses share one load, so a cold cache is not a stampede.
+ *
+ * `answers` holds each user's serialised answer built on these definitions
+ * (active-answer-cache.ts), under the same bound on staleness.
  */
 export class ActiveChainCache {
   private readonly entries = new Map<string, { value: Promise<ChainDefinition[]>; expiresAt: number }>();
+  readonly answers: ActiveAnswerCache;
 
   constructor(
     private readonly db: Executor,
     private readonly ttlMs: number,
-  ) {}
+  ) {
+    this.answers = new ActiveAnswerCache(ttlMs);
+  }
 
   get(platformId: string): Promise<ChainDefinition[]> {
     if (this.ttlMs <= 0) return this.load(platformId);

@@ -11,7 +11,7 @@ import { chainRewardView, questChainView, taskView } from './definition-view.js'
 export interface ActiveReadDeps {
   db: Executor;
   chainCache: ActiveChainCache;
-  liveTokens: { issue(scope: LiveTokenScope): string };
+  liveTokens: { issue(scope: LiveTokenScope, issuedAtMs?: number): string };
 }
 
 interface ReadUser {
@@ -34,8 +34,21 @@ interface UserState {
  * another platform's, answers exactly like an unknown one.
  */
 export async function readActiveChains(deps: ActiveReadDeps, platformId: string, platformUserId: string, now = new Date()) {
-  const nowUs = dateToMicros(now);
-  const definitions = (await deps.chainCache.get(platformId)).filter(
+  return (await loadActiveChains(deps, platformId, platformUserId, { now })).view;
+}
+
+export interface LoadOptions {
+  now: Date;
+  /** The platform's definitions when the caller already holds them (it fingerprints what was read). */
+  definitions?: ChainDefinition[];
+  /** Issue time of the live token (default `now`): a fixed time makes the token, and so the answer, repeatable. */
+  tokenIssuedAtMs?: number;
+}
+
+/** The read's view, with the service-side id of the user (null when unknown). */
+export async function loadActiveChains(deps: ActiveReadDeps, platformId: string, platformUserId: string, options: LoadOptions) {
+  const nowUs = dateToMicros(options.now);
+  const definitions = (options.definitions ?? (await deps.chainCache.get(platformId))).filter(
     (d) => d.chain.status === 'active' && d.rules.startUs <= nowUs && nowUs < d.rules.endUs,
   );
   const user = await loadUserState(deps.db, platformId, platformUserId, definitions.map((d) => d.chain.id));
@@ -43,14 +56,14 @@ export async function readActiveChains(deps: ActiveReadDeps, platformId: string,
   // progress returned is never older than it: a client following the live
   // stream `since` this baseline cannot miss a change that the answer lacks.
   const liveUpdates = {
-    token: deps.liveTokens.issue({ platformId, platformUserId }),
+    token: deps.liveTokens.issue({ platformId, platformUserId }, options.tokenIssuedAtMs ?? options.now.getTime()),
     baselineTimestamp: user?.progressChangedAt ? pgTimestampToIso(user.progressChangedAt) : null,
   };
-  if (!user) return { liveUpdates, quest_chains: [], claimable_tasks: [], user: { exists: false } };
+  if (!user) return { userId: null, view: { liveUpdates, quest_chains: [], claimable_tasks: [], user: { exists: false } } };
 
   const quest_chains = definitions.map((definition) => chainEntry(definition, user, user.state));
   const claimable_tasks = definitions.flatMap((definition) => claimableTasks(definition, user.state));
-  return { liveUpdates, quest_chains, claimable_tasks, user: { exists: true } };
+  return { userId: user.id, view: { liveUpdates, quest_chains, claimable_tasks, user: { exists: true } } };
 }
 
 interface UserRow extends Record<string, unknown> {

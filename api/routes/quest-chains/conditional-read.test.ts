@@ -1,0 +1,150 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { progressChannel } from '../../../shared/live/channel.js';
+import { storeCompletion } from '../../../shared/services/quest-chains/completions.test-helper.js';
+import { activeAnswer } from '../../../shared/services/quest-chains/active-answer.js';
+import { createTestDatabase, type TestDatabase } from '../../../shared/testing/database.js';
+import { eventually } from '../../../shared/testing/eventually.js';
+import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
+import { createTestApp, type TestApp } from '../../testing/test-app.js';
+import { chainBody } from '../admin/quest-chains/chain-body.test-helper.js';
+
+// GET active answers with an ETag that changes exactly when the answer does,
+// and 304 to If-None-Match while it holds; answers are cached per user until
+// a progress notice, a claim, a chain change or the clock says otherwise.
+
+let database: TestDatabase;
+let api: TestApp;
+let other: TestApp;
+let advertiser: TestProvider;
+
+beforeAll(async () => {
+  database = await createTestDatabase('conditional_read');
+  api = await createTestApp(database);
+  // A second replica on the same database and queue prefix.
+  other = await createTestApp(database, { QUEUE_PREFIX: api.config.QUEUE_PREFIX });
+  advertiser = await createTestProvider(database.db, 'advertiser');
+  for (const app of [api, other]) await eventually(async () => app.deps.chainCache.answers.enabled || undefined, { what: 'answer cache following changes' });
+});
+afterAll(async () => {
+  await other.close();
+  await api.close();
+  await database.drop();
+});
+
+async function userWithChain(platformUserId = 'etag-user') {
+  const platform = await createTestProvider(database.db, 'platform');
+  const registered = await api.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: platformUserId } });
+  const created = await api.call('POST', '/admin/v1/quest-chains', { headers: api.adminHeaders, body: chainBody(platform.id, advertiser.id) });
+  expect(created.status).toBe(200);
+  const chain = created.json.data as { quest_chain: { id: string }; tasks: { id: string }[] };
+  return { platform, platformUserId, userId: registered.json.data.user_id as string, chain };
+}
+
+const read = (app: TestApp, platform: TestProvider, platformUserId: string, etag?: string) =>
+  app.call('GET', `/v1/quest-chains/active/${platformUserId}`, { headers: { ...platform.headers, ...(etag ? { 'if-none-match': etag } : {}) } });
+
+describe('ETag and If-None-Match', () => {
+  it('tags the answer, repeats the tag while nothing changes, and answers 304 to it', async () => {
+    const { platform, platformUserId } = await userWithChain();
+    const first = await read(api, platform, platformUserId);
+    expect(first.status).toBe(200);
+    const etag = first.headers.get('etag')!;
+    expect(etag).toMatch(/^"[\w-]+"$/);
+    expect(first.headers.get('cache-control')).toBe('private, no-cache');
+    expect(first.headers.get('x-request-id')).toBeTruthy();
+
+    const again = await read(api, platform, platformUserId);
+    expect(again.headers.get('etag')).toBe(etag);
+    expect(api.deps.chainCache.answers.size.entries).toBeGreaterThan(0);
+    expect(again.text).toBe(first.text);
+
+    for (const header of [etag, `W/${etag}`, `"nope", ${etag}`, '*']) {
+      const revalidated = await read(api, platform, platformUserId, header);
+      expect(revalidated.status, header).toBe(304);
+      expect(revalidated.text).toBe('');
+      expect(revalidated.headers.get('etag')).toBe(etag);
+    }
+    const stale = await read(api, platform, platformUserId, '"something-else"');
+    expect(stale.status).toBe(200);
+    expect(stale.text).toBe(first.text);
+  });
+
+  it('changes after a progress change (the worker’s notice)', async () => {
+    const { platform, platformUserId, userId, chain } = await userWithChain();
+    const before = await read(api, platform, platformUserId);
+    const etag = before.headers.get('etag')!;
+    // What the worker does: commit the completion and the progress stamp, then publish on the user's live channel.
+    await storeCompletion(database.sql, { userId, providerId: platform.id, platformUserId, taskId: chain.tasks[0]!.id, chainId: chain.quest_chain.id, at: new Date().toISOString() });
+    await database.sql`update users set progress_changed_at = now() where id = ${userId}`;
+    await api.deps.redis.publish(progressChannel(api.config.QUEUE_PREFIX, userId), JSON.stringify({ quest_chain_ids: [chain.quest_chain.id], changed_at: new Date().toISOString() }));
+
+    for (const app of [api, other]) {
+      const changed = await eventually(async () => {
+        const answer = await read(app, platform, platformUserId, etag);
+        return answer.status === 200 ? answer : undefined;
+      }, { what: 'a new answer after the progress notice' });
+      expect(changed.headers.get('etag')).not.toBe(etag);
+      expect(changed.json.data.quest_chains[0].user_progress.completed_tasks).toBe(1);
+      expect(changed.json.data.liveUpdates.baselineTimestamp).not.toBeNull();
+      expect((await read(app, platform, platformUserId, changed.headers.get('etag')!)).status).toBe(304);
+    }
+  });
+
+  it('changes after a claim, on the replica that granted it at once and on the others', async () => {
+    const { platform, platformUserId, userId, chain } = await userWithChain();
+    await storeCompletion(database.sql, { userId, providerId: platform.id, platformUserId, taskId: chain.tasks[0]!.id, chainId: chain.quest_chain.id, at: new Date().toISOString() });
+    const before = await read(api, platform, platformUserId);
+    expect(before.json.data.claimable_tasks).toHaveLength(1);
+    const etag = before.headers.get('etag')!;
+    expect((await read(other, platform, platformUserId, etag)).status).toBe(304);
+
+    const claim = await api.call('POST', '/v1/rewards/claim', { headers: platform.headers, body: { platform_user_id: platformUserId, task_id: chain.tasks[0]!.id } });
+    expect(claim.status).toBe(200);
+    const here = await read(api, platform, platformUserId, etag);
+    expect(here.status).toBe(200);
+    expect(here.json.data.claimable_tasks).toEqual([]);
+    const there = await eventually(async () => {
+      const answer = await read(other, platform, platformUserId, etag);
+      return answer.status === 200 ? answer : undefined;
+    }, { what: 'the other replica to drop its answer' });
+    expect(there.headers.get('etag')).toBe(here.headers.get('etag'));
+  });
+
+  it('changes after a chain status change', async () => {
+    const { platform, platformUserId, chain } = await userWithChain();
+    const before = await read(api, platform, platformUserId);
+    expect(before.json.data.quest_chains).toHaveLength(1);
+    const patch = await api.call('PATCH', `/admin/v1/quest-chains/${chain.quest_chain.id}`, { headers: api.adminHeaders, body: { status: 'paused' } });
+    expect(patch.status).toBe(200);
+    const after = await read(api, platform, platformUserId, before.headers.get('etag')!);
+    expect(after.status).toBe(200);
+    expect(after.json.data.quest_chains).toEqual([]);
+    expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'));
+  });
+
+  it('changes when an unknown user registers', async () => {
+    const platform = await createTestProvider(database.db, 'platform');
+    const unknown = await read(api, platform, 'later');
+    expect(unknown.json.data.user.exists).toBe(false);
+    await api.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: 'later' } });
+    const known = await read(api, platform, 'later', unknown.headers.get('etag')!);
+    expect(known.status).toBe(200);
+    expect(known.json.data.user.exists).toBe(true);
+  });
+
+  it('renews the live token (and so the tag) once a minute, and keeps it within the minute', async () => {
+    const { platform, platformUserId } = await userWithChain();
+    const minute = Math.floor(Date.now() / 60_000) * 60_000;
+    const early = await activeAnswer(api.deps, platform.id, platformUserId, minute + 1_000);
+    const late = await activeAnswer(api.deps, platform.id, platformUserId, minute + 59_000);
+    const next = await activeAnswer(api.deps, platform.id, platformUserId, minute + 61_000);
+    expect(late).toEqual(early);
+    expect(next.etag).not.toBe(early.etag);
+    const token = (body: string) => JSON.parse(body).data.liveUpdates.token as string;
+    expect(token(next.body)).not.toBe(token(early.body));
+    // Issued for the end of the minute: valid at least an hour from any moment in it.
+    const expiry = JSON.parse(Buffer.from(token(early.body).split('.')[0]!, 'base64url').toString()).exp as number;
+    expect(expiry).toBe(minute + 60_000 + 60 * 60_000);
+    expect(api.deps.liveTokens.verify(token(early.body), minute + 59_000 + 60 * 60_000)).not.toBeNull();
+  });
+});
