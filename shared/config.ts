@@ -21,7 +21,9 @@ const configSchema = z.object({
   // Jobs a worker holds at once: their events are matched together in batches, so this is the batcher's intake.
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(64),
   // Most events one matching transaction covers.
-  MATCH_BATCH_SIZE: z.coerce.number().int().min(1).max(5000).default(500),
+  MATCH_BATCH_SIZE: z.coerce.number().int().min(1).max(5000).default(1000),
+  // Batches one worker runs at once: two let one compute while the other waits on Postgres.
+  MATCH_BATCHES_IN_FLIGHT: z.coerce.number().int().min(1).max(16).default(2),
   // How long a job stays locked to a worker that stopped answering (crash, SIGKILL) before another takes it over.
   JOB_LOCK_MS: z.coerce.number().int().min(1000).default(30000),
   RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).default(5000),

@@ -20,8 +20,8 @@ const logger = createLogger({ level: config.LOG_LEVEL, name: 'worker', destinati
 
 if (config.MIGRATE_ON_START) await migrateWithLock(config.DATABASE_URL);
 
-// One batch runs at a time (worker/matching/batcher.ts); the others are the reconciler's and /readyz's.
-const database = createDatabase({ url: config.DATABASE_URL, poolSize: 4, applicationName: 'qcr-worker' });
+// A connection per batch in flight (worker/matching/batcher.ts), plus the reconciler's and /readyz's.
+const database = createDatabase({ url: config.DATABASE_URL, poolSize: config.MATCH_BATCHES_IN_FLIGHT + 2, applicationName: 'qcr-worker' });
 const workerRedis = createRedis(config.REDIS_URL, 'worker');
 const producerRedis = createRedis(config.REDIS_URL, 'producer');
 const producer = createMatchingProducer(producerRedis, config.QUEUE_PREFIX);
@@ -35,6 +35,7 @@ const worker = new Worker(
     logger,
     publish: createLivePublisher(producerRedis, config.QUEUE_PREFIX, logger),
     maxBatchSize: config.MATCH_BATCH_SIZE,
+    batchesInFlight: config.MATCH_BATCHES_IN_FLIGHT,
     onEventProcessed: (receivedUs) => metrics.eventProcessed(receivedUs),
   }),
   {

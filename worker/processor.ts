@@ -5,12 +5,14 @@ import { jobPayloads, type JobName } from '../shared/queue/contract.js';
 import type { LivePublisher } from './live-publisher.js';
 import { createBatcher, type MatchWork } from './matching/batcher.js';
 import { matchBatch, type BatchOutcome } from './matching/match-batch.js';
+import { createTurnstile } from './matching/turnstile.js';
 
 export interface ProcessorDeps {
   db: Database;
   logger: Logger;
   publish: LivePublisher;
   maxBatchSize: number;
+  batchesInFlight: number;
   onEventProcessed: (receivedUs: bigint) => void;
 }
 
@@ -38,9 +40,11 @@ type SharedOutcome = BatchOutcome & { unreported: Set<string> };
  * one that can never be valid fails for good.
  */
 export function createProcessor(deps: ProcessorDeps) {
+  const turnstile = createTurnstile();
   const batcher = createBatcher<SharedOutcome>(async (work) => {
     const started = performance.now();
-    const outcome = await matchBatch(deps.db, work);
+    // Taken now, in the order batches were formed: they lock their users in that order.
+    const outcome = await matchBatch(deps.db, work, turnstile.ticket());
     await deps.publish(outcome.changes);
     for (const event of outcome.matched) deps.onEventProcessed(event.receivedUs);
     deps.logger.debug(
@@ -48,7 +52,7 @@ export function createProcessor(deps: ProcessorDeps) {
       'batch committed',
     );
     return { ...outcome, unreported: new Set(outcome.matched.map((e) => e.id)) };
-  }, { maxBatchSize: deps.maxBatchSize });
+  }, { maxBatchSize: deps.maxBatchSize, inFlight: deps.batchesInFlight });
 
   return async function process(job: Job): Promise<string> {
     if (!isJobName(job.name)) throw new UnrecoverableError(`unknown job ${job.name}`);

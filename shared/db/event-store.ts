@@ -1,4 +1,4 @@
-import { inArray, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
 import { pendingEvents } from './schema/index.js';
 import { idArray, instant, occurredUsColumn, textArray } from './sql-fragments.js';
@@ -63,7 +63,7 @@ export async function claimPendingEvents(tx: Executor, ids: readonly string[]): 
 /** Marks events matched: their pending rows go, in one statement. */
 export async function deletePending(tx: Executor, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
-  await tx.delete(pendingEvents).where(inArray(pendingEvents.eventId, [...ids]));
+  await tx.delete(pendingEvents).where(sql`${pendingEvents.eventId} = any(${idArray(ids)})`);
 }
 
 /** Whose history to read: a sender and the user id it used, limited to some event types and a time window. */

@@ -1,7 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
-import { formatIsoMicros as instantText } from '../domain/timestamp.js';
-import { idArray, occurredUsColumn, textArray } from './sql-fragments.js';
+import { fromUs, idArray, nullableIdArray, numberArray, occurredUsColumn, textArray } from './sql-fragments.js';
 import { pgTimestampToMicros } from './timestamps.js';
 
 /**
@@ -86,26 +85,32 @@ type WalkRow = {
   chain_id: string;
   mark_us: string | null;
   mark_event_id: string | null;
-  completions: string | [string, string, string][];
+  task_id: string | null;
+  event_id: string | null;
+  completed_us: string | null;
 };
 
-/** Every stored walk of the given users, completions included, in one statement. */
+/** Every stored walk of the given users, completions included: one row per completion (or per walk without one). */
 export async function loadWalks(tx: Executor, userIds: readonly string[]): Promise<StoredWalk[]> {
   if (userIds.length === 0) return [];
   const rows = await tx.execute<WalkRow>(sql`
     select cp.user_id, cp.chain_id, cp.mark_us::text as mark_us, cp.mark_event_id,
-           coalesce((select json_agg(json_build_array(tc.task_id, tc.event_id, ${occurredUsColumn(sql`tc.completed_at`)}))
-                     from task_completions tc where tc.user_id = cp.user_id and tc.chain_id = cp.chain_id), '[]'::json) as completions
-    from chain_progress cp where cp.user_id = any(${idArray(userIds)})`);
-  return rows.map((row) => {
-    const completions = typeof row.completions === 'string' ? (JSON.parse(row.completions) as [string, string, string][]) : row.completions;
-    return {
-      userId: row.user_id,
-      chainId: row.chain_id,
-      mark: row.mark_us === null || row.mark_event_id === null ? null : { occurredUs: BigInt(row.mark_us), id: row.mark_event_id },
-      completions: new Map(completions.map(([taskId, eventId, us]) => [taskId, { eventId, completedUs: BigInt(us) }])),
-    };
-  });
+           tc.task_id, tc.event_id, ${occurredUsColumn(sql`tc.completed_at`)} as completed_us
+    from chain_progress cp
+    left join task_completions tc on tc.user_id = cp.user_id and tc.chain_id = cp.chain_id
+    where cp.user_id = any(${idArray(userIds)})`);
+  const walks = new Map<string, StoredWalk>();
+  for (const row of rows) {
+    const key = `${row.user_id}/${row.chain_id}`;
+    let walk = walks.get(key);
+    if (!walk) {
+      const mark = row.mark_us === null || row.mark_event_id === null ? null : { occurredUs: BigInt(row.mark_us), id: row.mark_event_id };
+      walk = { userId: row.user_id, chainId: row.chain_id, mark, completions: new Map() };
+      walks.set(key, walk);
+    }
+    if (row.task_id !== null) walk.completions.set(row.task_id, { eventId: row.event_id!, completedUs: BigInt(row.completed_us!) });
+  }
+  return [...walks.values()];
 }
 
 export interface CompletionWrite {
@@ -119,11 +124,11 @@ export interface CompletionWrite {
 /** New completions, and completions moved to an earlier event by a late one (§5); never deleted. */
 export async function saveCompletions(tx: Executor, writes: readonly CompletionWrite[]): Promise<void> {
   if (writes.length === 0) return;
-  const rows = writes.map((w) => ({ u: w.userId, c: w.chainId, t: w.taskId, e: w.eventId, at: instantText(w.completedUs) }));
   await tx.execute(sql`
     insert into task_completions (user_id, task_id, chain_id, event_id, completed_at)
-    select r.u, r.t, r.c, r.e, r.at::timestamptz
-    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(u uuid, c uuid, t uuid, e uuid, at text)
+    select r.u, r.t, r.c, r.e, ${fromUs(sql`r.us`)}
+    from unnest(${idArray(writes.map((w) => w.userId))}, ${idArray(writes.map((w) => w.taskId))}, ${idArray(writes.map((w) => w.chainId))},
+                ${idArray(writes.map((w) => w.eventId))}, ${numberArray(writes.map((w) => w.completedUs), 'bigint')}) as r(u, t, c, e, us)
     on conflict (user_id, task_id) do update
       set event_id = excluded.event_id, completed_at = excluded.completed_at, recorded_at = now()`);
 }
@@ -160,21 +165,14 @@ export interface ChainProgressWrite {
 /** The summary and the walk mark of each (user, chain), in one statement. */
 export async function saveChainProgress(tx: Executor, writes: readonly ChainProgressWrite[]): Promise<void> {
   if (writes.length === 0) return;
-  const rows = writes.map((w) => ({
-    u: w.userId,
-    c: w.chainId,
-    done: w.completedTasks,
-    total: w.totalTasks,
-    at: w.completedUs === null ? null : instantText(w.completedUs),
-    mark: w.mark === null ? null : String(w.mark.occurredUs),
-    mark_id: w.mark?.id ?? null,
-    changed: w.changedUs === null ? null : instantText(w.changedUs),
-  }));
   await tx.execute(sql`
     insert into chain_progress (user_id, chain_id, completed_tasks, total_tasks, completed_at, mark_us, mark_event_id, updated_at)
-    select r.u, r.c, r.done, r.total, r.at::timestamptz, r.mark::bigint, r.mark_id, r.changed::timestamptz
-    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-      as r(u uuid, c uuid, done int, total int, at text, mark text, mark_id uuid, changed text)
+    select r.u, r.c, r.done, r.total, ${fromUs(sql`r.done_us`)}, r.mark_us, r.mark_id, ${fromUs(sql`r.changed_us`)}
+    from unnest(${idArray(writes.map((w) => w.userId))}, ${idArray(writes.map((w) => w.chainId))},
+                ${numberArray(writes.map((w) => w.completedTasks), 'int')}, ${numberArray(writes.map((w) => w.totalTasks), 'int')},
+                ${numberArray(writes.map((w) => w.completedUs), 'bigint')}, ${numberArray(writes.map((w) => w.mark?.occurredUs ?? null), 'bigint')},
+                ${nullableIdArray(writes.map((w) => w.mark?.id ?? null))}, ${numberArray(writes.map((w) => w.changedUs), 'bigint')})
+      as r(u, c, done, total, done_us, mark_us, mark_id, changed_us)
     on conflict (user_id, chain_id) do update
       set completed_tasks = excluded.completed_tasks, total_tasks = excluded.total_tasks, completed_at = excluded.completed_at,
           mark_us = excluded.mark_us, mark_event_id = excluded.mark_event_id,

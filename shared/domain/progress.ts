@@ -110,23 +110,43 @@ export function recomputeWalk(chain: ChainRules, events: readonly CountingEvent[
   return { completions, mark: last === undefined ? null : positionOf(last) };
 }
 
+/** The position of the latest completing event: the walk's state is final from there on. */
+function lastCompletion(completions: ReadonlyMap<string, Completion>): EventPosition | null {
+  let last: EventPosition | null = null;
+  for (const c of completions.values()) {
+    const position = { occurredUs: c.completedUs, id: c.eventId };
+    if (last === null || compareEventPositions(position, last) > 0) last = position;
+  }
+  return last;
+}
+
 /**
  * Applies newly stored events to a walk state in O(tasks) each, when they all
  * come after its mark; otherwise the walk order changed and only
- * `recomputeWalk` over all the events is exact. `changed`: a completion was added.
- * Does not modify `state`.
+ * `recomputeWalk` over all the events is exact. One exception needs no
+ * recompute: a late event after every completing event meets the walk in its
+ * final state, so if it completes nothing there it is simply passed over (what
+ * two batches committing in the other order, or a complete chain, mostly see).
+ * `changed`: a completion was added. Does not modify `state`.
  */
 export function advanceWalk(chain: ChainRules, state: WalkState, newEvents: readonly CountingEvent[]): WalkAdvance {
   const { mark } = state;
   // Completions without a mark were not made by a walk, so there is nothing to continue.
   if (mark === null && state.completions.size > 0) return { recompute: true };
   // The mark's own event, delivered again, was walked already: not late.
-  const fresh = relevantInOrder(chain, newEvents).filter((e) => mark === null || e.id !== mark.id);
-  const first = fresh[0];
-  const last = fresh.at(-1);
+  const relevant = relevantInOrder(chain, newEvents).filter((e) => mark === null || e.id !== mark.id);
+  const late = mark === null ? [] : relevant.filter((e) => compareEventPositions(e, mark) < 0);
+  const fresh = relevant.slice(late.length);
+  if (late.length > 0) {
+    const settled = lastCompletion(state.completions);
+    const tasks = sortTasks(chain.tasks);
+    const harmless = (e: CountingEvent) =>
+      (settled === null || compareEventPositions(e, settled) > 0) && taskCompletedBy(chain, tasks, state.completions, e) === undefined;
+    if (!late.every(harmless)) return { recompute: true };
+  }
   const completions = new Map(state.completions);
-  if (first === undefined || last === undefined) return { state: { completions, mark }, changed: false };
-  if (mark !== null && compareEventPositions(first, mark) < 0) return { recompute: true };
+  const last = fresh.at(-1);
+  if (last === undefined) return { state: { completions, mark }, changed: false };
   const changed = walkOn(chain, completions, fresh);
   return { state: { completions, mark: positionOf(last) }, changed };
 }

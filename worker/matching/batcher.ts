@@ -1,11 +1,12 @@
 /**
  * Gathers the work of concurrently delivered jobs into batches: the queue
  * hands a worker many jobs at once (WORKER_CONCURRENCY), each job submits its
- * event ids or user id here and waits for the batch that carried it. One
- * batch runs at a time per process, and whatever arrives while it runs forms
- * the next (group commit): a busy worker makes large batches, an idle one
- * answers a lone job at once. One batch at a time also means a user is in at
- * most one of this process's transactions, so its jobs never wait on its lock here.
+ * event ids or user id here and waits for the batch that carried it. Up to
+ * `inFlight` batches run at once (one computes while another waits on
+ * Postgres), and whatever arrives meanwhile forms the next (group commit): a
+ * busy worker makes large batches, an idle one answers a lone job at once. A
+ * user in two batches at once is serialised by its lock, which a batch holds
+ * only for its own short transaction.
  */
 
 export interface MatchWork {
@@ -21,9 +22,9 @@ interface Pending<R> {
 
 const size = (work: MatchWork) => work.eventIds.length + work.userIds.length;
 
-export function createBatcher<R>(run: (work: MatchWork) => Promise<R>, options: { maxBatchSize: number }) {
+export function createBatcher<R>(run: (work: MatchWork) => Promise<R>, options: { maxBatchSize: number; inFlight: number }) {
   const queue: Pending<R>[] = [];
-  let running = false;
+  let running = 0;
 
   function takeBatch(): Pending<R>[] {
     const batch: Pending<R>[] = [];
@@ -53,11 +54,10 @@ export function createBatcher<R>(run: (work: MatchWork) => Promise<R>, options: 
   }
 
   async function drain(): Promise<void> {
-    running = true;
     try {
       while (queue.length > 0) await runBatch(takeBatch());
     } finally {
-      running = false;
+      running -= 1;
     }
   }
 
@@ -67,8 +67,8 @@ export function createBatcher<R>(run: (work: MatchWork) => Promise<R>, options: 
       return new Promise<R>((resolve, reject) => {
         queue.push({ work, resolve, reject });
         // Start on the next turn, so jobs delivered together start together.
-        if (!running) {
-          running = true;
+        if (running < options.inFlight) {
+          running += 1;
           setImmediate(() => void drain());
         }
       });

@@ -12,6 +12,7 @@ import {
 } from '../../shared/db/progress-store.js';
 import { questChains } from '../../shared/db/schema/index.js';
 import { loadChainDefinitions } from '../../shared/services/quest-chains/definitions.js';
+import type { InTurn } from './turnstile.js';
 import { advanceWalks, diffWalks, historyNeeds, recomputeWalks, walkKey, type BatchView } from './plan-batch.js';
 
 /** A user whose progress changed, with the chains that changed and the stamp stored for it. */
@@ -40,16 +41,25 @@ export interface BatchOutcome {
  * each. A crash before commit leaves everything pending for a retry; events
  * already matched are skipped, so redelivery cannot count anything twice.
  */
-export async function matchBatch(db: Database, work: { eventIds: readonly string[]; userIds: readonly string[] }): Promise<BatchOutcome> {
+export async function matchBatch(
+  db: Database,
+  work: { eventIds: readonly string[]; userIds: readonly string[] },
+  inTurn: InTurn = (step) => step(),
+): Promise<BatchOutcome> {
   return db.transaction(async (tx) => {
-    const events = await claimPendingEvents(tx, work.eventIds);
-    const subjects = new Map(events.map((e) => [`${e.providerId}/${e.userId}`, { providerId: e.providerId, userId: e.userId }]));
-    const targets = await resolveEventUsers(tx, [...subjects.values()]);
+    // Batches of one process take their locks in the order they claimed their
+    // events (`inTurn`), so events delivered earlier are walked first; the
+    // other order would make the later batch's events late, and recomputed.
+    const { events, targets, userIds } = await inTurn(async () => {
+      const events = await claimPendingEvents(tx, work.eventIds);
+      const subjects = new Map(events.map((e) => [`${e.providerId}/${e.userId}`, { providerId: e.providerId, userId: e.userId }]));
+      const targets = await resolveEventUsers(tx, [...subjects.values()]);
+      const userIds = [...new Set([...targets.map((t) => t.targetId), ...work.userIds])].sort();
+      await lockUsers(tx, userIds);
+      return { events, targets, userIds };
+    });
     const targetsOf = new Map<string, string[]>();
     for (const t of targets) append(targetsOf, `${t.providerId}/${t.userId}`, t.targetId);
-
-    const userIds = [...new Set([...targets.map((t) => t.targetId), ...work.userIds])].sort();
-    await lockUsers(tx, userIds);
     const users = await loadMatchUsers(tx, userIds, work.userIds);
     const platformIds = [...new Set(users.map((u) => u.platformId))];
     const chains = platformIds.length === 0 ? [] : await loadChainDefinitions(tx, inArray(questChains.platformId, platformIds));
@@ -99,3 +109,4 @@ function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, 
   for (const item of items) append(groups, key(item), item);
   return groups;
 }
+
