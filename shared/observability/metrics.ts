@@ -32,7 +32,7 @@ const QUEUE_PROBE_TIMEOUT_MS = 1000;
 // Requests of this service take milliseconds; the long tail buckets catch a stalled database.
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 // Event-to-progress lag: normally well under a second, minutes when the worker was down.
-const LAG_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 900];
+const LAG_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 900];
 // Single events refused for their body (size, JSON, field): counted as rejected events too.
 const SINGLE_EVENT_ROUTE = '/v1/events';
 const BODY_REJECTIONS = new Set([400, 413, 415]);

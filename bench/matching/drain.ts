@@ -1,0 +1,67 @@
+import { createRedis } from '../../shared/queue/connection.js';
+import { eventBatches } from '../../shared/queue/contract.js';
+import { createMatchingProducer } from '../../shared/queue/producer.js';
+import type { BenchContext } from '../harness/context.js';
+import type { BenchProcess } from '../harness/processes.js';
+import type { MatchingTenant } from './seed.js';
+
+/** Events per job, as one group-committed ingest flush or batch call hands them over. */
+const JOB_SIZE = 50;
+
+export interface DrainFigure {
+  events: number;
+  seconds: number;
+  eventsPerSecond: number;
+  /** CPU seconds per 1,000 events: the workers together, and Postgres. */
+  workerCpuPer1k: number;
+  postgresCpuPer1k: number;
+}
+
+/**
+ * Queues already stored, pending events as jobs of JOB_SIZE ids (what the API
+ * would have enqueued) while the given workers run, and times them until none
+ * of the tenant's events is pending.
+ */
+export async function drain(ctx: BenchContext, tenant: MatchingTenant, workers: readonly BenchProcess[], eventIds: readonly string[]): Promise<DrainFigure> {
+  const redis = createRedis(ctx.env.REDIS_URL!, 'producer');
+  const producer = createMatchingProducer(redis, ctx.env.QUEUE_PREFIX!);
+  try {
+    const stops = await Promise.all(workers.map((worker) => ctx.meter.start(worker.pid)));
+    const started = performance.now();
+    for (let i = 0; i < eventIds.length; i += 5000) {
+      const jobs = [];
+      for (let j = i; j < Math.min(i + 5000, eventIds.length); j += JOB_SIZE) jobs.push(...eventBatches(eventIds.slice(j, j + JOB_SIZE)));
+      await producer.queue.addBulk(jobs.map((data) => ({ name: 'match-events', data })));
+    }
+    const deadline = Date.now() + 10 * 60_000;
+    while ((await tenant.pending()) > 0) {
+      if (Date.now() > deadline) throw new Error('drain did not finish in 10 minutes');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const cpu = await Promise.all(stops.map((stop) => stop()));
+    const thousands = eventIds.length / 1000;
+    return {
+      events: eventIds.length,
+      seconds,
+      eventsPerSecond: eventIds.length / seconds,
+      workerCpuPer1k: cpu.reduce((sum, use) => sum + use.api, 0) / thousands,
+      // Every meter saw the same Postgres: take one.
+      postgresCpuPer1k: cpu[0]!.postgres / thousands,
+    };
+  } finally {
+    await producer.close();
+    redis.disconnect();
+  }
+}
+
+/** Stored events matched by freshly started workers (waited for until idle), which are stopped afterwards. */
+export async function drainWith(ctx: BenchContext, workerCount: number, tenant: MatchingTenant, eventIds: readonly string[]): Promise<DrainFigure> {
+  const workers: BenchProcess[] = [];
+  try {
+    for (let i = 0; i < workerCount; i++) workers.push(await ctx.startWorker());
+    return await drain(ctx, tenant, workers, eventIds);
+  } finally {
+    await Promise.all(workers.map((worker) => worker.stop()));
+  }
+}

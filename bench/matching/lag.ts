@@ -1,0 +1,42 @@
+import type { BenchContext } from '../harness/context.js';
+import { freePort, startProcess, type BenchProcess } from '../harness/processes.js';
+
+/** A worker whose health port is known, to read its metrics. */
+export async function startWatchedWorker(ctx: BenchContext): Promise<BenchProcess & { metricsUrl: string }> {
+  const port = await freePort();
+  const worker = await startProcess({
+    name: `worker-watched-${port}`,
+    args: ['dist/worker/main.js'],
+    env: { ...ctx.env, WORKER_HEALTH_PORT: String(port) },
+    outputDir: ctx.outputDir,
+    readyUrl: `http://127.0.0.1:${port}/healthz`,
+  });
+  return { ...worker, metricsUrl: `http://127.0.0.1:${port}/metrics` };
+}
+
+type Buckets = Map<number, number>;
+
+/** The cumulative buckets of the worker's event-to-progress lag histogram. */
+export async function lagBuckets(metricsUrl: string): Promise<Buckets> {
+  const text = await (await fetch(metricsUrl)).text();
+  const buckets: Buckets = new Map();
+  for (const match of text.matchAll(/^qcr_event_progress_lag_seconds_bucket\{le="([^"]+)"\} (\d+)/gm)) {
+    buckets.set(match[1] === '+Inf' ? Number.POSITIVE_INFINITY : Number(match[1]), Number(match[2]));
+  }
+  return buckets;
+}
+
+/**
+ * The upper bound (seconds) of the histogram bucket holding the given quantile
+ * of what was observed between two readings: "p99 <= this bucket", as exact as
+ * the buckets are (25-50 ms apart below a quarter second).
+ */
+export function quantileBound(before: Buckets, after: Buckets, quantile: number): { bound: number; count: number } {
+  const bounds = [...after.keys()].sort((a, b) => a - b);
+  const count = (after.get(Number.POSITIVE_INFINITY) ?? 0) - (before.get(Number.POSITIVE_INFINITY) ?? 0);
+  for (const bound of bounds) {
+    const within = (after.get(bound) ?? 0) - (before.get(bound) ?? 0);
+    if (within >= quantile * count) return { bound, count };
+  }
+  return { bound: Number.POSITIVE_INFINITY, count };
+}

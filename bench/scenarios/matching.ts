@@ -1,0 +1,114 @@
+import type { BenchContext, Scenario } from '../harness/context.js';
+import { drainWith } from '../matching/drain.js';
+import { lagBuckets, quantileBound, startWatchedWorker } from '../matching/lag.js';
+import { matchingTenant, roundRobin } from '../matching/seed.js';
+import { BATCH_INGEST, SINGLE_INGEST } from './http-ingest.js';
+
+export const MATCH_DRAIN = 'matching drain, 1 worker, 200 users';
+
+/**
+ * The matcher's figures (issue targets in docs/performance.md): how fast one
+ * worker drains a backlog against the ingest rates of the same run, whether
+ * that depends on stored history or on one user holding all the work, the
+ * CPU per event, and the delay from an accepted event to its progress while
+ * events arrive at half the single-ingest maximum.
+ */
+export const matching: Scenario = {
+  name: 'matching',
+  async run(ctx) {
+    await backlog(ctx);
+    await history(ctx);
+    await hotUser(ctx);
+    await lag(ctx);
+  },
+};
+
+async function backlog(ctx: BenchContext) {
+  const tenant = await matchingTenant(ctx, 'drain', 200);
+  const ids = await tenant.store(roundRobin(tenant.users, ctx.options.quick ? 50 : 200));
+  const figure = await drainWith(ctx, 1, tenant, ids);
+  const row = {
+    figure: MATCH_DRAIN,
+    value: figure.eventsPerSecond,
+    unit: 'events/s',
+    cpuPer1k: { api: figure.workerCpuPer1k, postgres: figure.postgresCpuPer1k, redis: 0 },
+    note: `${figure.events} events in ${figure.seconds.toFixed(1)} s; 5 chains × 5 tasks; CPU column: worker / PG`,
+  };
+  ctx.results.addRatio(row, SINGLE_INGEST, { atLeast: 1.0 });
+  ctx.results.addRatio({ ...row, figure: `${MATCH_DRAIN} (vs batch ingest)` }, BATCH_INGEST, { atLeast: 0.5 });
+  ctx.results.addBound(
+    { figure: 'matching CPU per 1k events, worker + Postgres', value: figure.workerCpuPer1k + figure.postgresCpuPer1k, unit: 'CPU-s' },
+    { atMost: 0.5 },
+  );
+}
+
+/** The same new events for users with 20 or with 2,000 stored (already matched) events each. */
+async function history(ctx: BenchContext) {
+  const users = ctx.options.quick ? 40 : 100;
+  const fresh = ctx.options.quick ? 100 : 200;
+  const rates: number[] = [];
+  for (const stored of [20, 2000]) {
+    const tenant = await matchingTenant(ctx, `history${stored}`, users);
+    // History walks chains to task 3 and no further (types step-0..2), so new events of those types are walked, not ignored.
+    await drainWith(ctx, 1, tenant, await tenant.store(roundRobin(tenant.users, stored), 3));
+    // The warm-up's deletes and inserts would otherwise bring autovacuum in during the measured drain (on the same 2 cores).
+    await ctx.database.sql`vacuum analyze pending_events, events, chain_progress, task_completions`;
+    const ids = await tenant.store(roundRobin(tenant.users, fresh, stored), 3);
+    const figure = await drainWith(ctx, 1, tenant, ids);
+    rates.push(figure.eventsPerSecond);
+    const row = { figure: `matching drain, ${stored.toLocaleString('en-US')} stored events per user`, value: figure.eventsPerSecond, unit: 'events/s', note: `${users} users, ${fresh} new events each` };
+    if (stored === 20) ctx.results.add(row);
+    else ctx.results.addRatio(row, 'matching drain, 20 stored events per user', { atLeast: 0.8 });
+  }
+}
+
+/** 2,000 events of one user against 2,000 spread over 200 users, two workers each time. */
+async function hotUser(ctx: BenchContext) {
+  const spreadTenant = await matchingTenant(ctx, 'spread', 200);
+  const spread = await drainWith(ctx, 2, spreadTenant, await spreadTenant.store(roundRobin(spreadTenant.users, 10)));
+  ctx.results.add({ figure: 'matching drain, 2,000 events over 200 users, 2 workers', value: spread.eventsPerSecond, unit: 'events/s' });
+  const hotTenant = await matchingTenant(ctx, 'hot', 1);
+  const hot = await drainWith(ctx, 2, hotTenant, await hotTenant.store(roundRobin(hotTenant.users, 2000)));
+  ctx.results.addRatio(
+    { figure: 'matching drain, 2,000 events of one user, 2 workers', value: hot.eventsPerSecond, unit: 'events/s' },
+    'matching drain, 2,000 events over 200 users, 2 workers',
+    { atLeast: 0.5 },
+  );
+}
+
+/** Single events through the API at half the measured single-ingest maximum, one worker matching them as they come. */
+async function lag(ctx: BenchContext) {
+  const single = ctx.results.get(SINGLE_INGEST);
+  if (!single) return;
+  const rate = Math.max(1, Math.round(single.value / 2));
+  const worker = await startWatchedWorker(ctx);
+  try {
+    const { platform, users } = ctx.world;
+    let n = 0;
+    const before = await lagBuckets(worker.metricsUrl);
+    const load = await ctx.load({
+      url: `${ctx.api.url}/v1/events`,
+      method: 'POST',
+      headers: platform.headers,
+      overallRate: rate,
+      warmupS: 0,
+      requests: [
+        {
+          setupRequest: (request) => ({
+            ...request,
+            body: JSON.stringify({ user_id: users[n % users.length], event_type: `step-${n % 3}`, timestamp: new Date(Date.UTC(2028, 0, 1) + n++ * 1000).toISOString() }),
+          }),
+        },
+      ],
+    });
+    // Let the last events of the load be matched before reading the histogram.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const { bound, count } = quantileBound(before, await lagBuckets(worker.metricsUrl), 0.99);
+    ctx.results.addBound(
+      { figure: 'event answered 200 → processed, p99', value: bound * 1000, unit: 'ms', note: `p99 within the histogram bucket ≤ ${bound * 1000} ms; ${count} events at ${rate} req/s (half of single ingest); ingest p99 ${load.p99Ms} ms` },
+      { atMost: 250 },
+    );
+  } finally {
+    await worker.stop();
+  }
+}
