@@ -44,7 +44,13 @@ export function createProcessor(deps: ProcessorDeps) {
   const batcher = createBatcher<SharedOutcome>(async (work) => {
     const started = performance.now();
     // Taken now, in the order batches were formed: they lock their users in that order.
-    const outcome = await matchBatch(deps.db, work, turnstile.ticket());
+    const ticket = turnstile.ticket();
+    let outcome;
+    try {
+      outcome = await matchBatch(deps.db, work, (step) => ticket.inTurn(step));
+    } finally {
+      ticket.release();
+    }
     await deps.publish(outcome.changes);
     for (const event of outcome.matched) deps.onEventProcessed(event.receivedUs);
     deps.logger.debug(

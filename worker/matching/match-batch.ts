@@ -74,7 +74,8 @@ export async function matchBatch(
     for (const event of events) {
       for (const userId of targetsOf.get(`${event.providerId}/${event.userId}`) ?? []) append(eventsByUser, userId, event);
     }
-    const evaluateIds = new Set(users.filter((u) => work.userIds.includes(u.id)).map((u) => u.id));
+    const requested = new Set(work.userIds);
+    const evaluateIds = new Set(users.filter((u) => requested.has(u.id)).map((u) => u.id));
     const { advanced, recompute } = advanceWalks(view, eventsByUser, evaluateIds);
     if (recompute.length > 0) {
       const needs = historyNeeds(view, recompute);
