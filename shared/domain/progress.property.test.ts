@@ -4,6 +4,7 @@ import { computeCompletions } from './progress.js';
 import type { ChainRules, Completion } from './progress.js';
 import type { CountingEvent, TaskCondition } from './conditions.js';
 import { referenceCompletions } from './progress.reference.test-helper.js';
+import { mostlyNull } from './rules.arbitraries.test-helper.js';
 
 // Small domains everywhere (3 event types, times -2..16, amounts 0..12, a few
 // currencies in mixed case, short ids) so that ties, matches and near-misses
@@ -11,8 +12,6 @@ import { referenceCompletions } from './progress.reference.test-helper.js';
 
 const RUNS = 300;
 
-const mostlyNull = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | null> =>
-  fc.oneof({ weight: 3, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: arb });
 
 const eventTypeArb = fc.constantFrom('reg', 'kyc', 'tx');
 const timeArb = fc.bigInt({ min: -2n, max: 16n });

@@ -1,35 +1,9 @@
 import { describe, it, expect } from 'vitest';
 import { computeCompletions } from './progress.js';
 import type { ChainRules } from './progress.js';
-import type { CountingEvent, TaskCondition } from './conditions.js';
+import type { CountingEvent } from './conditions.js';
+import { chain, ev, task } from './rules.test-helper.js';
 
-const task = (sequenceNumber: number, eventType: string, over: Partial<TaskCondition> = {}): TaskCondition => ({
-  id: `t${sequenceNumber}`,
-  sequenceNumber,
-  eventType,
-  minAmount: null,
-  currency: null,
-  afterUs: null,
-  beforeUs: null,
-  ...over,
-});
-
-const ev = (id: string, eventType: string, occurredUs: bigint, over: Partial<CountingEvent> = {}): CountingEvent => ({
-  id,
-  eventType,
-  occurredUs,
-  amount: null,
-  currency: null,
-  ...over,
-});
-
-const chain = (tasks: TaskCondition[], over: Partial<ChainRules> = {}): ChainRules => ({
-  allowAnyOrder: false,
-  startUs: 0n,
-  endUs: 1_000n,
-  tasks,
-  ...over,
-});
 
 // Compact view of the result: taskId -> eventId@time.
 const summary = (rules: ChainRules, events: CountingEvent[]): Record<string, string> =>

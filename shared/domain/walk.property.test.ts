@@ -7,6 +7,7 @@ import type { EventPosition } from './counting.js';
 import { advanceWalk, computeCompletions, isRelevant, recomputeWalk } from './progress.js';
 import type { ChainRules, Completion, WalkState } from './progress.js';
 import { referenceCompletions } from './progress.reference.test-helper.js';
+import { mostlyNull } from './rules.arbitraries.test-helper.js';
 
 // The incremental walk must be indistinguishable from recomputing over every
 // stored event, however the events arrive. Small domains (3 types, times
@@ -16,8 +17,6 @@ import { referenceCompletions } from './progress.reference.test-helper.js';
 const SEED = 20_240_517;
 const RUNS = 1_000;
 
-const mostlyNull = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | null> =>
-  fc.oneof({ weight: 3, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: arb });
 
 const eventTypeArb = fc.constantFrom('reg', 'kyc', 'tx');
 const amountArb = fc.integer({ min: 0, max: 8 });
