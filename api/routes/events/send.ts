@@ -1,10 +1,10 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { ingestEvents } from '../../../shared/services/events/ingest.js';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../http/body-guard.js';
 import { errorResponses } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
+import { groupCommitFor } from '../../ingest/group-commit.js';
 import { eventInputSchema, sendEventResponseSchema, toEventInput } from './schema.js';
 
 const route = createRoute({
@@ -27,17 +27,18 @@ export function registerSendEvent(app: OpenAPIHono<AppEnv>) {
   app.openapi(route, async (c) => {
     const body = c.req.valid('json');
     const { deps, caller } = c.var;
-    const [result] = await ingestEvents(deps, caller.providerId, [toEventInput(body)]);
-    deps.metrics.countEvents(result!.status);
+    // Shares one statement and one enqueue with the other events arriving now (api/ingest/group-commit.ts).
+    const result = await groupCommitFor(deps).submit({ providerId: caller.providerId, input: toEventInput(body) });
+    deps.metrics.countEvents(result.status);
     return c.json(
       {
         success: true as const,
         data: {
-          event_id: result!.eventId,
+          event_id: result.eventId,
           user_id: body.user_id,
           event_type: body.event_type,
-          received_at: result!.receivedAt,
-          status: result!.status,
+          received_at: result.receivedAt,
+          status: result.status,
         },
       },
       200,
