@@ -1,0 +1,39 @@
+/** Command-line options of `npm run bench` (after `--`). */
+export interface BenchOptions {
+  /** Short runs and less seeding: every figure in under a minute, for a quick look (noisier). */
+  quick: boolean;
+  /** Seconds each load figure is measured for (after a warm-up of a fifth of it). */
+  durationS: number;
+  connections: number;
+  /** Length of the single-ingest memory soak; 0 skips it. */
+  soakMinutes: number;
+  /** Names of the scenarios to run (default all). */
+  only: string[] | null;
+}
+
+const USAGE = `usage: npm run bench -- [--quick] [--duration <s>] [--connections <n>] [--soak-minutes <m>] [--only <scenario,...>]`;
+
+export function parseOptions(argv: readonly string[]): BenchOptions {
+  const quick = argv.includes('--quick');
+  const options: BenchOptions = { quick, durationS: quick ? 2 : 10, connections: 32, soakMinutes: quick ? 0 : 5, only: null };
+  for (let i = 0; i < argv.length; i += 1) {
+    const flag = argv[i]!;
+    const value = argv[i + 1];
+    const number = () => {
+      const parsed = Number(value);
+      if (!Number.isFinite(parsed) || parsed < 0) throw new Error(`${flag} needs a number\n${USAGE}`);
+      i += 1;
+      return parsed;
+    };
+    if (flag === '--quick') continue;
+    else if (flag === '--duration') options.durationS = number();
+    else if (flag === '--connections') options.connections = Math.max(1, Math.round(number()));
+    else if (flag === '--soak-minutes') options.soakMinutes = number();
+    else if (flag === '--only') {
+      options.only = (value ?? '').split(',').filter(Boolean);
+      i += 1;
+    } else if (flag === '--help' || flag === '-h') throw new Error(USAGE);
+    else throw new Error(`unknown option ${flag}\n${USAGE}`);
+  }
+  return options;
+}

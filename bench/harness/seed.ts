@@ -1,0 +1,90 @@
+import { requestJson } from '../../shared/testing/http.js';
+import { storeCompletion } from '../../shared/services/quest-chains/completions.test-helper.js';
+import type { BenchContext } from './context.js';
+
+export const BENCH_ADMIN_TOKEN = 'bench-admin-token-0123456789';
+
+export interface BenchProvider {
+  id: string;
+  /** The API headers plus JSON content type. */
+  headers: Record<string, string>;
+}
+
+export interface BenchWorld {
+  platform: BenchProvider;
+  advertiser: BenchProvider;
+  chains: { id: string; taskIds: string[] }[];
+  /** Registered platform user ids: `u-0` … `u-<n-1>`, each with progress in every chain. */
+  users: string[];
+}
+
+export const CHAINS = 5;
+export const TASKS = 5;
+/** Event types of the seeded tasks: task i matches `step-<i % 3>`. */
+export const eventTypeOfTask = (task: number) => `step-${task % 3}`;
+
+const admin = { authorization: `Bearer ${BENCH_ADMIN_TOKEN}` };
+
+async function call(ctx: BenchContext, method: string, path: string, options: { headers?: Record<string, string>; body?: unknown }) {
+  const answer = await requestJson(ctx.api.url, method, path, options);
+  if (answer.status !== 200) throw new Error(`${method} ${path} answered ${answer.status}: ${JSON.stringify(answer.json)}`);
+  return answer.json.data;
+}
+
+export async function createProvider(ctx: BenchContext, type: 'platform' | 'advertiser', name: string): Promise<BenchProvider> {
+  const provider = await call(ctx, 'POST', '/admin/v1/providers', { headers: admin, body: { type, name } });
+  const credential = await call(ctx, 'POST', `/admin/v1/providers/${provider.id}/credentials`, { headers: admin, body: {} });
+  return { id: provider.id, headers: { 'content-type': 'application/json', 'x-api-key': credential.key, 'x-api-secret': credential.secret } };
+}
+
+/**
+ * Through the API like a real integrator: a platform and an advertiser, 5
+ * active chains of 5 tasks, `userCount` registered users. Then, straight into
+ * Postgres as the worker would write it, progress for every user (the first
+ * two tasks of each chain done), so reads show real statuses and claimables
+ * without depending on the matcher's speed.
+ */
+export async function seedWorld(ctx: BenchContext, userCount: number): Promise<BenchWorld> {
+  const platform = await createProvider(ctx, 'platform', 'bench platform');
+  const advertiser = await createProvider(ctx, 'advertiser', 'bench advertiser');
+  const chains: BenchWorld['chains'] = [];
+  for (let chain = 0; chain < CHAINS; chain += 1) {
+    const created = await call(ctx, 'POST', '/admin/v1/quest-chains', {
+      headers: admin,
+      body: {
+        platform_id: platform.id,
+        advertiser_id: advertiser.id,
+        name: `bench chain ${chain}`,
+        start_date: '2026-01-01T00:00:00Z',
+        end_date: '2036-01-01T00:00:00Z',
+        tasks: Array.from({ length: TASKS }, (_, task) => ({
+          sequence_number: task + 1,
+          name: `task ${task + 1}`,
+          condition_event_type: eventTypeOfTask(task),
+          reward_type: 'points',
+          reward_name: 'points',
+          reward_value: 10,
+        })),
+        chain_reward: { type: 'mystery_box', name: 'box' },
+      },
+    });
+    chains.push({ id: created.quest_chain.id, taskIds: created.tasks.map((task: { id: string }) => task.id) });
+  }
+  const users = Array.from({ length: userCount }, (_, i) => `u-${i}`);
+  const userIds: string[] = [];
+  for (const platformUserId of users) {
+    userIds.push((await call(ctx, 'POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: platformUserId } })).user_id);
+  }
+  const sql = ctx.database.sql;
+  await Promise.all(
+    users.map(async (platformUserId, i) => {
+      for (const chain of chains) {
+        for (const taskId of chain.taskIds.slice(0, 2)) {
+          await storeCompletion(sql, { userId: userIds[i]!, providerId: platform.id, platformUserId, taskId, chainId: chain.id, at: '2026-02-01T00:00:00Z' });
+        }
+      }
+    }),
+  );
+  await sql`update users set progress_changed_at = now(), needs_evaluation = false where platform_id = ${platform.id}`;
+  return { platform, advertiser, chains, users };
+}
