@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
+import { createAccessLog } from '../../shared/observability/access-log.js';
 import type { AppDeps, AppEnv } from '../app-env.js';
 
 const REQUEST_ID = /^[\w.-]{1,100}$/;
@@ -12,12 +13,11 @@ const REQUEST_ID = /^[\w.-]{1,100}$/;
  * Kept cheap on purpose (docs/performance.md): the header is set before the
  * handler builds its response, because a header added afterwards makes Hono
  * rebuild the response as a full undici Response and takes @hono/node-server
- * off its fast path; the access line goes through a logger without redaction
- * (its fields are built here, none can hold a secret), which costs a tenth of a
- * redacted line.
+ * off its fast path; the access line is written in pino's format without
+ * pino's generic serialisation and redaction (shared/observability/access-log.ts).
  */
 export function requestContext(deps: AppDeps): MiddlewareHandler<AppEnv> {
-  const accessLog = deps.logger.child({}, { redact: [] });
+  const accessLog = createAccessLog(deps.logger);
   return async (c, next) => {
     const started = performance.now();
     const incoming = c.req.header('x-request-id');
@@ -31,7 +31,7 @@ export function requestContext(deps: AppDeps): MiddlewareHandler<AppEnv> {
     const durationMs = Math.round((performance.now() - started) * 100) / 100;
     const route = c.req.routePath;
     const status = c.res.status;
-    accessLog.info({ requestId, method: c.req.method, path: c.req.path, route, status, durationMs }, 'request');
+    accessLog({ requestId, method: c.req.method, path: c.req.path, route, status, durationMs });
     deps.metrics.observeRequest({ method: c.req.method, route, status, durationMs });
   };
 }

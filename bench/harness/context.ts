@@ -56,7 +56,8 @@ export async function openContext(options: BenchOptions, userCount: number): Pro
   const started: BenchProcess[] = [];
   const apiPort = await freePort();
   const apiUrl = `http://127.0.0.1:${apiPort}`;
-  const api = await startProcess({ name: 'api', args: ['dist/api/main.js'], env: { ...env, PORT: String(apiPort) }, outputDir, readyUrl: `${apiUrl}/healthz` });
+  const profile = options.profileApi ? ['--cpu-prof', `--cpu-prof-dir=${outputDir}`] : [];
+  const api = await startProcess({ name: 'api', args: [...profile, 'dist/api/main.js'], env: { ...env, PORT: String(apiPort) }, outputDir, readyUrl: `${apiUrl}/healthz` });
   started.push(api);
   const meter = new CpuMeter(database.sql, database.name, redis);
   let workers = 0;

@@ -9,13 +9,15 @@ export interface BenchOptions {
   soakMinutes: number;
   /** Names of the scenarios to run (default all). */
   only: string[] | null;
+  /** Run the API under `node --cpu-prof`, its profile written to the output directory on exit. */
+  profileApi: boolean;
 }
 
-const USAGE = `usage: npm run bench -- [--quick] [--duration <s>] [--connections <n>] [--soak-minutes <m>] [--only <scenario,...>]`;
+const USAGE = `usage: npm run bench -- [--quick] [--duration <s>] [--connections <n>] [--soak-minutes <m>] [--only <scenario,...>] [--profile-api]`;
 
 export function parseOptions(argv: readonly string[]): BenchOptions {
   const quick = argv.includes('--quick');
-  const options: BenchOptions = { quick, durationS: quick ? 2 : 10, connections: 32, soakMinutes: quick ? 0 : 5, only: null };
+  const options: BenchOptions = { quick, durationS: quick ? 2 : 10, connections: 32, soakMinutes: quick ? 0 : 5, only: null, profileApi: false };
   for (let i = 0; i < argv.length; i += 1) {
     const flag = argv[i]!;
     const value = argv[i + 1];
@@ -26,6 +28,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       return parsed;
     };
     if (flag === '--quick') continue;
+    else if (flag === '--profile-api') options.profileApi = true;
     else if (flag === '--duration') options.durationS = number();
     else if (flag === '--connections') options.connections = Math.max(1, Math.round(number()));
     else if (flag === '--soak-minutes') options.soakMinutes = number();

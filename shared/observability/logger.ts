@@ -37,7 +37,7 @@ export const REDACTED_PATHS = [
 // pino's isoTime formats a new Date for every line; under load many lines share a millisecond.
 let lastMs = 0;
 let lastTime = '';
-function isoTimeOncePerMillisecond(): string {
+export function isoTimeOncePerMillisecond(): string {
   const now = Date.now();
   if (now !== lastMs) {
     lastMs = now;
