@@ -33,7 +33,9 @@ export function createApp(deps: AppDeps) {
   registerAdminQuestChainRoutes(app, deps.config.ADMIN_TOKEN);
   registerAccountLinkRoutes(app);
   // Before the claim route, so it wraps it: a claim changes the cached active-chains answer.
-  app.use('/v1/rewards/claim', forgetAnswerOnClaim());
+  // POST only: an all-methods entry here would clash with GET /v1/rewards/{id} and push Hono
+  // from its RegExpRouter to the slower TrieRouter for every request.
+  app.post('/v1/rewards/claim', forgetAnswerOnClaim());
   registerRewardRoutes(app);
   // No API headers: the live token in the query is the only credential (product rules §9).
   registerLiveRoutes(app);
