@@ -140,7 +140,7 @@ describe('ETag and If-None-Match', () => {
     const next = await activeAnswer(api.deps, platform.id, platformUserId, minute + 61_000);
     expect(late).toEqual(early);
     expect(next.etag).not.toBe(early.etag);
-    const token = (body: string) => JSON.parse(body).data.liveUpdates.token as string;
+    const token = (body: Buffer) => JSON.parse(body.toString()).data.liveUpdates.token as string;
     expect(token(next.body)).not.toBe(token(early.body));
     // Issued for the end of the minute: valid at least an hour from any moment in it.
     const expiry = JSON.parse(Buffer.from(token(early.body).split('.')[0]!, 'base64url').toString()).exp as number;

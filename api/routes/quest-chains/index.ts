@@ -38,6 +38,6 @@ export function registerQuestChainRoutes(app: OpenAPIHono<AppEnv>) {
     if (noneMatchHits(c.req.header('if-none-match'), answer.etag)) return c.body(null, 304);
     c.header('Content-Type', 'application/json');
     // Already serialised (and cached as text): typed as the schema's answer, which it is.
-    return c.body(answer.body, 200) as never;
+    return c.body(answer.body as Uint8Array<ArrayBuffer>, 200) as never;
   });
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ActiveAnswerCache, answerKey, type CachedAnswer } from './active-answer-cache.js';
 
 const answer = (userId: string, body = `{"user":"${userId}"}`, expiresAtMs = 10_000): CachedAnswer => ({
-  body,
+  body: Buffer.from(body),
   etag: `"${body.length}"`,
   definitionsFingerprint: 'defs-1',
   userId,

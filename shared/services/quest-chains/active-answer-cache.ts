@@ -16,8 +16,8 @@
  * on once the notifications are subscribed, and off while they may be lost.
  */
 export interface CachedAnswer {
-  /** The whole JSON response body. */
-  body: string;
+  /** The whole JSON response body, as bytes: written to the socket as is, with no string conversion per answer. */
+  body: Buffer;
   /** Strong entity tag of `body`, quoted. */
   etag: string;
   definitionsFingerprint: string;

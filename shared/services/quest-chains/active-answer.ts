@@ -14,7 +14,8 @@ import type { ChainDefinition } from './definitions.js';
 export const TOKEN_WINDOW_MS = 60_000;
 
 export interface ActiveAnswer {
-  body: string;
+  /** UTF-8 JSON. */
+  body: Buffer;
   etag: string;
 }
 
@@ -54,7 +55,7 @@ export async function activeAnswer(
   const ticket = answers.ticket();
   const tokenIssuedAtMs = Math.ceil(nowMs / TOKEN_WINDOW_MS) * TOKEN_WINDOW_MS;
   const { userId, view } = await loadActiveChains(deps, platformId, platformUserId, { now: new Date(nowMs), definitions, tokenIssuedAtMs });
-  const body = JSON.stringify({ success: true, data: view });
+  const body = Buffer.from(JSON.stringify({ success: true, data: view }));
   const etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
   if (userId !== null && answers.enabled) {
     const expiresAtMs = Math.min(nowMs + answers.ttlMs, tokenIssuedAtMs, nextWindowEdgeMs(definitions, nowMs));
