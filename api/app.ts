@@ -1,10 +1,11 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Handler } from 'hono';
 import type { AppDeps, AppEnv } from './app-env.js';
 import { createErrorHandler, notFoundHandler, validationHook } from './http/errors.js';
 import { requestContext } from './http/request-context.js';
 import { registerAdminCredentialRoutes } from './routes/admin/credentials/index.js';
 import { registerAdminProviderRoutes } from './routes/admin/providers/index.js';
-import { registerQueueDashboard } from './routes/admin/queues/index.js';
+import { DASHBOARD_PATH, registerQueueDashboard } from './routes/admin/queues/index.js';
 import { registerDocsRoutes } from './routes/docs/index.js';
 import { registerEventRoutes } from './routes/events/index.js';
 import { registerAdminQuestChainRoutes } from './routes/admin/quest-chains/index.js';
@@ -54,8 +55,24 @@ export function createApp(deps: AppDeps) {
   // Operator surfaces, outside the document: reference page and Prometheus scrape.
   registerDocsRoutes(app);
   registerMetricsRoute(app, deps.metrics);
-  registerQueueDashboard(app, deps);
+  mountQueueDashboard(app, deps);
   return app;
+}
+
+/**
+ * bull-board's routes (a static segment beside a parameter at the same depth)
+ * are more than Hono's RegExpRouter takes: registered on the main app, they
+ * would send every request through the slower TrieRouter. So the dashboard
+ * gets an app of its own (same error handling), reached through one wildcard.
+ */
+function mountQueueDashboard(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
+  const dashboard = new OpenAPIHono<AppEnv>();
+  dashboard.onError(createErrorHandler(deps.logger));
+  dashboard.notFound(notFoundHandler);
+  registerQueueDashboard(dashboard, deps);
+  const forward: Handler<AppEnv> = (c) => dashboard.fetch(c.req.raw, c.env);
+  app.all(DASHBOARD_PATH, forward);
+  app.all(`${DASHBOARD_PATH}/*`, forward);
 }
 
 export type App = ReturnType<typeof createApp>;
