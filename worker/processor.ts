@@ -18,15 +18,24 @@ export interface ProcessorDeps {
 
 const isJobName = (name: string): name is JobName => Object.hasOwn(jobPayloads, name);
 
-/** What one job asks for, in the batcher's terms. */
-function workOf(name: JobName, data: unknown): MatchWork {
+/**
+ * What one job asks for, in the batcher's terms; null when its payload can
+ * never be valid. Each payload is parsed once, by its own schema.
+ */
+function workOf(name: JobName, data: unknown): MatchWork | null {
   switch (name) {
-    case 'match-events':
-      return { eventIds: jobPayloads[name].parse(data).eventIds, userIds: [] };
-    case 'process-event':
-      return { eventIds: [jobPayloads[name].parse(data).eventId], userIds: [] };
-    case 'evaluate-user':
-      return { eventIds: [], userIds: [jobPayloads[name].parse(data).userId] };
+    case 'match-events': {
+      const parsed = jobPayloads[name].safeParse(data);
+      return parsed.success ? { eventIds: parsed.data.eventIds, userIds: [] } : null;
+    }
+    case 'process-event': {
+      const parsed = jobPayloads[name].safeParse(data);
+      return parsed.success ? { eventIds: [parsed.data.eventId], userIds: [] } : null;
+    }
+    case 'evaluate-user': {
+      const parsed = jobPayloads[name].safeParse(data);
+      return parsed.success ? { eventIds: [], userIds: [parsed.data.userId] } : null;
+    }
   }
 }
 
@@ -62,8 +71,8 @@ export function createProcessor(deps: ProcessorDeps) {
 
   return async function process(job: Job): Promise<string> {
     if (!isJobName(job.name)) throw new UnrecoverableError(`unknown job ${job.name}`);
-    if (!jobPayloads[job.name].safeParse(job.data).success) throw new UnrecoverableError(`invalid payload for ${job.name}`);
     const work = workOf(job.name, job.data);
+    if (work === null) throw new UnrecoverableError(`invalid payload for ${job.name}`);
     const outcome = await batcher.submit(work);
     const log = deps.logger.child({ jobId: job.id, job: job.name, attempt: job.attemptsMade + 1 });
     if (work.userIds.length > 0) {
