@@ -5,7 +5,8 @@ import * as schema from './schema/index.js';
 export type Sql = postgres.Sql;
 export type Database = ReturnType<typeof createDatabase>['db'];
 /** A transaction or the database itself: use-cases accept either, so they can join an outer transaction. */
-export type Executor = Database | Parameters<Parameters<Database['transaction']>[0]>[0];
+export type Executor = Database | Transaction;
+export type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0];
 
 export interface DatabaseOptions {
   url: string;

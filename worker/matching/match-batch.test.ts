@@ -38,8 +38,8 @@ async function createChain(types: string[], options: { anyOrder?: boolean } = {}
       platformId: platform.id,
       advertiserId: advertiser.id,
       name: 'chain',
-      startDate: '2026-01-01T00:00:00Z',
-      endDate: '2027-01-01T00:00:00Z',
+      startDate: parseUtcTimestamp('2026-01-01T00:00:00Z')!,
+      endDate: parseUtcTimestamp('2027-01-01T00:00:00Z')!,
       allowAnyOrder: options.anyOrder ?? false,
     })
     .returning();

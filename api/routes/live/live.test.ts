@@ -1,3 +1,4 @@
+import { parseUtcTimestamp } from '../../../shared/domain/timestamp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { questChains } from '../../../shared/db/schema/index.js';
 import { progressChannel } from '../../../shared/live/channel.js';
@@ -103,7 +104,7 @@ describe('GET /v1/live: the stream', () => {
     const userId = await register('since-1');
     const [chain] = await database.db
       .insert(questChains)
-      .values({ platformId: platform.id, advertiserId: advertiser.id, name: 'c', startDate: '2020-01-01T00:00:00Z', endDate: '2099-01-01T00:00:00Z' })
+      .values({ platformId: platform.id, advertiserId: advertiser.id, name: 'c', startDate: parseUtcTimestamp('2020-01-01T00:00:00Z')!, endDate: parseUtcTimestamp('2099-01-01T00:00:00Z')! })
       .returning({ id: questChains.id });
     await database.sql`update users set progress_changed_at = '2026-03-01T10:00:00.250Z' where id = ${userId}`;
     await database.sql`

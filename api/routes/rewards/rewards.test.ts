@@ -1,3 +1,4 @@
+import { parseUtcTimestamp } from '../../../shared/domain/timestamp.js';
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,8 +28,8 @@ async function createChain(owner: TestProvider, options: { tasks: number; reward
       platformId: owner.id,
       advertiserId: advertiser.id,
       name: 'chain',
-      startDate: '2020-01-01T00:00:00Z',
-      endDate: '2099-01-01T00:00:00Z',
+      startDate: parseUtcTimestamp('2020-01-01T00:00:00Z')!,
+      endDate: parseUtcTimestamp('2099-01-01T00:00:00Z')!,
     })
     .returning({ id: questChains.id });
   const tasks = await database.db

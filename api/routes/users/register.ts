@@ -1,4 +1,5 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
 import { registerUser } from '../../../shared/services/users/register.js';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
@@ -38,7 +39,7 @@ export function registerUserRoutes(app: OpenAPIHono<AppEnv>) {
         data: {
           user_id: user.id,
           platform_user_id: user.platformUserId,
-          created_at: user.createdAt.toISOString(),
+          created_at: formatIsoMillis(user.createdAt),
           already_exists: user.alreadyExists,
         },
       },

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { index, pgTable, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
+import { index, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core';
+import { timestampUs } from '../columns.js';
 import { providers } from './providers.js';
 import { users } from './users.js';
 
@@ -17,7 +18,7 @@ export const accountLinks = pgTable(
       .notNull()
       .references(() => providers.id),
     advertiserUserId: text('advertiser_user_id').notNull(),
-    linkedAt: timestamp('linked_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    linkedAt: timestampUs('linked_at', { precision: 3 }).notNull().default(sql`now()`),
   },
   (table) => [
     // One advertiser user id per (user, advertiser), and one user per (platform, advertiser user id).
@@ -39,9 +40,9 @@ export const linkTokens = pgTable('link_tokens', {
   advertiserId: uuid('advertiser_id')
     .notNull()
     .references(() => providers.id),
-  expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }).notNull(),
-  createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
-  usedAt: timestamp('used_at', { withTimezone: true, precision: 3 }),
+  expiresAt: timestampUs('expires_at', { precision: 3 }).notNull(),
+  createdAt: timestampUs('created_at', { precision: 3 }).notNull().default(sql`now()`),
+  usedAt: timestampUs('used_at', { precision: 3 }),
   usedAdvertiserUserId: text('used_advertiser_user_id'),
   linkId: uuid('link_id').references(() => accountLinks.id),
 });

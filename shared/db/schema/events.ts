@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { doublePrecision, index, jsonb, pgTable, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
+import { doublePrecision, index, jsonb, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core';
+import { timestampUs } from '../columns.js';
 import { providers } from './providers.js';
 
 /**
@@ -16,12 +17,12 @@ export const events = pgTable(
       .references(() => providers.id),
     userId: text('user_id').notNull(),
     eventType: text('event_type').notNull(),
-    occurredAt: timestamp('occurred_at', { withTimezone: true, precision: 6, mode: 'string' }).notNull(),
+    occurredAt: timestampUs('occurred_at', { precision: 6 }).notNull(),
     amount: doublePrecision('amount'),
     currency: text('currency'),
     reference: text('reference'),
     metadata: jsonb('metadata').$type<Record<string, unknown>>(),
-    receivedAt: timestamp('received_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    receivedAt: timestampUs('received_at', { precision: 3 }).notNull().default(sql`now()`),
   },
   (table) => [unique('events_dedup_key').on(table.providerId, table.userId, table.eventType, table.occurredAt)],
 );
@@ -39,7 +40,7 @@ export const pendingEvents = pgTable(
   {
     eventId: uuid('event_id').primaryKey(),
     providerId: uuid('provider_id').notNull(),
-    receivedAt: timestamp('received_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    receivedAt: timestampUs('received_at', { precision: 3 }).notNull().default(sql`now()`),
   },
   (table) => [index('pending_events_received_idx').on(table.receivedAt, table.eventId)],
 );

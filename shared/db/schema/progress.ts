@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { bigint, index, integer, pgTable, primaryKey, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, pgTable, primaryKey, uuid } from 'drizzle-orm/pg-core';
+import { timestampUs } from '../columns.js';
 import { events } from './events.js';
 import { questChains, questTasks } from './quest-chains.js';
 import { users } from './users.js';
@@ -20,8 +21,8 @@ export const taskCompletions = pgTable(
     eventId: uuid('event_id')
       .notNull()
       .references(() => events.id),
-    completedAt: timestamp('completed_at', { withTimezone: true, precision: 6, mode: 'string' }).notNull(),
-    recordedAt: timestamp('recorded_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    completedAt: timestampUs('completed_at', { precision: 6 }).notNull(),
+    recordedAt: timestampUs('recorded_at', { precision: 3 }).notNull().default(sql`now()`),
   },
   (table) => [primaryKey({ columns: [table.userId, table.taskId] }), index('task_completions_chain_idx').on(table.chainId)],
 );
@@ -44,9 +45,9 @@ export const chainProgress = pgTable(
       .references(() => questChains.id),
     completedTasks: integer('completed_tasks').notNull(),
     totalTasks: integer('total_tasks').notNull(),
-    completedAt: timestamp('completed_at', { withTimezone: true, precision: 6, mode: 'string' }),
+    completedAt: timestampUs('completed_at', { precision: 6 }),
     /** The user's progress stamp when these completions last changed; null while none ever did. */
-    updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).default(sql`now()`),
+    updatedAt: timestampUs('updated_at', { precision: 3 }).default(sql`now()`),
     markUs: bigint('mark_us', { mode: 'bigint' }),
     markEventId: uuid('mark_event_id'),
   },

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { index, pgEnum, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { index, pgEnum, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { timestampUs } from '../columns.js';
 
 export const providerType = pgEnum('provider_type', ['platform', 'advertiser']);
 export const activeStatus = pgEnum('active_status', ['active', 'inactive']);
@@ -9,7 +10,7 @@ export const providers = pgTable('providers', {
   type: providerType('type').notNull(),
   name: text('name').notNull(),
   status: activeStatus('status').notNull().default('active'),
-  createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  createdAt: timestampUs('created_at', { precision: 3 }).notNull().default(sql`now()`),
 });
 
 /** The secret itself is never stored: only its SHA-256 (it has 256 bits of entropy, so a slow KDF buys nothing). */
@@ -23,7 +24,7 @@ export const credentials = pgTable(
     secretHash: text('secret_hash').notNull(),
     permissions: text('permissions').array().notNull(),
     status: activeStatus('status').notNull().default('active'),
-    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    createdAt: timestampUs('created_at', { precision: 3 }).notNull().default(sql`now()`),
   },
   (table) => [index('credentials_provider_idx').on(table.providerId)],
 );

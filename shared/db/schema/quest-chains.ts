@@ -8,10 +8,10 @@ import {
   pgEnum,
   pgTable,
   text,
-  timestamp,
   unique,
   uuid,
 } from 'drizzle-orm/pg-core';
+import { timestampUs } from '../columns.js';
 import { providers } from './providers.js';
 
 export const chainStatus = pgEnum('chain_status', ['draft', 'active', 'paused', 'ended']);
@@ -30,12 +30,12 @@ export const questChains = pgTable(
     description: text('description'),
     logoUrl: text('logo_url'),
     backgroundImageUrl: text('background_image_url'),
-    startDate: timestamp('start_date', { withTimezone: true, precision: 6, mode: 'string' }).notNull(),
-    endDate: timestamp('end_date', { withTimezone: true, precision: 6, mode: 'string' }).notNull(),
+    startDate: timestampUs('start_date', { precision: 6 }).notNull(),
+    endDate: timestampUs('end_date', { precision: 6 }).notNull(),
     status: chainStatus('status').notNull().default('active'),
     allowAnyOrder: boolean('allow_any_order').notNull().default(false),
-    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
-    updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    createdAt: timestampUs('created_at', { precision: 3 }).notNull().default(sql`now()`),
+    updatedAt: timestampUs('updated_at', { precision: 3 }).notNull().default(sql`now()`),
   },
   (table) => [index('quest_chains_platform_idx').on(table.platformId, table.status)],
 );
@@ -53,8 +53,8 @@ export const questTasks = pgTable(
     conditionEventType: text('condition_event_type').notNull(),
     conditionMinAmount: doublePrecision('condition_min_amount'),
     conditionCurrency: text('condition_currency'),
-    conditionAfterTimestamp: timestamp('condition_after_timestamp', { withTimezone: true, precision: 6, mode: 'string' }),
-    conditionBeforeTimestamp: timestamp('condition_before_timestamp', { withTimezone: true, precision: 6, mode: 'string' }),
+    conditionAfterTimestamp: timestampUs('condition_after_timestamp', { precision: 6 }),
+    conditionBeforeTimestamp: timestampUs('condition_before_timestamp', { precision: 6 }),
     rewardType: text('reward_type').notNull(),
     rewardName: text('reward_name').notNull(),
     rewardValue: doublePrecision('reward_value').notNull(),

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { jsonb, pgEnum, pgTable, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
+import { jsonb, pgEnum, pgTable, unique, uuid } from 'drizzle-orm/pg-core';
+import { timestampUs } from '../columns.js';
 import { questChains, questTasks } from './quest-chains.js';
 import { users } from './users.js';
 
@@ -24,7 +25,7 @@ export const rewardClaims = pgTable(
     taskId: uuid('task_id').references(() => questTasks.id),
     /** Snapshot of the reward as granted. */
     reward: jsonb('reward').$type<Record<string, unknown>>().notNull(),
-    claimedAt: timestamp('claimed_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    claimedAt: timestampUs('claimed_at', { precision: 3 }).notNull().default(sql`now()`),
   },
   (table) => [unique('reward_claims_once').on(table.userId, table.chainId, table.taskId).nullsNotDistinct()],
 );

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { boolean, char, index, jsonb, pgTable, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
+import { boolean, char, index, jsonb, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core';
+import { timestampUs } from '../columns.js';
 import { providers } from './providers.js';
 
 export const users = pgTable(
@@ -12,11 +13,11 @@ export const users = pgTable(
     platformUserId: text('platform_user_id').notNull(),
     countryCode: char('country_code', { length: 2 }),
     userMetadata: jsonb('user_metadata').$type<Record<string, unknown>>(),
-    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    createdAt: timestampUs('created_at', { precision: 3 }).notNull().default(sql`now()`),
     /** Set when every stored event of the user must be (re)matched: new user, new chain. The reconciler drains it. */
     needsEvaluation: boolean('needs_evaluation').notNull().default(true),
     /** Server clock time of the latest change of this user's progress (the live-updates baseline). */
-    progressChangedAt: timestamp('progress_changed_at', { withTimezone: true, precision: 3 }),
+    progressChangedAt: timestampUs('progress_changed_at', { precision: 3 }),
   },
   (table) => [
     unique('users_platform_user_unique').on(table.platformId, table.platformUserId),

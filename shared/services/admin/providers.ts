@@ -3,11 +3,12 @@ import type { Database } from '../../db/client.js';
 import { providers } from '../../db/schema/index.js';
 import type { ProviderType } from '../../domain/permissions.js';
 import { notFound } from '../../errors.js';
+import { formatIsoMillis } from '../../domain/timestamp.js';
 
 export type ProviderRow = typeof providers.$inferSelect;
 
 export function providerView(row: ProviderRow) {
-  return { id: row.id, type: row.type, name: row.name, status: row.status, created_at: row.createdAt.toISOString() };
+  return { id: row.id, type: row.type, name: row.name, status: row.status, created_at: formatIsoMillis(row.createdAt) };
 }
 
 export async function createProvider(db: Database, input: { type: ProviderType; name: string }): Promise<ProviderRow> {

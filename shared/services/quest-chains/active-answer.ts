@@ -25,9 +25,10 @@ const fingerprints = new WeakMap<ChainDefinition[], string>();
 export function definitionsFingerprint(definitions: ChainDefinition[]): string {
   let fingerprint = fingerprints.get(definitions);
   if (fingerprint === undefined) {
-    // `rules` is derived from the rows (and holds bigints JSON cannot write).
+    // `rules` is derived from the rows; timestamps are bigints, written as decimal text.
     const shown = definitions.map(({ chain, tasks, reward }) => [chain, tasks, reward]);
-    fingerprint = createHash('sha1').update(JSON.stringify(shown)).digest('base64url');
+    const json = JSON.stringify(shown, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
+    fingerprint = createHash('sha1').update(json).digest('base64url');
     fingerprints.set(definitions, fingerprint);
   }
   return fingerprint;

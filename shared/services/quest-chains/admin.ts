@@ -1,7 +1,6 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.js';
 import { chainRewards, providers, questChains, questTasks, users } from '../../db/schema/index.js';
-import { formatIsoMicros } from '../../domain/timestamp.js';
 import { badRequest, notFound } from '../../errors.js';
 import { parseOffsetTimestamp } from './chain-timestamp.js';
 import { loadChainDefinitions, toChainRules, type ChainDefinition } from './definitions.js';
@@ -95,8 +94,8 @@ export async function createChain(db: Database, input: ChainInput): Promise<Chai
         description: input.description ?? null,
         logoUrl: input.logo_url ?? null,
         backgroundImageUrl: input.background_image_url ?? null,
-        startDate: formatIsoMicros(startUs),
-        endDate: formatIsoMicros(endUs),
+        startDate: startUs,
+        endDate: endUs,
         status: input.status ?? 'active',
         allowAnyOrder: input.allow_any_order ?? false,
       })
@@ -111,8 +110,8 @@ export async function createChain(db: Database, input: ChainInput): Promise<Chai
         conditionEventType: task.condition_event_type,
         conditionMinAmount: task.condition_min_amount ?? null,
         conditionCurrency: task.condition_currency ?? null,
-        conditionAfterTimestamp: afterUs === null ? null : formatIsoMicros(afterUs),
-        conditionBeforeTimestamp: beforeUs === null ? null : formatIsoMicros(beforeUs),
+        conditionAfterTimestamp: afterUs,
+        conditionBeforeTimestamp: beforeUs,
         rewardType: task.reward_type,
         rewardName: task.reward_name,
         rewardValue: task.reward_value,
@@ -158,7 +157,7 @@ export async function listChains(db: Executor, filter: { platformId?: string | u
   const where = filter.platformId ? eq(questChains.platformId, filter.platformId) : undefined;
   const definitions = await loadChainDefinitions(db, where);
   return definitions.sort(
-    (a, b) => b.chain.createdAt.getTime() - a.chain.createdAt.getTime() || (a.chain.id < b.chain.id ? 1 : a.chain.id > b.chain.id ? -1 : 0),
+    (a, b) => Number(b.chain.createdAt - a.chain.createdAt) || (a.chain.id < b.chain.id ? 1 : a.chain.id > b.chain.id ? -1 : 0),
   );
 }
 
@@ -170,7 +169,7 @@ export async function listChains(db: Executor, filter: { platformId?: string | u
 export async function setChainStatus(db: Database, id: string, status: ChainStatus): Promise<ChainDefinition> {
   const updated = await db
     .update(questChains)
-    .set({ status, updatedAt: new Date() })
+    .set({ status, updatedAt: sql`now()` })
     .where(eq(questChains.id, id))
     .returning({ id: questChains.id });
   if (updated.length === 0) throw notFound(`Quest chain ${id} not found`);

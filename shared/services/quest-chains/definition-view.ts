@@ -1,12 +1,10 @@
-import { pgTimestampToMicros } from '../../db/timestamps.js';
 import { formatIsoMillis } from '../../domain/timestamp.js';
 import type { ChainDefinition, ChainRewardRow, ChainRow, TaskRow } from './definitions.js';
 
 // The published field names of a chain definition, shared by the admin
 // answers and the active-chains read (which adds the user's fields).
 
-const isoMillis = (pgText: string) => formatIsoMillis(pgTimestampToMicros(pgText));
-const isoMillisOrNull = (pgText: string | null) => (pgText === null ? null : isoMillis(pgText));
+const isoMillisOrNull = (us: bigint | null) => (us === null ? null : formatIsoMillis(us));
 
 export function questChainView(chain: ChainRow) {
   return {
@@ -15,8 +13,8 @@ export function questChainView(chain: ChainRow) {
     description: chain.description,
     logo_url: chain.logoUrl,
     background_image_url: chain.backgroundImageUrl,
-    start_date: isoMillis(chain.startDate),
-    end_date: isoMillis(chain.endDate),
+    start_date: formatIsoMillis(chain.startDate),
+    end_date: formatIsoMillis(chain.endDate),
     status: chain.status,
     platform_id: chain.platformId,
     advertiser_id: chain.advertiserId,
@@ -50,7 +48,7 @@ export function chainRewardView(reward: ChainRewardRow) {
 export function chainDefinitionView(definition: Pick<ChainDefinition, 'chain' | 'tasks' | 'reward'>) {
   const { chain, tasks, reward } = definition;
   return {
-    quest_chain: { ...questChainView(chain), created_at: chain.createdAt.toISOString(), updated_at: chain.updatedAt.toISOString() },
+    quest_chain: { ...questChainView(chain), created_at: formatIsoMillis(chain.createdAt), updated_at: formatIsoMillis(chain.updatedAt) },
     tasks: tasks.map(taskView),
     chain_reward: reward ? chainRewardView(reward) : null,
   };

@@ -1,7 +1,6 @@
 import { and, asc, eq, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { type chainRewards, questChains, questTasks } from '../../db/schema/index.js';
-import { pgTimestampToMicros, pgTimestampToMicrosOrNull } from '../../db/timestamps.js';
 import type { ChainRules } from '../../domain/progress.js';
 
 export type ChainRow = typeof questChains.$inferSelect;
@@ -19,16 +18,16 @@ export interface ChainDefinition {
 export function toChainRules(chain: ChainRow, tasks: readonly TaskRow[]): ChainRules {
   return {
     allowAnyOrder: chain.allowAnyOrder,
-    startUs: pgTimestampToMicros(chain.startDate),
-    endUs: pgTimestampToMicros(chain.endDate),
+    startUs: chain.startDate,
+    endUs: chain.endDate,
     tasks: tasks.map((task) => ({
       id: task.id,
       sequenceNumber: task.sequenceNumber,
       eventType: task.conditionEventType,
       minAmount: task.conditionMinAmount,
       currency: task.conditionCurrency,
-      afterUs: pgTimestampToMicrosOrNull(task.conditionAfterTimestamp),
-      beforeUs: pgTimestampToMicrosOrNull(task.conditionBeforeTimestamp),
+      afterUs: task.conditionAfterTimestamp,
+      beforeUs: task.conditionBeforeTimestamp,
     })),
   };
 }

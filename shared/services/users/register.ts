@@ -12,7 +12,7 @@ export interface RegisterInput {
 export interface RegisteredUser {
   id: string;
   platformUserId: string;
-  createdAt: Date;
+  createdAt: bigint;
   alreadyExists: boolean;
 }
 
