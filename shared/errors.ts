@@ -1,36 +1,26 @@
 /**
- * The one error model. Every failure the service answers with is an AppError
- * whose code maps to exactly one HTTP status (api/http/errors.ts) and one
- * OpenAPI error response, so no route assembles error JSON by hand.
+ * What a use-case or domain rule can refuse, in domain terms. The HTTP layer
+ * alone (api/http/errors.ts) decides which status and wire code each kind is
+ * answered with, so nothing below api/ knows about HTTP.
  */
-export const errorStatus = {
-  bad_request: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  internal: 500,
-  unavailable: 503,
-} as const;
+export type DomainErrorKind =
+  /** The input breaks a rule (a field is malformed, names nothing, or contradicts another). */
+  | 'invalid_input'
+  /** The addressed thing does not exist (for this caller). */
+  | 'not_found'
+  /** The request is well formed but the current state forbids it (already used, not yet completed). */
+  | 'conflict';
 
-export type ErrorCode = keyof typeof errorStatus;
-
-export class AppError extends Error {
+export class DomainError extends Error {
   constructor(
-    readonly code: ErrorCode,
+    readonly kind: DomainErrorKind,
     message: string,
   ) {
     super(message);
-    this.name = 'AppError';
-  }
-
-  get status(): (typeof errorStatus)[ErrorCode] {
-    return errorStatus[this.code];
+    this.name = 'DomainError';
   }
 }
 
-export const badRequest = (message: string) => new AppError('bad_request', message);
-export const conflict = (message: string) => new AppError('conflict', message);
-export const notFound = (message: string) => new AppError('not_found', message);
+export const invalidInput = (message: string) => new DomainError('invalid_input', message);
+export const conflict = (message: string) => new DomainError('conflict', message);
+export const notFound = (message: string) => new DomainError('not_found', message);

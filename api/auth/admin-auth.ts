@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
-import { AppError } from '../../shared/errors.js';
+import { AppError } from '../http/errors.js';
 import type { AppEnv } from '../app-env.js';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();

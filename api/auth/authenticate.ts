@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { AppError } from '../../shared/errors.js';
+import { AppError } from '../http/errors.js';
 import { secretMatches } from '../../shared/auth/secrets.js';
 import { authorize, OPERATIONS, type OperationName, type ProviderType } from '../../shared/domain/permissions.js';
 import type { AppEnv } from '../app-env.js';

@@ -1,7 +1,7 @@
 import { ZodError } from 'zod';
 import { loadConfig, type Config } from '../../shared/config.js';
 import { createDatabase, type Database } from '../../shared/db/client.js';
-import { AppError } from '../../shared/errors.js';
+import { DomainError } from '../../shared/errors.js';
 import { describeZodError } from '../http/errors.js';
 
 /** What every command gets: the database, the config and an output that knows about --json. */
@@ -62,7 +62,7 @@ export async function runCommand(json: boolean, command: (context: CliContext) =
 }
 
 function explain(error: unknown, databaseUrl: string): string {
-  if (error instanceof AppError || error instanceof CliInputError) return error.message;
+  if (error instanceof DomainError || error instanceof CliInputError) return error.message;
   if (error instanceof ZodError) return describeZodError(error);
   const where = describeDatabase(databaseUrl);
   // drizzle wraps driver errors; the Postgres code sits on the error or its cause.

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
-import { AppError } from '../../shared/errors.js';
+import { AppError } from './errors.js';
 
 export const SINGLE_BODY_LIMIT = 64 * 1024;
 export const BATCH_BODY_LIMIT = 1024 * 1024;

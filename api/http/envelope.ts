@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { errorStatus, type ErrorCode } from '../../shared/errors.js';
+import { errorStatus, type ErrorCode } from './errors.js';
 
 export const errorEnvelopeSchema = z
   .object({

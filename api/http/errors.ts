@@ -2,8 +2,50 @@ import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ZodError } from 'zod';
-import { AppError, type ErrorCode } from '../../shared/errors.js';
+import { DomainError, type DomainErrorKind } from '../../shared/errors.js';
 import type { Logger } from '../../shared/observability/logger.js';
+
+/**
+ * The one error model of the HTTP layer. Every failure the service answers
+ * with is an AppError whose code maps to exactly one status and one OpenAPI
+ * error response, so no route assembles error JSON by hand.
+ */
+export const errorStatus = {
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  internal: 500,
+  unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof errorStatus;
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+
+  get status(): (typeof errorStatus)[ErrorCode] {
+    return errorStatus[this.code];
+  }
+}
+
+/** How each kind of domain refusal is answered. */
+const domainErrorCodes: Record<DomainErrorKind, ErrorCode> = {
+  invalid_input: 'bad_request',
+  not_found: 'not_found',
+  conflict: 'conflict',
+};
+
+export const fromDomainError = (error: DomainError) => new AppError(domainErrorCodes[error.kind], error.message);
 
 export function errorResponse(c: Context, error: AppError) {
   return c.json({ success: false as const, error: error.message, code: error.code }, error.status as ContentfulStatusCode);
@@ -21,6 +63,7 @@ const httpStatusCodes: Partial<Record<number, ErrorCode>> = {
 export function createErrorHandler(logger: Logger): ErrorHandler {
   return (error, c) => {
     if (error instanceof AppError) return errorResponse(c, error);
+    if (error instanceof DomainError) return errorResponse(c, fromDomainError(error));
     if (error instanceof HTTPException) {
       const code = httpStatusCodes[error.status];
       if (code) {

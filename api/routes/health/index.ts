@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../app-env.js';
 import { errorResponses } from '../../http/envelope.js';
-import { AppError } from '../../../shared/errors.js';
+import { AppError } from '../../http/errors.js';
 
 const statusSchema = z.object({ success: z.literal(true), data: z.object({ status: z.string() }) });
 

@@ -1,6 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
-import { AppError } from '../../../shared/errors.js';
+import { AppError } from '../../http/errors.js';
 import { findUserId } from '../../../shared/services/users/find.js';
 import type { AppEnv } from '../../app-env.js';
 import { errorResponses } from '../../http/envelope.js';

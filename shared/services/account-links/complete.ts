@@ -2,7 +2,7 @@ import type { TransactionSql } from 'postgres';
 import { hashSecret } from '../../auth/secrets.js';
 import type { Sql } from '../../db/client.js';
 import { pgTimestampToMicros } from '../../db/timestamps.js';
-import { badRequest, conflict } from '../../errors.js';
+import { invalidInput, conflict } from '../../errors.js';
 import type { MatchingProducer } from '../../queue/producer.js';
 
 /** The event type the service records for the advertiser when a link is made (§6.3). */
@@ -58,8 +58,8 @@ export async function completeAccountLink(
              used_advertiser_user_id, link_id
       from link_tokens where token_hash = ${tokenHash}
       for update`;
-    if (!token) throw badRequest('connection_token: unknown token');
-    if (token.advertiser_id !== advertiserId) throw badRequest('connection_token: issued for another advertiser');
+    if (!token) throw invalidInput('connection_token: unknown token');
+    if (token.advertiser_id !== advertiserId) throw invalidInput('connection_token: issued for another advertiser');
 
     if (token.used) {
       if (token.used_advertiser_user_id !== advertiserUserId || !token.link_id) {
@@ -69,7 +69,7 @@ export async function completeAccountLink(
       const link = await readLink(tx, token.link_id);
       return { link: toCompleted(link, true) };
     }
-    if (token.expired) throw badRequest('connection_token: expired');
+    if (token.expired) throw invalidInput('connection_token: expired');
 
     const [inserted] = await tx<LinkRow[]>`
       insert into account_links (user_id, platform_id, advertiser_id, advertiser_user_id)

@@ -1,4 +1,4 @@
-import { badRequest } from '../../errors.js';
+import { invalidInput } from '../../errors.js';
 import { generateOpaqueToken, hashSecret } from '../../auth/secrets.js';
 import type { Sql } from '../../db/client.js';
 import { pgTimestampToMicros } from '../../db/timestamps.js';
@@ -25,8 +25,8 @@ export async function startAccountLink(
     select
       (select id from users where platform_id = ${platformId} and platform_user_id = ${input.platform_user_id}) as user_id,
       exists (select 1 from providers where id = ${input.advertiser_id} and type = 'advertiser' and status = 'active') as advertiser_ok`;
-  if (!found?.user_id) throw badRequest('platform_user_id: no registered user with this id');
-  if (!found.advertiser_ok) throw badRequest('advertiser_id: not an active advertiser');
+  if (!found?.user_id) throw invalidInput('platform_user_id: no registered user with this id');
+  if (!found.advertiser_ok) throw invalidInput('advertiser_id: not an active advertiser');
 
   const connectionToken = generateOpaqueToken('lt');
   const [row] = await deps.sql<{ expires_at: string }[]>`

@@ -3,7 +3,7 @@ import type { Database } from '../../db/client.js';
 import { credentials, providers } from '../../db/schema/index.js';
 import { generateKey, generateSecret, hashSecret } from '../../auth/secrets.js';
 import { isPermission, PERMISSIONS, permissionsFor, type ProviderType } from '../../domain/permissions.js';
-import { badRequest, notFound } from '../../errors.js';
+import { invalidInput, notFound } from '../../errors.js';
 import { findProvider } from './providers.js';
 
 export interface CredentialView {
@@ -17,9 +17,9 @@ export interface CredentialView {
 /** §1: every name must be known and holdable by the provider type; an empty list is allowed. */
 export function checkPermissions(type: ProviderType, requested: readonly string[]): string[] {
   for (const permission of requested) {
-    if (!isPermission(permission)) throw badRequest(`permissions: unknown permission "${permission}"`);
+    if (!isPermission(permission)) throw invalidInput(`permissions: unknown permission "${permission}"`);
     if (!(PERMISSIONS[permission] as readonly string[]).includes(type)) {
-      throw badRequest(`permissions: a ${type} cannot hold "${permission}"`);
+      throw invalidInput(`permissions: a ${type} cannot hold "${permission}"`);
     }
   }
   return [...new Set(requested)];
@@ -57,7 +57,7 @@ export async function updateCredential(
   const set: Partial<typeof credentials.$inferInsert> = {};
   if (changes.status !== undefined) set.status = changes.status;
   if (changes.permissions !== undefined) set.permissions = checkPermissions(current.type, changes.permissions);
-  if (Object.keys(set).length === 0) throw badRequest('body: give status and/or permissions');
+  if (Object.keys(set).length === 0) throw invalidInput('body: give status and/or permissions');
   const [row] = await db.update(credentials).set(set).where(eq(credentials.key, key)).returning();
   return credentialView(row!, current.type);
 }

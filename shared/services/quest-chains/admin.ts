@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.js';
 import { chainRewards, providers, questChains, questTasks, users } from '../../db/schema/index.js';
-import { badRequest, notFound } from '../../errors.js';
+import { invalidInput, notFound } from '../../errors.js';
 import { parseOffsetTimestamp } from './chain-timestamp.js';
 import { loadChainDefinitions, toChainRules, type ChainDefinition } from './definitions.js';
 
@@ -41,7 +41,7 @@ export interface ChainInput {
 
 function instant(field: string, value: string): bigint {
   const us = parseOffsetTimestamp(value);
-  if (us === null) throw badRequest(`${field}: must be an ISO 8601 date-time with an offset`);
+  if (us === null) throw invalidInput(`${field}: must be an ISO 8601 date-time with an offset`);
   return us;
 }
 
@@ -51,18 +51,18 @@ const optionalInstant = (field: string, value: string | null | undefined) => (va
 export function checkChainRules(input: ChainInput) {
   const startUs = instant('start_date', input.start_date);
   const endUs = instant('end_date', input.end_date);
-  if (endUs <= startUs) throw badRequest('end_date: must be after start_date');
-  if (input.tasks.length === 0) throw badRequest('tasks: at least one task is required');
+  if (endUs <= startUs) throw invalidInput('end_date: must be after start_date');
+  if (input.tasks.length === 0) throw invalidInput('tasks: at least one task is required');
   const numbers = input.tasks.map((task) => task.sequence_number).sort((a, b) => a - b);
   if (numbers.some((number, index) => number !== index + 1)) {
-    throw badRequest(`tasks.sequence_number: must be exactly 1..${numbers.length} (got ${numbers.join(', ')})`);
+    throw invalidInput(`tasks.sequence_number: must be exactly 1..${numbers.length} (got ${numbers.join(', ')})`);
   }
   const taskWindows = input.tasks.map((task, index) => {
     const afterUs = optionalInstant(`tasks.${index}.condition_after_timestamp`, task.condition_after_timestamp);
     const beforeUs = optionalInstant(`tasks.${index}.condition_before_timestamp`, task.condition_before_timestamp);
     // Not required by §2, but a task whose window is empty can never complete: surely a typo.
     if (afterUs !== null && beforeUs !== null && beforeUs <= afterUs) {
-      throw badRequest(`tasks.${index}.condition_before_timestamp: must be after condition_after_timestamp`);
+      throw invalidInput(`tasks.${index}.condition_before_timestamp: must be after condition_after_timestamp`);
     }
     return { afterUs, beforeUs };
   });
@@ -76,8 +76,8 @@ async function checkProviders(tx: Executor, input: ChainInput) {
     .where(inArray(providers.id, [input.platform_id, input.advertiser_id]));
   const typeOf = new Map(found.map((row) => [row.id, row.type]));
   // An inactive provider is still a platform/advertiser: an operator may prepare chains before activating it.
-  if (typeOf.get(input.platform_id) !== 'platform') throw badRequest(`platform_id: no platform with id ${input.platform_id}`);
-  if (typeOf.get(input.advertiser_id) !== 'advertiser') throw badRequest(`advertiser_id: no advertiser with id ${input.advertiser_id}`);
+  if (typeOf.get(input.platform_id) !== 'platform') throw invalidInput(`platform_id: no platform with id ${input.platform_id}`);
+  if (typeOf.get(input.advertiser_id) !== 'advertiser') throw invalidInput(`advertiser_id: no advertiser with id ${input.advertiser_id}`);
 }
 
 /** Creates the chain, its tasks and its reward in one transaction. */

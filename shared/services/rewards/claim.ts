@@ -1,7 +1,7 @@
 import type { Sql } from '../../db/client.js';
 import { findUserId } from '../users/find.js';
 import { pgTimestampToMicros } from '../../db/timestamps.js';
-import { badRequest, conflict } from '../../errors.js';
+import { invalidInput, conflict } from '../../errors.js';
 import { chainCompletedBy, type RewardKind, type RewardView } from './reward.js';
 
 export type ClaimInput = { platform_user_id: string } & ({ task_id: string; quest_chain_id?: undefined } | { quest_chain_id: string; task_id?: undefined });
@@ -43,7 +43,7 @@ export async function claimReward(
   input: ClaimInput,
 ): Promise<ClaimedReward & { alreadyClaimed: boolean }> {
   const userId = await findUserId(deps.sql, platformId, input.platform_user_id);
-  if (!userId) throw badRequest('platform_user_id: no registered user with this id');
+  if (!userId) throw invalidInput('platform_user_id: no registered user with this id');
   const target =
     input.task_id !== undefined
       ? await taskTarget(deps.sql, platformId, userId, input.task_id)
@@ -80,7 +80,7 @@ async function taskTarget(sql: Sql, platformId: string, userId: string, taskId: 
            exists (select 1 from task_completions tc where tc.user_id = ${userId} and tc.task_id = t.id) as completed
     from quest_tasks t join quest_chains c on c.id = t.chain_id
     where t.id = ${taskId} and c.platform_id = ${platformId}`;
-  if (!task) throw badRequest('task_id: no such task for your platform');
+  if (!task) throw invalidInput('task_id: no such task for your platform');
   if (!task.completed) throw conflict('The task is not completed yet; its reward is not claimable');
   return {
     kind: 'task',
@@ -97,7 +97,7 @@ async function chainTarget(sql: Sql, platformId: string, userId: string, chainId
     select r.id as reward_id, r.type, r.name, r.value, r.image_urls, ${chainCompletedBy(sql, userId)} as completed
     from quest_chains c left join chain_rewards r on r.chain_id = c.id
     where c.id = ${chainId} and c.platform_id = ${platformId}`;
-  if (!chain) throw badRequest('quest_chain_id: no such quest chain for your platform');
+  if (!chain) throw invalidInput('quest_chain_id: no such quest chain for your platform');
   if (!chain.reward_id || chain.type === null || chain.name === null) throw conflict('The quest chain has no chain reward');
   if (!chain.completed) throw conflict('The quest chain is not completed yet; its reward is not claimable');
   return {

@@ -1,8 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
-import { AppError } from '../../../../shared/errors.js';
+import { AppError, errorResponse } from '../../../http/errors.js';
 import type { AppEnv } from '../../../app-env.js';
-import { errorResponse } from '../../../http/errors.js';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
