@@ -5,12 +5,12 @@ import { createErrorHandler, notFoundHandler, validationHook } from './http/erro
 import { requestContext } from './http/request-context.js';
 import { registerAdminCredentialRoutes } from './routes/admin/credentials/index.js';
 import { registerAdminProviderRoutes } from './routes/admin/providers/index.js';
-import { DASHBOARD_PATH, registerQueueDashboard } from './routes/admin/queues/index.js';
-import { registerDocsRoutes } from './routes/docs/index.js';
+import { DASHBOARD_PATH, registerQueueDashboard } from './operator/queue-dashboard/index.js';
+import { registerDocsRoutes } from './operator/reference-page.js';
 import { registerEventRoutes } from './routes/events/index.js';
 import { registerAdminQuestChainRoutes } from './routes/admin/quest-chains/index.js';
 import { registerHealthRoutes } from './routes/health/index.js';
-import { registerMetricsRoute } from './routes/metrics/index.js';
+import { registerMetricsRoute } from './operator/metrics.js';
 import { forgetAnswerOnClaim } from './routes/quest-chains/forget-answer-on-claim.js';
 import { registerQuestChainRoutes } from './routes/quest-chains/index.js';
 import { registerUserRoutes } from './routes/users/register.js';

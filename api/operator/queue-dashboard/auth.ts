@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
-import { AppError, errorResponse } from '../../../http/errors.js';
-import type { AppEnv } from '../../../app-env.js';
+import { AppError, errorResponse } from '../../http/errors.js';
+import type { AppEnv } from '../../app-env.js';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../shared/testing/database.js';
-import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
-import { createTestApp, type TestApp } from '../../testing/test-app.js';
+import { createTestDatabase, type TestDatabase } from '../../shared/testing/database.js';
+import { createTestProvider, type TestProvider } from '../../shared/testing/fixtures.js';
+import { createTestApp, type TestApp } from '../testing/test-app.js';
 
 let database: TestDatabase;
 let api: TestApp;

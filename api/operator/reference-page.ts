@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { Scalar } from '@scalar/hono-api-reference';
-import type { AppEnv } from '../../app-env.js';
+import type { AppEnv } from '../app-env.js';
 
 const BUNDLE_PATH = '/docs/scalar.js';
 

@@ -1,10 +1,10 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../shared/testing/database.js';
-import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
-import { createTestApp, type TestApp } from '../../testing/test-app.js';
-import { storeCompletion } from '../../../shared/services/quest-chains/completions.test-helper.js';
+import { createTestDatabase, type TestDatabase } from '../../shared/testing/database.js';
+import { createTestProvider, type TestProvider } from '../../shared/testing/fixtures.js';
+import { createTestApp, type TestApp } from '../testing/test-app.js';
+import { storeCompletion } from '../../shared/services/quest-chains/completions.test-helper.js';
 
 // ajv-formats is CommonJS: under NodeNext the default import is module.exports, whose `default` is the plugin.
 const addFormats = addFormatsModule.default;

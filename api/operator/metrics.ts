@@ -1,6 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { ApiMetrics } from '../../../shared/observability/metrics.js';
-import type { AppEnv } from '../../app-env.js';
+import type { ApiMetrics } from '../../shared/observability/metrics.js';
+import type { AppEnv } from '../app-env.js';
 
 /**
  * Prometheus scrape endpoint. Deliberately outside the OpenAPI document and

@@ -3,7 +3,7 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { HonoAdapter } from '@bull-board/hono';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { serveStatic } from '@hono/node-server/serve-static';
-import type { AppDeps, AppEnv } from '../../../app-env.js';
+import type { AppDeps, AppEnv } from '../../app-env.js';
 import { requireAdminForDashboard } from './auth.js';
 
 export const DASHBOARD_PATH = '/admin/queues';

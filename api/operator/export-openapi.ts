@@ -1,16 +1,16 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { parseConfig } from '../../../shared/config.js';
-import { createLogger } from '../../../shared/observability/logger.js';
-import { createApp } from '../../app.js';
-import type { AppDeps } from '../../app-env.js';
+import { parseConfig } from '../../shared/config.js';
+import { createLogger } from '../../shared/observability/logger.js';
+import { createApp } from '../app.js';
+import type { AppDeps } from '../app-env.js';
 
 /**
  * Writes the OpenAPI document the app serves at /openapi.json to a file,
  * without a database, Redis or a listening port: `npm run client:generate`
  * turns it into client/schema.d.ts.
  *
- *   node dist/api/routes/docs/export-openapi.js <out.json>
+ *   node dist/api/operator/export-openapi.js <out.json>
  */
 async function exportDocument(out: string) {
   // Building the app and answering /openapi.json read only the config and the

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../../shared/testing/database.js';
-import { createTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../../../testing/test-app.js';
+import { createTestDatabase, type TestDatabase } from '../../../shared/testing/database.js';
+import { createTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../../testing/test-app.js';
 
 let database: TestDatabase;
 let api: TestApp;
