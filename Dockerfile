@@ -7,7 +7,8 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY api ./api
 COPY worker ./worker
 COPY shared ./shared
-RUN npx tsc -p tsconfig.build.json
+# Build info and declarations serve only the type-check of the tests.
+RUN npx tsc -b tsconfig.build.json && rm -rf dist/.types dist/.tsbuildinfo
 
 # Runtime stage: production dependencies, compiled code and migrations only.
 FROM node:20-bookworm-slim

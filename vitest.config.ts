@@ -1,15 +1,40 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Unit tests touch no Postgres, Redis or child process: pure rules and
+ * in-memory pieces. They need no build and no database (`npm run test:unit`).
+ * Everything else is an integration test. A file missing from this list still
+ * runs, as an integration test.
+ */
+const UNIT_TESTS = [
+  'shared/domain/**/*.test.ts',
+  'worker/matching/batcher.test.ts',
+  '**/active-answer-cache.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['api/**/*.test.ts', 'worker/**/*.test.ts', 'shared/**/*.test.ts', 'client/**/*.test.ts'],
-    // End-to-end tests spawn the built processes: build once before any file runs.
-    globalSetup: ['./shared/testing/global-setup.ts'],
     reporters: ['default', './shared/testing/summary-reporter.ts'],
     pool: 'forks',
     // Two cores: more files at once only makes each slower and flakier.
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: UNIT_TESTS },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['api/**/*.test.ts', 'worker/**/*.test.ts', 'shared/**/*.test.ts', 'client/**/*.test.ts'],
+          exclude: ['**/node_modules/**', ...UNIT_TESTS],
+          // End-to-end tests spawn the built processes: builds dist/ only when it is older than the sources.
+          globalSetup: ['./shared/testing/global-setup.ts'],
+        },
+      },
+    ],
   },
 });
