@@ -12,3 +12,16 @@ export async function flagPlatformUsersForEvaluation(db: Executor, platformId: s
     .set({ needsEvaluation: true })
     .where(and(eq(users.platformId, platformId), eq(users.needsEvaluation, false)));
 }
+
+/**
+ * The service user id of a platform's user, or null when that platform has
+ * not registered them. Scoped by platform, so another platform's user is
+ * unknown here (tenancy: no leak).
+ */
+export async function findUserId(db: Executor, platformId: string, platformUserId: string): Promise<string | null> {
+  const [row] = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.platformId, platformId), eq(users.platformUserId, platformUserId)));
+  return row?.id ?? null;
+}
