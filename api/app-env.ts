@@ -7,7 +7,7 @@ import type { ApiMetrics } from '../shared/observability/metrics.js';
 import type { MatchingProducer } from '../shared/queue/producer.js';
 import type { ActiveChainCache } from '../shared/services/quest-chains/active-chain-cache.js';
 import type { Caller } from './auth/authenticate.js';
-import type { CredentialStore } from './auth/credential-store.js';
+import type { CredentialCache } from './auth/credential-cache.js';
 import type { LiveHub } from './live/hub.js';
 
 /** Everything a request handler may use; built by main.ts (or a test) and injected into createApp. */
@@ -17,7 +17,7 @@ export interface AppDeps {
   sql: Sql;
   redis: Redis;
   producer: MatchingProducer;
-  credentials: CredentialStore;
+  credentials: CredentialCache;
   liveTokens: LiveTokenSigner;
   /** Fans the worker's progress messages out to open GET /v1/live streams (one Redis subscriber per process). */
   liveHub: LiveHub;

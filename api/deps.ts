@@ -8,7 +8,7 @@ import { createMatchingProducer } from '../shared/queue/producer.js';
 import { ActiveChainCache } from '../shared/services/quest-chains/active-chain-cache.js';
 import { followAnswerInvalidations } from '../shared/services/quest-chains/answer-invalidation.js';
 import type { AppDeps } from './app-env.js';
-import { CredentialStore } from './auth/credential-store.js';
+import { CredentialCache } from './auth/credential-cache.js';
 import { LiveHub } from './live/hub.js';
 
 /**
@@ -38,7 +38,7 @@ export async function createAppDeps(options: {
     sql: database.sql,
     redis,
     producer,
-    credentials: new CredentialStore(database.db, config.CREDENTIAL_CACHE_TTL_MS),
+    credentials: new CredentialCache(database.db, config.CREDENTIAL_CACHE_TTL_MS),
     liveTokens: await loadLiveTokenSigner(database.db, config.LIVE_TOKEN_SECRET),
     liveHub,
     chainCache,

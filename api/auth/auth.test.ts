@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { updateCredential } from '../../shared/services/admin/credentials.js';
-import { setProviderStatus } from '../../shared/services/admin/providers.js';
+import { updateCredential } from '../use-cases/admin/update-credential.js';
+import { updateProvider } from '../use-cases/admin/update-provider.js';
 import { createTestDatabase, type TestDatabase } from '../../shared/testing/database.js';
 import { eventually } from '../../shared/testing/eventually.js';
 import { createTestProvider, type TestProvider } from '../../shared/testing/fixtures.js';
@@ -65,17 +65,17 @@ describe('401: credentials missing or invalid', () => {
 describe('403 in its order: inactive, provider type, permission', () => {
   it('inactive credential -> 403 inactive; reactivated -> 200', async () => {
     const provider = await createTestProvider(database.db, 'platform');
-    await updateCredential(database.db, provider.key, { status: 'inactive' });
+    await updateCredential({ db: database.db }, { key: provider.key, status: 'inactive' });
     const answer = await api.call('POST', '/v1/events', { headers: provider.headers, body: event() });
     expect(answer.status).toBe(403);
     expect(answer.json).toMatchObject({ success: false, code: 'forbidden', error: INACTIVE });
-    await updateCredential(database.db, provider.key, { status: 'active' });
+    await updateCredential({ db: database.db }, { key: provider.key, status: 'active' });
     expect((await api.call('POST', '/v1/events', { headers: provider.headers, body: event() })).status).toBe(200);
   });
 
   it('inactive provider -> 403 inactive for its (active) credential', async () => {
     const provider = await createTestProvider(database.db, 'advertiser');
-    await setProviderStatus(database.db, provider.id, 'inactive');
+    await updateProvider({ db: database.db }, { providerId: provider.id, status: 'inactive' });
     const answer = await api.call('POST', '/v1/events', { headers: provider.headers, body: event() });
     expect(answer.status).toBe(403);
     expect(answer.json.error).toBe(INACTIVE);
@@ -100,14 +100,14 @@ describe('403 in its order: inactive, provider type, permission', () => {
 
   it('an inactive credential with a wrong secret is 401, not 403', async () => {
     const provider = await createTestProvider(database.db, 'platform');
-    await updateCredential(database.db, provider.key, { status: 'inactive' });
+    await updateCredential({ db: database.db }, { key: provider.key, status: 'inactive' });
     const answer = await api.call('POST', '/v1/events', { headers: { ...provider.headers, 'x-api-secret': 'sk_wrong' }, body: event() });
     expect(answer.status).toBe(401);
   });
 
   it('inactive and wrong provider type -> 403 with the inactive message', async () => {
     const provider = await createTestProvider(database.db, 'advertiser');
-    await updateCredential(database.db, provider.key, { status: 'inactive' });
+    await updateCredential({ db: database.db }, { key: provider.key, status: 'inactive' });
     const answer = await api.call('POST', '/v1/users/register', { headers: provider.headers, body: { platform_user_id: 'x' } });
     expect(answer.status).toBe(403);
     expect(answer.json.error).toBe(INACTIVE);
@@ -134,7 +134,7 @@ describe('authentication comes before the body', () => {
 
   it.each(invalidBodies)('inactive credential + %s -> 403', async (_label, body) => {
     const provider = await createTestProvider(database.db, 'platform');
-    await updateCredential(database.db, provider.key, { status: 'inactive' });
+    await updateCredential({ db: database.db }, { key: provider.key, status: 'inactive' });
     const answer = await api.call('POST', '/v1/events', { headers: provider.headers, body });
     expect(answer.status).toBe(403);
   });
@@ -150,7 +150,7 @@ describe('authentication comes before the body', () => {
     const anonymous = await api.call('POST', '/v1/events', { headers: { 'content-type': 'application/json' }, body });
     expect(anonymous.status).toBe(401);
     const inactive = await createTestProvider(database.db, 'platform');
-    await updateCredential(database.db, inactive.key, { status: 'inactive' });
+    await updateCredential({ db: database.db }, { key: inactive.key, status: 'inactive' });
     expect((await api.call('POST', '/v1/events', { headers: inactive.headers, body })).status).toBe(403);
     const authenticated = await api.call('POST', '/v1/events', { headers: platform.headers, body });
     expect(authenticated.status).toBe(413);
@@ -213,7 +213,7 @@ describe('admin changes take effect', () => {
       const provider = await createTestProvider(database.db, 'platform');
       expect((await cached.call('POST', '/v1/events', { headers: provider.headers, body: event(4) })).status).toBe(200);
       const changedAt = Date.now();
-      await updateCredential(database.db, provider.key, { status: 'inactive' }); // not through this app: only the TTL can apply it
+      await updateCredential({ db: database.db }, { key: provider.key, status: 'inactive' }); // not through this app: only the TTL can apply it
       expect((await cached.call('POST', '/v1/events', { headers: provider.headers, body: event(5) })).status).toBe(200); // still cached
       await eventually(
         async () => ((await cached.call('POST', '/v1/events', { headers: provider.headers, body: event(6) })).status === 403 ? true : undefined),

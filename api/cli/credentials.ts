@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
-import { createCredential, listCredentials, updateCredential, type CredentialView } from '../../shared/services/admin/credentials.js';
-import { findProvider } from '../../shared/services/admin/providers.js';
-import { notFound } from '../../shared/errors.js';
-import { credentialKeyParams } from '../routes/admin/credentials/schema.js';
+import { credentialKeyParams, toCreatedCredentialResponse, toCredentialResponse } from '../routes/admin/credentials/schema.js';
 import { providerIdParams } from '../routes/admin/providers/schema.js';
+import { createCredential } from '../use-cases/admin/create-credential.js';
+import { listCredentials } from '../use-cases/admin/list-credentials.js';
+import { updateCredential } from '../use-cases/admin/update-credential.js';
 import { commaList, parseInput, runCommand } from './context.js';
 
+type CredentialView = ReturnType<typeof toCredentialResponse>;
 const line = (c: CredentialView) => `${c.key}  ${c.status.padEnd(8)}  ${c.permissions.join(',') || '(no permissions)'}`;
 
 export function registerCredentialCommands(program: Command, json: () => boolean) {
@@ -18,7 +19,8 @@ export function registerCredentialCommands(program: Command, json: () => boolean
     .action((providerId: string, options: { permissions?: string }) =>
       runCommand(json(), async ({ db, out }) => {
         const { id } = parseInput(providerIdParams, { id: providerId }, 'providerId');
-        const created = await createCredential(db, id, options.permissions === undefined ? undefined : commaList(options.permissions));
+        const permissions = options.permissions === undefined ? undefined : commaList(options.permissions);
+        const created = toCreatedCredentialResponse(await createCredential({ db }, { providerId: id, permissions }));
         out.warn('the secret is shown only now; store it in your secret manager. It cannot be read again, only replaced.');
         out.result(created, () => [`key:         ${created.key}`, `secret:      ${created.secret}`, `permissions: ${created.permissions.join(',')}`]);
       }),
@@ -30,8 +32,7 @@ export function registerCredentialCommands(program: Command, json: () => boolean
     .action((providerId: string) =>
       runCommand(json(), async ({ db, out }) => {
         const { id } = parseInput(providerIdParams, { id: providerId }, 'providerId');
-        if (!(await findProvider(db, id))) throw notFound(`Provider ${id} not found`);
-        const views = await listCredentials(db, id);
+        const views = (await listCredentials({ db }, { providerId: id })).map(toCredentialResponse);
         out.result(views, () => (views.length === 0 ? ['no credentials'] : views.map(line)));
       }),
     );
@@ -46,7 +47,7 @@ export function registerCredentialCommands(program: Command, json: () => boolean
       .action((key: string) =>
         runCommand(json(), async ({ db, out }) => {
           const params = parseInput(credentialKeyParams, { key });
-          const view = await updateCredential(db, params.key, { status });
+          const view = toCredentialResponse(await updateCredential({ db }, { key: params.key, status }));
           out.result(view, () => [`${view.key} is now ${view.status}`]);
         }),
       );
@@ -58,7 +59,7 @@ export function registerCredentialCommands(program: Command, json: () => boolean
     .action((key: string, list: string) =>
       runCommand(json(), async ({ db, out }) => {
         const params = parseInput(credentialKeyParams, { key });
-        const view = await updateCredential(db, params.key, { permissions: commaList(list) });
+        const view = toCredentialResponse(await updateCredential({ db }, { key: params.key, permissions: commaList(list) }));
         out.result(view, () => [line(view)]);
       }),
     );

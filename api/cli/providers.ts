@@ -1,9 +1,11 @@
 import type { Command } from 'commander';
-import { createProvider, listProviders, providerView, setProviderStatus } from '../../shared/services/admin/providers.js';
-import { createProviderSchema, providerIdParams } from '../routes/admin/providers/schema.js';
+import { createProviderSchema, providerIdParams, toProviderResponse } from '../routes/admin/providers/schema.js';
+import { createProvider } from '../use-cases/admin/create-provider.js';
+import { listProviders } from '../use-cases/admin/list-providers.js';
+import { updateProvider } from '../use-cases/admin/update-provider.js';
 import { parseInput, runCommand } from './context.js';
 
-type ProviderView = ReturnType<typeof providerView>;
+type ProviderView = ReturnType<typeof toProviderResponse>;
 const line = (p: ProviderView) => `${p.id}  ${p.type.padEnd(10)}  ${p.status.padEnd(8)}  ${p.name}`;
 
 export function registerProviderCommands(program: Command, json: () => boolean) {
@@ -17,7 +19,7 @@ export function registerProviderCommands(program: Command, json: () => boolean) 
     .action((options: { type: string; name: string }) =>
       runCommand(json(), async ({ db, out }) => {
         const input = parseInput(createProviderSchema, options);
-        const view = providerView(await createProvider(db, input));
+        const view = toProviderResponse(await createProvider({ db }, input));
         out.result(view, () => [`created ${view.type} "${view.name}": ${view.id}`]);
       }),
     );
@@ -27,7 +29,7 @@ export function registerProviderCommands(program: Command, json: () => boolean) 
     .description('list every provider, oldest first')
     .action(() =>
       runCommand(json(), async ({ db, out }) => {
-        const views = (await listProviders(db)).map(providerView);
+        const views = (await listProviders({ db })).map(toProviderResponse);
         out.result(views, () => (views.length === 0 ? ['no providers yet'] : views.map(line)));
       }),
     );
@@ -42,7 +44,7 @@ export function registerProviderCommands(program: Command, json: () => boolean) 
       .action((id: string) =>
         runCommand(json(), async ({ db, out }) => {
           const params = parseInput(providerIdParams, { id });
-          const view = providerView(await setProviderStatus(db, params.id, status));
+          const view = toProviderResponse(await updateProvider({ db }, { providerId: params.id, status }));
           out.result(view, () => [`${view.name} (${view.id}) is now ${view.status}`]);
         }),
       );

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { createCredential } from '../../shared/services/admin/credentials.js';
-import { createProvider } from '../../shared/services/admin/providers.js';
+import { createCredential } from '../use-cases/admin/create-credential.js';
+import { createProvider } from '../use-cases/admin/create-provider.js';
 import { createChain } from '../../shared/services/quest-chains/admin.js';
 import { runCommand } from './context.js';
 
@@ -18,10 +18,10 @@ export function registerSeedDemoCommand(program: Command, json: () => boolean) {
     .action((options: { baseUrl?: string }) =>
       runCommand(json(), async ({ db, config, out }) => {
         const baseUrl = (options.baseUrl ?? `http://127.0.0.1:${config.PORT}`).replace(/\/+$/, '');
-        const platform = await createProvider(db, { type: 'platform', name: 'Demo Platform' });
-        const advertiser = await createProvider(db, { type: 'advertiser', name: 'Demo Advertiser' });
-        const platformCredential = await createCredential(db, platform.id, undefined);
-        const advertiserCredential = await createCredential(db, advertiser.id, undefined);
+        const platform = await createProvider({ db }, { type: 'platform', name: 'Demo Platform' });
+        const advertiser = await createProvider({ db }, { type: 'advertiser', name: 'Demo Advertiser' });
+        const platformCredential = await createCredential({ db }, { providerId: platform.id });
+        const advertiserCredential = await createCredential({ db }, { providerId: advertiser.id });
         const now = Date.now();
         const chain = await createChain(db, {
           platform_id: platform.id,

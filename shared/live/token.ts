@@ -1,7 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { eq } from 'drizzle-orm';
-import type { Database } from '../db/client.js';
-import { serviceSecrets } from '../db/schema/index.js';
+import type { Executor } from '../db/client.js';
+import { ensureServiceSecret } from '../db/secret-store.js';
 
 export const LIVE_TOKEN_TTL_MS = 60 * 60 * 1000;
 
@@ -51,12 +50,8 @@ const KEY_NAME = 'live_token_key';
  * service generates once and keeps in Postgres, so every API replica signs
  * and verifies alike with no configuration.
  */
-export async function loadLiveTokenSigner(db: Database, configured: string | undefined): Promise<LiveTokenSigner> {
+export async function loadLiveTokenSigner(db: Executor, configured: string | undefined): Promise<LiveTokenSigner> {
   if (configured) return new LiveTokenSigner(Buffer.from(configured, 'utf8'));
-  await db
-    .insert(serviceSecrets)
-    .values({ name: KEY_NAME, value: randomBytes(32).toString('base64url') })
-    .onConflictDoNothing();
-  const [row] = await db.select().from(serviceSecrets).where(eq(serviceSecrets.name, KEY_NAME)).limit(1);
-  return new LiveTokenSigner(Buffer.from(row!.value, 'base64url'));
+  const key = await ensureServiceSecret(db, KEY_NAME, () => randomBytes(32).toString('base64url'));
+  return new LiveTokenSigner(Buffer.from(key, 'base64url'));
 }

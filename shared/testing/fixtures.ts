@@ -1,7 +1,8 @@
+import { generateKey, generateSecret, hashSecret } from '../auth/secrets.js';
 import type { Database } from '../db/client.js';
-import type { ProviderType } from '../domain/permissions.js';
-import { createCredential } from '../services/admin/credentials.js';
-import { createProvider } from '../services/admin/providers.js';
+import { insertCredential } from '../db/credential-store.js';
+import { insertProvider } from '../db/provider-store.js';
+import { permissionsFor, type ProviderType } from '../domain/permissions.js';
 
 export interface TestProvider {
   id: string;
@@ -12,19 +13,25 @@ export interface TestProvider {
   headers: Record<string, string>;
 }
 
-/** A provider with one credential (all its type's permissions unless a list is given). */
+/**
+ * A provider with one credential (all its type's permissions unless a list is
+ * given), written through the data layer as the admin use-cases write them
+ * (shared/ cannot call api/); the list is trusted, not checked against §1.
+ */
 export async function createTestProvider(
   db: Database,
   type: ProviderType,
   options: { name?: string; permissions?: string[] } = {},
 ): Promise<TestProvider> {
-  const provider = await createProvider(db, { type, name: options.name ?? `test ${type}` });
-  const credential = await createCredential(db, provider.id, options.permissions);
+  const provider = await insertProvider(db, { type, name: options.name ?? `test ${type}` });
+  const secret = generateSecret();
+  const permissions = options.permissions === undefined ? permissionsFor(type) : [...new Set(options.permissions)];
+  const { key } = await insertCredential(db, { key: generateKey(), providerId: provider.id, secretHash: hashSecret(secret), permissions });
   return {
     id: provider.id,
     type,
-    key: credential.key,
-    secret: credential.secret,
-    headers: { 'content-type': 'application/json', 'x-api-key': credential.key, 'x-api-secret': credential.secret },
+    key,
+    secret,
+    headers: { 'content-type': 'application/json', 'x-api-key': key, 'x-api-secret': secret },
   };
 }

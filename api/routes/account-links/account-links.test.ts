@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setProviderStatus } from '../../../shared/services/admin/providers.js';
+import { updateProvider } from '../../use-cases/admin/update-provider.js';
 import { createTestDatabase, type TestDatabase } from '../../../shared/testing/database.js';
 import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
 import { createTestApp, type TestApp } from '../../testing/test-app.js';
@@ -154,7 +154,7 @@ describe('400: bad tokens and bad starts', () => {
   it('refuses to start for unregistered or foreign users and for non-advertisers', async () => {
     await register(otherPlatform, 'foreign-1');
     const inactive = await createTestProvider(database.db, 'advertiser');
-    await setProviderStatus(database.db, inactive.id, 'inactive');
+    await updateProvider({ db: database.db }, { providerId: inactive.id, status: 'inactive' });
     const cases: [Record<string, unknown>, string][] = [
       [{ platform_user_id: 'nobody', advertiser_id: advertiser.id }, 'platform_user_id'],
       [{ platform_user_id: 'foreign-1', advertiser_id: advertiser.id }, 'platform_user_id'],

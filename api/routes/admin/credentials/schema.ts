@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import type { ProviderCredential } from '../../../../shared/db/credential-store.js';
 import { storableString } from '../../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../../http/envelope.js';
 
@@ -32,3 +33,18 @@ export const credentialKeyParams = z.object({ key: storableString().min(1).max(2
 export const createdCredentialResponseSchema = successEnvelope(createdCredentialSchema);
 export const credentialResponseSchema = successEnvelope(credentialSchema);
 export const credentialListResponseSchema = successEnvelope(z.array(credentialSchema));
+
+export function toCredentialResponse(credential: ProviderCredential): z.infer<typeof credentialSchema> {
+  return {
+    key: credential.key,
+    provider_id: credential.providerId,
+    provider_type: credential.providerType,
+    permissions: credential.permissions,
+    status: credential.status,
+  };
+}
+
+/** The one answer that carries the secret. */
+export function toCreatedCredentialResponse(credential: ProviderCredential & { secret: string }): z.infer<typeof createdCredentialSchema> {
+  return { ...toCredentialResponse(credential), secret: credential.secret };
+}

@@ -1,4 +1,6 @@
 import { z } from '@hono/zod-openapi';
+import type { Provider } from '../../../../shared/db/provider-store.js';
+import { formatIsoMillis } from '../../../../shared/domain/timestamp.js';
 import { storableString } from '../../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../../http/envelope.js';
 
@@ -22,3 +24,7 @@ export const providerIdParams = z.object({ id: z.uuid().openapi({ param: { name:
 
 export const providerResponseSchema = successEnvelope(providerSchema);
 export const providerListResponseSchema = successEnvelope(z.array(providerSchema));
+
+export function toProviderResponse(provider: Provider): z.infer<typeof providerSchema> {
+  return { id: provider.id, type: provider.type, name: provider.name, status: provider.status, created_at: formatIsoMillis(provider.createdAt) };
+}

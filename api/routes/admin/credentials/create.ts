@@ -1,0 +1,29 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../../../app-env.js';
+import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../../http/body-guard.js';
+import { errorResponses } from '../../../http/envelope.js';
+import { adminSecurity } from '../../../http/security.js';
+import { createCredential } from '../../../use-cases/admin/create-credential.js';
+import { providerIdParams } from '../providers/schema.js';
+import { createCredentialSchema, createdCredentialResponseSchema, toCreatedCredentialResponse } from './schema.js';
+
+export function registerCreateCredential(app: OpenAPIHono<AppEnv>, admin: MiddlewareHandler<AppEnv>) {
+  const route = createRoute({
+    method: 'post',
+    path: '/admin/v1/providers/{id}/credentials',
+    tags: ['Admin'],
+    summary: 'Create a credential; the secret is returned once',
+    security: adminSecurity,
+    middleware: [admin, jsonBodyGuard(SINGLE_BODY_LIMIT)],
+    request: { params: providerIdParams, body: { content: { 'application/json': { schema: createCredentialSchema } }, required: true } },
+    responses: {
+      200: { description: 'The credential with its secret.', content: { 'application/json': { schema: createdCredentialResponseSchema } } },
+      ...errorResponses(400, 401, 404, 413, 415, 500),
+    },
+  });
+  app.openapi(route, async (c) => {
+    const created = await createCredential(c.var.deps, { providerId: c.req.valid('param').id, permissions: c.req.valid('json').permissions });
+    return c.json({ success: true as const, data: toCreatedCredentialResponse(created) }, 200);
+  });
+}

@@ -1,0 +1,28 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../../../app-env.js';
+import { errorResponses } from '../../../http/envelope.js';
+import { adminSecurity } from '../../../http/security.js';
+import { listCredentials } from '../../../use-cases/admin/list-credentials.js';
+import { providerIdParams } from '../providers/schema.js';
+import { credentialListResponseSchema, toCredentialResponse } from './schema.js';
+
+export function registerListCredentials(app: OpenAPIHono<AppEnv>, admin: MiddlewareHandler<AppEnv>) {
+  const route = createRoute({
+    method: 'get',
+    path: '/admin/v1/providers/{id}/credentials',
+    tags: ['Admin'],
+    summary: "List a provider's credentials (never their secrets)",
+    security: adminSecurity,
+    middleware: [admin],
+    request: { params: providerIdParams },
+    responses: {
+      200: { description: 'Credentials.', content: { 'application/json': { schema: credentialListResponseSchema } } },
+      ...errorResponses(400, 401, 404, 500),
+    },
+  });
+  app.openapi(route, async (c) => {
+    const credentials = await listCredentials(c.var.deps, { providerId: c.req.valid('param').id });
+    return c.json({ success: true as const, data: credentials.map(toCredentialResponse) }, 200);
+  });
+}

@@ -1,0 +1,26 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../../../app-env.js';
+import { errorResponses } from '../../../http/envelope.js';
+import { adminSecurity } from '../../../http/security.js';
+import { listProviders } from '../../../use-cases/admin/list-providers.js';
+import { providerListResponseSchema, toProviderResponse } from './schema.js';
+
+export function registerListProviders(app: OpenAPIHono<AppEnv>, admin: MiddlewareHandler<AppEnv>) {
+  const route = createRoute({
+    method: 'get',
+    path: '/admin/v1/providers',
+    tags: ['Admin'],
+    summary: 'List providers',
+    security: adminSecurity,
+    middleware: [admin],
+    responses: {
+      200: { description: 'Every provider, oldest first.', content: { 'application/json': { schema: providerListResponseSchema } } },
+      ...errorResponses(401, 404, 500),
+    },
+  });
+  app.openapi(route, async (c) => {
+    const providers = await listProviders(c.var.deps);
+    return c.json({ success: true as const, data: providers.map(toProviderResponse) }, 200);
+  });
+}

@@ -1,0 +1,10 @@
+import { listProviderCredentials, type ProviderCredential } from '../../../shared/db/credential-store.js';
+import { findProvider } from '../../../shared/db/provider-store.js';
+import { notFound } from '../../../shared/errors.js';
+import type { AppDeps } from '../../app-env.js';
+
+/** A provider's credentials (never their secrets), oldest first. */
+export async function listCredentials(deps: Pick<AppDeps, 'db'>, input: { providerId: string }): Promise<ProviderCredential[]> {
+  if (!(await findProvider(deps.db, input.providerId))) throw notFound(`Provider ${input.providerId} not found`);
+  return listProviderCredentials(deps.db, input.providerId);
+}

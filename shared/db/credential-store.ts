@@ -1,0 +1,80 @@
+import { eq } from 'drizzle-orm';
+import type { ProviderType } from '../domain/permissions.js';
+import type { Executor } from './client.js';
+import { credentials, providers } from './schema/index.js';
+
+/** A credential as stored: only the hash of its secret exists. */
+export type Credential = typeof credentials.$inferSelect;
+
+/** A credential as the admin sees it: never its hash, with the type of its provider. */
+export type ProviderCredential = Pick<Credential, 'key' | 'providerId' | 'permissions' | 'status'> & { providerType: ProviderType };
+
+/** What authentication needs of a credential: its hash, its permissions and both statuses. */
+export type CredentialForAuth = Pick<Credential, 'key' | 'secretHash' | 'status' | 'permissions' | 'providerId'> & {
+  providerType: ProviderType;
+  providerStatus: (typeof providers.$inferSelect)['status'];
+};
+
+export async function insertCredential(
+  db: Executor,
+  values: Pick<typeof credentials.$inferInsert, 'key' | 'providerId' | 'secretHash' | 'permissions'>,
+): Promise<Credential> {
+  const [row] = await db.insert(credentials).values(values).returning();
+  return row!;
+}
+
+/** The type of the provider holding `key`; null when no credential has that key. */
+export async function findCredentialProviderType(db: Executor, key: string): Promise<ProviderType | null> {
+  const [row] = await db
+    .select({ type: providers.type })
+    .from(credentials)
+    .innerJoin(providers, eq(credentials.providerId, providers.id))
+    .where(eq(credentials.key, key))
+    .limit(1);
+  return row?.type ?? null;
+}
+
+/** The credential after the change; null when no credential has that key. */
+export async function saveCredentialChanges(
+  db: Executor,
+  key: string,
+  changes: Partial<Pick<typeof credentials.$inferInsert, 'status' | 'permissions'>>,
+): Promise<Credential | null> {
+  const [row] = await db.update(credentials).set(changes).where(eq(credentials.key, key)).returning();
+  return row ?? null;
+}
+
+/** A provider's credentials, oldest first. */
+export async function listProviderCredentials(db: Executor, providerId: string): Promise<ProviderCredential[]> {
+  return db
+    .select({
+      key: credentials.key,
+      providerId: credentials.providerId,
+      providerType: providers.type,
+      permissions: credentials.permissions,
+      status: credentials.status,
+    })
+    .from(credentials)
+    .innerJoin(providers, eq(credentials.providerId, providers.id))
+    .where(eq(credentials.providerId, providerId))
+    .orderBy(credentials.createdAt);
+}
+
+/** The lookup behind every authenticated request (cached by the API for a few seconds). */
+export async function findCredentialForAuth(db: Executor, key: string): Promise<CredentialForAuth | null> {
+  const [row] = await db
+    .select({
+      key: credentials.key,
+      secretHash: credentials.secretHash,
+      status: credentials.status,
+      permissions: credentials.permissions,
+      providerId: providers.id,
+      providerType: providers.type,
+      providerStatus: providers.status,
+    })
+    .from(credentials)
+    .innerJoin(providers, eq(credentials.providerId, providers.id))
+    .where(eq(credentials.key, key))
+    .limit(1);
+  return row ?? null;
+}

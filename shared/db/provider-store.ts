@@ -1,0 +1,29 @@
+import { eq } from 'drizzle-orm';
+import type { ProviderType } from '../domain/permissions.js';
+import type { Executor } from './client.js';
+import { providers } from './schema/index.js';
+
+/** A platform or an advertiser as stored (`createdAt` in epoch microseconds). */
+export type Provider = typeof providers.$inferSelect;
+export type ActiveStatus = Provider['status'];
+
+export async function insertProvider(db: Executor, values: { type: ProviderType; name: string }): Promise<Provider> {
+  const [row] = await db.insert(providers).values(values).returning();
+  return row!;
+}
+
+/** Every provider, oldest first. */
+export async function selectProviders(db: Executor): Promise<Provider[]> {
+  return db.select().from(providers).orderBy(providers.createdAt);
+}
+
+export async function findProvider(db: Executor, id: string): Promise<Provider | null> {
+  const [row] = await db.select().from(providers).where(eq(providers.id, id)).limit(1);
+  return row ?? null;
+}
+
+/** The provider with its new status; null when there is no such provider. */
+export async function setProviderStatus(db: Executor, id: string, status: ActiveStatus): Promise<Provider | null> {
+  const [row] = await db.update(providers).set({ status }).where(eq(providers.id, id)).returning();
+  return row ?? null;
+}
