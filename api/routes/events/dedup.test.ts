@@ -1,32 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../shared/testing/database.js';
+import { count, eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { events, pendingEvents } from '../../../shared/db/schema/index.js';
 import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
-import { createTestApp, type TestApp } from '../../testing/test-app.js';
+import { useTestService } from '../../testing/test-service.js';
 
 // Product rules §3: dedup key (calling provider, user_id, event_type, instant
 // of timestamp); a duplicate answers the stored event_id and received_at and
 // stores nothing new; a duplicate of an unprocessed event is enqueued again.
 
-let database: TestDatabase;
-let api: TestApp;
-let platform: TestProvider;
-let advertiser: TestProvider;
-
-beforeAll(async () => {
-  database = await createTestDatabase('event_dedup');
-  api = await createTestApp(database);
-  platform = await createTestProvider(database.db, 'platform');
-  advertiser = await createTestProvider(database.db, 'advertiser');
-});
-afterAll(async () => {
-  await api.close();
-  await database.drop();
-});
+const { database, api, platform, advertiser } = useTestService('event_dedup');
 
 const send = (body: unknown, provider: TestProvider = platform) => api.call('POST', '/v1/events', { headers: provider.headers, body });
 
 async function storedCount(userId: string): Promise<number> {
-  const [row] = await database.sql<{ count: number }[]>`select count(*)::int as count from events where user_id = ${userId}`;
+  const [row] = await database.db.select({ count: count() }).from(events).where(eq(events.userId, userId));
   return row!.count;
 }
 
@@ -43,7 +30,7 @@ describe('dedup', () => {
     }
     expect(await storedCount('same-instant')).toBe(1);
     // The duplicate's different amount changed nothing.
-    const [row] = await database.sql<{ amount: number }[]>`select amount from events where id = ${first.json.data.event_id}`;
+    const [row] = await database.db.select({ amount: events.amount }).from(events).where(eq(events.id, first.json.data.event_id));
     expect(row?.amount).toBe(10);
   });
 
@@ -138,7 +125,7 @@ describe('a duplicate repairs a lost enqueue', () => {
     const eventId = (await send(body)).json.data.event_id as string;
     await loseJobsOf(eventId);
     // Matched: the worker deletes the event's pending row.
-    await database.sql`delete from pending_events where event_id = ${eventId}`;
+    await database.db.delete(pendingEvents).where(eq(pendingEvents.eventId, eventId));
     expect((await send(body)).json.data.status).toBe('duplicate');
     expect(await jobsOf(eventId)).toHaveLength(0);
   });
