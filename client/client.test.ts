@@ -4,7 +4,8 @@ import { inspect } from 'node:util';
 import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../api/testing/test-app.js';
-import { createChain } from '../shared/services/quest-chains/admin.js';
+import { toCreateChainInput } from '../api/routes/admin/quest-chains/schema.js';
+import { createChain } from '../api/use-cases/quest-chains/create-chain.js';
 import { createTestDatabase, type TestDatabase } from '../shared/testing/database.js';
 import { createTestProvider, type TestProvider } from '../shared/testing/fixtures.js';
 import { createQuestChainClient, QuestChainApiError, QuestChainNetworkError } from './index.js';
@@ -25,14 +26,14 @@ describe('against the real service', () => {
     api = await createTestApp(database);
     platform = await createTestProvider(database.db, 'platform');
     const advertiser = await createTestProvider(database.db, 'advertiser');
-    await createChain(database.db, {
+    await createChain(database, toCreateChainInput({
       platform_id: platform.id,
       advertiser_id: advertiser.id,
       name: 'Client chain',
       start_date: new Date(Date.now() - 3600_000).toISOString(),
       end_date: new Date(Date.now() + 86_400_000).toISOString(),
       tasks: [{ sequence_number: 1, name: 'Sign up', condition_event_type: 'registration', reward_type: 'points', reward_name: 'Points', reward_value: 10 }],
-    });
+    }));
     await new Promise<void>((resolve) => {
       server = serve({ fetch: api.app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => {
         baseUrl = `http://127.0.0.1:${info.port}`;

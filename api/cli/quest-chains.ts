@@ -1,11 +1,20 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { createChain, listChains, setChainStatus } from '../../shared/services/quest-chains/admin.js';
-import { chainDefinitionView, type ChainDefinitionView } from '../../shared/services/quest-chains/definition-view.js';
-import { chainIdParams, chainListQuery, createChainSchema, updateChainSchema } from '../routes/admin/quest-chains/schema.js';
+import {
+  chainIdParams,
+  chainListQuery,
+  createChainSchema,
+  toChainDefinitionResponse,
+  toCreateChainInput,
+  updateChainSchema,
+  type ChainDefinitionResponse,
+} from '../routes/admin/quest-chains/schema.js';
+import { createChain } from '../use-cases/quest-chains/create-chain.js';
+import { listChains } from '../use-cases/quest-chains/list-chains.js';
+import { setChainStatus } from '../use-cases/quest-chains/set-chain-status.js';
 import { CliInputError, parseInput, runCommand } from './context.js';
 
-const summary = (view: ChainDefinitionView) => {
+const summary = (view: ChainDefinitionResponse) => {
   const chain = view.quest_chain;
   return `${chain.id}  ${chain.status.padEnd(7)}  ${chain.start_date} .. ${chain.end_date}  ${view.tasks.length} task(s)  ${chain.name}`;
 };
@@ -37,7 +46,7 @@ export function registerQuestChainCommands(program: Command, json: () => boolean
     .action((options: { file: string }) =>
       runCommand(json(), async ({ db, out }) => {
         const body = parseInput(createChainSchema, await readChainFile(options.file), 'file');
-        const view = chainDefinitionView(await createChain(db, body));
+        const view = toChainDefinitionResponse(await createChain({ db }, toCreateChainInput(body)));
         out.result(view, () => [`created ${summary(view)}`]);
       }),
     );
@@ -49,7 +58,7 @@ export function registerQuestChainCommands(program: Command, json: () => boolean
     .action((options: { platform?: string }) =>
       runCommand(json(), async ({ db, out }) => {
         const query = parseInput(chainListQuery, { platform_id: options.platform }, 'platform');
-        const views = (await listChains(db, { platformId: query.platform_id })).map(chainDefinitionView);
+        const views = (await listChains({ db }, { platformId: query.platform_id })).map(toChainDefinitionResponse);
         out.result(views, () => (views.length === 0 ? ['no quest chains'] : views.map(summary)));
       }),
     );
@@ -61,7 +70,7 @@ export function registerQuestChainCommands(program: Command, json: () => boolean
       runCommand(json(), async ({ db, out }) => {
         const params = parseInput(chainIdParams, { id });
         const body = parseInput(updateChainSchema, { status });
-        const view = chainDefinitionView(await setChainStatus(db, params.id, body.status));
+        const view = toChainDefinitionResponse(await setChainStatus({ db }, { chainId: params.id, status: body.status }));
         out.result(view, () => [`${view.quest_chain.name} (${view.quest_chain.id}) is now ${view.quest_chain.status}`]);
       }),
     );

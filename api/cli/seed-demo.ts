@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { createCredential } from '../use-cases/admin/create-credential.js';
 import { createProvider } from '../use-cases/admin/create-provider.js';
-import { createChain } from '../../shared/services/quest-chains/admin.js';
+import { toCreateChainInput } from '../routes/admin/quest-chains/schema.js';
+import { createChain } from '../use-cases/quest-chains/create-chain.js';
 import { runCommand } from './context.js';
 
 const HOUR_MS = 3600_000;
@@ -23,7 +24,7 @@ export function registerSeedDemoCommand(program: Command, json: () => boolean) {
         const platformCredential = await createCredential({ db }, { providerId: platform.id });
         const advertiserCredential = await createCredential({ db }, { providerId: advertiser.id });
         const now = Date.now();
-        const chain = await createChain(db, {
+        const chain = await createChain({ db }, toCreateChainInput({
           platform_id: platform.id,
           advertiser_id: advertiser.id,
           name: 'Welcome journey',
@@ -47,7 +48,7 @@ export function registerSeedDemoCommand(program: Command, json: () => boolean) {
             },
           ],
           chain_reward: { type: 'mystery_box', name: 'Welcome mystery box', value: 50 },
-        });
+        }));
 
         // Event times a few seconds apart and inside the chain window, in task order.
         const at = (offsetS: number) => new Date(now + offsetS * 1000).toISOString();

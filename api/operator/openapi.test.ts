@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../shared/testing/database.js';
 import { createTestProvider, type TestProvider } from '../../shared/testing/fixtures.js';
 import { createTestApp, type TestApp } from '../testing/test-app.js';
-import { storeCompletion } from '../../shared/services/quest-chains/completions.test-helper.js';
+import { storeCompletion } from '../use-cases/quest-chains/completions.test-helper.js';
 
 // ajv-formats is CommonJS: under NodeNext the default import is module.exports, whose `default` is the plugin.
 const addFormats = addFormatsModule.default;
@@ -166,7 +166,7 @@ describe('answers of the running service match the document', () => {
     validateResponse('/v1/account-links/{platformUserId}', 'get', 200, links.json);
 
     // What the worker would store for task 1 (no worker runs in this file).
-    await storeCompletion(database.sql, { userId: user.json.data.user_id, providerId: platform.id, platformUserId: 'docs-linked', taskId: firstTask!.id, chainId, at: '2026-03-01T00:00:00.123456Z' });
+    await storeCompletion(database.db, { userId: user.json.data.user_id, providerId: platform.id, platformUserId: 'docs-linked', taskId: firstTask!.id, chainId, at: '2026-03-01T00:00:00.123456Z' });
     const read = await api.call('GET', '/v1/quest-chains/active/docs-linked', { headers: platform.headers });
     expect(read.json.data.claimable_tasks).toHaveLength(1);
     validateResponse('/v1/quest-chains/active/{platformUserId}', 'get', 200, read.json);

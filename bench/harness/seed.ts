@@ -1,5 +1,5 @@
 import { requestJson } from '../../shared/testing/http.js';
-import { storeCompletion } from '../../shared/services/quest-chains/completions.test-helper.js';
+import { storeCompletion } from '../../api/use-cases/quest-chains/completions.test-helper.js';
 import type { BenchContext } from './context.js';
 
 export const BENCH_ADMIN_TOKEN = 'bench-admin-token-0123456789';
@@ -80,7 +80,7 @@ export async function seedWorld(ctx: BenchContext, userCount: number): Promise<B
     users.map(async (platformUserId, i) => {
       for (const chain of chains) {
         for (const taskId of chain.taskIds.slice(0, 2)) {
-          await storeCompletion(sql, { userId: userIds[i]!, providerId: platform.id, platformUserId, taskId, chainId: chain.id, at: '2026-02-01T00:00:00Z' });
+          await storeCompletion(ctx.database.db, { userId: userIds[i]!, providerId: platform.id, platformUserId, taskId, chainId: chain.id, at: '2026-02-01T00:00:00Z' });
         }
       }
     }),

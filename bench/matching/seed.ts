@@ -1,5 +1,6 @@
 import type { Sql } from '../../shared/db/client.js';
-import { createChain } from '../../shared/services/quest-chains/admin.js';
+import { toCreateChainInput } from '../../api/routes/admin/quest-chains/schema.js';
+import { createChain } from '../../api/use-cases/quest-chains/create-chain.js';
 import { createTestProvider } from '../../shared/testing/fixtures.js';
 import type { BenchContext } from '../harness/context.js';
 
@@ -23,7 +24,7 @@ export async function matchingTenant(ctx: BenchContext, label: string, userCount
   const platform = await createTestProvider(ctx.database.db, 'platform', { name: `bench ${label}` });
   const advertiser = await createTestProvider(ctx.database.db, 'advertiser', { name: `bench ${label}` });
   for (let c = 0; c < CHAINS; c++) {
-    await createChain(ctx.database.db, {
+    await createChain(ctx.database, toCreateChainInput({
       platform_id: platform.id,
       advertiser_id: advertiser.id,
       name: `${label} chain ${c}`,
@@ -37,7 +38,7 @@ export async function matchingTenant(ctx: BenchContext, label: string, userCount
         reward_name: '10 points',
         reward_value: 10,
       })),
-    });
+    }));
   }
   const users = Array.from({ length: userCount }, (_, i) => `${label}-${i}`);
   await ctx.database.sql`

@@ -1,5 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
+import { decodeTimestampUs, type DriverRow } from './driver-row.js';
+import { taskCompletions, users } from './schema/index.js';
 import { fromUs, idArray, nullableIdArray, numberArray, occurredUsColumn, textArray } from './sql-fragments.js';
 import { pgTimestampToMicros } from './timestamps.js';
 
@@ -177,4 +179,104 @@ export async function saveChainProgress(tx: Executor, writes: readonly ChainProg
       set completed_tasks = excluded.completed_tasks, total_tasks = excluded.total_tasks, completed_at = excluded.completed_at,
           mark_us = excluded.mark_us, mark_event_id = excluded.mark_event_id,
           updated_at = coalesce(excluded.updated_at, chain_progress.updated_at)`);
+}
+
+/** A platform user as GET active shows them: registration, progress stamp, completions and claims in the chains asked about. */
+export interface ReadUserState {
+  id: string;
+  registeredUs: bigint;
+  /** The live-updates baseline: the latest change of the user's progress, null if none ever. */
+  progressChangedUs: bigint | null;
+  /** completed_at (epoch µs) by task id. */
+  completedAt: Map<string, bigint>;
+  claimedTasks: Set<string>;
+  claimedChains: Set<string>;
+}
+
+type ReadUserRow = DriverRow<Pick<typeof users.$inferSelect, 'id' | 'createdAt' | 'progressChangedAt'>> & {
+  /** [task id, completed_at] pairs; the driver may hand json over unparsed (drizzle configures postgres.js that way). */
+  completions: string | [string, string][];
+  /** [chain id, task id (null: the chain reward)] pairs. */
+  claims: string | [string, string | null][];
+};
+
+const fromJson = <T>(value: string | T): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
+
+/**
+ * The user with their completions and claims in `chainIds`, in one statement
+ * (the read's only one while definitions are cached); null for a user the
+ * platform has not registered.
+ */
+export async function loadReadUserState(
+  db: Executor,
+  platformId: string,
+  platformUserId: string,
+  chainIds: readonly string[],
+): Promise<ReadUserState | null> {
+  const chains = idArray(chainIds);
+  const [row] = await db.execute<ReadUserRow>(sql`
+    select u.id, u.created_at as "createdAt", u.progress_changed_at as "progressChangedAt",
+      coalesce((select json_agg(json_build_array(c.task_id, c.completed_at::text)) from task_completions c
+                where c.user_id = u.id and c.chain_id = any(${chains})), '[]'::json) as completions,
+      coalesce((select json_agg(json_build_array(r.chain_id, r.task_id)) from reward_claims r
+                where r.user_id = u.id and r.chain_id = any(${chains})), '[]'::json) as claims
+    from users u
+    where u.platform_id = ${platformId} and u.platform_user_id = ${platformUserId}`);
+  if (!row) return null;
+  const state: ReadUserState = {
+    id: row.id,
+    registeredUs: decodeTimestampUs(users.createdAt, row.createdAt),
+    progressChangedUs: row.progressChangedAt === null ? null : decodeTimestampUs(users.progressChangedAt, row.progressChangedAt),
+    completedAt: new Map(),
+    claimedTasks: new Set(),
+    claimedChains: new Set(),
+  };
+  for (const [taskId, completedAt] of fromJson(row.completions)) {
+    state.completedAt.set(taskId, decodeTimestampUs(taskCompletions.completedAt, completedAt));
+  }
+  for (const [chainId, taskId] of fromJson(row.claims)) {
+    if (taskId === null) state.claimedChains.add(chainId);
+    else state.claimedTasks.add(taskId);
+  }
+  return state;
+}
+
+/**
+ * Work still waiting for the matcher, as the reconciler reads it: one
+ * transaction-scoped advisory lock (so only one worker at a time reconciles),
+ * then pages of pending events and of users flagged for re-evaluation.
+ */
+export async function tryReconcileLock(tx: Executor, lockKey: number): Promise<boolean> {
+  const [row] = await tx.execute<{ locked: boolean }>(sql`select pg_try_advisory_xact_lock(${lockKey}) as locked`);
+  return row?.locked === true;
+}
+
+export type PendingEventKey = Pick<typeof pendingEvents.$inferSelect, 'receivedAt' | 'eventId'>;
+
+/** Pending events received more than `minAgeMs` ago, oldest first, after the key `after` (keyset paging). */
+export async function pagePendingEvents(
+  tx: Executor,
+  options: { minAgeMs: number; after: PendingEventKey | null; limit: number },
+): Promise<PendingEventKey[]> {
+  const { after } = options;
+  return tx
+    .select({ receivedAt: pendingEvents.receivedAt, eventId: pendingEvents.eventId })
+    .from(pendingEvents)
+    .where(and(
+      lt(pendingEvents.receivedAt, sql`now() - make_interval(secs => ${options.minAgeMs / 1000})`),
+      after ? sql`(${pendingEvents.receivedAt}, ${pendingEvents.eventId}) > (${instant(after.receivedAt)}, ${after.eventId}::uuid)` : undefined,
+    ))
+    .orderBy(asc(pendingEvents.receivedAt), asc(pendingEvents.eventId))
+    .limit(options.limit);
+}
+
+/** Ids of users flagged for re-evaluation, in id order, after `afterId` (keyset paging). */
+export async function pageUsersToEvaluate(tx: Executor, options: { afterId: string | null; limit: number }): Promise<string[]> {
+  const rows = await tx
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.needsEvaluation, true), options.afterId ? gt(users.id, options.afterId) : undefined))
+    .orderBy(asc(users.id))
+    .limit(options.limit);
+  return rows.map((row) => row.id);
 }

@@ -11,7 +11,7 @@ import {
   stampUsers,
 } from '../../shared/db/progress-store.js';
 import { questChains } from '../../shared/db/schema/index.js';
-import { loadChainDefinitions } from '../../shared/services/quest-chains/definitions.js';
+import { loadChainDefinitions } from '../../shared/db/chain-store.js';
 import type { InTurn } from './turnstile.js';
 import { advanceWalks, diffWalks, historyNeeds, recomputeWalks, walkKey, type BatchView } from './plan-batch.js';
 

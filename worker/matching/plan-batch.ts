@@ -3,7 +3,7 @@ import type { StoredEvent } from '../../shared/db/event-store.js';
 import { isChainCompleted } from '../../shared/domain/chain-view.js';
 import { countsFor, type ChainScope } from '../../shared/domain/counting.js';
 import { advanceWalk, recomputeWalk, type WalkState } from '../../shared/domain/progress.js';
-import type { ChainDefinition } from '../../shared/services/quest-chains/definitions.js';
+import type { ChainDefinition } from '../../shared/db/chain-store.js';
 
 /**
  * The in-memory half of a batch: given what the batch loaded, decide each

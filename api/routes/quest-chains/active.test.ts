@@ -4,7 +4,7 @@ import { createTestDatabase, type TestDatabase } from '../../../shared/testing/d
 import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
 import { createTestApp, type TestApp } from '../../testing/test-app.js';
 import { chainBody, DAY_MS, iso } from '../admin/quest-chains/chain-body.test-helper.js';
-import { storeClaim, storeCompletion } from '../../../shared/services/quest-chains/completions.test-helper.js';
+import { storeClaim, storeCompletion } from '../../use-cases/quest-chains/completions.test-helper.js';
 
 const HOUR_MS = 60 * 60 * 1000;
 
@@ -144,7 +144,7 @@ describe('GET /v1/quest-chains/active/{platformUserId}: progress and rewards', (
     const ordered = await createChain(chainBody(platform.id, advertiser.id, { name: 'ordered', start: iso(now - 3 * DAY_MS) }));
     const anyOrder = await createChain(chainBody(platform.id, advertiser.id, { name: 'any', start: iso(now - DAY_MS), anyOrder: true, reward: false }));
     const complete = (chain: typeof ordered, index: number, at: string) =>
-      storeCompletion(database.sql, { userId, providerId: platform.id, platformUserId, taskId: chain.tasks[index]!.id, chainId: chain.quest_chain.id, at });
+      storeCompletion(database.db, { userId, providerId: platform.id, platformUserId, taskId: chain.tasks[index]!.id, chainId: chain.quest_chain.id, at });
     await complete(ordered, 0, '2026-01-01T10:00:00.123456Z');
     await complete(anyOrder, 1, '2026-01-01T11:00:00Z');
 
@@ -180,7 +180,7 @@ describe('GET /v1/quest-chains/active/{platformUserId}: progress and rewards', (
 
     await complete(ordered, 1, '2026-01-01T12:00:00Z');
     await complete(ordered, 2, '2026-01-02T09:30:00Z');
-    await storeClaim(database.sql, { userId, chainId: ordered.quest_chain.id, taskId: ordered.tasks[0]!.id });
+    await storeClaim(database.db, { userId, chainId: ordered.quest_chain.id, taskId: ordered.tasks[0]!.id });
     await database.sql`update users set progress_changed_at = '2026-01-02T03:04:05.678Z' where id = ${userId}`;
     const done = (await read(platform, platformUserId)).json.data;
     expect(done.liveUpdates.baselineTimestamp).toBe('2026-01-02T03:04:05.678Z');
@@ -190,7 +190,7 @@ describe('GET /v1/quest-chains/active/{platformUserId}: progress and rewards', (
     // The claimed task reward is gone from claimable_tasks; the others remain.
     expect(done.claimable_tasks.map((t: { task_id: string }) => t.task_id)).toEqual([ordered.tasks[1]!.id, ordered.tasks[2]!.id, anyOrder.tasks[1]!.id]);
 
-    await storeClaim(database.sql, { userId, chainId: ordered.quest_chain.id, taskId: null });
+    await storeClaim(database.db, { userId, chainId: ordered.quest_chain.id, taskId: null });
     const claimed = (await read(platform, platformUserId)).json.data;
     expect(claimed.quest_chains[0].chain_reward.claimable).toBe(false);
     // Completed chains stay listed, so their rewards can still be seen.
@@ -221,7 +221,7 @@ describe('GET /v1/quest-chains/active/{platformUserId}: published shape', () => 
     const { platform, userId, platformUserId } = await platformWithUser();
     const chain = await createChain(chainBody(platform.id, advertiser.id));
     await createChain(chainBody(platform.id, advertiser.id, { reward: false }));
-    await storeCompletion(database.sql, { userId, providerId: platform.id, platformUserId, taskId: chain.tasks[0]!.id, chainId: chain.quest_chain.id, at: iso(Date.now() - HOUR_MS) });
+    await storeCompletion(database.db, { userId, providerId: platform.id, platformUserId, taskId: chain.tasks[0]!.id, chainId: chain.quest_chain.id, at: iso(Date.now() - HOUR_MS) });
 
     const full = (await read(platform, platformUserId)).json;
     expect(full.data.quest_chains).toHaveLength(2);

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { progressChannel } from '../../../shared/live/channel.js';
-import { storeCompletion } from '../../../shared/services/quest-chains/completions.test-helper.js';
-import { activeAnswer } from '../../../shared/services/quest-chains/active-answer.js';
+import { storeCompletion } from '../../use-cases/quest-chains/completions.test-helper.js';
+import { activeAnswer } from '../../read-cache/active-answer.js';
 import { createTestDatabase, type TestDatabase } from '../../../shared/testing/database.js';
 import { eventually } from '../../../shared/testing/eventually.js';
 import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
 import { createTestApp, type TestApp } from '../../testing/test-app.js';
 import { chainBody } from '../admin/quest-chains/chain-body.test-helper.js';
+import { toActiveChainsResponse } from './schema.js';
 
 // GET active answers with an ETag that changes exactly when the answer does,
 // and 304 to If-None-Match while it holds; answers are cached per user until
@@ -74,7 +75,7 @@ describe('ETag and If-None-Match', () => {
     const before = await read(api, platform, platformUserId);
     const etag = before.headers.get('etag')!;
     // What the worker does: commit the completion and the progress stamp, then publish on the user's live channel.
-    await storeCompletion(database.sql, { userId, providerId: platform.id, platformUserId, taskId: chain.tasks[0]!.id, chainId: chain.quest_chain.id, at: new Date().toISOString() });
+    await storeCompletion(database.db, { userId, providerId: platform.id, platformUserId, taskId: chain.tasks[0]!.id, chainId: chain.quest_chain.id, at: new Date().toISOString() });
     await database.sql`update users set progress_changed_at = now() where id = ${userId}`;
     await api.deps.redis.publish(progressChannel(api.config.QUEUE_PREFIX, userId), JSON.stringify({ quest_chain_ids: [chain.quest_chain.id], changed_at: new Date().toISOString() }));
 
@@ -92,7 +93,7 @@ describe('ETag and If-None-Match', () => {
 
   it('changes after a claim, on the replica that granted it at once and on the others', async () => {
     const { platform, platformUserId, userId, chain } = await userWithChain();
-    await storeCompletion(database.sql, { userId, providerId: platform.id, platformUserId, taskId: chain.tasks[0]!.id, chainId: chain.quest_chain.id, at: new Date().toISOString() });
+    await storeCompletion(database.db, { userId, providerId: platform.id, platformUserId, taskId: chain.tasks[0]!.id, chainId: chain.quest_chain.id, at: new Date().toISOString() });
     const before = await read(api, platform, platformUserId);
     expect(before.json.data.claimable_tasks).toHaveLength(1);
     const etag = before.headers.get('etag')!;
@@ -135,9 +136,9 @@ describe('ETag and If-None-Match', () => {
   it('renews the live token (and so the tag) once a minute, and keeps it within the minute', async () => {
     const { platform, platformUserId } = await userWithChain();
     const minute = Math.floor(Date.now() / 60_000) * 60_000;
-    const early = await activeAnswer(api.deps, platform.id, platformUserId, minute + 1_000);
-    const late = await activeAnswer(api.deps, platform.id, platformUserId, minute + 59_000);
-    const next = await activeAnswer(api.deps, platform.id, platformUserId, minute + 61_000);
+    const early = await activeAnswer(api.deps, { platformId: platform.id, platformUserId, nowMs: minute + 1_000 }, toActiveChainsResponse);
+    const late = await activeAnswer(api.deps, { platformId: platform.id, platformUserId, nowMs: minute + 59_000 }, toActiveChainsResponse);
+    const next = await activeAnswer(api.deps, { platformId: platform.id, platformUserId, nowMs: minute + 61_000 }, toActiveChainsResponse);
     expect(late).toEqual(early);
     expect(next.etag).not.toBe(early.etag);
     const token = (body: Buffer) => JSON.parse(body.toString()).data.liveUpdates.token as string;

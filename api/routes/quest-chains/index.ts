@@ -1,43 +1,7 @@
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { activeAnswer } from '../../../shared/services/quest-chains/active-answer.js';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../app-env.js';
-import { requireOperation } from '../../auth/authenticate.js';
-import { errorResponses } from '../../http/envelope.js';
-import { apiKeySecurity } from '../../http/security.js';
-import { platformUserIdParams } from '../../http/common-schemas.js';
-import { noneMatchHits } from './conditional.js';
-import { activeChainsResponseSchema } from './schema.js';
+import { registerReadActiveChains } from './read-active.js';
 
-const route = createRoute({
-  method: 'get',
-  path: '/v1/quest-chains/active/{platformUserId}',
-  tags: ['Quest chains'],
-  summary: "A user's active quest chains with task states and progress",
-  description: [
-    'Platform credentials (`quest_chains:read`). Every chain of your platform with status `active` and `start_date <= now < end_date`, with the user\'s progress (completed chains included, so rewards can be claimed). An unknown user, or one of another platform, answers 200 with `user.exists: false` and no chains.',
-    'The answer carries an `ETag` that changes exactly when the answer does (progress, claims, the chains, the live token, which is renewed once a minute); send it back in `If-None-Match` to get `304 Not Modified` while nothing changed.',
-  ].join(' '),
-  security: apiKeySecurity,
-  middleware: [requireOperation('readActiveChains')] as const,
-  request: { params: platformUserIdParams },
-  responses: {
-    200: { description: 'Active chains of the user.', content: { 'application/json': { schema: activeChainsResponseSchema } } },
-    304: { description: 'Not modified: the `If-None-Match` tag is still current; keep the answer you have.' },
-    ...errorResponses(400, 401, 403, 500),
-  },
-});
-
-export function registerQuestChainRoutes(app: OpenAPIHono<AppEnv>) {
-  app.openapi(route, async (c) => {
-    const { platformUserId } = c.req.valid('param');
-    const { deps, caller } = c.var;
-    const answer = await activeAnswer(deps, caller.providerId, platformUserId);
-    // Set before the response is built (keeps @hono/node-server's fast path); per credential, so private.
-    c.header('ETag', answer.etag);
-    c.header('Cache-Control', 'private, no-cache');
-    if (noneMatchHits(c.req.header('if-none-match'), answer.etag)) return c.body(null, 304);
-    c.header('Content-Type', 'application/json');
-    // Already serialised (and cached as text): typed as the schema's answer, which it is.
-    return c.body(answer.body as Uint8Array<ArrayBuffer>, 200) as never;
-  });
+export function questChainsRoutes(app: OpenAPIHono<AppEnv>) {
+  registerReadActiveChains(app);
 }

@@ -1,7 +1,10 @@
 import { z } from '@hono/zod-openapi';
+import type { ChainRewardRow, ChainRow, TaskRow } from '../../../shared/db/chain-store.js';
+import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
 import { storableString } from '../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../http/envelope.js';
 import { isoMillis } from '../../http/common-schemas.js';
+import type { ActiveChainProgress, ActiveChains, ClaimableTask } from '../../use-cases/quest-chains/read-active-chains.js';
 
 // Field shapes shared by the read (with the user's fields) and the admin
 // answers (without them). Built as separate objects from plain shapes so
@@ -103,3 +106,86 @@ export const activeChainsSchema = z
 
 export const activeChainsResponseSchema = successEnvelope(activeChainsSchema);
 
+
+// Wire shapers: the published field names of a chain definition, shared by the
+// admin answers and the active-chains read (which adds the user's fields).
+
+const isoMillisOrNull = (us: bigint | null) => (us === null ? null : formatIsoMillis(us));
+
+export function toQuestChainResponse(chain: ChainRow) {
+  return {
+    id: chain.id,
+    name: chain.name,
+    description: chain.description,
+    logo_url: chain.logoUrl,
+    background_image_url: chain.backgroundImageUrl,
+    start_date: formatIsoMillis(chain.startDate),
+    end_date: formatIsoMillis(chain.endDate),
+    status: chain.status,
+    platform_id: chain.platformId,
+    advertiser_id: chain.advertiserId,
+    allow_any_order: chain.allowAnyOrder,
+  };
+}
+
+export function toTaskResponse(task: TaskRow) {
+  return {
+    id: task.id,
+    sequence_number: task.sequenceNumber,
+    name: task.name,
+    description: task.description,
+    condition_event_type: task.conditionEventType,
+    condition_min_amount: task.conditionMinAmount,
+    condition_currency: task.conditionCurrency,
+    condition_after_timestamp: isoMillisOrNull(task.conditionAfterTimestamp),
+    condition_before_timestamp: isoMillisOrNull(task.conditionBeforeTimestamp),
+    reward_type: task.rewardType,
+    reward_name: task.rewardName,
+    reward_value: task.rewardValue,
+    reward_image_urls: task.rewardImageUrls ?? null,
+  };
+}
+
+export function toChainRewardResponse(reward: ChainRewardRow) {
+  return { id: reward.id, type: reward.type, name: reward.name, value: reward.value, image_urls: reward.imageUrls ?? null };
+}
+
+function toActiveChainResponse({ definition, taskStatuses, progress, rewardClaimable }: ActiveChainProgress) {
+  const { chain, tasks, reward } = definition;
+  return {
+    quest_chain: toQuestChainResponse(chain),
+    tasks: tasks.map((task) => ({ ...toTaskResponse(task), user_status: taskStatuses.get(task.id)! })),
+    user_progress: {
+      status: progress.status,
+      progress: progress.progress,
+      joined_at: formatIsoMillis(progress.joinedUs),
+      completed_at: isoMillisOrNull(progress.completedUs),
+      completed_tasks: progress.completedTasks,
+      total_tasks: progress.totalTasks,
+    },
+    chain_reward: reward ? { ...toChainRewardResponse(reward), claimable: rewardClaimable } : null,
+  };
+}
+
+export function toClaimableTaskResponse({ chainId, task, completedUs }: ClaimableTask) {
+  return {
+    task_id: task.id,
+    quest_chain_id: chainId,
+    sequence_number: task.sequenceNumber,
+    reward_type: task.rewardType,
+    reward_name: task.rewardName,
+    reward_value: task.rewardValue,
+    reward_image_urls: task.rewardImageUrls ?? null,
+    completed_at: formatIsoMillis(completedUs),
+  };
+}
+
+/** The `data` of GET active. */
+export function toActiveChainsResponse(answer: ActiveChains): z.infer<typeof activeChainsSchema> {
+  return {
+    liveUpdates: { token: answer.liveToken, baselineTimestamp: isoMillisOrNull(answer.baselineUs) },
+    quest_chains: answer.chains.map(toActiveChainResponse),
+    claimable_tasks: answer.claimableTasks.map(toClaimableTaskResponse),
+    user: { exists: answer.userId !== null },
+  };
+}

@@ -1,11 +1,11 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { claimReward } from '../../../shared/services/rewards/claim.js';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../http/body-guard.js';
 import { errorResponses } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { claimResponseSchema, claimRewardSchema, claimView } from './schema.js';
+import { claimReward } from '../../use-cases/rewards/claim-reward.js';
+import { claimResponseSchema, claimRewardSchema, toClaimResultResponse } from './schema.js';
 
 const route = createRoute({
   method: 'post',
@@ -31,8 +31,8 @@ export function registerClaimReward(app: OpenAPIHono<AppEnv>) {
   app.openapi(route, async (c) => {
     const { deps, caller } = c.var;
     const body = c.req.valid('json');
-    const target = body.task_id !== undefined ? { task_id: body.task_id } : { quest_chain_id: body.quest_chain_id! };
-    const claim = await claimReward(deps, caller.providerId, { platform_user_id: body.platform_user_id, ...target });
-    return c.json({ success: true as const, data: { ...claimView(claim), already_claimed: claim.alreadyClaimed } }, 200);
+    const target = body.task_id !== undefined ? { taskId: body.task_id } : { chainId: body.quest_chain_id! };
+    const claim = await claimReward(deps, { platformId: caller.providerId, platformUserId: body.platform_user_id, ...target });
+    return c.json({ success: true as const, data: toClaimResultResponse(claim) }, 200);
   });
 }

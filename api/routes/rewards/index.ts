@@ -3,7 +3,7 @@ import type { AppEnv } from '../../app-env.js';
 import { registerClaimReward } from './claim.js';
 import { registerListRewards } from './list.js';
 
-export function registerRewardRoutes(app: OpenAPIHono<AppEnv>) {
+export function rewardsRoutes(app: OpenAPIHono<AppEnv>) {
   registerClaimReward(app);
   registerListRewards(app);
 }

@@ -1,11 +1,11 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { listRewards } from '../../../shared/services/rewards/list.js';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { errorResponses } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { claimableChainView, claimableTaskView, claimView, rewardsResponseSchema } from './schema.js';
 import { platformUserIdParams } from '../../http/common-schemas.js';
+import { listRewards } from '../../use-cases/rewards/list-rewards.js';
+import { rewardsResponseSchema, toRewardsResponse } from './schema.js';
 
 const route = createRoute({
   method: 'get',
@@ -26,16 +26,7 @@ const route = createRoute({
 export function registerListRewards(app: OpenAPIHono<AppEnv>) {
   app.openapi(route, async (c) => {
     const { deps, caller } = c.var;
-    const rewards = await listRewards(deps, caller.providerId, c.req.valid('param').platformUserId);
-    return c.json(
-      {
-        success: true as const,
-        data: {
-          claimable: [...rewards.claimableTasks.map(claimableTaskView), ...rewards.claimableChains.map(claimableChainView)],
-          claimed: rewards.claimed.map(claimView),
-        },
-      },
-      200,
-    );
+    const rewards = await listRewards(deps, { platformId: caller.providerId, platformUserId: c.req.valid('param').platformUserId });
+    return c.json({ success: true as const, data: toRewardsResponse(rewards) }, 200);
   });
 }

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chainRewards, questChains, questTasks } from '../../../shared/db/schema/index.js';
-import { storeCompletion } from '../../../shared/services/quest-chains/completions.test-helper.js';
+import { storeCompletion } from '../../use-cases/quest-chains/completions.test-helper.js';
 import { createTestDatabase, type TestDatabase } from '../../../shared/testing/database.js';
 import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
 import { createTestApp, type TestApp } from '../../testing/test-app.js';
@@ -65,7 +65,7 @@ async function register(owner: TestProvider, platformUserId: string): Promise<st
 
 /** What the worker writes when an event completes a task: the completion and the chain's summary. */
 const complete = (userId: string, chainId: string, taskId: string, at: string) =>
-  storeCompletion(database.sql, { userId, providerId: platform.id, platformUserId: randomUUID(), taskId, chainId, at });
+  storeCompletion(database.db, { userId, providerId: platform.id, platformUserId: randomUUID(), taskId, chainId, at });
 
 const claim = (body: Record<string, unknown>, caller: TestProvider = platform) =>
   api.call('POST', '/v1/rewards/claim', { headers: caller.headers, body });

@@ -1,11 +1,12 @@
 import { z } from '@hono/zod-openapi';
 import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
-import type { ClaimedReward } from '../../../shared/services/rewards/claim.js';
-import type { ClaimableChainReward, ClaimableTaskReward } from '../../../shared/services/rewards/list.js';
+import type { ClaimableChainReward, ClaimableTaskReward, Reward, RewardClaim } from '../../../shared/db/reward-store.js';
 import { storableString } from '../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../http/envelope.js';
 import { claimableTaskSchema as activeClaimableTaskSchema } from '../quest-chains/schema.js';
 import { isoMillis } from '../../http/common-schemas.js';
+import type { ClaimedReward } from '../../use-cases/rewards/claim-reward.js';
+import type { RewardsOverview } from '../../use-cases/rewards/list-rewards.js';
 
 
 export const claimRewardSchema = z
@@ -65,16 +66,26 @@ export const rewardsOverviewSchema = z
 export const claimResponseSchema = successEnvelope(claimResultSchema);
 export const rewardsResponseSchema = successEnvelope(rewardsOverviewSchema);
 
-export const claimView = (claim: ClaimedReward) => ({
+export const toRewardResponse = (reward: Reward) => ({
+  ...(reward.id !== undefined ? { id: reward.id } : {}),
+  type: reward.type,
+  name: reward.name,
+  value: reward.value,
+  image_urls: reward.imageUrls,
+});
+
+export const toClaimResponse = (claim: RewardClaim) => ({
   claim_id: claim.claimId,
   kind: claim.kind,
   task_id: claim.taskId,
   quest_chain_id: claim.chainId,
-  reward: claim.reward,
+  reward: toRewardResponse(claim.reward),
   claimed_at: formatIsoMillis(claim.claimedUs),
 });
 
-export const claimableTaskView = (entry: ClaimableTaskReward) => ({
+export const toClaimResultResponse = (claim: ClaimedReward) => ({ ...toClaimResponse(claim), already_claimed: claim.alreadyClaimed });
+
+export const toClaimableTaskResponse = (entry: ClaimableTaskReward) => ({
   kind: 'task' as const,
   task_id: entry.taskId,
   quest_chain_id: entry.chainId,
@@ -82,12 +93,18 @@ export const claimableTaskView = (entry: ClaimableTaskReward) => ({
   reward_type: entry.reward.type,
   reward_name: entry.reward.name,
   reward_value: entry.reward.value ?? 0,
-  reward_image_urls: entry.reward.image_urls,
+  reward_image_urls: entry.reward.imageUrls,
   completed_at: formatIsoMillis(entry.completedUs),
 });
 
-export const claimableChainView = (entry: ClaimableChainReward) => ({
+export const toClaimableChainResponse = (entry: ClaimableChainReward) => ({
   kind: 'chain' as const,
   quest_chain_id: entry.chainId,
-  reward: entry.reward,
+  reward: toRewardResponse(entry.reward),
+});
+
+/** Task rewards (oldest completion first), then chain rewards; claims oldest first. */
+export const toRewardsResponse = (rewards: RewardsOverview) => ({
+  claimable: [...rewards.claimableTasks.map(toClaimableTaskResponse), ...rewards.claimableChains.map(toClaimableChainResponse)],
+  claimed: rewards.claimed.map(toClaimResponse),
 });

@@ -1,9 +1,18 @@
 import { z } from '@hono/zod-openapi';
-import { OFFSET_TIMESTAMP_PATTERN, OFFSET_TIMESTAMP_RULE, parseOffsetTimestamp } from '../../../../shared/services/quest-chains/chain-timestamp.js';
-import { CHAIN_STATUSES } from '../../../../shared/services/quest-chains/admin.js';
+import { CHAIN_STATUSES, type ChainDefinition } from '../../../../shared/db/chain-store.js';
+import { OFFSET_TIMESTAMP_PATTERN, OFFSET_TIMESTAMP_RULE, parseOffsetTimestamp } from '../../../../shared/domain/chain-timestamp.js';
+import { formatIsoMillis } from '../../../../shared/domain/timestamp.js';
 import { storableString } from '../../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../../http/envelope.js';
-import { chainRewardShape, questChainShape, taskShape } from '../../quest-chains/schema.js';
+import type { CreateChainInput } from '../../../use-cases/quest-chains/create-chain.js';
+import {
+  chainRewardShape,
+  questChainShape,
+  taskShape,
+  toChainRewardResponse,
+  toQuestChainResponse,
+  toTaskResponse,
+} from '../../quest-chains/schema.js';
 
 // Bounds (docs/decisions.md, "Quest chains"): text fields match the event
 // limits where they must meet event values (event_type 100, currency 10);
@@ -91,3 +100,57 @@ export const chainDefinitionSchema = z
 
 export const chainResponseSchema = successEnvelope(chainDefinitionSchema);
 export const chainListResponseSchema = successEnvelope(z.array(chainDefinitionSchema));
+
+/** The instant of an offset timestamp the schema has already checked. */
+const instant = (text: string) => parseOffsetTimestamp(text)!;
+const instantOrNull = (text: string | null | undefined) => (text == null ? null : instant(text));
+
+/** A validated create body in the use-case's terms (epoch microseconds, stated defaults). */
+export function toCreateChainInput(body: CreateChainBody): CreateChainInput {
+  return {
+    platformId: body.platform_id,
+    advertiserId: body.advertiser_id,
+    name: body.name,
+    description: body.description ?? null,
+    logoUrl: body.logo_url ?? null,
+    backgroundImageUrl: body.background_image_url ?? null,
+    startDate: instant(body.start_date),
+    endDate: instant(body.end_date),
+    status: body.status ?? 'active',
+    allowAnyOrder: body.allow_any_order ?? false,
+    tasks: body.tasks.map((task) => ({
+      sequenceNumber: task.sequence_number,
+      name: task.name,
+      description: task.description ?? null,
+      conditionEventType: task.condition_event_type,
+      conditionMinAmount: task.condition_min_amount ?? null,
+      conditionCurrency: task.condition_currency ?? null,
+      conditionAfterTimestamp: instantOrNull(task.condition_after_timestamp),
+      conditionBeforeTimestamp: instantOrNull(task.condition_before_timestamp),
+      rewardType: task.reward_type,
+      rewardName: task.reward_name,
+      rewardValue: task.reward_value,
+      rewardImageUrls: task.reward_image_urls ?? null,
+    })),
+    reward: body.chain_reward
+      ? {
+          type: body.chain_reward.type,
+          name: body.chain_reward.name,
+          value: body.chain_reward.value ?? null,
+          imageUrls: body.chain_reward.image_urls ?? null,
+        }
+      : null,
+  };
+}
+
+/** The admin answer: the chain as stored, with ids (and its own bookkeeping times). */
+export function toChainDefinitionResponse(definition: Pick<ChainDefinition, 'chain' | 'tasks' | 'reward'>) {
+  const { chain, tasks, reward } = definition;
+  return {
+    quest_chain: { ...toQuestChainResponse(chain), created_at: formatIsoMillis(chain.createdAt), updated_at: formatIsoMillis(chain.updatedAt) },
+    tasks: tasks.map(toTaskResponse),
+    chain_reward: reward ? toChainRewardResponse(reward) : null,
+  };
+}
+
+export type ChainDefinitionResponse = ReturnType<typeof toChainDefinitionResponse>;

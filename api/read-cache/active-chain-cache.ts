@@ -1,8 +1,6 @@
-import { and, eq, gt, sql } from 'drizzle-orm';
-import type { Executor } from '../../db/client.js';
-import { questChains } from '../../db/schema/index.js';
+import { loadLiveChains, type ChainDefinition } from '../../shared/db/chain-store.js';
+import type { Executor } from '../../shared/db/client.js';
 import { ActiveAnswerCache } from './active-answer-cache.js';
-import { loadChainDefinitions, type ChainDefinition } from './definitions.js';
 
 const MAX_PLATFORMS = 10_000;
 
@@ -53,9 +51,6 @@ export class ActiveChainCache {
   }
 
   private load(platformId: string): Promise<ChainDefinition[]> {
-    return loadChainDefinitions(
-      this.db,
-      and(eq(questChains.platformId, platformId), eq(questChains.status, 'active'), gt(questChains.endDate, sql`now()`)),
-    );
+    return loadLiveChains(this.db, platformId);
   }
 }

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { progressChannel } from '../../live/channel.js';
-import type { Logger } from '../../observability/logger.js';
+import { progressChannel } from '../../shared/live/channel.js';
+import type { Logger } from '../../shared/observability/logger.js';
 import { answerKey, type ActiveAnswerCache } from './active-answer-cache.js';
 
 /** Claims granted by one API replica, announced to the others: `{platformId, platformUserId}`. */

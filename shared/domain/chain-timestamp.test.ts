@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatIsoMicros, parseUtcTimestamp } from '../../domain/timestamp.js';
+import { formatIsoMicros, parseUtcTimestamp } from './timestamp.js';
 import { parseOffsetTimestamp } from './chain-timestamp.js';
 
 const utc = (text: string) => parseUtcTimestamp(text)!;

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { dateToMicros } from '../../domain/timestamp.js';
+import type { ChainDefinition } from '../../shared/db/chain-store.js';
+import { dateToMicros } from '../../shared/domain/timestamp.js';
+import type { AppDeps } from '../app-env.js';
+import { readActiveChains, type ActiveChains } from '../use-cases/quest-chains/read-active-chains.js';
 import { answerKey, type CachedAnswer } from './active-answer-cache.js';
-import { loadActiveChains, type ActiveReadDeps } from './active-read.js';
-import type { ChainDefinition } from './definitions.js';
 
 /**
  * Live tokens are issued for the end of the current minute: every answer in
@@ -37,15 +38,17 @@ export function definitionsFingerprint(definitions: ChainDefinition[]): string {
 /**
  * The JSON body of GET active and its entity tag: from the answer cache when
  * nothing in it can have changed, otherwise read (one statement with warm
- * definitions) and stored. The tag is a digest of the body itself, so it
- * changes exactly when the answer does.
+ * definitions), rendered once by `render` (the route's wire shaper) and
+ * stored, so a cache hit costs no rendering either. The tag is a digest of
+ * the body itself, so it changes exactly when the answer does.
  */
 export async function activeAnswer(
-  deps: ActiveReadDeps,
-  platformId: string,
-  platformUserId: string,
-  nowMs = Date.now(),
+  deps: Pick<AppDeps, 'db' | 'chainCache' | 'liveTokens'>,
+  input: { platformId: string; platformUserId: string; nowMs?: number | undefined },
+  render: (answer: ActiveChains) => unknown,
 ): Promise<ActiveAnswer> {
+  const { platformId, platformUserId } = input;
+  const nowMs = input.nowMs ?? Date.now();
   const answers = deps.chainCache.answers;
   const definitions = await deps.chainCache.get(platformId);
   const key = answerKey(platformId, platformUserId);
@@ -55,13 +58,19 @@ export async function activeAnswer(
 
   const ticket = answers.ticket();
   const tokenIssuedAtMs = Math.ceil(nowMs / TOKEN_WINDOW_MS) * TOKEN_WINDOW_MS;
-  const { userId, view } = await loadActiveChains(deps, platformId, platformUserId, { now: new Date(nowMs), definitions, tokenIssuedAtMs });
-  const body = Buffer.from(JSON.stringify({ success: true, data: view }));
+  const answer = await readActiveChains(deps, {
+    platformId,
+    platformUserId,
+    nowUs: dateToMicros(new Date(nowMs)),
+    definitions,
+    tokenIssuedUs: dateToMicros(new Date(tokenIssuedAtMs)),
+  });
+  const body = Buffer.from(JSON.stringify({ success: true, data: render(answer) }));
   const etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
-  if (userId !== null && answers.enabled) {
+  if (answer.userId !== null && answers.enabled) {
     const expiresAtMs = Math.min(nowMs + answers.ttlMs, tokenIssuedAtMs, nextWindowEdgeMs(definitions, nowMs));
-    const answer: CachedAnswer = { body, etag, definitionsFingerprint: fingerprint, userId, expiresAtMs };
-    answers.store(ticket, key, answer);
+    const entry: CachedAnswer = { body, etag, definitionsFingerprint: fingerprint, userId: answer.userId, expiresAtMs };
+    answers.store(ticket, key, entry);
   }
   return { body, etag };
 }

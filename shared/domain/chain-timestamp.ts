@@ -1,4 +1,4 @@
-import { parseUtcTimestamp } from '../../domain/timestamp.js';
+import { parseUtcTimestamp } from './timestamp.js';
 
 /**
  * Chain and task dates are published as "ISO 8601 with offset", so unlike

@@ -1,14 +1,16 @@
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as schema from '../../db/schema/index.js';
-import { LiveTokenSigner } from '../../live/token.js';
-import { createTestDatabase, type TestDatabase } from '../../testing/database.js';
-import { createTestProvider, type TestProvider } from '../../testing/fixtures.js';
-import { ActiveChainCache } from './active-chain-cache.js';
-import { readActiveChains } from './active-read.js';
-import { createChain, type ChainInput } from './admin.js';
+import * as schema from '../../../shared/db/schema/index.js';
+import { LiveTokenSigner } from '../../../shared/live/token.js';
+import { createTestDatabase, type TestDatabase } from '../../../shared/testing/database.js';
+import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
+import { ActiveChainCache } from '../../read-cache/active-chain-cache.js';
+import { toCreateChainInput, type CreateChainBody } from '../../routes/admin/quest-chains/schema.js';
+import { toActiveChainsResponse } from '../../routes/quest-chains/schema.js';
 import { storeClaim, storeCompletion } from './completions.test-helper.js';
+import { createChain } from './create-chain.js';
+import { readActiveChains } from './read-active-chains.js';
 
 // The read must cost a bounded number of statements whatever the number of
 // chains and tasks. Statements are counted with postgres.js's `debug` hook,
@@ -27,7 +29,7 @@ interface Fixture {
   platformUserId: string;
 }
 
-function chainInput(platformId: string, index: number): ChainInput {
+function chainInput(platformId: string, index: number): CreateChainBody {
   const now = Date.now();
   return {
     platform_id: platformId,
@@ -54,11 +56,11 @@ async function platformWithChains(chains: number): Promise<Fixture> {
   const [user] = await database.sql<{ id: string }[]>`
     insert into users (platform_id, platform_user_id) values (${platform.id}, ${platformUserId}) returning id`;
   for (let index = 0; index < chains; index++) {
-    const { chain, tasks } = await createChain(database.db, chainInput(platform.id, index));
+    const { chain, tasks } = await createChain(database, toCreateChainInput(chainInput(platform.id, index)));
     for (const task of tasks.slice(0, 2)) {
-      await storeCompletion(database.sql, { userId: user!.id, providerId: platform.id, platformUserId, taskId: task.id, chainId: chain.id, at: new Date().toISOString() });
+      await storeCompletion(database.db, { userId: user!.id, providerId: platform.id, platformUserId, taskId: task.id, chainId: chain.id, at: new Date().toISOString() });
     }
-    await storeClaim(database.sql, { userId: user!.id, chainId: chain.id, taskId: tasks[0]!.id });
+    await storeClaim(database.db, { userId: user!.id, chainId: chain.id, taskId: tasks[0]!.id });
   }
   return { platformId: platform.id, platformUserId };
 }
@@ -83,7 +85,7 @@ afterAll(async () => {
 async function countStatements(cache: ActiveChainCache, fixture: Fixture) {
   const db = drizzle(counted, { schema });
   const before = statements;
-  const data = await readActiveChains({ db, chainCache: cache, liveTokens }, fixture.platformId, fixture.platformUserId);
+  const data = toActiveChainsResponse(await readActiveChains({ db, chainCache: cache, liveTokens }, fixture));
   return { count: statements - before, data };
 }
 

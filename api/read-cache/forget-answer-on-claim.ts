@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
-import { answerKey } from '../../../shared/services/quest-chains/active-answer-cache.js';
-import { announceClaim } from '../../../shared/services/quest-chains/answer-invalidation.js';
-import type { AppEnv } from '../../app-env.js';
+import { answerKey } from './active-answer-cache.js';
+import { announceClaim } from './answer-invalidation.js';
+import type { AppEnv } from '../app-env.js';
 
 /**
  * Wraps POST /v1/rewards/claim: a claim changes the claimer's active-chains

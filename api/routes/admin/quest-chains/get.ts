@@ -1,0 +1,27 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../../../app-env.js';
+import { errorResponses } from '../../../http/envelope.js';
+import { adminSecurity } from '../../../http/security.js';
+import { getChain } from '../../../use-cases/quest-chains/get-chain.js';
+import { chainIdParams, chainResponseSchema, toChainDefinitionResponse } from './schema.js';
+
+export function registerGetQuestChain(app: OpenAPIHono<AppEnv>, admin: MiddlewareHandler<AppEnv>) {
+  const route = createRoute({
+    method: 'get',
+    path: '/admin/v1/quest-chains/{id}',
+    tags: ['Admin'],
+    summary: 'One quest chain',
+    security: adminSecurity,
+    middleware: [admin],
+    request: { params: chainIdParams },
+    responses: {
+      200: { description: 'The chain as stored, with ids.', content: { 'application/json': { schema: chainResponseSchema } } },
+      ...errorResponses(400, 401, 404, 500),
+    },
+  });
+  app.openapi(route, async (c) => {
+    const definition = await getChain(c.var.deps, { chainId: c.req.valid('param').id });
+    return c.json({ success: true as const, data: toChainDefinitionResponse(definition) }, 200);
+  });
+}

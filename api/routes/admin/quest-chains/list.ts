@@ -1,0 +1,27 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../../../app-env.js';
+import { errorResponses } from '../../../http/envelope.js';
+import { adminSecurity } from '../../../http/security.js';
+import { listChains } from '../../../use-cases/quest-chains/list-chains.js';
+import { chainListQuery, chainListResponseSchema, toChainDefinitionResponse } from './schema.js';
+
+export function registerListQuestChains(app: OpenAPIHono<AppEnv>, admin: MiddlewareHandler<AppEnv>) {
+  const route = createRoute({
+    method: 'get',
+    path: '/admin/v1/quest-chains',
+    tags: ['Admin'],
+    summary: 'List quest chains, newest first',
+    security: adminSecurity,
+    middleware: [admin],
+    request: { query: chainListQuery },
+    responses: {
+      200: { description: 'Chains, newest first.', content: { 'application/json': { schema: chainListResponseSchema } } },
+      ...errorResponses(400, 401, 404, 500),
+    },
+  });
+  app.openapi(route, async (c) => {
+    const definitions = await listChains(c.var.deps, { platformId: c.req.valid('query').platform_id });
+    return c.json({ success: true as const, data: definitions.map(toChainDefinitionResponse) }, 200);
+  });
+}

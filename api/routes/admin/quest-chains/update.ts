@@ -1,0 +1,31 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../../../app-env.js';
+import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../../http/body-guard.js';
+import { errorResponses } from '../../../http/envelope.js';
+import { adminSecurity } from '../../../http/security.js';
+import { setChainStatus } from '../../../use-cases/quest-chains/set-chain-status.js';
+import { chainIdParams, chainResponseSchema, toChainDefinitionResponse, updateChainSchema } from './schema.js';
+
+export function registerUpdateQuestChain(app: OpenAPIHono<AppEnv>, admin: MiddlewareHandler<AppEnv>) {
+  const route = createRoute({
+    method: 'patch',
+    path: '/admin/v1/quest-chains/{id}',
+    tags: ['Admin'],
+    summary: 'Set the status of a quest chain (draft, active, paused, ended)',
+    description: 'Progress keeps being computed in every status; the status only decides whether GET active lists the chain.',
+    security: adminSecurity,
+    middleware: [admin, jsonBodyGuard(SINGLE_BODY_LIMIT)],
+    request: { params: chainIdParams, body: { content: { 'application/json': { schema: updateChainSchema } }, required: true } },
+    responses: {
+      200: { description: 'The chain as stored, with ids.', content: { 'application/json': { schema: chainResponseSchema } } },
+      ...errorResponses(400, 401, 404, 413, 415, 500),
+    },
+  });
+  app.openapi(route, async (c) => {
+    const { deps } = c.var;
+    const definition = await setChainStatus(deps, { chainId: c.req.valid('param').id, status: c.req.valid('json').status });
+    deps.chainCache.invalidate(definition.chain.platformId);
+    return c.json({ success: true as const, data: toChainDefinitionResponse(definition) }, 200);
+  });
+}

@@ -1,0 +1,63 @@
+import { and, count, eq, max, sql } from 'drizzle-orm';
+import type { Executor } from '../../../shared/db/client.js';
+import { chainProgress, events, questTasks, rewardClaims, taskCompletions, users } from '../../../shared/db/schema/index.js';
+import { withTransaction } from '../../../shared/db/transaction.js';
+import { isChainCompleted } from '../../../shared/domain/chain-view.js';
+import { parseUtcTimestamp } from '../../../shared/domain/timestamp.js';
+
+/**
+ * Writes what the worker would write for one completed task, in one
+ * transaction as the worker does: the event that completed it, the
+ * task_completions row (completed_at = the event's timestamp) and the
+ * (user, chain) chain_progress summary, whose completed_at is what reward
+ * claims read. Lets read tests set up progress without running the matcher.
+ * The walk mark stays null: a worker meeting this row recomputes it.
+ */
+export async function storeCompletion(
+  db: Executor,
+  input: { userId: string; providerId: string; platformUserId: string; taskId: string; chainId: string; at: string },
+) {
+  const atUs = parseUtcTimestamp(input.at);
+  if (atUs === null) throw new Error(`storeCompletion: ${input.at} is not a UTC timestamp`);
+  await withTransaction(db, async (tx) => {
+    // One writer per user at a time, so concurrent calls cannot write a stale summary.
+    await tx.select({ id: users.id }).from(users).where(eq(users.id, input.userId)).for('update');
+    const [event] = await tx
+      .insert(events)
+      .values({ providerId: input.providerId, userId: input.platformUserId, eventType: `test-${input.taskId}`, occurredAt: atUs })
+      .returning({ id: events.id });
+    await tx
+      .insert(taskCompletions)
+      .values({ userId: input.userId, taskId: input.taskId, chainId: input.chainId, eventId: event!.id, completedAt: atUs });
+    const [tasks] = await tx.select({ total: count() }).from(questTasks).where(eq(questTasks.chainId, input.chainId));
+    const [summary] = await tx
+      .select({ done: count(), latest: max(taskCompletions.completedAt) })
+      .from(taskCompletions)
+      .where(and(eq(taskCompletions.userId, input.userId), eq(taskCompletions.chainId, input.chainId)));
+    const total = tasks!.total;
+    const { done, latest } = summary!;
+    const completedAt = isChainCompleted(total, done) ? latest : null;
+    await tx
+      .insert(chainProgress)
+      .values({ userId: input.userId, chainId: input.chainId, completedTasks: done, totalTasks: total, completedAt })
+      .onConflictDoUpdate({
+        target: [chainProgress.userId, chainProgress.chainId],
+        set: {
+          completedTasks: sql`excluded.completed_tasks`,
+          totalTasks: sql`excluded.total_tasks`,
+          completedAt: sql`excluded.completed_at`,
+          updatedAt: sql`now()`,
+        },
+      });
+  });
+}
+
+export async function storeClaim(db: Executor, input: { userId: string; chainId: string; taskId: string | null }) {
+  await db.insert(rewardClaims).values({
+    userId: input.userId,
+    kind: input.taskId === null ? 'chain' : 'task',
+    chainId: input.chainId,
+    taskId: input.taskId,
+    reward: {},
+  });
+}

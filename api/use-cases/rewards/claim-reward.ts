@@ -1,0 +1,59 @@
+import { findChainReward, findClaim, findTaskReward, insertClaim, type Reward, type RewardClaim, type RewardKind } from '../../../shared/db/reward-store.js';
+import { findUserId } from '../../../shared/db/user-store.js';
+import { conflict, invalidInput } from '../../../shared/errors.js';
+import type { AppDeps } from '../../app-env.js';
+
+/** The claimer (a platform's user) and exactly one of a task (its reward) or a chain (its chain reward). */
+export type ClaimRewardInput = { platformId: string; platformUserId: string } & (
+  | { taskId: string; chainId?: undefined }
+  | { chainId: string; taskId?: undefined }
+);
+
+export interface ClaimedReward extends RewardClaim {
+  /** True when the reward had been claimed before: the first claim is returned. */
+  alreadyClaimed: boolean;
+}
+
+interface ClaimTarget {
+  kind: RewardKind;
+  chainId: string;
+  taskId: string | null;
+  reward: Reward;
+}
+
+/**
+ * Product rules §7: grants a completed task's or chain's reward at most once.
+ * The unique key reward_claims_once decides, never a prior read: the insert
+ * either creates the claim or does nothing, and then the first claim is read.
+ * Earned is earned: the chain's current status does not matter.
+ */
+export async function claimReward(deps: Pick<AppDeps, 'db'>, input: ClaimRewardInput): Promise<ClaimedReward> {
+  const { db } = deps;
+  const userId = await findUserId(db, input.platformId, input.platformUserId);
+  if (!userId) throw invalidInput('platform_user_id: no registered user with this id');
+  const target =
+    input.taskId !== undefined
+      ? await taskTarget(deps, input.platformId, userId, input.taskId)
+      : await chainTarget(deps, input.platformId, userId, input.chainId);
+
+  const created = await insertClaim(db, { userId, ...target });
+  if (created) return { ...created, alreadyClaimed: false };
+  const existing = await findClaim(db, userId, target.chainId, target.taskId);
+  if (!existing) throw new Error('reward claim neither inserted nor found');
+  return { ...existing, alreadyClaimed: true };
+}
+
+async function taskTarget(deps: Pick<AppDeps, 'db'>, platformId: string, userId: string, taskId: string): Promise<ClaimTarget> {
+  const task = await findTaskReward(deps.db, platformId, userId, taskId);
+  if (!task) throw invalidInput('task_id: no such task for your platform');
+  if (!task.completed) throw conflict('The task is not completed yet; its reward is not claimable');
+  return { kind: 'task', chainId: task.chainId, taskId, reward: task.reward };
+}
+
+async function chainTarget(deps: Pick<AppDeps, 'db'>, platformId: string, userId: string, chainId: string): Promise<ClaimTarget> {
+  const chain = await findChainReward(deps.db, platformId, userId, chainId);
+  if (!chain) throw invalidInput('quest_chain_id: no such quest chain for your platform');
+  if (!chain.reward) throw conflict('The quest chain has no chain reward');
+  if (!chain.completed) throw conflict('The quest chain is not completed yet; its reward is not claimable');
+  return { kind: 'chain', chainId, taskId: null, reward: chain.reward };
+}

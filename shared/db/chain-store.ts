@@ -1,0 +1,108 @@
+import { and, asc, eq, gt, sql, type SQL } from 'drizzle-orm';
+import type { ChainRules } from '../domain/progress.js';
+import type { Executor } from './client.js';
+import { chainRewards, chainStatus, questChains, questTasks } from './schema/index.js';
+
+/** A chain, a task and a chain reward as stored (timestamps in epoch microseconds). */
+export type ChainRow = typeof questChains.$inferSelect;
+export type TaskRow = typeof questTasks.$inferSelect;
+export type ChainRewardRow = typeof chainRewards.$inferSelect;
+
+export const CHAIN_STATUSES = chainStatus.enumValues;
+export type ChainStatus = ChainRow['status'];
+
+/** A chain with its tasks (in sequence order) and optional chain reward, plus its rules in domain form. */
+export interface ChainDefinition {
+  chain: ChainRow;
+  tasks: TaskRow[];
+  reward: ChainRewardRow | null;
+  rules: ChainRules;
+}
+
+/** A chain to store: its columns (ids and bookkeeping times are the database's), its tasks and its optional reward. */
+export type NewChain = Omit<typeof questChains.$inferInsert, 'id' | 'createdAt' | 'updatedAt'> & {
+  tasks: NewTask[];
+  reward?: NewChainReward | null | undefined;
+};
+export type NewTask = Omit<typeof questTasks.$inferInsert, 'id' | 'chainId'>;
+export type NewChainReward = Omit<typeof chainRewards.$inferInsert, 'id' | 'chainId'>;
+
+/** The stored rows of a chain in the form the domain's rules read them. */
+export function toChainRules(chain: ChainRow, tasks: readonly TaskRow[]): ChainRules {
+  return {
+    allowAnyOrder: chain.allowAnyOrder,
+    startUs: chain.startDate,
+    endUs: chain.endDate,
+    tasks: tasks.map((task) => ({
+      id: task.id,
+      sequenceNumber: task.sequenceNumber,
+      eventType: task.conditionEventType,
+      minAmount: task.conditionMinAmount,
+      currency: task.conditionCurrency,
+      afterUs: task.conditionAfterTimestamp,
+      beforeUs: task.conditionBeforeTimestamp,
+    })),
+  };
+}
+
+/** Loads full definitions in one statement (chains with their tasks and reward), whatever their number. */
+export async function loadChainDefinitions(db: Executor, where: SQL | undefined): Promise<ChainDefinition[]> {
+  const chains = await db.query.questChains.findMany({
+    where,
+    orderBy: [asc(questChains.startDate), asc(questChains.id)],
+    with: { tasks: { orderBy: [asc(questTasks.sequenceNumber)] }, reward: true },
+  });
+  return chains.map(({ tasks, reward, ...chain }) => ({ chain, tasks, reward: reward ?? null, rules: toChainRules(chain, tasks) }));
+}
+
+/** Every chain of a platform in any status (optionally only one advertiser's): the matcher's view. */
+export function loadPlatformChains(db: Executor, platformId: string, advertiserId?: string) {
+  const where = advertiserId
+    ? and(eq(questChains.platformId, platformId), eq(questChains.advertiserId, advertiserId))
+    : eq(questChains.platformId, platformId);
+  return loadChainDefinitions(db, where);
+}
+
+/** A platform's chains with status `active` that have not ended (those not yet open included). */
+export function loadLiveChains(db: Executor, platformId: string): Promise<ChainDefinition[]> {
+  return loadChainDefinitions(
+    db,
+    and(eq(questChains.platformId, platformId), eq(questChains.status, 'active'), gt(questChains.endDate, sql`now()`)),
+  );
+}
+
+export async function findChainDefinition(db: Executor, id: string): Promise<ChainDefinition | null> {
+  const [definition] = await loadChainDefinitions(db, eq(questChains.id, id));
+  return definition ?? null;
+}
+
+/** Every chain (or one platform's), newest first. */
+export async function listChainDefinitions(db: Executor, platformId?: string): Promise<ChainDefinition[]> {
+  const definitions = await loadChainDefinitions(db, platformId ? eq(questChains.platformId, platformId) : undefined);
+  return definitions.sort(
+    (a, b) => Number(b.chain.createdAt - a.chain.createdAt) || (a.chain.id < b.chain.id ? 1 : a.chain.id > b.chain.id ? -1 : 0),
+  );
+}
+
+/** Stores the chain, its tasks and its reward (call it inside a transaction: three statements). */
+export async function insertChain(db: Executor, input: NewChain): Promise<ChainDefinition> {
+  const { tasks: newTasks, reward: newReward, ...columns } = input;
+  const [chain] = await db.insert(questChains).values(columns).returning();
+  const tasks = await db
+    .insert(questTasks)
+    .values(newTasks.map((task) => ({ ...task, chainId: chain!.id })))
+    .returning();
+  tasks.sort((a, b) => a.sequenceNumber - b.sequenceNumber);
+  const reward = newReward ? (await db.insert(chainRewards).values({ ...newReward, chainId: chain!.id }).returning())[0]! : null;
+  return { chain: chain!, tasks, reward, rules: toChainRules(chain!, tasks) };
+}
+
+/** False when there is no such chain. */
+export async function updateChainStatus(db: Executor, id: string, status: ChainStatus): Promise<boolean> {
+  const updated = await db
+    .update(questChains)
+    .set({ status, updatedAt: sql`now()` })
+    .where(eq(questChains.id, id))
+    .returning({ id: questChains.id });
+  return updated.length > 0;
+}

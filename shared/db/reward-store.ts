@@ -1,0 +1,223 @@
+import { and, eq, exists, inArray, isNotNull, isNull, notExists, sql } from 'drizzle-orm';
+import type { Executor } from './client.js';
+import { chainProgress, chainRewards, questChains, questTasks, rewardClaims, taskCompletions } from './schema/index.js';
+
+/**
+ * A reward as granted or grantable. Chain rewards carry their chain_rewards
+ * id; task rewards are identified by the task. A claim keeps a snapshot of it
+ * (reward_claims.reward), so a granted reward stays as granted if the definition changes.
+ */
+export interface Reward {
+  id?: string;
+  type: string;
+  name: string;
+  value: number | null;
+  imageUrls: string[] | null;
+}
+
+export type RewardKind = (typeof rewardClaims.$inferSelect)['kind'];
+
+export interface RewardClaim {
+  claimId: string;
+  kind: RewardKind;
+  taskId: string | null;
+  chainId: string;
+  reward: Reward;
+  claimedUs: bigint;
+}
+
+export interface ClaimableTaskReward {
+  taskId: string;
+  chainId: string;
+  sequenceNumber: number;
+  reward: Reward;
+  completedUs: bigint;
+}
+
+export interface ClaimableChainReward {
+  chainId: string;
+  reward: Reward;
+}
+
+/** The snapshot's stored form (its field names are those of the published reward). */
+interface RewardSnapshot {
+  id?: string;
+  type: string;
+  name: string;
+  value: number | null;
+  image_urls: string[] | null;
+}
+
+const toSnapshot = (reward: Reward): RewardSnapshot => ({
+  ...(reward.id !== undefined ? { id: reward.id } : {}),
+  type: reward.type,
+  name: reward.name,
+  value: reward.value,
+  image_urls: reward.imageUrls,
+});
+
+function fromSnapshot(stored: Record<string, unknown>): Reward {
+  const snapshot = stored as unknown as RewardSnapshot;
+  return {
+    ...(snapshot.id !== undefined ? { id: snapshot.id } : {}),
+    type: snapshot.type,
+    name: snapshot.name,
+    value: snapshot.value,
+    imageUrls: snapshot.image_urls,
+  };
+}
+
+const toClaim = (row: typeof rewardClaims.$inferSelect): RewardClaim => ({
+  claimId: row.id,
+  kind: row.kind,
+  taskId: row.taskId,
+  chainId: row.chainId,
+  reward: fromSnapshot(row.reward),
+  claimedUs: row.claimedAt,
+});
+
+/**
+ * "The user completed the chain `quest_chains.id`" (correlated to the outer
+ * quest_chains): the matcher's summary says so. The matcher writes
+ * chain_progress in the same transaction as the task completions it
+ * summarises, with completed_at set by the domain's isChainCompleted, so this
+ * is the one definition, not a second reading of the completions.
+ */
+const chainCompletedBy = (db: Executor, userId: string) =>
+  exists(
+    db
+      .select({ one: sql`1` })
+      .from(chainProgress)
+      .where(and(eq(chainProgress.userId, userId), eq(chainProgress.chainId, questChains.id), isNotNull(chainProgress.completedAt))),
+  );
+
+/** A task of the platform with its reward and whether the user completed it; null when the platform has no such task. */
+export async function findTaskReward(db: Executor, platformId: string, userId: string, taskId: string) {
+  const completed = exists(
+    db
+      .select({ one: sql`1` })
+      .from(taskCompletions)
+      .where(and(eq(taskCompletions.userId, userId), eq(taskCompletions.taskId, questTasks.id))),
+  );
+  const [row] = await db
+    .select({
+      chainId: questTasks.chainId,
+      type: questTasks.rewardType,
+      name: questTasks.rewardName,
+      value: questTasks.rewardValue,
+      imageUrls: questTasks.rewardImageUrls,
+      completed: sql<boolean>`${completed}`,
+    })
+    .from(questTasks)
+    .innerJoin(questChains, eq(questChains.id, questTasks.chainId))
+    .where(and(eq(questTasks.id, taskId), eq(questChains.platformId, platformId)));
+  if (!row) return null;
+  const reward: Reward = { type: row.type, name: row.name, value: row.value, imageUrls: row.imageUrls };
+  return { chainId: row.chainId, reward, completed: row.completed };
+}
+
+/** A chain of the platform with its reward (null without one) and whether the user completed it; null when the platform has no such chain. */
+export async function findChainReward(db: Executor, platformId: string, userId: string, chainId: string) {
+  const [row] = await db
+    .select({
+      id: chainRewards.id,
+      type: chainRewards.type,
+      name: chainRewards.name,
+      value: chainRewards.value,
+      imageUrls: chainRewards.imageUrls,
+      completed: sql<boolean>`${chainCompletedBy(db, userId)}`,
+    })
+    .from(questChains)
+    .leftJoin(chainRewards, eq(chainRewards.chainId, questChains.id))
+    .where(and(eq(questChains.id, chainId), eq(questChains.platformId, platformId)));
+  if (!row) return null;
+  const reward: Reward | null =
+    row.id === null || row.type === null || row.name === null
+      ? null
+      : { id: row.id, type: row.type, name: row.name, value: row.value, imageUrls: row.imageUrls };
+  return { reward, completed: row.completed };
+}
+
+/**
+ * Grants a reward unless it was granted before: the unique key
+ * reward_claims_once decides, never a prior read. Null when it already was.
+ */
+export async function insertClaim(
+  db: Executor,
+  claim: { userId: string; kind: RewardKind; chainId: string; taskId: string | null; reward: Reward },
+): Promise<RewardClaim | null> {
+  const [row] = await db
+    .insert(rewardClaims)
+    .values({ ...claim, reward: { ...toSnapshot(claim.reward) } })
+    .onConflictDoNothing()
+    .returning();
+  return row ? toClaim(row) : null;
+}
+
+/** The user's claim of a task's reward, or of the chain's reward when `taskId` is null. */
+export async function findClaim(db: Executor, userId: string, chainId: string, taskId: string | null): Promise<RewardClaim | null> {
+  const [row] = await db
+    .select()
+    .from(rewardClaims)
+    .where(
+      and(
+        eq(rewardClaims.userId, userId),
+        eq(rewardClaims.chainId, chainId),
+        taskId === null ? isNull(rewardClaims.taskId) : eq(rewardClaims.taskId, taskId),
+      ),
+    );
+  return row ? toClaim(row) : null;
+}
+
+/** Completed tasks (of chains in any status) whose reward the user has not claimed, oldest completion first. */
+export async function listClaimableTaskRewards(db: Executor, userId: string): Promise<ClaimableTaskReward[]> {
+  const claimed = db
+    .select({ one: sql`1` })
+    .from(rewardClaims)
+    .where(and(eq(rewardClaims.userId, userId), eq(rewardClaims.taskId, taskCompletions.taskId)));
+  const rows = await db
+    .select({
+      taskId: taskCompletions.taskId,
+      chainId: taskCompletions.chainId,
+      sequenceNumber: questTasks.sequenceNumber,
+      type: questTasks.rewardType,
+      name: questTasks.rewardName,
+      value: questTasks.rewardValue,
+      imageUrls: questTasks.rewardImageUrls,
+      completedUs: taskCompletions.completedAt,
+    })
+    .from(taskCompletions)
+    .innerJoin(questTasks, eq(questTasks.id, taskCompletions.taskId))
+    .where(and(eq(taskCompletions.userId, userId), notExists(claimed)))
+    .orderBy(taskCompletions.completedAt, taskCompletions.chainId, questTasks.sequenceNumber);
+  return rows.map(({ type, name, value, imageUrls, ...row }) => ({ ...row, reward: { type, name, value, imageUrls } }));
+}
+
+/** The platform's completed chains whose chain reward the user has not claimed, in chain start order. */
+export async function listClaimableChainRewards(db: Executor, platformId: string, userId: string): Promise<ClaimableChainReward[]> {
+  const started = db.select({ chainId: taskCompletions.chainId }).from(taskCompletions).where(eq(taskCompletions.userId, userId));
+  const claimed = db
+    .select({ one: sql`1` })
+    .from(rewardClaims)
+    .where(and(eq(rewardClaims.userId, userId), eq(rewardClaims.chainId, questChains.id), isNull(rewardClaims.taskId)));
+  const rows = await db
+    .select({
+      chainId: questChains.id,
+      id: chainRewards.id,
+      type: chainRewards.type,
+      name: chainRewards.name,
+      value: chainRewards.value,
+      imageUrls: chainRewards.imageUrls,
+    })
+    .from(questChains)
+    .innerJoin(chainRewards, eq(chainRewards.chainId, questChains.id))
+    .where(and(eq(questChains.platformId, platformId), inArray(questChains.id, started), chainCompletedBy(db, userId), notExists(claimed)))
+    .orderBy(questChains.startDate, questChains.id);
+  return rows.map(({ chainId, ...reward }) => ({ chainId, reward }));
+}
+
+/** Every claim of the user, oldest first. */
+export async function listClaims(db: Executor, userId: string): Promise<RewardClaim[]> {
+  const rows = await db.select().from(rewardClaims).where(eq(rewardClaims.userId, userId)).orderBy(rewardClaims.claimedAt, rewardClaims.id);
+  return rows.map(toClaim);
+}
