@@ -1,32 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { updateCredential } from '../use-cases/admin/update-credential.js';
 import { updateProvider } from '../use-cases/admin/update-provider.js';
-import { createTestDatabase, type TestDatabase } from '../../shared/testing/database.js';
 import { eventually } from '../../shared/testing/eventually.js';
-import { createTestProvider, type TestProvider } from '../../shared/testing/fixtures.js';
-import { createTestApp, type TestApp } from '../testing/test-app.js';
+import { createTestProvider } from '../../shared/testing/fixtures.js';
+import { createTestApp } from '../testing/test-app.js';
+import { useTestService } from '../testing/test-service.js';
 
 // Product rules §1 and §9: route (404), then 401, then 403 inactive, provider
 // type, permission, then body size (413), JSON (400), validation (400).
 
-let database: TestDatabase;
-let api: TestApp;
-let platform: TestProvider;
-let advertiser: TestProvider;
+const { database, api, platform, advertiser } = useTestService('auth');
 
 const event = (n = 0) => ({ user_id: 'auth-user', event_type: 'login', timestamp: `2026-01-01T00:00:${String(n).padStart(2, '0')}Z` });
 const INACTIVE = 'Credential or provider is inactive';
-
-beforeAll(async () => {
-  database = await createTestDatabase('auth');
-  api = await createTestApp(database);
-  platform = await createTestProvider(database.db, 'platform');
-  advertiser = await createTestProvider(database.db, 'advertiser');
-});
-afterAll(async () => {
-  await api.close();
-  await database.drop();
-});
 
 const withoutHeader = (headers: Record<string, string>, name: string) =>
   Object.fromEntries(Object.entries(headers).filter(([key]) => key !== name));

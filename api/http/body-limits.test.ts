@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../shared/testing/database.js';
-import { createTestProvider, type TestProvider } from '../../shared/testing/fixtures.js';
 import { listen, type ListeningApp } from '../testing/http-server.js';
-import { createTestApp, type TestApp } from '../testing/test-app.js';
+import { useTestService } from '../testing/test-service.js';
 
 // §9 body limits over a real socket: 64 KiB for a single body, 1 MiB for a
 // batch, counted in bytes; every answer (413 and 401 included) must be
@@ -12,22 +10,15 @@ const KIB = 1024;
 const SINGLE_LIMIT = 64 * KIB;
 const BATCH_LIMIT = 1024 * KIB;
 
-let database: TestDatabase;
-let api: TestApp;
+const { api, platform } = useTestService('body_limits');
 let server: ListeningApp;
-let platform: TestProvider;
 let counter = 0;
 
 beforeAll(async () => {
-  database = await createTestDatabase('body_limits');
-  api = await createTestApp(database);
   server = await listen(api.app);
-  platform = await createTestProvider(database.db, 'platform');
 });
 afterAll(async () => {
   await server.close();
-  await api.close();
-  await database.drop();
 });
 
 /** One event whose JSON is exactly `bytes` long (padding in metadata). */

@@ -1,8 +1,6 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../shared/testing/database.js';
-import { createTestProvider, type TestProvider } from '../../shared/testing/fixtures.js';
-import { createTestApp, type TestApp } from '../testing/test-app.js';
+import { describe, expect, it } from 'vitest';
+import { useTestService } from '../testing/test-service.js';
 
 // "No input may produce a 500": with valid credentials, bodies that are valid
 // but for one field (replaced by arbitrary JSON, or removed), whole arbitrary
@@ -10,21 +8,7 @@ import { createTestApp, type TestApp } from '../testing/test-app.js';
 // in the error envelope when refused. Starting from valid bodies is what
 // lets the fuzz reach the database, where such 500s come from.
 
-let database: TestDatabase;
-let api: TestApp;
-let platform: TestProvider;
-let advertiser: TestProvider;
-
-beforeAll(async () => {
-  database = await createTestDatabase('no_500');
-  api = await createTestApp(database);
-  platform = await createTestProvider(database.db, 'platform');
-  advertiser = await createTestProvider(database.db, 'advertiser');
-});
-afterAll(async () => {
-  await api.close();
-  await database.drop();
-});
+const { database, api, platform, advertiser } = useTestService('no_500');
 
 type Body = Record<string, unknown>;
 interface Route {

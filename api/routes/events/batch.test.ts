@@ -1,24 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../shared/testing/database.js';
-import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
-import { createTestApp, type TestApp } from '../../testing/test-app.js';
+import { count, eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { events } from '../../../shared/db/schema/index.js';
+import { useTestService } from '../../testing/test-service.js';
 
 // Product rules §3, batch: 1 to 500 items; 200 with one result per item in
 // input order; 400 only when the envelope itself is wrong.
 
-let database: TestDatabase;
-let api: TestApp;
-let platform: TestProvider;
-
-beforeAll(async () => {
-  database = await createTestDatabase('event_batch');
-  api = await createTestApp(database);
-  platform = await createTestProvider(database.db, 'platform');
-});
-afterAll(async () => {
-  await api.close();
-  await database.drop();
-});
+const { database, api, platform } = useTestService('event_batch');
 
 const batch = (body: unknown) => api.call('POST', '/v1/events/batch', { headers: platform.headers, body });
 const event = (userId: string, n: number, overrides: Record<string, unknown> = {}) => ({
@@ -61,7 +49,7 @@ describe('POST /v1/events/batch results', () => {
     expect(results[8]).toEqual({ status: 'rejected', error: expect.stringContaining('event') });
     expect(results[9]).toEqual({ status: 'rejected', error: expect.stringContaining('metadata') });
 
-    const rows = await database.sql<{ id: string }[]>`select id from events where user_id = 'mix' order by occurred_at`;
+    const rows = await database.db.select({ id: events.id }).from(events).where(eq(events.userId, 'mix')).orderBy(events.occurredAt);
     expect(rows.map((r) => r.id)).toEqual([stored.json.data.event_id, results[0].event_id, results[7].event_id]);
   });
 
@@ -83,7 +71,7 @@ describe('POST /v1/events/batch results', () => {
     expect(answer.status).toBe(200);
     expect(answer.json.data.results).toHaveLength(500);
     expect(answer.json.data.results.every((r: { status: string }) => r.status === 'received')).toBe(true);
-    const [row] = await database.sql<{ count: number }[]>`select count(*)::int as count from events where user_id = 'five-hundred'`;
+    const [row] = await database.db.select({ count: count() }).from(events).where(eq(events.userId, 'five-hundred'));
     expect(row?.count).toBe(500);
   });
 
@@ -116,7 +104,7 @@ describe('POST /v1/events/batch envelope errors -> 400 naming events', () => {
 
   it('stores nothing from a rejected envelope', async () => {
     await batch({ events: Array.from({ length: 501 }, (_, i) => event('too-many-2', i)) });
-    const [row] = await database.sql<{ count: number }[]>`select count(*)::int as count from events where user_id = 'too-many-2'`;
+    const [row] = await database.db.select({ count: count() }).from(events).where(eq(events.userId, 'too-many-2'));
     expect(row?.count).toBe(0);
   });
 });

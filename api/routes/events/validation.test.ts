@@ -1,26 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../shared/testing/database.js';
-import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
-import { createTestApp, type TestApp } from '../../testing/test-app.js';
+import { eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { events } from '../../../shared/db/schema/index.js';
+import { formatIsoMicros } from '../../../shared/domain/timestamp.js';
+import { useTestService } from '../../testing/test-service.js';
 
 // Every published limit of POST /v1/events (public-interface Limits, product
 // rules §3) at its bound and just past it. A rejected value answers 400 naming
 // the field; an accepted one 200 and is stored.
 
-let database: TestDatabase;
-let api: TestApp;
-let platform: TestProvider;
+const { database, api, platform } = useTestService('event_validation');
 let counter = 0;
-
-beforeAll(async () => {
-  database = await createTestDatabase('event_validation');
-  api = await createTestApp(database);
-  platform = await createTestProvider(database.db, 'platform');
-});
-afterAll(async () => {
-  await api.close();
-  await database.drop();
-});
 
 /** A valid event, distinct from every other one this file sends, with `overrides` applied. */
 function event(overrides: Record<string, unknown> = {}) {
@@ -98,7 +87,7 @@ describe('POST /v1/events limits', () => {
     const answer = await send(body);
     expect(answer.status, answer.text).toBe(200);
     expect(answer.json.data).toMatchObject({ status: 'received', user_id: body.user_id, event_type: body.event_type });
-    const [row] = await database.sql<{ user_id: string }[]>`select user_id from events where id = ${answer.json.data.event_id}`;
+    const [row] = await database.db.select({ user_id: events.userId }).from(events).where(eq(events.id, answer.json.data.event_id));
     expect(row?.user_id).toBe(body.user_id);
   });
 
@@ -112,9 +101,12 @@ describe('POST /v1/events limits', () => {
   it('stores the exact microsecond instant and the optional fields', async () => {
     const answer = await send(event({ timestamp: '2026-03-01T10:00:00.000001Z', amount: 0, currency: 'EUR', reference: 'ref-1', metadata: { a: [1] } }));
     expect(answer.status).toBe(200);
-    const [row] = await database.sql<{ occurred: string; amount: number; currency: string; reference: string; metadata: unknown }[]>`
-      select to_char(occurred_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') as occurred, amount, currency, reference, metadata
-      from events where id = ${answer.json.data.event_id}`;
+    const [stored] = await database.db
+      .select({ occurredAt: events.occurredAt, amount: events.amount, currency: events.currency, reference: events.reference, metadata: events.metadata })
+      .from(events)
+      .where(eq(events.id, answer.json.data.event_id));
+    // The stored instant to the microsecond, in UTC without the zone letter.
+    const row = stored && { ...stored, occurred: formatIsoMicros(stored.occurredAt).slice(0, -1) };
     expect(row).toMatchObject({ occurred: '2026-03-01T10:00:00.000001', amount: 0, currency: 'EUR', reference: 'ref-1', metadata: { a: [1] } });
   });
 
@@ -150,7 +142,7 @@ describe('POST /v1/events limits', () => {
   it('a proper surrogate pair (an emoji) is accepted and stored intact', async () => {
     const answer = await send(event({ user_id: 'emoji-😀', metadata: { e: '🎉' } }));
     expect(answer.status).toBe(200);
-    const [row] = await database.sql<{ user_id: string }[]>`select user_id from events where id = ${answer.json.data.event_id}`;
+    const [row] = await database.db.select({ user_id: events.userId }).from(events).where(eq(events.id, answer.json.data.event_id));
     expect(row?.user_id).toBe('emoji-😀');
   });
 

@@ -1,21 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../shared/testing/database.js';
-import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
-import { createTestApp, type TestApp } from '../../testing/test-app.js';
+import { count, eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { users } from '../../../shared/db/schema/index.js';
+import { useTestService } from '../../testing/test-service.js';
 
-let database: TestDatabase;
-let api: TestApp;
-let platform: TestProvider;
-
-beforeAll(async () => {
-  database = await createTestDatabase('register');
-  api = await createTestApp(database);
-  platform = await createTestProvider(database.db, 'platform');
-});
-afterAll(async () => {
-  await api.close();
-  await database.drop();
-});
+const { database, api, platform } = useTestService('register');
 
 describe('POST /v1/users/register', () => {
   it('creates a user, then returns the same one with already_exists', async () => {
@@ -34,7 +22,7 @@ describe('POST /v1/users/register', () => {
     expect(answers.every((a) => a.status === 200)).toBe(true);
     expect(new Set(answers.map((a) => a.json.data.user_id)).size).toBe(1);
     expect(answers.filter((a) => a.json.data.already_exists === false)).toHaveLength(1);
-    const [row] = await database.sql<{ count: number }[]>`select count(*)::int as count from users where platform_user_id = 'race'`;
+    const [row] = await database.db.select({ count: count() }).from(users).where(eq(users.platformUserId, 'race'));
     expect(row?.count).toBe(1);
   });
 

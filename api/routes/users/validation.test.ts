@@ -1,24 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../shared/testing/database.js';
-import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
-import { createTestApp, type TestApp } from '../../testing/test-app.js';
+import { eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { users } from '../../../shared/db/schema/index.js';
+import { useTestService } from '../../testing/test-service.js';
 
 // The published limits of POST /v1/users/register at their bound and just past it.
 
-let database: TestDatabase;
-let api: TestApp;
-let platform: TestProvider;
+const { database, api, platform } = useTestService('register_validation');
 let counter = 0;
-
-beforeAll(async () => {
-  database = await createTestDatabase('register_validation');
-  api = await createTestApp(database);
-  platform = await createTestProvider(database.db, 'platform');
-});
-afterAll(async () => {
-  await api.close();
-  await database.drop();
-});
 
 const register = (body: unknown) => api.call('POST', '/v1/users/register', { headers: platform.headers, body });
 const fresh = () => `limits-${(counter += 1)}`;
@@ -61,8 +49,10 @@ describe('POST /v1/users/register limits', () => {
   it('stores the country code upper-cased and the metadata as given', async () => {
     const id = fresh();
     expect((await register({ platform_user_id: id, country_code: 'de', user_metadata: { username: 'zoë' } })).status).toBe(200);
-    const [row] = await database.sql<{ country_code: string; user_metadata: unknown }[]>`
-      select country_code, user_metadata from users where platform_user_id = ${id}`;
+    const [row] = await database.db
+      .select({ country_code: users.countryCode, user_metadata: users.userMetadata })
+      .from(users)
+      .where(eq(users.platformUserId, id));
     expect(row).toEqual({ country_code: 'DE', user_metadata: { username: 'zoë' } });
   });
 });
