@@ -3,6 +3,7 @@ import pino from 'pino';
 import { loadConfig } from '../shared/config.js';
 import { createDatabase } from '../shared/db/client.js';
 import { migrateWithLock } from '../shared/db/migrate.js';
+import { pingDatabase } from '../shared/db/ping.js';
 import { createLogger } from '../shared/observability/logger.js';
 import { createWorkerMetrics } from '../shared/observability/metrics.js';
 import { createRedis } from '../shared/queue/connection.js';
@@ -12,6 +13,7 @@ import { startHealthServer } from './health-server.js';
 import { createLivePublisher } from './live-publisher.js';
 import { createProcessor } from './processor.js';
 import { startReconciler } from './reconciler.js';
+import type { WorkerDeps } from './worker-deps.js';
 
 const config = loadConfig();
 // Synchronous writes: when a worker dies, its last lines are the ones that matter, and a
@@ -26,14 +28,13 @@ const workerRedis = createRedis(config.REDIS_URL, 'worker');
 const producerRedis = createRedis(config.REDIS_URL, 'producer');
 const producer = createMatchingProducer(producerRedis, config.QUEUE_PREFIX);
 const metrics = createWorkerMetrics({ defaultMetrics: true });
+const deps: WorkerDeps = { db: database.db, producer, logger, publish: createLivePublisher(producerRedis, config.QUEUE_PREFIX, logger) };
 let shuttingDown = false;
 
 const worker = new Worker(
   MATCHING_QUEUE,
   createProcessor({
-    db: database.db,
-    logger,
-    publish: createLivePublisher(producerRedis, config.QUEUE_PREFIX, logger),
+    ...deps,
     maxBatchSize: config.MATCH_BATCH_SIZE,
     batchesInFlight: config.MATCH_BATCHES_IN_FLIGHT,
     onEventProcessed: (receivedUs) => metrics.eventProcessed(receivedUs),
@@ -55,17 +56,14 @@ worker.on('error', (error) => logger.warn({ err: error }, 'worker connection err
 worker.on('completed', (job) => metrics.jobProcessed(job.name));
 worker.on('failed', (job) => metrics.jobFailed(job?.name ?? 'unknown'));
 
-const reconciler = startReconciler(
-  { db: database.db, producer, logger },
-  { intervalMs: config.RECONCILE_INTERVAL_MS, minAgeMs: config.RECONCILE_MIN_AGE_MS },
-);
+const reconciler = startReconciler(deps, { intervalMs: config.RECONCILE_INTERVAL_MS, minAgeMs: config.RECONCILE_MIN_AGE_MS });
 
 const health = await startHealthServer({
   port: config.WORKER_HEALTH_PORT,
   host: config.HOST,
   isShuttingDown: () => shuttingDown,
   ready: async () => {
-    await Promise.all([database.sql`select 1`, producerRedis.ping()]);
+    await Promise.all([pingDatabase(database.db), producerRedis.ping()]);
   },
   metrics: metrics.exposition,
 });

@@ -1,16 +1,11 @@
 import { UnrecoverableError, type Job } from 'bullmq';
-import type { Database } from '../shared/db/client.js';
-import type { Logger } from '../shared/observability/logger.js';
 import { jobPayloads, type JobName } from '../shared/queue/contract.js';
-import type { LivePublisher } from './live-publisher.js';
 import { createBatcher, type MatchWork } from './matching/batcher.js';
 import { matchBatch, type BatchOutcome } from './matching/match-batch.js';
 import { createTurnstile } from './matching/turnstile.js';
+import type { WorkerDeps } from './worker-deps.js';
 
-export interface ProcessorDeps {
-  db: Database;
-  logger: Logger;
-  publish: LivePublisher;
+export interface ProcessorDeps extends Pick<WorkerDeps, 'db' | 'logger' | 'publish'> {
   maxBatchSize: number;
   batchesInFlight: number;
   onEventProcessed: (receivedUs: bigint) => void;
@@ -56,7 +51,7 @@ export function createProcessor(deps: ProcessorDeps) {
     const ticket = turnstile.ticket();
     let outcome;
     try {
-      outcome = await matchBatch(deps.db, work, (step) => ticket.inTurn(step));
+      outcome = await matchBatch({ db: deps.db, inTurn: (step) => ticket.inTurn(step) }, { eventIds: work.eventIds, evaluateUserIds: work.userIds });
     } finally {
       ticket.release();
     }

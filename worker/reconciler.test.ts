@@ -43,7 +43,7 @@ describe('reconcileOnce', () => {
       insert into pending_events (event_id, provider_id, received_at)
       select id, provider_id, received_at from inserted where user_id = 'fresh'`;
 
-    expect(await reconcileOnce({ db: database.db, producer }, 10_000)).toEqual({ events: 700, users: 1200 });
+    expect(await reconcileOnce({ db: database.db, producer }, { minAgeMs: 10_000 })).toEqual({ events: 700, users: 1200 });
 
     // 700 events travel as two jobs (500 + 200 ids), the users one job each.
     expect((await producer.queue.getJobCounts('waiting')).waiting).toBe(1202);
@@ -54,7 +54,7 @@ describe('reconcileOnce', () => {
     expect(queuedEventIds).toContain(event!.id);
 
     // A second pass finds the same work already queued: nothing is added twice.
-    await reconcileOnce({ db: database.db, producer }, 10_000);
+    await reconcileOnce({ db: database.db, producer }, { minAgeMs: 10_000 });
     expect((await producer.queue.getJobCounts('waiting')).waiting).toBe(1202);
   });
 });

@@ -59,7 +59,7 @@ export async function openContext(options: BenchOptions, userCount: number): Pro
   const profile = options.profileApi ? ['--cpu-prof', `--cpu-prof-dir=${outputDir}`] : [];
   const api = await startProcess({ name: 'api', args: [...profile, 'dist/api/main.js'], env: { ...env, PORT: String(apiPort) }, outputDir, readyUrl: `${apiUrl}/healthz` });
   started.push(api);
-  const meter = new CpuMeter(database.sql, database.name, redis);
+  const meter = new CpuMeter(database.db, database.name, redis);
   let workers = 0;
 
   const ctx: BenchContext & { close(): Promise<void> } = {

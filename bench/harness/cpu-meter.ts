@@ -1,5 +1,6 @@
+import { sql } from 'drizzle-orm';
 import type { Redis } from 'ioredis';
-import type postgres from 'postgres';
+import type { Database } from '../../shared/db/client.js';
 import { cpuSeconds } from './proc-stats.js';
 
 export interface CpuUse {
@@ -22,7 +23,7 @@ export class CpuMeter {
   private redisPid: number | null = null;
 
   constructor(
-    private readonly sql: postgres.Sql,
+    private readonly db: Database,
     private readonly databaseName: string,
     private readonly redis: Redis,
   ) {}
@@ -39,8 +40,9 @@ export class CpuMeter {
   }
 
   private async snapshot(servingPid: number): Promise<Snapshot> {
-    const rows = await this.sql<{ pid: number }[]>`
-      select pid from pg_stat_activity where datname is null or datname = ${this.databaseName}`;
+    // Postgres' own view, no table of ours: a data module would add nothing.
+    const rows = await this.db.execute<{ pid: number }>(sql`
+      select pid from pg_stat_activity where datname is null or datname = ${this.databaseName}`);
     const postgresCpu = new Map<number, number>();
     for (const { pid } of rows) {
       const seconds = cpuSeconds(pid);

@@ -1,3 +1,5 @@
+import { eq, sql } from 'drizzle-orm';
+import { users as userRows } from '../../shared/db/schema/index.js';
 import { requestJson } from '../../shared/testing/http.js';
 import { storeCompletion } from '../../api/use-cases/quest-chains/completions.test-helper.js';
 import type { BenchContext } from './context.js';
@@ -75,7 +77,6 @@ export async function seedWorld(ctx: BenchContext, userCount: number): Promise<B
   for (const platformUserId of users) {
     userIds.push((await call(ctx, 'POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: platformUserId } })).user_id);
   }
-  const sql = ctx.database.sql;
   await Promise.all(
     users.map(async (platformUserId, i) => {
       for (const chain of chains) {
@@ -85,6 +86,9 @@ export async function seedWorld(ctx: BenchContext, userCount: number): Promise<B
       }
     }),
   );
-  await sql`update users set progress_changed_at = now(), needs_evaluation = false where platform_id = ${platform.id}`;
+  await ctx.database.db
+    .update(userRows)
+    .set({ progressChangedAt: sql`now()`, needsEvaluation: false })
+    .where(eq(userRows.platformId, platform.id));
   return { platform, advertiser, chains, users };
 }

@@ -1,3 +1,5 @@
+import { eq } from 'drizzle-orm';
+import { pendingEvents, users } from '../../shared/db/schema/index.js';
 import type { Scenario } from '../harness/context.js';
 
 export const MATCHING_DRAIN = 'matching drain, one worker';
@@ -11,11 +13,10 @@ export const MATCHING_DRAIN = 'matching drain, one worker';
 export const matchingDrain: Scenario = {
   name: 'matching-drain',
   async run(ctx) {
-    const sql = ctx.database.sql;
+    const { db } = ctx.database;
     const left = async () => {
-      const [row] = await sql<{ left: number }[]>`
-        select (select count(*)::int from pending_events) + (select count(*)::int from users where needs_evaluation) as left`;
-      return row!.left;
+      const [events, usersToEvaluate] = await Promise.all([db.$count(pendingEvents), db.$count(users, eq(users.needsEvaluation, true))]);
+      return events + usersToEvaluate;
     };
     const pending = await left();
     const started = performance.now();

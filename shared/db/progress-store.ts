@@ -1,8 +1,8 @@
-import { sql } from 'drizzle-orm';
+import { and, asc, eq, gt, lt, sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
 import { decodeTimestampUs, type DriverRow } from './driver-row.js';
-import { taskCompletions, users } from './schema/index.js';
-import { fromUs, idArray, nullableIdArray, numberArray, occurredUsColumn, textArray } from './sql-fragments.js';
+import { pendingEvents, taskCompletions, users } from './schema/index.js';
+import { fromUs, idArray, instant, nullableIdArray, numberArray, occurredUsColumn, textArray } from './sql-fragments.js';
 import { pgTimestampToMicros } from './timestamps.js';
 
 /**

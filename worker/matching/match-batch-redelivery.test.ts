@@ -35,13 +35,13 @@ describe('matchBatch under concurrent redelivery', () => {
     await database.sql`insert into users (platform_id, platform_user_id) values (${platform.id}, 'registered')`;
     for (const [round, userId] of ['registered', 'unregistered', 'registered', 'unregistered'].entries()) {
       const eventId = await storeEvent(userId, round);
-      const outcomes = await Promise.all(Array.from({ length: 6 }, () => matchBatch(database.db, { eventIds: [eventId], userIds: [] })));
+      const outcomes = await Promise.all(Array.from({ length: 6 }, () => matchBatch({ db: database.db }, { eventIds: [eventId], evaluateUserIds: [] })));
       expect(outcomes.filter((o) => o.matched.length === 1), `round ${round}`).toHaveLength(1);
       expect(outcomes.filter((o) => o.matched.length === 0)).toHaveLength(5);
     }
   });
 
   it('matches nothing for an event that does not exist', async () => {
-    expect((await matchBatch(database.db, { eventIds: ['00000000-0000-4000-8000-000000000000'], userIds: [] })).matched).toEqual([]);
+    expect((await matchBatch({ db: database.db }, { eventIds: ['00000000-0000-4000-8000-000000000000'], evaluateUserIds: [] })).matched).toEqual([]);
   });
 });

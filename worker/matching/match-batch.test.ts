@@ -12,11 +12,11 @@ import { matchBatch } from './match-batch.js';
 // enqueueing is dropped, not sent.
 const recordingProducer = { enqueue: async () => true, enqueueEvents: async () => true } as unknown as MatchingProducer;
 const processEvent = async (db: typeof database.db, eventId: string) => {
-  const outcome = await matchBatch(db, { eventIds: [eventId], userIds: [] });
+  const outcome = await matchBatch({ db }, { eventIds: [eventId], evaluateUserIds: [] });
   return { kind: outcome.matched.length > 0 ? 'processed' : 'already-processed' };
 };
 const evaluateUser = async (db: typeof database.db, userId: string) => {
-  const outcome = await matchBatch(db, { eventIds: [], userIds: [userId] });
+  const outcome = await matchBatch({ db }, { eventIds: [], evaluateUserIds: [userId] });
   return outcome.changes.find((change) => change.userId === userId) ?? null;
 };
 

@@ -1,5 +1,4 @@
 import { inArray } from 'drizzle-orm';
-import type { Database } from '../../shared/db/client.js';
 import { claimPendingEvents, deletePending, loadHistory, type StoredEvent } from '../../shared/db/event-store.js';
 import {
   loadMatchUsers,
@@ -11,7 +10,9 @@ import {
   stampUsers,
 } from '../../shared/db/progress-store.js';
 import { questChains } from '../../shared/db/schema/index.js';
+import { withTransaction } from '../../shared/db/transaction.js';
 import { loadChainDefinitions } from '../../shared/db/chain-store.js';
+import type { WorkerDeps } from '../worker-deps.js';
 import type { InTurn } from './turnstile.js';
 import { advanceWalks, diffWalks, historyNeeds, recomputeWalks, walkKey, type BatchView } from './plan-batch.js';
 
@@ -42,25 +43,28 @@ export interface BatchOutcome {
  * already matched are skipped, so redelivery cannot count anything twice.
  */
 export async function matchBatch(
-  db: Database,
-  work: { eventIds: readonly string[]; userIds: readonly string[] },
-  inTurn: InTurn = (step) => step(),
+  deps: Pick<WorkerDeps, 'db'> & {
+    /** Runs the claim-and-lock step in this process's batch order (turnstile.ts); without it the step runs at once. */
+    inTurn?: InTurn;
+  },
+  input: { eventIds: readonly string[]; evaluateUserIds: readonly string[] },
 ): Promise<BatchOutcome> {
-  return db.transaction(async (tx) => {
+  const inTurn: InTurn = deps.inTurn ?? ((step) => step());
+  return withTransaction(deps.db, async (tx) => {
     // Batches of one process take their locks in the order they claimed their
     // events (`inTurn`), so events delivered earlier are walked first; the
     // other order would make the later batch's events late, and recomputed.
     const { events, targets, userIds } = await inTurn(async () => {
-      const events = await claimPendingEvents(tx, work.eventIds);
+      const events = await claimPendingEvents(tx, input.eventIds);
       const subjects = new Map(events.map((e) => [`${e.providerId}/${e.userId}`, { providerId: e.providerId, userId: e.userId }]));
       const targets = await resolveEventUsers(tx, [...subjects.values()]);
-      const userIds = [...new Set([...targets.map((t) => t.targetId), ...work.userIds])].sort();
+      const userIds = [...new Set([...targets.map((t) => t.targetId), ...input.evaluateUserIds])].sort();
       await lockUsers(tx, userIds);
       return { events, targets, userIds };
     });
     const targetsOf = new Map<string, string[]>();
     for (const t of targets) append(targetsOf, `${t.providerId}/${t.userId}`, t.targetId);
-    const users = await loadMatchUsers(tx, userIds, work.userIds);
+    const users = await loadMatchUsers(tx, userIds, input.evaluateUserIds);
     const platformIds = [...new Set(users.map((u) => u.platformId))];
     const chains = platformIds.length === 0 ? [] : await loadChainDefinitions(tx, inArray(questChains.platformId, platformIds));
     const walks = await loadWalks(tx, users.map((u) => u.id));
@@ -74,7 +78,7 @@ export async function matchBatch(
     for (const event of events) {
       for (const userId of targetsOf.get(`${event.providerId}/${event.userId}`) ?? []) append(eventsByUser, userId, event);
     }
-    const requested = new Set(work.userIds);
+    const requested = new Set(input.evaluateUserIds);
     const evaluateIds = new Set(users.filter((u) => requested.has(u.id)).map((u) => u.id));
     const { advanced, recompute } = advanceWalks(view, eventsByUser, evaluateIds);
     if (recompute.length > 0) {
