@@ -39,32 +39,14 @@ export interface ClaimableChainReward {
   reward: Reward;
 }
 
-/** The snapshot's stored form (its field names are those of the published reward). */
-interface RewardSnapshot {
-  id?: string;
-  type: string;
-  name: string;
-  value: number | null;
-  image_urls: string[] | null;
-}
+/** The snapshot's stored form: the published reward's field names. */
+type RewardSnapshot = Omit<Reward, 'imageUrls'> & { image_urls: string[] | null };
 
-const toSnapshot = (reward: Reward): RewardSnapshot => ({
-  ...(reward.id !== undefined ? { id: reward.id } : {}),
-  type: reward.type,
-  name: reward.name,
-  value: reward.value,
-  image_urls: reward.imageUrls,
-});
+const toSnapshot = ({ imageUrls, ...reward }: Reward): RewardSnapshot => ({ ...reward, image_urls: imageUrls });
 
 function fromSnapshot(stored: Record<string, unknown>): Reward {
-  const snapshot = stored as unknown as RewardSnapshot;
-  return {
-    ...(snapshot.id !== undefined ? { id: snapshot.id } : {}),
-    type: snapshot.type,
-    name: snapshot.name,
-    value: snapshot.value,
-    imageUrls: snapshot.image_urls,
-  };
+  const { id, type, name, value, image_urls } = stored as unknown as RewardSnapshot;
+  return { ...(id !== undefined ? { id } : {}), type, name, value, imageUrls: image_urls };
 }
 
 const toClaim = (row: typeof rewardClaims.$inferSelect): RewardClaim => ({
@@ -148,7 +130,7 @@ export async function insertClaim(
 ): Promise<RewardClaim | null> {
   const [row] = await db
     .insert(rewardClaims)
-    .values({ ...claim, reward: { ...toSnapshot(claim.reward) } })
+    .values({ ...claim, reward: toSnapshot(claim.reward) })
     .onConflictDoNothing()
     .returning();
   return row ? toClaim(row) : null;
