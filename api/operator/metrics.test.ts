@@ -1,21 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../shared/testing/database.js';
-import { createTestProvider, type TestProvider } from '../../shared/testing/fixtures.js';
-import { createTestApp, type TestApp } from '../testing/test-app.js';
+import { describe, expect, it } from 'vitest';
+import { useTestService } from '../testing/test-service.js';
 
-let database: TestDatabase;
-let api: TestApp;
-let platform: TestProvider;
-
-beforeAll(async () => {
-  database = await createTestDatabase('metrics');
-  api = await createTestApp(database);
-  platform = await createTestProvider(database.db, 'platform');
-});
-afterAll(async () => {
-  await api.close();
-  await database.drop();
-});
+const { api, platform } = useTestService('metrics');
 
 async function scrape() {
   const answer = await api.call('GET', '/metrics');

@@ -1,19 +1,16 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../shared/testing/database.js';
-import { createTestProvider, type TestProvider } from '../../shared/testing/fixtures.js';
-import { createTestApp, type TestApp } from '../testing/test-app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createTestProvider } from '../../shared/testing/fixtures.js';
 import { storeCompletion } from '../use-cases/quest-chains/completions.test-helper.js';
+import { useTestService } from '../testing/test-service.js';
 
 // ajv-formats is CommonJS: under NodeNext the default import is module.exports, whose `default` is the plugin.
 const addFormats = addFormatsModule.default;
 
 type OpenApiDocument = { paths: Record<string, Record<string, { responses?: Record<string, unknown> }>> };
 
-let database: TestDatabase;
-let api: TestApp;
-let platform: TestProvider;
+const { database, api, platform } = useTestService('openapi');
 let document: OpenApiDocument;
 let ajv: Ajv2020;
 
@@ -38,9 +35,6 @@ function validateResponse(path: string, method: string, status: number, body: un
 }
 
 beforeAll(async () => {
-  database = await createTestDatabase('openapi');
-  api = await createTestApp(database);
-  platform = await createTestProvider(database.db, 'platform');
   const answer = await api.call('GET', '/openapi.json');
   expect(answer.status).toBe(200);
   document = answer.json;
@@ -48,10 +42,6 @@ beforeAll(async () => {
   ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
   ajv.addSchema({ ...answer.json, $id: 'openapi.json' });
-});
-afterAll(async () => {
-  await api.close();
-  await database.drop();
 });
 
 describe('GET /openapi.json', () => {

@@ -1,24 +1,21 @@
 import { randomUUID } from 'node:crypto';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../shared/testing/database.js';
+import { credentials } from '../../../shared/db/schema/index.js';
 import { createTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../../testing/test-app.js';
+import { useTestService } from '../../testing/test-service.js';
 
 // Product rules §2 (admin API behind ADMIN_TOKEN) and §1 (credentials:
 // secret shown once, permission lists validated per provider type).
 
-let database: TestDatabase;
-let api: TestApp;
+const { database, api } = useTestService('admin_api', { providers: false });
 let disabled: TestApp;
 
 beforeAll(async () => {
-  database = await createTestDatabase('admin_api');
-  api = await createTestApp(database);
   disabled = await createTestApp(database, { ADMIN_TOKEN: '' });
 });
 afterAll(async () => {
-  await api.close();
   await disabled.close();
-  await database.drop();
 });
 
 const admin = (method: string, path: string, body?: unknown) => api.call(method, path, { headers: api.adminHeaders, body });
@@ -143,7 +140,9 @@ describe('credentials', () => {
     expect(patched.json.data).not.toHaveProperty('secret');
     expect(patched.text).not.toContain(secret);
 
-    const [row] = await database.sql<{ row: string }[]>`select row_to_json(c)::text as row from credentials c where key = ${key}`;
+    // Every column of the stored row, as text.
+    const [stored] = await database.db.select().from(credentials).where(eq(credentials.key, key));
+    const row = stored && { row: JSON.stringify(stored, (_name, value) => (typeof value === 'bigint' ? String(value) : value)) };
     expect(row?.row).toBeDefined();
     expect(row!.row).not.toContain(secret);
     expect(row!.row).not.toContain(secret.slice(3)); // nor the random part alone

@@ -1,30 +1,25 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { events, pendingEvents } from '../../../shared/db/schema/index.js';
 import { createDatabase } from '../../../shared/db/client.js';
-import { createTestDatabase, type TestDatabase } from '../../../shared/testing/database.js';
+import type { TestDatabase } from '../../../shared/testing/database.js';
 import { eventually } from '../../../shared/testing/eventually.js';
-import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
 import { createTestApp, type TestApp } from '../../testing/test-app.js';
+import { useTestService } from '../../testing/test-service.js';
 
 // §9: /healthz and /readyz need no credentials; readiness follows Postgres
 // and Redis. §3: with Redis gone, an event is still stored and answered 200.
 
 const DEAD_REDIS = 'redis://127.0.0.1:1';
 
-let database: TestDatabase;
-let api: TestApp;
+const { database, api, platform } = useTestService('health');
 let noRedis: TestApp;
-let platform: TestProvider;
 
 beforeAll(async () => {
-  database = await createTestDatabase('health');
-  api = await createTestApp(database);
   noRedis = await createTestApp(database, { REDIS_URL: DEAD_REDIS });
-  platform = await createTestProvider(database.db, 'platform');
 });
 afterAll(async () => {
-  await api.close();
   await noRedis.close();
-  await database.drop();
 });
 
 describe('health', () => {
@@ -89,8 +84,13 @@ describe('ingest while Redis is unreachable', () => {
     // The enqueue gives up quickly rather than holding the request (not a speed target: a hang guard).
     expect(Date.now() - started).toBeLessThan(10_000);
 
-    const rows = await database.sql<{ pending: boolean }[]>`
-      select exists (select 1 from pending_events p where p.event_id = e.id) as pending from events e where e.user_id = 'offline'`;
+    const rows = (
+      await database.db
+        .select({ pendingId: pendingEvents.eventId })
+        .from(events)
+        .leftJoin(pendingEvents, eq(pendingEvents.eventId, events.id))
+        .where(eq(events.userId, 'offline'))
+    ).map((row) => ({ pending: row.pendingId !== null }));
     expect(rows).toHaveLength(2);
     expect(rows.every((row) => row.pending)).toBe(true);
     // The stored events are found again as duplicates (and re-enqueue is attempted) once more.

@@ -1,31 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../../shared/testing/database.js';
+import { and, count, eq } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { chainRewards, questChains, questTasks, users } from '../../../../shared/db/schema/index.js';
+import { formatIsoMicros } from '../../../../shared/domain/timestamp.js';
 import { createTestProvider, type TestProvider } from '../../../../shared/testing/fixtures.js';
 import { createTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../../../testing/test-app.js';
-import { chainBody, taskBody } from './chain-body.test-helper.js';
+import { chainBody, taskBody } from '../../../testing/chains.js';
+import { useTestService } from '../../../testing/test-service.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-let database: TestDatabase;
-let api: TestApp;
-let platform: TestProvider;
+const { database, api, platform, advertiser } = useTestService('admin_chains');
 let otherPlatform: TestProvider;
-let advertiser: TestProvider;
 
 beforeAll(async () => {
-  database = await createTestDatabase('admin_chains');
-  api = await createTestApp(database);
-  platform = await createTestProvider(database.db, 'platform');
   otherPlatform = await createTestProvider(database.db, 'platform');
-  advertiser = await createTestProvider(database.db, 'advertiser');
-});
-afterAll(async () => {
-  await api.close();
-  await database.drop();
 });
 
 const create = (body: unknown, headers: Record<string, string> = api.adminHeaders) => api.call('POST', '/admin/v1/quest-chains', { headers, body });
-const storedChains = async () => (await database.sql<{ count: number }[]>`select count(*)::int as count from quest_chains`)[0]!.count;
+const storedChains = async () => (await database.db.select({ count: count() }).from(questChains))[0]!.count;
 
 describe('admin token', () => {
   it('answers 401 without a bearer token or with a wrong one', async () => {
@@ -105,10 +97,14 @@ describe('POST /admin/v1/quest-chains', () => {
     expect(chain_reward).toMatchObject({ type: 'mystery_box', name: 'Mystery box', value: 50, image_urls: null });
     expect(chain_reward.id).toMatch(/^[0-9a-f-]{36}$/);
 
-    const [stored] = await database.sql<{ tasks: number; rewards: number; before: string }[]>`
-      select (select count(*)::int from quest_tasks where chain_id = ${quest_chain.id}) as tasks,
-             (select count(*)::int from chain_rewards where chain_id = ${quest_chain.id}) as rewards,
-             (select to_char(condition_before_timestamp at time zone 'UTC', 'US') from quest_tasks where chain_id = ${quest_chain.id} and sequence_number = 2) as before`;
+    const [storedTasks] = await database.db.select({ count: count() }).from(questTasks).where(eq(questTasks.chainId, quest_chain.id));
+    const [storedRewards] = await database.db.select({ count: count() }).from(chainRewards).where(eq(chainRewards.chainId, quest_chain.id));
+    const [second] = await database.db
+      .select({ before: questTasks.conditionBeforeTimestamp })
+      .from(questTasks)
+      .where(and(eq(questTasks.chainId, quest_chain.id), eq(questTasks.sequenceNumber, 2)));
+    // The microseconds of the stored instant (`...SS.uuuuuuZ`).
+    const stored = { tasks: storedTasks!.count, rewards: storedRewards!.count, before: formatIsoMicros(second!.before!).slice(-7, -1) };
     // The stored instant keeps its microseconds; only the answer is cut to milliseconds.
     expect(stored).toEqual({ tasks: 2, rewards: 1, before: '123456' });
   });
@@ -128,10 +124,12 @@ describe('POST /admin/v1/quest-chains', () => {
       const answer = await api.call('POST', '/v1/users/register', { headers: provider.headers, body: { platform_user_id: 'flag-me' } });
       expect(answer.status).toBe(200);
     }
-    await database.sql`update users set needs_evaluation = false`;
+    await database.db.update(users).set({ needsEvaluation: false });
     expect((await create(chainBody(platform.id, advertiser.id))).status).toBe(200);
-    const rows = await database.sql<{ platform_id: string; needs_evaluation: boolean }[]>`
-      select platform_id, needs_evaluation from users where platform_user_id = 'flag-me'`;
+    const rows = await database.db
+      .select({ platform_id: users.platformId, needs_evaluation: users.needsEvaluation })
+      .from(users)
+      .where(eq(users.platformUserId, 'flag-me'));
     const flagged = Object.fromEntries(rows.map((row) => [row.platform_id, row.needs_evaluation]));
     expect(flagged).toEqual({ [platform.id]: true, [otherPlatform.id]: false });
   });
