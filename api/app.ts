@@ -7,15 +7,15 @@ import { registerAdminCredentialRoutes } from './routes/admin/credentials/index.
 import { registerAdminProviderRoutes } from './routes/admin/providers/index.js';
 import { DASHBOARD_PATH, registerQueueDashboard } from './operator/queue-dashboard/index.js';
 import { registerDocsRoutes } from './operator/reference-page.js';
-import { registerEventRoutes } from './routes/events/index.js';
+import { eventsRoutes } from './routes/events/index.js';
 import { adminQuestChainsRoutes } from './routes/admin/quest-chains/index.js';
-import { registerHealthRoutes } from './routes/health/index.js';
+import { healthRoutes } from './routes/health/index.js';
 import { registerMetricsRoute } from './operator/metrics.js';
 import { forgetAnswerOnClaim } from './read-cache/forget-answer-on-claim.js';
 import { questChainsRoutes } from './routes/quest-chains/index.js';
-import { registerUserRoutes } from './routes/users/register.js';
-import { registerAccountLinkRoutes } from './routes/account-links/index.js';
-import { registerLiveRoutes } from './routes/live/index.js';
+import { usersRoutes } from './routes/users/index.js';
+import { accountLinksRoutes } from './routes/account-links/index.js';
+import { liveRoutes } from './routes/live/index.js';
 import { rewardsRoutes } from './routes/rewards/index.js';
 
 /** Builds the HTTP app from injected dependencies; opens nothing and listens nowhere (main.ts does). */
@@ -25,21 +25,21 @@ export function createApp(deps: AppDeps) {
   app.onError(createErrorHandler(deps.logger));
   app.notFound(notFoundHandler);
 
-  registerHealthRoutes(app);
-  registerUserRoutes(app);
-  registerEventRoutes(app);
+  healthRoutes(app);
+  usersRoutes(app);
+  eventsRoutes(app);
   registerAdminProviderRoutes(app, deps.config.ADMIN_TOKEN);
   registerAdminCredentialRoutes(app, deps.config.ADMIN_TOKEN);
   questChainsRoutes(app);
   adminQuestChainsRoutes(app, deps.config.ADMIN_TOKEN);
-  registerAccountLinkRoutes(app);
+  accountLinksRoutes(app);
   // Before the claim route, so it wraps it: a claim changes the cached active-chains answer.
   // POST only: an all-methods entry here would clash with GET /v1/rewards/{id} and push Hono
   // from its RegExpRouter to the slower TrieRouter for every request.
   app.post('/v1/rewards/claim', forgetAnswerOnClaim());
   rewardsRoutes(app);
   // No API headers: the live token in the query is the only credential (product rules §9).
-  registerLiveRoutes(app);
+  liveRoutes(app);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKey', { type: 'apiKey', in: 'header', name: 'X-API-Key' });
   app.openAPIRegistry.registerComponent('securitySchemes', 'ApiSecret', { type: 'apiKey', in: 'header', name: 'X-API-Secret' });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MatchingProducer } from '../../shared/queue/producer.js';
-import { ingestProviderEvents, type EventInput, type ProviderEvent } from '../../shared/services/events/ingest.js';
+import { ingestEvents, type EventInput, type ProviderEvent } from '../use-cases/events/ingest-events.js';
 import { createTestDatabase, type TestDatabase } from '../../shared/testing/database.js';
 import { createTestProvider, type TestProvider } from '../../shared/testing/fixtures.js';
 import { createTestApp, type TestApp } from '../testing/test-app.js';
@@ -37,7 +37,7 @@ afterAll(async () => {
 });
 
 let clock = Date.UTC(2026, 3, 1);
-const input = (userId: string, overrides: Partial<EventInput> = {}): EventInput => ({ user_id: userId, event_type: 'deposit', occurredUs: BigInt((clock += 1000) * 1000), ...overrides });
+const input = (userId: string, overrides: Partial<EventInput> = {}): EventInput => ({ userId, eventType: 'deposit', occurredUs: BigInt((clock += 1000) * 1000), ...overrides });
 
 /** A committer on the real ingest whose enqueues are recorded (one list of ids per call). */
 function recordingCommitter(options = { maxBatch: 500, maxInFlight: 1 }) {
@@ -46,7 +46,7 @@ function recordingCommitter(options = { maxBatch: 500, maxInFlight: 1 }) {
   const producer = { enqueueEvents: async (ids: readonly string[]) => (enqueued.push([...ids]), true) } as unknown as MatchingProducer;
   const committer = new GroupCommit(async (events: readonly ProviderEvent[]) => {
     flushed.push(events.length);
-    return ingestProviderEvents({ sql: database.sql, producer }, events);
+    return ingestEvents({ db: database.db, producer }, { events });
   }, options);
   return { committer, enqueued, flushed };
 }

@@ -1,5 +1,5 @@
 import { MAX_EVENTS_PER_JOB } from '../../shared/queue/contract.js';
-import { ingestProviderEvents, type IngestedEvent, type ProviderEvent } from '../../shared/services/events/ingest.js';
+import { ingestEvents, type IngestedEvent, type ProviderEvent } from '../use-cases/events/ingest-events.js';
 
 export type FlushEvents = (events: readonly ProviderEvent[]) => Promise<IngestedEvent[]>;
 
@@ -87,13 +87,21 @@ export class GroupCommit {
   }
 }
 
-/** Postgres refused a value or a constraint (data exception, integrity violation), not the connection. */
+/**
+ * Postgres refused a value or a constraint (data exception, integrity
+ * violation), not the connection. drizzle wraps the driver's error: its SQLSTATE is on `cause`.
+ */
 function refusedData(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^2[23][0-9A-Z]{3}$/.test(code);
+  const code = sqlState(error) ?? sqlState((error as { cause?: unknown } | null)?.cause);
+  return code !== undefined && /^2[23][0-9A-Z]{3}$/.test(code);
 }
 
-type IngestDeps = Parameters<typeof ingestProviderEvents>[0];
+function sqlState(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+type IngestDeps = Parameters<typeof ingestEvents>[0];
 
 // One job carries at most this many ids (shared/queue/contract.ts): a flush stays one enqueue.
 const MAX_BATCH = MAX_EVENTS_PER_JOB;
@@ -105,7 +113,7 @@ const committers = new WeakMap<IngestDeps, GroupCommit>();
 export function groupCommitFor(deps: IngestDeps): GroupCommit {
   let committer = committers.get(deps);
   if (!committer) {
-    committer = new GroupCommit((events) => ingestProviderEvents(deps, events), { maxBatch: MAX_BATCH, maxInFlight: MAX_IN_FLIGHT });
+    committer = new GroupCommit((events) => ingestEvents(deps, { events }), { maxBatch: MAX_BATCH, maxInFlight: MAX_IN_FLIGHT });
     committers.set(deps, committer);
   }
   return committer;

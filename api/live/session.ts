@@ -1,15 +1,16 @@
 import type { SSEStreamingApi } from 'hono/streaming';
-import type { Sql } from '../../shared/db/client.js';
 import type { ProgressMessage } from '../../shared/live/channel.js';
 import type { LiveTokenScope } from '../../shared/live/token.js';
 import type { Logger } from '../../shared/observability/logger.js';
-import { progressChangedSince } from '../../shared/services/live/progress.js';
-import { findUserId } from '../../shared/services/users/find.js';
+import type { AppDeps } from '../app-env.js';
+import { toProgressMessage } from '../routes/live/schema.js';
+import { progressChangedSince } from '../use-cases/live/progress-changed-since.js';
+import { findUserId } from '../use-cases/users/find-user-id.js';
 import type { LiveHub } from './hub.js';
 
 export interface LiveSessionInput {
   hub: LiveHub;
-  sql: Sql;
+  db: AppDeps['db'];
   logger: Logger;
   scope: LiveTokenScope;
   /** The service user, resolved before the stream opened; null while not registered. */
@@ -28,7 +29,7 @@ export interface LiveSessionInput {
  * Ends when the client goes away or the hub closes (API shutdown).
  */
 export async function runLiveSession(stream: SSEStreamingApi, input: LiveSessionInput): Promise<void> {
-  const { hub, sql, logger } = input;
+  const { hub, logger } = input;
   let ended = false;
   let finish!: () => void;
   const finished = new Promise<void>((resolve) => {
@@ -59,7 +60,9 @@ export async function runLiveSession(stream: SSEStreamingApi, input: LiveSession
       return null;
     }
     unsubscribe = stop;
-    return sinceUs === undefined ? null : progressChangedSince(sql, userId, sinceUs);
+    if (sinceUs === undefined) return null;
+    const change = await progressChangedSince(input, { userId, sinceUs });
+    return change && toProgressMessage(change);
   };
 
   let heartbeat: NodeJS.Timeout | undefined;
@@ -91,7 +94,7 @@ export async function runLiveSession(stream: SSEStreamingApi, input: LiveSession
   }
 
   async function lookForUser() {
-    const userId = await findUserId(sql, input.scope.platformId, input.scope.platformUserId);
+    const userId = await findUserId(input, { platformId: input.scope.platformId, platformUserId: input.scope.platformUserId });
     if (!userId || ended) return;
     clearInterval(poll);
     const catchUp = await follow(userId, input.since ?? null);

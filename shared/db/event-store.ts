@@ -1,43 +1,152 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
-import { pendingEvents } from './schema/index.js';
+import { decodeTimestampUs, type DriverRow } from './driver-row.js';
+import { events, pendingEvents } from './schema/index.js';
 import { idArray, instant, occurredUsColumn, textArray } from './sql-fragments.js';
 
+type EventColumns = typeof events.$inferSelect;
+
 /** A stored event as the matcher needs it: who sent it about whom, and what it says. */
-export interface StoredEvent {
-  id: string;
-  providerId: string;
-  /** The sender's own user id (a platform user id, or an advertiser user id). */
-  userId: string;
-  eventType: string;
+export type StoredEvent = Pick<EventColumns, 'id' | 'providerId' | 'userId' | 'eventType' | 'amount' | 'currency'> & {
   occurredUs: bigint;
-  amount: number | null;
-  currency: string | null;
-}
+};
 
 export interface PendingEvent extends StoredEvent {
   receivedUs: bigint;
 }
 
-interface EventRow extends Record<string, unknown> {
-  id: string;
-  provider_id: string;
-  user_id: string;
-  event_type: string;
-  occurred_us: string;
-  amount: number | null;
-  currency: string | null;
-}
+/** What the matcher's statements select: `userId` is the sender's own user id (a platform user id, or an advertiser user id). */
+type EventRow = DriverRow<StoredEvent>;
 
 const toStoredEvent = (row: EventRow): StoredEvent => ({
   id: row.id,
-  providerId: row.provider_id,
-  userId: row.user_id,
-  eventType: row.event_type,
-  occurredUs: BigInt(row.occurred_us),
+  providerId: row.providerId,
+  userId: row.userId,
+  eventType: row.eventType,
+  occurredUs: BigInt(row.occurredUs),
   amount: row.amount,
   currency: row.currency,
 });
+
+/** The matcher's columns of `events e`, aliased as EventRow. */
+const eventRowColumns = sql`e.id, e.provider_id as "providerId", e.user_id as "userId", e.event_type as "eventType",
+  ${occurredUsColumn(sql`e.occurred_at`)} as "occurredUs", e.amount, e.currency`;
+
+/** An event to store: its dedup key (provider, user id, type, instant of `occurredAt`) and what it says. */
+export type NewEvent = Pick<
+  typeof events.$inferInsert,
+  'providerId' | 'userId' | 'eventType' | 'occurredAt' | 'amount' | 'currency' | 'reference' | 'metadata'
+>;
+
+/** What storing an event found: its row, whether this call inserted it, and whether the matcher is done with it. */
+export type EventWriteOutcome = Pick<EventColumns, 'id' | 'receivedAt'> & {
+  inserted: boolean;
+  processed: boolean;
+};
+
+type EventWriteRow = DriverRow<Pick<StoredEvent, 'id' | 'providerId' | 'userId' | 'eventType' | 'occurredUs'> & Pick<EventColumns, 'receivedAt'>> & {
+  inserted: boolean;
+  processed: boolean;
+};
+
+const eventKey = (providerId: string, userId: string, eventType: string, occurredUs: bigint | string) =>
+  JSON.stringify([providerId, userId, eventType, String(occurredUs)]);
+
+const keyOfNew = (event: NewEvent) => eventKey(event.providerId, event.userId, event.eventType, event.occurredAt);
+
+const keyOfRow = (row: EventWriteRow) => eventKey(row.providerId, row.userId, row.eventType, row.occurredUs);
+
+/**
+ * Inserts the events not stored yet (each with its pending marker) and finds
+ * the ones that are, in ONE statement; a second one only when an insert lost
+ * the race to a statement that committed after ours began. Answers one outcome
+ * per input, in input order; repeats of a dedup key answer the same row.
+ */
+export async function insertOrFindEvents(db: Executor, newEvents: readonly NewEvent[]): Promise<EventWriteOutcome[]> {
+  if (newEvents.length === 0) return [];
+  const keys = newEvents.map(keyOfNew);
+  const unique = new Map<string, NewEvent>();
+  newEvents.forEach((event, i) => {
+    if (!unique.has(keys[i]!)) unique.set(keys[i]!, event);
+  });
+  const rows = [...unique.entries()]
+    // Insert in one global order: two concurrent batches sharing events in
+    // different orders would otherwise each wait on the other's uncommitted
+    // rows (a deadlock, answered 500).
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, event]) => ({
+      provider_id: event.providerId,
+      user_id: event.userId,
+      event_type: event.eventType,
+      occurred_at: events.occurredAt.mapToDriverValue(event.occurredAt),
+      amount: event.amount ?? null,
+      currency: event.currency ?? null,
+      reference: event.reference ?? null,
+      metadata: event.metadata ?? null,
+    }));
+
+  // The event and its pending marker in one statement: the matcher deletes the
+  // marker when it has matched the event. The same statement returns the events
+  // stored before it (with whether they still wait for the matcher), so a
+  // duplicate costs no extra round trip.
+  const stored = await db.execute<EventWriteRow>(sql`
+    with input as (
+      select r.provider_id::uuid as provider_id, r.user_id, r.event_type, r.occurred_at::timestamptz as occurred_at,
+             r.amount, r.currency, r.reference, r.metadata
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+        as r(provider_id text, user_id text, event_type text, occurred_at text, amount float8, currency text, reference text, metadata jsonb)
+    ), inserted as (
+      insert into events (provider_id, user_id, event_type, occurred_at, amount, currency, reference, metadata)
+      select provider_id, user_id, event_type, occurred_at, amount, currency, reference, metadata from input
+      on conflict (provider_id, user_id, event_type, occurred_at) do nothing
+      returning id, provider_id, user_id, event_type, occurred_at, received_at
+    ), marked as (
+      insert into pending_events (event_id, provider_id, received_at) select id, provider_id, received_at from inserted
+    )
+    select id, provider_id as "providerId", user_id as "userId", event_type as "eventType", ${occurredUsColumn(sql`occurred_at`)} as "occurredUs",
+           received_at as "receivedAt", true as inserted, false as processed
+    from inserted
+    union all
+    select e.id, e.provider_id, e.user_id, e.event_type, ${occurredUsColumn(sql`e.occurred_at`)},
+           e.received_at, false, not exists (select 1 from pending_events p where p.event_id = e.id)
+    from input i
+    join events e on e.provider_id = i.provider_id and e.user_id = i.user_id and e.event_type = i.event_type and e.occurred_at = i.occurred_at`);
+
+  const found = new Map<string, EventWriteRow>();
+  for (const row of stored) found.set(keyOfRow(row), row);
+
+  const missing = [...unique.keys()].filter((key) => !found.has(key)).map((key) => unique.get(key)!);
+  if (missing.length > 0) {
+    // Lost the insert race to a statement that committed after ours began: read it now (a fresh statement sees that commit).
+    const missingKeys = missing.map((event) => ({
+      provider_id: event.providerId,
+      user_id: event.userId,
+      event_type: event.eventType,
+      occurred_at: events.occurredAt.mapToDriverValue(event.occurredAt),
+    }));
+    const existing = await db.execute<EventWriteRow>(sql`
+      select e.id, e.provider_id as "providerId", e.user_id as "userId", e.event_type as "eventType", ${occurredUsColumn(sql`e.occurred_at`)} as "occurredUs",
+             e.received_at as "receivedAt", false as inserted,
+             not exists (select 1 from pending_events p where p.event_id = e.id) as processed
+      from events e
+      join jsonb_to_recordset(${JSON.stringify(missingKeys)}::jsonb)
+        as r(provider_id text, user_id text, event_type text, occurred_at text)
+        on e.provider_id = r.provider_id::uuid and e.user_id = r.user_id and e.event_type = r.event_type and e.occurred_at = r.occurred_at::timestamptz`);
+    for (const row of existing) found.set(keyOfRow(row), row);
+  }
+
+  const outcomes = new Map<EventWriteRow, EventWriteOutcome>();
+  return keys.map((key) => {
+    const row = found.get(key);
+    if (!row) throw new Error('event neither inserted nor found');
+    let outcome = outcomes.get(row);
+    if (!outcome) {
+      outcome = { id: row.id, receivedAt: decodeTimestampUs(events.receivedAt, row.receivedAt), inserted: row.inserted, processed: row.processed };
+      outcomes.set(row, outcome);
+    }
+    return outcome;
+  });
+}
 
 /**
  * Claims the still-pending events among `ids` for this transaction. Rows
@@ -47,17 +156,16 @@ const toStoredEvent = (row: EventRow): StoredEvent => ({
  */
 export async function claimPendingEvents(tx: Executor, ids: readonly string[]): Promise<PendingEvent[]> {
   if (ids.length === 0) return [];
-  const rows = await tx.execute<EventRow & { received_us: string }>(sql`
+  const rows = await tx.execute<EventRow & { receivedUs: string }>(sql`
     with claimed as (
-      select event_id, (extract(epoch from received_at) * 1000000)::bigint::text as received_us
+      select event_id, ${occurredUsColumn(sql`received_at`)} as received_us
       from pending_events where event_id = any(${idArray(ids)})
       order by event_id
       for update skip locked
     )
-    select e.id, e.provider_id, e.user_id, e.event_type, ${occurredUsColumn(sql`e.occurred_at`)} as occurred_us,
-           e.amount, e.currency, c.received_us
+    select ${eventRowColumns}, c.received_us as "receivedUs"
     from claimed c join events e on e.id = c.event_id`);
-  return rows.map((row) => ({ ...toStoredEvent(row), receivedUs: BigInt(row.received_us) }));
+  return rows.map((row) => ({ ...toStoredEvent(row), receivedUs: BigInt(row.receivedUs) }));
 }
 
 /** Marks events matched: their pending rows go, in one statement. */
@@ -85,7 +193,7 @@ export async function loadHistory(
 ): Promise<StoredEvent[]> {
   if (sources.length === 0 || eventTypes.length === 0) return [];
   const rows = await tx.execute<EventRow>(sql`
-    select e.id, e.provider_id, e.user_id, e.event_type, ${occurredUsColumn(sql`e.occurred_at`)} as occurred_us, e.amount, e.currency
+    select ${eventRowColumns}
     from unnest(${idArray(sources.map((s) => s.providerId))}, ${textArray(sources.map((s) => s.userId))}) as s(provider_id, user_id)
     join events e on e.provider_id = s.provider_id and e.user_id = s.user_id
     where e.event_type = any(${textArray(eventTypes)})

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { progressChangedSince } from '../services/live/progress.js';
 import { createTestDatabase, type TestDatabase } from '../testing/database.js';
 import { createTestProvider } from '../testing/fixtures.js';
 import { lockUsers, stampUsers } from './progress-store.js';
+import { loadProgressChangeSince } from './user-store.js';
 
 // Live clients resume `since` the latest stamp they saw, so stamps must grow in
 // commit order. The trap: a transaction that began earlier but waited for the
@@ -58,7 +58,7 @@ describe('progress stamps', () => {
       select (extract(epoch from progress_changed_at) * 1000000)::bigint::text as stored from users where id = ${userId}`;
     expect(BigInt(row!.stored)).toBe(stamps.b);
     // A client that saw A's stamp and resumes from it is told about B's change.
-    expect(await progressChangedSince(database.sql, userId, stamps.a!)).not.toBeNull();
+    expect(await loadProgressChangeSince(database.db, userId, stamps.a!)).not.toBeNull();
   });
 
   it('stay strictly increasing when two changes land within one millisecond', async () => {

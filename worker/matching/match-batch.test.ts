@@ -1,16 +1,14 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertOrFindEvents } from '../../shared/db/event-store.js';
 import { chainRewards, questChains, questTasks, users } from '../../shared/db/schema/index.js';
 import { parseUtcTimestamp } from '../../shared/domain/timestamp.js';
-import type { MatchingProducer } from '../../shared/queue/producer.js';
-import { ingestEvents } from '../../shared/services/events/ingest.js';
 import { createTestDatabase, type TestDatabase } from '../../shared/testing/database.js';
 import { createTestProvider, type TestProvider } from '../../shared/testing/fixtures.js';
 import { matchBatch } from './match-batch.js';
 
 // The matching use-case called directly (the queue is exercised by the end-to-end tests):
 // enqueueing is dropped, not sent.
-const recordingProducer = { enqueue: async () => true, enqueueEvents: async () => true } as unknown as MatchingProducer;
 const processEvent = async (db: typeof database.db, eventId: string) => {
   const outcome = await matchBatch({ db }, { eventIds: [eventId], evaluateUserIds: [] });
   return { kind: outcome.matched.length > 0 ? 'processed' : 'already-processed' };
@@ -67,10 +65,10 @@ async function registerUser(platformUserId: string) {
 }
 
 async function send(provider: TestProvider, userId: string, eventType: string, timestamp: string) {
-  const [result] = await ingestEvents({ sql: database.sql, producer: recordingProducer }, provider.id, [
-    { user_id: userId, event_type: eventType, occurredUs: parseUtcTimestamp(timestamp)! },
+  const [result] = await insertOrFindEvents(database.db, [
+    { providerId: provider.id, userId, eventType, occurredAt: parseUtcTimestamp(timestamp)! },
   ]);
-  return result!.eventId;
+  return result!.id;
 }
 
 async function completions(userId: string, chainId: string) {

@@ -1,12 +1,11 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
-import { completeAccountLink } from '../../../shared/services/account-links/complete.js';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../http/body-guard.js';
 import { errorResponses } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { completeLinkResponseSchema, completeLinkSchema } from './schema.js';
+import { completeAccountLink } from '../../use-cases/account-links/complete-account-link.js';
+import { completeLinkResponseSchema, completeLinkSchema, toCompletedLinkResponse } from './schema.js';
 
 const route = createRoute({
   method: 'post',
@@ -32,18 +31,12 @@ const route = createRoute({
 export function registerCompleteAccountLink(app: OpenAPIHono<AppEnv>) {
   app.openapi(route, async (c) => {
     const { deps, caller } = c.var;
-    const link = await completeAccountLink(deps, caller.providerId, c.req.valid('json'));
-    return c.json(
-      {
-        success: true as const,
-        data: {
-          link_id: link.linkId,
-          advertiser_user_id: link.advertiserUserId,
-          linked_at: formatIsoMillis(link.linkedUs),
-          already_linked: link.alreadyLinked,
-        },
-      },
-      200,
-    );
+    const body = c.req.valid('json');
+    const link = await completeAccountLink(deps, {
+      advertiserId: caller.providerId,
+      connectionToken: body.connection_token,
+      advertiserUserId: body.advertiser_user_id,
+    });
+    return c.json(toCompletedLinkResponse(link), 200);
   });
 }

@@ -4,7 +4,7 @@ import { registerCompleteAccountLink } from './complete.js';
 import { registerListAccountLinks } from './list.js';
 import { registerStartAccountLink } from './start.js';
 
-export function registerAccountLinkRoutes(app: OpenAPIHono<AppEnv>) {
+export function accountLinksRoutes(app: OpenAPIHono<AppEnv>) {
   registerStartAccountLink(app);
   registerCompleteAccountLink(app);
   registerListAccountLinks(app);

@@ -1,11 +1,10 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
-import { listAccountLinks } from '../../../shared/services/account-links/list.js';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { errorResponses } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { listLinksResponseSchema } from './schema.js';
+import { listAccountLinks } from '../../use-cases/account-links/list-account-links.js';
+import { listLinksResponseSchema, toLinksResponse } from './schema.js';
 import { platformUserIdParams } from '../../http/common-schemas.js';
 
 const route = createRoute({
@@ -27,20 +26,7 @@ const route = createRoute({
 export function registerListAccountLinks(app: OpenAPIHono<AppEnv>) {
   app.openapi(route, async (c) => {
     const { deps, caller } = c.var;
-    const links = await listAccountLinks(deps, caller.providerId, c.req.valid('param').platformUserId);
-    return c.json(
-      {
-        success: true as const,
-        data: {
-          links: links.map((link) => ({
-            link_id: link.linkId,
-            advertiser_id: link.advertiserId,
-            advertiser_user_id: link.advertiserUserId,
-            linked_at: formatIsoMillis(link.linkedUs),
-          })),
-        },
-      },
-      200,
-    );
+    const links = await listAccountLinks(deps, { platformId: caller.providerId, platformUserId: c.req.valid('param').platformUserId });
+    return c.json(toLinksResponse(links), 200);
   });
 }

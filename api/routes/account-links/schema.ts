@@ -1,8 +1,11 @@
 import { z } from '@hono/zod-openapi';
+import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
 import { storableString } from '../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../http/envelope.js';
 import { isoMillis } from '../../http/common-schemas.js';
-
+import type { CompletedLink } from '../../use-cases/account-links/complete-account-link.js';
+import type { AccountLinkView } from '../../use-cases/account-links/list-account-links.js';
+import type { StartedLink } from '../../use-cases/account-links/start-account-link.js';
 
 export const startLinkSchema = z
   .object({
@@ -41,3 +44,30 @@ export const accountLinkSchema = z
 export const startLinkResponseSchema = successEnvelope(startedLinkSchema);
 export const completeLinkResponseSchema = successEnvelope(completedLinkSchema);
 export const listLinksResponseSchema = successEnvelope(z.object({ links: z.array(accountLinkSchema) }));
+
+export const toStartedLinkResponse = (started: StartedLink): z.infer<typeof startLinkResponseSchema> => ({
+  success: true,
+  data: { connection_token: started.connectionToken, expires_at: formatIsoMillis(started.expiresUs) },
+});
+
+export const toCompletedLinkResponse = (link: CompletedLink): z.infer<typeof completeLinkResponseSchema> => ({
+  success: true,
+  data: {
+    link_id: link.linkId,
+    advertiser_user_id: link.advertiserUserId,
+    linked_at: formatIsoMillis(link.linkedUs),
+    already_linked: link.alreadyLinked,
+  },
+});
+
+export const toLinksResponse = (links: AccountLinkView[]): z.infer<typeof listLinksResponseSchema> => ({
+  success: true,
+  data: {
+    links: links.map((link) => ({
+      link_id: link.linkId,
+      advertiser_id: link.advertiserId,
+      advertiser_user_id: link.advertiserUserId,
+      linked_at: formatIsoMillis(link.linkedUs),
+    })),
+  },
+});

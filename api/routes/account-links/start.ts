@@ -1,12 +1,11 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
-import { startAccountLink } from '../../../shared/services/account-links/start.js';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../http/body-guard.js';
 import { errorResponses } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { startLinkResponseSchema, startLinkSchema } from './schema.js';
+import { startAccountLink } from '../../use-cases/account-links/start-account-link.js';
+import { startLinkResponseSchema, startLinkSchema, toStartedLinkResponse } from './schema.js';
 
 const route = createRoute({
   method: 'post',
@@ -27,10 +26,12 @@ const route = createRoute({
 export function registerStartAccountLink(app: OpenAPIHono<AppEnv>) {
   app.openapi(route, async (c) => {
     const { deps, caller } = c.var;
-    const started = await startAccountLink(deps, caller.providerId, c.req.valid('json'));
-    return c.json(
-      { success: true as const, data: { connection_token: started.connectionToken, expires_at: formatIsoMillis(started.expiresUs) } },
-      200,
-    );
+    const body = c.req.valid('json');
+    const started = await startAccountLink(deps, {
+      platformId: caller.providerId,
+      platformUserId: body.platform_user_id,
+      advertiserId: body.advertiser_id,
+    });
+    return c.json(toStartedLinkResponse(started), 200);
   });
 }

@@ -1,12 +1,21 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { ingestEvents } from '../../../shared/services/events/ingest.js';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { BATCH_BODY_LIMIT, jsonBodyGuard } from '../../http/body-guard.js';
 import { errorResponses } from '../../http/envelope.js';
 import { describeZodError } from '../../http/errors.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { batchRequestSchema, batchResponseSchema, eventInputSchema, toEventInput } from './schema.js';
+import { ingestEvents, type ProviderEvent } from '../../use-cases/events/ingest-events.js';
+import {
+  batchRequestSchema,
+  batchResponseSchema,
+  eventInputSchema,
+  toBatchItemResult,
+  toBatchResponse,
+  toEventInput,
+  toRejectedItemResult,
+  type BatchItemResult,
+} from './schema.js';
 
 const route = createRoute({
   method: 'post',
@@ -24,29 +33,22 @@ const route = createRoute({
   },
 });
 
-type ItemResult = { event_id: string; status: 'received' | 'duplicate' } | { status: 'rejected'; error: string };
-
 export function registerSendEventBatch(app: OpenAPIHono<AppEnv>) {
   app.openapi(route, async (c) => {
     const { events } = c.req.valid('json');
     const { deps, caller } = c.var;
-    const results: ItemResult[] = new Array(events.length);
-    const accepted: { index: number; input: ReturnType<typeof toEventInput> }[] = [];
+    const results: BatchItemResult[] = new Array(events.length);
+    const accepted: { index: number; event: ProviderEvent }[] = [];
     events.forEach((item, index) => {
       const parsed = eventInputSchema.safeParse(item);
-      if (parsed.success) accepted.push({ index, input: toEventInput(parsed.data) });
-      else results[index] = { status: 'rejected', error: describeZodError(parsed.error, 'event') };
+      if (parsed.success) accepted.push({ index, event: { providerId: caller.providerId, input: toEventInput(parsed.data) } });
+      else results[index] = toRejectedItemResult(describeZodError(parsed.error, 'event'));
     });
-    const ingested = await ingestEvents(
-      deps,
-      caller.providerId,
-      accepted.map((item) => item.input),
-    );
+    const ingested = await ingestEvents(deps, { events: accepted.map((item) => item.event) });
     accepted.forEach((item, position) => {
-      const outcome = ingested[position]!;
-      results[item.index] = { event_id: outcome.eventId, status: outcome.status };
+      results[item.index] = toBatchItemResult(ingested[position]!);
     });
     for (const item of results) deps.metrics.countEvents(item.status);
-    return c.json({ success: true as const, data: { results } }, 200);
+    return c.json(toBatchResponse(results), 200);
   });
 }

@@ -3,7 +3,7 @@ import type { AppEnv } from '../../app-env.js';
 import { registerSendEventBatch } from './batch.js';
 import { registerSendEvent } from './send.js';
 
-export function registerEventRoutes(app: OpenAPIHono<AppEnv>) {
+export function eventsRoutes(app: OpenAPIHono<AppEnv>) {
   registerSendEvent(app);
   registerSendEventBatch(app);
 }

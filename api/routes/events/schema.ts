@@ -1,8 +1,9 @@
 import { z } from '@hono/zod-openapi';
-import { parseUtcTimestamp, UTC_TIMESTAMP_PATTERN } from '../../../shared/domain/timestamp.js';
+import { formatIsoMillis, parseUtcTimestamp, UTC_TIMESTAMP_PATTERN } from '../../../shared/domain/timestamp.js';
 import { storableObject, storableString } from '../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../http/envelope.js';
 import { isoMillis } from '../../http/common-schemas.js';
+import type { EventInput, IngestedEvent } from '../../use-cases/events/ingest-events.js';
 
 const TIMESTAMP_RULE = 'must be an ISO 8601 UTC date-time (ending Z or +00:00) with at most 6 fractional digits';
 
@@ -58,10 +59,10 @@ export const batchItemResultSchema = z
 export const batchResponseSchema = successEnvelope(z.object({ results: z.array(batchItemResultSchema) }));
 
 /** The validated input in the shape the ingest use-case takes. */
-export function toEventInput(body: EventInputBody) {
+export function toEventInput(body: EventInputBody): EventInput {
   return {
-    user_id: body.user_id,
-    event_type: body.event_type,
+    userId: body.user_id,
+    eventType: body.event_type,
     occurredUs: parseUtcTimestamp(body.timestamp)!,
     amount: body.amount ?? undefined,
     currency: body.currency ?? undefined,
@@ -69,3 +70,26 @@ export function toEventInput(body: EventInputBody) {
     metadata: body.metadata ?? undefined,
   };
 }
+
+/** POST /v1/events' answer: the stored (or already stored) event. */
+export function toRecordedEventResponse(input: EventInput, event: IngestedEvent): z.infer<typeof sendEventResponseSchema> {
+  return {
+    success: true,
+    data: {
+      event_id: event.eventId,
+      user_id: input.userId,
+      event_type: input.eventType,
+      received_at: formatIsoMillis(event.receivedUs),
+      status: event.status,
+    },
+  };
+}
+
+export type BatchItemResult = z.infer<typeof batchItemResultSchema>;
+
+export const toBatchItemResult = (event: IngestedEvent): BatchItemResult => ({ event_id: event.eventId, status: event.status });
+
+export const toRejectedItemResult = (error: string): BatchItemResult => ({ status: 'rejected', error });
+
+/** POST /v1/events/batch's answer: one result per item, in input order. */
+export const toBatchResponse = (results: BatchItemResult[]): z.infer<typeof batchResponseSchema> => ({ success: true, data: { results } });

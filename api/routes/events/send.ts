@@ -5,7 +5,7 @@ import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../http/body-guard.js';
 import { errorResponses } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
 import { groupCommitFor } from '../../ingest/group-commit.js';
-import { eventInputSchema, sendEventResponseSchema, toEventInput } from './schema.js';
+import { eventInputSchema, sendEventResponseSchema, toEventInput, toRecordedEventResponse } from './schema.js';
 
 const route = createRoute({
   method: 'post',
@@ -25,23 +25,11 @@ const route = createRoute({
 
 export function registerSendEvent(app: OpenAPIHono<AppEnv>) {
   app.openapi(route, async (c) => {
-    const body = c.req.valid('json');
     const { deps, caller } = c.var;
+    const input = toEventInput(c.req.valid('json'));
     // Shares one statement and one enqueue with the other events arriving now (api/ingest/group-commit.ts).
-    const result = await groupCommitFor(deps).submit({ providerId: caller.providerId, input: toEventInput(body) });
-    deps.metrics.countEvents(result.status);
-    return c.json(
-      {
-        success: true as const,
-        data: {
-          event_id: result.eventId,
-          user_id: body.user_id,
-          event_type: body.event_type,
-          received_at: result.receivedAt,
-          status: result.status,
-        },
-      },
-      200,
-    );
+    const event = await groupCommitFor(deps).submit({ providerId: caller.providerId, input });
+    deps.metrics.countEvents(event.status);
+    return c.json(toRecordedEventResponse(input, event), 200);
   });
 }

@@ -1,5 +1,7 @@
 import { z } from '@hono/zod-openapi';
-import { parseUtcTimestamp } from '../../../shared/domain/timestamp.js';
+import type { ProgressChange } from '../../../shared/db/user-store.js';
+import { formatIsoMillis, parseUtcTimestamp } from '../../../shared/domain/timestamp.js';
+import type { ProgressMessage } from '../../../shared/live/channel.js';
 
 // Both are checked in the handler, not by the validator, to keep §1's order: the token (401) before `since` (400).
 export const liveQuerySchema = z.object({
@@ -35,3 +37,9 @@ export const liveStreamDescription = [
   'Events: `ready` once connected (data `{"user_exists": boolean}`); `progress` with data `{"quest_chain_ids": [...], "changed_at": "..."}` whenever the user\'s progress changes (its `id` is `changed_at`, so a reconnecting EventSource resumes from it via Last-Event-ID); a comment line (`: keep-alive`) at least every 25 seconds.',
   'On `progress`, refetch GET /v1/quest-chains/active/{platformUserId} through your backend.',
 ].join(' ');
+
+/** A `progress` event's data (the same shape the worker publishes). */
+export const toProgressMessage = (change: ProgressChange): ProgressMessage => ({
+  quest_chain_ids: change.chainIds,
+  changed_at: formatIsoMillis(change.changedUs),
+});

@@ -1,10 +1,10 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import { AppError } from '../../http/errors.js';
-import { findUserId } from '../../../shared/services/users/find.js';
 import type { AppEnv } from '../../app-env.js';
 import { errorResponses } from '../../http/envelope.js';
 import { runLiveSession } from '../../live/session.js';
+import { findUserId } from '../../use-cases/users/find-user-id.js';
 import { liveQuerySchema, liveStreamDescription, parseSince, SINCE_RULE } from './schema.js';
 
 const route = createRoute({
@@ -34,10 +34,10 @@ export function registerLiveStream(app: OpenAPIHono<AppEnv>) {
     if (deps.liveHub.closed || deps.isShuttingDown()) throw new AppError('unavailable', 'Shutting down');
 
     // Resolved before the stream opens so a database failure is an ordinary 500, not a broken stream.
-    const userId = await findUserId(deps.sql, scope.platformId, scope.platformUserId);
+    const userId = await findUserId(deps, { platformId: scope.platformId, platformUserId: scope.platformUserId });
     c.header('X-Accel-Buffering', 'no');
     return streamSSE(c, (stream) =>
-      runLiveSession(stream, { hub: deps.liveHub, sql: deps.sql, logger: deps.logger, scope, userId, since }),
+      runLiveSession(stream, { hub: deps.liveHub, db: deps.db, logger: deps.logger, scope, userId, since }),
     );
   });
 }

@@ -1,12 +1,11 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
-import { registerUser } from '../../../shared/services/users/register.js';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../http/body-guard.js';
 import { errorResponses } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { registerUserResponseSchema, registerUserSchema } from './schema.js';
+import { registerUser } from '../../use-cases/users/register-user.js';
+import { registerUserResponseSchema, registerUserSchema, toRegisteredUserResponse } from './schema.js';
 
 const route = createRoute({
   method: 'post',
@@ -24,26 +23,16 @@ const route = createRoute({
   },
 });
 
-export function registerUserRoutes(app: OpenAPIHono<AppEnv>) {
+export function registerRegisterUser(app: OpenAPIHono<AppEnv>) {
   app.openapi(route, async (c) => {
     const body = c.req.valid('json');
     const { deps, caller } = c.var;
-    const user = await registerUser(deps, caller.providerId, {
-      platform_user_id: body.platform_user_id,
-      country_code: body.country_code ?? null,
-      user_metadata: body.user_metadata ?? undefined,
+    const user = await registerUser(deps, {
+      platformId: caller.providerId,
+      platformUserId: body.platform_user_id,
+      countryCode: body.country_code,
+      userMetadata: body.user_metadata,
     });
-    return c.json(
-      {
-        success: true as const,
-        data: {
-          user_id: user.id,
-          platform_user_id: user.platformUserId,
-          created_at: formatIsoMillis(user.createdAt),
-          already_exists: user.alreadyExists,
-        },
-      },
-      200,
-    );
+    return c.json(toRegisteredUserResponse(user), 200);
   });
 }

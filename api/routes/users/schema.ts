@@ -1,7 +1,9 @@
 import { z } from '@hono/zod-openapi';
+import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
 import { storableObject, storableString } from '../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../http/envelope.js';
 import { isoMillis } from '../../http/common-schemas.js';
+import type { RegisteredUser } from '../../use-cases/users/register-user.js';
 
 export const registerUserSchema = z
   .object({
@@ -28,3 +30,13 @@ export const registeredUserSchema = z
   .openapi('RegisteredUser');
 
 export const registerUserResponseSchema = successEnvelope(registeredUserSchema);
+
+export const toRegisteredUserResponse = (user: RegisteredUser): z.infer<typeof registerUserResponseSchema> => ({
+  success: true,
+  data: {
+    user_id: user.id,
+    platform_user_id: user.platformUserId,
+    created_at: formatIsoMillis(user.createdUs),
+    already_exists: user.alreadyExists,
+  },
+});

@@ -1,0 +1,15 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { AppEnv } from '../../app-env.js';
+import { statusSchema, toStatusResponse } from './schema.js';
+
+const route = createRoute({
+  method: 'get',
+  path: '/healthz',
+  tags: ['Operations'],
+  summary: 'Liveness: 200 while the process runs',
+  responses: { 200: { description: 'Alive.', content: { 'application/json': { schema: statusSchema } } } },
+});
+
+export function registerLiveness(app: OpenAPIHono<AppEnv>) {
+  app.openapi(route, (c) => c.json(toStatusResponse('ok'), 200));
+}

@@ -1,0 +1,27 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { AppEnv } from '../../app-env.js';
+import { errorResponses } from '../../http/envelope.js';
+import { AppError } from '../../http/errors.js';
+import { checkReadiness } from '../../use-cases/health/check-readiness.js';
+import { statusSchema, toStatusResponse } from './schema.js';
+
+const route = createRoute({
+  method: 'get',
+  path: '/readyz',
+  tags: ['Operations'],
+  summary: 'Readiness: 200 when Postgres and Redis answer; 503 otherwise or while shutting down',
+  responses: {
+    200: { description: 'Ready.', content: { 'application/json': { schema: statusSchema } } },
+    ...errorResponses(503),
+  },
+});
+
+export function registerReadiness(app: OpenAPIHono<AppEnv>) {
+  app.openapi(route, async (c) => {
+    const { deps } = c.var;
+    if (deps.isShuttingDown()) throw new AppError('unavailable', 'Shutting down');
+    const { unreachable } = await checkReadiness(deps);
+    if (unreachable.length > 0) throw new AppError('unavailable', `Not ready: ${unreachable.join(' and ')} unreachable`);
+    return c.json(toStatusResponse('ready'), 200);
+  });
+}

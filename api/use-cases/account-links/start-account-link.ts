@@ -1,0 +1,39 @@
+import { generateOpaqueToken, hashSecret } from '../../../shared/auth/secrets.js';
+import { findLinkParties, insertLinkToken } from '../../../shared/db/link-store.js';
+import { invalidInput } from '../../../shared/errors.js';
+import type { AppDeps } from '../../app-env.js';
+
+/** How long a connection token may wait for the advertiser's OAuth callback. */
+export const LINK_TOKEN_TTL_MINUTES = 15;
+
+export interface StartAccountLinkInput {
+  platformId: string;
+  platformUserId: string;
+  advertiserId: string;
+}
+
+export interface StartedLink {
+  connectionToken: string;
+  expiresUs: bigint;
+}
+
+/**
+ * Product rules §6.1: a platform asks for a single-use connection token for
+ * one of its registered users and an active advertiser. Only the token's
+ * SHA-256 is stored, so the database never holds a usable token.
+ */
+export async function startAccountLink(deps: Pick<AppDeps, 'db'>, input: StartAccountLinkInput): Promise<StartedLink> {
+  const parties = await findLinkParties(deps.db, input);
+  if (!parties.userId) throw invalidInput('platform_user_id: no registered user with this id');
+  if (!parties.advertiserActive) throw invalidInput('advertiser_id: not an active advertiser');
+
+  const connectionToken = generateOpaqueToken('lt');
+  const expiresUs = await insertLinkToken(deps.db, {
+    tokenHash: hashSecret(connectionToken),
+    userId: parties.userId,
+    platformId: input.platformId,
+    advertiserId: input.advertiserId,
+    ttlMinutes: LINK_TOKEN_TTL_MINUTES,
+  });
+  return { connectionToken, expiresUs };
+}

@@ -1,0 +1,66 @@
+import { insertOrFindEvents } from '../../../shared/db/event-store.js';
+import type { AppDeps } from '../../app-env.js';
+
+/** An event as a provider sends it, in domain terms. */
+export interface EventInput {
+  /** The sender's own id of the user. */
+  userId: string;
+  eventType: string;
+  /** Epoch microseconds of the validated `timestamp`. */
+  occurredUs: bigint;
+  amount?: number | undefined;
+  currency?: string | undefined;
+  reference?: string | undefined;
+  metadata?: Record<string, unknown> | undefined;
+}
+
+/** One event and the provider that sent it: one call may carry several providers' events (group commit). */
+export interface ProviderEvent {
+  providerId: string;
+  input: EventInput;
+}
+
+export interface IngestedEvent {
+  eventId: string;
+  receivedUs: bigint;
+  status: 'received' | 'duplicate';
+}
+
+/**
+ * Records events (of one provider or several) and enqueues them for matching:
+ * one statement and one enqueue for all of them. An event is answered once its
+ * row is committed; the enqueue is best effort (the reconciler re-enqueues
+ * whatever stays unprocessed). A duplicate of an unprocessed event is enqueued
+ * again so a client's retry repairs a lost enqueue. Results come back in input
+ * order; repeats inside one call are duplicates of the first.
+ */
+export async function ingestEvents(
+  deps: Pick<AppDeps, 'db' | 'producer'>,
+  input: { events: readonly ProviderEvent[] },
+): Promise<IngestedEvent[]> {
+  if (input.events.length === 0) return [];
+  const outcomes = await insertOrFindEvents(
+    deps.db,
+    input.events.map(({ providerId, input: event }) => ({
+      providerId,
+      userId: event.userId,
+      eventType: event.eventType,
+      occurredAt: event.occurredUs,
+      amount: event.amount,
+      currency: event.currency,
+      reference: event.reference,
+      metadata: event.metadata,
+    })),
+  );
+
+  const unprocessed = new Set<string>();
+  for (const outcome of outcomes) if (!outcome.processed) unprocessed.add(outcome.id);
+  await deps.producer.enqueueEvents([...unprocessed]);
+
+  const reported = new Set<string>();
+  return outcomes.map((outcome) => {
+    const first = !reported.has(outcome.id);
+    reported.add(outcome.id);
+    return { eventId: outcome.id, receivedUs: outcome.receivedAt, status: outcome.inserted && first ? 'received' : 'duplicate' };
+  });
+}

@@ -1,0 +1,40 @@
+import { findPlatformUser, insertUserIfNew } from '../../../shared/db/user-store.js';
+import type { AppDeps } from '../../app-env.js';
+
+export interface RegisterUserInput {
+  platformId: string;
+  platformUserId: string;
+  countryCode?: string | null | undefined;
+  userMetadata?: Record<string, unknown> | null | undefined;
+}
+
+export interface RegisteredUser {
+  id: string;
+  platformUserId: string;
+  createdUs: bigint;
+  alreadyExists: boolean;
+}
+
+/**
+ * Idempotent: the unique (platform, platform_user_id) key decides the winner
+ * of concurrent registrations; everyone else reads the winner's row. A
+ * re-registration returns the stored user unchanged. A new user is created
+ * with needs_evaluation set, so events received before the registration are
+ * matched (now via the queue, or later by the reconciler if Redis is down).
+ */
+export async function registerUser(deps: Pick<AppDeps, 'db' | 'producer'>, input: RegisterUserInput): Promise<RegisteredUser> {
+  const created = await insertUserIfNew(deps.db, {
+    platformId: input.platformId,
+    platformUserId: input.platformUserId,
+    countryCode: input.countryCode?.toUpperCase() ?? null,
+    userMetadata: input.userMetadata ?? null,
+  });
+  if (created) {
+    await deps.producer.enqueue('evaluate-user', [{ userId: created.id }]);
+    return { id: created.id, platformUserId: input.platformUserId, createdUs: created.createdAt, alreadyExists: false };
+  }
+
+  const existing = await findPlatformUser(deps.db, input.platformId, input.platformUserId);
+  if (!existing) throw new Error('user neither inserted nor found');
+  return { id: existing.id, platformUserId: input.platformUserId, createdUs: existing.createdAt, alreadyExists: true };
+}
