@@ -1,28 +1,19 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { and, count as countRows, eq } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { dateToMicros, formatIsoMicros } from '../../../shared/domain/timestamp.js';
+import { accountLinks, events, linkTokens, users } from '../../../shared/db/schema/index.js';
 import { updateProvider } from '../../use-cases/admin/update-provider.js';
-import { createTestDatabase, type TestDatabase } from '../../../shared/testing/database.js';
 import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
-import { createTestApp, type TestApp } from '../../testing/test-app.js';
+import { useTestService } from '../../testing/test-service.js';
 
-let database: TestDatabase;
-let api: TestApp;
-let platform: TestProvider;
+const { database, api, platform, advertiser } = useTestService('account_links');
 let otherPlatform: TestProvider;
-let advertiser: TestProvider;
 let otherAdvertiser: TestProvider;
 
 beforeAll(async () => {
-  database = await createTestDatabase('account_links');
-  api = await createTestApp(database);
-  platform = await createTestProvider(database.db, 'platform');
   otherPlatform = await createTestProvider(database.db, 'platform');
-  advertiser = await createTestProvider(database.db, 'advertiser');
   otherAdvertiser = await createTestProvider(database.db, 'advertiser');
-});
-afterAll(async () => {
-  await api.close();
-  await database.drop();
 });
 
 async function register(owner: TestProvider, platformUserId: string): Promise<string> {
@@ -44,13 +35,15 @@ const complete = (token: string, advertiserUserId: string, caller: TestProvider 
   api.call('POST', '/v1/account-links/complete', { headers: caller.headers, body: { connection_token: token, advertiser_user_id: advertiserUserId } });
 
 const expire = (token: string) =>
-  database.sql`update link_tokens set expires_at = now() - interval '1 second'
-               where token_hash = ${createHash('sha256').update(token).digest('hex')}`;
+  database.db
+    .update(linkTokens)
+    .set({ expiresAt: dateToMicros(new Date()) - 1_000_000n })
+    .where(eq(linkTokens.tokenHash, createHash('sha256').update(token).digest('hex')));
 
 describe('the link handshake', () => {
   it('issues a 15-minute token stored only as its hash, links, records the link event and flags the user', async () => {
     const userId = await register(platform, 'hs-1');
-    await database.sql`update users set needs_evaluation = false where id = ${userId}`;
+    await database.db.update(users).set({ needsEvaluation: false }).where(eq(users.id, userId));
 
     const started = await api.call('POST', '/v1/account-links', {
       headers: platform.headers,
@@ -62,7 +55,7 @@ describe('the link handshake', () => {
     const expiresInMs = Date.parse(started.json.data.expires_at) - Date.now();
     expect(expiresInMs).toBeGreaterThan(14 * 60_000);
     expect(expiresInMs).toBeLessThanOrEqual(15 * 60_000);
-    const stored = await database.sql<{ token_hash: string }[]>`select token_hash from link_tokens where user_id = ${userId}`;
+    const stored = await database.db.select({ token_hash: linkTokens.tokenHash }).from(linkTokens).where(eq(linkTokens.userId, userId));
     expect(stored).toEqual([{ token_hash: createHash('sha256').update(token).digest('hex') }]);
 
     const done = await complete(token, 'adv-hs-1');
@@ -70,13 +63,17 @@ describe('the link handshake', () => {
     expect(done.json.data).toMatchObject({ advertiser_user_id: 'adv-hs-1', already_linked: false });
     expect(done.json.data.linked_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 
-    const [event] = await database.sql<{ id: string; provider_id: string; occurred_at: string }[]>`
-      select id, provider_id, to_char(occurred_at, 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as occurred_at from events where user_id = 'adv-hs-1' and event_type = 'link_account'`;
+    const [storedEvent] = await database.db
+      .select({ id: events.id, provider_id: events.providerId, occurredAt: events.occurredAt })
+      .from(events)
+      .where(and(eq(events.userId, 'adv-hs-1'), eq(events.eventType, 'link_account')));
+    const event = storedEvent && { ...storedEvent, occurred_at: formatIsoMicros(storedEvent.occurredAt) };
     expect(event?.provider_id).toBe(advertiser.id);
     expect(event?.occurred_at).toBe(done.json.data.linked_at.replace('Z', '000Z'));
-    const [user] = await database.sql<{ needs_evaluation: boolean }[]>`select needs_evaluation from users where id = ${userId}`;
+    const [user] = await database.db.select({ needs_evaluation: users.needsEvaluation }).from(users).where(eq(users.id, userId));
     expect(user?.needs_evaluation).toBe(true);
-    const [used] = await database.sql<{ used: boolean; link_id: string }[]>`select used_at is not null as used, link_id from link_tokens where user_id = ${userId}`;
+    const [tokenRow] = await database.db.select({ usedAt: linkTokens.usedAt, link_id: linkTokens.linkId }).from(linkTokens).where(eq(linkTokens.userId, userId));
+    const used = tokenRow && { used: tokenRow.usedAt !== null, link_id: tokenRow.link_id };
     expect(used).toEqual({ used: true, link_id: done.json.data.link_id });
 
     // Both matching jobs were enqueued after commit.
@@ -102,7 +99,7 @@ describe('the link handshake', () => {
     const afterExpiry = await complete(token, 'adv-retry-1');
     expect(afterExpiry.status).toBe(200);
     expect(afterExpiry.json.data).toEqual({ ...first.json.data, already_linked: true });
-    const [count] = await database.sql<{ n: number }[]>`select count(*)::int as n from events where user_id = 'adv-retry-1'`;
+    const [count] = await database.db.select({ n: countRows() }).from(events).where(eq(events.userId, 'adv-retry-1'));
     expect(count?.n).toBe(1);
   });
 
@@ -224,8 +221,11 @@ describe('concurrency', () => {
     const [tokenA, tokenB] = [await start('race-two'), await start('race-two')];
     const answers = await Promise.all([complete(tokenA, 'adv-race-a'), complete(tokenB, 'adv-race-b')]);
     expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
-    const [count] = await database.sql<{ n: number }[]>`
-      select count(*)::int as n from account_links l join users u on u.id = l.user_id where u.platform_user_id = 'race-two'`;
+    const [count] = await database.db
+      .select({ n: countRows() })
+      .from(accountLinks)
+      .innerJoin(users, eq(users.id, accountLinks.userId))
+      .where(eq(users.platformUserId, 'race-two'));
     expect(count?.n).toBe(1);
   });
 });

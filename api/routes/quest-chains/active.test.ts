@@ -1,28 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { createTestDatabase, type TestDatabase } from '../../../shared/testing/database.js';
+import { dateToMicros, parseUtcTimestamp } from '../../../shared/domain/timestamp.js';
+import { users } from '../../../shared/db/schema/index.js';
 import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
-import { createTestApp, type TestApp } from '../../testing/test-app.js';
-import { chainBody, DAY_MS, iso } from '../admin/quest-chains/chain-body.test-helper.js';
 import { storeClaim, storeCompletion } from '../../use-cases/quest-chains/completions.test-helper.js';
+import { chainBody, DAY_MS, iso } from '../../testing/chains.js';
+import { useTestService } from '../../testing/test-service.js';
 
 const HOUR_MS = 60 * 60 * 1000;
 
-let database: TestDatabase;
-let api: TestApp;
-let advertiser: TestProvider;
-
-beforeAll(async () => {
-  database = await createTestDatabase('active_read');
-  // Progress is written straight into the database here, without the worker's change notices that keep
-  // cached answers current: no caching in this file (conditional-read.test.ts covers the cache).
-  api = await createTestApp(database, { CHAIN_CACHE_TTL_MS: '0' });
-  advertiser = await createTestProvider(database.db, 'advertiser');
-});
-afterAll(async () => {
-  await api.close();
-  await database.drop();
-});
+// Progress is written straight into the database here, without the worker's change notices that keep
+// cached answers current: no caching in this file (conditional-read.test.ts covers the cache).
+const { database, api, advertiser } = useTestService('active_read', { config: { CHAIN_CACHE_TTL_MS: '0' } });
 
 /** A fresh platform with one registered user, so each test owns its chains. */
 async function platformWithUser(platformUserId = 'alice') {
@@ -85,7 +75,7 @@ describe('GET /v1/quest-chains/active/{platformUserId}: who is asked about', () 
     const mine = await platformWithUser('shared-id');
     const theirs = await platformWithUser('bob');
     await createChain(chainBody(theirs.platform.id, advertiser.id));
-    await database.sql`update users set progress_changed_at = now() where id = ${theirs.userId}`;
+    await database.db.update(users).set({ progressChangedAt: dateToMicros(new Date()) }).where(eq(users.id, theirs.userId));
     const answer = await read(mine.platform, 'bob');
     expect(answer.status).toBe(200);
     expect(answer.json.data).toEqual({
@@ -140,7 +130,7 @@ describe('GET /v1/quest-chains/active/{platformUserId}: progress and rewards', (
     const { platform, userId, platformUserId } = await platformWithUser();
     const now = Date.now();
     const registeredAt = new Date(now - 2 * DAY_MS);
-    await database.sql`update users set created_at = ${registeredAt.toISOString()}::timestamptz where id = ${userId}`;
+    await database.db.update(users).set({ createdAt: dateToMicros(registeredAt) }).where(eq(users.id, userId));
     const ordered = await createChain(chainBody(platform.id, advertiser.id, { name: 'ordered', start: iso(now - 3 * DAY_MS) }));
     const anyOrder = await createChain(chainBody(platform.id, advertiser.id, { name: 'any', start: iso(now - DAY_MS), anyOrder: true, reward: false }));
     const complete = (chain: typeof ordered, index: number, at: string) =>
@@ -181,7 +171,7 @@ describe('GET /v1/quest-chains/active/{platformUserId}: progress and rewards', (
     await complete(ordered, 1, '2026-01-01T12:00:00Z');
     await complete(ordered, 2, '2026-01-02T09:30:00Z');
     await storeClaim(database.db, { userId, chainId: ordered.quest_chain.id, taskId: ordered.tasks[0]!.id });
-    await database.sql`update users set progress_changed_at = '2026-01-02T03:04:05.678Z' where id = ${userId}`;
+    await database.db.update(users).set({ progressChangedAt: parseUtcTimestamp('2026-01-02T03:04:05.678Z')! }).where(eq(users.id, userId));
     const done = (await read(platform, platformUserId)).json.data;
     expect(done.liveUpdates.baselineTimestamp).toBe('2026-01-02T03:04:05.678Z');
     expect(done.quest_chains[0].user_progress).toMatchObject({ status: 'completed', progress: 100, completed_at: '2026-01-02T09:30:00.000Z', completed_tasks: 3 });

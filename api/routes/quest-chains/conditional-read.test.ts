@@ -1,35 +1,31 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dateToMicros } from '../../../shared/domain/timestamp.js';
+import { users } from '../../../shared/db/schema/index.js';
 import { progressChannel } from '../../../shared/live/channel.js';
 import { storeCompletion } from '../../use-cases/quest-chains/completions.test-helper.js';
 import { activeAnswer } from '../../read-cache/active-answer.js';
-import { createTestDatabase, type TestDatabase } from '../../../shared/testing/database.js';
 import { eventually } from '../../../shared/testing/eventually.js';
 import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
-import { createTestApp, type TestApp } from '../../testing/test-app.js';
-import { chainBody } from '../admin/quest-chains/chain-body.test-helper.js';
 import { toActiveChainsResponse } from './schema.js';
+import { chainBody } from '../../testing/chains.js';
+import { createTestApp, type TestApp } from '../../testing/test-app.js';
+import { useTestService } from '../../testing/test-service.js';
 
 // GET active answers with an ETag that changes exactly when the answer does,
 // and 304 to If-None-Match while it holds; answers are cached per user until
 // a progress notice, a claim, a chain change or the clock says otherwise.
 
-let database: TestDatabase;
-let api: TestApp;
+const { database, api, advertiser } = useTestService('conditional_read');
 let other: TestApp;
-let advertiser: TestProvider;
 
 beforeAll(async () => {
-  database = await createTestDatabase('conditional_read');
-  api = await createTestApp(database);
   // A second replica on the same database and queue prefix.
   other = await createTestApp(database, { QUEUE_PREFIX: api.config.QUEUE_PREFIX });
-  advertiser = await createTestProvider(database.db, 'advertiser');
   for (const app of [api, other]) await eventually(async () => app.deps.chainCache.answers.enabled || undefined, { what: 'answer cache following changes' });
 });
 afterAll(async () => {
   await other.close();
-  await api.close();
-  await database.drop();
 });
 
 async function userWithChain(platformUserId = 'etag-user') {
@@ -76,7 +72,7 @@ describe('ETag and If-None-Match', () => {
     const etag = before.headers.get('etag')!;
     // What the worker does: commit the completion and the progress stamp, then publish on the user's live channel.
     await storeCompletion(database.db, { userId, providerId: platform.id, platformUserId, taskId: chain.tasks[0]!.id, chainId: chain.quest_chain.id, at: new Date().toISOString() });
-    await database.sql`update users set progress_changed_at = now() where id = ${userId}`;
+    await database.db.update(users).set({ progressChangedAt: dateToMicros(new Date()) }).where(eq(users.id, userId));
     await api.deps.redis.publish(progressChannel(api.config.QUEUE_PREFIX, userId), JSON.stringify({ quest_chain_ids: [chain.quest_chain.id], changed_at: new Date().toISOString() }));
 
     for (const app of [api, other]) {
