@@ -1,6 +1,9 @@
-import type { Sql } from '../../shared/db/client.js';
+import { eq } from 'drizzle-orm';
 import { toCreateChainInput } from '../../api/routes/admin/quest-chains/schema.js';
 import { createChain } from '../../api/use-cases/quest-chains/create-chain.js';
+import type { Executor } from '../../shared/db/client.js';
+import { insertOrFindEvents } from '../../shared/db/event-store.js';
+import { pendingEvents, users } from '../../shared/db/schema/index.js';
 import { createTestProvider } from '../../shared/testing/fixtures.js';
 import type { BenchContext } from '../harness/context.js';
 
@@ -40,20 +43,17 @@ export async function matchingTenant(ctx: BenchContext, label: string, userCount
       })),
     }));
   }
-  const users = Array.from({ length: userCount }, (_, i) => `${label}-${i}`);
-  await ctx.database.sql`
-    insert into users (platform_id, platform_user_id, needs_evaluation)
-    select ${platform.id}, id, false from jsonb_array_elements_text(${JSON.stringify(users)}::jsonb) as id`;
+  const platformUserIds = Array.from({ length: userCount }, (_, i) => `${label}-${i}`);
+  await ctx.database.db
+    .insert(users)
+    .values(platformUserIds.map((platformUserId) => ({ platformId: platform.id, platformUserId, needsEvaluation: false })));
   return {
     platformId: platform.id,
-    users,
+    users: platformUserIds,
     /** Stores events (types cycling through the first `types` tasks' types) and answers their ids in order. */
-    store: (events: readonly BenchEvent[], types = TASKS) => storeEvents(ctx.database.sql, platform.id, events, types),
+    store: (events: readonly BenchEvent[], types = TASKS) => storeEvents(ctx.database.db, platform.id, events, types),
     /** Rows of pending_events of this tenant. */
-    async pending(): Promise<number> {
-      const [row] = await ctx.database.sql<{ left: number }[]>`select count(*)::int as left from pending_events where provider_id = ${platform.id}`;
-      return row!.left;
-    },
+    pending: (): Promise<number> => ctx.database.db.$count(pendingEvents, eq(pendingEvents.providerId, platform.id)),
   };
 }
 
@@ -66,21 +66,22 @@ export function roundRobin(users: readonly string[], perUser: number, fromN = 0)
   return events;
 }
 
-async function storeEvents(sql: Sql, providerId: string, events: readonly BenchEvent[], types: number): Promise<string[]> {
+const EPOCH_2021_US = BigInt(Date.UTC(2021, 0, 1)) * 1000n;
+
+/** As ingest stores them (each event with its pending row), through the event store, 5,000 a statement. */
+async function storeEvents(db: Executor, providerId: string, events: readonly BenchEvent[], types: number): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < events.length; i += 5000) {
-    const rows = events.slice(i, i + 5000).map((e) => ({ u: e.userId, t: `step-${e.n % types}`, s: e.n }));
-    const inserted = await sql<{ id: string }[]>`
-      with inserted as (
-        insert into events (provider_id, user_id, event_type, occurred_at)
-        select ${providerId}, r.u, r.t, '2021-01-01T00:00:00Z'::timestamptz + make_interval(secs => r.s)
-        from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(u text, t text, s int)
-        returning id, provider_id, received_at
-      ), marked as (
-        insert into pending_events (event_id, provider_id, received_at) select id, provider_id, received_at from inserted
-      )
-      select id from inserted`;
-    ids.push(...inserted.map((r) => r.id));
+    const stored = await insertOrFindEvents(
+      db,
+      events.slice(i, i + 5000).map((e) => ({
+        providerId,
+        userId: e.userId,
+        eventType: `step-${e.n % types}`,
+        occurredAt: EPOCH_2021_US + BigInt(e.n) * 1_000_000n,
+      })),
+    );
+    ids.push(...stored.map((event) => event.id));
   }
   return ids;
 }
