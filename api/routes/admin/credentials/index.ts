@@ -5,7 +5,7 @@ import { registerCreateCredential } from './create.js';
 import { registerListCredentials } from './list.js';
 import { registerUpdateCredential } from './update.js';
 
-export function registerAdminCredentialRoutes(app: OpenAPIHono<AppEnv>, adminToken: string | undefined) {
+export function adminCredentialsRoutes(app: OpenAPIHono<AppEnv>, adminToken: string | undefined) {
   const admin = requireAdmin(adminToken);
   registerCreateCredential(app, admin);
   registerListCredentials(app, admin);

@@ -5,7 +5,7 @@ import { registerCreateProvider } from './create.js';
 import { registerListProviders } from './list.js';
 import { registerUpdateProvider } from './update.js';
 
-export function registerAdminProviderRoutes(app: OpenAPIHono<AppEnv>, adminToken: string | undefined) {
+export function adminProvidersRoutes(app: OpenAPIHono<AppEnv>, adminToken: string | undefined) {
   const admin = requireAdmin(adminToken);
   registerCreateProvider(app, admin);
   registerListProviders(app, admin);
