@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Config } from '../shared/config.js';
-import type { Database, Sql } from '../shared/db/client.js';
+import type { Database } from '../shared/db/client.js';
 import type { LiveTokenSigner } from '../shared/live/token.js';
 import type { Logger } from '../shared/observability/logger.js';
 import type { ApiMetrics } from '../shared/observability/metrics.js';
@@ -14,7 +14,6 @@ import type { LiveHub } from './live/hub.js';
 export interface AppDeps {
   config: Config;
   db: Database;
-  sql: Sql;
   redis: Redis;
   producer: MatchingProducer;
   credentials: CredentialCache;

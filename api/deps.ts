@@ -1,5 +1,5 @@
 import type { Config } from '../shared/config.js';
-import type { Database, Sql } from '../shared/db/client.js';
+import type { Database } from '../shared/db/client.js';
 import { loadLiveTokenSigner } from '../shared/live/token.js';
 import type { Logger } from '../shared/observability/logger.js';
 import { createApiMetrics } from '../shared/observability/metrics.js';
@@ -18,7 +18,7 @@ import { LiveHub } from './live/hub.js';
  */
 export async function createAppDeps(options: {
   config: Config;
-  database: { db: Database; sql: Sql };
+  database: { db: Database };
   logger: Logger;
   isShuttingDown: () => boolean;
   /** Process-wide metrics (CPU, memory, event loop); off in tests, where many apps share a process. */
@@ -35,7 +35,6 @@ export async function createAppDeps(options: {
   const deps: AppDeps = {
     config,
     db: database.db,
-    sql: database.sql,
     redis,
     producer,
     credentials: new CredentialCache(database.db, config.CREDENTIAL_CACHE_TTL_MS),

@@ -3,7 +3,6 @@ import type { Executor } from './client.js';
 import { decodeTimestampUs, type DriverRow } from './driver-row.js';
 import { pendingEvents, taskCompletions, users } from './schema/index.js';
 import { fromUs, idArray, instant, nullableIdArray, numberArray, occurredUsColumn, textArray } from './sql-fragments.js';
-import { pgTimestampToMicros } from './timestamps.js';
 
 /**
  * The matcher's SQL about users and their progress, set-based: every function
@@ -150,7 +149,7 @@ export async function stampUsers(tx: Executor, userIds: readonly string[]): Prom
     set progress_changed_at = greatest(date_trunc('milliseconds', clock_timestamp()), progress_changed_at + interval '1 millisecond')
     where id = any(${idArray(userIds)})
     returning id, progress_changed_at::text as stamp`);
-  return new Map(rows.map((row) => [row.id, pgTimestampToMicros(row.stamp)]));
+  return new Map(rows.map((row) => [row.id, decodeTimestampUs(users.progressChangedAt, row.stamp)]));
 }
 
 export interface ChainProgressWrite {
