@@ -2,7 +2,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTestProvider } from '../../shared/testing/fixtures.js';
-import { storeCompletion } from '../use-cases/quest-chains/completions.test-helper.js';
+import { storeCompletion } from '../../shared/testing/progress.js';
 import { useTestService } from '../testing/test-service.js';
 
 // ajv-formats is CommonJS: under NodeNext the default import is module.exports, whose `default` is the plugin.

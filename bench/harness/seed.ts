@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { users as userRows } from '../../shared/db/schema/index.js';
 import { requestJson } from '../../shared/testing/http.js';
-import { storeCompletion } from '../../api/use-cases/quest-chains/completions.test-helper.js';
+import { storeCompletion } from '../../shared/testing/progress.js';
 import type { BenchContext } from './context.js';
 
 export const BENCH_ADMIN_TOKEN = 'bench-admin-token-0123456789';

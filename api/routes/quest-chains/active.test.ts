@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { dateToMicros, parseUtcTimestamp } from '../../../shared/domain/timestamp.js';
 import { users } from '../../../shared/db/schema/index.js';
 import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
-import { storeClaim, storeCompletion } from '../../use-cases/quest-chains/completions.test-helper.js';
+import { storeClaim, storeCompletion } from '../../../shared/testing/progress.js';
 import { chainBody, DAY_MS, iso } from '../../testing/chains.js';
 import { useTestService } from '../../testing/test-service.js';
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dateToMicros } from '../../../shared/domain/timestamp.js';
 import { users } from '../../../shared/db/schema/index.js';
 import { progressChannel } from '../../../shared/live/channel.js';
-import { storeCompletion } from '../../use-cases/quest-chains/completions.test-helper.js';
+import { storeCompletion } from '../../../shared/testing/progress.js';
 import { activeAnswer } from '../../read-cache/active-answer.js';
 import { eventually } from '../../../shared/testing/eventually.js';
 import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';

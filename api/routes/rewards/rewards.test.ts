@@ -1,62 +1,28 @@
-import { parseUtcTimestamp } from '../../../shared/domain/timestamp.js';
 import { randomUUID } from 'node:crypto';
-import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chainRewards, questChains, questTasks } from '../../../shared/db/schema/index.js';
-import { storeCompletion } from '../../use-cases/quest-chains/completions.test-helper.js';
-import { createTestDatabase, type TestDatabase } from '../../../shared/testing/database.js';
+import { count as countRows, eq, inArray } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { chainProgress, questChains, rewardClaims } from '../../../shared/db/schema/index.js';
+import { parseUtcTimestamp } from '../../../shared/domain/timestamp.js';
+import { createTestChain, type TestChain } from '../../../shared/testing/chains.js';
+import { storeCompletion } from '../../../shared/testing/progress.js';
 import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
-import { createTestApp, type TestApp } from '../../testing/test-app.js';
+import { useTestService } from '../../testing/test-service.js';
 
-let database: TestDatabase;
-let api: TestApp;
-let platform: TestProvider;
+const { database, api, platform, advertiser } = useTestService('rewards');
 let otherPlatform: TestProvider;
-let advertiser: TestProvider;
 
-interface Chain {
-  id: string;
-  taskIds: string[];
-  rewardId: string | null;
-}
-
-/** A chain written straight to the tables (this file tests claims, not chain creation). */
-async function createChain(owner: TestProvider, options: { tasks: number; reward: boolean }): Promise<Chain> {
-  const [chain] = await database.db
-    .insert(questChains)
-    .values({
-      platformId: owner.id,
-      advertiserId: advertiser.id,
-      name: 'chain',
-      startDate: parseUtcTimestamp('2020-01-01T00:00:00Z')!,
-      endDate: parseUtcTimestamp('2099-01-01T00:00:00Z')!,
-    })
-    .returning({ id: questChains.id });
-  const tasks = await database.db
-    .insert(questTasks)
-    .values(
-      Array.from({ length: options.tasks }, (_, index) => ({
-        chainId: chain!.id,
-        sequenceNumber: index + 1,
-        name: `task ${index + 1}`,
-        conditionEventType: `step-${index + 1}`,
-        rewardType: 'points',
-        rewardName: `${(index + 1) * 10} points`,
-        rewardValue: (index + 1) * 10,
-        rewardImageUrls: index === 0 ? ['https://example.com/p.png'] : null,
-      })),
-    )
-    .returning({ id: questTasks.id, sequenceNumber: questTasks.sequenceNumber });
-  let rewardId: string | null = null;
-  if (options.reward) {
-    const [reward] = await database.db
-      .insert(chainRewards)
-      .values({ chainId: chain!.id, type: 'mystery_box', name: 'Gold box', value: null, imageUrls: null })
-      .returning({ id: chainRewards.id });
-    rewardId = reward!.id;
-  }
-  return { id: chain!.id, taskIds: tasks.sort((a, b) => a.sequenceNumber - b.sequenceNumber).map((t) => t.id), rewardId };
-}
+/** A chain written through the data layer (this file tests claims, not chain creation). */
+const createChain = (owner: TestProvider, options: { tasks: number; reward: boolean }): Promise<TestChain> =>
+  createTestChain(database.db, owner.id, advertiser.id, {
+    name: 'chain',
+    start: '2020-01-01T00:00:00Z',
+    end: '2099-01-01T00:00:00Z',
+    tasks: Array.from({ length: options.tasks }, (_, index) => ({
+      event: `step-${index + 1}`,
+      ...(index === 0 ? { image_urls: ['https://example.com/p.png'] } : {}),
+    })),
+    reward: options.reward && { type: 'mystery_box', name: 'Gold box', value: null, image_urls: null },
+  });
 
 async function register(owner: TestProvider, platformUserId: string): Promise<string> {
   const answer = await api.call('POST', '/v1/users/register', { headers: owner.headers, body: { platform_user_id: platformUserId } });
@@ -71,15 +37,7 @@ const claim = (body: Record<string, unknown>, caller: TestProvider = platform) =
   api.call('POST', '/v1/rewards/claim', { headers: caller.headers, body });
 
 beforeAll(async () => {
-  database = await createTestDatabase('rewards');
-  api = await createTestApp(database);
-  platform = await createTestProvider(database.db, 'platform');
   otherPlatform = await createTestProvider(database.db, 'platform');
-  advertiser = await createTestProvider(database.db, 'advertiser');
-});
-afterAll(async () => {
-  await api.close();
-  await database.drop();
 });
 
 describe('POST /v1/rewards/claim: task rewards', () => {
@@ -114,7 +72,7 @@ describe('POST /v1/rewards/claim: task rewards', () => {
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
     expect(new Set(answers.map((a) => a.json.data.claim_id)).size).toBe(1);
     expect(answers.filter((a) => a.json.data.already_claimed)).toHaveLength(9);
-    const [count] = await database.sql<{ n: number }[]>`select count(*)::int as n from reward_claims where user_id = ${userId}`;
+    const [count] = await database.db.select({ n: countRows() }).from(rewardClaims).where(eq(rewardClaims.userId, userId));
     expect(count?.n).toBe(1);
   });
 });
@@ -144,9 +102,9 @@ describe('POST /v1/rewards/claim: chain rewards', () => {
   it("trusts the matcher's chain_progress.completed_at as completion", async () => {
     const chain = await createChain(platform, { tasks: 1, reward: true });
     const userId = await register(platform, 'chain-summary');
-    await database.sql`
-      insert into chain_progress (user_id, chain_id, completed_tasks, total_tasks, completed_at)
-      values (${userId}, ${chain.id}, 1, 1, '2026-01-02T00:00:00Z')`;
+    await database.db
+      .insert(chainProgress)
+      .values({ userId, chainId: chain.id, completedTasks: 1, totalTasks: 1, completedAt: parseUtcTimestamp('2026-01-02T00:00:00Z')! });
     expect((await claim({ platform_user_id: 'chain-summary', quest_chain_id: chain.id })).status).toBe(200);
   });
 
@@ -197,7 +155,7 @@ describe('POST /v1/rewards/claim: 400 and 403', () => {
       expect(answer.status, JSON.stringify(body)).toBe(400);
       expect(answer.json.error).toContain(hint);
     }
-    const [count] = await database.sql<{ n: number }[]>`select count(*)::int as n from reward_claims where user_id in (${userId}, ${foreignUserId})`;
+    const [count] = await database.db.select({ n: countRows() }).from(rewardClaims).where(inArray(rewardClaims.userId, [userId, foreignUserId]));
     expect(count?.n).toBe(0);
   });
 

@@ -8,7 +8,7 @@ import { createTestProvider, type TestProvider } from '../../../shared/testing/f
 import { ActiveChainCache } from '../../read-cache/active-chain-cache.js';
 import { toCreateChainInput, type CreateChainBody } from '../../routes/admin/quest-chains/schema.js';
 import { toActiveChainsResponse } from '../../routes/quest-chains/schema.js';
-import { storeClaim, storeCompletion } from './completions.test-helper.js';
+import { storeClaim, storeCompletion } from '../../../shared/testing/progress.js';
 import { createChain } from './create-chain.js';
 import { readActiveChains } from './read-active-chains.js';
 

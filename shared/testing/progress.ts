@@ -1,9 +1,9 @@
-import { and, count, eq, max, sql } from 'drizzle-orm';
-import type { Executor } from '../../../shared/db/client.js';
-import { chainProgress, events, questTasks, rewardClaims, taskCompletions, users } from '../../../shared/db/schema/index.js';
-import { withTransaction } from '../../../shared/db/transaction.js';
-import { isChainCompleted } from '../../../shared/domain/chain-view.js';
-import { parseUtcTimestamp } from '../../../shared/domain/timestamp.js';
+import { and, count, eq, max } from 'drizzle-orm';
+import type { Executor } from '../db/client.js';
+import { chainProgress, events, questTasks, rewardClaims, taskCompletions, users } from '../db/schema/index.js';
+import { withTransaction } from '../db/transaction.js';
+import { isChainCompleted } from '../domain/chain-view.js';
+import { dateToMicros, parseUtcTimestamp } from '../domain/timestamp.js';
 
 /**
  * Writes what the worker would write for one completed task, in one
@@ -42,12 +42,7 @@ export async function storeCompletion(
       .values({ userId: input.userId, chainId: input.chainId, completedTasks: done, totalTasks: total, completedAt })
       .onConflictDoUpdate({
         target: [chainProgress.userId, chainProgress.chainId],
-        set: {
-          completedTasks: sql`excluded.completed_tasks`,
-          totalTasks: sql`excluded.total_tasks`,
-          completedAt: sql`excluded.completed_at`,
-          updatedAt: sql`now()`,
-        },
+        set: { completedTasks: done, totalTasks: total, completedAt, updatedAt: dateToMicros(new Date()) },
       });
   });
 }
