@@ -1,30 +1,25 @@
-import { parseUtcTimestamp } from '../../../shared/domain/timestamp.js';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { questChains } from '../../../shared/db/schema/index.js';
+import { chainProgress, users } from '../../../shared/db/schema/index.js';
+import { dateToMicros, parseUtcTimestamp } from '../../../shared/domain/timestamp.js';
 import { progressChannel } from '../../../shared/live/channel.js';
 import { LiveTokenSigner } from '../../../shared/live/token.js';
 import { createLogger } from '../../../shared/observability/logger.js';
 import { createRedis } from '../../../shared/queue/connection.js';
-import { createTestDatabase, type TestDatabase } from '../../../shared/testing/database.js';
+import { createTestChain } from '../../../shared/testing/chains.js';
 import { eventually } from '../../../shared/testing/eventually.js';
-import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
 import { createApp } from '../../app.js';
 import { LiveHub } from '../../live/hub.js';
 import { listen } from '../../testing/http-server.js';
 import { readSse } from '../../testing/sse-reader.js';
-import { createTestApp, type TestApp } from '../../testing/test-app.js';
+import { useTestService } from '../../testing/test-service.js';
 
 const HEARTBEAT_MS = 150;
-let database: TestDatabase;
-let api: TestApp;
+const { database, api, platform, advertiser } = useTestService('live');
 let hub: LiveHub;
 let app: ReturnType<typeof createApp>;
-let platform: TestProvider;
-let advertiser: TestProvider;
 
 beforeAll(async () => {
-  database = await createTestDatabase('live');
-  api = await createTestApp(database);
   // The same app with a hub on short timers, so heartbeats and registration polls happen within a test.
   hub = new LiveHub({
     redis: createRedis(api.config.REDIS_URL, 'subscriber'),
@@ -34,13 +29,9 @@ beforeAll(async () => {
     userPollMs: 50,
   });
   app = createApp({ ...api.deps, liveHub: hub });
-  platform = await createTestProvider(database.db, 'platform');
-  advertiser = await createTestProvider(database.db, 'advertiser');
 });
 afterAll(async () => {
   await hub.close();
-  await api.close();
-  await database.drop();
 });
 
 const tokenFor = (platformUserId: string, now?: number) => api.deps.liveTokens.issue({ platformId: platform.id, platformUserId }, now);
@@ -102,14 +93,10 @@ describe('GET /v1/live: the stream', () => {
 
   it('reports at once a change later than `since`, and nothing for an older or equal one', async () => {
     const userId = await register('since-1');
-    const [chain] = await database.db
-      .insert(questChains)
-      .values({ platformId: platform.id, advertiserId: advertiser.id, name: 'c', startDate: parseUtcTimestamp('2020-01-01T00:00:00Z')!, endDate: parseUtcTimestamp('2099-01-01T00:00:00Z')! })
-      .returning({ id: questChains.id });
-    await database.sql`update users set progress_changed_at = '2026-03-01T10:00:00.250Z' where id = ${userId}`;
-    await database.sql`
-      insert into chain_progress (user_id, chain_id, completed_tasks, total_tasks, updated_at)
-      values (${userId}, ${chain!.id}, 1, 2, '2026-03-01T10:00:00.250Z')`;
+    const chain = await createTestChain(database.db, platform.id, advertiser.id, { name: 'c', start: '2020-01-01T00:00:00Z', end: '2099-01-01T00:00:00Z' });
+    const changedAt = parseUtcTimestamp('2026-03-01T10:00:00.250Z')!;
+    await database.db.update(users).set({ progressChangedAt: changedAt }).where(eq(users.id, userId));
+    await database.db.insert(chainProgress).values({ userId, chainId: chain.id, completedTasks: 1, totalTasks: 2, updatedAt: changedAt });
 
     const behind = await open({ token: tokenFor('since-1'), since: '2026-03-01T10:00:00.249Z' });
     await behind.nextEvent('ready');
@@ -135,7 +122,7 @@ describe('GET /v1/live: the stream', () => {
 
   it('takes a reconnecting EventSource\'s Last-Event-ID as the baseline', async () => {
     const userId = await register('resume-1');
-    await database.sql`update users set progress_changed_at = '2026-03-01T10:00:00.250Z' where id = ${userId}`;
+    await database.db.update(users).set({ progressChangedAt: parseUtcTimestamp('2026-03-01T10:00:00.250Z')! }).where(eq(users.id, userId));
     const resumed = await open({ token: tokenFor('resume-1'), since: '2026-01-01T00:00:00Z' }, { 'last-event-id': '2026-03-01T10:00:00.250Z' });
     await resumed.nextEvent('ready');
     expect((await resumed.next(undefined, HEARTBEAT_MS * 4)).comment).toBe('keep-alive');
@@ -146,7 +133,7 @@ describe('GET /v1/live: the stream', () => {
     const sse = await open({ token: tokenFor('late-1') });
     expect(JSON.parse((await sse.nextEvent('ready')).data!)).toEqual({ user_exists: false });
     const userId = await register('late-1');
-    await database.sql`update users set progress_changed_at = now() where id = ${userId}`;
+    await database.db.update(users).set({ progressChangedAt: dateToMicros(new Date()) }).where(eq(users.id, userId));
     const caughtUp = await sse.nextEvent('progress');
     expect(JSON.parse(caughtUp.data!).quest_chain_ids).toEqual([]);
     // From now on it is subscribed like any stream.
