@@ -3,11 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../api/testing/test-app.js';
-import { toCreateChainInput } from '../api/routes/admin/quest-chains/schema.js';
-import { createChain } from '../api/use-cases/quest-chains/create-chain.js';
-import { createTestDatabase, type TestDatabase } from '../shared/testing/database.js';
-import { createTestProvider, type TestProvider } from '../shared/testing/fixtures.js';
+import { createChainOverApi } from '../api/testing/chains.js';
+import { useTestService } from '../api/testing/test-service.js';
 import { createQuestChainClient, QuestChainApiError, QuestChainNetworkError } from './index.js';
 import { backoffDelay } from './retry.js';
 
@@ -15,25 +12,18 @@ const SECRET = 'sk_test_very-secret-value-0123456789';
 const fastRetry = { maxAttempts: 3, baseDelayMs: 5, maxDelayMs: 20, timeoutMs: 2000 };
 
 describe('against the real service', () => {
-  let database: TestDatabase;
-  let api: TestApp;
+  const { api, platform, advertiser } = useTestService('client');
   let server: ServerType;
   let baseUrl: string;
-  let platform: TestProvider;
 
   beforeAll(async () => {
-    database = await createTestDatabase('client');
-    api = await createTestApp(database);
-    platform = await createTestProvider(database.db, 'platform');
-    const advertiser = await createTestProvider(database.db, 'advertiser');
-    await createChain(database, toCreateChainInput({
-      platform_id: platform.id,
-      advertiser_id: advertiser.id,
+    await createChainOverApi(api, platform.id, advertiser.id, {
       name: 'Client chain',
-      start_date: new Date(Date.now() - 3600_000).toISOString(),
-      end_date: new Date(Date.now() + 86_400_000).toISOString(),
-      tasks: [{ sequence_number: 1, name: 'Sign up', condition_event_type: 'registration', reward_type: 'points', reward_name: 'Points', reward_value: 10 }],
-    }));
+      start: new Date(Date.now() - 3600_000).toISOString(),
+      end: new Date(Date.now() + 86_400_000).toISOString(),
+      tasks: [{ event: 'registration' }],
+      reward: false,
+    });
     await new Promise<void>((resolve) => {
       server = serve({ fetch: api.app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => {
         baseUrl = `http://127.0.0.1:${info.port}`;
@@ -43,8 +33,6 @@ describe('against the real service', () => {
   });
   afterAll(async () => {
     await new Promise((resolve) => server.close(resolve));
-    await api.close();
-    await database.drop();
   });
 
   it('registers a user, sends events and reads the active chains', async () => {

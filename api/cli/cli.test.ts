@@ -5,10 +5,11 @@ import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../shared/db/project-root.js';
-import { createTestDatabase, uniqueSuffix, type TestDatabase } from '../../shared/testing/database.js';
+import { uniqueSuffix } from '../../shared/testing/database.js';
+import { useTestData } from '../../shared/testing/test-data.js';
 import { createTestApp, type TestApp } from '../testing/test-app.js';
 
-let database: TestDatabase;
+const { database } = useTestData('cli', { providers: false });
 let scratch: string;
 
 /** Runs the built CLI (dist/, compiled by the global setup) as an operator would. */
@@ -31,12 +32,10 @@ async function cliJson(args: string[]) {
 }
 
 beforeAll(async () => {
-  database = await createTestDatabase('cli');
   scratch = await mkdtemp(join(tmpdir(), 'qcr-cli-'));
 });
 afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
-  await database.drop();
 });
 
 describe('bad input', () => {

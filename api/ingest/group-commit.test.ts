@@ -1,25 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { events } from '../../shared/db/schema/index.js';
 import type { MatchingProducer } from '../../shared/queue/producer.js';
 import { ingestEvents, type EventInput, type ProviderEvent } from '../use-cases/events/ingest-events.js';
-import { createTestDatabase, type TestDatabase } from '../../shared/testing/database.js';
-import { createTestProvider, type TestProvider } from '../../shared/testing/fixtures.js';
-import { createTestApp, type TestApp } from '../testing/test-app.js';
 import { GroupCommit } from './group-commit.js';
+import { useTestService } from '../testing/test-service.js';
 
 // Concurrent single events share one statement and one enqueue; each caller
 // still gets its own event's id and status, and a failed flush fails only
 // the callers in it.
 
-let database: TestDatabase;
-let api: TestApp;
-let platform: TestProvider;
-let advertiser: TestProvider;
+const { database, api, platform, advertiser } = useTestService('group_commit');
 
 beforeAll(async () => {
-  database = await createTestDatabase('group_commit');
-  api = await createTestApp(database);
-  platform = await createTestProvider(database.db, 'platform');
-  advertiser = await createTestProvider(database.db, 'advertiser');
   // Two ways a flush can fail: an error the database raises for the statement (P0001), and
   // a refused value (23514, a data error: the flush's other events are then retried alone).
   await database.sql.unsafe(`
@@ -30,10 +23,6 @@ beforeAll(async () => {
       return new;
     end $$;
     create trigger refuse_test_events before insert on events for each row execute function refuse_test_events();`);
-});
-afterAll(async () => {
-  await api.close();
-  await database.drop();
 });
 
 let clock = Date.UTC(2026, 3, 1);
@@ -52,7 +41,7 @@ function recordingCommitter(options = { maxBatch: 500, maxInFlight: 1 }) {
 }
 
 const storedIds = async (userId: string) =>
-  (await database.sql<{ id: string }[]>`select id from events where user_id = ${userId} order by occurred_at`).map((row) => row.id);
+  (await database.db.select({ id: events.id }).from(events).where(eq(events.userId, userId)).orderBy(events.occurredAt)).map((row) => row.id);
 
 describe('GroupCommit', () => {
   it('answers concurrent events from one flush, one enqueue, each with its own event id', async () => {

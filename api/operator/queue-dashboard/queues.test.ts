@@ -1,22 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../shared/testing/database.js';
 import { createTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../../testing/test-app.js';
+import { useTestService } from '../../testing/test-service.js';
 
-let database: TestDatabase;
-let api: TestApp;
+const { database, api } = useTestService('queues', { providers: false });
 let withoutToken: TestApp;
 
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
 beforeAll(async () => {
-  database = await createTestDatabase('queues');
-  api = await createTestApp(database);
   withoutToken = await createTestApp(database, { ADMIN_TOKEN: '' });
 });
 afterAll(async () => {
-  await api.close();
   await withoutToken.close();
-  await database.drop();
 });
 
 describe('GET /admin/queues', () => {
