@@ -1,7 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../testing/database.js';
-import { createTestProvider } from '../testing/fixtures.js';
+import { eq } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createTestUser } from '../testing/chains.js';
+import { useTestData } from '../testing/test-data.js';
 import { lockUsers, stampUsers } from './progress-store.js';
+import { users } from './schema/index.js';
 import { loadProgressChangeSince } from './user-store.js';
 
 // Live clients resume `since` the latest stamp they saw, so stamps must grow in
@@ -9,17 +11,12 @@ import { loadProgressChangeSince } from './user-store.js';
 // user's lock commits after a newer stamp; stamped with its own start time it
 // would go backwards, and a client resuming from the newer stamp would miss it.
 
-let database: TestDatabase;
+const { database, platform } = useTestData('progress_stamps');
 let userId: string;
 
 beforeAll(async () => {
-  database = await createTestDatabase('progress_stamps');
-  const platform = await createTestProvider(database.db, 'platform');
-  const [user] = await database.sql<{ id: string }[]>`
-    insert into users (platform_id, platform_user_id) values (${platform.id}, 'stamped') returning id`;
-  userId = user!.id;
+  userId = await createTestUser(database.db, platform.id, 'stamped');
 });
-afterAll(async () => database.drop());
 
 /** A promise with its resolver outside, to step two transactions in a fixed order. */
 function gate() {
@@ -54,8 +51,8 @@ describe('progress stamps', () => {
 
     expect(stamps.a).toBeDefined();
     expect(stamps.b! > stamps.a!, `B committed after A, so its stamp ${stamps.b} must be after ${stamps.a}`).toBe(true);
-    const [row] = await database.sql<{ stored: string }[]>`
-      select (extract(epoch from progress_changed_at) * 1000000)::bigint::text as stored from users where id = ${userId}`;
+    const [stamp] = await database.db.select({ progressChangedAt: users.progressChangedAt }).from(users).where(eq(users.id, userId));
+    const row = stamp && { stored: String(stamp.progressChangedAt) };
     expect(BigInt(row!.stored)).toBe(stamps.b);
     // A client that saw A's stamp and resumes from it is told about B's change.
     expect(await loadProgressChangeSince(database.db, userId, stamps.a!)).not.toBeNull();

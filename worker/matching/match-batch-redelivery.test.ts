@@ -1,6 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../shared/testing/database.js';
-import { createTestProvider, type TestProvider } from '../../shared/testing/fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { insertOrFindEvents } from '../../shared/db/event-store.js';
+import { parseUtcTimestamp } from '../../shared/domain/timestamp.js';
+import { createTestUser } from '../../shared/testing/chains.js';
+import { useTestData } from '../../shared/testing/test-data.js';
 import { matchBatch } from './match-batch.js';
 
 // BullMQ delivers at least once: a job whose lock lapsed (a worker stalled
@@ -8,31 +10,19 @@ import { matchBatch } from './match-batch.js';
 // reconciler may add a page of events that is also still queued. Each event
 // must still be matched exactly once.
 
-let database: TestDatabase;
-let platform: TestProvider;
-
-beforeAll(async () => {
-  database = await createTestDatabase('process_redelivery');
-  platform = await createTestProvider(database.db, 'platform');
-});
-afterAll(async () => {
-  await database.drop();
-});
+const { database, platform } = useTestData('process_redelivery');
 
 async function storeEvent(userId: string, second: number): Promise<string> {
-  const [row] = await database.sql<{ id: string }[]>`
-    with inserted as (
-      insert into events (provider_id, user_id, event_type, occurred_at)
-      values (${platform.id}, ${userId}, 'deposit', ${`2026-03-01T10:00:${String(second).padStart(2, '0')}Z`})
-      returning id, provider_id, received_at)
-    insert into pending_events (event_id, provider_id, received_at) select id, provider_id, received_at from inserted
-    returning event_id as id`;
+  // Stored and pending, as ingest leaves it.
+  const [row] = await insertOrFindEvents(database.db, [
+    { providerId: platform.id, userId, eventType: 'deposit', occurredAt: parseUtcTimestamp(`2026-03-01T10:00:${String(second).padStart(2, '0')}Z`)! },
+  ]);
   return row!.id;
 }
 
 describe('matchBatch under concurrent redelivery', () => {
   it('processes an event once when several runs of its job overlap', async () => {
-    await database.sql`insert into users (platform_id, platform_user_id) values (${platform.id}, 'registered')`;
+    await createTestUser(database.db, platform.id, 'registered');
     for (const [round, userId] of ['registered', 'unregistered', 'registered', 'unregistered'].entries()) {
       const eventId = await storeEvent(userId, round);
       const outcomes = await Promise.all(Array.from({ length: 6 }, () => matchBatch({ db: database.db }, { eventIds: [eventId], evaluateUserIds: [] })));

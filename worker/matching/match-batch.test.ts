@@ -1,10 +1,11 @@
-import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { and, eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
 import { insertOrFindEvents } from '../../shared/db/event-store.js';
-import { chainRewards, questChains, questTasks, users } from '../../shared/db/schema/index.js';
-import { parseUtcTimestamp } from '../../shared/domain/timestamp.js';
-import { createTestDatabase, type TestDatabase } from '../../shared/testing/database.js';
-import { createTestProvider, type TestProvider } from '../../shared/testing/fixtures.js';
+import { accountLinks, chainProgress, taskCompletions, users } from '../../shared/db/schema/index.js';
+import { formatIsoMicros, parseUtcTimestamp } from '../../shared/domain/timestamp.js';
+import { createTestChain, createTestUser } from '../../shared/testing/chains.js';
+import type { TestProvider } from '../../shared/testing/fixtures.js';
+import { useTestData } from '../../shared/testing/test-data.js';
 import { matchBatch } from './match-batch.js';
 
 // The matching use-case called directly (the queue is exercised by the end-to-end tests):
@@ -18,51 +19,21 @@ const evaluateUser = async (db: typeof database.db, userId: string) => {
   return outcome.changes.find((change) => change.userId === userId) ?? null;
 };
 
-let database: TestDatabase;
-let platform: TestProvider;
-let advertiser: TestProvider;
+const { database, platform, advertiser } = useTestData('matching');
 
-beforeAll(async () => {
-  database = await createTestDatabase('matching');
-  platform = await createTestProvider(database.db, 'platform');
-  advertiser = await createTestProvider(database.db, 'advertiser');
-});
-afterAll(async () => database.drop());
-
+/** A chain of one task per event type, written through the data layer. */
 async function createChain(types: string[], options: { anyOrder?: boolean } = {}) {
-  const [chain] = await database.db
-    .insert(questChains)
-    .values({
-      platformId: platform.id,
-      advertiserId: advertiser.id,
-      name: 'chain',
-      startDate: parseUtcTimestamp('2026-01-01T00:00:00Z')!,
-      endDate: parseUtcTimestamp('2027-01-01T00:00:00Z')!,
-      allowAnyOrder: options.anyOrder ?? false,
-    })
-    .returning();
-  const tasks = await database.db
-    .insert(questTasks)
-    .values(
-      types.map((type, index) => ({
-        chainId: chain!.id,
-        sequenceNumber: index + 1,
-        name: `task ${index + 1}`,
-        conditionEventType: type,
-        rewardType: 'points',
-        rewardName: 'points',
-        rewardValue: 10,
-      })),
-    )
-    .returning();
-  await database.db.insert(chainRewards).values({ chainId: chain!.id, type: 'mystery_box', name: 'box' });
-  return { chainId: chain!.id, taskIds: tasks.sort((a, b) => a.sequenceNumber - b.sequenceNumber).map((task) => task.id) };
+  const chain = await createTestChain(database.db, platform.id, advertiser.id, {
+    name: 'chain',
+    start: '2026-01-01T00:00:00Z',
+    end: '2027-01-01T00:00:00Z',
+    anyOrder: options.anyOrder ?? false,
+    tasks: types.map((event) => ({ event })),
+  });
+  return { chainId: chain.id, taskIds: chain.taskIds };
 }
 
-async function registerUser(platformUserId: string) {
-  const [user] = await database.db.insert(users).values({ platformId: platform.id, platformUserId }).returning();
-  return user!.id;
-}
+const registerUser = (platformUserId: string) => createTestUser(database.db, platform.id, platformUserId);
 
 async function send(provider: TestProvider, userId: string, eventType: string, timestamp: string) {
   const [result] = await insertOrFindEvents(database.db, [
@@ -72,9 +43,10 @@ async function send(provider: TestProvider, userId: string, eventType: string, t
 }
 
 async function completions(userId: string, chainId: string) {
-  const rows = await database.db.execute<{ task_id: string; event_id: string; completed_at: string }>(
-    sql`select task_id, event_id, completed_at::text from task_completions where user_id = ${userId} and chain_id = ${chainId}`,
-  );
+  const rows = await database.db
+    .select({ task_id: taskCompletions.taskId, event_id: taskCompletions.eventId })
+    .from(taskCompletions)
+    .where(and(eq(taskCompletions.userId, userId), eq(taskCompletions.chainId, chainId)));
   return new Map(rows.map((row) => [row.task_id, row.event_id]));
 }
 
@@ -91,9 +63,11 @@ describe('matchBatch, one event at a time', () => {
     expect((await processEvent(database.db, ids[0]!)).kind).toBe('already-processed');
     const stored = await completions(userId, chainId);
     expect([...taskIds].map((taskId) => stored.get(taskId))).toEqual([ids[2], ids[1], ids[0]]);
-    const [progress] = await database.db.execute<{ completed_tasks: number; completed_at: string | null }>(
-      sql`select completed_tasks, completed_at::text from chain_progress where user_id = ${userId} and chain_id = ${chainId}`,
-    );
+    const [summary] = await database.db
+      .select({ completed_tasks: chainProgress.completedTasks, completedAt: chainProgress.completedAt })
+      .from(chainProgress)
+      .where(and(eq(chainProgress.userId, userId), eq(chainProgress.chainId, chainId)));
+    const progress = summary && { ...summary, completed_at: summary.completedAt === null ? null : formatIsoMicros(summary.completedAt) };
     expect(progress).toMatchObject({ completed_tasks: 3 });
     expect(progress!.completed_at).toContain('2026-03-03');
   });
@@ -128,9 +102,7 @@ describe('matchBatch, one event at a time', () => {
     const eventId = await send(advertiser, 'adv-user-1', 'adv-deposit', '2026-04-01T00:00:00Z');
     await processEvent(database.db, eventId);
     expect((await completions(userId, chainId)).size).toBe(0);
-    await database.db.execute(sql`
-      insert into account_links (user_id, platform_id, advertiser_id, advertiser_user_id)
-      values (${userId}, ${platform.id}, ${advertiser.id}, 'adv-user-1')`);
+    await database.db.insert(accountLinks).values({ userId, platformId: platform.id, advertiserId: advertiser.id, advertiserUserId: 'adv-user-1' });
     const change = await evaluateUser(database.db, userId);
     expect(change?.chainIds).toContain(chainId);
     expect((await completions(userId, chainId)).get(taskIds[0]!)).toBe(eventId);
@@ -143,7 +115,7 @@ describe('matchBatch, one event at a time', () => {
     const userId = await registerUser('early-bird');
     await evaluateUser(database.db, userId);
     expect((await completions(userId, chainId)).size).toBe(1);
-    const [flag] = await database.db.execute<{ needs_evaluation: boolean }>(sql`select needs_evaluation from users where id = ${userId}`);
+    const [flag] = await database.db.select({ needs_evaluation: users.needsEvaluation }).from(users).where(eq(users.id, userId));
     expect(flag?.needs_evaluation).toBe(false);
     expect(await evaluateUser(database.db, userId)).toBeNull(); // nothing changes the second time
   });
