@@ -3,25 +3,21 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as schema from '../../../shared/db/schema/index.js';
 import { LiveTokenSigner } from '../../../shared/live/token.js';
-import { createTestDatabase, type TestDatabase } from '../../../shared/testing/database.js';
-import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
-import { ActiveChainCache } from '../../read-cache/active-chain-cache.js';
-import { toCreateChainInput, type CreateChainBody } from '../../routes/admin/quest-chains/schema.js';
-import { toActiveChainsResponse } from '../../routes/quest-chains/schema.js';
+import { createTestProvider } from '../../../shared/testing/fixtures.js';
+import { createTestChain, createTestUser } from '../../../shared/testing/chains.js';
 import { storeClaim, storeCompletion } from '../../../shared/testing/progress.js';
-import { createChain } from './create-chain.js';
+import { useTestData } from '../../../shared/testing/test-data.js';
+import { ActiveChainCache } from '../../read-cache/active-chain-cache.js';
+import { toActiveChainsResponse } from '../../routes/quest-chains/schema.js';
 import { readActiveChains } from './read-active-chains.js';
 
 // The read must cost a bounded number of statements whatever the number of
 // chains and tasks. Statements are counted with postgres.js's `debug` hook,
 // which fires once per statement sent, on a client of its own.
 
-const DAY_MS = 24 * 60 * 60 * 1000;
-
-let database: TestDatabase;
+const { database, advertiser } = useTestData('active_read_count');
 let counted: postgres.Sql;
 let statements = 0;
-let advertiser: TestProvider;
 const liveTokens = new LiveTokenSigner(Buffer.alloc(32, 7));
 
 interface Fixture {
@@ -29,45 +25,26 @@ interface Fixture {
   platformUserId: string;
 }
 
-function chainInput(platformId: string, index: number): CreateChainBody {
-  const now = Date.now();
-  return {
-    platform_id: platformId,
-    advertiser_id: advertiser.id,
-    name: `chain ${index}`,
-    start_date: new Date(now - DAY_MS).toISOString(),
-    end_date: new Date(now + DAY_MS).toISOString(),
-    tasks: Array.from({ length: 5 }, (_, i) => ({
-      sequence_number: i + 1,
-      name: `task ${i + 1}`,
-      condition_event_type: `step-${i + 1}`,
-      reward_type: 'points',
-      reward_name: 'points',
-      reward_value: 1,
-    })),
-    chain_reward: { type: 'box', name: 'box' },
-  };
-}
-
 /** A platform with `chains` active chains of 5 tasks and a user who completed 2 tasks of each and claimed one reward of each. */
 async function platformWithChains(chains: number): Promise<Fixture> {
   const platform = await createTestProvider(database.db, 'platform');
   const platformUserId = `user-of-${chains}`;
-  const [user] = await database.sql<{ id: string }[]>`
-    insert into users (platform_id, platform_user_id) values (${platform.id}, ${platformUserId}) returning id`;
+  const userId = await createTestUser(database.db, platform.id, platformUserId);
   for (let index = 0; index < chains; index++) {
-    const { chain, tasks } = await createChain(database, toCreateChainInput(chainInput(platform.id, index)));
-    for (const task of tasks.slice(0, 2)) {
-      await storeCompletion(database.db, { userId: user!.id, providerId: platform.id, platformUserId, taskId: task.id, chainId: chain.id, at: new Date().toISOString() });
+    const chain = await createTestChain(database.db, platform.id, advertiser.id, {
+      name: `chain ${index}`,
+      tasks: Array.from({ length: 5 }, (_, i) => ({ event: `step-${i + 1}` })),
+      reward: { type: 'box', name: 'box' },
+    });
+    for (const taskId of chain.taskIds.slice(0, 2)) {
+      await storeCompletion(database.db, { userId, providerId: platform.id, platformUserId, taskId, chainId: chain.id, at: new Date().toISOString() });
     }
-    await storeClaim(database.db, { userId: user!.id, chainId: chain.id, taskId: tasks[0]!.id });
+    await storeClaim(database.db, { userId, chainId: chain.id, taskId: chain.taskIds[0]! });
   }
   return { platformId: platform.id, platformUserId };
 }
 
 beforeAll(async () => {
-  database = await createTestDatabase('active_read_count');
-  advertiser = await createTestProvider(database.db, 'advertiser');
   counted = postgres(database.url, {
     max: 4,
     onnotice: () => {},
@@ -79,7 +56,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await counted.end({ timeout: 5 });
-  await database.drop();
 });
 
 async function countStatements(cache: ActiveChainCache, fixture: Fixture) {
