@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from '../api/e2e/support/stack.js';
+import { startStack, type Stack } from '../shared/testing/stack.js';
 import { createWorkerMetrics } from '../shared/observability/metrics.js';
 import { eventually } from '../shared/testing/eventually.js';
 import { startHealthServer } from './health-server.js';

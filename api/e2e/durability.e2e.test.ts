@@ -1,11 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { chainProgress, events } from '../../shared/db/schema/index.js';
 import { createTestDatabase, uniqueSuffix, type TestDatabase } from '../../shared/testing/database.js';
 import { eventually } from '../../shared/testing/eventually.js';
 import { createTestProvider, type TestProvider } from '../../shared/testing/fixtures.js';
 import { startService, type ServiceProcess } from '../../shared/testing/processes.js';
 import { startPrivateRedis, type PrivateRedis } from '../../shared/testing/redis-server.js';
-import { chainBody } from '../routes/admin/quest-chains/chain-body.test-helper.js';
 import { requestJson } from '../../shared/testing/http.js';
+import { isPending, nothingPending, pendingWork } from '../../shared/testing/progress.js';
+import { chainBody } from '../testing/chains.js';
 
 // Product rules §3: "Nothing accepted is ever lost: an event answered 200 is
 // reflected in progress eventually, even if Redis was down when it arrived or
@@ -91,20 +93,12 @@ function jobOutcomes(...processes: ServiceProcess[]): Map<string, string[]> {
 
 const count = (outcomes: string[] | undefined, outcome: string) => (outcomes ?? []).filter((o) => o === outcome).length;
 
-async function pending(db: TestDatabase): Promise<{ events: number; users: number }> {
-  const [row] = await db.sql<{ events: number; users: number }[]>`
-    select (select count(*)::int from pending_events) as events,
-           (select count(*)::int from users where needs_evaluation) as users`;
-  return row!;
-}
+const pending = (db: TestDatabase) => pendingWork(db.db);
 
-const allDone = (db: TestDatabase) => async () => {
-  const left = await pending(db);
-  return left.events === 0 && left.users === 0 ? true : undefined;
-};
+const allDone = (db: TestDatabase) => () => nothingPending(db.db);
 
 async function allEventIds(db: TestDatabase): Promise<string[]> {
-  return (await db.sql<{ id: string }[]>`select id from events`).map((row) => row.id);
+  return (await db.db.select({ id: events.id }).from(events)).map((row) => row.id);
 }
 
 describe('durability: nothing accepted is lost (API and worker as processes)', () => {
@@ -211,7 +205,7 @@ describe('durability: nothing accepted is lost (API and worker as processes)', (
     expect(jobOutcomes(replacement).size).toBeGreaterThan(0);
 
     // Reflected in progress: every user completed the chain's three tasks.
-    const progress = await db.sql<{ completed_tasks: number; total_tasks: number }[]>`select completed_tasks, total_tasks from chain_progress`;
+    const progress = await db.db.select({ completed_tasks: chainProgress.completedTasks, total_tasks: chainProgress.totalTasks }).from(chainProgress);
     expect(progress).toHaveLength(10);
     expect(progress.every((row) => row.completed_tasks === 3 && row.total_tasks === 3)).toBe(true);
   });
@@ -237,14 +231,14 @@ describe('durability: nothing accepted is lost (API and worker as processes)', (
 
     await eventually(
       async () => {
-        const [row] = await db.sql<{ done: boolean }[]>`select not exists (select 1 from pending_events where event_id = ${first.id}) as done`;
+        const row = { done: !(await isPending(db.db, first.id)) };
         return row?.done ? true : undefined;
       },
       { what: 'the retried event to be processed' },
     );
     expect(count(jobOutcomes(worker).get(first.id), 'processed')).toBe(1);
     // The event nobody retried is still waiting for the reconciler: the retry did the repair.
-    const [untouched] = await db.sql<{ done: boolean }[]>`select not exists (select 1 from pending_events where event_id = ${neverRetried.id}) as done`;
+    const untouched = { done: !(await isPending(db.db, neverRetried.id)) };
     expect(untouched?.done).toBe(false);
     expect(jobOutcomes(worker).has(neverRetried.id)).toBe(false);
   });

@@ -1,7 +1,9 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { users } from '../../shared/db/schema/index.js';
 import { eventually } from '../../shared/testing/eventually.js';
 import { readSse } from '../testing/sse-reader.js';
-import { adminHeaders, startStack, type Stack } from './support/stack.js';
+import { adminHeaders, startStack, type Stack } from '../../shared/testing/stack.js';
 
 // Linking, rewards and live updates through the real processes: the built
 // API and a worker, talking over Postgres and Redis as in production.
@@ -66,7 +68,7 @@ describe('link, progress, live updates and rewards end to end', () => {
     // Let the registration's evaluation finish, so what follows is the link's doing.
     await eventually(
       async () => {
-        const [user] = await stack.database.sql<{ needs_evaluation: boolean }[]>`select needs_evaluation from users where platform_user_id = 'player-1'`;
+        const [user] = await stack.database.db.select({ needs_evaluation: users.needsEvaluation }).from(users).where(eq(users.platformUserId, 'player-1'));
         return user?.needs_evaluation === false ? true : undefined;
       },
       { what: 'registration evaluated' },

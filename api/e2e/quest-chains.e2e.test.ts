@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../shared/testing/eventually.js';
-import { chainBody, DAY_MS, iso, type TaskSpec } from '../routes/admin/quest-chains/chain-body.test-helper.js';
+import { chainBody, DAY_MS, iso, type TaskSpec } from '../testing/chains.js';
 import { quiescent } from './support/progress-model.js';
-import { adminHeaders, startStack, type Stack } from './support/stack.js';
+import { adminHeaders, startStack, type Stack } from '../../shared/testing/stack.js';
 
 // The built API and two worker processes against one database: chains are
 // created over the admin API, events sent over HTTP, and progress observed

@@ -4,7 +4,7 @@ import { parseUtcTimestamp } from '../../shared/domain/timestamp.js';
 import { eventually } from '../../shared/testing/eventually.js';
 import { seededRandom } from '../../shared/testing/random.js';
 import { createModelChains, eventKey, generateEvents, quiescent, sendAll, storedCompletions, type GeneratedEvent } from './support/progress-model.js';
-import { startStack, type Stack } from './support/stack.js';
+import { startStack, type Stack } from '../../shared/testing/stack.js';
 
 // Whatever arrives in whatever order, duplicated or not, with however many
 // workers (and crashes), the stored completions must equal the pure model's.

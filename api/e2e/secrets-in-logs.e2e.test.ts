@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
+import { count } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pendingEvents } from '../../shared/db/schema/index.js';
 import { hashSecret } from '../../shared/auth/secrets.js';
-import { createTestDatabase, uniqueSuffix, type TestDatabase } from '../../shared/testing/database.js';
+import { uniqueSuffix } from '../../shared/testing/database.js';
 import { eventually } from '../../shared/testing/eventually.js';
 import { startService, type ServiceProcess } from '../../shared/testing/processes.js';
 import { requestJson } from '../../shared/testing/http.js';
+import { useTestData } from '../../shared/testing/test-data.js';
 
 // Public interface, Authentication 5: the secret "is never logged". Both
 // processes run at debug level; everything they write is searched for every
@@ -12,12 +15,11 @@ import { requestJson } from '../../shared/testing/http.js';
 
 const ADMIN_TOKEN = `admin-${randomBytes(16).toString('hex')}`;
 
-let database: TestDatabase;
+const { database } = useTestData('secrets_in_logs', { providers: false });
 let api: ServiceProcess;
 let worker: ServiceProcess;
 
 beforeAll(async () => {
-  database = await createTestDatabase('secrets_in_logs');
   const env = {
     DATABASE_URL: database.url,
     QUEUE_PREFIX: `logs-${uniqueSuffix()}`,
@@ -34,7 +36,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await api?.stop('SIGKILL');
   await worker?.stop('SIGKILL');
-  await database?.drop();
 });
 
 const http = (method: string, path: string, headers: Record<string, string>, body?: unknown) =>
@@ -75,7 +76,7 @@ describe('logs never contain a secret', () => {
     });
     await eventually(
       async () => {
-        const [row] = await database.sql<{ left: number }[]>`select count(*)::int as left from pending_events`;
+        const [row] = await database.db.select({ left: count() }).from(pendingEvents);
         return row?.left === 0 && worker.output.some((line) => line.includes('"event job done"')) ? true : undefined;
       },
       { what: 'events processed' },

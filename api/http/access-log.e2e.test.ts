@@ -1,21 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, uniqueSuffix, type TestDatabase } from '../../shared/testing/database.js';
+import { uniqueSuffix } from '../../shared/testing/database.js';
 import { startService, type ServiceProcess } from '../../shared/testing/processes.js';
+import { useTestData } from '../../shared/testing/test-data.js';
 
 // The API writes its logs through a buffer (docs/performance.md): still one
 // access line per request with its request id, and nothing left behind when
 // it stops on SIGTERM right after answering.
 
-let database: TestDatabase;
+const { database } = useTestData('access_log', { providers: false });
 let api: ServiceProcess;
 
 beforeAll(async () => {
-  database = await createTestDatabase('access_log');
   api = await startService('api', { DATABASE_URL: database.url, QUEUE_PREFIX: `test-access-${uniqueSuffix()}`, LOG_LEVEL: 'info' });
 });
 afterAll(async () => {
   await api?.stop();
-  await database?.drop();
 });
 
 describe('access log', () => {

@@ -1,8 +1,9 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, uniqueSuffix, type TestDatabase } from '../testing/database.js';
+import { uniqueSuffix } from '../testing/database.js';
 import { eventually } from '../testing/eventually.js';
 import { startService, type ServiceProcess } from '../testing/processes.js';
+import { useTestData } from '../testing/test-data.js';
 import { createLogger } from './logger.js';
 
 /** A logger writing into an array of parsed lines instead of stdout. */
@@ -61,11 +62,10 @@ describe('createLogger', () => {
 
 describe('the API process at LOG_LEVEL=debug', () => {
   const adminToken = `log-test-admin-${uniqueSuffix()}-token`;
-  let database: TestDatabase;
+  const { database } = useTestData('logs', { providers: false });
   let api: ServiceProcess;
 
   beforeAll(async () => {
-    database = await createTestDatabase('logs');
     api = await startService('api', {
       DATABASE_URL: database.url,
       QUEUE_PREFIX: `test-logs-${uniqueSuffix()}`,
@@ -76,7 +76,6 @@ describe('the API process at LOG_LEVEL=debug', () => {
   });
   afterAll(async () => {
     await api?.stop();
-    await database?.drop();
   });
 
   it('logs one line per request, and never the credential secret nor the admin token', async () => {

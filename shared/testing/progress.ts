@@ -1,6 +1,6 @@
 import { and, count, eq, max } from 'drizzle-orm';
-import type { Executor } from '../db/client.js';
-import { chainProgress, events, questTasks, rewardClaims, taskCompletions, users } from '../db/schema/index.js';
+import type { Database, Executor } from '../db/client.js';
+import { chainProgress, events, pendingEvents, questTasks, rewardClaims, taskCompletions, users } from '../db/schema/index.js';
 import { withTransaction } from '../db/transaction.js';
 import { isChainCompleted } from '../domain/chain-view.js';
 import { dateToMicros, parseUtcTimestamp } from '../domain/timestamp.js';
@@ -55,4 +55,32 @@ export async function storeClaim(db: Executor, input: { userId: string; chainId:
     taskId: input.taskId,
     reward: {},
   });
+}
+
+/**
+ * What the matcher still has to do: pending events and users flagged for
+ * evaluation, counted in one snapshot (repeatable read), so work moving from
+ * one to the other between the two counts cannot look like none.
+ */
+export function pendingWork(db: Database): Promise<{ events: number; users: number }> {
+  return db.transaction(
+    async (tx) => {
+      const [pending] = await tx.select({ n: count() }).from(pendingEvents);
+      const [flagged] = await tx.select({ n: count() }).from(users).where(eq(users.needsEvaluation, true));
+      return { events: pending!.n, users: flagged!.n };
+    },
+    { isolationLevel: 'repeatable read', accessMode: 'read only' },
+  );
+}
+
+/** True once nothing is pending: every event processed and no user waiting for re-evaluation (for `eventually`). */
+export async function nothingPending(db: Database): Promise<true | undefined> {
+  const left = await pendingWork(db);
+  return left.events === 0 && left.users === 0 ? true : undefined;
+}
+
+/** Whether the event still waits for the matcher (its pending row exists). */
+export async function isPending(db: Executor, eventId: string): Promise<boolean> {
+  const [row] = await db.select({ n: count() }).from(pendingEvents).where(eq(pendingEvents.eventId, eventId));
+  return row!.n > 0;
 }

@@ -1,9 +1,11 @@
-import { sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
+import { taskCompletions, users } from '../../../shared/db/schema/index.js';
 import type { ChainRules } from '../../../shared/domain/progress.js';
 import { parseUtcTimestamp } from '../../../shared/domain/timestamp.js';
 import type { TestDatabase } from '../../../shared/testing/database.js';
+import { nothingPending } from '../../../shared/testing/progress.js';
 import type { SeededRandom } from '../../../shared/testing/random.js';
-import type { Stack } from './stack.js';
+import type { Stack } from '../../../shared/testing/stack.js';
 
 /** Chains spanning ordered, any-order, amount/currency conditions, task windows and a chain window. */
 export const MODEL_CHAINS = [
@@ -153,17 +155,14 @@ export async function sendAll(stack: Stack, headers: Record<string, string>, sen
   return ids;
 }
 
-/** True once nothing is pending: every event processed and no user waiting for re-evaluation. */
-export async function quiescent(database: TestDatabase): Promise<true | undefined> {
-  const [row] = await database.db.execute<{ events: number; users: number }>(sql`
-    select (select count(*)::int from pending_events) as events,
-           (select count(*)::int from users where needs_evaluation) as users`);
-  return row && row.events === 0 && row.users === 0 ? true : undefined;
-}
-
 export async function storedCompletions(database: TestDatabase, platformUserId: string, chainId: string): Promise<Record<string, string>> {
-  const rows = await database.db.execute<{ task_id: string; event_id: string }>(sql`
-    select c.task_id, c.event_id from task_completions c join users u on u.id = c.user_id
-    where u.platform_user_id = ${platformUserId} and c.chain_id = ${chainId}`);
+  const rows = await database.db
+    .select({ task_id: taskCompletions.taskId, event_id: taskCompletions.eventId })
+    .from(taskCompletions)
+    .innerJoin(users, eq(users.id, taskCompletions.userId))
+    .where(and(eq(users.platformUserId, platformUserId), eq(taskCompletions.chainId, chainId)));
   return Object.fromEntries(rows.map((row) => [row.task_id, row.event_id]));
 }
+
+/** True once nothing is pending: every event processed and no user waiting for re-evaluation. */
+export const quiescent = (database: TestDatabase) => nothingPending(database.db);

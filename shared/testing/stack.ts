@@ -1,6 +1,6 @@
-import { createTestDatabase, uniqueSuffix, type TestDatabase } from '../../../shared/testing/database.js';
-import { requestJson } from '../../../shared/testing/http.js';
-import { startService, type ServiceProcess } from '../../../shared/testing/processes.js';
+import { createTestDatabase, uniqueSuffix, type TestDatabase } from './database.js';
+import { requestJson } from './http.js';
+import { startService, type ServiceProcess } from './processes.js';
 
 export const E2E_ADMIN_TOKEN = 'e2e-admin-token-0123456789';
 
