@@ -2,10 +2,9 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../shared/db/project-root.js';
-import { uniqueSuffix } from '../../shared/testing/database.js';
+import { createEmptyTestDatabase } from '../../shared/testing/database.js';
 import { useTestData } from '../../shared/testing/test-data.js';
 import { createTestApp, type TestApp } from '../testing/test-app.js';
 
@@ -77,16 +76,13 @@ describe('bad input', () => {
   });
 
   it('explains a database without tables instead of printing a driver error', async () => {
-    const server = postgres(database.url.replace(/\/[^/]+$/, '/postgres'), { max: 1, onnotice: () => {} });
-    const name = `qcr_test_cli_empty_${uniqueSuffix()}`;
-    await server.unsafe(`create database "${name}"`);
+    const empty = await createEmptyTestDatabase('cli_empty');
     try {
-      const run = await cli(['providers', 'list'], database.url.replace(/\/[^/]+$/, `/${name}`));
+      const run = await cli(['providers', 'list'], empty.url);
       expect(run.code).toBe(1);
       expect(run.stderr).toMatch(/has no service tables: run `npm run db:migrate` first/);
     } finally {
-      await server.unsafe(`drop database if exists "${name}" with (force)`);
-      await server.end();
+      await empty.drop();
     }
   });
 });

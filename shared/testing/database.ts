@@ -7,23 +7,35 @@ const SERVER_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0
 
 export const uniqueSuffix = () => randomBytes(5).toString('hex');
 
-/** A fresh, migrated database owned by one test file; `drop` removes it. */
-export async function createTestDatabase(label: string) {
+/** A fresh database without any table (not migrated): `url`, and `drop` to remove it. */
+export async function createEmptyTestDatabase(label: string) {
   const name = `qcr_test_${label.replace(/\W/g, '_').slice(0, 30)}_${uniqueSuffix()}`;
   const admin = postgres(SERVER_URL, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database "${name}"`);
   const url = new URL(SERVER_URL);
   url.pathname = `/${name}`;
-  await migrateWithLock(url.toString());
-  const database = createDatabase({ url: url.toString(), poolSize: 10 });
   return {
     name,
     url: url.toString(),
+    async drop() {
+      await admin.unsafe(`drop database if exists "${name}" with (force)`);
+      await admin.end();
+    },
+  };
+}
+
+/** A fresh, migrated database owned by one test file; `drop` removes it. */
+export async function createTestDatabase(label: string) {
+  const { name, url, drop } = await createEmptyTestDatabase(label);
+  await migrateWithLock(url);
+  const database = createDatabase({ url, poolSize: 10 });
+  return {
+    name,
+    url,
     ...database,
     async drop() {
       await database.close();
-      await admin.unsafe(`drop database if exists "${name}" with (force)`);
-      await admin.end();
+      await drop();
     },
   };
 }
