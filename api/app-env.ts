@@ -6,7 +6,7 @@ import type { Logger } from '../shared/observability/logger.js';
 import type { ApiMetrics } from '../shared/observability/metrics.js';
 import type { MatchingProducer } from '../shared/queue/producer.js';
 import type { ActiveChainCache } from './read-cache/active-chain-cache.js';
-import type { Caller } from './auth/authenticate.js';
+import type { Caller } from './auth/caller.js';
 import type { CredentialCache } from './auth/credential-cache.js';
 import type { LiveHub } from './live/hub.js';
 

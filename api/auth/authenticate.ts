@@ -1,14 +1,10 @@
 import type { MiddlewareHandler } from 'hono';
 import { AppError } from '../http/errors.js';
 import { secretMatches } from '../../shared/auth/secrets.js';
-import { authorize, OPERATIONS, type OperationName, type ProviderType } from '../../shared/domain/permissions.js';
+import { authorize, OPERATIONS, type OperationName } from '../../shared/domain/permissions.js';
 import type { AppEnv } from '../app-env.js';
 
-export interface Caller {
-  key: string;
-  providerId: string;
-  providerType: ProviderType;
-}
+export type { Caller } from './caller.js';
 
 const MAX_HEADER_LENGTH = 512;
 

@@ -1,0 +1,8 @@
+import type { ProviderType } from '../../shared/domain/permissions.js';
+
+/** The authenticated provider of a request (set by `requireOperation`, read by handlers). */
+export interface Caller {
+  key: string;
+  providerId: string;
+  providerType: ProviderType;
+}
