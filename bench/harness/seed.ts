@@ -1,8 +1,14 @@
 import { eq, sql } from 'drizzle-orm';
 import { users as userRows } from '../../shared/db/schema/index.js';
+import type { TestDatabase } from '../../shared/testing/database.js';
 import { requestJson } from '../../shared/testing/http.js';
 import { storeCompletion } from '../../shared/testing/progress.js';
-import type { BenchContext } from './context.js';
+
+/** What seeding needs of the bench context (declared here: context.ts imports this module). */
+export interface SeedContext {
+  api: { url: string };
+  database: TestDatabase;
+}
 
 export const BENCH_ADMIN_TOKEN = 'bench-admin-token-0123456789';
 
@@ -27,13 +33,13 @@ export const eventTypeOfTask = (task: number) => `step-${task % 3}`;
 
 const admin = { authorization: `Bearer ${BENCH_ADMIN_TOKEN}` };
 
-async function call(ctx: BenchContext, method: string, path: string, options: { headers?: Record<string, string>; body?: unknown }) {
+async function call(ctx: SeedContext, method: string, path: string, options: { headers?: Record<string, string>; body?: unknown }) {
   const answer = await requestJson(ctx.api.url, method, path, options);
   if (answer.status !== 200) throw new Error(`${method} ${path} answered ${answer.status}: ${JSON.stringify(answer.json)}`);
   return answer.json.data;
 }
 
-export async function createProvider(ctx: BenchContext, type: 'platform' | 'advertiser', name: string): Promise<BenchProvider> {
+export async function createProvider(ctx: SeedContext, type: 'platform' | 'advertiser', name: string): Promise<BenchProvider> {
   const provider = await call(ctx, 'POST', '/admin/v1/providers', { headers: admin, body: { type, name } });
   const credential = await call(ctx, 'POST', `/admin/v1/providers/${provider.id}/credentials`, { headers: admin, body: {} });
   return { id: provider.id, headers: { 'content-type': 'application/json', 'x-api-key': credential.key, 'x-api-secret': credential.secret } };
@@ -46,7 +52,7 @@ export async function createProvider(ctx: BenchContext, type: 'platform' | 'adve
  * two tasks of each chain done), so reads show real statuses and claimables
  * without depending on the matcher's speed.
  */
-export async function seedWorld(ctx: BenchContext, userCount: number): Promise<BenchWorld> {
+export async function seedWorld(ctx: SeedContext, userCount: number): Promise<BenchWorld> {
   const platform = await createProvider(ctx, 'platform', 'bench platform');
   const advertiser = await createProvider(ctx, 'advertiser', 'bench advertiser');
   const chains: BenchWorld['chains'] = [];
