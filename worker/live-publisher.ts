@@ -2,7 +2,13 @@ import type { Redis } from 'ioredis';
 import { formatIsoMillis } from '../shared/domain/timestamp.js';
 import { progressChannel, type ProgressMessage } from '../shared/live/channel.js';
 import type { Logger } from '../shared/observability/logger.js';
-import type { ProgressChange } from './matching/match-batch.js';
+
+/** A user whose progress changed, with the chains that changed and the stamp stored for it. */
+export interface ProgressChange {
+  userId: string;
+  chainIds: string[];
+  changedUs: bigint;
+}
 
 /**
  * Tells every API replica that a user's progress changed (Redis pub/sub),

@@ -12,16 +12,12 @@ import {
 import { questChains } from '../../shared/db/schema/index.js';
 import { withTransaction } from '../../shared/db/transaction.js';
 import { loadChainDefinitions } from '../../shared/db/chain-store.js';
+import type { ProgressChange } from '../live-publisher.js';
 import type { WorkerDeps } from '../worker-deps.js';
 import type { InTurn } from './turnstile.js';
 import { advanceWalks, diffWalks, historyNeeds, recomputeWalks, walkKey, type BatchView } from './plan-batch.js';
 
-/** A user whose progress changed, with the chains that changed and the stamp stored for it. */
-export interface ProgressChange {
-  userId: string;
-  chainIds: string[];
-  changedUs: bigint;
-}
+export type { ProgressChange };
 
 export interface BatchOutcome {
   /** Events this batch matched (their pending rows are gone), with when each was received. */
