@@ -1,9 +1,8 @@
 import { eq } from 'drizzle-orm';
-import { toCreateChainInput } from '../../api/routes/admin/quest-chains/schema.js';
-import { createChain } from '../../api/use-cases/quest-chains/create-chain.js';
 import type { Executor } from '../../shared/db/client.js';
 import { insertOrFindEvents } from '../../shared/db/event-store.js';
 import { pendingEvents, users } from '../../shared/db/schema/index.js';
+import { createTestChain } from '../../shared/testing/chains.js';
 import { createTestProvider } from '../../shared/testing/fixtures.js';
 import type { BenchContext } from '../harness/context.js';
 
@@ -27,21 +26,13 @@ export async function matchingTenant(ctx: BenchContext, label: string, userCount
   const platform = await createTestProvider(ctx.database.db, 'platform', { name: `bench ${label}` });
   const advertiser = await createTestProvider(ctx.database.db, 'advertiser', { name: `bench ${label}` });
   for (let c = 0; c < CHAINS; c++) {
-    await createChain(ctx.database, toCreateChainInput({
-      platform_id: platform.id,
-      advertiser_id: advertiser.id,
+    await createTestChain(ctx.database.db, platform.id, advertiser.id, {
       name: `${label} chain ${c}`,
-      start_date: '2020-01-01T00:00:00Z',
-      end_date: '2040-01-01T00:00:00Z',
-      tasks: Array.from({ length: TASKS }, (_, t) => ({
-        sequence_number: t + 1,
-        name: `task ${t + 1}`,
-        condition_event_type: `step-${t}`,
-        reward_type: 'points',
-        reward_name: '10 points',
-        reward_value: 10,
-      })),
-    }));
+      start: '2020-01-01T00:00:00Z',
+      end: '2040-01-01T00:00:00Z',
+      tasks: Array.from({ length: TASKS }, (_, t) => ({ event: `step-${t}` })),
+      reward: false,
+    });
   }
   const platformUserIds = Array.from({ length: userCount }, (_, i) => `${label}-${i}`);
   await ctx.database.db
