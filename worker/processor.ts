@@ -1,4 +1,5 @@
 import { UnrecoverableError, type Job } from 'bullmq';
+import { withoutQueryParams } from '../shared/db/query-errors.js';
 import { jobPayloads, type JobName } from '../shared/queue/contract.js';
 import { createBatcher, type MatchWork } from './matching/batcher.js';
 import { matchBatch, type BatchOutcome } from './matching/match-batch.js';
@@ -68,7 +69,10 @@ export function createProcessor(deps: ProcessorDeps) {
     if (!isJobName(job.name)) throw new UnrecoverableError(`unknown job ${job.name}`);
     const work = workOf(job.name, job.data);
     if (work === null) throw new UnrecoverableError(`invalid payload for ${job.name}`);
-    const outcome = await batcher.submit(work);
+    // A failed job's reason is stored in Redis and shown on the dashboard: without the statement's parameters.
+    const outcome = await batcher.submit(work).catch((error: unknown) => {
+      throw withoutQueryParams(error);
+    });
     const log = deps.logger.child({ jobId: job.id, job: job.name, attempt: job.attemptsMade + 1 });
     if (work.userIds.length > 0) {
       const changed = outcome.changes.some((c) => work.userIds.includes(c.userId));

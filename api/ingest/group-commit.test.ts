@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { installRefusingEventTrigger } from '../../shared/db/refusing-trigger.test-helper.js';
 import { events } from '../../shared/db/schema/index.js';
 import type { MatchingProducer } from '../../shared/queue/producer.js';
 import { ingestEvents, type EventInput, type ProviderEvent } from '../use-cases/events/ingest-events.js';
@@ -15,14 +16,7 @@ const { database, api, platform, advertiser } = useTestService('group_commit');
 beforeAll(async () => {
   // Two ways a flush can fail: an error the database raises for the statement (P0001), and
   // a refused value (23514, a data error: the flush's other events are then retried alone).
-  await database.sql.unsafe(`
-    create function refuse_test_events() returns trigger language plpgsql as $$
-    begin
-      if new.user_id = 'poison' then raise exception 'statement fails'; end if;
-      if new.user_id = 'bad-data' then raise exception 'value refused' using errcode = '23514'; end if;
-      return new;
-    end $$;
-    create trigger refuse_test_events before insert on events for each row execute function refuse_test_events();`);
+  await installRefusingEventTrigger(database.db);
 });
 
 let clock = Date.UTC(2026, 3, 1);

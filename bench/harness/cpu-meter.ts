@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { backendPids } from '../../shared/db/server-admin.js';
 import type { Redis } from 'ioredis';
 import type { Database } from '../../shared/db/client.js';
 import { cpuSeconds } from './proc-stats.js';
@@ -40,11 +40,8 @@ export class CpuMeter {
   }
 
   private async snapshot(servingPid: number): Promise<Snapshot> {
-    // Postgres' own view, no table of ours: a data module would add nothing.
-    const rows = await this.db.execute<{ pid: number }>(sql`
-      select pid from pg_stat_activity where datname is null or datname = ${this.databaseName}`);
     const postgresCpu = new Map<number, number>();
-    for (const { pid } of rows) {
+    for (const pid of await backendPids(this.db, this.databaseName)) {
       const seconds = cpuSeconds(pid);
       if (Number.isFinite(seconds)) postgresCpu.set(pid, seconds);
     }

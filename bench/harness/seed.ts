@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { users as userRows } from '../../shared/db/schema/index.js';
 import type { TestDatabase } from '../../shared/testing/database.js';
 import { requestJson } from '../../shared/testing/http.js';
@@ -94,7 +94,7 @@ export async function seedWorld(ctx: SeedContext, userCount: number): Promise<Be
   );
   await ctx.database.db
     .update(userRows)
-    .set({ progressChangedAt: sql`now()`, needsEvaluation: false })
+    .set({ progressChangedAt: BigInt(Date.now()) * 1000n, needsEvaluation: false })
     .where(eq(userRows.platformId, platform.id));
   return { platform, advertiser, chains, users };
 }

@@ -1,4 +1,5 @@
-import { sql } from 'drizzle-orm';
+import { chainProgress, events, pendingEvents, taskCompletions } from '../../shared/db/schema/index.js';
+import { vacuumAnalyze } from '../../shared/db/server-admin.js';
 import type { BenchContext, Scenario } from '../harness/context.js';
 import { drainWith } from '../matching/drain.js';
 import { lagBuckets, quantileBound, startWatchedWorker } from '../matching/lag.js';
@@ -53,7 +54,7 @@ async function history(ctx: BenchContext) {
     // History walks chains to task 3 and no further (types step-0..2), so new events of those types are walked, not ignored.
     await drainWith(ctx, 1, tenant, await tenant.store(roundRobin(tenant.users, stored), 3));
     // The warm-up's deletes and inserts would otherwise bring autovacuum in during the measured drain (on the same 2 cores).
-    await ctx.database.db.execute(sql`vacuum analyze pending_events, events, chain_progress, task_completions`);
+    await vacuumAnalyze(ctx.database.db, [pendingEvents, events, chainProgress, taskCompletions]);
     const ids = await tenant.store(roundRobin(tenant.users, fresh, stored), 3);
     const figure = await drainWith(ctx, 1, tenant, ids);
     rates.push(figure.eventsPerSecond);

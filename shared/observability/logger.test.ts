@@ -5,6 +5,7 @@ import { eventually } from '../testing/eventually.js';
 import { startService, type ServiceProcess } from '../testing/processes.js';
 import { useTestData } from '../testing/test-data.js';
 import { createLogger } from './logger.js';
+import { events } from '../db/schema/index.js';
 
 /** A logger writing into an array of parsed lines instead of stdout. */
 function capturingLogger(level: string) {
@@ -57,6 +58,27 @@ describe('createLogger', () => {
     const silent = capturingLogger('silent');
     silent.logger.error('nothing');
     expect(silent.lines).toEqual([]);
+  });
+});
+
+describe('a failed statement in a log line', () => {
+  const { database } = useTestData('log_query_errors', { providers: false });
+
+  it('keeps the statement and the driver error, never the parameters (user data)', async () => {
+    const { logger, lines } = capturingLogger('info');
+    const failure = await database.db
+      .insert(events)
+      .values({ providerId: 'not-a-uuid', userId: 'sensitive-user-77', eventType: 'deposit', occurredAt: 1_700_000_000_000_000n })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    logger.error({ err: failure }, 'insert failed');
+    const printed = JSON.stringify(lines);
+    expect(printed).toContain('insert into \\"events\\"');
+    expect(printed).toContain('invalid input syntax for type uuid');
+    expect(printed).not.toContain('sensitive-user-77');
+    expect(printed).not.toContain('params');
   });
 });
 

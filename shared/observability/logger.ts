@@ -1,4 +1,5 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { withoutQueryParams } from '../db/query-errors.js';
 
 export type { Logger };
 
@@ -78,6 +79,7 @@ export function createLogger(options: { level: string; name: string; destination
     name: options.name,
     level: options.level,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    serializers: { err: (error: unknown) => pino.stdSerializers.err(withoutQueryParams(error) as Error) },
     base: { pid: process.pid, process: options.name },
     timestamp: isoTimeOncePerMillisecond,
   };

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import postgres from 'postgres';
 import { createDatabase } from '../db/client.js';
 import { migrateWithLock } from '../db/migrate.js';
+import { createDatabaseNamed, dropDatabaseNamed } from '../db/server-admin.js';
 
 const SERVER_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -10,16 +10,14 @@ export const uniqueSuffix = () => randomBytes(5).toString('hex');
 /** A fresh database without any table (not migrated): `url`, and `drop` to remove it. */
 export async function createEmptyTestDatabase(label: string) {
   const name = `qcr_test_${label.replace(/\W/g, '_').slice(0, 30)}_${uniqueSuffix()}`;
-  const admin = postgres(SERVER_URL, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database "${name}"`);
+  await createDatabaseNamed(SERVER_URL, name);
   const url = new URL(SERVER_URL);
   url.pathname = `/${name}`;
   return {
     name,
     url: url.toString(),
     async drop() {
-      await admin.unsafe(`drop database if exists "${name}" with (force)`);
-      await admin.end();
+      await dropDatabaseNamed(SERVER_URL, name);
     },
   };
 }

@@ -1,0 +1,42 @@
+import { sql } from 'drizzle-orm';
+import type { PgTable } from 'drizzle-orm/pg-core';
+import postgres from 'postgres';
+import type { Executor } from './client.js';
+
+/**
+ * Statements about the server rather than one aggregate: creating and
+ * dropping whole databases (each test file owns one; the benchmark its own),
+ * housekeeping and Postgres' own views. Kept here so that every SQL statement
+ * of the codebase lives in shared/db/.
+ */
+
+const quoteIdentifier = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/** Runs `fn` on a one-connection client to the server's maintenance database (`serverUrl` names it). */
+async function onServer<T>(serverUrl: string, fn: (admin: postgres.Sql) => Promise<T>): Promise<T> {
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+  try {
+    return await fn(admin);
+  } finally {
+    await admin.end({ timeout: 5 });
+  }
+}
+
+export const createDatabaseNamed = (serverUrl: string, name: string) =>
+  onServer(serverUrl, async (admin) => void (await admin.unsafe(`create database ${quoteIdentifier(name)}`)));
+
+/** Drops the database even while clients are still connected (they are disconnected). */
+export const dropDatabaseNamed = (serverUrl: string, name: string) =>
+  onServer(serverUrl, async (admin) => void (await admin.unsafe(`drop database if exists ${quoteIdentifier(name)} with (force)`)));
+
+/** Fresh planner statistics and visibility maps, e.g. between benchmark phases that rewrote these tables. */
+export async function vacuumAnalyze(db: Executor, tables: readonly PgTable[]): Promise<void> {
+  await db.execute(sql`vacuum analyze ${sql.join(tables.map((table) => sql`${table}`), sql`, `)}`);
+}
+
+/** Process ids of the server's backends for one database, plus its background processes (no database). */
+export async function backendPids(db: Executor, databaseName: string): Promise<number[]> {
+  const rows = await db.execute<{ pid: number }>(sql`
+    select pid from pg_stat_activity where datname is null or datname = ${databaseName}`);
+  return rows.map((row) => row.pid);
+}
