@@ -13,6 +13,12 @@ export function successEnvelope<T extends z.ZodTypeAny>(data: T) {
   return z.object({ success: z.literal(true), data });
 }
 
+/**
+ * A success answer's body. Route schema.ts files shape the resource (`data`);
+ * the envelope around it is added here alone, as errors get theirs in errors.ts.
+ */
+export const ok = <T>(data: T) => ({ success: true as const, data });
+
 const errorDescriptions: Record<number, string> = {
   400: 'Request invalid (body not JSON, not an object, or a field fails validation).',
   401: 'Credentials missing or invalid.',

@@ -2,7 +2,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../http/body-guard.js';
-import { errorResponses } from '../../http/envelope.js';
+import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
 import { completeAccountLink } from '../../use-cases/account-links/complete-account-link.js';
 import { completeLinkResponseSchema, completeLinkSchema, toCompletedLinkResponse } from './schema.js';
@@ -37,6 +37,6 @@ export function registerCompleteAccountLink(app: OpenAPIHono<AppEnv>) {
       connectionToken: body.connection_token,
       advertiserUserId: body.advertiser_user_id,
     });
-    return c.json(toCompletedLinkResponse(link), 200);
+    return c.json(ok(toCompletedLinkResponse(link)), 200);
   });
 }

@@ -1,7 +1,7 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
-import { errorResponses } from '../../http/envelope.js';
+import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
 import { listAccountLinks } from '../../use-cases/account-links/list-account-links.js';
 import { listLinksResponseSchema, toLinksResponse } from './schema.js';
@@ -27,6 +27,6 @@ export function registerListAccountLinks(app: OpenAPIHono<AppEnv>) {
   app.openapi(route, async (c) => {
     const { deps, caller } = c.var;
     const links = await listAccountLinks(deps, { platformId: caller.providerId, platformUserId: c.req.valid('param').platformUserId });
-    return c.json(toLinksResponse(links), 200);
+    return c.json(ok(toLinksResponse(links)), 200);
   });
 }

@@ -45,29 +45,20 @@ export const startLinkResponseSchema = successEnvelope(startedLinkSchema);
 export const completeLinkResponseSchema = successEnvelope(completedLinkSchema);
 export const listLinksResponseSchema = successEnvelope(z.object({ links: z.array(accountLinkSchema) }));
 
-export const toStartedLinkResponse = (started: StartedLink): z.infer<typeof startLinkResponseSchema> => ({
-  success: true,
-  data: { connection_token: started.connectionToken, expires_at: formatIsoMillis(started.expiresUs) },
+export const toStartedLinkResponse = (started: StartedLink): z.infer<typeof startLinkResponseSchema>['data'] => ({ connection_token: started.connectionToken, expires_at: formatIsoMillis(started.expiresUs) });
+
+export const toCompletedLinkResponse = (link: CompletedLink): z.infer<typeof completeLinkResponseSchema>['data'] => ({
+  link_id: link.linkId,
+  advertiser_user_id: link.advertiserUserId,
+  linked_at: formatIsoMillis(link.linkedUs),
+  already_linked: link.alreadyLinked,
 });
 
-export const toCompletedLinkResponse = (link: CompletedLink): z.infer<typeof completeLinkResponseSchema> => ({
-  success: true,
-  data: {
+export const toLinksResponse = (links: AccountLinkView[]): z.infer<typeof listLinksResponseSchema>['data'] => ({
+  links: links.map((link) => ({
     link_id: link.linkId,
+    advertiser_id: link.advertiserId,
     advertiser_user_id: link.advertiserUserId,
     linked_at: formatIsoMillis(link.linkedUs),
-    already_linked: link.alreadyLinked,
-  },
-});
-
-export const toLinksResponse = (links: AccountLinkView[]): z.infer<typeof listLinksResponseSchema> => ({
-  success: true,
-  data: {
-    links: links.map((link) => ({
-      link_id: link.linkId,
-      advertiser_id: link.advertiserId,
-      advertiser_user_id: link.advertiserUserId,
-      linked_at: formatIsoMillis(link.linkedUs),
-    })),
-  },
+  })),
 });

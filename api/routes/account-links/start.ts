@@ -2,7 +2,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../http/body-guard.js';
-import { errorResponses } from '../../http/envelope.js';
+import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
 import { startAccountLink } from '../../use-cases/account-links/start-account-link.js';
 import { startLinkResponseSchema, startLinkSchema, toStartedLinkResponse } from './schema.js';
@@ -32,6 +32,6 @@ export function registerStartAccountLink(app: OpenAPIHono<AppEnv>) {
       platformUserId: body.platform_user_id,
       advertiserId: body.advertiser_id,
     });
-    return c.json(toStartedLinkResponse(started), 200);
+    return c.json(ok(toStartedLinkResponse(started)), 200);
   });
 }

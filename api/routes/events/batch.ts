@@ -2,7 +2,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { BATCH_BODY_LIMIT, jsonBodyGuard } from '../../http/body-guard.js';
-import { errorResponses } from '../../http/envelope.js';
+import { errorResponses, ok } from '../../http/envelope.js';
 import { describeZodError } from '../../http/errors.js';
 import { apiKeySecurity } from '../../http/security.js';
 import { ingestEvents, type ProviderEvent } from '../../use-cases/events/ingest-events.js';
@@ -49,6 +49,6 @@ export function registerSendEventBatch(app: OpenAPIHono<AppEnv>) {
       results[item.index] = toBatchItemResult(ingested[position]!);
     });
     for (const item of results) deps.metrics.countEvents(item.status);
-    return c.json(toBatchResponse(results), 200);
+    return c.json(ok(toBatchResponse(results)), 200);
   });
 }

@@ -72,16 +72,13 @@ export function toEventInput(body: EventInputBody): EventInput {
 }
 
 /** POST /v1/events' answer: the stored (or already stored) event. */
-export function toRecordedEventResponse(input: EventInput, event: IngestedEvent): z.infer<typeof sendEventResponseSchema> {
+export function toRecordedEventResponse(input: EventInput, event: IngestedEvent): z.infer<typeof sendEventResponseSchema>['data'] {
   return {
-    success: true,
-    data: {
-      event_id: event.eventId,
-      user_id: input.userId,
-      event_type: input.eventType,
-      received_at: formatIsoMillis(event.receivedUs),
-      status: event.status,
-    },
+    event_id: event.eventId,
+    user_id: input.userId,
+    event_type: input.eventType,
+    received_at: formatIsoMillis(event.receivedUs),
+    status: event.status,
   };
 }
 
@@ -92,4 +89,4 @@ export const toBatchItemResult = (event: IngestedEvent): BatchItemResult => ({ e
 export const toRejectedItemResult = (error: string): BatchItemResult => ({ status: 'rejected', error });
 
 /** POST /v1/events/batch's answer: one result per item, in input order. */
-export const toBatchResponse = (results: BatchItemResult[]): z.infer<typeof batchResponseSchema> => ({ success: true, data: { results } });
+export const toBatchResponse = (results: BatchItemResult[]): z.infer<typeof batchResponseSchema>['data'] => ({ results });

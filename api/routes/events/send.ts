@@ -2,7 +2,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../http/body-guard.js';
-import { errorResponses } from '../../http/envelope.js';
+import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
 import { groupCommitFor } from '../../ingest/group-commit.js';
 import { eventInputSchema, sendEventResponseSchema, toEventInput, toRecordedEventResponse } from './schema.js';
@@ -30,6 +30,6 @@ export function registerSendEvent(app: OpenAPIHono<AppEnv>) {
     // Shares one statement and one enqueue with the other events arriving now (api/ingest/group-commit.ts).
     const event = await groupCommitFor(deps).submit({ providerId: caller.providerId, input });
     deps.metrics.countEvents(event.status);
-    return c.json(toRecordedEventResponse(input, event), 200);
+    return c.json(ok(toRecordedEventResponse(input, event)), 200);
   });
 }

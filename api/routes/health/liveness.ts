@@ -1,6 +1,7 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../app-env.js';
 import { statusSchema, toStatusResponse } from './schema.js';
+import { ok } from '../../http/envelope.js';
 
 const route = createRoute({
   method: 'get',
@@ -11,5 +12,5 @@ const route = createRoute({
 });
 
 export function registerLiveness(app: OpenAPIHono<AppEnv>) {
-  app.openapi(route, (c) => c.json(toStatusResponse('ok'), 200));
+  app.openapi(route, (c) => c.json(ok(toStatusResponse('ok')), 200));
 }

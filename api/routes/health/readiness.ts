@@ -1,6 +1,6 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../app-env.js';
-import { errorResponses } from '../../http/envelope.js';
+import { errorResponses, ok } from '../../http/envelope.js';
 import { AppError } from '../../http/errors.js';
 import { checkReadiness } from '../../use-cases/health/check-readiness.js';
 import { statusSchema, toStatusResponse } from './schema.js';
@@ -22,6 +22,6 @@ export function registerReadiness(app: OpenAPIHono<AppEnv>) {
     if (deps.isShuttingDown()) throw new AppError('unavailable', 'Shutting down');
     const { unreachable } = await checkReadiness(deps);
     if (unreachable.length > 0) throw new AppError('unavailable', `Not ready: ${unreachable.join(' and ')} unreachable`);
-    return c.json(toStatusResponse('ready'), 200);
+    return c.json(ok(toStatusResponse('ready')), 200);
   });
 }

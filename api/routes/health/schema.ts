@@ -2,4 +2,4 @@ import { z } from '@hono/zod-openapi';
 
 export const statusSchema = z.object({ success: z.literal(true), data: z.object({ status: z.string() }) });
 
-export const toStatusResponse = (status: 'ok' | 'ready'): z.infer<typeof statusSchema> => ({ success: true, data: { status } });
+export const toStatusResponse = (status: 'ok' | 'ready'): z.infer<typeof statusSchema>['data'] => ({ status });

@@ -2,7 +2,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../http/body-guard.js';
-import { errorResponses } from '../../http/envelope.js';
+import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
 import { claimReward } from '../../use-cases/rewards/claim-reward.js';
 import { claimResponseSchema, claimRewardSchema, toClaimResultResponse } from './schema.js';
@@ -33,6 +33,6 @@ export function registerClaimReward(app: OpenAPIHono<AppEnv>) {
     const body = c.req.valid('json');
     const target = body.task_id !== undefined ? { taskId: body.task_id } : { chainId: body.quest_chain_id! };
     const claim = await claimReward(deps, { platformId: caller.providerId, platformUserId: body.platform_user_id, ...target });
-    return c.json({ success: true as const, data: toClaimResultResponse(claim) }, 200);
+    return c.json(ok(toClaimResultResponse(claim)), 200);
   });
 }

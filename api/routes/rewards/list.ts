@@ -1,7 +1,7 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
-import { errorResponses } from '../../http/envelope.js';
+import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
 import { platformUserIdParams } from '../../http/common-schemas.js';
 import { listRewards } from '../../use-cases/rewards/list-rewards.js';
@@ -27,6 +27,6 @@ export function registerListRewards(app: OpenAPIHono<AppEnv>) {
   app.openapi(route, async (c) => {
     const { deps, caller } = c.var;
     const rewards = await listRewards(deps, { platformId: caller.providerId, platformUserId: c.req.valid('param').platformUserId });
-    return c.json({ success: true as const, data: toRewardsResponse(rewards) }, 200);
+    return c.json(ok(toRewardsResponse(rewards)), 200);
   });
 }

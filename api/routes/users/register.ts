@@ -2,7 +2,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../http/body-guard.js';
-import { errorResponses } from '../../http/envelope.js';
+import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
 import { registerUser } from '../../use-cases/users/register-user.js';
 import { registerUserResponseSchema, registerUserSchema, toRegisteredUserResponse } from './schema.js';
@@ -33,6 +33,6 @@ export function registerRegisterUser(app: OpenAPIHono<AppEnv>) {
       countryCode: body.country_code,
       userMetadata: body.user_metadata,
     });
-    return c.json(toRegisteredUserResponse(user), 200);
+    return c.json(ok(toRegisteredUserResponse(user)), 200);
   });
 }

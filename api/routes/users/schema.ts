@@ -31,12 +31,9 @@ export const registeredUserSchema = z
 
 export const registerUserResponseSchema = successEnvelope(registeredUserSchema);
 
-export const toRegisteredUserResponse = (user: RegisteredUser): z.infer<typeof registerUserResponseSchema> => ({
-  success: true,
-  data: {
-    user_id: user.id,
-    platform_user_id: user.platformUserId,
-    created_at: formatIsoMillis(user.createdUs),
-    already_exists: user.alreadyExists,
-  },
+export const toRegisteredUserResponse = (user: RegisteredUser): z.infer<typeof registerUserResponseSchema>['data'] => ({
+  user_id: user.id,
+  platform_user_id: user.platformUserId,
+  created_at: formatIsoMillis(user.createdUs),
+  already_exists: user.alreadyExists,
 });

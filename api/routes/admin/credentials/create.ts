@@ -2,7 +2,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../../../app-env.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../../http/body-guard.js';
-import { errorResponses } from '../../../http/envelope.js';
+import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
 import { createCredential } from '../../../use-cases/admin/create-credential.js';
 import { providerIdParams } from '../providers/schema.js';
@@ -24,6 +24,6 @@ export function registerCreateCredential(app: OpenAPIHono<AppEnv>, admin: Middle
   });
   app.openapi(route, async (c) => {
     const created = await createCredential(c.var.deps, { providerId: c.req.valid('param').id, permissions: c.req.valid('json').permissions });
-    return c.json({ success: true as const, data: toCreatedCredentialResponse(created) }, 200);
+    return c.json(ok(toCreatedCredentialResponse(created)), 200);
   });
 }

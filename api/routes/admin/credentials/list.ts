@@ -1,7 +1,7 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../../../app-env.js';
-import { errorResponses } from '../../../http/envelope.js';
+import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
 import { listCredentials } from '../../../use-cases/admin/list-credentials.js';
 import { providerIdParams } from '../providers/schema.js';
@@ -23,6 +23,6 @@ export function registerListCredentials(app: OpenAPIHono<AppEnv>, admin: Middlew
   });
   app.openapi(route, async (c) => {
     const credentials = await listCredentials(c.var.deps, { providerId: c.req.valid('param').id });
-    return c.json({ success: true as const, data: credentials.map(toCredentialResponse) }, 200);
+    return c.json(ok(credentials.map(toCredentialResponse)), 200);
   });
 }

@@ -2,7 +2,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../../../app-env.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../../http/body-guard.js';
-import { errorResponses } from '../../../http/envelope.js';
+import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
 import { updateCredential } from '../../../use-cases/admin/update-credential.js';
 import { credentialKeyParams, credentialResponseSchema, toCredentialResponse, updateCredentialSchema } from './schema.js';
@@ -26,6 +26,6 @@ export function registerUpdateCredential(app: OpenAPIHono<AppEnv>, admin: Middle
     const credential = await updateCredential(c.var.deps, { key: c.req.valid('param').key, status, permissions });
     // This process applies the change at once; other processes within the credential cache's TTL.
     c.var.deps.credentials.invalidate(credential.key);
-    return c.json({ success: true as const, data: toCredentialResponse(credential) }, 200);
+    return c.json(ok(toCredentialResponse(credential)), 200);
   });
 }

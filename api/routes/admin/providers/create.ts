@@ -2,7 +2,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../../../app-env.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../../http/body-guard.js';
-import { errorResponses } from '../../../http/envelope.js';
+import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
 import { createProvider } from '../../../use-cases/admin/create-provider.js';
 import { createProviderSchema, providerResponseSchema, toProviderResponse } from './schema.js';
@@ -23,6 +23,6 @@ export function registerCreateProvider(app: OpenAPIHono<AppEnv>, admin: Middlewa
   });
   app.openapi(route, async (c) => {
     const provider = await createProvider(c.var.deps, c.req.valid('json'));
-    return c.json({ success: true as const, data: toProviderResponse(provider) }, 200);
+    return c.json(ok(toProviderResponse(provider)), 200);
   });
 }

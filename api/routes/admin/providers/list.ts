@@ -1,7 +1,7 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../../../app-env.js';
-import { errorResponses } from '../../../http/envelope.js';
+import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
 import { listProviders } from '../../../use-cases/admin/list-providers.js';
 import { providerListResponseSchema, toProviderResponse } from './schema.js';
@@ -21,6 +21,6 @@ export function registerListProviders(app: OpenAPIHono<AppEnv>, admin: Middlewar
   });
   app.openapi(route, async (c) => {
     const providers = await listProviders(c.var.deps);
-    return c.json({ success: true as const, data: providers.map(toProviderResponse) }, 200);
+    return c.json(ok(providers.map(toProviderResponse)), 200);
   });
 }

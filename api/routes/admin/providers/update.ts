@@ -2,7 +2,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../../../app-env.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../../http/body-guard.js';
-import { errorResponses } from '../../../http/envelope.js';
+import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
 import { updateProvider } from '../../../use-cases/admin/update-provider.js';
 import { providerIdParams, providerResponseSchema, toProviderResponse, updateProviderSchema } from './schema.js';
@@ -25,6 +25,6 @@ export function registerUpdateProvider(app: OpenAPIHono<AppEnv>, admin: Middlewa
     const provider = await updateProvider(c.var.deps, { providerId: c.req.valid('param').id, status: c.req.valid('json').status });
     // This process's cached credentials of the provider apply the change at once; other processes within the TTL.
     c.var.deps.credentials.clear();
-    return c.json({ success: true as const, data: toProviderResponse(provider) }, 200);
+    return c.json(ok(toProviderResponse(provider)), 200);
   });
 }

@@ -2,7 +2,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../../../app-env.js';
 import { BATCH_BODY_LIMIT, jsonBodyGuard } from '../../../http/body-guard.js';
-import { errorResponses } from '../../../http/envelope.js';
+import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
 import { createChain } from '../../../use-cases/quest-chains/create-chain.js';
 import { chainResponseSchema, createChainSchema, toChainDefinitionResponse, toCreateChainInput } from './schema.js';
@@ -29,6 +29,6 @@ export function registerCreateQuestChain(app: OpenAPIHono<AppEnv>, admin: Middle
     const definition = await createChain(deps, toCreateChainInput(c.req.valid('json')));
     // This replica's read sees the new chain at once; others within their CHAIN_CACHE_TTL_MS.
     deps.chainCache.invalidate(definition.chain.platformId);
-    return c.json({ success: true as const, data: toChainDefinitionResponse(definition) }, 200);
+    return c.json(ok(toChainDefinitionResponse(definition)), 200);
   });
 }

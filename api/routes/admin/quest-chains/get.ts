@@ -1,7 +1,7 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../../../app-env.js';
-import { errorResponses } from '../../../http/envelope.js';
+import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
 import { getChain } from '../../../use-cases/quest-chains/get-chain.js';
 import { chainIdParams, chainResponseSchema, toChainDefinitionResponse } from './schema.js';
@@ -22,6 +22,6 @@ export function registerGetQuestChain(app: OpenAPIHono<AppEnv>, admin: Middlewar
   });
   app.openapi(route, async (c) => {
     const definition = await getChain(c.var.deps, { chainId: c.req.valid('param').id });
-    return c.json({ success: true as const, data: toChainDefinitionResponse(definition) }, 200);
+    return c.json(ok(toChainDefinitionResponse(definition)), 200);
   });
 }

@@ -1,7 +1,7 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../../../app-env.js';
-import { errorResponses } from '../../../http/envelope.js';
+import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
 import { listChains } from '../../../use-cases/quest-chains/list-chains.js';
 import { chainListQuery, chainListResponseSchema, toChainDefinitionResponse } from './schema.js';
@@ -22,6 +22,6 @@ export function registerListQuestChains(app: OpenAPIHono<AppEnv>, admin: Middlew
   });
   app.openapi(route, async (c) => {
     const definitions = await listChains(c.var.deps, { platformId: c.req.valid('query').platform_id });
-    return c.json({ success: true as const, data: definitions.map(toChainDefinitionResponse) }, 200);
+    return c.json(ok(definitions.map(toChainDefinitionResponse)), 200);
   });
 }

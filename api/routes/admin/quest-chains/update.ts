@@ -2,7 +2,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../../../app-env.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../../http/body-guard.js';
-import { errorResponses } from '../../../http/envelope.js';
+import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
 import { setChainStatus } from '../../../use-cases/quest-chains/set-chain-status.js';
 import { chainIdParams, chainResponseSchema, toChainDefinitionResponse, updateChainSchema } from './schema.js';
@@ -26,6 +26,6 @@ export function registerUpdateQuestChain(app: OpenAPIHono<AppEnv>, admin: Middle
     const { deps } = c.var;
     const definition = await setChainStatus(deps, { chainId: c.req.valid('param').id, status: c.req.valid('json').status });
     deps.chainCache.invalidate(definition.chain.platformId);
-    return c.json({ success: true as const, data: toChainDefinitionResponse(definition) }, 200);
+    return c.json(ok(toChainDefinitionResponse(definition)), 200);
   });
 }
