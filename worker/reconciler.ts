@@ -1,5 +1,7 @@
 import { withTransaction } from '../shared/db/transaction.js';
-import { pagePendingEvents, pageUsersToEvaluate, tryReconcileLock, type PendingEventKey } from '../shared/db/progress-store.js';
+import { pagePendingEvents, type PendingEventKey } from '../shared/db/event-store.js';
+import { tryReconcileLock } from '../shared/db/progress-store.js';
+import { pageUsersToEvaluate } from '../shared/db/user-store.js';
 import { MAX_EVENTS_PER_JOB } from '../shared/queue/contract.js';
 import type { WorkerDeps } from './worker-deps.js';
 

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { and, asc, lt, sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
 import { decodeTimestampUs, type DriverRow } from './driver-row.js';
 import { events, pendingEvents } from './schema/index.js';
@@ -172,6 +172,26 @@ export async function claimPendingEvents(tx: Executor, ids: readonly string[]): 
 export async function deletePending(tx: Executor, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
   await tx.delete(pendingEvents).where(sql`${pendingEvents.eventId} = any(${idArray(ids)})`);
+}
+
+/** Where a page of pending events ends: the reconciler's keyset. */
+export type PendingEventKey = Pick<typeof pendingEvents.$inferSelect, 'receivedAt' | 'eventId'>;
+
+/** Pending events received more than `minAgeMs` ago, oldest first, after the key `after` (keyset paging). */
+export async function pagePendingEvents(
+  tx: Executor,
+  options: { minAgeMs: number; after: PendingEventKey | null; limit: number },
+): Promise<PendingEventKey[]> {
+  const { after } = options;
+  return tx
+    .select({ receivedAt: pendingEvents.receivedAt, eventId: pendingEvents.eventId })
+    .from(pendingEvents)
+    .where(and(
+      lt(pendingEvents.receivedAt, sql`now() - make_interval(secs => ${options.minAgeMs / 1000})`),
+      after ? sql`(${pendingEvents.receivedAt}, ${pendingEvents.eventId}) > (${instant(after.receivedAt)}, ${after.eventId}::uuid)` : undefined,
+    ))
+    .orderBy(asc(pendingEvents.receivedAt), asc(pendingEvents.eventId))
+    .limit(options.limit);
 }
 
 /** Whose history to read: a sender and the user id it used, limited to some event types and a time window. */

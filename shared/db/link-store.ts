@@ -1,19 +1,20 @@
 import { and, asc, eq, or, sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
+import type { DriverRow } from './driver-row.js';
 import { accountLinks, linkTokens, providers, users } from './schema/index.js';
 
 type LinkColumns = typeof accountLinks.$inferSelect;
 type TokenColumns = typeof linkTokens.$inferSelect;
 
-/**
- * Who a link would join, in one statement: the platform's registered user
- * (null if none) and whether the advertiser is an active advertiser.
- */
+/** Who a link would join: the platform's registered user (null if none) and whether the advertiser is an active advertiser. */
+export type LinkParties = { userId: LinkColumns['userId'] | null; advertiserActive: boolean };
+
+/** The parties of a link (see LinkParties), in one statement. */
 export async function findLinkParties(
   db: Executor,
   input: { platformId: string; platformUserId: string; advertiserId: string },
-): Promise<{ userId: LinkColumns['userId'] | null; advertiserActive: boolean }> {
-  const [row] = await db.execute<{ userId: LinkColumns['userId'] | null; advertiserActive: boolean }>(sql`
+): Promise<LinkParties> {
+  const [row] = await db.execute<DriverRow<LinkParties>>(sql`
     select
       (select ${users.id} from ${users}
        where ${users.platformId} = ${input.platformId} and ${users.platformUserId} = ${input.platformUserId}) as "userId",

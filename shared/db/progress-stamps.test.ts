@@ -2,9 +2,9 @@ import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTestUser } from '../testing/chains.js';
 import { useTestData } from '../testing/test-data.js';
-import { lockUsers, stampUsers } from './progress-store.js';
+import { stampUsers } from './progress-store.js';
 import { users } from './schema/index.js';
-import { loadProgressChangeSince } from './user-store.js';
+import { loadProgressChangeSince, lockUsers } from './user-store.js';
 
 // Live clients resume `since` the latest stamp they saw, so stamps must grow in
 // commit order. The trap: a transaction that began earlier but waited for the

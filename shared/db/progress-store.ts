@@ -1,72 +1,16 @@
-import { and, asc, eq, gt, lt, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
 import { decodeTimestampUs, type DriverRow } from './driver-row.js';
-import { pendingEvents, taskCompletions, users } from './schema/index.js';
-import { fromUs, idArray, instant, nullableIdArray, numberArray, occurredUsColumn, textArray } from './sql-fragments.js';
+import { chainProgress, rewardClaims, taskCompletions, users } from './schema/index.js';
+import { fromUs, idArray, nullableIdArray, numberArray, occurredUsColumn } from './sql-fragments.js';
 
 /**
- * The matcher's SQL about users and their progress, set-based: every function
- * here is one statement, whatever the number of users in the batch.
+ * The SQL about users' progress, set-based: every function here is one
+ * statement, whatever the number of users in the batch.
  */
 
-/** A registered user as §4 needs it: its platform, its id there, and its advertiser links. */
-export interface MatchUserRow {
-  id: string;
-  platformId: string;
-  platformUserId: string;
-  /** advertiser id -> the advertiser user id linked to this user */
-  links: Map<string, string>;
-}
-
-/** Maps each (sender, sender's user id) to the registered users its events count for (§4): the platform's own user, or every linked user. */
-export async function resolveEventUsers(
-  tx: Executor,
-  subjects: readonly { providerId: string; userId: string }[],
-): Promise<{ providerId: string; userId: string; targetId: string }[]> {
-  if (subjects.length === 0) return [];
-  const rows = await tx.execute<{ provider_id: string; user_id: string; target_id: string }>(sql`
-    with s as (select * from unnest(${idArray(subjects.map((s) => s.providerId))}, ${textArray(subjects.map((s) => s.userId))}) as s(provider_id, user_id))
-    select s.provider_id, s.user_id, u.id as target_id
-    from s join users u on u.platform_id = s.provider_id and u.platform_user_id = s.user_id
-    union all
-    select s.provider_id, s.user_id, l.user_id as target_id
-    from s join account_links l on l.advertiser_id = s.provider_id and l.advertiser_user_id = s.user_id`);
-  return rows.map((row) => ({ providerId: row.provider_id, userId: row.user_id, targetId: row.target_id }));
-}
-
-/**
- * Serialises matching per user across transactions, workers and processes.
- * One statement takes every lock in id order, so two batches sharing users
- * cannot deadlock; the locks go with the transaction.
- */
-export async function lockUsers(tx: Executor, userIds: readonly string[]): Promise<void> {
-  if (userIds.length === 0) return;
-  await tx.execute(sql`
-    select count(pg_advisory_xact_lock(hashtextextended('user:' || id::text, 0)))
-    from (select id from unnest(${idArray(userIds)}) as id order by id) ordered`);
-}
-
-/**
- * The users with their links, read under their locks. Users in `evaluateIds`
- * have their re-evaluation flag cleared in the same statement: a flag raised
- * after this statement (a new link, a new chain) is seen by a later evaluation.
- */
-export async function loadMatchUsers(tx: Executor, userIds: readonly string[], evaluateIds: readonly string[]): Promise<MatchUserRow[]> {
-  if (userIds.length === 0) return [];
-  const rows = await tx.execute<{ id: string; platform_id: string; platform_user_id: string; links: string | [string, string][] }>(sql`
-    with cleared as (
-      update users set needs_evaluation = false where id = any(${idArray(evaluateIds)}) and needs_evaluation
-    )
-    select u.id, u.platform_id, u.platform_user_id,
-           coalesce((select json_agg(json_build_array(l.advertiser_id, l.advertiser_user_id)) from account_links l where l.user_id = u.id), '[]'::json) as links
-    from users u where u.id = any(${idArray(userIds)})`);
-  return rows.map((row) => ({
-    id: row.id,
-    platformId: row.platform_id,
-    platformUserId: row.platform_user_id,
-    links: new Map(typeof row.links === 'string' ? (JSON.parse(row.links) as [string, string][]) : row.links),
-  }));
-}
+type UserColumns = typeof users.$inferSelect;
+type CompletionColumns = typeof taskCompletions.$inferSelect;
 
 export interface StoredCompletion {
   eventId: string;
@@ -81,35 +25,36 @@ export interface StoredWalk {
   completions: Map<string, StoredCompletion>;
 }
 
-type WalkRow = {
-  user_id: string;
-  chain_id: string;
-  mark_us: string | null;
-  mark_event_id: string | null;
-  task_id: string | null;
-  event_id: string | null;
-  completed_us: string | null;
-};
+/**
+ * A walk's row joined to one of its completions; the completion's columns are
+ * null for a walk without one (left join). `completedUs` is `completed_at` in
+ * epoch microseconds (occurredUsColumn).
+ */
+type WalkRow = DriverRow<
+  Pick<typeof chainProgress.$inferSelect, 'userId' | 'chainId' | 'markUs' | 'markEventId'> & {
+    [K in 'taskId' | 'eventId']: CompletionColumns[K] | null;
+  } & { completedUs: bigint | null }
+>;
 
 /** Every stored walk of the given users, completions included: one row per completion (or per walk without one). */
 export async function loadWalks(tx: Executor, userIds: readonly string[]): Promise<StoredWalk[]> {
   if (userIds.length === 0) return [];
   const rows = await tx.execute<WalkRow>(sql`
-    select cp.user_id, cp.chain_id, cp.mark_us::text as mark_us, cp.mark_event_id,
-           tc.task_id, tc.event_id, ${occurredUsColumn(sql`tc.completed_at`)} as completed_us
+    select cp.user_id as "userId", cp.chain_id as "chainId", cp.mark_us::text as "markUs", cp.mark_event_id as "markEventId",
+           tc.task_id as "taskId", tc.event_id as "eventId", ${occurredUsColumn(sql`tc.completed_at`)} as "completedUs"
     from chain_progress cp
     left join task_completions tc on tc.user_id = cp.user_id and tc.chain_id = cp.chain_id
     where cp.user_id = any(${idArray(userIds)})`);
   const walks = new Map<string, StoredWalk>();
   for (const row of rows) {
-    const key = `${row.user_id}/${row.chain_id}`;
+    const key = `${row.userId}/${row.chainId}`;
     let walk = walks.get(key);
     if (!walk) {
-      const mark = row.mark_us === null || row.mark_event_id === null ? null : { occurredUs: BigInt(row.mark_us), id: row.mark_event_id };
-      walk = { userId: row.user_id, chainId: row.chain_id, mark, completions: new Map() };
+      const mark = row.markUs === null || row.markEventId === null ? null : { occurredUs: BigInt(row.markUs), id: row.markEventId };
+      walk = { userId: row.userId, chainId: row.chainId, mark, completions: new Map() };
       walks.set(key, walk);
     }
-    if (row.task_id !== null) walk.completions.set(row.task_id, { eventId: row.event_id!, completedUs: BigInt(row.completed_us!) });
+    if (row.taskId !== null) walk.completions.set(row.taskId, { eventId: row.eventId!, completedUs: BigInt(row.completedUs!) });
   }
   return [...walks.values()];
 }
@@ -144,12 +89,13 @@ export async function saveCompletions(tx: Executor, writes: readonly CompletionW
  */
 export async function stampUsers(tx: Executor, userIds: readonly string[]): Promise<Map<string, bigint>> {
   if (userIds.length === 0) return new Map();
-  const rows = await tx.execute<{ id: string; stamp: string }>(sql`
+  // greatest() skips a null previous stamp, so the stored stamp is never null here.
+  const rows = await tx.execute<DriverRow<Pick<UserColumns, 'id'> & { progressChangedAt: NonNullable<UserColumns['progressChangedAt']> }>>(sql`
     update users
     set progress_changed_at = greatest(date_trunc('milliseconds', clock_timestamp()), progress_changed_at + interval '1 millisecond')
     where id = any(${idArray(userIds)})
-    returning id, progress_changed_at::text as stamp`);
-  return new Map(rows.map((row) => [row.id, decodeTimestampUs(users.progressChangedAt, row.stamp)]));
+    returning id, progress_changed_at::text as "progressChangedAt"`);
+  return new Map(rows.map((row) => [row.id, decodeTimestampUs(users.progressChangedAt, row.progressChangedAt)]));
 }
 
 export interface ChainProgressWrite {
@@ -192,11 +138,13 @@ export interface ReadUserState {
   claimedChains: Set<string>;
 }
 
-type ReadUserRow = DriverRow<Pick<typeof users.$inferSelect, 'id' | 'createdAt' | 'progressChangedAt'>> & {
-  /** [task id, completed_at] pairs; the driver may hand json over unparsed (drizzle configures postgres.js that way). */
-  completions: string | [string, string][];
+type ClaimColumns = typeof rewardClaims.$inferSelect;
+
+type ReadUserRow = DriverRow<Pick<UserColumns, 'id' | 'createdAt' | 'progressChangedAt'>> & {
+  /** [task id, completed_at text] pairs; the driver may hand json over unparsed (drizzle configures postgres.js that way). */
+  completions: string | [CompletionColumns['taskId'], DriverRow<Pick<CompletionColumns, 'completedAt'>>['completedAt']][];
   /** [chain id, task id (null: the chain reward)] pairs. */
-  claims: string | [string, string | null][];
+  claims: string | [ClaimColumns['chainId'], ClaimColumns['taskId']][];
 };
 
 const fromJson = <T>(value: string | T): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
@@ -248,34 +196,4 @@ export async function loadReadUserState(
 export async function tryReconcileLock(tx: Executor, lockKey: number): Promise<boolean> {
   const [row] = await tx.execute<{ locked: boolean }>(sql`select pg_try_advisory_xact_lock(${lockKey}) as locked`);
   return row?.locked === true;
-}
-
-export type PendingEventKey = Pick<typeof pendingEvents.$inferSelect, 'receivedAt' | 'eventId'>;
-
-/** Pending events received more than `minAgeMs` ago, oldest first, after the key `after` (keyset paging). */
-export async function pagePendingEvents(
-  tx: Executor,
-  options: { minAgeMs: number; after: PendingEventKey | null; limit: number },
-): Promise<PendingEventKey[]> {
-  const { after } = options;
-  return tx
-    .select({ receivedAt: pendingEvents.receivedAt, eventId: pendingEvents.eventId })
-    .from(pendingEvents)
-    .where(and(
-      lt(pendingEvents.receivedAt, sql`now() - make_interval(secs => ${options.minAgeMs / 1000})`),
-      after ? sql`(${pendingEvents.receivedAt}, ${pendingEvents.eventId}) > (${instant(after.receivedAt)}, ${after.eventId}::uuid)` : undefined,
-    ))
-    .orderBy(asc(pendingEvents.receivedAt), asc(pendingEvents.eventId))
-    .limit(options.limit);
-}
-
-/** Ids of users flagged for re-evaluation, in id order, after `afterId` (keyset paging). */
-export async function pageUsersToEvaluate(tx: Executor, options: { afterId: string | null; limit: number }): Promise<string[]> {
-  const rows = await tx
-    .select({ id: users.id })
-    .from(users)
-    .where(and(eq(users.needsEvaluation, true), options.afterId ? gt(users.id, options.afterId) : undefined))
-    .orderBy(asc(users.id))
-    .limit(options.limit);
-  return rows.map((row) => row.id);
 }

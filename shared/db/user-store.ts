@@ -1,9 +1,11 @@
-import { and, eq, isNotNull, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, isNotNull, sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
-import { chainProgress, users } from './schema/index.js';
-import { instant } from './sql-fragments.js';
+import type { DriverRow } from './driver-row.js';
+import { accountLinks, chainProgress, events, users } from './schema/index.js';
+import { idArray, instant, textArray } from './sql-fragments.js';
 
 type UserColumns = typeof users.$inferSelect;
+type LinkColumns = typeof accountLinks.$inferSelect;
 
 /** A platform's user as registration answers it. */
 export type StoredUser = Pick<UserColumns, 'id' | 'createdAt'>;
@@ -88,4 +90,79 @@ export async function loadProgressChangeSince(db: Executor, userId: string, sinc
     .where(and(eq(users.id, userId), isNotNull(users.progressChangedAt), after(users.progressChangedAt)));
   if (!row || row.changedUs === null) return null;
   return { changedUs: row.changedUs, chainIds: row.chainIds };
+}
+
+/** Ids of users flagged for re-evaluation, in id order, after `afterId` (keyset paging). */
+export async function pageUsersToEvaluate(tx: Executor, options: { afterId: string | null; limit: number }): Promise<string[]> {
+  const rows = await tx
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.needsEvaluation, true), options.afterId ? gt(users.id, options.afterId) : undefined))
+    .orderBy(asc(users.id))
+    .limit(options.limit);
+  return rows.map((row) => row.id);
+}
+
+/** A sender and the user id it used in its events. */
+export type EventSubject = Pick<typeof events.$inferSelect, 'providerId' | 'userId'>;
+
+/** A sender's user id resolved to one registered user its events count for. */
+export type EventTarget = EventSubject & { targetId: UserColumns['id'] };
+
+/** Maps each (sender, sender's user id) to the registered users its events count for (§4): the platform's own user, or every linked user. */
+export async function resolveEventUsers(tx: Executor, subjects: readonly EventSubject[]): Promise<EventTarget[]> {
+  if (subjects.length === 0) return [];
+  const rows = await tx.execute<DriverRow<EventTarget>>(sql`
+    with s as (select * from unnest(${idArray(subjects.map((s) => s.providerId))}, ${textArray(subjects.map((s) => s.userId))}) as s(provider_id, user_id))
+    select s.provider_id as "providerId", s.user_id as "userId", u.id as "targetId"
+    from s join users u on u.platform_id = s.provider_id and u.platform_user_id = s.user_id
+    union all
+    select s.provider_id, s.user_id, l.user_id
+    from s join account_links l on l.advertiser_id = s.provider_id and l.advertiser_user_id = s.user_id`);
+  return rows.map((row) => ({ providerId: row.providerId, userId: row.userId, targetId: row.targetId }));
+}
+
+/**
+ * Serialises matching per user across transactions, workers and processes.
+ * One statement takes every lock in id order, so two batches sharing users
+ * cannot deadlock; the locks go with the transaction.
+ */
+export async function lockUsers(tx: Executor, userIds: readonly string[]): Promise<void> {
+  if (userIds.length === 0) return;
+  await tx.execute(sql`
+    select count(pg_advisory_xact_lock(hashtextextended('user:' || id::text, 0)))
+    from (select id from unnest(${idArray(userIds)}) as id order by id) ordered`);
+}
+
+/** A registered user as §4 needs it: its platform, its id there, and its advertiser links. */
+export type MatchUser = Pick<UserColumns, 'id' | 'platformId' | 'platformUserId'> & {
+  /** advertiser id -> the advertiser user id linked to this user */
+  links: Map<LinkColumns['advertiserId'], LinkColumns['advertiserUserId']>;
+};
+
+type MatchUserRow = DriverRow<Pick<UserColumns, 'id' | 'platformId' | 'platformUserId'>> & {
+  /** [advertiser id, advertiser user id] pairs; the driver may hand json over unparsed (drizzle configures postgres.js that way). */
+  links: string | [LinkColumns['advertiserId'], LinkColumns['advertiserUserId']][];
+};
+
+/**
+ * The users with their links, read under their locks. Users in `evaluateIds`
+ * have their re-evaluation flag cleared in the same statement: a flag raised
+ * after this statement (a new link, a new chain) is seen by a later evaluation.
+ */
+export async function loadMatchUsers(tx: Executor, userIds: readonly string[], evaluateIds: readonly string[]): Promise<MatchUser[]> {
+  if (userIds.length === 0) return [];
+  const rows = await tx.execute<MatchUserRow>(sql`
+    with cleared as (
+      update users set needs_evaluation = false where id = any(${idArray(evaluateIds)}) and needs_evaluation
+    )
+    select u.id, u.platform_id as "platformId", u.platform_user_id as "platformUserId",
+           coalesce((select json_agg(json_build_array(l.advertiser_id, l.advertiser_user_id)) from account_links l where l.user_id = u.id), '[]'::json) as links
+    from users u where u.id = any(${idArray(userIds)})`);
+  return rows.map((row) => ({
+    id: row.id,
+    platformId: row.platformId,
+    platformUserId: row.platformUserId,
+    links: new Map(typeof row.links === 'string' ? (JSON.parse(row.links) as [string, string][]) : row.links),
+  }));
 }

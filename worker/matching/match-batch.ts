@@ -1,14 +1,7 @@
 import { inArray } from 'drizzle-orm';
 import { claimPendingEvents, deletePending, loadHistory, type StoredEvent } from '../../shared/db/event-store.js';
-import {
-  loadMatchUsers,
-  loadWalks,
-  lockUsers,
-  resolveEventUsers,
-  saveChainProgress,
-  saveCompletions,
-  stampUsers,
-} from '../../shared/db/progress-store.js';
+import { loadWalks, saveChainProgress, saveCompletions, stampUsers } from '../../shared/db/progress-store.js';
+import { loadMatchUsers, lockUsers, resolveEventUsers } from '../../shared/db/user-store.js';
 import { questChains } from '../../shared/db/schema/index.js';
 import { withTransaction } from '../../shared/db/transaction.js';
 import { loadChainDefinitions } from '../../shared/db/chain-store.js';

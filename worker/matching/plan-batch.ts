@@ -1,4 +1,5 @@
-import type { CompletionWrite, ChainProgressWrite, MatchUserRow, StoredWalk } from '../../shared/db/progress-store.js';
+import type { CompletionWrite, ChainProgressWrite, StoredWalk } from '../../shared/db/progress-store.js';
+import type { MatchUser } from '../../shared/db/user-store.js';
 import type { StoredEvent } from '../../shared/db/event-store.js';
 import { isChainCompleted } from '../../shared/domain/chain-view.js';
 import { countsFor, type ChainScope } from '../../shared/domain/counting.js';
@@ -12,7 +13,7 @@ import type { ChainDefinition } from '../../shared/db/chain-store.js';
  */
 
 export interface BatchView {
-  users: ReadonlyMap<string, MatchUserRow>;
+  users: ReadonlyMap<string, MatchUser>;
   chainsByPlatform: ReadonlyMap<string, readonly ChainDefinition[]>;
   walks: ReadonlyMap<string, StoredWalk>;
 }
