@@ -1,5 +1,6 @@
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
+import { preparingClient } from './prepared-statements.js';
 import * as schema from './schema/index.js';
 
 export type Sql = postgres.Sql;
@@ -23,6 +24,6 @@ export function createDatabase(options: DatabaseOptions) {
     // Fail fast instead of queueing requests forever when Postgres is gone.
     connect_timeout: 10,
   });
-  const db = drizzle(sql, { schema });
+  const db = drizzle(preparingClient(sql), { schema });
   return { sql, db, close: () => sql.end({ timeout: 5 }) };
 }
