@@ -3,7 +3,6 @@ import postgres from 'postgres';
 import { preparingClient } from './prepared-statements.js';
 import * as schema from './schema/index.js';
 
-export type Sql = postgres.Sql;
 export type Database = ReturnType<typeof createDatabase>['db'];
 /** A transaction or the database itself: use-cases accept either, so they can join an outer transaction. */
 export type Executor = Database | Transaction;
@@ -25,5 +24,6 @@ export function createDatabase(options: DatabaseOptions) {
     connect_timeout: 10,
   });
   const db = drizzle(preparingClient(sql), { schema });
-  return { sql, db, close: () => sql.end({ timeout: 5 }) };
+  // The raw client stays in here: every statement goes through `db` (and the data modules).
+  return { db, close: () => sql.end({ timeout: 5 }) };
 }
