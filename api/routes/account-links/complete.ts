@@ -10,6 +10,7 @@ import { completeLinkResponseSchema, completeLinkSchema, toCompletedLinkResponse
 const route = createRoute({
   method: 'post',
   path: '/v1/account-links/complete',
+  operationId: 'completeAccountLink',
   tags: ['Account links'],
   summary: 'Complete an account link after OAuth (advertiser)',
   description: [

@@ -10,6 +10,7 @@ import { platformUserIdParams } from '../../http/common-schemas.js';
 const route = createRoute({
   method: 'get',
   path: '/v1/account-links/{platformUserId}',
+  operationId: 'listAccountLinks',
   tags: ['Account links'],
   summary: "List a user's advertiser links (platform)",
   description:

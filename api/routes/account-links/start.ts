@@ -10,6 +10,7 @@ import { startLinkResponseSchema, startLinkSchema, toStartedLinkResponse } from 
 const route = createRoute({
   method: 'post',
   path: '/v1/account-links',
+  operationId: 'startAccountLink',
   tags: ['Account links'],
   summary: 'Start linking a user to an advertiser account (platform)',
   description:

@@ -20,6 +20,7 @@ import {
 const route = createRoute({
   method: 'post',
   path: '/v1/events/batch',
+  operationId: 'sendEventBatch',
   tags: ['Events'],
   summary: 'Record up to 500 events in one call',
   description:

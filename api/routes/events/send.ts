@@ -10,6 +10,7 @@ import { eventInputSchema, sendEventResponseSchema, toEventInput, toRecordedEven
 const route = createRoute({
   method: 'post',
   path: '/v1/events',
+  operationId: 'sendEvent',
   tags: ['Events'],
   summary: 'Record an event about one of your users',
   description:

@@ -8,6 +8,9 @@ import { statusSchema, toStatusResponse } from './schema.js';
 const route = createRoute({
   method: 'get',
   path: '/readyz',
+  operationId: 'getReadiness',
+  // Probes call it without credentials.
+  security: [],
   tags: ['Operations'],
   summary: 'Readiness: 200 when Postgres and Redis answer; 503 otherwise or while shutting down',
   responses: {

@@ -10,6 +10,9 @@ import { liveQuerySchema, liveStreamDescription, parseSince, SINCE_RULE } from '
 const route = createRoute({
   method: 'get',
   path: '/v1/live',
+  operationId: 'streamLiveUpdates',
+  // No API headers: the token in the query is the credential (it is safe in a browser).
+  security: [],
   tags: ['Live updates'],
   summary: "Stream a user's progress changes (Server-Sent Events)",
   description: liveStreamDescription,

@@ -11,6 +11,7 @@ import { activeChainsResponseSchema, toActiveChainsResponse } from './schema.js'
 const route = createRoute({
   method: 'get',
   path: '/v1/quest-chains/active/{platformUserId}',
+  operationId: 'getActiveQuestChains',
   tags: ['Quest chains'],
   summary: "A user's active quest chains with task states and progress",
   description: [

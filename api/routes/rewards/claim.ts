@@ -10,6 +10,7 @@ import { claimResponseSchema, claimRewardSchema, toClaimResultResponse } from '.
 const route = createRoute({
   method: 'post',
   path: '/v1/rewards/claim',
+  operationId: 'claimReward',
   tags: ['Rewards'],
   summary: "Claim a completed task's or chain's reward",
   description: [

@@ -10,6 +10,7 @@ import { rewardsResponseSchema, toRewardsResponse } from './schema.js';
 const route = createRoute({
   method: 'get',
   path: '/v1/rewards/{platformUserId}',
+  operationId: 'listRewards',
   tags: ['Rewards'],
   summary: "A user's claimable and claimed rewards",
   description:

@@ -10,6 +10,7 @@ import { registerUserResponseSchema, registerUserSchema, toRegisteredUserRespons
 const route = createRoute({
   method: 'post',
   path: '/v1/users/register',
+  operationId: 'registerUser',
   tags: ['Users'],
   summary: 'Register a platform user (idempotent)',
   description:

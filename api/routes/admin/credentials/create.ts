@@ -12,6 +12,7 @@ export function registerCreateCredential(app: OpenAPIHono<AppEnv>, admin: Middle
   const route = createRoute({
     method: 'post',
     path: '/admin/v1/providers/{id}/credentials',
+    operationId: 'createCredential',
     tags: ['Admin'],
     summary: 'Create a credential; the secret is returned once',
     security: adminSecurity,

@@ -11,6 +11,7 @@ export function registerListCredentials(app: OpenAPIHono<AppEnv>, admin: Middlew
   const route = createRoute({
     method: 'get',
     path: '/admin/v1/providers/{id}/credentials',
+    operationId: 'listCredentials',
     tags: ['Admin'],
     summary: "List a provider's credentials (never their secrets)",
     security: adminSecurity,

@@ -11,6 +11,7 @@ export function registerUpdateCredential(app: OpenAPIHono<AppEnv>, admin: Middle
   const route = createRoute({
     method: 'patch',
     path: '/admin/v1/credentials/{key}',
+    operationId: 'updateCredential',
     tags: ['Admin'],
     summary: 'Change status and/or permissions (applies within 5 seconds)',
     security: adminSecurity,

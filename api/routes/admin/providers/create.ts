@@ -11,6 +11,7 @@ export function registerCreateProvider(app: OpenAPIHono<AppEnv>, admin: Middlewa
   const route = createRoute({
     method: 'post',
     path: '/admin/v1/providers',
+    operationId: 'createProvider',
     tags: ['Admin'],
     summary: 'Create a platform or advertiser',
     security: adminSecurity,

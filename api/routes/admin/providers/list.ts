@@ -10,6 +10,7 @@ export function registerListProviders(app: OpenAPIHono<AppEnv>, admin: Middlewar
   const route = createRoute({
     method: 'get',
     path: '/admin/v1/providers',
+    operationId: 'listProviders',
     tags: ['Admin'],
     summary: 'List providers',
     security: adminSecurity,

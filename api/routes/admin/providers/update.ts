@@ -11,6 +11,7 @@ export function registerUpdateProvider(app: OpenAPIHono<AppEnv>, admin: Middlewa
   const route = createRoute({
     method: 'patch',
     path: '/admin/v1/providers/{id}',
+    operationId: 'updateProvider',
     tags: ['Admin'],
     summary: 'Activate or deactivate a provider (applies to its credentials within 5 seconds)',
     security: adminSecurity,

@@ -11,6 +11,7 @@ export function registerCreateQuestChain(app: OpenAPIHono<AppEnv>, admin: Middle
   const route = createRoute({
     method: 'post',
     path: '/admin/v1/quest-chains',
+    operationId: 'createQuestChain',
     tags: ['Admin'],
     summary: 'Create a quest chain with its tasks and optional reward',
     description:

@@ -10,6 +10,7 @@ export function registerGetQuestChain(app: OpenAPIHono<AppEnv>, admin: Middlewar
   const route = createRoute({
     method: 'get',
     path: '/admin/v1/quest-chains/{id}',
+    operationId: 'getQuestChain',
     tags: ['Admin'],
     summary: 'One quest chain',
     security: adminSecurity,

@@ -10,6 +10,7 @@ export function registerListQuestChains(app: OpenAPIHono<AppEnv>, admin: Middlew
   const route = createRoute({
     method: 'get',
     path: '/admin/v1/quest-chains',
+    operationId: 'listQuestChains',
     tags: ['Admin'],
     summary: 'List quest chains, newest first',
     security: adminSecurity,

@@ -11,6 +11,7 @@ export function registerUpdateQuestChain(app: OpenAPIHono<AppEnv>, admin: Middle
   const route = createRoute({
     method: 'patch',
     path: '/admin/v1/quest-chains/{id}',
+    operationId: 'updateQuestChain',
     tags: ['Admin'],
     summary: 'Set the status of a quest chain (draft, active, paused, ended)',
     description: 'Progress keeps being computed in every status; the status only decides whether GET active lists the chain.',
