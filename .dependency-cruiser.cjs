@@ -61,7 +61,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(dist|node_modules)/' },
+    exclude: { path: '^(dist|node_modules|client/dist|client/node_modules)/' },
     tsPreCompilationDeps: true,
     // Resolves the `.js` specifiers of NodeNext ESM to their `.ts` sources.
     tsConfig: { fileName: 'tsconfig.json' },

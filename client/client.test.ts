@@ -1,5 +1,3 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +5,7 @@ import { createChainOverApi } from '../api/testing/chains.js';
 import { useTestService } from '../api/testing/test-service.js';
 import { createQuestChainClient, QuestChainApiError, QuestChainNetworkError } from './index.js';
 import { backoffDelay } from './retry.js';
+import { scriptedServer } from './scripted-server.test-helper.js';
 
 const SECRET = 'sk_test_very-secret-value-0123456789';
 const fastRetry = { maxAttempts: 3, baseDelayMs: 5, maxDelayMs: 20, timeoutMs: 2000 };
@@ -65,36 +64,6 @@ describe('against the real service', () => {
     expect((invalid as Error).message).toContain('timestamp');
   });
 });
-
-/** A real HTTP server answering from a script of statuses; counts what it received. */
-function scriptedServer(statusFor: (hit: number) => number) {
-  const received: IncomingMessage[] = [];
-  const bodies: string[] = [];
-  const server: Server = createServer((request, response) => {
-    received.push(request);
-    let body = '';
-    request.on('data', (chunk) => (body += chunk));
-    request.on('end', () => {
-      bodies.push(body);
-      const status = statusFor(received.length);
-      const envelope =
-        status === 200
-          ? { success: true, data: { user_id: '0b0c5d4e-0000-4000-8000-000000000001', platform_user_id: 'u', created_at: '2026-01-01T00:00:00.000Z', already_exists: false } }
-          : { success: false, error: `scripted ${status}`, code: status >= 500 ? 'internal' : 'bad_request' };
-      response.writeHead(status, { 'content-type': 'application/json', 'x-request-id': `req-${received.length}` });
-      response.end(JSON.stringify(envelope));
-    });
-  });
-  return {
-    received,
-    bodies,
-    async start() {
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    },
-    stop: () => new Promise((resolve) => server.close(resolve)),
-  };
-}
 
 describe('retry rules', () => {
   const servers: ReturnType<typeof scriptedServer>[] = [];

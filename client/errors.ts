@@ -1,21 +1,23 @@
-/** The service answered with an error envelope (4xx, or 5xx after the retries ran out). */
+/** The service answered with an error envelope (4xx, or 429/5xx after the retries ran out). */
 export class QuestChainApiError extends Error {
   override readonly name = 'QuestChainApiError';
   constructor(
     message: string,
     /** HTTP status. */
     readonly status: number,
-    /** Machine-readable code from the envelope (`bad_request`, `unauthorized`, ...), when the body had one. */
+    /** Machine-readable code from the envelope, when the body had one. */
     readonly code: string | undefined,
     /** X-Request-Id of the failing answer: quote it when asking the operator. */
     readonly requestId: string | undefined,
+    /** The answer's `Retry-After` (429, 503) in milliseconds: when the service asked to be called again. */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
   }
 
-  /** 5xx: the client already retried; the caller may try again later. 4xx: the request must change first. */
+  /** 429 and 5xx: the client already retried; the caller may try again later. Other 4xx: the request must change first. */
   get retryable(): boolean {
-    return this.status >= 500;
+    return this.status >= 500 || this.status === 429;
   }
 }
 

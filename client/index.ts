@@ -1,10 +1,13 @@
 import createClient from 'openapi-fetch';
 import { QuestChainApiError } from './errors.js';
-import { createRetryingFetch, type RetryOptions } from './retry.js';
+import type { LiveUpdatesToken } from './live.js';
+import { createRetryingFetch, parseRetryAfter, type RetryOptions } from './retry.js';
 import type { components, paths } from './schema.js';
 
 export { QuestChainApiError, QuestChainNetworkError } from './errors.js';
-export type { RetryOptions } from './retry.js';
+export { liveUpdatesUrl, LiveStreamError, openLiveUpdates } from './live.js';
+export type { EventSourceConstructor, EventSourceLike, LiveProgress, LiveReady, LiveUpdates, LiveUpdatesOptions, LiveUpdatesToken } from './live.js';
+export type { RetryInfo, RetryOptions } from './retry.js';
 export type { components, paths } from './schema.js';
 
 type Schemas = components['schemas'];
@@ -13,6 +16,19 @@ type JsonBody<P extends keyof paths, M extends 'post'> = paths[P][M] extends {
 }
   ? B
   : never;
+
+// The live helper is typed by hand (it must not pull the schema into browser bundles);
+// this line stops the build if the served liveUpdates object stops fitting it.
+type Fits<T extends LiveUpdatesToken> = T;
+export type ActiveLiveUpdates = Fits<Schemas['ActiveQuestChains']['liveUpdates']>;
+
+/** Per-call options, the last argument of every method. */
+export interface CallOptions {
+  /** Aborting rejects the call with the signal's reason (an `AbortError`), waits between retries included. */
+  signal?: AbortSignal;
+  /** Bound on the whole call, retries and their waits included; past it the call rejects with a `TimeoutError`. */
+  timeoutMs?: number;
+}
 
 export interface QuestChainClientOptions {
   /** Service address without a trailing path, e.g. https://quests.example.com */
@@ -28,7 +44,8 @@ export interface QuestChainClientOptions {
 /**
  * Typed client of the public /v1 API. Each method returns the `data` of the
  * success envelope or throws QuestChainApiError / QuestChainNetworkError.
- * 5xx and network failures are retried (see RetryOptions); 4xx never are.
+ * 429, 5xx and network failures are retried (see RetryOptions), after the
+ * server's Retry-After on 429 and 503; other 4xx never are.
  */
 export function createQuestChainClient(options: QuestChainClientOptions) {
   const { baseUrl, apiKey, apiSecret } = options;
@@ -51,27 +68,38 @@ export function createQuestChainClient(options: QuestChainClientOptions) {
       response.status,
       typeof envelope.code === 'string' ? envelope.code : undefined,
       response.headers.get('x-request-id') ?? undefined,
+      parseRetryAfter(response.headers.get('retry-after')),
     );
+  }
+
+  /** The fetch options of one call: its signal, joined with its time limit. */
+  function init(call: CallOptions | undefined): { signal?: AbortSignal } {
+    const signals = [call?.signal, call?.timeoutMs === undefined ? undefined : AbortSignal.timeout(call.timeoutMs)].filter(
+      (signal): signal is AbortSignal => signal !== undefined,
+    );
+    return signals.length === 0 ? {} : { signal: signals.length === 1 ? signals[0] : AbortSignal.any(signals) };
   }
 
   const description = `QuestChainClient(${baseUrl}, key ${apiKey})`;
 
   return {
     /** Creates the user for your platform or returns the existing one (`already_exists`). */
-    registerUser: (body: Schemas['RegisterUser']) => unwrap(api.POST('/v1/users/register', { body })),
+    registerUser: (body: Schemas['RegisterUser'], call?: CallOptions) => unwrap(api.POST('/v1/users/register', { body, ...init(call) })),
     /** Records one event; a repeat of (user_id, event_type, timestamp) answers `status: duplicate`. */
-    sendEvent: (event: Schemas['EventInput']) => unwrap(api.POST('/v1/events', { body: event })),
+    sendEvent: (event: Schemas['EventInput'], call?: CallOptions) => unwrap(api.POST('/v1/events', { body: event, ...init(call) })),
     /** Records up to 500 events; `results[i]` answers item i (received, duplicate or rejected). */
-    sendEvents: (events: Schemas['EventInput'][]) => unwrap(api.POST('/v1/events/batch', { body: { events } })),
+    sendEvents: (events: Schemas['EventInput'][], call?: CallOptions) => unwrap(api.POST('/v1/events/batch', { body: { events }, ...init(call) })),
     /** The user's active chains with task states and progress; an unknown user gets `user.exists: false`. */
-    getActiveQuestChains: (platformUserId: string) =>
-      unwrap(api.GET('/v1/quest-chains/active/{platformUserId}', { params: { path: { platformUserId } } })),
-    startAccountLink: (body: JsonBody<'/v1/account-links', 'post'>) => unwrap(api.POST('/v1/account-links', { body })),
-    completeAccountLink: (body: JsonBody<'/v1/account-links/complete', 'post'>) => unwrap(api.POST('/v1/account-links/complete', { body })),
-    listAccountLinks: (platformUserId: string) =>
-      unwrap(api.GET('/v1/account-links/{platformUserId}', { params: { path: { platformUserId } } })),
-    claimReward: (body: JsonBody<'/v1/rewards/claim', 'post'>) => unwrap(api.POST('/v1/rewards/claim', { body })),
-    getRewards: (platformUserId: string) => unwrap(api.GET('/v1/rewards/{platformUserId}', { params: { path: { platformUserId } } })),
+    getActiveQuestChains: (platformUserId: string, call?: CallOptions) =>
+      unwrap(api.GET('/v1/quest-chains/active/{platformUserId}', { params: { path: { platformUserId } }, ...init(call) })),
+    startAccountLink: (body: JsonBody<'/v1/account-links', 'post'>, call?: CallOptions) => unwrap(api.POST('/v1/account-links', { body, ...init(call) })),
+    completeAccountLink: (body: JsonBody<'/v1/account-links/complete', 'post'>, call?: CallOptions) =>
+      unwrap(api.POST('/v1/account-links/complete', { body, ...init(call) })),
+    listAccountLinks: (platformUserId: string, call?: CallOptions) =>
+      unwrap(api.GET('/v1/account-links/{platformUserId}', { params: { path: { platformUserId } }, ...init(call) })),
+    claimReward: (body: JsonBody<'/v1/rewards/claim', 'post'>, call?: CallOptions) => unwrap(api.POST('/v1/rewards/claim', { body, ...init(call) })),
+    getRewards: (platformUserId: string, call?: CallOptions) =>
+      unwrap(api.GET('/v1/rewards/{platformUserId}', { params: { path: { platformUserId } }, ...init(call) })),
     toString: () => description,
     [Symbol.for('nodejs.util.inspect.custom')]: () => description,
   };
