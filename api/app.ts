@@ -7,6 +7,7 @@ import { adminCredentialsRoutes } from './routes/admin/credentials/index.js';
 import { adminProvidersRoutes } from './routes/admin/providers/index.js';
 import { DASHBOARD_PATH, registerQueueDashboard } from './operator/queue-dashboard/index.js';
 import { registerDocsRoutes } from './operator/reference-page.js';
+import { registerOpenApiDocuments } from './operator/openapi-documents.js';
 import { eventsRoutes } from './routes/events/index.js';
 import { adminQuestChainsRoutes } from './routes/admin/quest-chains/index.js';
 import { healthRoutes } from './routes/health/index.js';
@@ -41,18 +42,9 @@ export function createApp(deps: AppDeps) {
   // No API headers: the live token in the query is the only credential (product rules §9).
   liveRoutes(app);
 
-  app.openAPIRegistry.registerComponent('securitySchemes', 'ApiKey', { type: 'apiKey', in: 'header', name: 'X-API-Key' });
-  app.openAPIRegistry.registerComponent('securitySchemes', 'ApiSecret', { type: 'apiKey', in: 'header', name: 'X-API-Secret' });
-  app.openAPIRegistry.registerComponent('securitySchemes', 'AdminToken', { type: 'http', scheme: 'bearer' });
-  app.doc31('/openapi.json', {
-    openapi: '3.1.0',
-    info: {
-      title: 'Quest-Chain Rewards API',
-      version: '1.0.0',
-      description: 'Register platform users, send events, and read active quest chains with progress.',
-    },
-  });
-  // Operator surfaces, outside the document: reference page and Prometheus scrape.
+  // The two OpenAPI documents: integrators' (/openapi.json) and operators' (/admin/openapi.json).
+  registerOpenApiDocuments(app);
+  // Operator surfaces, outside the documents: reference pages and Prometheus scrape.
   registerDocsRoutes(app);
   registerMetricsRoute(app, deps.metrics);
   mountQueueDashboard(app, deps);

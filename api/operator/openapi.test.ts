@@ -8,14 +8,26 @@ import { useTestService } from '../testing/test-service.js';
 // ajv-formats is CommonJS: under NodeNext the default import is module.exports, whose `default` is the plugin.
 const addFormats = addFormatsModule.default;
 
-type OpenApiDocument = { paths: Record<string, Record<string, { responses?: Record<string, unknown> }>> };
+type Operation = { responses?: Record<string, unknown>; security?: unknown };
+type OpenApiDocument = {
+  openapi: string;
+  info: { description: string; license?: unknown };
+  servers: unknown[];
+  tags: { name: string }[];
+  paths: Record<string, Record<string, Operation>>;
+  components: { securitySchemes: Record<string, unknown> };
+};
 
 const { database, api, platform } = useTestService('openapi');
-let document: OpenApiDocument;
+let integrator: OpenApiDocument;
+let admin: OpenApiDocument;
 let ajv: Ajv2020;
 
-// Operator surfaces that are deliberately not part of the public document.
-const UNDOCUMENTED = [/^\/docs(\/|$)/, /^\/openapi\.json$/, /^\/metrics$/, /^\/admin\/queues(\/|$)/];
+// Operator surfaces that are deliberately not part of either document.
+const UNDOCUMENTED = [/^\/(admin\/)?docs(\/|$)/, /^\/(admin\/)?openapi\.json$/, /^\/metrics$/, /^\/admin\/queues(\/|$)/];
+
+/** The document describing `path`: the admin one for /admin, the integrators' otherwise. */
+const documentOf = (path: string) => (path.startsWith('/admin/') ? { document: admin, id: 'admin.json' } : { document: integrator, id: 'openapi.json' });
 
 /** Hono's `/a/:id{[0-9]+}` as OpenAPI's `/a/{id}`. */
 const toOpenApiPath = (path: string) => path.replace(/:(\w+)(\{[^}]*\})?/g, '{$1}');
@@ -24,10 +36,11 @@ const pointerSegment = (segment: string) => encodeURIComponent(segment.replace(/
 
 /** Validates `body` against the document's schema for (path, method, status); fails when the status is not documented. */
 function validateResponse(path: string, method: string, status: number, body: unknown) {
+  const { document, id } = documentOf(path);
   const responses = document.paths[path]?.[method]?.responses ?? {};
   expect(Object.keys(responses), `${method.toUpperCase()} ${path} documents status ${status}`).toContain(String(status));
   const pointer = ['paths', path, method, 'responses', String(status), 'content', 'application/json', 'schema'].map(pointerSegment).join('/');
-  const validate = ajv.getSchema(`openapi.json#/${pointer}`);
+  const validate = ajv.getSchema(`${id}#/${pointer}`);
   if (!validate) throw new Error(`no schema at ${pointer}`);
   const valid = validate(body);
   expect(validate.errors ?? [], `${method.toUpperCase()} ${path} ${status}: ${JSON.stringify(body)}`).toEqual([]);
@@ -36,19 +49,45 @@ function validateResponse(path: string, method: string, status: number, body: un
 
 beforeAll(async () => {
   const answer = await api.call('GET', '/openapi.json');
-  expect(answer.status).toBe(200);
-  document = answer.json;
+  const adminAnswer = await api.call('GET', '/admin/openapi.json');
+  expect([answer.status, adminAnswer.status]).toEqual([200, 200]);
+  integrator = answer.json;
+  admin = adminAnswer.json;
   // strict: false because an OpenAPI document carries keywords JSON Schema does not know (example, openapi, info, ...).
   ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
   ajv.addSchema({ ...answer.json, $id: 'openapi.json' });
+  ajv.addSchema({ ...adminAnswer.json, $id: 'admin.json' });
 });
 
 describe('GET /openapi.json', () => {
-  it('is OpenAPI 3.1 with the three security schemes', async () => {
-    const answer = await api.call('GET', '/openapi.json');
-    expect(answer.json.openapi).toBe('3.1.0');
-    expect(Object.keys(answer.json.components.securitySchemes).sort()).toEqual(['AdminToken', 'ApiKey', 'ApiSecret']);
+  it('is OpenAPI 3.1 with the two API key schemes; the admin document has the bearer token', () => {
+    expect([integrator.openapi, admin.openapi]).toEqual(['3.1.0', '3.1.0']);
+    expect(Object.keys(integrator.components.securitySchemes).sort()).toEqual(['ApiKey', 'ApiSecret']);
+    expect(Object.keys(admin.components.securitySchemes)).toEqual(['AdminToken']);
+  });
+
+  it('shows integrators only what they call, probes last; the admin routes have their own document', () => {
+    const integratorPaths = Object.keys(integrator.paths);
+    expect(integratorPaths.filter((path) => path.startsWith('/admin'))).toEqual([]);
+    expect(integratorPaths.slice(-2)).toEqual(['/healthz', '/readyz']);
+    expect(integrator.tags.map((tag) => tag.name).at(-1)).toBe('Operations');
+    expect(Object.keys(admin.paths).length).toBeGreaterThan(5);
+    expect(Object.keys(admin.paths).every((path) => path.startsWith('/admin/v1/'))).toBe(true);
+  });
+
+  it('names its server and license, and marks the routes without API headers as public', () => {
+    for (const document of [integrator, admin]) {
+      expect(document.servers).toEqual([expect.objectContaining({ url: '/' })]);
+      expect(document.info.license).toEqual(expect.objectContaining({ name: expect.any(String) }));
+    }
+    for (const path of ['/healthz', '/readyz', '/v1/live']) expect(integrator.paths[path]!.get!.security, path).toEqual([]);
+    expect(integrator.paths['/v1/events']!.post!.security).toEqual([{ ApiKey: [], ApiSecret: [] }]);
+  });
+
+  it('opens with the integrator guides', () => {
+    const headings = [...integrator.info.description.matchAll(/^## (.+)$/gm)].map((match) => match[1]);
+    expect(headings).toEqual(['Authentication', 'Errors and retries', 'Idempotency and deduplication', 'Limits', 'Versioning', 'Live updates']);
   });
 
   it('documents every route the app serves', () => {
@@ -57,7 +96,7 @@ describe('GET /openapi.json', () => {
       .map((route) => `${route.method} ${toOpenApiPath(route.path)}`);
     // Guard against the walk itself finding nothing (e.g. if Hono renamed `routes`).
     expect(served).toEqual(expect.arrayContaining(['POST /v1/events', 'GET /healthz']));
-    const documented = Object.entries(document.paths).flatMap(([path, item]) =>
+    const documented = Object.entries({ ...integrator.paths, ...admin.paths }).flatMap(([path, item]) =>
       Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
     );
     expect(documented).toEqual(expect.arrayContaining([...new Set(served)]));
@@ -177,14 +216,17 @@ describe('answers of the running service match the document', () => {
   });
 });
 
-describe('GET /docs', () => {
-  it('serves the reference page wired to the local bundle and the document', async () => {
-    const page = await api.call('GET', '/docs');
-    expect(page.status).toBe(200);
-    expect(page.headers.get('content-type')).toContain('text/html');
-    expect(page.text).toContain('<script src="/docs/scalar.js">');
-    expect(page.text).toContain('"url": "/openapi.json"');
-    expect(page.text).not.toContain('cdn.jsdelivr.net');
+describe('GET /docs and GET /admin/docs', () => {
+  it.each([
+    ['/docs', '/openapi.json'],
+    ['/admin/docs', '/admin/openapi.json'],
+  ])('%s serves the reference page wired to the local bundle and %s', async (page, document) => {
+    const answer = await api.call('GET', page);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toContain('text/html');
+    expect(answer.text).toContain('<script src="/docs/scalar.js">');
+    expect(answer.text).toContain(`"url": "${document}"`);
+    expect(answer.text).not.toContain('cdn.jsdelivr.net');
   });
 
   it('serves the Scalar bundle itself', async () => {

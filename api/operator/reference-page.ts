@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { Scalar } from '@scalar/hono-api-reference';
 import type { AppEnv } from '../app-env.js';
+import { ADMIN_DOCUMENT_PATH, INTEGRATOR_DOCUMENT_PATH } from './openapi-documents.js';
 
 const BUNDLE_PATH = '/docs/scalar.js';
 
@@ -16,7 +17,7 @@ function loadBundle(): Promise<string> {
   return bundle;
 }
 
-/** GET /docs: interactive reference for GET /openapi.json. Not part of the document itself. */
+/** GET /docs and GET /admin/docs: interactive references for the two documents. Not part of the documents themselves. */
 export function registerDocsRoutes(app: OpenAPIHono<AppEnv>) {
   app.get(BUNDLE_PATH, async (c) => {
     const body = await loadBundle();
@@ -26,20 +27,22 @@ export function registerDocsRoutes(app: OpenAPIHono<AppEnv>) {
     });
   });
 
-  app.get(
-    '/docs',
-    Scalar({
-      url: '/openapi.json',
-      cdn: BUNDLE_PATH,
-      pageTitle: 'Quest-Chain Rewards API',
-      // No font CDN, no telemetry, no hosted AI agent or deploy/share toolbar: nothing leaves the operator's network.
-      withDefaultFonts: false,
-      telemetry: false,
-      agent: { disabled: true },
-      showDeveloperTools: 'never',
-      // The API secret belongs in backends only (public interface, Authentication 5): no in-browser "try it" client.
-      hideClientButton: true,
-      defaultOpenAllTags: true,
-    }),
-  );
+  app.get('/docs', referencePage(INTEGRATOR_DOCUMENT_PATH, 'Quest-Chain Rewards API'));
+  app.get('/admin/docs', referencePage(ADMIN_DOCUMENT_PATH, 'Quest-Chain Rewards Admin API'));
+}
+
+function referencePage(url: string, pageTitle: string) {
+  return Scalar({
+    url,
+    cdn: BUNDLE_PATH,
+    pageTitle,
+    // No font CDN, no telemetry, no hosted AI agent or deploy/share toolbar: nothing leaves the operator's network.
+    withDefaultFonts: false,
+    telemetry: false,
+    agent: { disabled: true },
+    showDeveloperTools: 'never',
+    // The API secret belongs in backends only (public interface, Authentication 5): no in-browser "try it" client.
+    hideClientButton: true,
+    defaultOpenAllTags: true,
+  });
 }

@@ -13,15 +13,22 @@ export const eventInputSchema = z
     event_type: storableString().min(1).max(100).openapi({ example: 'transaction' }),
     timestamp: z
       .string()
-      .regex(UTC_TIMESTAMP_PATTERN, { message: TIMESTAMP_RULE, abort: true })
+      .refine((value) => UTC_TIMESTAMP_PATTERN.test(value), { message: TIMESTAMP_RULE, abort: true })
       .refine((value) => parseUtcTimestamp(value) !== null, TIMESTAMP_RULE)
-      .openapi({ example: '2026-01-02T03:04:05.678Z', description: 'When the event occurred (UTC).' }),
+      .openapi({
+        format: 'date-time',
+        example: '2026-01-02T03:04:05.678Z',
+        description:
+          'When the event occurred: an ISO 8601 date-time in UTC (ending `Z` or `+00:00`) with up to 6 fractional digits, e.g. `2026-01-02T03:04:05Z` or `2026-01-02T03:04:05.678901+00:00`. Part of the deduplication key.',
+      }),
     amount: z.number().min(0).nullish(),
     currency: storableString().max(10).nullish().openapi({ example: 'USD' }),
     reference: storableString().max(255).nullish(),
     metadata: storableObject().nullish().openapi({ type: 'object', additionalProperties: true }),
   })
-  .openapi('EventInput');
+  .openapi('EventInput', {
+    example: { user_id: 'user-123', event_type: 'transaction', timestamp: '2026-01-02T03:04:05.678Z', amount: 50, currency: 'EUR', reference: 'order-1001', metadata: { channel: 'web' } },
+  });
 
 export type EventInputBody = z.infer<typeof eventInputSchema>;
 
@@ -33,7 +40,7 @@ export const recordedEventSchema = z
     received_at: isoMillis(),
     status: z.enum(['received', 'duplicate']),
   })
-  .openapi('RecordedEvent');
+  .openapi('RecordedEvent', { example: { event_id: '0b8e6c52-1d3f-4a7e-9b2c-5d6e7f8a9b0c', user_id: 'user-123', event_type: 'transaction', received_at: '2026-01-02T03:04:06.012Z', status: 'received' } });
 
 export const sendEventResponseSchema = successEnvelope(recordedEventSchema);
 
@@ -47,14 +54,21 @@ export const batchRequestSchema = z
       .min(1)
       .max(MAX_BATCH_ITEMS),
   })
-  .openapi('EventBatch');
+  .openapi('EventBatch', {
+    example: {
+      events: [
+        { user_id: 'user-123', event_type: 'registration', timestamp: '2026-01-02T03:00:00Z' },
+        { user_id: 'user-123', event_type: 'kyc', timestamp: '2026-01-02T03:02:00.5Z', metadata: { provider: 'idnow' } },
+      ],
+    },
+  });
 
 export const batchItemResultSchema = z
   .union([
     z.object({ event_id: z.uuid(), status: z.enum(['received', 'duplicate']) }),
     z.object({ status: z.literal('rejected'), error: z.string() }),
   ])
-  .openapi('EventBatchItemResult');
+  .openapi('EventBatchItemResult', { example: { event_id: '0b8e6c52-1d3f-4a7e-9b2c-5d6e7f8a9b0c', status: 'received' } });
 
 export const batchResponseSchema = successEnvelope(z.object({ results: z.array(batchItemResultSchema) }));
 

@@ -8,7 +8,7 @@ export const liveQuerySchema = z.object({
   token: z
     .string()
     .optional()
-    .openapi({ description: '`liveUpdates.token` from GET /v1/quest-chains/active/{platformUserId}.' }),
+    .openapi({ description: '`liveUpdates.token` from GET /v1/quest-chains/active/{platformUserId}.', example: 'eyJwIjoiM2YwYzFkMmUtNGI1YS00YzZkLThlN2YtOWEwYjFjMmQzZTRmIiwidSI6InVzZXItMTIzIiwiZXhwIjoxNzY3MzI2NjQ1Njc4fQ.d-tA3mfXcUEWB4Ab-e07Kuu2s_SmoYPGO2LC5trqvZc' }),
   since: z
     .string()
     .optional()
@@ -37,6 +37,19 @@ export const liveStreamDescription = [
   'Events: `ready` once connected (data `{"user_exists": boolean}`); `progress` with data `{"quest_chain_ids": [...], "changed_at": "..."}` whenever the user\'s progress changes (its `id` is `changed_at`, so a reconnecting EventSource resumes from it via Last-Event-ID); a comment line (`: keep-alive`) at least every 25 seconds.',
   'On `progress`, refetch GET /v1/quest-chains/active/{platformUserId} through your backend.',
 ].join(' ');
+
+/** What a stream carries: the reference page's example of the 200 answer. */
+export const liveStreamExample = [
+  'event: ready',
+  'data: {"user_exists":true}',
+  '',
+  'event: progress',
+  'data: {"quest_chain_ids":["c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70"],"changed_at":"2026-01-02T03:06:00.123Z"}',
+  'id: 2026-01-02T03:06:00.123Z',
+  '',
+  ': keep-alive',
+  '',
+].join('\n');
 
 /** A `progress` event's data (the same shape the worker publishes). */
 export const toProgressMessage = (change: ProgressChange): ProgressMessage => ({

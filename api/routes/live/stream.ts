@@ -5,7 +5,7 @@ import type { AppEnv } from '../../app-env.js';
 import { errorResponses } from '../../http/envelope.js';
 import { runLiveSession } from '../../live/session.js';
 import { findUserId } from '../../use-cases/users/find-user-id.js';
-import { liveQuerySchema, liveStreamDescription, parseSince, SINCE_RULE } from './schema.js';
+import { liveQuerySchema, liveStreamDescription, liveStreamExample, parseSince, SINCE_RULE } from './schema.js';
 
 const route = createRoute({
   method: 'get',
@@ -18,7 +18,7 @@ const route = createRoute({
   description: liveStreamDescription,
   request: { query: liveQuerySchema },
   responses: {
-    200: { description: 'An event stream.', content: { 'text/event-stream': { schema: z.string() } } },
+    200: { description: 'An event stream.', content: { 'text/event-stream': { schema: z.string().openapi({ example: liveStreamExample }) } } },
     ...errorResponses(400, 401, 500, 503),
   },
 });

@@ -20,7 +20,7 @@ export const claimRewardSchema = z
       ctx.addIssue({ code: 'custom', message: 'give exactly one of task_id or quest_chain_id' });
     }
   })
-  .openapi('ClaimReward');
+  .openapi('ClaimReward', { example: { platform_user_id: 'user-123', task_id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d' } });
 
 export const rewardSchema = z
   .object({
@@ -41,20 +41,35 @@ export const claimSchema = z
     reward: rewardSchema,
     claimed_at: isoMillis(),
   })
-  .openapi('RewardClaim');
+  .openapi('RewardClaim', {
+    example: {
+      claim_id: 'e4f5a6b7-c8d9-4e0f-9a1b-3c4d5e6f7a8b', kind: 'task', task_id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d', quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70',
+      reward: { type: 'points', name: 'Welcome points', value: 100, image_urls: null }, claimed_at: '2026-01-02T03:05:00.000Z',
+    },
+  });
 
 export const claimResultSchema = claimSchema
   .extend({ already_claimed: z.boolean().openapi({ description: 'True when this reward had been claimed before: the first claim is returned.' }) })
-  .openapi('RewardClaimResult');
+  .openapi('RewardClaimResult', {
+    example: {
+      claim_id: 'e4f5a6b7-c8d9-4e0f-9a1b-3c4d5e6f7a8b', kind: 'task', task_id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d', quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70',
+      reward: { type: 'points', name: 'Welcome points', value: 100, image_urls: null }, claimed_at: '2026-01-02T03:05:00.000Z', already_claimed: false,
+    },
+  });
 
 // The element of the active read's claimable_tasks, marked as a task reward.
 export const claimableTaskSchema = activeClaimableTaskSchema
   .extend({ kind: z.literal('task') })
-  .openapi('ClaimableTaskReward');
+  .openapi('ClaimableTaskReward', {
+    example: {
+      kind: 'task', task_id: 'b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e', quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70', sequence_number: 2, reward_type: 'points', reward_name: 'Deposit bonus', reward_value: 250,
+      reward_image_urls: null, completed_at: '2026-01-03T09:00:00.000Z',
+    },
+  });
 
 export const claimableChainSchema = z
   .object({ kind: z.literal('chain'), quest_chain_id: z.uuid(), reward: rewardSchema })
-  .openapi('ClaimableChainReward');
+  .openapi('ClaimableChainReward', { example: { kind: 'chain', quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70', reward: { id: 'd3e4f5a6-b7c8-4d9e-8f0a-2b3c4d5e6f7a', type: 'mystery_box', name: 'Mystery box', value: 5, image_urls: ['https://example.com/box.png'] } } });
 
 export const rewardsOverviewSchema = z
   .object({

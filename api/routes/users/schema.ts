@@ -18,7 +18,7 @@ export const registerUserSchema = z
       .nullish()
       .openapi({ type: 'object', additionalProperties: true, example: { username: 'ada', avatar_url: 'https://example.com/a.png' } }),
   })
-  .openapi('RegisterUser');
+  .openapi('RegisterUser', { example: { platform_user_id: 'user-123', country_code: 'DE', user_metadata: { username: 'ada', avatar_url: 'https://example.com/ada.png' } } });
 
 export const registeredUserSchema = z
   .object({
@@ -27,7 +27,7 @@ export const registeredUserSchema = z
     created_at: isoMillis(),
     already_exists: z.boolean(),
   })
-  .openapi('RegisteredUser');
+  .openapi('RegisteredUser', { example: { user_id: '6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b', platform_user_id: 'user-123', created_at: '2026-01-02T03:00:00.000Z', already_exists: false } });
 
 export const registerUserResponseSchema = successEnvelope(registeredUserSchema);
 

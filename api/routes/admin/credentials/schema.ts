@@ -13,22 +13,29 @@ export const credentialSchema = z
     permissions: z.array(z.string()),
     status: z.enum(['active', 'inactive']),
   })
-  .openapi('Credential');
+  .openapi('Credential', {
+    example: { key: 'pk_Yx3mJvQ8x2LrT5nW9cYb4Ke7', provider_id: '3f0c1d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', provider_type: 'platform', permissions: ['users:register', 'events:write', 'quest_chains:read'], status: 'active' },
+  });
 
 export const createdCredentialSchema = credentialSchema
   .extend({ secret: z.string().openapi({ description: 'Shown in this answer only; store it now.' }) })
-  .openapi('CreatedCredential');
+  .openapi('CreatedCredential', {
+    example: {
+      key: 'pk_Yx3mJvQ8x2LrT5nW9cYb4Ke7', provider_id: '3f0c1d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', provider_type: 'platform', permissions: ['users:register', 'events:write', 'quest_chains:read'],
+      status: 'active', secret: 'sk_example-secret-shown-in-this-answer-only',
+    },
+  });
 
 export const createCredentialSchema = z
   .object({ permissions: permissionList.optional().openapi({ description: 'Defaults to every permission the provider type may hold.' }) })
-  .openapi('CreateCredential');
+  .openapi('CreateCredential', { example: { permissions: ['users:register', 'events:write', 'quest_chains:read'] } });
 
 export const updateCredentialSchema = z
   .object({ status: z.enum(['active', 'inactive']).optional(), permissions: permissionList.optional() })
-  .openapi('UpdateCredential');
+  .openapi('UpdateCredential', { example: { status: 'inactive' } });
 
 // storableString: a NUL in the path (%00) would otherwise reach Postgres and fail as a 500.
-export const credentialKeyParams = z.object({ key: storableString().min(1).max(200).openapi({ param: { name: 'key', in: 'path' } }) });
+export const credentialKeyParams = z.object({ key: storableString().min(1).max(200).openapi({ param: { name: 'key', in: 'path' }, example: 'pk_Yx3mJvQ8x2LrT5nW9cYb4Ke7' }) });
 
 export const createdCredentialResponseSchema = successEnvelope(createdCredentialSchema);
 export const credentialResponseSchema = successEnvelope(credentialSchema);

@@ -12,15 +12,15 @@ export const providerSchema = z
     status: z.enum(['active', 'inactive']),
     created_at: z.string(),
   })
-  .openapi('Provider');
+  .openapi('Provider', { example: { id: '3f0c1d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', type: 'platform', name: 'Acme Games', status: 'active', created_at: '2026-01-01T09:00:00.000Z' } });
 
 export const createProviderSchema = z
   .object({ type: z.enum(['platform', 'advertiser']), name: storableString().trim().min(1).max(200) })
-  .openapi('CreateProvider');
+  .openapi('CreateProvider', { example: { type: 'platform', name: 'Acme Games' } });
 
-export const updateProviderSchema = z.object({ status: z.enum(['active', 'inactive']) }).openapi('UpdateProvider');
+export const updateProviderSchema = z.object({ status: z.enum(['active', 'inactive']) }).openapi('UpdateProvider', { example: { status: 'inactive' } });
 
-export const providerIdParams = z.object({ id: z.uuid().openapi({ param: { name: 'id', in: 'path' } }) });
+export const providerIdParams = z.object({ id: z.uuid().openapi({ param: { name: 'id', in: 'path' }, example: '3f0c1d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f' }) });
 
 export const providerResponseSchema = successEnvelope(providerSchema);
 export const providerListResponseSchema = successEnvelope(z.array(providerSchema));

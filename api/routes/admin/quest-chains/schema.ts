@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { CHAIN_STATUSES, type ChainDefinition } from '../../../../shared/db/chain-store.js';
-import { OFFSET_TIMESTAMP_PATTERN, OFFSET_TIMESTAMP_RULE, parseOffsetTimestamp } from '../../../../shared/domain/chain-timestamp.js';
+import { OFFSET_TIMESTAMP_RULE, parseOffsetTimestamp } from '../../../../shared/domain/chain-timestamp.js';
 import { formatIsoMillis } from '../../../../shared/domain/timestamp.js';
 import { storableString } from '../../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../../http/envelope.js';
@@ -36,9 +36,9 @@ const offsetTimestamp = () =>
     // One check (shape and calendar together) so a bad value gets one message.
     .refine((value) => parseOffsetTimestamp(value) !== null, OFFSET_TIMESTAMP_RULE)
     .openapi({
-      pattern: OFFSET_TIMESTAMP_PATTERN.source,
+      format: 'date-time',
       example: '2026-01-01T00:00:00+01:00',
-      description: 'ISO 8601 with any offset; stored as the instant, answered in UTC.',
+      description: 'An ISO 8601 date-time with any offset (`Z`, `+01:00`) and up to 6 fractional digits; stored as the instant, answered in UTC.',
     });
 
 const taskInputSchema = z
@@ -75,19 +75,37 @@ export const createChainSchema = z
       .strictObject({ type: storableString().min(1).max(100), name: name(), value: amount().nullish(), image_urls: imageUrls() })
       .nullish(),
   })
-  .openapi('CreateQuestChain');
+  .openapi('CreateQuestChain', {
+    example: {
+      platform_id: '3f0c1d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f',
+      advertiser_id: '7a1b2c3d-5e6f-4a8b-9c0d-1e2f3a4b5c6d',
+      name: 'Get started',
+      description: 'Three steps to your first trade.',
+      logo_url: 'https://example.com/logo.png',
+      start_date: '2026-01-01T00:00:00Z',
+      end_date: '2026-07-01T00:00:00Z',
+      tasks: [
+        { sequence_number: 1, name: 'Verify your identity', condition_event_type: 'kyc', reward_type: 'points', reward_name: 'Welcome points', reward_value: 100 },
+        {
+          sequence_number: 2, name: 'First deposit of 50 EUR', description: 'Any deposit of at least 50 EUR.', condition_event_type: 'transaction',
+          condition_min_amount: 50, condition_currency: 'EUR', reward_type: 'points', reward_name: 'Deposit bonus', reward_value: 250,
+        },
+      ],
+      chain_reward: { type: 'mystery_box', name: 'Mystery box', value: 5, image_urls: ['https://example.com/box.png'] },
+    },
+  });
 
 export type CreateChainBody = z.infer<typeof createChainSchema>;
 
-export const updateChainSchema = z.strictObject({ status: z.enum(CHAIN_STATUSES) }).openapi('UpdateQuestChain');
+export const updateChainSchema = z.strictObject({ status: z.enum(CHAIN_STATUSES) }).openapi('UpdateQuestChain', { example: { status: 'paused' } });
 
-export const chainIdParams = z.object({ id: z.uuid().openapi({ param: { name: 'id', in: 'path' } }) });
+export const chainIdParams = z.object({ id: z.uuid().openapi({ param: { name: 'id', in: 'path' }, example: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70' }) });
 
 export const chainListQuery = z.object({
   platform_id: z
     .uuid()
     .optional()
-    .openapi({ param: { name: 'platform_id', in: 'query' }, description: "Only this platform's chains." }),
+    .openapi({ param: { name: 'platform_id', in: 'query' }, description: "Only this platform's chains.", example: '3f0c1d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f' }),
 });
 
 export const chainDefinitionSchema = z
@@ -96,7 +114,16 @@ export const chainDefinitionSchema = z
     tasks: z.array(z.object(taskShape).openapi('AdminQuestTask')),
     chain_reward: z.object(chainRewardShape).openapi('AdminChainReward').nullable(),
   })
-  .openapi('QuestChainDefinition');
+  .openapi('QuestChainDefinition', {
+    example: {
+      quest_chain: { id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70', name: 'Get started', description: 'Three steps to your first trade.', logo_url: 'https://example.com/logo.png', background_image_url: null,
+        start_date: '2026-01-01T00:00:00.000Z', end_date: '2026-07-01T00:00:00.000Z', status: 'active', platform_id: '3f0c1d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', advertiser_id: '7a1b2c3d-5e6f-4a8b-9c0d-1e2f3a4b5c6d', allow_any_order: false, created_at: '2026-01-01T09:00:00.000Z', updated_at: '2026-01-01T09:00:00.000Z' },
+      tasks: [{ id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d', sequence_number: 1, name: 'Verify your identity', description: null, condition_event_type: 'kyc', condition_min_amount: null, condition_currency: null,
+        condition_after_timestamp: null, condition_before_timestamp: null, reward_type: 'points', reward_name: 'Welcome points', reward_value: 100, reward_image_urls: null }, { id: 'b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e', sequence_number: 2, name: 'First deposit of 50 EUR', description: 'Any deposit of at least 50 EUR.', condition_event_type: 'transaction', condition_min_amount: 50,
+        condition_currency: 'EUR', condition_after_timestamp: null, condition_before_timestamp: null, reward_type: 'points', reward_name: 'Deposit bonus', reward_value: 250, reward_image_urls: null }],
+      chain_reward: { id: 'd3e4f5a6-b7c8-4d9e-8f0a-2b3c4d5e6f7a', type: 'mystery_box', name: 'Mystery box', value: 5, image_urls: ['https://example.com/box.png'] },
+    },
+  });
 
 export const chainResponseSchema = successEnvelope(chainDefinitionSchema);
 export const chainListResponseSchema = successEnvelope(z.array(chainDefinitionSchema));

@@ -1,0 +1,185 @@
+import { LIVE_TOKEN_TTL_MS } from '../../shared/live/token.js';
+import { BATCH_BODY_LIMIT, SINGLE_BODY_LIMIT } from '../http/body-guard.js';
+import { MAX_BATCH_ITEMS } from '../routes/events/schema.js';
+import { LINK_TOKEN_TTL_MINUTES } from '../use-cases/account-links/start-account-link.js';
+
+// The guides at the top of the integrator reference (`info.description` of
+// /openapi.json, rendered by /docs). Figures come from the constants that
+// enforce them, so the text cannot promise a limit the code does not keep.
+// Webhooks get their section once they exist (the issue asks for it then).
+
+const kib = (bytes: number) => `${bytes / 1024} KiB`;
+
+const conventions = `
+Every path is relative to the service's base URL (the \`servers\` entry: the host that serves this page).
+Bodies are JSON (\`Content-Type: application/json\`), field names snake_case (except \`liveUpdates\` and
+\`baselineTimestamp\`, which the published shape fixes), and every answer is an envelope:
+\`{"success": true, "data": …}\` or \`{"success": false, "error": "…", "code": "…"}\`.
+
+**Timestamps.** Requests take ISO 8601 date-times in UTC, ending \`Z\` or \`+00:00\`, with up to 6 fractional
+digits (\`2026-01-02T03:04:05Z\`, \`2026-01-02T03:04:05.678901+00:00\`); the same instant written two ways is
+the same timestamp. Answers always carry UTC with milliseconds: \`2026-01-02T03:04:05.678Z\`.
+Quest-chain dates in the admin API also accept other offsets (\`2026-01-01T00:00:00+01:00\`).
+`;
+
+const authentication = `
+## Authentication
+
+Every \`/v1\` call except \`GET /v1/live\` carries two headers: \`X-API-Key\` (the credential's public key) and
+\`X-API-Secret\` (its secret, shown once when the operator creates the credential). A credential belongs to
+one **platform** (publisher) or **advertiser**, and holds permissions:
+
+| permission | operation | held by |
+| --- | --- | --- |
+| \`users:register\` | \`POST /v1/users/register\` | platform |
+| \`events:write\` | \`POST /v1/events\`, \`POST /v1/events/batch\` | platform, advertiser |
+| \`quest_chains:read\` | \`GET /v1/quest-chains/active/{platformUserId}\` | platform |
+| \`account_links:write\` | start and list links (platform), complete a link (advertiser) | both |
+| \`rewards:read\` / \`rewards:claim\` | \`GET /v1/rewards/{platformUserId}\` / \`POST /v1/rewards/claim\` | platform |
+
+Checks run in this order: a missing header, unknown key or wrong secret answers **401**; an inactive credential
+or provider, an operation not open to your provider type, or a missing permission answers **403**; only then is
+the body read (413, 415, 400). A platform sees only the users it registered: another platform's user reads
+exactly like an unknown one.
+
+Call from your backend only. The secret never goes into browser or mobile code and never into logs; use
+separate credentials for development and production, and ask the operator for a new one (then deactivate
+the old) periodically or whenever it may have leaked. The browser gets at most a **live token** (see Live updates).
+`;
+
+const errors = `
+## Errors and retries
+
+A failure answers with its HTTP status and \`{"success": false, "error": "…", "code": "…", "param": "…"}\`:
+\`error\` is for people and may be reworded; \`code\` is stable and is what your code branches on; \`param\`,
+when present, names the request field at fault as a dot path (\`timestamp\`, \`events.3.user_id\`). Each
+operation's error responses below list the codes it can answer.
+
+| status | meaning | what to do |
+| --- | --- | --- |
+| 400 | the request is invalid (body, field, unknown field, unknown id) | fix the request; never retry it unchanged |
+| 401 | credentials (or the live token) missing or invalid | check both headers; do not retry |
+| 403 | credential or provider inactive, wrong provider type, permission missing | use the right credential; do not retry |
+| 404 | no such route or resource | fix the path |
+| 409 | conflicts with the current state (a reward not yet claimable) | a business answer: read the message |
+| 413 / 415 | body too large / not \`application/json\` | fix the request |
+| 429 | too many requests | wait \`Retry-After\` seconds, then retry |
+| 500, 502, 503, 504 | the service (or a gateway) failed, or is not ready | retry with backoff |
+
+**Retries.** Retry only 429, 500, 502, 503, 504 and network failures (including your own time-out), at most a
+few times (e.g. 4 attempts), waiting a random time up to \`min(5 s, 200 ms × 2^attempt)\` ("full jitter"), or
+the \`Retry-After\` header when the answer carries one. Repeated 401 or 403 answers are a configuration
+problem, not a transient one. Retrying is safe: every write is idempotent (next section).
+
+Every answer carries an \`X-Request-Id\` header (yours, if you sent a sane one); quote it when reporting a problem.
+`;
+
+const idempotency = `
+## Idempotency and deduplication
+
+There is no \`Idempotency-Key\` header because no write needs one: each is idempotent by what it is about.
+
+- **Events** are deduplicated on (your credential's provider, \`user_id\`, \`event_type\`, the instant of
+  \`timestamp\`). A repeat answers 200 with the stored event's \`event_id\`, \`received_at\` and
+  \`status: "duplicate"\`; nothing is stored twice and nothing counts twice. So resend an event whenever you
+  are unsure it arrived, with the same timestamp (the time it happened, not the time you send it).
+  In a batch each item is deduplicated (and validated) on its own.
+- **Registration** of an existing \`platform_user_id\` answers the stored user with \`already_exists: true\`
+  (the stored user is not changed).
+- **Reward claims** are granted at most once, even under concurrent calls: a repeat answers 200 with the
+  first claim and \`already_claimed: true\`.
+- **Completing an account link** again answers \`already_linked: true\`. Starting one issues a fresh
+  single-use connection token each time (valid ${LINK_TOKEN_TTL_MINUTES} minutes); unused tokens simply expire.
+
+An event answered 200 is stored durably and is reflected in progress shortly after, asynchronously.
+`;
+
+const limits = `
+## Limits
+
+| what | limit | over it |
+| --- | --- | --- |
+| request body | ${kib(SINGLE_BODY_LIMIT)}; ${kib(BATCH_BODY_LIMIT)} for \`POST /v1/events/batch\` | 413 |
+| events per batch | 1 to ${MAX_BATCH_ITEMS} | 400 |
+| \`user_id\`, \`platform_user_id\` | 1 to 255 characters | 400 |
+| \`event_type\` / \`currency\` / \`reference\` | 1–100 / ≤ 10 / ≤ 255 characters | 400 |
+| \`amount\` | at least 0 | 400 |
+| request rate | per credential, set by the operator | 429 with \`Retry-After\` |
+
+**Rate limits.** When a caller exceeds its request budget the service answers **429** with code
+\`rate_limited\` and a \`Retry-After\` header (whole seconds): wait that long before the next call. Live
+streams are capped too: a stream refused for that reason answers 429 the same way. The budgets are the
+operator's settings (see \`docs/operations.md\`, "Rate limits", in the service's repository); treat 429 as
+normal back-pressure, not as an error to alert on.
+`;
+
+const versioning = `
+## Versioning
+
+The major version is the path prefix: \`/v1\`. Within \`/v1\` changes are additive only: new operations, new
+optional request fields, new response fields, new error codes. Write clients that ignore response fields they
+do not know and that treat an unknown \`code\` by its HTTP status. Removing or renaming a field, or changing
+its meaning, would be a new prefix (\`/v2\`), served beside \`/v1\` while integrators move. \`info.version\` is
+the version of this document, not of the API.
+`;
+
+const live = `
+## Live updates
+
+Browsers can follow a user's progress without polling and without a credential:
+
+1. Your backend reads \`GET /v1/quest-chains/active/{platformUserId}\` and passes
+   \`data.liveUpdates.token\` and \`data.liveUpdates.baselineTimestamp\` to the page. The token is signed,
+   scoped to that one user, valid ${LIVE_TOKEN_TTL_MS / 3_600_000} hour, and grants nothing but the stream: it is safe in a browser.
+2. The page opens \`GET /v1/live?token=…&since=…\` (Server-Sent Events) with \`since\` = the baseline (leave
+   it out when the baseline is \`null\`):
+
+   \`\`\`js
+   const url = new URL('/v1/live', apiBase);
+   url.searchParams.set('token', liveUpdates.token);
+   if (liveUpdates.baselineTimestamp) url.searchParams.set('since', liveUpdates.baselineTimestamp);
+   const source = new EventSource(url);
+   source.addEventListener('progress', () => refreshFromYourBackend());
+   \`\`\`
+
+3. The stream sends \`ready\` once subscribed, a \`progress\` event at once if progress changed after
+   \`since\`, then one per change, and a comment line at least every 25 seconds. \`progress\` means
+   "refetch through your backend"; it carries the changed chain ids, not the progress itself.
+
+\`EventSource\` reconnects by itself and sends the last event's id (\`Last-Event-ID\`), which the service takes
+as the new baseline, so nothing is missed during a drop. A missing, invalid or expired token answers 401:
+get a fresh one from a new read.
+
+**Cross-origin pages.** \`/v1/live\` answers CORS (preflight included) for the origins the operator lists in
+\`LIVE_ALLOWED_ORIGINS\` (default \`*\`: the token alone grants access), so a page on your own origin can
+open the stream on the service's origin. No other route answers CORS: the rest of the API is for backends.
+`;
+
+/** The integrator reference's guides, in reading order. */
+export const integratorGuide = [conventions, authentication, errors, idempotency, limits, versioning, live]
+  .map((section) => section.trim())
+  .join('\n\n');
+
+/** The admin reference's introduction. */
+export const adminGuide = `
+The operators' API: providers (platforms and advertisers), their credentials, and quest chains.
+Integrators' calls are in the integrator reference at \`/docs\` (document \`/openapi.json\`).
+
+## Authentication
+
+Every call carries \`Authorization: Bearer <ADMIN_TOKEN>\`, the token configured on the service. Without
+\`ADMIN_TOKEN\` configured the admin API does not exist (404 on every route); with a wrong or missing token,
+401. Keep the token with operators and their tooling; the operator CLI (see \`docs/operations.md\`) does the
+same work directly against the database.
+
+## Errors
+
+The same envelope and codes as the integrator API: \`{"success": false, "error": "…", "code": "…", "param": "…"}\`.
+Bodies are strict: a field the operation does not know answers 400 \`unknown_field\` naming it.
+
+## Secrets
+
+\`POST /admin/v1/providers/{id}/credentials\` answers the credential's secret once; only its hash is stored.
+Hand it to the integrator over a secure channel. Changes to credentials and providers apply to running API
+processes within 5 seconds.
+`.trim();
