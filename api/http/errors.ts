@@ -4,6 +4,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ZodError } from 'zod';
 import { DomainError, type DomainErrorKind } from '../../shared/errors.js';
 import type { Logger } from '../../shared/observability/logger.js';
+import { isConnectionError } from '../../shared/db/connection-loss.js';
 
 /**
  * The one error model of the HTTP layer. Every failure the service answers
@@ -70,6 +71,11 @@ export function createErrorHandler(logger: Logger): ErrorHandler {
         const message = code === 'unsupported_media_type' ? 'Content-Type must be application/json' : error.message;
         return errorResponse(c, new AppError(code, message || code));
       }
+    }
+    // Postgres unreachable or restarting: the pool reconnects by itself, so the caller should retry.
+    if (isConnectionError(error)) {
+      logger.warn({ err: error, path: c.req.path, method: c.req.method }, 'database unavailable');
+      return errorResponse(c, new AppError('unavailable', 'The service is temporarily unavailable; try again'));
     }
     // Anything else is our own failure: log it in full, answer without internals.
     logger.error({ err: error, path: c.req.path, method: c.req.method }, 'unhandled error');

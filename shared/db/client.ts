@@ -1,5 +1,6 @@
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
+import { reconnectDelaySeconds } from './connection-loss.js';
 import { preparingClient } from './prepared-statements.js';
 import * as schema from './schema/index.js';
 
@@ -22,6 +23,8 @@ export function createDatabase(options: DatabaseOptions) {
     connection: { TimeZone: 'UTC', application_name: options.applicationName ?? 'quest-chain-rewards' },
     // Fail fast instead of queueing requests forever when Postgres is gone.
     connect_timeout: 10,
+    // Reconnect within a second of Postgres' return, not after the driver's default of up to 20 s.
+    backoff: reconnectDelaySeconds,
   });
   const db = drizzle(preparingClient(sql), { schema });
   // The raw client stays in here: every statement goes through `db` (and the data modules).
