@@ -40,3 +40,20 @@ export async function backendPids(db: Executor, databaseName: string): Promise<n
     select pid from pg_stat_activity where datname is null or datname = ${databaseName}`);
   return rows.map((row) => row.pid);
 }
+
+export interface ServerSession {
+  pid: number;
+  /** The client's TCP port as the server sees it (null for background processes and Unix sockets). */
+  clientPort: number | null;
+  state: string | null;
+  /** Whether the session is inside a transaction (holding whatever locks it took). */
+  inTransaction: boolean;
+}
+
+/** The sessions of one database (pg_stat_activity): the chaos suite tells a process's own by their client ports. */
+export async function databaseSessions(db: Executor, databaseName: string): Promise<ServerSession[]> {
+  const rows = await db.execute<{ pid: number; client_port: number | null; state: string | null; in_transaction: boolean }>(sql`
+    select pid, client_port, state, xact_start is not null as in_transaction
+    from pg_stat_activity where datname = ${databaseName} and pid <> pg_backend_pid()`);
+  return rows.map((row) => ({ pid: row.pid, clientPort: row.client_port, state: row.state, inTransaction: row.in_transaction }));
+}

@@ -46,7 +46,8 @@ export const MODEL_CHAINS = [
 
 type ModelChain = (typeof MODEL_CHAINS)[number];
 
-export async function createModelChains(stack: Stack, platformId: string, advertiserId: string) {
+/** The model chains created through the admin API (any caller with `http` and the admin token: the e2e stack, the chaos suite). */
+export async function createModelChains(stack: Pick<Stack, 'http' | 'env'>, platformId: string, advertiserId: string) {
   const created: { id: string; taskIds: string[]; rules: ChainRules }[] = [];
   for (const chain of MODEL_CHAINS) {
     const answer = await stack.http('POST', '/admin/v1/quest-chains', {

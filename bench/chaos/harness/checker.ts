@@ -1,0 +1,156 @@
+import { inArray } from 'drizzle-orm';
+import type { Database } from '../../../shared/db/client.js';
+import { chainProgress, events, taskCompletions, users } from '../../../shared/db/schema/index.js';
+import { computeCompletions } from '../../../shared/domain/progress.js';
+import type { CountingEvent } from '../../../shared/domain/conditions.js';
+import type { History } from './history.js';
+import type { Tenant } from './world.js';
+
+export interface Verdict {
+  /** Events the API answered 200 for (received or duplicate). */
+  acknowledged: number;
+  /** Acknowledged events missing from the store, plus completions the model has and the store lacks. */
+  lost: number;
+  /** Events stored twice or answered with two ids, plus completions or progress counts the model does not have. */
+  double: number;
+  /** Events never acknowledged (the client cannot know), and how many of them were stored anyway (at most once each). */
+  indeterminate: number;
+  indeterminateStored: number;
+  /** What went wrong, one line per kind, with a few examples. */
+  problems: string[];
+}
+
+/**
+ * The Jepsen-style check, after the service has drained: every acknowledged
+ * event is stored exactly once under the id it was answered with; an event
+ * never acknowledged is stored at most once; nothing is stored that was
+ * never sent; and, per registered user and chain, the stored completions and
+ * the progress row's count equal the pure model (computeCompletions over the
+ * user's stored events, the same §5 walk the property tests check the
+ * matcher against).
+ */
+export async function checkHistory(db: Database, history: History, tenants: Tenant[]): Promise<Verdict> {
+  const problems = new Problems();
+  const providerIds = tenants.map((tenant) => tenant.id);
+  const stored = await db
+    .select({ id: events.id, providerId: events.providerId, userId: events.userId, eventType: events.eventType, occurredAt: events.occurredAt, amount: events.amount, currency: events.currency })
+    .from(events)
+    .where(inArray(events.providerId, providerIds));
+  const byKey = new Map<string, typeof stored>();
+  for (const row of stored) {
+    const key = `${row.providerId}|${row.userId}|${row.eventType}|${row.occurredAt}`;
+    const rows = byKey.get(key);
+    if (rows) rows.push(row);
+    else byKey.set(key, [row]);
+  }
+
+  let lost = 0;
+  let double = 0;
+  let acknowledged = 0;
+  let indeterminate = 0;
+  let indeterminateStored = 0;
+  for (const sent of history.events.values()) {
+    const rows = byKey.get(sent.key) ?? [];
+    if (sent.rejected.length > 0) problems.add('valid event answered rejected', sent.rejected[0]!);
+    if (rows.length > 1) {
+      double += rows.length - 1;
+      problems.add('event stored more than once', sent.key);
+    }
+    if (sent.ids.size > 1) {
+      double += 1;
+      problems.add('one event answered with two ids', `${sent.key}: ${[...sent.ids].join(', ')}`);
+    }
+    if (sent.ackedAt === undefined) {
+      indeterminate += 1;
+      if (rows.length > 0) indeterminateStored += 1;
+      continue;
+    }
+    acknowledged += 1;
+    if (rows.length === 0) {
+      lost += 1;
+      problems.add('acknowledged event not stored', sent.key);
+    } else if (![...sent.ids].every((id) => rows.some((row) => row.id === id))) {
+      double += 1;
+      problems.add('answered id is not the stored event', sent.key);
+    }
+  }
+  for (const [key] of byKey) if (!history.events.has(key)) problems.add('stored event nobody sent', key);
+
+  const model = await compareWithModel(db, tenants, stored);
+  lost += model.missing;
+  double += model.extra;
+  for (const [kind, example] of model.problems) problems.add(kind, example);
+  return { acknowledged, lost, double, indeterminate, indeterminateStored, problems: problems.lines() };
+}
+
+type StoredEventRow = { id: string; providerId: string; userId: string; eventType: string; occurredAt: bigint; amount: number | null; currency: string | null };
+
+async function compareWithModel(db: Database, tenants: Tenant[], stored: StoredEventRow[]) {
+  const problems: [string, string][] = [];
+  let missing = 0;
+  let extra = 0;
+  const platformIds = tenants.map((tenant) => tenant.id);
+  const userRows = await db.select({ id: users.id, platformId: users.platformId, platformUserId: users.platformUserId }).from(users).where(inArray(users.platformId, platformIds));
+  const userIds = userRows.map((row) => row.id);
+  const completionRows = userIds.length === 0 ? [] : await db.select().from(taskCompletions).where(inArray(taskCompletions.userId, userIds));
+  const progressRows = userIds.length === 0 ? [] : await db.select().from(chainProgress).where(inArray(chainProgress.userId, userIds));
+
+  const eventsOf = new Map<string, CountingEvent[]>();
+  for (const row of stored) {
+    const key = `${row.providerId}|${row.userId}`;
+    const event = { id: row.id, eventType: row.eventType, occurredUs: row.occurredAt, amount: row.amount, currency: row.currency };
+    const list = eventsOf.get(key);
+    if (list) list.push(event);
+    else eventsOf.set(key, [event]);
+  }
+  for (const user of userRows) {
+    const tenant = tenants.find((candidate) => candidate.id === user.platformId)!;
+    const mine = eventsOf.get(`${user.platformId}|${user.platformUserId}`) ?? [];
+    for (const chain of tenant.chains) {
+      const expected = computeCompletions(chain.rules, mine);
+      const actual = completionRows.filter((row) => row.userId === user.id && row.chainId === chain.id);
+      for (const completion of expected.values()) {
+        const found = actual.find((row) => row.taskId === completion.taskId);
+        if (!found) {
+          missing += 1;
+          problems.push(['completion in the model, not stored', `${user.platformUserId} task ${completion.taskId}`]);
+        } else if (found.eventId !== completion.eventId) {
+          extra += 1;
+          problems.push(['completion credited to another event than the model', `${user.platformUserId} task ${completion.taskId}`]);
+        }
+      }
+      for (const row of actual) {
+        if (!expected.has(row.taskId)) {
+          extra += 1;
+          problems.push(['completion stored, not in the model', `${user.platformUserId} task ${row.taskId}`]);
+        }
+      }
+      const progress = progressRows.find((row) => row.userId === user.id && row.chainId === chain.id);
+      const counted = progress?.completedTasks ?? 0;
+      if (counted > actual.length) {
+        extra += counted - actual.length;
+        problems.push(['progress counts more tasks than are completed', `${user.platformUserId} chain ${chain.id}: ${counted} vs ${actual.length}`]);
+      } else if (counted < actual.length) {
+        missing += actual.length - counted;
+        problems.push(['progress counts fewer tasks than are completed', `${user.platformUserId} chain ${chain.id}: ${counted} vs ${actual.length}`]);
+      }
+    }
+  }
+  return { missing, extra, problems };
+}
+
+/** Problems grouped by kind: a count and the first few examples each. */
+class Problems {
+  private readonly kinds = new Map<string, { count: number; examples: string[] }>();
+
+  add(kind: string, example: string) {
+    const entry = this.kinds.get(kind) ?? { count: 0, examples: [] };
+    entry.count += 1;
+    if (entry.examples.length < 3) entry.examples.push(example);
+    this.kinds.set(kind, entry);
+  }
+
+  lines(): string[] {
+    return [...this.kinds].map(([kind, { count, examples }]) => `${kind}: ${count} (e.g. ${examples.join('; ')})`);
+  }
+}

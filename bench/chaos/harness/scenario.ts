@@ -1,0 +1,69 @@
+import type { Stack, StackOptions } from './stack.js';
+
+export type Target = { atMost: number } | { atLeast: number };
+
+/** The scenario's own measurement, with the issue's target when it sets one. */
+export interface Figure {
+  label: string;
+  value: number | null;
+  unit: string;
+  target?: Target;
+  /**
+   * In the short run the figure is only reported, not judged: its window is
+   * too short for the number to mean what the target means (a p99 or a
+   * throughput ratio over a few seconds of a loaded machine).
+   */
+  reportedOnlyWhenShort?: boolean;
+}
+
+/** A pass/fail property of the run (a process that must not exit, a status that must be 429, …): fails the run in both modes. */
+export interface Check {
+  name: string;
+  ok: boolean;
+  detail?: string;
+}
+
+export interface Outcome {
+  /** Seconds from the fault until the service did its work again (the scenario says what that means); null when not measured. */
+  recoveryMs: number | null;
+  figure: Figure;
+  checks: Check[];
+  notes: string[];
+}
+
+export interface RunContext {
+  short: boolean;
+  log(message: string): void;
+  /** `short` or `full` value of a knob. */
+  pick<T>(short: T, full: T): T;
+}
+
+export interface Scenario {
+  name: string;
+  /** The deployment it needs (platforms, users, limits in its environment), by run length. */
+  stack?: (short: boolean) => StackOptions;
+  /** How long the service may take to drain after the scenario (default 60 s full, 45 s short). */
+  drainTimeoutMs?: number;
+  run(stack: Stack, ctx: RunContext): Promise<Outcome>;
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Checks that every process the scenario did not end on purpose is still running. */
+export function noCrashes(stack: Stack): Check {
+  const crashed = stack.processes.filter((process) => process.exit && !process.killedOnPurpose);
+  return {
+    name: 'no process exited on its own',
+    ok: crashed.length === 0,
+    detail: crashed.map((process) => `${process.name} exited (${process.exit!.code ?? process.exit!.signal}); see ${process.logFile}`).join('; ') || undefined,
+  };
+}
+
+export function judge(figure: Figure): boolean | undefined {
+  if (!figure.target) return undefined;
+  if (figure.value === null || !Number.isFinite(figure.value)) return false;
+  return 'atMost' in figure.target ? figure.value <= figure.target.atMost : figure.value >= figure.target.atLeast;
+}
+
+export const targetText = (figure: Figure) =>
+  figure.target ? `${'atMost' in figure.target ? '<=' : '>='} ${'atMost' in figure.target ? figure.target.atMost : figure.target.atLeast} ${figure.unit}` : '—';
