@@ -1,58 +1,54 @@
-// Takes a screenshot of the API reference page with headless Chromium (Debian's
-// `chromium` package), to check by eye what an integrator sees.
+// Takes the pictures of the API reference page that README.md shows, with
+// headless Chromium (Debian's `chromium` package) driven by playwright-core:
 //
-//   npm run docs:screenshot                          # http://127.0.0.1:3000/docs -> docs/docs-page.png
-//   npm run docs:screenshot -- http://host:port/docs [out.png]
+//   docs/docs-page.png           the top of /docs: the guides
+//   docs/docs-event-example.png  POST /v1/events: body, generated curl line, answer example
+//
+//   npm run docs:screenshot                                  # http://127.0.0.1:3000/docs -> docs/
+//   npm run docs:screenshot -- http://host:port/docs [out-dir]
 //
 // It starts nothing itself: run the API first (npm start or npm run start:api).
 // Set CHROMIUM to use another binary.
-import { spawn } from 'node:child_process';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { access } from 'node:fs/promises';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
 
 const url = process.argv[2] ?? 'http://127.0.0.1:3000/docs';
-const out = resolve(process.argv[3] ?? join(dirname(fileURLToPath(import.meta.url)), 'docs-page.png'));
-const binary = process.env.CHROMIUM ?? 'chromium';
+const outDir = resolve(process.argv[3] ?? dirname(fileURLToPath(import.meta.url)));
 
-// A fresh profile each run, and every background feature that would phone out switched off.
-const profile = await mkdtemp(join(tmpdir(), 'qcr-chromium-'));
-const args = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--hide-scrollbars',
-  `--user-data-dir=${profile}`,
-  '--window-size=1400,1000',
-  // Lets the page's scripts run (fetch the document, render) before the picture is taken.
-  '--virtual-time-budget=10000',
-  `--screenshot=${out}`,
-  url,
-];
+/** The Chromium binary: $CHROMIUM, else `chromium` on the PATH. */
+async function findChromium() {
+  if (process.env.CHROMIUM) return process.env.CHROMIUM;
+  for (const directory of (process.env.PATH ?? '').split(delimiter)) {
+    const candidate = join(directory, 'chromium');
+    if (await access(candidate).then(() => true, () => false)) return candidate;
+  }
+  throw new Error('no chromium on the PATH (apt-get install -y chromium, or set CHROMIUM)');
+}
 
+const browser = await chromium.launch({ executablePath: await findChromium(), args: ['--no-sandbox', '--disable-gpu'] });
 try {
-  const code = await new Promise((resolvePromise, reject) => {
-    const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.once('error', (error) => reject(new Error(`cannot run ${binary}: ${error.message} (apt-get install -y chromium)`)));
-    child.once('exit', (exitCode) => {
-      if (exitCode !== 0) process.stderr.write(stderr);
-      resolvePromise(exitCode);
-    });
-  });
-  if (code !== 0) throw new Error(`${binary} exited with ${code}`);
-  const { size } = await stat(out);
-  process.stdout.write(`screenshot of ${url} written to ${out} (${size} bytes)\n`);
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  // The page must render from the service alone: anything it asks of another origin is refused.
+  const origin = new URL(url).origin;
+  await page.route('**/*', (route) => (new URL(route.request().url()).origin === origin ? route.continue() : route.abort()));
+  await page.goto(url, { waitUntil: 'networkidle' });
+  const operation = page.locator('[id$="/tag/events/POST/v1/events"]');
+  await operation.waitFor();
+
+  const shots = [
+    { file: 'docs-page.png', take: (path) => page.screenshot({ path }) },
+    { file: 'docs-event-example.png', take: (path) => operation.screenshot({ path }) },
+  ];
+  for (const shot of shots) {
+    const path = join(outDir, shot.file);
+    await shot.take(path);
+    process.stdout.write(`${path}\n`);
+  }
 } catch (error) {
   process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;
 } finally {
-  await rm(profile, { recursive: true, force: true });
+  await browser.close();
 }
