@@ -3,6 +3,7 @@ import type { Handler } from 'hono';
 import type { AppDeps, AppEnv } from './app-env.js';
 import { createErrorHandler, notFoundHandler, validationHook } from './http/errors.js';
 import { requestContext } from './http/request-context.js';
+import { requestTimeout } from './http/request-timeout.js';
 import { adminCredentialsRoutes } from './routes/admin/credentials/index.js';
 import { adminProvidersRoutes } from './routes/admin/providers/index.js';
 import { DASHBOARD_PATH, registerQueueDashboard } from './operator/queue-dashboard/index.js';
@@ -23,6 +24,8 @@ import { rewardsRoutes } from './routes/rewards/index.js';
 export function createApp(deps: AppDeps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.use('*', requestContext(deps));
+  // The live stream (GET /v1/live) stays open by design: no time limit.
+  app.use('*', requestTimeout(deps.config.REQUEST_TIMEOUT_MS, ['/v1/live']));
   app.onError(createErrorHandler(deps.logger));
   app.notFound(notFoundHandler);
 

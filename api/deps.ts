@@ -26,7 +26,7 @@ export async function createAppDeps(options: {
 }): Promise<{ deps: AppDeps; release: () => Promise<void> }> {
   const { config, database, logger } = options;
   const redis = createRedis(config.REDIS_URL, 'producer');
-  const producer = createMatchingProducer(redis, config.QUEUE_PREFIX);
+  const producer = createMatchingProducer(redis, config.QUEUE_PREFIX, { windowMs: config.MATCH_FAIR_WINDOW_MS, quietEvents: config.MATCH_FAIR_QUIET_EVENTS });
   const subscriber = createRedis(config.REDIS_URL, 'subscriber');
   const liveHub = new LiveHub({ redis: subscriber, queuePrefix: config.QUEUE_PREFIX, logger });
   const chainCache = new ActiveChainCache(database.db, config.CHAIN_CACHE_TTL_MS);

@@ -13,7 +13,12 @@ const logger = createLogger({ level: config.LOG_LEVEL, name: 'api', destination:
 
 if (config.MIGRATE_ON_START) await migrateWithLock(config.DATABASE_URL);
 
-const database = createDatabase({ url: config.DATABASE_URL, poolSize: config.DB_POOL_SIZE, applicationName: 'qcr-api' });
+const database = createDatabase({
+  url: config.DATABASE_URL,
+  poolSize: config.DB_POOL_SIZE,
+  applicationName: 'qcr-api',
+  timeouts: { statementMs: config.API_STATEMENT_TIMEOUT_MS, lockMs: config.DB_LOCK_TIMEOUT_MS, idleInTransactionMs: config.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS },
+});
 let shuttingDown = false;
 const { deps, release } = await createAppDeps({
   config,

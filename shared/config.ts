@@ -8,6 +8,16 @@ const booleanFlag = z
   .enum(['true', 'false', '1', '0'])
   .transform((value) => value === 'true' || value === '1');
 
+/** Postgres session time limits; createDatabase applies them when a caller names none. */
+export const databaseTimeoutDefaults = {
+  // API statements are single-row reads and writes: one taking 10 s is stuck, not slow.
+  apiStatementMs: 10000,
+  // A matching batch may replay a long history (recompute); it still must not run unbounded.
+  workerStatementMs: 30000,
+  lockMs: 10000,
+  idleInTransactionMs: 10000,
+} as const;
+
 const configSchema = z.object({
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/postgres'),
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
@@ -24,8 +34,9 @@ const configSchema = z.object({
   MATCH_BATCH_SIZE: z.coerce.number().int().min(1).max(5000).default(1000),
   // Batches one worker runs at once: two let one compute while the other waits on Postgres.
   MATCH_BATCHES_IN_FLIGHT: z.coerce.number().int().min(1).max(16).default(2),
-  // How long a job stays locked to a worker that stopped answering (crash, SIGKILL) before another takes it over.
-  JOB_LOCK_MS: z.coerce.number().int().min(1000).default(30000),
+  // How long a job stays locked to a worker that stopped answering (crash, SIGKILL, SIGSTOP); another
+  // worker takes it over within twice this (the lock expires, then the next stalled check runs).
+  JOB_LOCK_MS: z.coerce.number().int().min(1000).default(5000),
   RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).default(5000),
   RECONCILE_MIN_AGE_MS: z.coerce.number().int().min(0).default(10000),
   CREDENTIAL_CACHE_TTL_MS: z.coerce.number().int().min(0).max(5000).default(3000),
@@ -33,6 +44,21 @@ const configSchema = z.object({
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).default(10000),
   MIGRATE_ON_START: booleanFlag.default(false),
+  // Time limits (docs/operations.md, "Time limits"). Set on every pooled Postgres session at connect.
+  API_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(databaseTimeoutDefaults.apiStatementMs),
+  WORKER_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(databaseTimeoutDefaults.workerStatementMs),
+  DB_LOCK_TIMEOUT_MS: z.coerce.number().int().min(0).default(databaseTimeoutDefaults.lockMs),
+  DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(0).default(databaseTimeoutDefaults.idleInTransactionMs),
+  // Longest an HTTP request may take before it is answered 503 (the live stream is exempt).
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(15000),
+  // A worker that has not renewed its lease for this long is presumed stopped: its sessions are terminated.
+  WORKER_LEASE_MS: z.coerce.number().int().min(1000).default(8000),
+  // How often a worker renews its lease and checks the others' (well under WORKER_LEASE_MS).
+  WORKER_HEARTBEAT_MS: z.coerce.number().int().min(100).default(2000),
+  // Fair matching: a provider that enqueued more than MATCH_FAIR_QUIET_EVENTS events in the last
+  // MATCH_FAIR_WINDOW_MS goes behind quieter ones (shared/queue/fair-priority.ts).
+  MATCH_FAIR_WINDOW_MS: z.coerce.number().int().min(100).default(10000),
+  MATCH_FAIR_QUIET_EVENTS: z.coerce.number().int().min(1).default(100),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Worker } from 'bullmq';
 import pino from 'pino';
 import { loadConfig } from '../shared/config.js';
@@ -10,6 +11,7 @@ import { createRedis } from '../shared/queue/connection.js';
 import { MATCHING_QUEUE } from '../shared/queue/contract.js';
 import { createMatchingProducer } from '../shared/queue/producer.js';
 import { startHealthServer } from './health-server.js';
+import { startLease, workerApplicationName } from './lease.js';
 import { createLivePublisher } from './live-publisher.js';
 import { createProcessor } from './processor.js';
 import { startReconciler } from './reconciler.js';
@@ -22,14 +24,37 @@ const logger = createLogger({ level: config.LOG_LEVEL, name: 'worker', destinati
 
 if (config.MIGRATE_ON_START) await migrateWithLock(config.DATABASE_URL);
 
+// Names this process's sessions (application_name), so another worker can end them if its lease lapses (lease.ts).
+const workerId = randomUUID();
+const sessions = {
+  url: config.DATABASE_URL,
+  applicationName: workerApplicationName(workerId),
+  timeouts: { statementMs: config.WORKER_STATEMENT_TIMEOUT_MS, lockMs: config.DB_LOCK_TIMEOUT_MS, idleInTransactionMs: config.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS },
+};
 // A connection per batch in flight (worker/matching/batcher.ts), plus the reconciler's and /readyz's.
-const database = createDatabase({ url: config.DATABASE_URL, poolSize: config.MATCH_BATCHES_IN_FLIGHT + 2, applicationName: 'qcr-worker' });
+const database = createDatabase({ ...sessions, poolSize: config.MATCH_BATCHES_IN_FLIGHT + 2 });
+// The lease's own connection: its heartbeat never queues behind batches waiting for locks.
+const leaseDatabase = createDatabase({ ...sessions, poolSize: 1 });
 const workerRedis = createRedis(config.REDIS_URL, 'worker');
 const producerRedis = createRedis(config.REDIS_URL, 'producer');
-const producer = createMatchingProducer(producerRedis, config.QUEUE_PREFIX);
+const producer = createMatchingProducer(producerRedis, config.QUEUE_PREFIX, { windowMs: config.MATCH_FAIR_WINDOW_MS, quietEvents: config.MATCH_FAIR_QUIET_EVENTS });
 const metrics = createWorkerMetrics({ defaultMetrics: true });
 const deps: WorkerDeps = { db: database.db, producer, logger, publish: createLivePublisher(producerRedis, config.QUEUE_PREFIX, logger) };
 let shuttingDown = false;
+
+const reconciler = startReconciler(deps, { intervalMs: config.RECONCILE_INTERVAL_MS, minAgeMs: config.RECONCILE_MIN_AGE_MS });
+const lease = startLease(
+  {
+    db: leaseDatabase.db,
+    logger,
+    // The ended worker's claimed events were received before it stopped, at least a lease ago: put
+    // them back now rather than after RECONCILE_MIN_AGE_MS and the next interval.
+    onTakeover: () => reconciler.runNow(Math.max(0, config.WORKER_LEASE_MS - config.WORKER_HEARTBEAT_MS)),
+  },
+  { workerId, leaseMs: config.WORKER_LEASE_MS, heartbeatMs: config.WORKER_HEARTBEAT_MS },
+);
+// Not fatal if Postgres is away now: the heartbeat renews it once it answers.
+await lease.start().catch((error: unknown) => logger.warn({ err: error }, 'could not take the first lease; the heartbeat retries'));
 
 const worker = new Worker(
   MATCHING_QUEUE,
@@ -43,6 +68,7 @@ const worker = new Worker(
     connection: workerRedis,
     prefix: config.QUEUE_PREFIX,
     concurrency: config.WORKER_CONCURRENCY,
+    // A stopped or killed worker's jobs go back to the queue within 2 x JOB_LOCK_MS.
     lockDuration: config.JOB_LOCK_MS,
     stalledInterval: config.JOB_LOCK_MS,
     // A job whose worker died is retried instead of failed: its transaction never committed.
@@ -56,8 +82,6 @@ worker.on('error', (error) => logger.warn({ err: error }, 'worker connection err
 worker.on('completed', (job) => metrics.jobProcessed(job.name));
 worker.on('failed', (job) => metrics.jobFailed(job?.name ?? 'unknown'));
 
-const reconciler = startReconciler(deps, { intervalMs: config.RECONCILE_INTERVAL_MS, minAgeMs: config.RECONCILE_MIN_AGE_MS });
-
 const health = await startHealthServer({
   port: config.WORKER_HEALTH_PORT,
   host: config.HOST,
@@ -68,7 +92,7 @@ const health = await startHealthServer({
   metrics: metrics.exposition,
 });
 const address = health.address();
-logger.info({ healthPort: typeof address === 'object' && address ? address.port : null, concurrency: config.WORKER_CONCURRENCY }, 'worker started');
+logger.info({ healthPort: typeof address === 'object' && address ? address.port : null, concurrency: config.WORKER_CONCURRENCY, workerId }, 'worker started');
 
 async function shutdown(signal: string) {
   if (shuttingDown) return;
@@ -82,7 +106,8 @@ async function shutdown(signal: string) {
   deadline.unref();
   await reconciler.stop();
   await worker.close(); // waits for active jobs to finish
-  await Promise.allSettled([producer.close(), database.close()]);
+  await lease.stop();
+  await Promise.allSettled([producer.close(), database.close(), leaseDatabase.close()]);
   health.close();
   workerRedis.disconnect();
   producerRedis.disconnect();

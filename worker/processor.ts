@@ -12,6 +12,9 @@ export interface ProcessorDeps extends Pick<WorkerDeps, 'db' | 'logger' | 'publi
   onEventProcessed: (receivedUs: bigint) => void;
 }
 
+/** The batcher's lane for re-evaluations: they take turns with the providers' events. */
+const USER_EVALUATIONS = 'user-evaluations';
+
 const isJobName = (name: string): name is JobName => Object.hasOwn(jobPayloads, name);
 
 /**
@@ -22,7 +25,7 @@ function workOf(name: JobName, data: unknown): MatchWork | null {
   switch (name) {
     case 'match-events': {
       const parsed = jobPayloads[name].safeParse(data);
-      return parsed.success ? { eventIds: parsed.data.eventIds, userIds: [] } : null;
+      return parsed.success ? { eventIds: parsed.data.eventIds, userIds: [], source: parsed.data.providerId } : null;
     }
     case 'process-event': {
       const parsed = jobPayloads[name].safeParse(data);
@@ -30,7 +33,7 @@ function workOf(name: JobName, data: unknown): MatchWork | null {
     }
     case 'evaluate-user': {
       const parsed = jobPayloads[name].safeParse(data);
-      return parsed.success ? { eventIds: [], userIds: [parsed.data.userId] } : null;
+      return parsed.success ? { eventIds: [], userIds: [parsed.data.userId], source: USER_EVALUATIONS } : null;
     }
   }
 }

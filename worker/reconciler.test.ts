@@ -1,13 +1,17 @@
+import { Writable } from 'node:stream';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase } from '../shared/db/client.js';
+import { sessionsNamed, type NamedSession } from '../shared/db/lease-store.js';
 import { events, pendingEvents, users } from '../shared/db/schema/index.js';
+import { createLogger } from '../shared/observability/logger.js';
 import { dateToMicros, parseUtcTimestamp } from '../shared/domain/timestamp.js';
 import { createRedis } from '../shared/queue/connection.js';
 import { createMatchingProducer, type MatchingProducer } from '../shared/queue/producer.js';
 import { uniqueSuffix } from '../shared/testing/database.js';
 import { createTestProvider } from '../shared/testing/fixtures.js';
 import { useTestData } from '../shared/testing/test-data.js';
-import { reconcileOnce } from './reconciler.js';
+import { startReconciler, reconcileOnce } from './reconciler.js';
 
 const { database } = useTestData('reconciler', { providers: false });
 let producer: MatchingProducer;
@@ -52,18 +56,84 @@ describe('reconcileOnce', () => {
       .returning({ eventId: events.id, providerId: events.providerId, receivedAt: events.receivedAt });
     await database.db.insert(pendingEvents).values(fresh!);
 
-    expect(await reconcileOnce({ db: database.db, producer }, { minAgeMs: 10_000 })).toEqual({ events: 700, users: 1200 });
+    expect(await reconcileOnce({ db: database.db, producer }, { minAgeMs: 10_000 })).toEqual({ events: 700, users: 1200, alreadyQueued: 0 });
 
-    // 700 events travel as two jobs (500 + 200 ids), the users one job each.
-    expect((await producer.queue.getJobCounts('waiting')).waiting).toBe(1202);
-    const jobs = await producer.queue.getJobs(['waiting'], 0, 2000);
+    // 700 events travel as two jobs (500 + 200 ids, prioritized: one provider's 700 events are a backlog), the users one job each.
+    expect(await queued()).toBe(1202);
+    const jobs = await producer.queue.getJobs(['waiting', 'prioritized'], 0, 2000);
     const queuedEventIds = jobs.filter((job) => job.name === 'match-events').flatMap((job) => job.data.eventIds as string[]);
     const [event] = await database.db.select({ id: events.id }).from(events).where(eq(events.userId, 'u700'));
     expect(queuedEventIds).toHaveLength(700);
     expect(queuedEventIds).toContain(event!.id);
 
-    // A second pass finds the same work already queued: nothing is added twice.
-    await reconcileOnce({ db: database.db, producer }, { minAgeMs: 10_000 });
-    expect((await producer.queue.getJobCounts('waiting')).waiting).toBe(1202);
+    // A second pass finds the same work already queued: nothing is added twice, and it says so.
+    expect(await reconcileOnce({ db: database.db, producer }, { minAgeMs: 10_000 })).toEqual({ events: 0, users: 0, alreadyQueued: 1900 });
+    expect(await queued()).toBe(1202);
+
+    // Its log line counts what it put back (here: the stale events of a second provider), not what it found.
+    const other = await createTestProvider(database.db, 'platform');
+    const more = await staleEvents(other.id, 30);
+    const { logger, lines } = capturingLogger();
+    const reconciler = startReconciler({ db: database.db, producer, logger }, { intervalMs: 60_000, minAgeMs: 10_000 });
+    await reconciler.runNow(10_000);
+    await reconciler.stop();
+    expect(lines).toEqual([expect.objectContaining({ msg: 'reconciler put pending work back on the queue', events: 30, users: 0, alreadyQueued: 1900 })]);
+    const jobs2 = await producer.queue.getJobs(['waiting', 'prioritized'], 0, 5000);
+    const requeued = jobs2.filter((job) => job.data.providerId === other.id).flatMap((job) => job.data.eventIds as string[]);
+    expect(requeued.sort()).toEqual(more.sort());
+  });
+
+  it('calls Redis only after its transaction ended: no session of it is inside a transaction meanwhile', async () => {
+    const platform = await createTestProvider(database.db, 'platform');
+    await staleEvents(platform.id, 3);
+    // The real producer, watched: each call looks at the reconciler's sessions before going to Redis.
+    const seen: NamedSession[][] = [];
+    const watched: MatchingProducer = {
+      ...producer,
+      requeueEvents: async (refs) => (seen.push(await sessionsNamed(watcher.db, APPLICATION)), producer.requeueEvents(refs)),
+      requeueUserEvaluation: async (id) => (seen.push(await sessionsNamed(watcher.db, APPLICATION)), producer.requeueUserEvaluation(id)),
+    };
+    const counts = await reconcileOnce({ db: reconcilerDb.db, producer: watched }, { minAgeMs: 10_000 });
+    expect(counts.events).toBe(3);
+    expect(seen.length).toBeGreaterThan(0);
+    for (const sessions of seen) expect(sessions.filter((session) => session.inTransaction)).toEqual([]);
   });
 });
+
+const queued = async () => {
+  const counts = await producer.queue.getJobCounts('waiting', 'prioritized');
+  return (counts.waiting ?? 0) + (counts.prioritized ?? 0);
+};
+
+const APPLICATION = 'reconciler-under-test';
+let reconcilerDb: ReturnType<typeof createDatabase>;
+let watcher: ReturnType<typeof createDatabase>;
+beforeAll(() => {
+  reconcilerDb = createDatabase({ url: database.url, poolSize: 2, applicationName: APPLICATION });
+  watcher = createDatabase({ url: database.url, poolSize: 1, applicationName: 'reconciler-watcher' });
+});
+afterAll(async () => {
+  await Promise.all([reconcilerDb.close(), watcher.close()]);
+});
+
+/** `count` events of the provider, received an hour ago and still pending (their enqueue was lost). */
+async function staleEvents(providerId: string, count: number): Promise<string[]> {
+  const nowUs = dateToMicros(new Date());
+  const rows = await database.db
+    .insert(events)
+    .values(Array.from({ length: count }, (_, i) => ({ providerId, userId: `s${i}`, eventType: 'kyc', occurredAt: nowUs - BigInt(i) * 1_000_000n, receivedAt: nowUs - 3_600_000_000n })))
+    .returning({ eventId: events.id, providerId: events.providerId, receivedAt: events.receivedAt });
+  await database.db.insert(pendingEvents).values(rows);
+  return rows.map((row) => row.eventId);
+}
+
+function capturingLogger() {
+  const lines: Record<string, unknown>[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  return { logger: createLogger({ level: 'info', name: 'reconciler-test', destination }), lines };
+}

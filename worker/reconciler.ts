@@ -1,5 +1,5 @@
 import { withTransaction } from '../shared/db/transaction.js';
-import { pagePendingEvents, type PendingEventKey } from '../shared/db/event-store.js';
+import { pagePendingEvents, type PendingEventKey, type PendingEventRow } from '../shared/db/event-store.js';
 import { tryReconcileLock } from '../shared/db/progress-store.js';
 import { pageUsersToEvaluate } from '../shared/db/user-store.js';
 import { MAX_EVENTS_PER_JOB } from '../shared/queue/contract.js';
@@ -9,12 +9,45 @@ const USER_PAGE = 500;
 // A pass walks pending work in pages up to this many items: a new chain flags every user of
 // its platform, and putting back only one page per interval would take hours on a large platform.
 const MAX_PER_PASS = 20_000;
-// Any constant; only one worker at a time reconciles.
+// Any constant; only one worker at a time collects.
 const RECONCILE_LOCK_KEY = 7_215_430_982;
 
 export interface ReconcileCounts {
+  /** Pending events put back on the queue (their job was gone or had failed). */
   events: number;
+  /** Flagged users whose evaluation was put back. */
   users: number;
+  /** Pending events and users found whose job still waits or runs: left alone. */
+  alreadyQueued: number;
+}
+
+interface PendingWork {
+  events: PendingEventRow[];
+  userIds: string[];
+}
+
+/** Reads what Postgres still marks as pending, in one short transaction that takes no Redis call. */
+async function collectPending(db: WorkerDeps['db'], minAgeMs: number): Promise<PendingWork | null> {
+  return withTransaction(db, async (tx) => {
+    if (!(await tryReconcileLock(tx, RECONCILE_LOCK_KEY))) return null;
+    const events: PendingEventRow[] = [];
+    let after: PendingEventKey | null = null;
+    while (events.length < MAX_PER_PASS) {
+      const page = await pagePendingEvents(tx, { minAgeMs, after, limit: MAX_EVENTS_PER_JOB });
+      events.push(...page);
+      after = page.at(-1) ?? null;
+      if (page.length < MAX_EVENTS_PER_JOB) break;
+    }
+    const userIds: string[] = [];
+    let afterUser: string | null = null;
+    while (userIds.length < MAX_PER_PASS) {
+      const page = await pageUsersToEvaluate(tx, { afterId: afterUser, limit: USER_PAGE });
+      userIds.push(...page);
+      afterUser = page.at(-1) ?? null;
+      if (page.length < USER_PAGE) break;
+    }
+    return { events, userIds };
+  });
 }
 
 /**
@@ -22,50 +55,58 @@ export interface ReconcileCounts {
  * source of truth, so anything it still marks as pending (a row of
  * pending_events, a user flagged for evaluation) is put back on the queue when
  * its job is gone (Redis restarted empty, enqueue failed) or failed for good.
- * A page of events becomes one job whose id derives from its ids, so a page
- * still waiting in the queue is not added twice; a repeat would be harmless
- * anyway (the matcher skips events no longer pending).
+ * The ids are collected and the transaction committed before Redis is called:
+ * a slow or absent Redis must not keep a Postgres transaction (and the
+ * collection lock) open. Pages of events become one job per provider whose id
+ * derives from its ids, so a page still waiting in the queue is not added
+ * twice; a repeat would be harmless anyway (the matcher skips events no longer
+ * pending). Two workers enqueueing the same page at once is as harmless.
  */
 export async function reconcileOnce(deps: Pick<WorkerDeps, 'db' | 'producer'>, input: { minAgeMs: number }): Promise<ReconcileCounts> {
-  return withTransaction(deps.db, async (tx) => {
-    const counts = { events: 0, users: 0 };
-    if (!(await tryReconcileLock(tx, RECONCILE_LOCK_KEY))) return counts;
-
-    let after: PendingEventKey | null = null;
-    while (counts.events < MAX_PER_PASS) {
-      const page = await pagePendingEvents(tx, { minAgeMs: input.minAgeMs, after, limit: MAX_EVENTS_PER_JOB });
-      if (page.length > 0) await deps.producer.requeueEvents(page.map((row) => row.eventId));
-      counts.events += page.length;
-      after = page.at(-1) ?? null;
-      if (page.length < MAX_EVENTS_PER_JOB) break;
-    }
-
-    let afterUser: string | null = null;
-    while (counts.users < MAX_PER_PASS) {
-      const page = await pageUsersToEvaluate(tx, { afterId: afterUser, limit: USER_PAGE });
-      for (const id of page) await deps.producer.requeueUserEvaluation(id);
-      counts.users += page.length;
-      afterUser = page.at(-1) ?? null;
-      if (page.length < USER_PAGE) break;
-    }
-    return counts;
-  });
+  const counts: ReconcileCounts = { events: 0, users: 0, alreadyQueued: 0 };
+  const pending = await collectPending(deps.db, input.minAgeMs);
+  if (!pending) return counts;
+  for (let i = 0; i < pending.events.length; i += MAX_EVENTS_PER_JOB) {
+    const page = pending.events.slice(i, i + MAX_EVENTS_PER_JOB);
+    const requeued = await deps.producer.requeueEvents(page);
+    counts.events += requeued;
+    counts.alreadyQueued += page.length - requeued;
+  }
+  for (const id of pending.userIds) {
+    if (await deps.producer.requeueUserEvaluation(id)) counts.users += 1;
+    else counts.alreadyQueued += 1;
+  }
+  return counts;
 }
 
-export function startReconciler(deps: Pick<WorkerDeps, 'db' | 'producer' | 'logger'>, options: { intervalMs: number; minAgeMs: number }) {
+export function startReconciler(
+  deps: Pick<WorkerDeps, 'db' | 'producer' | 'logger'>,
+  options: { intervalMs: number; minAgeMs: number; onPass?: (counts: ReconcileCounts) => void },
+) {
   let running: Promise<unknown> | null = null;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = reconcileOnce(deps, { minAgeMs: options.minAgeMs })
+
+  /** One pass, unless one runs already (then that one is awaited). */
+  function pass(minAgeMs: number): Promise<unknown> {
+    running ??= reconcileOnce(deps, { minAgeMs })
       .then((counts) => {
-        if (counts.events + counts.users > 0) deps.logger.info(counts, 'reconciler found pending work and put it back on the queue');
+        options.onPass?.(counts);
+        // What it put back, not what it found: found work whose job still waits was left alone.
+        if (counts.events + counts.users > 0) deps.logger.info(counts, 'reconciler put pending work back on the queue');
       })
       .catch((error: unknown) => deps.logger.warn({ err: error }, 'reconcile pass failed; will retry'))
       .finally(() => {
         running = null;
       });
-  }, options.intervalMs);
+    return running;
+  }
+
+  const timer = setInterval(() => void pass(options.minAgeMs), options.intervalMs);
   return {
+    /** An extra pass now (e.g. after another worker's sessions were ended), over work at least `minAgeMs` old. */
+    async runNow(minAgeMs: number) {
+      await running;
+      await pass(minAgeMs);
+    },
     async stop() {
       clearInterval(timer);
       await running;

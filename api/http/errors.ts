@@ -4,6 +4,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ZodError } from 'zod';
 import { DomainError, type DomainErrorKind } from '../../shared/errors.js';
 import type { Logger } from '../../shared/observability/logger.js';
+import { isTimeLimitError } from '../../shared/db/query-errors.js';
 import { isConnectionError } from '../../shared/db/connection-loss.js';
 
 /**
@@ -76,6 +77,11 @@ export function createErrorHandler(logger: Logger): ErrorHandler {
     if (isConnectionError(error)) {
       logger.warn({ err: error, path: c.req.path, method: c.req.method }, 'database unavailable');
       return errorResponse(c, new AppError('unavailable', 'The service is temporarily unavailable; try again'));
+    }
+    // A statement stopped by a session time limit (shared/db/client.ts): busy, not broken.
+    if (isTimeLimitError(error)) {
+      logger.warn({ err: error, path: c.req.path, method: c.req.method }, 'statement stopped by a time limit');
+      return errorResponse(c, new AppError('unavailable', 'The service is busy; try again'));
     }
     // Anything else is our own failure: log it in full, answer without internals.
     logger.error({ err: error, path: c.req.path, method: c.req.method }, 'unhandled error');

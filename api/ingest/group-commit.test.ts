@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { installRefusingEventTrigger } from '../../shared/db/refusing-trigger.test-helper.js';
 import { events } from '../../shared/db/schema/index.js';
 import type { MatchingProducer } from '../../shared/queue/producer.js';
+import type { EventRef } from '../../shared/queue/contract.js';
 import { ingestEvents, type EventInput, type ProviderEvent } from '../use-cases/events/ingest-events.js';
 import { GroupCommit } from './group-commit.js';
 import { useTestService } from '../testing/test-service.js';
@@ -26,7 +27,7 @@ const input = (userId: string, overrides: Partial<EventInput> = {}): EventInput 
 function recordingCommitter(options = { maxBatch: 500, maxInFlight: 1 }) {
   const enqueued: string[][] = [];
   const flushed: number[] = [];
-  const producer = { enqueueEvents: async (ids: readonly string[]) => (enqueued.push([...ids]), true) } as unknown as MatchingProducer;
+  const producer = { enqueueEvents: async (refs: readonly EventRef[]) => (enqueued.push(refs.map((ref) => ref.eventId)), true) } as unknown as MatchingProducer;
   const committer = new GroupCommit(async (events: readonly ProviderEvent[]) => {
     flushed.push(events.length);
     return ingestEvents({ db: database.db, producer }, { events });

@@ -30,7 +30,7 @@ export async function drain(ctx: BenchContext, tenant: MatchingTenant, workers: 
     const started = performance.now();
     for (let i = 0; i < eventIds.length; i += 5000) {
       const jobs = [];
-      for (let j = i; j < Math.min(i + 5000, eventIds.length); j += JOB_SIZE) jobs.push(...eventBatches(eventIds.slice(j, j + JOB_SIZE)));
+      for (let j = i; j < Math.min(i + 5000, eventIds.length); j += JOB_SIZE) jobs.push(...eventBatches(eventIds.slice(j, j + JOB_SIZE).map((eventId) => ({ eventId, providerId: tenant.platformId }))));
       await producer.queue.addBulk(jobs.map((data) => ({ name: 'match-events', data })));
     }
     const deadline = Date.now() + 10 * 60_000;

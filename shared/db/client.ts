@@ -1,5 +1,6 @@
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
+import { databaseTimeoutDefaults } from '../config.js';
 import { reconnectDelaySeconds } from './connection-loss.js';
 import { preparingClient } from './prepared-statements.js';
 import * as schema from './schema/index.js';
@@ -13,14 +14,39 @@ export interface DatabaseOptions {
   url: string;
   poolSize?: number;
   applicationName?: string;
+  /** Session time limits in ms (0 = none); the API's defaults unless given. */
+  timeouts?: Partial<DatabaseTimeouts>;
+}
+
+export interface DatabaseTimeouts {
+  /** statement_timeout: a statement running longer is cancelled. */
+  statementMs: number;
+  /** lock_timeout: a statement waiting longer for a lock is cancelled. */
+  lockMs: number;
+  /** idle_in_transaction_session_timeout: a session idle this long inside a transaction is ended, freeing its locks. */
+  idleInTransactionMs: number;
 }
 
 export function createDatabase(options: DatabaseOptions) {
+  const timeouts = {
+    statementMs: databaseTimeoutDefaults.apiStatementMs,
+    lockMs: databaseTimeoutDefaults.lockMs,
+    idleInTransactionMs: databaseTimeoutDefaults.idleInTransactionMs,
+    ...options.timeouts,
+  };
   const sql = postgres(options.url, {
     max: options.poolSize ?? 10,
     onnotice: () => {},
-    // Timestamps are compared and formatted as UTC everywhere; pin the session zone so text output is predictable.
-    connection: { TimeZone: 'UTC', application_name: options.applicationName ?? 'quest-chain-rewards' },
+    connection: {
+      // Timestamps are compared and formatted as UTC everywhere; pin the session zone so text output is predictable.
+      TimeZone: 'UTC',
+      application_name: options.applicationName ?? 'quest-chain-rewards',
+      // Startup parameters, so every session of the pool has them from its first statement, at no
+      // extra round trip: nothing the service runs may wait or hold its locks without end.
+      statement_timeout: timeouts.statementMs,
+      lock_timeout: timeouts.lockMs,
+      idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
+    },
     // Fail fast instead of queueing requests forever when Postgres is gone.
     connect_timeout: 10,
     // Reconnect within a second of Postgres' return, not after the driver's default of up to 20 s.

@@ -177,14 +177,17 @@ export async function deletePending(tx: Executor, ids: readonly string[]): Promi
 /** Where a page of pending events ends: the reconciler's keyset. */
 export type PendingEventKey = Pick<typeof pendingEvents.$inferSelect, 'receivedAt' | 'eventId'>;
 
+/** A pending event as the reconciler puts it back: its keyset position and its sender (the job's provider). */
+export type PendingEventRow = PendingEventKey & Pick<typeof pendingEvents.$inferSelect, 'providerId'>;
+
 /** Pending events received more than `minAgeMs` ago, oldest first, after the key `after` (keyset paging). */
 export async function pagePendingEvents(
   tx: Executor,
   options: { minAgeMs: number; after: PendingEventKey | null; limit: number },
-): Promise<PendingEventKey[]> {
+): Promise<PendingEventRow[]> {
   const { after } = options;
   return tx
-    .select({ receivedAt: pendingEvents.receivedAt, eventId: pendingEvents.eventId })
+    .select({ receivedAt: pendingEvents.receivedAt, eventId: pendingEvents.eventId, providerId: pendingEvents.providerId })
     .from(pendingEvents)
     .where(and(
       lt(pendingEvents.receivedAt, sql`now() - make_interval(secs => ${options.minAgeMs / 1000})`),

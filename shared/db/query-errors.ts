@@ -16,3 +16,14 @@ export function withoutQueryParams(error: unknown): unknown {
   stripped.stack = [`${stripped.name}: ${stripped.message}`, ...frames].join('\n');
   return stripped;
 }
+
+// SQLSTATEs of the session time limits (shared/db/client.ts): statement_timeout (query_canceled),
+// lock_timeout (lock_not_available) and idle_in_transaction_session_timeout.
+const TIME_LIMIT_CODES = new Set(['57014', '55P03', '25P03']);
+
+/** Whether a failed statement was stopped by one of the session's time limits: the caller may retry, it is not a bug. */
+export function isTimeLimitError(error: unknown): boolean {
+  const cause = error instanceof DrizzleQueryError ? error.cause : error;
+  const code = typeof cause === 'object' && cause !== null && 'code' in cause ? cause.code : undefined;
+  return typeof code === 'string' && TIME_LIMIT_CODES.has(code);
+}

@@ -12,8 +12,11 @@ export const MATCHING_QUEUE = 'matching';
 export const MAX_EVENTS_PER_JOB = 500;
 
 export const jobPayloads = {
-  /** Match these stored events (ids of `pending_events`; ids already matched are skipped). */
-  'match-events': z.object({ eventIds: z.array(z.uuid()).min(1).max(MAX_EVENTS_PER_JOB) }),
+  /**
+   * Match these stored events (ids of `pending_events`; ids already matched are skipped), all sent by
+   * `providerId`, which the worker's batcher shares batches out by. Jobs from before fair matching have no provider id.
+   */
+  'match-events': z.object({ eventIds: z.array(z.uuid()).min(1).max(MAX_EVENTS_PER_JOB), providerId: z.uuid().optional() }),
   /** Re-match every stored event of a user (registration, new link, new chain). */
   'evaluate-user': z.object({ userId: z.uuid() }),
   /** One event: what versions before batched matching enqueued; still consumed so an upgrade strands nothing. */
@@ -34,10 +37,24 @@ export const jobId = {
   'process-event': (payload: JobPayload<'process-event'>) => `event-${payload.eventId}`,
 } satisfies { [N in JobName]: (payload: JobPayload<N>) => string | undefined };
 
-/** Splits event ids into job payloads of at most MAX_EVENTS_PER_JOB ids. */
-export function eventBatches(eventIds: readonly string[]): JobPayload<'match-events'>[] {
+/** A stored event to match, and who sent it: what a match job is made of. */
+export interface EventRef {
+  eventId: string;
+  providerId: string;
+}
+
+/** Splits events into job payloads of one provider each, at most MAX_EVENTS_PER_JOB ids per job. */
+export function eventBatches(events: readonly EventRef[]): JobPayload<'match-events'>[] {
+  const byProvider = new Map<string, string[]>();
+  for (const { eventId, providerId } of events) {
+    const ids = byProvider.get(providerId);
+    if (ids) ids.push(eventId);
+    else byProvider.set(providerId, [eventId]);
+  }
   const batches: JobPayload<'match-events'>[] = [];
-  for (let i = 0; i < eventIds.length; i += MAX_EVENTS_PER_JOB) batches.push({ eventIds: eventIds.slice(i, i + MAX_EVENTS_PER_JOB) });
+  for (const [providerId, eventIds] of byProvider) {
+    for (let i = 0; i < eventIds.length; i += MAX_EVENTS_PER_JOB) batches.push({ eventIds: eventIds.slice(i, i + MAX_EVENTS_PER_JOB), providerId });
+  }
   return batches;
 }
 

@@ -1,20 +1,22 @@
 import { createHash } from 'node:crypto';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { defaultJobOptions, eventBatches, jobId, jobPayloads, MATCHING_QUEUE, type JobName, type JobPayload } from './contract.js';
+import { defaultJobOptions, eventBatches, jobId, jobPayloads, MATCHING_QUEUE, type EventRef, type JobName, type JobPayload } from './contract.js';
+import { createFairPriority, type FairnessOptions } from './fair-priority.js';
 
 export interface MatchingProducer {
   /** Best effort: resolves false instead of throwing when Redis is unavailable; the reconciler covers the gap. */
   enqueue<N extends JobName>(name: N, payloads: JobPayload<N>[]): Promise<boolean>;
-  /** Best effort, like enqueue: the ids travel together, one job per MAX_EVENTS_PER_JOB. */
-  enqueueEvents(eventIds: readonly string[]): Promise<boolean>;
-  /** Puts a user's failed evaluation back in line, or adds it when it is gone; used by the reconciler. */
-  requeueUserEvaluation(userId: string): Promise<void>;
+  /** Best effort, like enqueue: one job per provider and MAX_EVENTS_PER_JOB ids, prioritized by the provider's recent volume. */
+  enqueueEvents(events: readonly EventRef[]): Promise<boolean>;
+  /** Puts a user's failed evaluation back in line, or adds it when it is gone; used by the reconciler. True when it did either. */
+  requeueUserEvaluation(userId: string): Promise<boolean>;
   /**
-   * The reconciler's add for a page of pending events (at most MAX_EVENTS_PER_JOB): the job id is
-   * derived from the ids, so the same page found again while its job still waits is not added twice.
+   * The reconciler's add for a page of pending events: one job per provider, whose id is derived
+   * from its ids, so the same page found again while its job still waits is not added twice.
+   * Answers how many of the events it put back (added or retried), the others being queued already.
    */
-  requeueEvents(eventIds: readonly string[]): Promise<void>;
+  requeueEvents(events: readonly EventRef[]): Promise<number>;
   queue: Queue;
   close(): Promise<void>;
 }
@@ -23,9 +25,21 @@ const ENQUEUE_TIMEOUT_MS = 1000;
 // ioredis states in which no command can be sent until a reconnect succeeds.
 const DOWN_STATES = new Set(['reconnecting', 'close', 'end']);
 
-export function createMatchingProducer(connection: Redis, prefix: string): MatchingProducer {
+/** Defaults of MATCH_FAIR_WINDOW_MS and MATCH_FAIR_QUIET_EVENTS (shared/config.ts). */
+const DEFAULT_FAIRNESS = { windowMs: 10_000, quietEvents: 100 };
+
+export function createMatchingProducer(connection: Redis, prefix: string, fairness: FairnessOptions = DEFAULT_FAIRNESS): MatchingProducer {
   const queue = new Queue(MATCHING_QUEUE, { connection, prefix, defaultJobOptions });
   queue.on('error', () => {});
+  const fair = createFairPriority(fairness);
+
+  /** A match job's place in line (shared/queue/fair-priority.ts); other jobs, and old payloads, have none. */
+  function priorityOf<N extends JobName>(name: N, payload: JobPayload<N>): number | undefined {
+    if (name !== 'match-events') return undefined;
+    const { providerId, eventIds } = payload as JobPayload<'match-events'>;
+    const level = providerId === undefined ? 0 : fair.take(providerId, eventIds.length);
+    return level > 0 ? level : undefined;
+  }
 
   async function enqueue<N extends JobName>(name: N, payloads: JobPayload<N>[]): Promise<boolean> {
     if (payloads.length === 0) return true;
@@ -36,7 +50,7 @@ export function createMatchingProducer(connection: Redis, prefix: string): Match
     const jobs = payloads.map((payload) => ({
       name,
       data: jobPayloads[name].parse(payload),
-      opts: { jobId: jobId[name](payload as never) as string | undefined },
+      opts: { jobId: jobId[name](payload as never) as string | undefined, priority: priorityOf(name, payload) },
     }));
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -55,21 +69,31 @@ export function createMatchingProducer(connection: Redis, prefix: string): Match
   }
 
   // A failed job is retried rather than re-added (its id is taken for an hour); a waiting or active one is left alone.
-  async function requeue<N extends JobName>(name: N, payload: JobPayload<N>, id: string): Promise<void> {
+  async function requeue<N extends JobName>(name: N, payload: JobPayload<N>, id: string): Promise<boolean> {
     const state = await queue.getJobState(id);
     if (state === 'failed') {
       const job = await queue.getJob(id);
-      await job?.retry('failed');
-    } else if (state === 'unknown') {
-      await queue.add(name, jobPayloads[name].parse(payload), { jobId: id });
+      if (!job) return false;
+      await job.retry('failed');
+      return true;
     }
+    if (state !== 'unknown') return false;
+    await queue.add(name, jobPayloads[name].parse(payload), { jobId: id, priority: priorityOf(name, payload) });
+    return true;
   }
 
   const requeueUserEvaluation = (userId: string) => requeue('evaluate-user', { userId }, jobId['evaluate-user']({ userId }));
-  const requeueEvents = (eventIds: readonly string[]) =>
-    requeue('match-events', { eventIds: [...eventIds] }, `pending-${createHash('sha1').update(eventIds.join(',')).digest('hex')}`);
 
-  const enqueueEvents = (eventIds: readonly string[]) => enqueue('match-events', eventBatches(eventIds));
+  async function requeueEvents(events: readonly EventRef[]): Promise<number> {
+    let requeued = 0;
+    for (const payload of eventBatches(events)) {
+      const id = `pending-${createHash('sha1').update(payload.eventIds.join(',')).digest('hex')}`;
+      if (await requeue('match-events', payload, id)) requeued += payload.eventIds.length;
+    }
+    return requeued;
+  }
+
+  const enqueueEvents = (events: readonly EventRef[]) => enqueue('match-events', eventBatches(events));
 
   return { enqueue, enqueueEvents, requeueUserEvaluation, requeueEvents, queue, close: () => queue.close() };
 }

@@ -30,6 +30,20 @@ describe('createBatcher', () => {
     expect(sizes).toEqual([2, 2, 4]);
   });
 
+  it('takes jobs from each source in turn: a backlog of one provider leaves room for another in the next batch', async () => {
+    const batches: string[][] = [];
+    const batcher = createBatcher(async (work) => batches.push([...work.eventIds]), { maxBatchSize: 1000, inFlight: 1 });
+    // 40 jobs of 500 events from the noisy provider A, delivered before one job of the quiet provider B.
+    const backlog = Array.from({ length: 40 }, (_, j) => ({ eventIds: Array.from({ length: 500 }, (_, i) => `a${j}-${i}`), userIds: [], source: 'A' }));
+    await Promise.all([...backlog, { eventIds: ['b'], userIds: [], source: 'B' }].map((work) => batcher.submit(work)));
+    const firstWithB = batches.findIndex((batch) => batch.includes('b'));
+    expect(firstWithB).toBe(0);
+    // A's jobs keep their order (its events stay in arrival order for the walk).
+    const aOrder = batches.flat().filter((id) => id.endsWith('-0')).map((id) => Number(id.slice(1, -2)));
+    expect(aOrder).toEqual([...aOrder].sort((x, y) => x - y));
+    expect(batches.flat()).toHaveLength(20_001);
+  });
+
   it('runs each job of a failed batch alone, so only the bad one fails', async () => {
     const batcher = createBatcher(async (work) => {
       if (work.eventIds.includes('bad')) throw new Error('poison');

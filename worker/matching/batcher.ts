@@ -7,11 +7,19 @@
  * busy worker makes large batches, an idle one answers a lone job at once. A
  * user in two batches at once is serialised by its lock, which a batch holds
  * only for its own short transaction.
+ *
+ * Fair between sources: waiting work sits in one lane per source (the
+ * provider that sent a job's events) and a batch takes one job from each lane
+ * in turn, so a provider's backlog of jobs here cannot keep another provider's
+ * job out of the next batch (docs/matching.md, "Fairness between platforms").
+ * Within a lane, jobs keep their order.
  */
 
 export interface MatchWork {
   eventIds: readonly string[];
   userIds: readonly string[];
+  /** Whose work this is (a provider id); work of one source keeps its order. Absent: one shared lane. */
+  source?: string;
 }
 
 interface Pending<R> {
@@ -23,17 +31,31 @@ interface Pending<R> {
 const size = (work: MatchWork) => work.eventIds.length + work.userIds.length;
 
 export function createBatcher<R>(run: (work: MatchWork) => Promise<R>, options: { maxBatchSize: number; inFlight: number }) {
-  const queue: Pending<R>[] = [];
+  // Lanes in turn order (a Map keeps insertion order): a lane that gave a job goes to the back.
+  const lanes = new Map<string, Pending<R>[]>();
+  let waiting = 0;
   let running = 0;
 
   function takeBatch(): Pending<R>[] {
     const batch: Pending<R>[] = [];
     let total = 0;
-    // A job larger than the limit still goes, alone: jobs are never split.
-    while (queue.length > 0 && (batch.length === 0 || total + size(queue[0]!.work) <= options.maxBatchSize)) {
-      const next = queue.shift()!;
-      total += size(next.work);
-      batch.push(next);
+    // Lanes in a row whose next job did not fit: when every lane's did not, the batch is full.
+    let passed = 0;
+    while (lanes.size > 0 && passed < lanes.size) {
+      const [source, lane] = lanes.entries().next().value!;
+      const next = lane[0]!;
+      lanes.delete(source);
+      // A job larger than the limit still goes, alone: jobs are never split.
+      if (batch.length === 0 || total + size(next.work) <= options.maxBatchSize) {
+        lane.shift();
+        waiting -= 1;
+        total += size(next.work);
+        batch.push(next);
+        passed = 0;
+      } else {
+        passed += 1;
+      }
+      if (lane.length > 0) lanes.set(source, lane);
     }
     return batch;
   }
@@ -55,7 +77,7 @@ export function createBatcher<R>(run: (work: MatchWork) => Promise<R>, options: 
 
   async function drain(): Promise<void> {
     try {
-      while (queue.length > 0) await runBatch(takeBatch());
+      while (waiting > 0) await runBatch(takeBatch());
     } finally {
       running -= 1;
     }
@@ -65,7 +87,11 @@ export function createBatcher<R>(run: (work: MatchWork) => Promise<R>, options: 
     /** Resolves with the result of the batch that carried this work. */
     submit(work: MatchWork): Promise<R> {
       return new Promise<R>((resolve, reject) => {
-        queue.push({ work, resolve, reject });
+        const source = work.source ?? '';
+        const lane = lanes.get(source);
+        if (lane) lane.push({ work, resolve, reject });
+        else lanes.set(source, [{ work, resolve, reject }]);
+        waiting += 1;
         // Start on the next turn, so jobs delivered together start together.
         if (running < options.inFlight) {
           running += 1;
@@ -74,7 +100,7 @@ export function createBatcher<R>(run: (work: MatchWork) => Promise<R>, options: 
       });
     },
     get waiting() {
-      return queue.length;
+      return waiting;
     },
   };
 }

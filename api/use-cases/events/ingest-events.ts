@@ -53,9 +53,12 @@ export async function ingestEvents(
     })),
   );
 
-  const unprocessed = new Set<string>();
-  for (const outcome of outcomes) if (!outcome.processed) unprocessed.add(outcome.id);
-  await deps.producer.enqueueEvents([...unprocessed]);
+  // Each event goes in its sender's job: matching takes turns between providers (docs/matching.md).
+  const unprocessed = new Map<string, string>();
+  outcomes.forEach((outcome, i) => {
+    if (!outcome.processed) unprocessed.set(outcome.id, input.events[i]!.providerId);
+  });
+  await deps.producer.enqueueEvents([...unprocessed].map(([eventId, providerId]) => ({ eventId, providerId })));
 
   const reported = new Set<string>();
   return outcomes.map((outcome) => {

@@ -6,3 +6,4 @@ export * from './progress.js';
 export * from './account-links.js';
 export * from './rewards.js';
 export * from './service-secrets.js';
+export * from './worker-leases.js';
