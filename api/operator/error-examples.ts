@@ -23,7 +23,7 @@ const byStatus: Record<number, ErrorExample> = {
   409: { error: 'The task is not completed yet', code: 'reward_not_claimable' },
   413: { error: `Request body exceeds ${SINGLE_BODY_LIMIT} bytes`, code: 'payload_too_large' },
   415: { error: 'Content-Type must be application/json', code: 'unsupported_media_type' },
-  429: { error: 'Too many requests: retry after the Retry-After seconds', code: 'rate_limited' },
+  429: { error: 'Too many requests for this credential: at most 6000 per 60 s; retry after 12 s', code: 'rate_limited' },
   500: { error: 'The operation could not be completed', code: 'internal' },
   503: { error: 'Not ready: redis unreachable', code: 'unavailable' },
 };
@@ -68,6 +68,8 @@ const byOperation: Record<string, Partial<Record<number, ErrorExample>>> = {
   streamLiveUpdates: {
     400: { error: 'since: must be the baselineTimestamp of the read (ISO 8601 UTC, e.g. 2026-01-02T03:04:05.678Z) or null', code: 'invalid_field', param: 'since' },
     401: { error: 'token: missing, invalid or expired live token', code: 'invalid_live_token', param: 'token' },
+    403: { error: 'token: the platform it was issued to is inactive', code: 'provider_inactive', param: 'token' },
+    429: { error: 'Too many live streams: this user already has 10 open streams (close one first)', code: 'too_many_streams' },
     503: { error: 'Shutting down', code: 'unavailable' },
   },
   createProvider: {

@@ -63,7 +63,7 @@ operation's error responses below list the codes it can answer.
 | 404 | no such route or resource | fix the path |
 | 409 | conflicts with the current state (a reward not yet claimable) | a business answer: read the message |
 | 413 / 415 | body too large / not \`application/json\` | fix the request |
-| 429 | too many requests | wait \`Retry-After\` seconds, then retry |
+| 429 | too many requests (or open live streams) | wait \`Retry-After\` seconds when given, then retry |
 | 500, 502, 503, 504 | the service (or a gateway) failed, or is not ready | retry with backoff |
 
 **Retries.** Retry only 429, 500, 502, 503, 504 and network failures (including your own time-out), at most a
@@ -104,13 +104,24 @@ const limits = `
 | \`user_id\`, \`platform_user_id\` | 1 to 255 characters | 400 |
 | \`event_type\` / \`currency\` / \`reference\` | 1–100 / ≤ 10 / ≤ 255 characters | 400 |
 | \`amount\` | at least 0 | 400 |
-| request rate | per credential, set by the operator | 429 with \`Retry-After\` |
+| requests per credential | per minute, set by the operator | 429 \`rate_limited\` with \`Retry-After\` |
+| failed authentications per client address | per minute, set by the operator | 429 \`rate_limited\` with \`Retry-After\` |
+| open live streams | per user, per platform and per server, set by the operator | 429 \`too_many_streams\` |
+| page size of a list | \`limit\` 1 to 200, default 50 | 400 |
 
-**Rate limits.** When a caller exceeds its request budget the service answers **429** with code
-\`rate_limited\` and a \`Retry-After\` header (whole seconds): wait that long before the next call. Live
-streams are capped too: a stream refused for that reason answers 429 the same way. The budgets are the
-operator's settings (see \`docs/operations.md\`, "Rate limits", in the service's repository); treat 429 as
-normal back-pressure, not as an error to alert on.
+**Rate limits.** Over a rate limit the service answers **429** with code \`rate_limited\` and a
+\`Retry-After\` header (whole seconds): wait that long before the next call. Answers also carry the
+\`RateLimit-Policy\` and \`RateLimit\` headers (IETF draft syntax: quota, window, remaining, seconds to reset)
+once a credential has used much of its budget, so a client can slow down before it is refused. Repeated
+failed authentications from one address block that address for the rest of the window, whatever
+credentials it then presents. A live stream refused by the stream caps answers 429 \`too_many_streams\`
+without \`Retry-After\` (a place frees up when another stream closes): close a stream you no longer need.
+The figures are the operator's settings (\`docs/operations.md\` in the service's repository, "Rate limits"
+and "Live stream caps"); treat 429 as back-pressure, not as an error to alert on.
+
+**Lists** are paginated by cursor: \`limit\` (1 to 200, default 50) and \`starting_after\`, the id of the last
+item of the previous page (each list names which id). An answer has \`has_more: true\` while items follow.
+Items keep a stable order, so walking the pages neither repeats nor skips one.
 `;
 
 const versioning = `
