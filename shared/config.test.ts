@@ -8,7 +8,8 @@ describe('parseConfig', () => {
   it('needs nothing on a machine with local Postgres and Redis', () => {
     const config = parseConfig({});
     expect(config).toMatchObject({
-      DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres',
+      // Its own database (created on first start), not the server's maintenance database.
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/quest_chains',
       REDIS_URL: 'redis://127.0.0.1:6379',
       PORT: 3000,
       LOG_LEVEL: 'info',

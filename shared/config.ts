@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { loadEnvFileIfPresent } from './env-file.js';
 
 /**
  * Environment parsed once per process. Nothing else in the code base reads
@@ -19,7 +20,8 @@ export const databaseTimeoutDefaults = {
 } as const;
 
 const configSchema = z.object({
-  DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/postgres'),
+  // The service's own database, created by the first migration run when absent (shared/db/migrate.ts).
+  DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/quest_chains'),
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
@@ -76,9 +78,10 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   return result.data;
 }
 
-/** Reads process.env once; exits with a message naming the bad variable. */
+/** Reads process.env once (after `.env`, when present); exits with a message naming the bad variable. */
 export function loadConfig(): Config {
   try {
+    loadEnvFileIfPresent();
     return parseConfig(process.env);
   } catch (error) {
     if (error instanceof ConfigError) {

@@ -2,16 +2,19 @@ import { drizzle } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import { migrationsFolder } from './project-root.js';
+import { ensureDatabase } from './server-admin.js';
 
 // Any constant works; it only has to be the same for every replica.
 const MIGRATION_LOCK_KEY = 7_215_430_981;
 
 /**
- * Applies pending migrations while holding a session advisory lock, so any
+ * Creates the database when absent, then applies pending migrations while holding a session advisory lock, so any
  * number of replicas may start at once: one migrates, the others wait and
  * then find nothing left to do.
  */
 export async function migrateWithLock(databaseUrl: string): Promise<void> {
+  // A first start against a fresh server: the database itself is part of what migrating sets up.
+  await ensureDatabase(databaseUrl);
   const sql = postgres(databaseUrl, { max: 2, onnotice: () => {}, connection: { TimeZone: 'UTC' } });
   try {
     const lockConnection = await sql.reserve();

@@ -29,6 +29,39 @@ export const createDatabaseNamed = (serverUrl: string, name: string) =>
 export const dropDatabaseNamed = (serverUrl: string, name: string) =>
   onServer(serverUrl, async (admin) => void (await admin.unsafe(`drop database if exists ${quoteIdentifier(name)} with (force)`)));
 
+/**
+ * Creates the database `databaseUrl` names when it does not exist yet (a
+ * first start), through the same server's maintenance database `postgres`
+ * with the same credentials. A database that exists is not touched, and the
+ * maintenance database is only visited when needed (managed servers may
+ * refuse it). Safe for replicas starting at once: losing the race is fine.
+ * Returns whether it created the database.
+ */
+export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
+  const probe = postgres(databaseUrl, { max: 1, onnotice: () => {}, connect_timeout: 10 });
+  try {
+    await probe`select 1`;
+    return false;
+  } catch (error) {
+    // 3D000 invalid_catalog_name: "database ... does not exist". Anything else is the caller's to see.
+    if ((error as { code?: unknown }).code !== '3D000') throw error;
+  } finally {
+    await probe.end({ timeout: 5 });
+  }
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.slice(1));
+  url.pathname = '/postgres';
+  try {
+    await createDatabaseNamed(url.toString(), name);
+    return true;
+  } catch (error) {
+    // Another replica created it first: 42P04 duplicate_database, or 23505 when both inserted at once.
+    const code = (error as { code?: unknown }).code;
+    if (code === '42P04' || code === '23505') return false;
+    throw error;
+  }
+}
+
 /** Fresh planner statistics and visibility maps, e.g. between benchmark phases that rewrote these tables. */
 export async function vacuumAnalyze(db: Executor, tables: readonly PgTable[]): Promise<void> {
   await db.execute(sql`vacuum analyze ${sql.join(tables.map((table) => sql`${table}`), sql`, `)}`);
