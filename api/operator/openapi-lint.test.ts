@@ -1,15 +1,16 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { projectRoot } from '../../shared/db/project-root.js';
 
 // `redocly lint` with the recommended rules (redocly.yaml) over both
 // documents, exported by the built exporter as `npm run lint:openapi` does.
 
 const run = promisify(execFile);
-const root = resolve(import.meta.dirname, '../..');
+const root = projectRoot();
 const redocly = join(root, 'node_modules/@redocly/cli/bin/cli.js');
 
 // Warnings we keep, with the reason: the probes answer 200 or 503 and nothing
