@@ -180,8 +180,9 @@ Integrators' calls are in the integrator reference at \`/docs\` (document \`/ope
 
 Every call carries \`Authorization: Bearer <ADMIN_TOKEN>\`, the token configured on the service. Without
 \`ADMIN_TOKEN\` configured the admin API does not exist (404 on every route); with a wrong or missing token,
-401. Keep the token with operators and their tooling; the operator CLI (see \`docs/operations.md\`) does the
-same work directly against the database.
+401. Repeated wrong tokens from one address block it for the rest of the minute: 429 \`rate_limited\` with
+\`Retry-After\` (\`RATE_LIMIT_ADMIN_FAILURES_PER_MINUTE\`). Keep the token with operators and their tooling;
+the operator CLI (see \`docs/operations.md\`) does the same work directly against the database.
 
 ## Errors
 
