@@ -49,7 +49,7 @@ export function createApp(deps: AppDeps) {
   registerOpenApiDocuments(app);
   // Operator surfaces, outside the documents: reference pages and Prometheus scrape.
   registerDocsRoutes(app);
-  registerMetricsRoute(app, deps.metrics);
+  registerMetricsRoute(app, deps);
   mountQueueDashboard(app, deps);
   return app;
 }

@@ -31,7 +31,12 @@ export async function createAppDeps(options: {
   const liveHub = new LiveHub({ redis: subscriber, queuePrefix: config.QUEUE_PREFIX, logger });
   const chainCache = new ActiveChainCache(database.db, config.CHAIN_CACHE_TTL_MS);
   followAnswerInvalidations(subscriber, config.QUEUE_PREFIX, chainCache.answers, logger);
-  const metrics = createApiMetrics({ queue: producer.queue, defaultMetrics: options.defaultMetrics ?? false });
+  const metrics = createApiMetrics({
+    queue: producer.queue,
+    liveStreams: () => liveHub.size.streams,
+    redis: { producer: redis, subscriber },
+    defaultMetrics: options.defaultMetrics ?? false,
+  });
   const deps: AppDeps = {
     config,
     db: database.db,

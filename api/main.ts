@@ -5,6 +5,7 @@ import { migrateWithLock } from '../shared/db/migrate.js';
 import { bufferedStdout, createLogger } from '../shared/observability/logger.js';
 import { createApp } from './app.js';
 import { createAppDeps } from './deps.js';
+import { startMetricsServer } from './operator/metrics.js';
 
 const config = loadConfig();
 // Buffered: one write(2) per 8 KiB of lines, not per line (docs/performance.md); flushed on every exit path below.
@@ -29,6 +30,9 @@ const { deps, release } = await createAppDeps({
 });
 const app = createApp(deps);
 
+// The internal Prometheus listener (docs/operations.md); without METRICS_PORT, /metrics is on PORT behind the admin token.
+const metricsServer =
+  config.METRICS_PORT === undefined ? null : await startMetricsServer(deps.metrics, { port: config.METRICS_PORT, host: config.HOST });
 const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
   logger.info({ port: info.port }, 'api listening');
   // Supervisors and tests wait for this line: do not leave it in the buffer.
@@ -49,6 +53,7 @@ async function shutdown(signal: string) {
   await deps.liveHub.close();
   // Stop accepting, let in-flight requests finish, then release connections.
   await new Promise<void>((resolve) => server.close(() => resolve()));
+  metricsServer?.close();
   await Promise.allSettled([release(), database.close()]);
   logger.info('api stopped');
   logOutput.flushSync();

@@ -26,6 +26,8 @@ const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
   WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+  // The API's internal Prometheus port; unset: /metrics on PORT behind the admin token (docs/operations.md).
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   LIVE_TOKEN_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -1,8 +1,12 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pendingEventsBacklog, insertOrFindEvents } from '../shared/db/event-store.js';
+import { pendingEvents } from '../shared/db/schema/index.js';
 import { startStack, type Stack } from '../shared/testing/stack.js';
 import { createWorkerMetrics } from '../shared/observability/metrics.js';
+import { useTestData } from '../shared/testing/test-data.js';
 import { eventually } from '../shared/testing/eventually.js';
 import { startHealthServer } from './health-server.js';
 
@@ -63,6 +67,58 @@ describe('worker health server', () => {
   });
 });
 
+describe('the durability gauges', () => {
+  const { database, platform } = useTestData('worker_backlog_metrics');
+  const scrape = async (metrics: ReturnType<typeof createWorkerMetrics>) => (await metrics.exposition()).body;
+
+  it('reports the pending-event backlog: its size and the age of its oldest event', async () => {
+    let reads = 0;
+    const read = () => {
+      reads += 1;
+      return pendingEventsBacklog(database.db, 1_000_000);
+    };
+    const metrics = createWorkerMetrics({ pendingEvents: read, sampleMs: 0 });
+    expect(sample(await scrape(metrics), 'qcr_pending_events')).toBe(0);
+    expect(sample(await scrape(metrics), 'qcr_pending_events_oldest_age_seconds')).toBe(0);
+
+    const at = (second: number) => BigInt(Date.parse(`2026-01-01T00:00:0${second}Z`)) * 1000n;
+    await insertOrFindEvents(database.db, [1, 2, 3].map((second) => ({ providerId: platform.id, userId: 'backlog-user', eventType: 'kyc', occurredAt: at(second) })));
+    // The oldest marker was received 90 s ago (a stalled worker), the others just now.
+    const [oldest] = await database.db.select({ eventId: pendingEvents.eventId }).from(pendingEvents).limit(1);
+    await database.db.update(pendingEvents).set({ receivedAt: BigInt(Date.now() - 90_000) * 1000n }).where(eq(pendingEvents.eventId, oldest!.eventId));
+    const text = await scrape(metrics);
+    expect(sample(text, 'qcr_pending_events')).toBe(3);
+    expect(sample(text, 'qcr_pending_events_oldest_age_seconds')).toBeGreaterThanOrEqual(90);
+    expect(reads).toBeGreaterThan(0);
+  });
+
+  it('counts at most to its cap, and reads Postgres at most once per sampling interval', async () => {
+    expect((await pendingEventsBacklog(database.db, 2)).count).toBe(2);
+    let reads = 0;
+    const metrics = createWorkerMetrics({
+      pendingEvents: () => {
+        reads += 1;
+        return pendingEventsBacklog(database.db, 1_000_000);
+      },
+      sampleMs: 60_000,
+    });
+    await Promise.all([scrape(metrics), scrape(metrics)]);
+    await scrape(metrics);
+    // Two gauges, three scrapes (two at once): one reading.
+    expect(reads).toBe(1);
+  });
+
+  it('counts what the reconciler put back, by kind', async () => {
+    const metrics = createWorkerMetrics();
+    expect(await scrape(metrics)).toContain('qcr_reconciler_requeued_total{kind="events"} 0');
+    metrics.reconciled({ events: 7, users: 2 });
+    metrics.reconciled({ events: 1, users: 0 });
+    const text = await scrape(metrics);
+    expect(sample(text, 'qcr_reconciler_requeued_total{kind="events"}')).toBe(8);
+    expect(sample(text, 'qcr_reconciler_requeued_total{kind="users"}')).toBe(2);
+  });
+});
+
 describe('the worker process', () => {
   let stack: Stack;
 
@@ -81,7 +137,7 @@ describe('the worker process', () => {
 
     const platform = await stack.createProvider('platform');
     const sent = await stack.http('POST', '/v1/events', {
-      headers: platform.headers,
+      headers: { ...platform.headers, 'x-request-id': 'req-metrics-kyc-1' },
       body: { user_id: 'metrics-user', event_type: 'kyc', timestamp: '2026-01-01T00:00:00Z' },
     });
     expect(sent.status).toBe(200);
@@ -97,5 +153,25 @@ describe('the worker process', () => {
     expect(sample(text, 'qcr_worker_jobs_failed_total{job="match-events"}')).toBe(0);
     // Default process metrics are on in the real process.
     expect(text).toContain('process_cpu_seconds_total');
+    // The durability machinery: both Redis clients up, the backlog and the queue read, the reconciler counted.
+    expect(sample(text, 'qcr_redis_up{client="worker"}')).toBe(1);
+    expect(sample(text, 'qcr_redis_up{client="producer"}')).toBe(1);
+    for (const name of ['qcr_pending_events', 'qcr_pending_events_oldest_age_seconds', 'qcr_queue_jobs', 'qcr_reconciler_requeued_total']) {
+      expect(text).toContain(`# TYPE ${name} `);
+    }
+  });
+
+  it("logs the request id of the call that enqueued an event on the worker's job line", async () => {
+    const platform = await stack.createProvider('platform');
+    const sent = await stack.http('POST', '/v1/events', {
+      headers: { ...platform.headers, 'x-request-id': 'req-trace-0042' },
+      body: { user_id: 'traced-user', event_type: 'kyc', timestamp: '2026-01-01T00:00:00Z' },
+    });
+    expect(sent.status).toBe(200);
+    const worker = stack.workers[0]!;
+    const line = await eventually(async () => worker.output.find((candidate) => candidate.includes('"msg":"event job done"') && candidate.includes('req-trace-0042')), {
+      what: 'the job line with the request id',
+    });
+    expect(JSON.parse(line)).toMatchObject({ requestIds: ['req-trace-0042'], matched: [sent.json.data.event_id] });
   });
 });

@@ -6,7 +6,8 @@ import { createDatabase } from '../shared/db/client.js';
 import { migrateWithLock } from '../shared/db/migrate.js';
 import { pingDatabase } from '../shared/db/ping.js';
 import { createLogger } from '../shared/observability/logger.js';
-import { createWorkerMetrics } from '../shared/observability/metrics.js';
+import { pendingEventsBacklog } from '../shared/db/event-store.js';
+import { createWorkerMetrics, PENDING_COUNT_CAP } from '../shared/observability/metrics.js';
 import { createRedis } from '../shared/queue/connection.js';
 import { MATCHING_QUEUE } from '../shared/queue/contract.js';
 import { createMatchingProducer } from '../shared/queue/producer.js';
@@ -38,11 +39,21 @@ const leaseDatabase = createDatabase({ ...sessions, poolSize: 1 });
 const workerRedis = createRedis(config.REDIS_URL, 'worker');
 const producerRedis = createRedis(config.REDIS_URL, 'producer');
 const producer = createMatchingProducer(producerRedis, config.QUEUE_PREFIX, { windowMs: config.MATCH_FAIR_WINDOW_MS, quietEvents: config.MATCH_FAIR_QUIET_EVENTS });
-const metrics = createWorkerMetrics({ defaultMetrics: true });
+const metrics = createWorkerMetrics({
+  defaultMetrics: true,
+  queue: producer.queue,
+  redis: { worker: workerRedis, producer: producerRedis },
+  // Sampled (every 5 s at most) and capped: a scrape never costs a full count of a large backlog.
+  pendingEvents: () => pendingEventsBacklog(database.db, PENDING_COUNT_CAP),
+});
 const deps: WorkerDeps = { db: database.db, producer, logger, publish: createLivePublisher(producerRedis, config.QUEUE_PREFIX, logger) };
 let shuttingDown = false;
 
-const reconciler = startReconciler(deps, { intervalMs: config.RECONCILE_INTERVAL_MS, minAgeMs: config.RECONCILE_MIN_AGE_MS });
+const reconciler = startReconciler(deps, {
+  intervalMs: config.RECONCILE_INTERVAL_MS,
+  minAgeMs: config.RECONCILE_MIN_AGE_MS,
+  onPass: (counts) => metrics.reconciled(counts),
+});
 const lease = startLease(
   {
     db: leaseDatabase.db,

@@ -21,11 +21,11 @@ const isJobName = (name: string): name is JobName => Object.hasOwn(jobPayloads, 
  * What one job asks for, in the batcher's terms; null when its payload can
  * never be valid. Each payload is parsed once, by its own schema.
  */
-function workOf(name: JobName, data: unknown): MatchWork | null {
+function workOf(name: JobName, data: unknown): (MatchWork & { requestIds?: string[] | undefined }) | null {
   switch (name) {
     case 'match-events': {
       const parsed = jobPayloads[name].safeParse(data);
-      return parsed.success ? { eventIds: parsed.data.eventIds, userIds: [], source: parsed.data.providerId } : null;
+      return parsed.success ? { eventIds: parsed.data.eventIds, userIds: [], source: parsed.data.providerId, requestIds: parsed.data.requestIds } : null;
     }
     case 'process-event': {
       const parsed = jobPayloads[name].safeParse(data);
@@ -86,7 +86,8 @@ export function createProcessor(deps: ProcessorDeps) {
     const skipped: string[] = [];
     // Skipped: matched before (a redelivery, a reconciler repeat) or by another worker's batch right now.
     for (const id of work.eventIds) (outcome.unreported.delete(id) ? matched : skipped).push(id);
-    log.info({ matched, skipped }, 'event job done');
+    // requestIds: the API calls that stored these events (X-Request-Id), so one event can be followed from its request to its match.
+    log.info({ matched, skipped, requestIds: work.requestIds ?? [] }, 'event job done');
     return matched.length > 0 ? 'matched' : 'skipped';
   };
 }

@@ -1,4 +1,4 @@
-import { and, asc, lt, sql } from 'drizzle-orm';
+import { and, asc, count, lt, sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
 import { decodeTimestampUs, type DriverRow } from './driver-row.js';
 import { events, pendingEvents } from './schema/index.js';
@@ -179,6 +179,18 @@ export type PendingEventKey = Pick<typeof pendingEvents.$inferSelect, 'receivedA
 
 /** A pending event as the reconciler puts it back: its keyset position and its sender (the job's provider). */
 export type PendingEventRow = PendingEventKey & Pick<typeof pendingEvents.$inferSelect, 'providerId'>;
+
+/**
+ * The matching backlog for the operator's gauges: pending markers counted up
+ * to `cap` (a backlog of millions would make an exact count a long scan; the
+ * limit keeps it bounded) and the oldest one's receipt time (an index read).
+ */
+export async function pendingEventsBacklog(db: Executor, cap: number): Promise<{ count: number; oldestReceivedUs: bigint | null }> {
+  const [oldest] = await db.select({ receivedAt: pendingEvents.receivedAt }).from(pendingEvents).orderBy(asc(pendingEvents.receivedAt)).limit(1);
+  const capped = db.select({ eventId: pendingEvents.eventId }).from(pendingEvents).limit(cap).as('capped');
+  const [counted] = await db.select({ count: count() }).from(capped);
+  return { count: counted?.count ?? 0, oldestReceivedUs: oldest?.receivedAt ?? null };
+}
 
 /** Pending events received more than `minAgeMs` ago, oldest first, after the key `after` (keyset paging). */
 export async function pagePendingEvents(

@@ -1,5 +1,16 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import {
+  liveStreamsGauge,
+  pendingEventsGauges,
+  queueJobsGauge,
+  redisUpGauge,
+  type PendingEventsBacklog,
+  type QueueCounts,
+  type RedisClientState,
+} from './operator-gauges.js';
 import { RequestSeries } from './request-series.js';
+
+export type { PendingEventsBacklog, QueueCounts, RedisClientState } from './operator-gauges.js';
 
 /**
  * Prometheus metrics of both processes. Each factory builds its own Registry
@@ -12,11 +23,6 @@ export interface MetricsExposition {
   body: string;
 }
 
-/** The slice of a BullMQ Queue the gauges need; kept structural so tests and other queues fit. */
-export interface QueueCounts {
-  getJobCounts(...states: string[]): Promise<Record<string, number>>;
-}
-
 export interface RequestSample {
   method: string;
   route: string;
@@ -26,9 +32,11 @@ export interface RequestSample {
 
 export type EventOutcome = 'received' | 'duplicate' | 'rejected';
 
-const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
-// A scrape must answer even while Redis is away: the queue gauges are then left out.
-const QUEUE_PROBE_TIMEOUT_MS = 1000;
+// Readings from Redis and Postgres are taken at most this often, whatever the scrape rate.
+const DEFAULT_SAMPLE_MS = 1000;
+// Counting a large backlog is a scan: sampled less often, and counted only up to this many.
+const DEFAULT_PENDING_SAMPLE_MS = 5000;
+export const PENDING_COUNT_CAP = 1_000_000;
 // Requests of this service take milliseconds; the long tail buckets catch a stalled database.
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 // Event-to-progress lag: normally well under a second, minutes when the worker was down.
@@ -41,7 +49,18 @@ function exposer(registry: Registry) {
   return async (): Promise<MetricsExposition> => ({ contentType: registry.contentType, body: await registry.metrics() });
 }
 
-export function createApiMetrics(options: { queue?: QueueCounts; defaultMetrics?: boolean } = {}) {
+export interface ApiMetricsOptions {
+  queue?: QueueCounts;
+  /** Open GET /v1/live streams of this process. */
+  liveStreams?: () => number;
+  /** This process's Redis clients by role, for qcr_redis_up. */
+  redis?: Record<string, RedisClientState>;
+  defaultMetrics?: boolean;
+  /** Least time between two readings of the queue (default 1 s); tests use 0. */
+  sampleMs?: number;
+}
+
+export function createApiMetrics(options: ApiMetricsOptions = {}) {
   const registry = new Registry();
   if (options.defaultMetrics) collectDefaultMetrics({ register: registry });
 
@@ -61,32 +80,9 @@ export function createApiMetrics(options: { queue?: QueueCounts; defaultMetrics?
   });
   for (const outcome of ['received', 'duplicate', 'rejected'] as const) events.inc({ outcome }, 0);
 
-  const queue = options.queue;
-  if (queue) {
-    new Gauge({
-      name: 'qcr_queue_jobs',
-      help: 'Jobs in the matching queue by state (absent when Redis does not answer within a second).',
-      labelNames: ['state'] as const,
-      registers: [registry],
-      async collect() {
-        this.reset();
-        let timer: NodeJS.Timeout | undefined;
-        try {
-          const counts = await Promise.race([
-            queue.getJobCounts(...QUEUE_STATES),
-            new Promise<never>((_, reject) => {
-              timer = setTimeout(() => reject(new Error('queue probe timed out')), QUEUE_PROBE_TIMEOUT_MS);
-            }),
-          ]);
-          for (const state of QUEUE_STATES) this.set({ state }, counts[state] ?? 0);
-        } catch {
-          // leave the gauge empty: a missing series is honest, a stale number is not
-        } finally {
-          clearTimeout(timer);
-        }
-      },
-    });
-  }
+  if (options.queue) queueJobsGauge(registry, options.queue, options.sampleMs ?? DEFAULT_SAMPLE_MS);
+  if (options.liveStreams) liveStreamsGauge(registry, options.liveStreams);
+  if (options.redis) redisUpGauge(registry, options.redis);
 
   return {
     registry,
@@ -106,7 +102,17 @@ export function createApiMetrics(options: { queue?: QueueCounts; defaultMetrics?
 
 export type ApiMetrics = ReturnType<typeof createApiMetrics>;
 
-export function createWorkerMetrics(options: { defaultMetrics?: boolean } = {}) {
+export interface WorkerMetricsOptions {
+  queue?: QueueCounts;
+  redis?: Record<string, RedisClientState>;
+  /** The pending-event backlog (a data-module read); sampled, so a scrape never costs a count. */
+  pendingEvents?: () => Promise<PendingEventsBacklog>;
+  defaultMetrics?: boolean;
+  /** Least time between two readings (defaults: queue 1 s, backlog 5 s); tests use 0. */
+  sampleMs?: number;
+}
+
+export function createWorkerMetrics(options: WorkerMetricsOptions = {}) {
   const registry = new Registry();
   if (options.defaultMetrics) collectDefaultMetrics({ register: registry });
 
@@ -128,9 +134,24 @@ export function createWorkerMetrics(options: { defaultMetrics?: boolean } = {}) 
     buckets: LAG_BUCKETS,
     registers: [registry],
   });
+  const requeued = new Counter({
+    name: 'qcr_reconciler_requeued_total',
+    help: 'Work the reconciler found pending in Postgres and put back on the queue, by kind: events, users (evaluations).',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  });
+  for (const kind of ['events', 'users'] as const) requeued.inc({ kind }, 0);
+  if (options.queue) queueJobsGauge(registry, options.queue, options.sampleMs ?? DEFAULT_SAMPLE_MS);
+  if (options.redis) redisUpGauge(registry, options.redis);
+  if (options.pendingEvents) pendingEventsGauges(registry, options.pendingEvents, options.sampleMs ?? DEFAULT_PENDING_SAMPLE_MS);
 
   return {
     registry,
+    /** For the reconciler: what one pass put back. */
+    reconciled(counts: { events: number; users: number }) {
+      if (counts.events > 0) requeued.inc({ kind: 'events' }, counts.events);
+      if (counts.users > 0) requeued.inc({ kind: 'users' }, counts.users);
+    },
     jobProcessed: (job: string) => processed.inc({ job }),
     jobFailed: (job: string) => failed.inc({ job }),
     /** For ProcessorDeps.onEventProcessed: `receivedUs` is the event's received_at in epoch microseconds. */

@@ -11,12 +11,24 @@ export const MATCHING_QUEUE = 'matching';
 /** Most event ids one job carries: an ingest call's worth, so a job's queue cost is paid per call, not per event. */
 export const MAX_EVENTS_PER_JOB = 500;
 
+/**
+ * Most request ids one job carries. Group commit puts many requests' events
+ * in one job: the first ones are enough to find a job from an API log line
+ * (and back), and the cap keeps a job of 500 events from carrying 500 ids.
+ */
+export const MAX_REQUEST_IDS_PER_JOB = 20;
+
 export const jobPayloads = {
   /**
    * Match these stored events (ids of `pending_events`; ids already matched are skipped), all sent by
    * `providerId`, which the worker's batcher shares batches out by. Jobs from before fair matching have no provider id.
+   * `requestIds`: the X-Request-Id of the API calls that sent them (for the worker's log line); none when the reconciler enqueued.
    */
-  'match-events': z.object({ eventIds: z.array(z.uuid()).min(1).max(MAX_EVENTS_PER_JOB), providerId: z.uuid().optional() }),
+  'match-events': z.object({
+    eventIds: z.array(z.uuid()).min(1).max(MAX_EVENTS_PER_JOB),
+    providerId: z.uuid().optional(),
+    requestIds: z.array(z.string().max(100)).max(MAX_REQUEST_IDS_PER_JOB).optional(),
+  }),
   /** Re-match every stored event of a user (registration, new link, new chain). */
   'evaluate-user': z.object({ userId: z.uuid() }),
   /** One event: what versions before batched matching enqueued; still consumed so an upgrade strands nothing. */
@@ -41,19 +53,25 @@ export const jobId = {
 export interface EventRef {
   eventId: string;
   providerId: string;
+  /** The API request that stored it, when one did. */
+  requestId?: string | undefined;
 }
 
 /** Splits events into job payloads of one provider each, at most MAX_EVENTS_PER_JOB ids per job. */
 export function eventBatches(events: readonly EventRef[]): JobPayload<'match-events'>[] {
-  const byProvider = new Map<string, string[]>();
-  for (const { eventId, providerId } of events) {
-    const ids = byProvider.get(providerId);
-    if (ids) ids.push(eventId);
-    else byProvider.set(providerId, [eventId]);
+  const byProvider = new Map<string, EventRef[]>();
+  for (const event of events) {
+    const refs = byProvider.get(event.providerId);
+    if (refs) refs.push(event);
+    else byProvider.set(event.providerId, [event]);
   }
   const batches: JobPayload<'match-events'>[] = [];
-  for (const [providerId, eventIds] of byProvider) {
-    for (let i = 0; i < eventIds.length; i += MAX_EVENTS_PER_JOB) batches.push({ eventIds: eventIds.slice(i, i + MAX_EVENTS_PER_JOB), providerId });
+  for (const [providerId, refs] of byProvider) {
+    for (let i = 0; i < refs.length; i += MAX_EVENTS_PER_JOB) {
+      const chunk = refs.slice(i, i + MAX_EVENTS_PER_JOB);
+      const requestIds = [...new Set(chunk.flatMap((ref) => (ref.requestId ? [ref.requestId] : [])))].slice(0, MAX_REQUEST_IDS_PER_JOB);
+      batches.push({ eventIds: chunk.map((ref) => ref.eventId), providerId, ...(requestIds.length > 0 ? { requestIds } : {}) });
+    }
   }
   return batches;
 }

@@ -42,7 +42,7 @@ export function registerSendEventBatch(app: OpenAPIHono<AppEnv>) {
     const accepted: { index: number; event: ProviderEvent }[] = [];
     events.forEach((item, index) => {
       const parsed = eventInputSchema.safeParse(item);
-      if (parsed.success) accepted.push({ index, event: { providerId: caller.providerId, input: toEventInput(parsed.data) } });
+      if (parsed.success) accepted.push({ index, event: { providerId: caller.providerId, input: toEventInput(parsed.data), requestId: c.var.requestId } });
       else results[index] = toRejectedItemResult(describeZodError(parsed.error, 'event'));
     });
     const ingested = await ingestEvents(deps, { events: accepted.map((item) => item.event) });

@@ -29,7 +29,7 @@ export function registerSendEvent(app: OpenAPIHono<AppEnv>) {
     const { deps, caller } = c.var;
     const input = toEventInput(c.req.valid('json'));
     // Shares one statement and one enqueue with the other events arriving now (api/ingest/group-commit.ts).
-    const event = await groupCommitFor(deps).submit({ providerId: caller.providerId, input });
+    const event = await groupCommitFor(deps).submit({ providerId: caller.providerId, input, requestId: c.var.requestId });
     deps.metrics.countEvents(event.status);
     return c.json(ok(toRecordedEventResponse(input, event)), 200);
   });

@@ -1,4 +1,5 @@
 import { insertOrFindEvents } from '../../../shared/db/event-store.js';
+import type { EventRef } from '../../../shared/queue/contract.js';
 import type { AppDeps } from '../../app-env.js';
 
 /** An event as a provider sends it, in domain terms. */
@@ -18,6 +19,8 @@ export interface EventInput {
 export interface ProviderEvent {
   providerId: string;
   input: EventInput;
+  /** X-Request-Id of the call that sent it: carried into its match job for the worker's log line. */
+  requestId?: string | undefined;
 }
 
 export interface IngestedEvent {
@@ -54,11 +57,12 @@ export async function ingestEvents(
   );
 
   // Each event goes in its sender's job: matching takes turns between providers (docs/matching.md).
-  const unprocessed = new Map<string, string>();
+  const unprocessed = new Map<string, EventRef>();
   outcomes.forEach((outcome, i) => {
-    if (!outcome.processed) unprocessed.set(outcome.id, input.events[i]!.providerId);
+    const { providerId, requestId } = input.events[i]!;
+    if (!outcome.processed && !unprocessed.has(outcome.id)) unprocessed.set(outcome.id, { eventId: outcome.id, providerId, requestId });
   });
-  await deps.producer.enqueueEvents([...unprocessed].map(([eventId, providerId]) => ({ eventId, providerId })));
+  await deps.producer.enqueueEvents([...unprocessed.values()]);
 
   const reported = new Set<string>();
   return outcomes.map((outcome) => {
