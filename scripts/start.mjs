@@ -1,0 +1,126 @@
+#!/usr/bin/env node
+// `npm start`: the one-command local start. Builds dist/ if a source changed
+// (scripts/build-if-stale.mjs), applies migrations (creating the database on a
+// first start), then runs the API and the worker from dist/ and supervises them:
+//  - a child that exits on its own is logged and restarted after a backoff
+//    (1 s, doubling to 30 s; reset once it has stayed up 30 s), so one
+//    process's crash never takes the other down; after 10 short-lived runs in
+//    a row the supervisor gives up, stops the other and exits 1;
+//  - SIGTERM, SIGINT or SIGHUP stops every child (SIGTERM, their graceful
+//    shutdown) and waits for them, SIGKILLing what is left after the grace
+//    period; a second signal SIGKILLs at once. So does the death of the
+//    process that started it (it is reparented). Nothing is left behind.
+// Production dependencies suffice (no tsc, no concurrently, no tsx): only
+// node: built-ins. Its own log lines are JSON like the children's.
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { buildIfStale, projectRoot } from './build-if-stale.mjs';
+
+const CHILDREN = [
+  { name: 'api', entry: join('dist', 'api', 'main.js') },
+  { name: 'worker', entry: join('dist', 'worker', 'main.js') },
+];
+const FIRST_RESTART_DELAY_MS = 1_000;
+const MAX_RESTART_DELAY_MS = 30_000;
+// A run this long counts as healthy: the next crash starts the backoff over.
+const HEALTHY_RUN_MS = 30_000;
+const MAX_SHORT_RUNS = 10;
+// The children's own shutdown deadline is SHUTDOWN_TIMEOUT_MS (10 s by default); leave them that and a margin.
+const STOP_GRACE_MS = 15_000;
+
+const LEVELS = { info: 30, warn: 40, error: 50 };
+function log(level, msg, fields = {}) {
+  const line = { level: LEVELS[level], time: new Date().toISOString(), pid: process.pid, process: 'supervisor', name: 'supervisor', ...fields, msg };
+  process.stdout.write(`${JSON.stringify(line)}\n`);
+}
+
+/** Runs a child to completion (the migration): resolves with its exit code. */
+function runOnce(entry, running) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [entry], { cwd: projectRoot, stdio: 'inherit' });
+    running.add(child);
+    child.once('exit', (code, signal) => {
+      running.delete(child);
+      resolve(code ?? (signal ? 1 : 0));
+    });
+  });
+}
+
+const running = new Set();
+const supervised = new Map(); // name -> { child, startedAt, delayMs, shortRuns, timer }
+let stopping = false;
+
+function startChild(spec) {
+  const state = supervised.get(spec.name) ?? { delayMs: FIRST_RESTART_DELAY_MS, shortRuns: 0 };
+  supervised.set(spec.name, state);
+  const child = spawn(process.execPath, [spec.entry], { cwd: projectRoot, stdio: 'inherit' });
+  state.child = child;
+  state.startedAt = Date.now();
+  running.add(child);
+  log('info', `${spec.name} started`, { child: spec.name, childPid: child.pid });
+  child.once('exit', (code, signal) => {
+    running.delete(child);
+    state.child = undefined;
+    if (stopping) return;
+    const ranMs = Date.now() - state.startedAt;
+    if (ranMs >= HEALTHY_RUN_MS) {
+      state.delayMs = FIRST_RESTART_DELAY_MS;
+      state.shortRuns = 0;
+    }
+    state.shortRuns += 1;
+    if (state.shortRuns > MAX_SHORT_RUNS) {
+      log('error', `${spec.name} keeps exiting; giving up`, { child: spec.name, code, signal, runs: state.shortRuns });
+      void stop('crash-loop', 1);
+      return;
+    }
+    const delayMs = state.delayMs;
+    state.delayMs = Math.min(state.delayMs * 2, MAX_RESTART_DELAY_MS);
+    log('warn', `${spec.name} exited; restarting in ${delayMs} ms`, { child: spec.name, code, signal, ranMs, restartInMs: delayMs, restarts: state.shortRuns });
+    state.timer = setTimeout(() => {
+      state.timer = undefined;
+      if (!stopping) startChild(spec);
+    }, delayMs);
+  });
+}
+
+async function stop(reason, exitCode = 0) {
+  if (stopping) {
+    // A second signal: the operator is not waiting for graceful shutdowns.
+    for (const child of running) child.kill('SIGKILL');
+    return;
+  }
+  stopping = true;
+  log('info', 'stopping', { reason, children: running.size });
+  for (const state of supervised.values()) if (state.timer) clearTimeout(state.timer);
+  const exits = [...running].map((child) => new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', resolve))));
+  for (const child of running) child.kill('SIGTERM');
+  const deadline = setTimeout(() => {
+    log('warn', 'children still running after the grace period: killing them', { children: running.size });
+    for (const child of running) child.kill('SIGKILL');
+  }, STOP_GRACE_MS);
+  await Promise.all(exits);
+  clearTimeout(deadline);
+  log('info', 'stopped', { reason });
+  process.exit(exitCode);
+}
+
+for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(signal, () => void stop(signal));
+// Whoever started us is gone (npm killed, or a shell between npm and us that died of the signal
+// without passing it on): we are reparented, and must not leave the children serving.
+const parentAtStart = process.ppid;
+setInterval(() => process.ppid !== parentAtStart && void stop('parent-exited'), 500).unref();
+
+try {
+  const build = buildIfStale();
+  if (build === 'as-built') log('info', 'TypeScript is not installed (production install): running dist/ as built');
+} catch (error) {
+  log('error', error.message);
+  process.exit(1);
+}
+const migrated = await runOnce(join('dist', 'shared', 'db', 'migrate-main.js'), running);
+if (stopping) await new Promise(() => {}); // a signal arrived during the migration: stop() exits
+if (migrated !== 0) {
+  log('error', 'migration failed: not starting the api and the worker', { code: migrated });
+  process.exit(1);
+}
+for (const spec of CHILDREN) startChild(spec);
