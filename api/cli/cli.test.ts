@@ -1,15 +1,19 @@
 import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { projectRoot } from '../../shared/db/project-root.js';
 import { createEmptyTestDatabase } from '../../shared/testing/database.js';
+import { startService, type ServiceProcess } from '../../shared/testing/processes.js';
 import { useTestData } from '../../shared/testing/test-data.js';
+import { listen, type ListeningApp } from '../testing/http-server.js';
 import { createTestApp, type TestApp } from '../testing/test-app.js';
 
 const { database } = useTestData('cli', { providers: false });
 let scratch: string;
+const run = promisify(execFile);
 
 /** Runs the built CLI (dist/, compiled by the global setup) as an operator would. */
 function cli(args: string[], databaseUrl = database.url): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -142,40 +146,70 @@ describe('--json output', () => {
 
 describe('seed:demo', () => {
   let api: TestApp;
+  let server: ListeningApp;
+  let worker: ServiceProcess;
   beforeAll(async () => {
     api = await createTestApp(database);
+    server = await listen(api.app);
+    // The printed lines are pasted against a running service: this app on a socket, and a real worker on its queue.
+    worker = await startService('worker', { DATABASE_URL: database.url, QUEUE_PREFIX: api.config.QUEUE_PREFIX, RECONCILE_INTERVAL_MS: '500' });
   });
   afterAll(async () => {
-    await api.close();
+    await worker?.stop();
+    await server?.close();
+    await api?.close();
   });
 
-  it('creates working credentials and an active chain, and prints curl lines for them', async () => {
-    const seeded = await cliJson(['seed:demo']);
+  /** Runs one printed line as an operator pasting it would (sh and curl), returning the JSON it prints. */
+  async function paste(line: string): Promise<any> {
+    const { stdout } = await run('sh', ['-c', line], { timeout: 20_000 });
+    return JSON.parse(stdout);
+  }
+
+  it('prints lines that work when pasted: past timestamps, the live stream, progress to 3/3 and the claim', async () => {
+    const seeded = await cliJson(['seed:demo', '--base-url', server.url]);
     expect(seeded.curl).toHaveLength(5);
-    expect(seeded.curl[0]).toContain('http://127.0.0.1:4321/v1/users/register');
+    expect(seeded.curl[0]).toContain(`${server.url}/v1/users/register`);
     expect(seeded.curl.join('\n')).toContain(seeded.platform.secret);
+    const timestamps = seeded.curl.flatMap((line: string) => [...line.matchAll(/"timestamp":"([^"]+)"/g)].map((match) => Date.parse(match[1]!)));
+    expect(timestamps).toHaveLength(3);
+    for (const timestamp of timestamps) expect(timestamp).toBeLessThan(Date.now());
 
-    const platform = { 'content-type': 'application/json', 'x-api-key': seeded.platform.key, 'x-api-secret': seeded.platform.secret };
-    const registered = await api.call('POST', '/v1/users/register', { headers: platform, body: { platform_user_id: seeded.platform_user_id } });
-    expect(registered.status).toBe(200);
-    const sent = await api.call('POST', '/v1/events', {
-      headers: platform,
-      body: { user_id: seeded.platform_user_id, event_type: 'registration', timestamp: new Date().toISOString() },
-    });
-    expect(sent.status).toBe(200);
-    expect(sent.json.data.status).toBe('received');
+    // The live line: ready at once (curl stops after 2 s: the stream itself never ends).
+    const live = await run('sh', ['-c', `${seeded.live} --max-time 2 || true`], { timeout: 20_000 });
+    expect(live.stdout).toContain('event: ready');
 
-    const active = await api.call('GET', `/v1/quest-chains/active/${seeded.platform_user_id}`, { headers: platform });
-    expect(active.status).toBe(200);
-    const entry = active.json.data.quest_chains.find((c: { quest_chain: { id: string } }) => c.quest_chain.id === seeded.quest_chain_id);
-    expect(entry.tasks.map((t: { condition_event_type: string }) => t.condition_event_type)).toEqual(['registration', 'kyc', 'transaction']);
-    expect(entry.tasks[2]).toMatchObject({ condition_min_amount: 100, condition_currency: 'USD' });
-    expect(entry.chain_reward).toMatchObject({ type: 'mystery_box' });
+    expect((await paste(seeded.curl[0])).data.platform_user_id).toBe(seeded.platform_user_id);
+    for (const line of seeded.curl.slice(1, 4)) expect((await paste(line)).data.status).toBe('received');
+    await vi.waitFor(
+      async () => {
+        const active = await paste(seeded.curl[4]);
+        const entry = active.data.quest_chains.find((c: { quest_chain: { id: string } }) => c.quest_chain.id === seeded.quest_chain_id);
+        expect(entry.user_progress).toMatchObject({ completed_tasks: 3, total_tasks: 3 });
+      },
+      { timeout: 20_000, interval: 200 },
+    );
+    const claimed = await paste(seeded.claim);
+    expect(claimed).toMatchObject({ success: true, data: { quest_chain_id: seeded.quest_chain_id } });
+  });
 
-    const advertiser = { 'content-type': 'application/json', 'x-api-key': seeded.advertiser.key, 'x-api-secret': seeded.advertiser.secret };
+  it('reuses its platform, advertiser and chain on a second run, with new credentials and a new demo user', async () => {
+    const first = await cliJson(['seed:demo']);
+    const second = await cliJson(['seed:demo']);
+    expect(second).toMatchObject({ platform: { id: first.platform.id, reused: true }, advertiser: { id: first.advertiser.id, reused: true }, quest_chain_id: first.quest_chain_id, quest_chain_reused: true });
+    expect(second.platform.key).not.toBe(first.platform.key);
+    expect(second.platform_user_id).not.toBe(first.platform_user_id);
+    const providers = await cliJson(['providers', 'list']);
+    const list = Array.isArray(providers) ? providers : providers.providers ?? providers.data;
+    expect(list.filter((p: { name: string }) => p.name === 'Demo Platform')).toHaveLength(1);
+
+    // Both credentials work; the advertiser's may send events for the chain it sponsors.
+    const headers = { 'content-type': 'application/json', 'x-api-key': first.platform.key, 'x-api-secret': first.platform.secret };
+    expect((await api.call('POST', '/v1/users/register', { headers, body: { platform_user_id: 'reuse-check' } })).status).toBe(200);
+    const advertiser = { 'content-type': 'application/json', 'x-api-key': second.advertiser.key, 'x-api-secret': second.advertiser.secret };
     const advertiserEvent = await api.call('POST', '/v1/events', {
       headers: advertiser,
-      body: { user_id: 'adv-user', event_type: 'transaction', timestamp: new Date().toISOString(), amount: 150, currency: 'USD' },
+      body: { user_id: 'adv-user', event_type: 'transaction', timestamp: new Date(Date.now() - 60_000).toISOString(), amount: 150, currency: 'USD' },
     });
     expect(advertiserEvent.status).toBe(200);
   });

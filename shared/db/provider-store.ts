@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { ProviderType } from '../domain/permissions.js';
 import type { Executor } from './client.js';
 import { providers } from './schema/index.js';
@@ -15,6 +15,17 @@ export async function insertProvider(db: Executor, values: { type: ProviderType;
 /** Every provider, oldest first. */
 export async function selectProviders(db: Executor): Promise<Provider[]> {
   return db.select().from(providers).orderBy(providers.createdAt);
+}
+
+/** The oldest active provider of this type and name (names are not unique: the first one made wins); null when none. */
+export async function findActiveProviderByName(db: Executor, type: ProviderType, name: string): Promise<Provider | null> {
+  const [row] = await db
+    .select()
+    .from(providers)
+    .where(and(eq(providers.type, type), eq(providers.name, name), eq(providers.status, 'active')))
+    .orderBy(providers.createdAt, providers.id)
+    .limit(1);
+  return row ?? null;
 }
 
 export async function findProvider(db: Executor, id: string): Promise<Provider | null> {
