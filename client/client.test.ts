@@ -54,13 +54,13 @@ describe('against the real service', () => {
     const wrong = createQuestChainClient({ baseUrl, apiKey: platform.key, apiSecret: SECRET, retry: fastRetry });
     const error = await wrong.registerUser({ platform_user_id: 'x' }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(QuestChainApiError);
-    expect(error).toMatchObject({ status: 401, code: 'unauthorized', retryable: false });
+    expect(error).toMatchObject({ status: 401, code: 'invalid_credentials', retryable: false });
     expect((error as QuestChainApiError).requestId).toBeTruthy();
     expect(String(error)).not.toContain(SECRET);
 
     const client = createQuestChainClient({ baseUrl, apiKey: platform.key, apiSecret: platform.secret, retry: fastRetry });
     const invalid = await client.sendEvent({ user_id: 'sdk-user', event_type: 'x', timestamp: 'not a time' }).catch((caught: unknown) => caught);
-    expect(invalid).toMatchObject({ status: 400, code: 'bad_request' });
+    expect(invalid).toMatchObject({ status: 400, code: 'invalid_field' });
     expect((invalid as Error).message).toContain('timestamp');
   });
 });

@@ -1,7 +1,7 @@
 /**
  * What a use-case or domain rule can refuse, in domain terms. The HTTP layer
- * alone (api/http/errors.ts) decides which status and wire code each kind is
- * answered with, so nothing below api/ knows about HTTP.
+ * alone (api/http/errors.ts) decides which status each kind is answered
+ * with, so nothing below api/ knows about HTTP.
  */
 export type DomainErrorKind =
   /** The input breaks a rule (a field is malformed, names nothing, or contradicts another). */
@@ -11,16 +11,61 @@ export type DomainErrorKind =
   /** The request is well formed but the current state forbids it (already used, not yet completed). */
   | 'conflict';
 
+/**
+ * Every condition a use-case refuses, each with its kind. The code is what
+ * callers branch on (docs/errors.md), so a code, once published, keeps its
+ * meaning; a new condition gets a new code.
+ */
+export const DOMAIN_ERROR_KINDS = {
+  /** A field breaks a rule of its own or against another field (`param` names it). */
+  invalid_field: 'invalid_input',
+  /** A field the operation needs is absent. */
+  missing_field: 'invalid_input',
+  /** `platform_user_id` names no user registered by the calling platform. */
+  user_not_registered: 'invalid_input',
+  /** `advertiser_id` is not an active advertiser. */
+  advertiser_not_active: 'invalid_input',
+  /** `task_id` names no task of the calling platform. */
+  task_not_found: 'invalid_input',
+  /** `quest_chain_id` names no chain of the calling platform. */
+  quest_chain_not_found: 'invalid_input',
+  /** The connection token is unknown or was issued for another advertiser. */
+  link_token_invalid: 'invalid_input',
+  /** The connection token expired before this link was made. */
+  link_token_expired: 'invalid_input',
+  /** The connection token already linked another advertiser user id. */
+  link_token_used: 'conflict',
+  /** The advertiser user id is already linked to another user of the platform. */
+  advertiser_user_already_linked: 'conflict',
+  /** The user is already linked to another advertiser user id of this advertiser. */
+  user_already_linked: 'conflict',
+  /** The task or chain is not completed, or the chain has no reward. */
+  reward_not_claimable: 'conflict',
+  /** The addressed resource does not exist. */
+  not_found: 'not_found',
+} as const satisfies Record<string, DomainErrorKind>;
+
+export type DomainErrorCode = keyof typeof DOMAIN_ERROR_KINDS;
+
 export class DomainError extends Error {
+  readonly kind: DomainErrorKind;
+
   constructor(
-    readonly kind: DomainErrorKind,
+    readonly code: DomainErrorCode,
     message: string,
+    /** The one request field at fault, as a dot path (`tasks.2.condition_before_timestamp`). */
+    readonly param?: string,
   ) {
     super(message);
     this.name = 'DomainError';
+    this.kind = DOMAIN_ERROR_KINDS[code];
   }
 }
 
-export const invalidInput = (message: string) => new DomainError('invalid_input', message);
-export const conflict = (message: string) => new DomainError('conflict', message);
-export const notFound = (message: string) => new DomainError('not_found', message);
+type CodeOfKind<K extends DomainErrorKind> = { [C in DomainErrorCode]: (typeof DOMAIN_ERROR_KINDS)[C] extends K ? C : never }[DomainErrorCode];
+
+/** A refused input; `invalid_field` unless a more precise code applies. */
+export const invalidInput = (message: string, param?: string, code: CodeOfKind<'invalid_input'> = 'invalid_field') =>
+  new DomainError(code, message, param);
+export const conflict = (code: CodeOfKind<'conflict'>, message: string, param?: string) => new DomainError(code, message, param);
+export const notFound = (message: string, param?: string) => new DomainError('not_found', message, param);

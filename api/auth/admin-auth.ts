@@ -17,9 +17,8 @@ export function requireAdmin(adminToken: string | undefined): MiddlewareHandler<
     if (!expected) throw new AppError('not_found', `No route for ${c.req.method} ${c.req.path}`);
     const header = c.req.header('authorization') ?? '';
     const match = /^Bearer (.+)$/i.exec(header);
-    if (!match || !timingSafeEqual(digest(match[1]!), expected)) {
-      throw new AppError('unauthorized', 'Authorization: Bearer <ADMIN_TOKEN> required');
-    }
+    if (!match) throw new AppError('missing_credentials', 'Authorization: Bearer <ADMIN_TOKEN> required');
+    if (!timingSafeEqual(digest(match[1]!), expected)) throw new AppError('invalid_credentials', 'Invalid admin token');
     await next();
   };
 }

@@ -12,25 +12,26 @@ import { useTestService } from '../testing/test-service.js';
 const { database, api, platform, advertiser } = useTestService('auth');
 
 const event = (n = 0) => ({ user_id: 'auth-user', event_type: 'login', timestamp: `2026-01-01T00:00:${String(n).padStart(2, '0')}Z` });
-const INACTIVE = 'Credential or provider is inactive';
+const CREDENTIAL_INACTIVE = { code: 'credential_inactive', error: 'Credential is inactive' };
+const PROVIDER_INACTIVE = { code: 'provider_inactive', error: 'Provider is inactive' };
 
 const withoutHeader = (headers: Record<string, string>, name: string) =>
   Object.fromEntries(Object.entries(headers).filter(([key]) => key !== name));
 
 describe('401: credentials missing or invalid', () => {
   it.each([
-    ['X-API-Key missing', () => withoutHeader(platform.headers, 'x-api-key')],
-    ['X-API-Secret missing', () => withoutHeader(platform.headers, 'x-api-secret')],
-    ['both missing', () => ({ 'content-type': 'application/json' })],
-    ['unknown key', () => ({ ...platform.headers, 'x-api-key': 'pk_unknown' })],
-    ['wrong secret', () => ({ ...platform.headers, 'x-api-secret': 'sk_wrong' })],
-    ['empty secret', () => ({ ...platform.headers, 'x-api-secret': '' })],
-    ["another credential's secret", () => ({ ...platform.headers, 'x-api-secret': advertiser.secret })],
-    ['absurdly long key', () => ({ ...platform.headers, 'x-api-key': 'k'.repeat(5000) })],
-  ])('%s -> 401', async (_label, headers) => {
+    ['X-API-Key missing', () => withoutHeader(platform.headers, 'x-api-key'), 'missing_credentials'],
+    ['X-API-Secret missing', () => withoutHeader(platform.headers, 'x-api-secret'), 'missing_credentials'],
+    ['both missing', () => ({ 'content-type': 'application/json' }), 'missing_credentials'],
+    ['unknown key', () => ({ ...platform.headers, 'x-api-key': 'pk_unknown' }), 'invalid_credentials'],
+    ['wrong secret', () => ({ ...platform.headers, 'x-api-secret': 'sk_wrong' }), 'invalid_credentials'],
+    ['empty secret', () => ({ ...platform.headers, 'x-api-secret': '' }), 'missing_credentials'],
+    ["another credential's secret", () => ({ ...platform.headers, 'x-api-secret': advertiser.secret }), 'invalid_credentials'],
+    ['absurdly long key', () => ({ ...platform.headers, 'x-api-key': 'k'.repeat(5000) }), 'invalid_credentials'],
+  ])('%s -> 401', async (_label, headers, code) => {
     const answer = await api.call('POST', '/v1/events', { headers: headers(), body: event() });
     expect(answer.status).toBe(401);
-    expect(answer.json).toMatchObject({ success: false, code: 'unauthorized' });
+    expect(answer.json).toMatchObject({ success: false, code });
     expect(answer.json.error).toMatch(/X-API-Key|key or secret/);
   });
 
@@ -54,7 +55,7 @@ describe('403 in its order: inactive, provider type, permission', () => {
     await updateCredential({ db: database.db }, { key: provider.key, status: 'inactive' });
     const answer = await api.call('POST', '/v1/events', { headers: provider.headers, body: event() });
     expect(answer.status).toBe(403);
-    expect(answer.json).toMatchObject({ success: false, code: 'forbidden', error: INACTIVE });
+    expect(answer.json).toMatchObject({ success: false, ...CREDENTIAL_INACTIVE });
     await updateCredential({ db: database.db }, { key: provider.key, status: 'active' });
     expect((await api.call('POST', '/v1/events', { headers: provider.headers, body: event() })).status).toBe(200);
   });
@@ -64,13 +65,13 @@ describe('403 in its order: inactive, provider type, permission', () => {
     await updateProvider({ db: database.db }, { providerId: provider.id, status: 'inactive' });
     const answer = await api.call('POST', '/v1/events', { headers: provider.headers, body: event() });
     expect(answer.status).toBe(403);
-    expect(answer.json.error).toBe(INACTIVE);
+    expect(answer.json).toMatchObject(PROVIDER_INACTIVE);
   });
 
   it('advertiser calling a platform-only operation -> 403 provider type', async () => {
     const register = await api.call('POST', '/v1/users/register', { headers: advertiser.headers, body: { platform_user_id: 'x' } });
     expect(register.status).toBe(403);
-    expect(register.json).toMatchObject({ code: 'forbidden', error: 'This operation is not open to your provider type' });
+    expect(register.json).toMatchObject({ code: 'wrong_provider_type', error: 'This operation is not open to your provider type' });
     const read = await api.call('GET', '/v1/quest-chains/active/x', { headers: advertiser.headers });
     expect(read.status).toBe(403);
     expect(read.json.error).toBe('This operation is not open to your provider type');
@@ -80,6 +81,7 @@ describe('403 in its order: inactive, provider type, permission', () => {
     const limited = await createTestProvider(database.db, 'platform', { permissions: ['events:write'] });
     const answer = await api.call('POST', '/v1/users/register', { headers: limited.headers, body: { platform_user_id: 'x' } });
     expect(answer.status).toBe(403);
+    expect(answer.json.code).toBe('permission_missing');
     expect(answer.json.error).toContain('users:register');
     expect((await api.call('POST', '/v1/events', { headers: limited.headers, body: event() })).status).toBe(200);
   });
@@ -96,7 +98,7 @@ describe('403 in its order: inactive, provider type, permission', () => {
     await updateCredential({ db: database.db }, { key: provider.key, status: 'inactive' });
     const answer = await api.call('POST', '/v1/users/register', { headers: provider.headers, body: { platform_user_id: 'x' } });
     expect(answer.status).toBe(403);
-    expect(answer.json.error).toBe(INACTIVE);
+    expect(answer.json).toMatchObject(CREDENTIAL_INACTIVE);
   });
 
   it('wrong provider type and permission missing -> the provider-type 403', async () => {
@@ -146,7 +148,7 @@ describe('authentication comes before the body', () => {
   it('valid credentials + not JSON -> 400', async () => {
     const answer = await api.call('POST', '/v1/events', { headers: platform.headers, body: '{"user_id": ' });
     expect(answer.status).toBe(400);
-    expect(answer.json).toMatchObject({ success: false, code: 'bad_request', error: 'Request body is not valid JSON' });
+    expect(answer.json).toMatchObject({ success: false, code: 'invalid_json', error: 'Request body is not valid JSON' });
   });
 
   it.each(['[]', '[{"user_id":"u"}]', 'null', '"str"', '42', 'true'])('valid credentials + %s -> 400 must be a JSON object', async (body) => {
@@ -190,7 +192,7 @@ describe('admin changes take effect', () => {
     const deactivate = await api.call('PATCH', `/admin/v1/providers/${provider.id}`, { headers: api.adminHeaders, body: { status: 'inactive' } });
     expect(deactivate.status).toBe(200);
     const register = await api.call('POST', '/v1/users/register', { headers: provider.headers, body: { platform_user_id: 'p' } });
-    expect(register.json.error).toBe(INACTIVE);
+    expect(register.json).toMatchObject(PROVIDER_INACTIVE);
   });
 
   it('with the default 3 s cache, a deactivation made elsewhere (another replica, the CLI) applies within 5 s', async () => {
@@ -220,7 +222,7 @@ describe('admin changes take effect', () => {
       expect((await cached.call('POST', '/v1/events', { headers: provider.headers, body: event(8) })).status).toBe(403);
       await cached.call('PATCH', `/admin/v1/providers/${provider.id}`, { headers: cached.adminHeaders, body: { status: 'inactive' } });
       const answer = await cached.call('POST', '/v1/events', { headers: provider.headers, body: event(9) });
-      expect(answer.json.error).toBe(INACTIVE);
+      expect(answer.json).toMatchObject(PROVIDER_INACTIVE);
     } finally {
       await cached.close();
     }

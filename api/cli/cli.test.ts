@@ -76,7 +76,7 @@ describe('bad input', () => {
     const advertiser = await cliJson(['providers', 'create', '--type', 'advertiser', '--name', 'Adv']);
     const run = await cli(['credentials', 'create', advertiser.id, '--permissions', 'events:write,users:register']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^error: permissions: a advertiser cannot hold "users:register"/m);
+    expect(run.stderr).toMatch(/^error: permissions\.1: a advertiser cannot hold "users:register"/m);
   });
 
   it('explains a database without tables instead of printing a driver error', async () => {

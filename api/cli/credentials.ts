@@ -3,6 +3,7 @@ import { credentialKeyParams, toCreatedCredentialResponse, toCredentialResponse 
 import { providerIdParams } from '../routes/admin/providers/schema.js';
 import { createCredential } from '../use-cases/admin/create-credential.js';
 import { listCredentials } from '../use-cases/admin/list-credentials.js';
+import { everyItem } from '../use-cases/page.js';
 import { updateCredential } from '../use-cases/admin/update-credential.js';
 import { commaList, parseInput, runCommand } from './context.js';
 
@@ -32,7 +33,8 @@ export function registerCredentialCommands(program: Command, json: () => boolean
     .action((providerId: string) =>
       runCommand(json(), async ({ db, out }) => {
         const { id } = parseInput(providerIdParams, { id: providerId }, 'providerId');
-        const views = (await listCredentials({ db }, { providerId: id })).map(toCredentialResponse);
+        const all = await everyItem((page) => listCredentials({ db }, { providerId: id, page }), (credential) => credential.key);
+        const views = all.map(toCredentialResponse);
         out.result(views, () => (views.length === 0 ? ['no credentials'] : views.map(line)));
       }),
     );

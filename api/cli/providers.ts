@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { createProviderSchema, providerIdParams, toProviderResponse } from '../routes/admin/providers/schema.js';
 import { createProvider } from '../use-cases/admin/create-provider.js';
 import { listProviders } from '../use-cases/admin/list-providers.js';
+import { everyItem } from '../use-cases/page.js';
 import { updateProvider } from '../use-cases/admin/update-provider.js';
 import { parseInput, runCommand } from './context.js';
 
@@ -29,7 +30,7 @@ export function registerProviderCommands(program: Command, json: () => boolean) 
     .description('list every provider, oldest first')
     .action(() =>
       runCommand(json(), async ({ db, out }) => {
-        const views = (await listProviders({ db })).map(toProviderResponse);
+        const views = (await everyItem((page) => listProviders({ db }, page), (provider) => provider.id)).map(toProviderResponse);
         out.result(views, () => (views.length === 0 ? ['no providers yet'] : views.map(line)));
       }),
     );

@@ -11,6 +11,7 @@ import {
 } from '../routes/admin/quest-chains/schema.js';
 import { createChain } from '../use-cases/quest-chains/create-chain.js';
 import { listChains } from '../use-cases/quest-chains/list-chains.js';
+import { everyItem } from '../use-cases/page.js';
 import { setChainStatus } from '../use-cases/quest-chains/set-chain-status.js';
 import { CliInputError, parseInput, runCommand } from './context.js';
 
@@ -58,7 +59,8 @@ export function registerQuestChainCommands(program: Command, json: () => boolean
     .action((options: { platform?: string }) =>
       runCommand(json(), async ({ db, out }) => {
         const query = parseInput(chainListQuery, { platform_id: options.platform }, 'platform');
-        const views = (await listChains({ db }, { platformId: query.platform_id })).map(toChainDefinitionResponse);
+        const all = await everyItem((page) => listChains({ db }, { platformId: query.platform_id, page }), (definition) => definition.chain.id);
+        const views = all.map(toChainDefinitionResponse);
         out.result(views, () => (views.length === 0 ? ['no quest chains'] : views.map(summary)));
       }),
     );

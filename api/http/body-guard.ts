@@ -32,10 +32,10 @@ export function jsonBodyGuard(limitBytes: number): MiddlewareHandler {
     try {
       parsed = JSON.parse(text);
     } catch {
-      throw new AppError('bad_request', 'Request body is not valid JSON');
+      throw new AppError('invalid_json', 'Request body is not valid JSON');
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      throw new AppError('bad_request', 'Request body must be a JSON object');
+      throw new AppError('invalid_json', 'Request body must be a JSON object');
     }
     // Hand the text we already read to the validator. Hono's cache holds promises at
     // run time although its type says string, hence the cast.

@@ -139,7 +139,7 @@ describe('auth before size, readable on the wire', () => {
   it('oversize body without credentials -> 401, readable', async () => {
     const answer = await post('/v1/events/batch', batchBody(2 * BATCH_LIMIT, 10), { 'content-type': 'application/json' });
     expect(answer.status).toBe(401);
-    expect(answer.json).toMatchObject({ success: false, code: 'unauthorized' });
+    expect(answer.json).toMatchObject({ success: false, code: 'missing_credentials' });
   });
 
   it('oversize chunked body with a wrong secret -> 401, readable', async () => {

@@ -1,13 +1,31 @@
 import { z } from '@hono/zod-openapi';
-import { errorStatus, type ErrorCode } from './errors.js';
+import { codesForStatus, ERROR_CODES, type ErrorCode } from './errors.js';
 
-export const errorEnvelopeSchema = z
-  .object({
-    success: z.literal(false),
-    error: z.string().openapi({ description: 'Human-readable message naming what is wrong.' }),
-    code: z.enum(Object.keys(errorStatus) as [ErrorCode, ...ErrorCode[]]).openapi({ description: 'Machine-readable error code.' }),
-  })
-  .openapi('Error');
+const errorEnvelopeShape = (codes: [ErrorCode, ...ErrorCode[]]) => ({
+  success: z.literal(false),
+  error: z.string().openapi({ description: 'Human-readable message naming what is wrong.' }),
+  code: z.enum(codes).openapi({ description: 'Machine-readable code of the condition (docs/errors.md): branch on it, not on the message.' }),
+  param: z
+    .string()
+    .optional()
+    .openapi({ description: 'The request field at fault, as a dot path (`events.3.timestamp`), when one field is.', example: 'user_id' }),
+});
+
+export const errorEnvelopeSchema = z.object(errorEnvelopeShape(ERROR_CODES)).openapi('Error');
+
+// One schema per status, listing only the codes that status carries, so a client
+// generated from the document knows which codes each response can hold.
+const statusSchemas = new Map<number, typeof errorEnvelopeSchema>();
+function errorSchemaFor(status: number) {
+  const codes = codesForStatus(status);
+  if (codes.length === 0) return errorEnvelopeSchema;
+  let schema = statusSchemas.get(status);
+  if (!schema) {
+    schema = z.object(errorEnvelopeShape(codes as [ErrorCode, ...ErrorCode[]])).openapi(`Error${status}`);
+    statusSchemas.set(status, schema);
+  }
+  return schema;
+}
 
 export function successEnvelope<T extends z.ZodTypeAny>(data: T) {
   return z.object({ success: z.literal(true), data });
@@ -27,6 +45,7 @@ const errorDescriptions: Record<number, string> = {
   409: 'Conflicts with existing state.',
   413: 'Body too large.',
   415: 'Content-Type is not application/json.',
+  429: 'Too many requests; retry after the `Retry-After` seconds.',
   500: 'The service failed; retry with bounded exponential backoff and jitter.',
   503: 'Not ready.',
 };
@@ -36,7 +55,7 @@ export function errorResponses(...statuses: number[]) {
   return Object.fromEntries(
     statuses.map((status) => [
       status,
-      { description: errorDescriptions[status] ?? 'Error.', content: { 'application/json': { schema: errorEnvelopeSchema } } },
+      { description: errorDescriptions[status] ?? 'Error.', content: { 'application/json': { schema: errorSchemaFor(status) } } },
     ]),
   );
 }

@@ -1,6 +1,7 @@
-import { and, asc, eq, gt, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, sql, type SQL } from 'drizzle-orm';
 import type { ChainRules } from '../domain/progress.js';
 import type { Executor } from './client.js';
+import { afterKey, rowsToRead, toPage, type Page, type PageRequest } from './keyset.js';
 import { chainRewards, chainStatus, questChains, questTasks } from './schema/index.js';
 
 /** A chain, a task and a chain reward as stored (timestamps in epoch microseconds). */
@@ -76,12 +77,33 @@ export async function findChainDefinition(db: Executor, id: string): Promise<Cha
   return definition ?? null;
 }
 
-/** Every chain (or one platform's), newest first. */
-export async function listChainDefinitions(db: Executor, platformId?: string): Promise<ChainDefinition[]> {
-  const definitions = await loadChainDefinitions(db, platformId ? eq(questChains.platformId, platformId) : undefined);
-  return definitions.sort(
-    (a, b) => Number(b.chain.createdAt - a.chain.createdAt) || (a.chain.id < b.chain.id ? 1 : a.chain.id > b.chain.id ? -1 : 0),
-  );
+/**
+ * A page of chains (every chain, or one platform's), newest first: the page's
+ * ids by keyset, then their definitions in one statement. Null when the
+ * cursor names no chain of the listing.
+ */
+export async function listChainDefinitions(db: Executor, platformId: string | undefined, page: PageRequest): Promise<Page<ChainDefinition> | null> {
+  const ofListing = platformId ? eq(questChains.platformId, platformId) : undefined;
+  const order = [questChains.createdAt, questChains.id] as const;
+  let after;
+  if (page.startingAfter !== undefined) {
+    const [cursor] = await db
+      .select({ createdAt: questChains.createdAt, id: questChains.id })
+      .from(questChains)
+      .where(and(ofListing, eq(questChains.id, page.startingAfter)));
+    if (!cursor) return null;
+    after = afterKey(order, [cursor.createdAt, cursor.id], 'desc');
+  }
+  const rows = await db
+    .select({ id: questChains.id })
+    .from(questChains)
+    .where(and(ofListing, after))
+    .orderBy(...order.map((column) => desc(column)))
+    .limit(rowsToRead(page.limit));
+  const { items: ids, hasMore } = toPage(rows.map((row) => row.id), page.limit);
+  if (ids.length === 0) return { items: [], hasMore };
+  const byId = new Map((await loadChainDefinitions(db, inArray(questChains.id, ids))).map((definition) => [definition.chain.id, definition]));
+  return { items: ids.flatMap((id) => byId.get(id) ?? []), hasMore };
 }
 
 /** Stores the chain, its tasks and its reward (call it inside a transaction: three statements). */

@@ -1,6 +1,7 @@
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { ProviderType } from '../domain/permissions.js';
 import type { Executor } from './client.js';
+import { afterKey, rowsToRead, toPage, type Page, type PageRequest } from './keyset.js';
 import { credentials, providers } from './schema/index.js';
 
 /** A credential as stored: only the hash of its secret exists. */
@@ -44,9 +45,19 @@ export async function saveCredentialChanges(
   return row ?? null;
 }
 
-/** A provider's credentials, oldest first. */
-export async function listProviderCredentials(db: Executor, providerId: string): Promise<ProviderCredential[]> {
-  return db
+/** A page of a provider's credentials, oldest first; null when the cursor names none of its credentials. */
+export async function listProviderCredentials(db: Executor, providerId: string, page: PageRequest): Promise<Page<ProviderCredential> | null> {
+  const order = [credentials.createdAt, credentials.key] as const;
+  let after;
+  if (page.startingAfter !== undefined) {
+    const [cursor] = await db
+      .select({ createdAt: credentials.createdAt, key: credentials.key })
+      .from(credentials)
+      .where(and(eq(credentials.providerId, providerId), eq(credentials.key, page.startingAfter)));
+    if (!cursor) return null;
+    after = afterKey(order, [cursor.createdAt, cursor.key]);
+  }
+  const rows = await db
     .select({
       key: credentials.key,
       providerId: credentials.providerId,
@@ -56,8 +67,10 @@ export async function listProviderCredentials(db: Executor, providerId: string):
     })
     .from(credentials)
     .innerJoin(providers, eq(credentials.providerId, providers.id))
-    .where(eq(credentials.providerId, providerId))
-    .orderBy(credentials.createdAt);
+    .where(and(eq(credentials.providerId, providerId), after))
+    .orderBy(...order)
+    .limit(rowsToRead(page.limit));
+  return toPage(rows, page.limit);
 }
 
 /** The lookup behind every authenticated request (cached by the API for a few seconds). */

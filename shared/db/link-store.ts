@@ -1,6 +1,7 @@
 import { and, asc, eq, or, sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
 import type { DriverRow } from './driver-row.js';
+import { afterKey, rowsToRead, toPage, type Page, type PageRequest } from './keyset.js';
 import { accountLinks, linkTokens, providers, users } from './schema/index.js';
 
 type LinkColumns = typeof accountLinks.$inferSelect;
@@ -120,11 +121,29 @@ export async function findClashingLinks(
 export type PlatformLink = Pick<LinkColumns, 'id' | 'advertiserId' | 'advertiserUserId' | 'linkedAt'>;
 
 /**
- * The links of one of a platform's users, oldest first. An unknown user, or
- * one of another platform, has no links here (no leak).
+ * A page of the links of one of a platform's users, oldest first. An unknown
+ * user, or one of another platform, has no links here (no leak). Null when
+ * the cursor names none of this user's links.
  */
-export async function listPlatformUserLinks(db: Executor, platformId: string, platformUserId: string): Promise<PlatformLink[]> {
-  return db
+export async function listPlatformUserLinks(
+  db: Executor,
+  platformId: string,
+  platformUserId: string,
+  page: PageRequest,
+): Promise<Page<PlatformLink> | null> {
+  const ofUser = and(eq(users.platformId, platformId), eq(users.platformUserId, platformUserId), eq(accountLinks.platformId, platformId));
+  const order = [accountLinks.linkedAt, accountLinks.id] as const;
+  let after;
+  if (page.startingAfter !== undefined) {
+    const [cursor] = await db
+      .select({ linkedAt: accountLinks.linkedAt, id: accountLinks.id })
+      .from(accountLinks)
+      .innerJoin(users, eq(users.id, accountLinks.userId))
+      .where(and(ofUser, eq(accountLinks.id, page.startingAfter)));
+    if (!cursor) return null;
+    after = afterKey(order, [cursor.linkedAt, cursor.id]);
+  }
+  const rows = await db
     .select({
       id: accountLinks.id,
       advertiserId: accountLinks.advertiserId,
@@ -133,6 +152,8 @@ export async function listPlatformUserLinks(db: Executor, platformId: string, pl
     })
     .from(accountLinks)
     .innerJoin(users, eq(users.id, accountLinks.userId))
-    .where(and(eq(users.platformId, platformId), eq(users.platformUserId, platformUserId), eq(accountLinks.platformId, platformId)))
-    .orderBy(asc(accountLinks.linkedAt), asc(accountLinks.id));
+    .where(and(ofUser, after))
+    .orderBy(...order)
+    .limit(rowsToRead(page.limit));
+  return toPage(rows, page.limit);
 }

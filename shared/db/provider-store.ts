@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { ProviderType } from '../domain/permissions.js';
 import type { Executor } from './client.js';
+import { afterKey, rowsToRead, toPage, type Page, type PageRequest } from './keyset.js';
 import { providers } from './schema/index.js';
 
 /** A platform or an advertiser as stored (`createdAt` in epoch microseconds). */
@@ -12,9 +13,22 @@ export async function insertProvider(db: Executor, values: { type: ProviderType;
   return row!;
 }
 
-/** Every provider, oldest first. */
-export async function selectProviders(db: Executor): Promise<Provider[]> {
-  return db.select().from(providers).orderBy(providers.createdAt);
+/** A page of providers, oldest first; null when the cursor names no provider. */
+export async function selectProviders(db: Executor, page: PageRequest): Promise<Page<Provider> | null> {
+  const order = [providers.createdAt, providers.id] as const;
+  let after;
+  if (page.startingAfter !== undefined) {
+    const cursor = await findProvider(db, page.startingAfter);
+    if (!cursor) return null;
+    after = afterKey(order, [cursor.createdAt, cursor.id]);
+  }
+  const rows = await db
+    .select()
+    .from(providers)
+    .where(after)
+    .orderBy(...order)
+    .limit(rowsToRead(page.limit));
+  return toPage(rows, page.limit);
 }
 
 /** The oldest active provider of this type and name (names are not unique: the first one made wins); null when none. */

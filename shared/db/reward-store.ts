@@ -1,5 +1,6 @@
 import { and, eq, exists, inArray, isNotNull, isNull, notExists, sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
+import { afterKey } from './keyset.js';
 import { chainProgress, chainRewards, questChains, questTasks, rewardClaims, taskCompletions } from './schema/index.js';
 
 /**
@@ -151,8 +152,49 @@ export async function findClaim(db: Executor, userId: string, chainId: string, t
   return row ? toClaim(row) : null;
 }
 
+/**
+ * Where an entry sits in a user's rewards list (claimable tasks, then
+ * claimable chains, then claims): its section and its sort key there. The
+ * list's cursor is the entry's id: a claim's id, a task's id, a chain's id.
+ */
+export type RewardCursor =
+  | { section: 'task'; key: readonly [completedUs: bigint, chainId: string, sequenceNumber: number] }
+  | { section: 'chain'; key: readonly [startUs: bigint, chainId: string] }
+  | { section: 'claim'; key: readonly [claimedUs: bigint, claimId: string] };
+
+/** One stretch of a rewards section: the rows after `after` (its section's key), at most `limit`. */
+export interface RewardWindow<K> {
+  after?: K | undefined;
+  limit: number;
+}
+
+/** The cursor of the rewards entry `id` of this user (a claim, a task they completed, or a chain of the platform); null if none. */
+export async function findRewardCursor(db: Executor, platformId: string, userId: string, id: string): Promise<RewardCursor | null> {
+  const [claim] = await db
+    .select({ claimedAt: rewardClaims.claimedAt })
+    .from(rewardClaims)
+    .where(and(eq(rewardClaims.userId, userId), eq(rewardClaims.id, id)));
+  if (claim) return { section: 'claim', key: [claim.claimedAt, id] };
+  const [task] = await db
+    .select({ completedAt: taskCompletions.completedAt, chainId: taskCompletions.chainId, sequenceNumber: questTasks.sequenceNumber })
+    .from(taskCompletions)
+    .innerJoin(questTasks, eq(questTasks.id, taskCompletions.taskId))
+    .where(and(eq(taskCompletions.userId, userId), eq(taskCompletions.taskId, id)));
+  if (task) return { section: 'task', key: [task.completedAt, task.chainId, task.sequenceNumber] };
+  const [chain] = await db
+    .select({ startDate: questChains.startDate })
+    .from(questChains)
+    .where(and(eq(questChains.platformId, platformId), eq(questChains.id, id)));
+  return chain ? { section: 'chain', key: [chain.startDate, id] } : null;
+}
+
 /** Completed tasks (of chains in any status) whose reward the user has not claimed, oldest completion first. */
-export async function listClaimableTaskRewards(db: Executor, userId: string): Promise<ClaimableTaskReward[]> {
+export async function listClaimableTaskRewards(
+  db: Executor,
+  userId: string,
+  window: RewardWindow<Extract<RewardCursor, { section: 'task' }>['key']>,
+): Promise<ClaimableTaskReward[]> {
+  const order = [taskCompletions.completedAt, taskCompletions.chainId, questTasks.sequenceNumber] as const;
   const claimed = db
     .select({ one: sql`1` })
     .from(rewardClaims)
@@ -170,13 +212,20 @@ export async function listClaimableTaskRewards(db: Executor, userId: string): Pr
     })
     .from(taskCompletions)
     .innerJoin(questTasks, eq(questTasks.id, taskCompletions.taskId))
-    .where(and(eq(taskCompletions.userId, userId), notExists(claimed)))
-    .orderBy(taskCompletions.completedAt, taskCompletions.chainId, questTasks.sequenceNumber);
+    .where(and(eq(taskCompletions.userId, userId), notExists(claimed), window.after && afterKey(order, window.after)))
+    .orderBy(...order)
+    .limit(window.limit);
   return rows.map(({ type, name, value, imageUrls, ...row }) => ({ ...row, reward: { type, name, value, imageUrls } }));
 }
 
 /** The platform's completed chains whose chain reward the user has not claimed, in chain start order. */
-export async function listClaimableChainRewards(db: Executor, platformId: string, userId: string): Promise<ClaimableChainReward[]> {
+export async function listClaimableChainRewards(
+  db: Executor,
+  platformId: string,
+  userId: string,
+  window: RewardWindow<Extract<RewardCursor, { section: 'chain' }>['key']>,
+): Promise<ClaimableChainReward[]> {
+  const order = [questChains.startDate, questChains.id] as const;
   const started = db.select({ chainId: taskCompletions.chainId }).from(taskCompletions).where(eq(taskCompletions.userId, userId));
   const claimed = db
     .select({ one: sql`1` })
@@ -193,13 +242,32 @@ export async function listClaimableChainRewards(db: Executor, platformId: string
     })
     .from(questChains)
     .innerJoin(chainRewards, eq(chainRewards.chainId, questChains.id))
-    .where(and(eq(questChains.platformId, platformId), inArray(questChains.id, started), chainCompletedBy(db, userId), notExists(claimed)))
-    .orderBy(questChains.startDate, questChains.id);
+    .where(
+      and(
+        eq(questChains.platformId, platformId),
+        inArray(questChains.id, started),
+        chainCompletedBy(db, userId),
+        notExists(claimed),
+        window.after && afterKey(order, window.after),
+      ),
+    )
+    .orderBy(...order)
+    .limit(window.limit);
   return rows.map(({ chainId, ...reward }) => ({ chainId, reward }));
 }
 
-/** Every claim of the user, oldest first. */
-export async function listClaims(db: Executor, userId: string): Promise<RewardClaim[]> {
-  const rows = await db.select().from(rewardClaims).where(eq(rewardClaims.userId, userId)).orderBy(rewardClaims.claimedAt, rewardClaims.id);
+/** The user's claims, oldest first. */
+export async function listClaims(
+  db: Executor,
+  userId: string,
+  window: RewardWindow<Extract<RewardCursor, { section: 'claim' }>['key']>,
+): Promise<RewardClaim[]> {
+  const order = [rewardClaims.claimedAt, rewardClaims.id] as const;
+  const rows = await db
+    .select()
+    .from(rewardClaims)
+    .where(and(eq(rewardClaims.userId, userId), window.after && afterKey(order, window.after)))
+    .orderBy(...order)
+    .limit(window.limit);
   return rows.map(toClaim);
 }

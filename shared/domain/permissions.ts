@@ -41,15 +41,16 @@ export const OPERATIONS = {
 
 export type OperationName = keyof typeof OPERATIONS;
 
-export type AuthorizationFailure = 'inactive' | 'provider_type' | 'permission';
+export type AuthorizationFailure = 'credential_inactive' | 'provider_inactive' | 'wrong_provider_type' | 'permission_missing';
 
-/** The 403 half of §1's order: inactive, then provider type, then permission. Null when allowed. */
+/** The 403 half of §1's order: inactive (credential, then provider), then provider type, then permission. Null when allowed. */
 export function authorize(
   credential: { status: string; providerStatus: string; providerType: ProviderType; permissions: readonly string[] },
   operation: Operation,
 ): AuthorizationFailure | null {
-  if (credential.status !== 'active' || credential.providerStatus !== 'active') return 'inactive';
-  if (!operation.providerTypes.includes(credential.providerType)) return 'provider_type';
-  if (!credential.permissions.includes(operation.permission)) return 'permission';
+  if (credential.status !== 'active') return 'credential_inactive';
+  if (credential.providerStatus !== 'active') return 'provider_inactive';
+  if (!operation.providerTypes.includes(credential.providerType)) return 'wrong_provider_type';
+  if (!credential.permissions.includes(operation.permission)) return 'permission_missing';
   return null;
 }

@@ -29,7 +29,8 @@ export function requireAdminForDashboard(adminToken: string | undefined): Middle
     const token = presentedToken(c.req.header('authorization') ?? '');
     if (token === null || !timingSafeEqual(digest(token), expected)) {
       c.header('WWW-Authenticate', 'Basic realm="Queue dashboard", charset="UTF-8"');
-      return errorResponse(c, new AppError('unauthorized', 'Admin token required (Bearer, or Basic with the token as password)'));
+      const code = token === null ? 'missing_credentials' : 'invalid_credentials';
+      return errorResponse(c, new AppError(code, 'Admin token required (Bearer, or Basic with the token as password)'));
     }
     await next();
   };

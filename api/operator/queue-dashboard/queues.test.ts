@@ -19,7 +19,7 @@ describe('GET /admin/queues', () => {
     const answer = await api.call('GET', '/admin/queues');
     expect(answer.status).toBe(401);
     expect(answer.headers.get('www-authenticate')).toMatch(/^Basic realm=/);
-    expect(answer.json).toMatchObject({ success: false, code: 'unauthorized' });
+    expect(answer.json).toMatchObject({ success: false, code: 'missing_credentials' });
   });
 
   it('refuses a wrong token, as Basic password or as bearer', async () => {

@@ -126,7 +126,7 @@ describe('400: bad tokens and bad starts', () => {
   it('rejects an unknown token', async () => {
     const answer = await complete('lt_not-a-token', 'adv-x');
     expect(answer.status).toBe(400);
-    expect(answer.json).toMatchObject({ success: false, code: 'bad_request' });
+    expect(answer.json).toMatchObject({ success: false, code: 'link_token_invalid', param: 'connection_token' });
     expect(answer.json.error).toContain('connection_token');
   });
 
@@ -182,7 +182,7 @@ describe('409: conflicting links', () => {
     expect((await complete(token, 'adv-c-token')).status).toBe(200);
     const answer = await complete(token, 'adv-c-token-other');
     expect(answer.status).toBe(409);
-    expect(answer.json).toMatchObject({ success: false, code: 'conflict' });
+    expect(answer.json).toMatchObject({ success: false, code: 'link_token_used', param: 'connection_token' });
   });
 
   it('refuses an advertiser user id already linked to another user of the platform', async () => {
@@ -264,7 +264,7 @@ describe('GET /v1/account-links/{platformUserId}', () => {
     for (const id of ['hidden-1', 'never-registered']) {
       const answer = await api.call('GET', `/v1/account-links/${id}`, { headers: platform.headers });
       expect(answer.status).toBe(200);
-      expect(answer.json.data).toEqual({ links: [] });
+      expect(answer.json.data).toEqual({ links: [], has_more: false });
     }
     const owner = await api.call('GET', '/v1/account-links/hidden-1', { headers: otherPlatform.headers });
     expect(owner.json.data.links).toHaveLength(1);

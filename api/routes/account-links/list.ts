@@ -4,7 +4,8 @@ import { requireOperation } from '../../auth/authenticate.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
 import { listAccountLinks } from '../../use-cases/account-links/list-account-links.js';
-import { listLinksResponseSchema, toLinksResponse } from './schema.js';
+import { toPageRequest } from '../../http/pagination.js';
+import { linksPageQuery, listLinksResponseSchema, toLinksResponse } from './schema.js';
 import { platformUserIdParams } from '../../http/common-schemas.js';
 
 const route = createRoute({
@@ -17,7 +18,7 @@ const route = createRoute({
     'Platform credentials (`account_links:write`, the permission that starts links). An unknown user, like a user of another platform, has `links: []`.',
   security: apiKeySecurity,
   middleware: [requireOperation('listAccountLinks')] as const,
-  request: { params: platformUserIdParams },
+  request: { params: platformUserIdParams, query: linksPageQuery },
   responses: {
     200: { description: "The user's links, oldest first.", content: { 'application/json': { schema: listLinksResponseSchema } } },
     ...errorResponses(400, 401, 403, 500),
@@ -27,7 +28,11 @@ const route = createRoute({
 export function registerListAccountLinks(app: OpenAPIHono<AppEnv>) {
   app.openapi(route, async (c) => {
     const { deps, caller } = c.var;
-    const links = await listAccountLinks(deps, { platformId: caller.providerId, platformUserId: c.req.valid('param').platformUserId });
+    const links = await listAccountLinks(deps, {
+      platformId: caller.providerId,
+      platformUserId: c.req.valid('param').platformUserId,
+      page: toPageRequest(c.req.valid('query')),
+    });
     return c.json(ok(toLinksResponse(links)), 200);
   });
 }

@@ -3,12 +3,14 @@ import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
 import { storableString } from '../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../http/envelope.js';
 import { isoMillis } from '../../http/common-schemas.js';
+import { hasMoreField, pageQuerySchema } from '../../http/pagination.js';
+import type { Page } from '../../use-cases/page.js';
 import type { CompletedLink } from '../../use-cases/account-links/complete-account-link.js';
 import type { AccountLinkView } from '../../use-cases/account-links/list-account-links.js';
 import type { StartedLink } from '../../use-cases/account-links/start-account-link.js';
 
 export const startLinkSchema = z
-  .object({
+  .strictObject({
     platform_user_id: storableString().min(1).max(255).openapi({ description: 'Your registered user.', example: 'user-123' }),
     advertiser_id: z.uuid().openapi({ description: 'The advertiser the user connects to (an active advertiser).' }),
   })
@@ -22,7 +24,7 @@ export const startedLinkSchema = z
   .openapi('StartedAccountLink', { example: { connection_token: 'lt_ckerwl5HSiiUTzcCBa-TAuqK3VxNJaxZxJP-MwJ4Azs', expires_at: '2026-01-02T03:20:00.000Z' } });
 
 export const completeLinkSchema = z
-  .object({
+  .strictObject({
     connection_token: storableString().min(1).max(512).openapi({ description: 'The token the platform handed you in `state`.' }),
     advertiser_user_id: storableString().min(1).max(255).openapi({ description: "The user's id in your system (as in your events' user_id)." }),
   })
@@ -43,7 +45,9 @@ export const accountLinkSchema = z
 
 export const startLinkResponseSchema = successEnvelope(startedLinkSchema);
 export const completeLinkResponseSchema = successEnvelope(completedLinkSchema);
-export const listLinksResponseSchema = successEnvelope(z.object({ links: z.array(accountLinkSchema) }));
+export const listLinksResponseSchema = successEnvelope(z.object({ links: z.array(accountLinkSchema), has_more: hasMoreField() }));
+
+export const linksPageQuery = pageQuerySchema(z.uuid(), "the last link's `link_id`");
 
 export const toStartedLinkResponse = (started: StartedLink): z.infer<typeof startLinkResponseSchema>['data'] => ({ connection_token: started.connectionToken, expires_at: formatIsoMillis(started.expiresUs) });
 
@@ -54,8 +58,9 @@ export const toCompletedLinkResponse = (link: CompletedLink): z.infer<typeof com
   already_linked: link.alreadyLinked,
 });
 
-export const toLinksResponse = (links: AccountLinkView[]): z.infer<typeof listLinksResponseSchema>['data'] => ({
-  links: links.map((link) => ({
+export const toLinksResponse = (links: Page<AccountLinkView>): z.infer<typeof listLinksResponseSchema>['data'] => ({
+  has_more: links.hasMore,
+  links: links.items.map((link) => ({
     link_id: link.linkId,
     advertiser_id: link.advertiserId,
     advertiser_user_id: link.advertiserUserId,

@@ -46,17 +46,17 @@ const adminRoutes = (): [string, string, unknown][] => [
 
 describe('admin token', () => {
   it.each([
-    ['no Authorization', {}],
-    ['a wrong bearer', { authorization: 'Bearer not-the-token-at-all' }],
-    ['the token with a trailing character', { authorization: `Bearer ${TEST_ADMIN_TOKEN}x` }],
-    ['the token without the Bearer scheme', { authorization: TEST_ADMIN_TOKEN }],
-    ['Basic auth', { authorization: 'Basic dXNlcjpwYXNz' }],
-    ['an API credential', { 'x-api-key': 'pk_x', 'x-api-secret': 'sk_x' }],
-  ])('%s -> 401 on every admin route', async (_label, headers) => {
+    ['no Authorization', {}, 'missing_credentials'],
+    ['a wrong bearer', { authorization: 'Bearer not-the-token-at-all' }, 'invalid_credentials'],
+    ['the token with a trailing character', { authorization: `Bearer ${TEST_ADMIN_TOKEN}x` }, 'invalid_credentials'],
+    ['the token without the Bearer scheme', { authorization: TEST_ADMIN_TOKEN }, 'missing_credentials'],
+    ['Basic auth', { authorization: 'Basic dXNlcjpwYXNz' }, 'missing_credentials'],
+    ['an API credential', { 'x-api-key': 'pk_x', 'x-api-secret': 'sk_x' }, 'missing_credentials'],
+  ])('%s -> 401 on every admin route', async (_label, headers, code) => {
     for (const [method, path, body] of adminRoutes()) {
       const answer = await api.call(method, path, { headers: { 'content-type': 'application/json', ...headers }, body });
       expect(answer.status, `${method} ${path}`).toBe(401);
-      expect(answer.json).toMatchObject({ success: false, code: 'unauthorized' });
+      expect(answer.json).toMatchObject({ success: false, code });
     }
   });
 
@@ -91,7 +91,7 @@ describe('providers', () => {
     expect(provider).toMatchObject({ type: 'advertiser', status: 'active' });
     expect(provider.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     const list = await admin('GET', '/admin/v1/providers');
-    expect(list.json.data).toContainEqual(provider);
+    expect(list.json.data.providers).toContainEqual(provider);
     const patched = await admin('PATCH', `/admin/v1/providers/${provider.id}`, { status: 'inactive' });
     expect(patched.json.data).toEqual({ ...provider, status: 'inactive' });
   });
@@ -132,7 +132,7 @@ describe('credentials', () => {
 
     const list = await admin('GET', `/admin/v1/providers/${provider.id}/credentials`);
     expect(list.status).toBe(200);
-    expect(list.json.data).toEqual([{ key, provider_id: provider.id, provider_type: 'platform', permissions: created.json.data.permissions, status: 'active' }]);
+    expect(list.json.data.credentials).toEqual([{ key, provider_id: provider.id, provider_type: 'platform', permissions: created.json.data.permissions, status: 'active' }]);
     expect(list.text).not.toContain(secret);
     expect(list.text).not.toMatch(/secret/i);
 
@@ -178,10 +178,11 @@ describe('credentials', () => {
     const provider = await createProvider(type);
     const answer = await admin('POST', `/admin/v1/providers/${provider.id}/credentials`, { permissions });
     expect(answer.status, answer.text).toBe(400);
+    expect(answer.json).toMatchObject({ code: 'invalid_field', param: `permissions.${permissions.length - 1}` });
     expect(answer.json.error).toContain('permissions');
     expect(answer.json.error).toContain(named);
     const list = await admin('GET', `/admin/v1/providers/${provider.id}/credentials`);
-    expect(list.json.data).toEqual([]);
+    expect(list.json.data).toEqual({ credentials: [], has_more: false });
   });
 
   it('PATCH validates permissions the same way and leaves the credential unchanged', async () => {
@@ -191,7 +192,7 @@ describe('credentials', () => {
     expect(answer.status).toBe(400);
     expect(answer.json.error).toContain('rewards:read');
     const list = await admin('GET', `/admin/v1/providers/${provider.id}/credentials`);
-    expect(list.json.data[0].permissions).toEqual(['events:write']);
+    expect(list.json.data.credentials[0].permissions).toEqual(['events:write']);
   });
 
   it('an empty permission list is allowed, and then every operation is 403', async () => {

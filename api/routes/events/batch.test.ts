@@ -33,21 +33,24 @@ describe('POST /v1/events/batch results', () => {
         event('mix', 6),
         null,
         event('mix', 7, { metadata: { bad: 'a\u0000' } }),
+        event('mix', 8, { userId: 'typo' }),
       ],
     });
     expect(answer.status, answer.text).toBe(200);
     const results = answer.json.data.results;
-    expect(results).toHaveLength(10);
+    expect(results).toHaveLength(11);
+    const rejected = (param: string, code = 'invalid_field') => ({ status: 'rejected', code, param, error: expect.stringContaining(param) });
     expect(results[0]).toEqual({ event_id: expect.any(String), status: 'received' });
-    expect(results[1]).toEqual({ status: 'rejected', error: expect.stringContaining('user_id') });
+    expect(results[1]).toEqual(rejected('events.1.user_id'));
     expect(results[2]).toEqual({ event_id: stored.json.data.event_id, status: 'duplicate' });
     expect(results[3]).toEqual({ event_id: results[0].event_id, status: 'duplicate' });
-    expect(results[4]).toEqual({ status: 'rejected', error: expect.stringContaining('timestamp') });
-    expect(results[5]).toEqual({ status: 'rejected', error: expect.stringContaining('event') });
-    expect(results[6]).toEqual({ status: 'rejected', error: expect.stringContaining('amount') });
+    expect(results[4]).toEqual(rejected('events.4.timestamp'));
+    expect(results[5]).toEqual(rejected('events.5'));
+    expect(results[6]).toEqual(rejected('events.6.amount'));
     expect(results[7]).toEqual({ event_id: expect.any(String), status: 'received' });
-    expect(results[8]).toEqual({ status: 'rejected', error: expect.stringContaining('event') });
-    expect(results[9]).toEqual({ status: 'rejected', error: expect.stringContaining('metadata') });
+    expect(results[8]).toEqual(rejected('events.8'));
+    expect(results[9]).toEqual({ ...rejected('events.9.metadata'), param: expect.stringMatching(/^events\.9\.metadata/) });
+    expect(results[10]).toEqual(rejected('events.10.userId', 'unknown_field'));
 
     const rows = await database.db.select({ id: events.id }).from(events).where(eq(events.userId, 'mix')).orderBy(events.occurredAt);
     expect(rows.map((r) => r.id)).toEqual([stored.json.data.event_id, results[0].event_id, results[7].event_id]);
@@ -57,7 +60,7 @@ describe('POST /v1/events/batch results', () => {
     const answer = await batch({ events: [{}, { user_id: 'x' }] });
     expect(answer.status).toBe(200);
     expect(answer.json.data.results.map((r: { status: string }) => r.status)).toEqual(['rejected', 'rejected']);
-    expect(answer.json.data.results[1].error).toContain('event_type');
+    expect(answer.json.data.results[1]).toMatchObject({ code: 'missing_field', param: 'events.1.event_type' });
   });
 
   it('a batch and a single send agree: the batch repeat of a single event is a duplicate', async () => {
@@ -98,7 +101,7 @@ describe('POST /v1/events/batch envelope errors -> 400 naming events', () => {
   ])('%s', async (_label, body) => {
     const answer = await batch(body);
     expect(answer.status).toBe(400);
-    expect(answer.json).toMatchObject({ success: false, code: 'bad_request' });
+    expect(answer.json).toMatchObject({ success: false, code: 'events' in body ? 'invalid_field' : 'missing_field', param: 'events' });
     expect(answer.json.error).toContain('events');
   });
 

@@ -3,7 +3,7 @@ import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { BATCH_BODY_LIMIT, jsonBodyGuard } from '../../http/body-guard.js';
 import { errorResponses, ok } from '../../http/envelope.js';
-import { describeZodError } from '../../http/errors.js';
+import { describeValidationFailure } from '../../http/validation-errors.js';
 import { apiKeySecurity } from '../../http/security.js';
 import { ingestEvents, type ProviderEvent } from '../../use-cases/events/ingest-events.js';
 import {
@@ -43,7 +43,7 @@ export function registerSendEventBatch(app: OpenAPIHono<AppEnv>) {
     events.forEach((item, index) => {
       const parsed = eventInputSchema.safeParse(item);
       if (parsed.success) accepted.push({ index, event: { providerId: caller.providerId, input: toEventInput(parsed.data), requestId: c.var.requestId } });
-      else results[index] = toRejectedItemResult(describeZodError(parsed.error, 'event'));
+      else results[index] = toRejectedItemResult(describeValidationFailure(parsed.error, { value: item, at: `events.${index}` }));
     });
     const ingested = await ingestEvents(deps, { events: accepted.map((item) => item.event) });
     accepted.forEach((item, position) => {

@@ -3,12 +3,15 @@ import { formatIsoMillis, parseUtcTimestamp, UTC_TIMESTAMP_PATTERN } from '../..
 import { storableObject, storableString } from '../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../http/envelope.js';
 import { isoMillis } from '../../http/common-schemas.js';
+import type { ValidationFailure } from '../../http/validation-errors.js';
 import type { EventInput, IngestedEvent } from '../../use-cases/events/ingest-events.js';
 
 const TIMESTAMP_RULE = 'must be an ISO 8601 UTC date-time (ending Z or +00:00) with at most 6 fractional digits';
 
+// Strict, like every /v1 body: an unknown field (`userId` for `user_id`) is a 400
+// naming it, not a silently dropped value. `metadata` stays free-form.
 export const eventInputSchema = z
-  .object({
+  .strictObject({
     user_id: storableString().min(1).max(255).openapi({ description: "The user's id in the caller's own system." }),
     event_type: storableString().min(1).max(100).openapi({ example: 'transaction' }),
     timestamp: z
@@ -47,7 +50,7 @@ export const sendEventResponseSchema = successEnvelope(recordedEventSchema);
 export const MAX_BATCH_ITEMS = 500;
 
 export const batchRequestSchema = z
-  .object({
+  .strictObject({
     // Items are validated one by one in the handler so one bad item is "rejected", not the whole batch.
     events: z
       .array(z.unknown().openapi({ $ref: '#/components/schemas/EventInput' } as object))
@@ -66,7 +69,12 @@ export const batchRequestSchema = z
 export const batchItemResultSchema = z
   .union([
     z.object({ event_id: z.uuid(), status: z.enum(['received', 'duplicate']) }),
-    z.object({ status: z.literal('rejected'), error: z.string() }),
+    z.object({
+      status: z.literal('rejected'),
+      error: z.string(),
+      code: z.enum(['invalid_field', 'missing_field', 'unknown_field']).openapi({ description: 'As in the error envelope (docs/errors.md).' }),
+      param: z.string().optional().openapi({ description: 'The field at fault, from the batch body (`events.3.timestamp`).' }),
+    }),
   ])
   .openapi('EventBatchItemResult', { example: { event_id: '0b8e6c52-1d3f-4a7e-9b2c-5d6e7f8a9b0c', status: 'received' } });
 
@@ -100,7 +108,12 @@ export type BatchItemResult = z.infer<typeof batchItemResultSchema>;
 
 export const toBatchItemResult = (event: IngestedEvent): BatchItemResult => ({ event_id: event.eventId, status: event.status });
 
-export const toRejectedItemResult = (error: string): BatchItemResult => ({ status: 'rejected', error });
+export const toRejectedItemResult = (failure: ValidationFailure): BatchItemResult => ({
+  status: 'rejected',
+  error: failure.message,
+  code: failure.code,
+  ...(failure.param !== undefined ? { param: failure.param } : {}),
+});
 
 /** POST /v1/events/batch's answer: one result per item, in input order. */
 export const toBatchResponse = (results: BatchItemResult[]): z.infer<typeof batchResponseSchema>['data'] => ({ results });

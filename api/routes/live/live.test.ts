@@ -63,7 +63,7 @@ describe('GET /v1/live: refusals', () => {
     for (const query of ['', '?token=', '?token=garbage', `?token=${forged}`, `?token=${expired}`]) {
       const response = await app.request(`/v1/live${query}`);
       expect(response.status, query).toBe(401);
-      expect(await response.json()).toMatchObject({ success: false, code: 'unauthorized' });
+      expect(await response.json()).toMatchObject({ success: false, code: 'invalid_live_token', param: 'token' });
     }
   });
 

@@ -28,9 +28,9 @@ export function registerLiveStream(app: OpenAPIHono<AppEnv>) {
     const { deps } = c.var;
     const query = c.req.valid('query');
     const scope = query.token ? deps.liveTokens.verify(query.token) : null;
-    if (!scope) throw new AppError('unauthorized', 'token: missing, invalid or expired live token');
+    if (!scope) throw new AppError('invalid_live_token', 'token: missing, invalid or expired live token', 'token');
     let since = parseSince(query.since);
-    if (since === 'invalid') throw new AppError('bad_request', SINCE_RULE);
+    if (since === 'invalid') throw new AppError('invalid_field', SINCE_RULE, 'since');
     // A reconnecting EventSource sends the id of the last event it saw: a newer baseline than the URL's.
     const lastEventId = parseSince(c.req.header('last-event-id'));
     if (typeof lastEventId === 'bigint') since = lastEventId;

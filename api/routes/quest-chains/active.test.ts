@@ -48,7 +48,7 @@ describe('GET /v1/quest-chains/active/{platformUserId}: access and input', () =>
     for (const id of ['x'.repeat(256), 'a\u0000b']) {
       const answer = await read(platform, id);
       expect(answer.status).toBe(400);
-      expect(answer.json).toMatchObject({ success: false, code: 'bad_request' });
+      expect(answer.json).toMatchObject({ success: false, code: 'invalid_field', param: 'platformUserId' });
       expect(answer.json.error).toContain('platformUserId');
     }
     expect((await read(platform, 'x'.repeat(255))).status).toBe(200);

@@ -5,7 +5,8 @@ import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
 import { platformUserIdParams } from '../../http/common-schemas.js';
 import { listRewards } from '../../use-cases/rewards/list-rewards.js';
-import { rewardsResponseSchema, toRewardsResponse } from './schema.js';
+import { toPageRequest } from '../../http/pagination.js';
+import { rewardsPageQuery, rewardsResponseSchema, toRewardsResponse } from './schema.js';
 
 const route = createRoute({
   method: 'get',
@@ -17,7 +18,7 @@ const route = createRoute({
     'Platform credentials (`rewards:read`). Covers chains of every status (earned is earned). `claimable` holds task rewards (kind `task`, oldest completion first) then chain rewards (kind `chain`); `claimed` is oldest first. An unknown user has empty lists.',
   security: apiKeySecurity,
   middleware: [requireOperation('readRewards')] as const,
-  request: { params: platformUserIdParams },
+  request: { params: platformUserIdParams, query: rewardsPageQuery },
   responses: {
     200: { description: 'The rewards.', content: { 'application/json': { schema: rewardsResponseSchema } } },
     ...errorResponses(400, 401, 403, 500),
@@ -27,7 +28,11 @@ const route = createRoute({
 export function registerListRewards(app: OpenAPIHono<AppEnv>) {
   app.openapi(route, async (c) => {
     const { deps, caller } = c.var;
-    const rewards = await listRewards(deps, { platformId: caller.providerId, platformUserId: c.req.valid('param').platformUserId });
+    const rewards = await listRewards(deps, {
+      platformId: caller.providerId,
+      platformUserId: c.req.valid('param').platformUserId,
+      page: toPageRequest(c.req.valid('query')),
+    });
     return c.json(ok(toRewardsResponse(rewards)), 200);
   });
 }

@@ -46,7 +46,7 @@ describe('POST /v1/rewards/claim: task rewards', () => {
     const userId = await register(platform, 'task-1');
     const early = await claim({ platform_user_id: 'task-1', task_id: chain.taskIds[0] });
     expect(early.status).toBe(409);
-    expect(early.json).toMatchObject({ success: false, code: 'conflict' });
+    expect(early.json).toMatchObject({ success: false, code: 'reward_not_claimable', param: 'task_id' });
 
     await complete(userId, chain.id, chain.taskIds[0]!, '2026-01-02T03:04:05.678901Z');
     const first = await claim({ platform_user_id: 'task-1', task_id: chain.taskIds[0] });
@@ -209,6 +209,7 @@ describe('GET /v1/rewards/{platformUserId}', () => {
         { kind: 'chain', quest_chain_id: chain.id, reward: { id: chain.rewardId, type: 'mystery_box', name: 'Gold box', value: null, image_urls: null } },
       ],
       claimed: [],
+      has_more: false,
     });
 
     const taskClaim = await claim({ platform_user_id: 'list-1', task_id: chain.taskIds[1] });
@@ -227,7 +228,7 @@ describe('GET /v1/rewards/{platformUserId}', () => {
     for (const id of ['hidden-1', 'never-registered']) {
       const answer = await api.call('GET', `/v1/rewards/${id}`, { headers: platform.headers });
       expect(answer.status).toBe(200);
-      expect(answer.json.data).toEqual({ claimable: [], claimed: [] });
+      expect(answer.json.data).toEqual({ claimable: [], claimed: [], has_more: false });
     }
     const owner = await api.call('GET', '/v1/rewards/hidden-1', { headers: otherPlatform.headers });
     expect(owner.json.data.claimable).toHaveLength(2);

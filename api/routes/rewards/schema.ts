@@ -5,12 +5,13 @@ import { storableString } from '../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../http/envelope.js';
 import { claimableTaskSchema as activeClaimableTaskSchema } from '../quest-chains/schema.js';
 import { isoMillis } from '../../http/common-schemas.js';
+import { hasMoreField, pageQuerySchema } from '../../http/pagination.js';
 import type { ClaimedReward } from '../../use-cases/rewards/claim-reward.js';
 import type { RewardsOverview } from '../../use-cases/rewards/list-rewards.js';
 
 
 export const claimRewardSchema = z
-  .object({
+  .strictObject({
     platform_user_id: storableString().min(1).max(255).openapi({ example: 'user-123' }),
     task_id: z.uuid().optional().openapi({ description: "Claim this completed task's reward." }),
     quest_chain_id: z.uuid().optional().openapi({ description: "Claim this completed chain's chain reward." }),
@@ -75,8 +76,14 @@ export const rewardsOverviewSchema = z
   .object({
     claimable: z.array(z.union([claimableTaskSchema, claimableChainSchema])),
     claimed: z.array(claimSchema),
+    has_more: hasMoreField(),
   })
   .openapi('Rewards');
+
+export const rewardsPageQuery = pageQuerySchema(
+  z.uuid(),
+  "the page's last entry: the last `claimed` entry's `claim_id`, or when `claimed` is empty the last `claimable` entry's `task_id` (kind `task`) or `quest_chain_id` (kind `chain`)",
+);
 
 export const claimResponseSchema = successEnvelope(claimResultSchema);
 export const rewardsResponseSchema = successEnvelope(rewardsOverviewSchema);
@@ -118,8 +125,9 @@ export const toClaimableChainResponse = (entry: ClaimableChainReward) => ({
   reward: toRewardResponse(entry.reward),
 });
 
-/** Task rewards (oldest completion first), then chain rewards; claims oldest first. */
+/** One page of the list: task rewards (oldest completion first), then chain rewards, then claims oldest first. */
 export const toRewardsResponse = (rewards: RewardsOverview) => ({
   claimable: [...rewards.claimableTasks.map(toClaimableTaskResponse), ...rewards.claimableChains.map(toClaimableChainResponse)],
   claimed: rewards.claimed.map(toClaimResponse),
+  has_more: rewards.hasMore,
 });

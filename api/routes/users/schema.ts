@@ -6,7 +6,7 @@ import { isoMillis } from '../../http/common-schemas.js';
 import type { RegisteredUser } from '../../use-cases/users/register-user.js';
 
 export const registerUserSchema = z
-  .object({
+  .strictObject({
     platform_user_id: storableString().min(1).max(255).openapi({ example: 'user-123' }),
     country_code: z
       .string()

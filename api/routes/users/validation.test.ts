@@ -42,7 +42,9 @@ describe('POST /v1/users/register limits', () => {
   ])('rejects %s with 400 naming the field', async (_label, overrides, field) => {
     const answer = await register({ platform_user_id: fresh(), ...overrides });
     expect(answer.status, answer.text).toBe(400);
-    expect(answer.json).toMatchObject({ success: false, code: 'bad_request' });
+    const code = Object.values(overrides)[0] === undefined ? 'missing_field' : 'invalid_field';
+    expect(answer.json).toMatchObject({ success: false, code });
+    expect(answer.json.param).toMatch(new RegExp(`^${field}(\\.|$)`));
     expect(answer.json.error).toContain(field);
   });
 

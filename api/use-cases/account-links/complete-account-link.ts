@@ -51,19 +51,19 @@ export async function completeAccountLink(
 
   const outcome = await withTransaction(deps.db, async (tx): Promise<Outcome> => {
     const token = await lockLinkToken(tx, tokenHash);
-    if (!token) throw invalidInput('connection_token: unknown token');
-    if (token.advertiserId !== advertiserId) throw invalidInput('connection_token: issued for another advertiser');
+    if (!token) throw invalidInput('connection_token: unknown token', 'connection_token', 'link_token_invalid');
+    if (token.advertiserId !== advertiserId) throw invalidInput('connection_token: issued for another advertiser', 'connection_token', 'link_token_invalid');
 
     if (token.used) {
       if (token.usedAdvertiserUserId !== advertiserUserId || !token.linkId) {
-        throw conflict('connection_token was already used for another advertiser_user_id');
+        throw conflict('link_token_used', 'connection_token was already used for another advertiser_user_id', 'connection_token');
       }
       // A retry of a completed handshake answers the same link, even after the token's expiry.
       const link = await findLink(tx, token.linkId);
       if (!link) throw new Error('used link token points at a missing link');
       return { link: toCompleted(link, true) };
     }
-    if (token.expired) throw invalidInput('connection_token: expired');
+    if (token.expired) throw invalidInput('connection_token: expired', 'connection_token', 'link_token_expired');
 
     const inserted = await insertLinkIfFree(tx, { userId: token.userId, platformId: token.platformId, advertiserId, advertiserUserId });
     if (!inserted) {
@@ -110,8 +110,8 @@ async function resolveClash(tx: Transaction, token: LockedLinkToken, advertiserU
   const samePair = links.find((link) => link.userId === token.userId && link.advertiserUserId === advertiserUserId);
   if (samePair) return samePair;
   if (links.some((link) => link.userId === token.userId)) {
-    throw conflict('The user is already linked to another advertiser_user_id of this advertiser');
+    throw conflict('user_already_linked', 'The user is already linked to another advertiser_user_id of this advertiser');
   }
-  if (links.length > 0) throw conflict('advertiser_user_id is already linked to another user of this platform');
+  if (links.length > 0) throw conflict('advertiser_user_already_linked', 'advertiser_user_id is already linked to another user of this platform', 'advertiser_user_id');
   throw new Error('account link insert conflicted but no conflicting link was found');
 }

@@ -1,5 +1,6 @@
 import { listPlatformUserLinks } from '../../../shared/db/link-store.js';
 import type { AppDeps } from '../../app-env.js';
+import { pageOrRefuse, type Page, type PageRequest } from '../page.js';
 
 export interface AccountLinkView {
   linkId: string;
@@ -9,18 +10,21 @@ export interface AccountLinkView {
 }
 
 /**
- * The links of one of the calling platform's users, oldest first. An unknown
+ * A page of the links of one of the calling platform's users, oldest first. An unknown
  * user, or one of another platform, has no links here (no leak).
  */
 export async function listAccountLinks(
   deps: Pick<AppDeps, 'db'>,
-  input: { platformId: string; platformUserId: string },
-): Promise<AccountLinkView[]> {
-  const links = await listPlatformUserLinks(deps.db, input.platformId, input.platformUserId);
-  return links.map((link) => ({
-    linkId: link.id,
-    advertiserId: link.advertiserId,
-    advertiserUserId: link.advertiserUserId,
-    linkedUs: link.linkedAt,
-  }));
+  input: { platformId: string; platformUserId: string; page: PageRequest },
+): Promise<Page<AccountLinkView>> {
+  const links = pageOrRefuse(await listPlatformUserLinks(deps.db, input.platformId, input.platformUserId, input.page), input.page);
+  return {
+    items: links.items.map((link) => ({
+      linkId: link.id,
+      advertiserId: link.advertiserId,
+      advertiserUserId: link.advertiserUserId,
+      linkedUs: link.linkedAt,
+    })),
+    hasMore: links.hasMore,
+  };
 }

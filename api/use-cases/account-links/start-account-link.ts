@@ -24,8 +24,8 @@ export interface StartedLink {
  */
 export async function startAccountLink(deps: Pick<AppDeps, 'db'>, input: StartAccountLinkInput): Promise<StartedLink> {
   const parties = await findLinkParties(deps.db, input);
-  if (!parties.userId) throw invalidInput('platform_user_id: no registered user with this id');
-  if (!parties.advertiserActive) throw invalidInput('advertiser_id: not an active advertiser');
+  if (!parties.userId) throw invalidInput('platform_user_id: no registered user with this id', 'platform_user_id', 'user_not_registered');
+  if (!parties.advertiserActive) throw invalidInput('advertiser_id: not an active advertiser', 'advertiser_id', 'advertiser_not_active');
 
   const connectionToken = generateOpaqueToken('lt');
   const expiresUs = await insertLinkToken(deps.db, {

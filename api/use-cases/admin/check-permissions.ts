@@ -3,11 +3,12 @@ import { invalidInput } from '../../../shared/errors.js';
 
 /** §1: every name must be known and holdable by the provider type; an empty list is allowed. Answers the list without repeats. */
 export function checkPermissions(type: ProviderType, requested: readonly string[]): string[] {
-  for (const permission of requested) {
-    if (!isPermission(permission)) throw invalidInput(`permissions: unknown permission "${permission}"`);
+  requested.forEach((permission, index) => {
+    const param = `permissions.${index}`;
+    if (!isPermission(permission)) throw invalidInput(`${param}: unknown permission "${permission}"`, param);
     if (!(PERMISSIONS[permission] as readonly string[]).includes(type)) {
-      throw invalidInput(`permissions: a ${type} cannot hold "${permission}"`);
+      throw invalidInput(`${param}: a ${type} cannot hold "${permission}"`, param);
     }
-  }
+  });
   return [...new Set(requested)];
 }

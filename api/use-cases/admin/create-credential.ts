@@ -17,7 +17,7 @@ export async function createCredential(
   input: { providerId: string; permissions?: readonly string[] | undefined },
 ): Promise<CreatedCredential> {
   const provider = await findProvider(deps.db, input.providerId);
-  if (!provider) throw notFound(`Provider ${input.providerId} not found`);
+  if (!provider) throw notFound(`Provider ${input.providerId} not found`, 'id');
   const permissions = input.permissions === undefined ? permissionsFor(provider.type) : checkPermissions(provider.type, input.permissions);
   const secret = generateSecret();
   const row = await insertCredential(deps.db, { key: generateKey(), providerId: provider.id, secretHash: hashSecret(secret), permissions });

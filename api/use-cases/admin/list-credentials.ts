@@ -2,9 +2,10 @@ import { listProviderCredentials, type ProviderCredential } from '../../../share
 import { findProvider } from '../../../shared/db/provider-store.js';
 import { notFound } from '../../../shared/errors.js';
 import type { AppDeps } from '../../app-env.js';
+import { pageOrRefuse, type Page, type PageRequest } from '../page.js';
 
-/** A provider's credentials (never their secrets), oldest first. */
-export async function listCredentials(deps: Pick<AppDeps, 'db'>, input: { providerId: string }): Promise<ProviderCredential[]> {
-  if (!(await findProvider(deps.db, input.providerId))) throw notFound(`Provider ${input.providerId} not found`);
-  return listProviderCredentials(deps.db, input.providerId);
+/** A page of a provider's credentials (never their secrets), oldest first. */
+export async function listCredentials(deps: Pick<AppDeps, 'db'>, input: { providerId: string; page: PageRequest }): Promise<Page<ProviderCredential>> {
+  if (!(await findProvider(deps.db, input.providerId))) throw notFound(`Provider ${input.providerId} not found`, 'id');
+  return pageOrRefuse(await listProviderCredentials(deps.db, input.providerId, input.page), input.page);
 }

@@ -15,12 +15,12 @@ export async function updateCredential(
   input: { key: string; status?: ActiveStatus | undefined; permissions?: readonly string[] | undefined },
 ): Promise<ProviderCredential> {
   const providerType = await findCredentialProviderType(deps.db, input.key);
-  if (!providerType) throw notFound(`Credential ${input.key} not found`);
+  if (!providerType) throw notFound(`Credential ${input.key} not found`, 'key');
   const changes: Partial<Pick<Credential, 'status' | 'permissions'>> = {};
   if (input.status !== undefined) changes.status = input.status;
   if (input.permissions !== undefined) changes.permissions = checkPermissions(providerType, input.permissions);
-  if (Object.keys(changes).length === 0) throw invalidInput('body: give status and/or permissions');
+  if (Object.keys(changes).length === 0) throw invalidInput('body: give status and/or permissions', undefined, 'missing_field');
   const row = await saveCredentialChanges(deps.db, input.key, changes);
-  if (!row) throw notFound(`Credential ${input.key} not found`);
+  if (!row) throw notFound(`Credential ${input.key} not found`, 'key');
   return { key: row.key, providerId: row.providerId, providerType, permissions: row.permissions, status: row.status };
 }

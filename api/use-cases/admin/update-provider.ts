@@ -5,6 +5,6 @@ import type { AppDeps } from '../../app-env.js';
 /** Activates or deactivates a provider; its credentials follow (each process within its credential cache's TTL). */
 export async function updateProvider(deps: Pick<AppDeps, 'db'>, input: { providerId: string; status: ActiveStatus }): Promise<Provider> {
   const provider = await setProviderStatus(deps.db, input.providerId, input.status);
-  if (!provider) throw notFound(`Provider ${input.providerId} not found`);
+  if (!provider) throw notFound(`Provider ${input.providerId} not found`, 'id');
   return provider;
 }

@@ -11,18 +11,19 @@ export type CreateChainInput = NewChain;
 
 /** §2's refusals that need no database: tasks present, sequence numbers exactly 1..n, windows not empty. */
 function checkChainRules(input: CreateChainInput) {
-  if (input.endDate <= input.startDate) throw invalidInput('end_date: must be after start_date');
-  if (input.tasks.length === 0) throw invalidInput('tasks: at least one task is required');
+  if (input.endDate <= input.startDate) throw invalidInput('end_date: must be after start_date', 'end_date');
+  if (input.tasks.length === 0) throw invalidInput('tasks: at least one task is required', 'tasks');
   const numbers = input.tasks.map((task) => task.sequenceNumber).sort((a, b) => a - b);
   if (numbers.some((number, index) => number !== index + 1)) {
-    throw invalidInput(`tasks.sequence_number: must be exactly 1..${numbers.length} (got ${numbers.join(', ')})`);
+    throw invalidInput(`tasks.sequence_number: must be exactly 1..${numbers.length} (got ${numbers.join(', ')})`, 'tasks');
   }
   input.tasks.forEach((task, index) => {
     const after = task.conditionAfterTimestamp ?? null;
     const before = task.conditionBeforeTimestamp ?? null;
     // Not required by §2, but a task whose window is empty can never complete: surely a typo.
     if (after !== null && before !== null && before <= after) {
-      throw invalidInput(`tasks.${index}.condition_before_timestamp: must be after condition_after_timestamp`);
+      const param = `tasks.${index}.condition_before_timestamp`;
+      throw invalidInput(`${param}: must be after condition_after_timestamp`, param);
     }
   });
 }
@@ -30,9 +31,9 @@ function checkChainRules(input: CreateChainInput) {
 async function checkProviders(tx: Executor, input: CreateChainInput) {
   // An inactive provider is still a platform/advertiser: an operator may prepare chains before activating it.
   const platform = await findProvider(tx, input.platformId);
-  if (platform?.type !== 'platform') throw invalidInput(`platform_id: no platform with id ${input.platformId}`);
+  if (platform?.type !== 'platform') throw invalidInput(`platform_id: no platform with id ${input.platformId}`, 'platform_id');
   const advertiser = await findProvider(tx, input.advertiserId);
-  if (advertiser?.type !== 'advertiser') throw invalidInput(`advertiser_id: no advertiser with id ${input.advertiserId}`);
+  if (advertiser?.type !== 'advertiser') throw invalidInput(`advertiser_id: no advertiser with id ${input.advertiserId}`, 'advertiser_id');
 }
 
 /** Creates the chain, its tasks and its reward in one transaction. */

@@ -4,6 +4,6 @@ import type { AppDeps } from '../../app-env.js';
 
 export async function getChain(deps: Pick<AppDeps, 'db'>, input: { chainId: string }): Promise<ChainDefinition> {
   const definition = await findChainDefinition(deps.db, input.chainId);
-  if (!definition) throw notFound(`Quest chain ${input.chainId} not found`);
+  if (!definition) throw notFound(`Quest chain ${input.chainId} not found`, 'id');
   return definition;
 }

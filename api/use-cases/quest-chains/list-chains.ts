@@ -1,7 +1,11 @@
 import { listChainDefinitions, type ChainDefinition } from '../../../shared/db/chain-store.js';
 import type { AppDeps } from '../../app-env.js';
+import { pageOrRefuse, type Page, type PageRequest } from '../page.js';
 
-/** Every chain (or one platform's), newest first. */
-export function listChains(deps: Pick<AppDeps, 'db'>, input: { platformId?: string | undefined }): Promise<ChainDefinition[]> {
-  return listChainDefinitions(deps.db, input.platformId);
+/** A page of chains (every chain, or one platform's), newest first. */
+export async function listChains(
+  deps: Pick<AppDeps, 'db'>,
+  input: { platformId?: string | undefined; page: PageRequest },
+): Promise<Page<ChainDefinition>> {
+  return pageOrRefuse(await listChainDefinitions(deps.db, input.platformId, input.page), input.page);
 }

@@ -9,6 +9,6 @@ import { getChain } from './get-chain.js';
  * change needs no re-evaluation: it only decides what GET active shows.
  */
 export async function setChainStatus(deps: Pick<AppDeps, 'db'>, input: { chainId: string; status: ChainStatus }): Promise<ChainDefinition> {
-  if (!(await updateChainStatus(deps.db, input.chainId, input.status))) throw notFound(`Quest chain ${input.chainId} not found`);
+  if (!(await updateChainStatus(deps.db, input.chainId, input.status))) throw notFound(`Quest chain ${input.chainId} not found`, 'id');
   return getChain(deps, { chainId: input.chainId });
 }

@@ -30,7 +30,7 @@ interface ClaimTarget {
 export async function claimReward(deps: Pick<AppDeps, 'db'>, input: ClaimRewardInput): Promise<ClaimedReward> {
   const { db } = deps;
   const userId = await findUserId(db, input.platformId, input.platformUserId);
-  if (!userId) throw invalidInput('platform_user_id: no registered user with this id');
+  if (!userId) throw invalidInput('platform_user_id: no registered user with this id', 'platform_user_id', 'user_not_registered');
   const target =
     input.taskId !== undefined
       ? await taskTarget(deps, input.platformId, userId, input.taskId)
@@ -45,15 +45,15 @@ export async function claimReward(deps: Pick<AppDeps, 'db'>, input: ClaimRewardI
 
 async function taskTarget(deps: Pick<AppDeps, 'db'>, platformId: string, userId: string, taskId: string): Promise<ClaimTarget> {
   const task = await findTaskReward(deps.db, platformId, userId, taskId);
-  if (!task) throw invalidInput('task_id: no such task for your platform');
-  if (!task.completed) throw conflict('The task is not completed yet; its reward is not claimable');
+  if (!task) throw invalidInput('task_id: no such task for your platform', 'task_id', 'task_not_found');
+  if (!task.completed) throw conflict('reward_not_claimable', 'The task is not completed yet; its reward is not claimable', 'task_id');
   return { kind: 'task', chainId: task.chainId, taskId, reward: task.reward };
 }
 
 async function chainTarget(deps: Pick<AppDeps, 'db'>, platformId: string, userId: string, chainId: string): Promise<ClaimTarget> {
   const chain = await findChainReward(deps.db, platformId, userId, chainId);
-  if (!chain) throw invalidInput('quest_chain_id: no such quest chain for your platform');
-  if (!chain.reward) throw conflict('The quest chain has no chain reward');
-  if (!chain.completed) throw conflict('The quest chain is not completed yet; its reward is not claimable');
+  if (!chain) throw invalidInput('quest_chain_id: no such quest chain for your platform', 'quest_chain_id', 'quest_chain_not_found');
+  if (!chain.reward) throw conflict('reward_not_claimable', 'The quest chain has no chain reward', 'quest_chain_id');
+  if (!chain.completed) throw conflict('reward_not_claimable', 'The quest chain is not completed yet; its reward is not claimable', 'quest_chain_id');
   return { kind: 'chain', chainId, taskId: null, reward: chain.reward };
 }

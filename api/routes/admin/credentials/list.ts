@@ -5,7 +5,8 @@ import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
 import { listCredentials } from '../../../use-cases/admin/list-credentials.js';
 import { providerIdParams } from '../providers/schema.js';
-import { credentialListResponseSchema, toCredentialResponse } from './schema.js';
+import { toPageRequest } from '../../../http/pagination.js';
+import { credentialListResponseSchema, credentialsPageQuery, toCredentialListResponse } from './schema.js';
 
 export function registerListCredentials(app: OpenAPIHono<AppEnv>, admin: MiddlewareHandler<AppEnv>) {
   const route = createRoute({
@@ -16,14 +17,15 @@ export function registerListCredentials(app: OpenAPIHono<AppEnv>, admin: Middlew
     summary: "List a provider's credentials (never their secrets)",
     security: adminSecurity,
     middleware: [admin],
-    request: { params: providerIdParams },
+    request: { params: providerIdParams, query: credentialsPageQuery },
     responses: {
       200: { description: 'Credentials.', content: { 'application/json': { schema: credentialListResponseSchema } } },
       ...errorResponses(400, 401, 404, 500),
     },
   });
   app.openapi(route, async (c) => {
-    const credentials = await listCredentials(c.var.deps, { providerId: c.req.valid('param').id });
-    return c.json(ok(credentials.map(toCredentialResponse)), 200);
+    const page = toPageRequest(c.req.valid('query'));
+    const credentials = await listCredentials(c.var.deps, { providerId: c.req.valid('param').id, page });
+    return c.json(ok(toCredentialListResponse(credentials)), 200);
   });
 }

@@ -2,6 +2,8 @@ import { z } from '@hono/zod-openapi';
 import type { ProviderCredential } from '../../../../shared/db/credential-store.js';
 import { storableString } from '../../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../../http/envelope.js';
+import { hasMoreField, pageQuerySchema } from '../../../http/pagination.js';
+import type { Page } from '../../../use-cases/page.js';
 
 const permissionList = z.array(z.string().max(100)).max(50);
 
@@ -27,11 +29,11 @@ export const createdCredentialSchema = credentialSchema
   });
 
 export const createCredentialSchema = z
-  .object({ permissions: permissionList.optional().openapi({ description: 'Defaults to every permission the provider type may hold.' }) })
+  .strictObject({ permissions: permissionList.optional().openapi({ description: 'Defaults to every permission the provider type may hold.' }) })
   .openapi('CreateCredential', { example: { permissions: ['users:register', 'events:write', 'quest_chains:read'] } });
 
 export const updateCredentialSchema = z
-  .object({ status: z.enum(['active', 'inactive']).optional(), permissions: permissionList.optional() })
+  .strictObject({ status: z.enum(['active', 'inactive']).optional(), permissions: permissionList.optional() })
   .openapi('UpdateCredential', { example: { status: 'inactive' } });
 
 // storableString: a NUL in the path (%00) would otherwise reach Postgres and fail as a 500.
@@ -39,7 +41,14 @@ export const credentialKeyParams = z.object({ key: storableString().min(1).max(2
 
 export const createdCredentialResponseSchema = successEnvelope(createdCredentialSchema);
 export const credentialResponseSchema = successEnvelope(credentialSchema);
-export const credentialListResponseSchema = successEnvelope(z.array(credentialSchema));
+export const credentialListResponseSchema = successEnvelope(z.object({ credentials: z.array(credentialSchema), has_more: hasMoreField() }));
+
+export const credentialsPageQuery = pageQuerySchema(storableString().min(1).max(200), "the last credential's `key`");
+
+export const toCredentialListResponse = (page: Page<ProviderCredential>) => ({
+  credentials: page.items.map(toCredentialResponse),
+  has_more: page.hasMore,
+});
 
 export function toCredentialResponse(credential: ProviderCredential): z.infer<typeof credentialSchema> {
   return {

@@ -4,7 +4,8 @@ import type { AppEnv } from '../../../app-env.js';
 import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
 import { listProviders } from '../../../use-cases/admin/list-providers.js';
-import { providerListResponseSchema, toProviderResponse } from './schema.js';
+import { toPageRequest } from '../../../http/pagination.js';
+import { providerListResponseSchema, providersPageQuery, toProviderListResponse } from './schema.js';
 
 export function registerListProviders(app: OpenAPIHono<AppEnv>, admin: MiddlewareHandler<AppEnv>) {
   const route = createRoute({
@@ -15,13 +16,14 @@ export function registerListProviders(app: OpenAPIHono<AppEnv>, admin: Middlewar
     summary: 'List providers',
     security: adminSecurity,
     middleware: [admin],
+    request: { query: providersPageQuery },
     responses: {
       200: { description: 'Every provider, oldest first.', content: { 'application/json': { schema: providerListResponseSchema } } },
-      ...errorResponses(401, 404, 500),
+      ...errorResponses(400, 401, 404, 500),
     },
   });
   app.openapi(route, async (c) => {
-    const providers = await listProviders(c.var.deps);
-    return c.json(ok(providers.map(toProviderResponse)), 200);
+    const providers = await listProviders(c.var.deps, toPageRequest(c.req.valid('query')));
+    return c.json(ok(toProviderListResponse(providers)), 200);
   });
 }

@@ -4,7 +4,8 @@ import type { AppEnv } from '../../../app-env.js';
 import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
 import { listChains } from '../../../use-cases/quest-chains/list-chains.js';
-import { chainListQuery, chainListResponseSchema, toChainDefinitionResponse } from './schema.js';
+import { toPageRequest } from '../../../http/pagination.js';
+import { chainListQuery, chainListResponseSchema, toChainListResponse } from './schema.js';
 
 export function registerListQuestChains(app: OpenAPIHono<AppEnv>, admin: MiddlewareHandler<AppEnv>) {
   const route = createRoute({
@@ -22,7 +23,8 @@ export function registerListQuestChains(app: OpenAPIHono<AppEnv>, admin: Middlew
     },
   });
   app.openapi(route, async (c) => {
-    const definitions = await listChains(c.var.deps, { platformId: c.req.valid('query').platform_id });
-    return c.json(ok(definitions.map(toChainDefinitionResponse)), 200);
+    const query = c.req.valid('query');
+    const definitions = await listChains(c.var.deps, { platformId: query.platform_id, page: toPageRequest(query) });
+    return c.json(ok(toChainListResponse(definitions)), 200);
   });
 }

@@ -26,13 +26,13 @@ describe('admin token', () => {
       { 'content-type': 'application/json' },
       { 'content-type': 'application/json', authorization: 'Bearer wrong-token-0123456789' },
     ];
-    for (const headers of attempts) {
+    for (const [index, headers] of attempts.entries()) {
       expect((await create(body, headers)).status).toBe(401);
       expect((await api.call('GET', '/admin/v1/quest-chains', { headers })).status).toBe(401);
       expect((await api.call('GET', `/admin/v1/quest-chains/${platform.id}`, { headers })).status).toBe(401);
       const patch = await api.call('PATCH', `/admin/v1/quest-chains/${platform.id}`, { headers, body: { status: 'paused' } });
       expect(patch.status).toBe(401);
-      expect(patch.json).toMatchObject({ success: false, code: 'unauthorized' });
+      expect(patch.json).toMatchObject({ success: false, code: index === 0 ? 'missing_credentials' : 'invalid_credentials' });
     }
   });
 
@@ -171,11 +171,12 @@ describe('POST /admin/v1/quest-chains', () => {
     ['a text contains NUL', () => ({ ...base(), name: 'a\u0000b' }), 'name'],
     ['the chain reward has no name', () => ({ ...base(), chain_reward: { type: 'box' } }), 'chain_reward.name'],
   ];
-  it.each(cases)('answers 400 naming the field when %s', async (_case, body, field) => {
+  it.each(cases)('answers 400 naming the field when %s', async (label, body, field) => {
     const before = await storedChains();
     const answer = await create(body());
     expect(answer.status).toBe(400);
-    expect(answer.json).toMatchObject({ success: false, code: 'bad_request' });
+    const code = label.includes('unknown field') ? 'unknown_field' : /missing|has no name/.test(label) ? 'missing_field' : 'invalid_field';
+    expect(answer.json).toMatchObject({ success: false, code, param: expect.any(String) });
     expect(answer.json.error).toContain(field);
     expect(await storedChains()).toBe(before);
   });
@@ -205,15 +206,16 @@ describe('GET, list and PATCH', () => {
     const second = await create(chainBody(otherPlatform.id, advertiser.id, { name: 'other 2' }));
     const all = await api.call('GET', '/admin/v1/quest-chains', { headers: api.adminHeaders });
     expect(all.status).toBe(200);
-    expect(all.json.data.length).toBe(await storedChains());
-    const createdTimes = all.json.data.map((d: { quest_chain: { created_at: string } }) => d.quest_chain.created_at);
+    expect(all.json.data.quest_chains.length).toBe(await storedChains());
+    expect(all.json.data.has_more).toBe(false);
+    const createdTimes = all.json.data.quest_chains.map((d: { quest_chain: { created_at: string } }) => d.quest_chain.created_at);
     expect([...createdTimes].sort().reverse()).toEqual(createdTimes);
     const filtered = await api.call('GET', `/admin/v1/quest-chains?platform_id=${otherPlatform.id}`, { headers: api.adminHeaders });
-    expect(filtered.json.data.map((d: { quest_chain: { id: string } }) => d.quest_chain.id)).toEqual([
+    expect(filtered.json.data.quest_chains.map((d: { quest_chain: { id: string } }) => d.quest_chain.id)).toEqual([
       second.json.data.quest_chain.id,
       first.json.data.quest_chain.id,
     ]);
-    expect(filtered.json.data[0].tasks).toHaveLength(3);
+    expect(filtered.json.data.quest_chains[0].tasks).toHaveLength(3);
     const bad = await api.call('GET', '/admin/v1/quest-chains?platform_id=x', { headers: api.adminHeaders });
     expect(bad.status).toBe(400);
     expect(bad.json.error).toContain('platform_id');

@@ -4,6 +4,8 @@ import { OFFSET_TIMESTAMP_RULE, parseOffsetTimestamp } from '../../../../shared/
 import { formatIsoMillis } from '../../../../shared/domain/timestamp.js';
 import { storableString } from '../../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../../http/envelope.js';
+import { hasMoreField, pageQueryShape } from '../../../http/pagination.js';
+import type { Page } from '../../../use-cases/page.js';
 import type { CreateChainInput } from '../../../use-cases/quest-chains/create-chain.js';
 import {
   chainRewardShape,
@@ -106,6 +108,7 @@ export const chainListQuery = z.object({
     .uuid()
     .optional()
     .openapi({ param: { name: 'platform_id', in: 'query' }, description: "Only this platform's chains.", example: '3f0c1d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f' }),
+  ...pageQueryShape(z.uuid(), "the last chain's `quest_chain.id`"),
 });
 
 export const chainDefinitionSchema = z
@@ -126,7 +129,7 @@ export const chainDefinitionSchema = z
   });
 
 export const chainResponseSchema = successEnvelope(chainDefinitionSchema);
-export const chainListResponseSchema = successEnvelope(z.array(chainDefinitionSchema));
+export const chainListResponseSchema = successEnvelope(z.object({ quest_chains: z.array(chainDefinitionSchema), has_more: hasMoreField() }));
 
 /** The instant of an offset timestamp the schema has already checked. */
 const instant = (text: string) => parseOffsetTimestamp(text)!;
@@ -181,3 +184,9 @@ export function toChainDefinitionResponse(definition: Pick<ChainDefinition, 'cha
 }
 
 export type ChainDefinitionResponse = ReturnType<typeof toChainDefinitionResponse>;
+
+/** A page of the admin list: the chains as stored, newest first. */
+export const toChainListResponse = (page: Page<Pick<ChainDefinition, 'chain' | 'tasks' | 'reward'>>) => ({
+  quest_chains: page.items.map(toChainDefinitionResponse),
+  has_more: page.hasMore,
+});
