@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../../../shared/db/project-root.js';
 import { freePort } from '../../harness/processes.js';
@@ -24,17 +24,22 @@ export interface ServiceProcess {
   tail(lines?: number): string;
 }
 
+const ENTRIES = { api: join('dist', 'api', 'main.js'), worker: join('dist', 'worker', 'main.js'), supervisor: join('scripts', 'start.mjs') };
+
 /**
- * Starts `node dist/<kind>/main.js` with `env`, its output appended to
- * `<outputDir>/<name>.log` (never read while the suite measures), and waits
- * until its /healthz answers 200.
+ * Starts `node dist/<kind>/main.js` (or `npm start`'s supervisor,
+ * scripts/start.mjs, which runs an API and a worker of its own) with `env`,
+ * its output appended to `<outputDir>/<name>.log` (never read while the
+ * suite measures), and waits until its /healthz (the supervisor's API's)
+ * answers 200.
  */
-export async function startService(kind: 'api' | 'worker', name: string, env: Record<string, string>, outputDir: string): Promise<ServiceProcess> {
+export async function startService(kind: keyof typeof ENTRIES, name: string, env: Record<string, string>, outputDir: string): Promise<ServiceProcess> {
   const port = await freePort();
   const logFile = join(outputDir, `${name}.log`);
   const output = openSync(logFile, 'a');
-  const portEnv = kind === 'api' ? { PORT: String(port) } : { WORKER_HEALTH_PORT: String(port) };
-  const child: ChildProcess = spawn(process.execPath, [join('dist', kind, 'main.js')], {
+  const portEnv =
+    kind === 'worker' ? { WORKER_HEALTH_PORT: String(port) } : { PORT: String(port), ...(kind === 'supervisor' ? { WORKER_HEALTH_PORT: String(await freePort()) } : {}) };
+  const child: ChildProcess = spawn(process.execPath, [ENTRIES[kind]], {
     cwd: projectRoot(),
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', ...env, ...portEnv },
     stdio: ['ignore', output, output],
@@ -99,4 +104,19 @@ async function answers(url: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** The processes a process started (a supervisor's children), with their command lines. */
+export function childProcesses(pid: number): { pid: number; command: string }[] {
+  const children: { pid: number; command: string }[] = [];
+  try {
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)) {
+        children.push({ pid: Number(child), command: readFileSync(`/proc/${child}/cmdline`, 'utf8').replace(/\0/g, ' ').trim() });
+      }
+    }
+  } catch {
+    // the process (or a child) is gone
+  }
+  return children;
 }

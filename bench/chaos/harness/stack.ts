@@ -26,6 +26,12 @@ export interface StackOptions {
   platforms?: number;
   usersPerPlatform?: number;
   workers?: number;
+  /**
+   * Run the service under `npm start`'s supervisor (scripts/start.mjs: one
+   * API, one worker, restarted when they exit) instead of as separate
+   * processes; `api` is then the supervisor, `workers` stays empty.
+   */
+  supervised?: boolean;
   /** Extra environment for the API and workers (limits a scenario configures, say). */
   env?: Record<string, string>;
 }
@@ -43,7 +49,7 @@ export interface Stack {
   workers: ServiceProcess[];
   /** Every process the stack started (replaced ones included), for the no-crash check. */
   processes: ServiceProcess[];
-  /** Follows the current API, also after `restartApi`. */
+  /** Calls the API (read from `api` on every call). */
   client: HttpClient;
   tenants: Tenant[];
   history: History;
@@ -52,8 +58,6 @@ export interface Stack {
   db(): Database;
   reconnect(): Promise<void>;
   disconnect(): Promise<void>;
-  /** Starts a replacement API (a supervisor's restart) and points the client at it. */
-  restartApi(): Promise<ServiceProcess>;
   startWorker(): Promise<ServiceProcess>;
   /** Retries what got no 200, waits until nothing is pending, and runs the checker. */
   settle(drainTimeoutMs: number): Promise<{ verdict: Verdict; drainedMs: number | null }>;
@@ -77,11 +81,9 @@ export async function openStack(infra: Infra, name: string, seed: number, option
   };
   let connection = createDatabase({ url, poolSize: 4, applicationName: 'qcr-chaos' });
   const processes: ServiceProcess[] = [];
-  let apiCount = 0;
   let workerCount = 0;
   const startApi = async () => {
-    apiCount += 1;
-    const api = await startService('api', `api-${apiCount}`, env, outputDir);
+    const api = options.supervised ? await startService('supervisor', 'npm-start', env, outputDir) : await startService('api', 'api', env, outputDir);
     processes.push(api);
     return api;
   };
@@ -109,10 +111,6 @@ export async function openStack(infra: Infra, name: string, seed: number, option
       connection = createDatabase({ url, poolSize: 4, applicationName: 'qcr-chaos' });
     },
     disconnect: () => connection.close().catch(() => {}),
-    async restartApi() {
-      stack.api = await startApi();
-      return stack.api;
-    },
     async startWorker() {
       const worker = await startWorker();
       stack.workers.push(worker);
@@ -140,7 +138,7 @@ export async function openStack(infra: Infra, name: string, seed: number, option
   };
   try {
     stack.api = await startApi();
-    stack.workers.push(...(await Promise.all(Array.from({ length: options.workers ?? 2 }, () => startWorker()))));
+    if (!options.supervised) stack.workers.push(...(await Promise.all(Array.from({ length: options.workers ?? 2 }, () => startWorker()))));
     stack.tenants = await seedWorld(stack.client, { platforms: options.platforms ?? 1, usersPerPlatform: options.usersPerPlatform ?? 30 });
   } catch (error) {
     await stack.close();
