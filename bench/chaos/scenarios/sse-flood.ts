@@ -80,16 +80,22 @@ export const sseFlood: Scenario = {
         return { tenant, tokens: await tokensFor(stack, tenant, users) };
       }),
     );
-    const attempts = perTenant.flatMap(({ tokens }) => tokens.flatMap((token) => Array.from({ length: PER_USER + 1 }, () => token)));
+    const attempts = perTenant.flatMap(({ tokens }, platform) => tokens.flatMap((token) => Array.from({ length: PER_USER + 1 }, () => ({ platform, token }))));
     stack.random.shuffle(attempts);
     const agent = new Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY });
-    const streams: OpenStream[] = [];
+    const streams: (OpenStream & { platform: number; token: string })[] = [];
     const openStarted = Date.now();
     for (let i = 0; i < attempts.length; i += 100) {
-      streams.push(...(await Promise.all(attempts.slice(i, i + 100).map((token) => openStream(agent, stack.api.url, token)))));
+      const batch = attempts.slice(i, i + 100);
+      const answers = await Promise.all(batch.map(({ token }) => openStream(agent, stack.api.url, token)));
+      answers.forEach((answer, j) => streams.push({ ...answer, ...batch[j]! }));
     }
     const openedMs = Date.now() - openStarted;
     const open = streams.filter((stream) => stream.status === 200);
+    const perPlatform = stack.tenants.map((_, platform) => open.filter((stream) => stream.platform === platform).length);
+    const perUser = new Map<string, number>();
+    for (const stream of open) perUser.set(stream.token, (perUser.get(stream.token) ?? 0) + 1);
+    const busiestUser = Math.max(0, ...perUser.values());
     const refused = streams.filter((stream) => stream.status !== 200);
     const notEnvelope429 = refused.filter((stream) => stream.status !== 429 || !isErrorEnvelope(stream.body));
     ctx.log(`${attempts.length} stream requests: ${countStatuses(streams.map((s) => s.status))} in ${(openedMs / 1000).toFixed(1)} s`);
@@ -126,6 +132,8 @@ export const sseFlood: Scenario = {
         noCrashes(stack),
         { name: 'every refused stream answered 429 in the error envelope', ok: refused.length > 0 && notEnvelope429.length === 0, detail: refused.length === 0 ? 'nothing was refused: no cap applied' : notEnvelope429.length ? countStatuses(notEnvelope429.map((s) => s.status)) : undefined },
         { name: `open streams within the process cap (${cap.process})`, ok: open.length <= cap.process, detail: `${open.length} open` },
+        { name: `open streams within the platform cap (${cap.platform})`, ok: perPlatform.every((n) => n <= cap.platform), detail: perPlatform.join(' and ') },
+        { name: `open streams within the user cap (${PER_USER})`, ok: busiestUser <= PER_USER, detail: `at most ${busiestUser} for one user` },
         { name: '/healthz answered 200 throughout', ok: healthStatuses.every((status) => status === 200), detail: countStatuses(healthStatuses) },
         { name: 'a stream opens again once the flood is closed', ok: again.status === 200, detail: `answered ${again.status}` },
       ],
