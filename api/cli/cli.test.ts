@@ -63,12 +63,13 @@ describe('bad input', () => {
     const file = join(scratch, 'bad-chain.json');
     await writeFile(file, JSON.stringify({ platform_id: provider.id, advertiser_id: provider.id, name: 'x', start_date: '2026-01-01T00:00:00Z', end_date: '2027-01-01T00:00:00Z', tasks: [{ sequence_number: 1 }] }));
     const invalid = await cli(['quest-chains', 'create', '--file', file]);
-    expect(invalid.code).toBe(1);
+    // Input the schemas refuse is a usage error (exit 2), as commander's own.
+    expect(invalid.code).toBe(2);
     expect(invalid.stderr).toMatch(/^error: .*tasks\.0\.name/m);
 
     await writeFile(file, '{ not json');
     const broken = await cli(['quest-chains', 'create', '--file', file]);
-    expect(broken.code).toBe(1);
+    expect(broken.code).toBe(2);
     expect(broken.stderr).toMatch(/not valid JSON/);
   });
 

@@ -1,6 +1,7 @@
 import { ZodError } from 'zod';
 import { loadConfig, type Config } from '../../shared/config.js';
 import { createDatabase, type Database } from '../../shared/db/client.js';
+import { isConnectionError } from '../../shared/db/connection-loss.js';
 import { DomainError } from '../../shared/errors.js';
 import { describeZodError } from '../http/errors.js';
 
@@ -34,6 +35,14 @@ export function createOutput(json: boolean): Output {
 /** Input the operator typed, checked by the same schemas the admin routes use; errors name the field. */
 export class CliInputError extends Error {}
 
+/** The exit code of a usage error (as commander's and most CLIs'); a failed command exits 1. */
+export const USAGE_EXIT_CODE = 2;
+
+/** A failure under --json: one JSON object on stderr, shaped like the API's error envelope. */
+export function writeJsonFailure(message: string, code: string) {
+  process.stderr.write(`${JSON.stringify({ success: false, error: message, code })}\n`);
+}
+
 export function parseInput<T>(schema: { parse(value: unknown): T }, value: unknown, root = 'input'): T {
   try {
     return schema.parse(value);
@@ -54,11 +63,20 @@ export async function runCommand(json: boolean, command: (context: CliContext) =
   try {
     await command({ db: database.db, config, out: createOutput(json) });
   } catch (error) {
-    process.stderr.write(`error: ${explain(error, config.DATABASE_URL)}\n`);
-    process.exitCode = 1;
+    const message = explain(error, config.DATABASE_URL);
+    if (json) writeJsonFailure(message, failureCode(error));
+    else process.stderr.write(`error: ${message}\n`);
+    process.exitCode = error instanceof CliInputError || error instanceof ZodError ? USAGE_EXIT_CODE : 1;
   } finally {
     await database.close();
   }
+}
+
+/** The `code` of a --json failure: the domain's own, `invalid_input` for refused input, else where it failed. */
+function failureCode(error: unknown): string {
+  if (error instanceof DomainError) return error.code;
+  if (error instanceof CliInputError || error instanceof ZodError) return 'invalid_input';
+  return isConnectionError(error) ? 'unavailable' : 'internal';
 }
 
 function explain(error: unknown, databaseUrl: string): string {
@@ -68,7 +86,7 @@ function explain(error: unknown, databaseUrl: string): string {
   // drizzle wraps driver errors; the Postgres code sits on the error or its cause.
   const code = pgCode(error) ?? pgCode((error as { cause?: unknown })?.cause);
   if (code === '42P01') return `the database ${where} has no service tables: run \`npm run db:migrate\` first`;
-  if (code === '3D000') return `the database ${where} does not exist`;
+  if (code === '3D000') return `the database ${where} does not exist: \`npm run db:migrate\` (or \`npm start\`) creates it`;
   if (code === '28P01' || code === '28000') return `Postgres refused the login for ${where}: check DATABASE_URL`;
   if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'CONNECT_TIMEOUT') return `cannot reach Postgres at ${where} (${code}): is it running?`;
   return error instanceof Error ? error.message : String(error);
