@@ -20,9 +20,13 @@ function postgresRestart(mode: 'fast' | 'immediate'): Scenario {
       // The suite's own connection goes first: it is not the one under test.
       await stack.disconnect();
       const downAt = Date.now();
-      await stack.infra.postgres.stop(mode);
-      await sleep(ctx.pick(2_000, 5_000));
-      await stack.infra.postgres.start();
+      try {
+        await stack.infra.postgres.stop(mode);
+        await sleep(ctx.pick(2_000, 5_000));
+      } finally {
+        // Whatever happened, the next scenarios need their server back.
+        await stack.infra.postgres.start();
+      }
       const upAt = Date.now();
       // Single events, one after the other: the first 200 is the API's return.
       let backMs: number | null = null;
