@@ -9,6 +9,7 @@ import type { ActiveChainCache } from './read-cache/active-chain-cache.js';
 import type { Caller } from './auth/caller.js';
 import type { CredentialCache } from './auth/credential-cache.js';
 import type { LiveHub } from './live/hub.js';
+import type { RateLimits } from './auth/rate-limits.js';
 
 /** Everything a request handler may use; built by main.ts (or a test) and injected into createApp. */
 export interface AppDeps {
@@ -26,6 +27,8 @@ export interface AppDeps {
   isShuttingDown: () => boolean;
   /** Prometheus metrics: GET /metrics serves them; request context and event routes feed them. */
   metrics: ApiMetrics;
+  /** Per-credential and per-address limits (docs/operations.md, "Rate limits"). */
+  rateLimits: RateLimits;
 }
 
 export interface AppEnv {

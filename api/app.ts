@@ -43,7 +43,7 @@ export function createApp(deps: AppDeps) {
   app.post('/v1/rewards/claim', forgetAnswerOnClaim());
   rewardsRoutes(app);
   // No API headers: the live token in the query is the only credential (product rules §9).
-  liveRoutes(app);
+  liveRoutes(app, deps.config.LIVE_ALLOWED_ORIGINS);
 
   // The two OpenAPI documents: integrators' (/openapi.json) and operators' (/admin/openapi.json).
   registerOpenApiDocuments(app);

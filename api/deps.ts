@@ -9,7 +9,9 @@ import { ActiveChainCache } from './read-cache/active-chain-cache.js';
 import { followAnswerInvalidations } from './read-cache/answer-invalidation.js';
 import type { AppDeps } from './app-env.js';
 import { CredentialCache } from './auth/credential-cache.js';
+import { createRateLimits } from './auth/rate-limits.js';
 import { LiveHub } from './live/hub.js';
+import { providersServingLive } from './use-cases/live/providers-serving-live.js';
 
 /**
  * Opens everything a request handler may use, on top of an open database.
@@ -28,9 +30,16 @@ export async function createAppDeps(options: {
   const redis = createRedis(config.REDIS_URL, 'producer');
   const producer = createMatchingProducer(redis, config.QUEUE_PREFIX, { windowMs: config.MATCH_FAIR_WINDOW_MS, quietEvents: config.MATCH_FAIR_QUIET_EVENTS });
   const subscriber = createRedis(config.REDIS_URL, 'subscriber');
-  const liveHub = new LiveHub({ redis: subscriber, queuePrefix: config.QUEUE_PREFIX, logger });
+  const liveHub = new LiveHub({
+    redis: subscriber,
+    queuePrefix: config.QUEUE_PREFIX,
+    logger,
+    caps: { perUser: config.LIVE_MAX_STREAMS_PER_USER, perPlatform: config.LIVE_MAX_STREAMS_PER_PLATFORM, perProcess: config.LIVE_MAX_STREAMS },
+    providersServingLive: (providerIds) => providersServingLive({ db: database.db }, { providerIds }),
+  });
   const chainCache = new ActiveChainCache(database.db, config.CHAIN_CACHE_TTL_MS);
   followAnswerInvalidations(subscriber, config.QUEUE_PREFIX, chainCache.answers, logger);
+  const rateLimits = createRateLimits({ redis, config, logger });
   const metrics = createApiMetrics({
     queue: producer.queue,
     liveStreams: () => liveHub.size.streams,
@@ -49,11 +58,13 @@ export async function createAppDeps(options: {
     logger,
     isShuttingDown: options.isShuttingDown,
     metrics,
+    rateLimits,
   };
   return {
     deps,
     async release() {
       await liveHub.close();
+      rateLimits.close();
       await producer.close();
       redis.disconnect();
     },

@@ -63,6 +63,21 @@ const configSchema = z.object({
   // MATCH_FAIR_WINDOW_MS goes behind quieter ones (shared/queue/fair-priority.ts).
   MATCH_FAIR_WINDOW_MS: z.coerce.number().int().min(100).default(10000),
   MATCH_FAIR_QUIET_EVENTS: z.coerce.number().int().min(1).default(100),
+  // API protection (docs/operations.md, "Rate limits" and "Live stream caps"). 0 turns a rate limit off.
+  // Per credential: far above what one credential reaches in `npm run bench` (~40,000 reads/s for ~25 s a minute).
+  RATE_LIMIT_CREDENTIAL_PER_MINUTE: z.coerce.number().int().min(0).default(6_000_000),
+  RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).default(100),
+  RATE_LIMIT_ADMIN_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).default(20),
+  // Proxies in front of the API that append to X-Forwarded-For; 0 = the socket's address is the client's.
+  TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
+  LIVE_MAX_STREAMS_PER_USER: z.coerce.number().int().min(1).default(10),
+  LIVE_MAX_STREAMS_PER_PLATFORM: z.coerce.number().int().min(1).default(5000),
+  LIVE_MAX_STREAMS: z.coerce.number().int().min(1).default(10000),
+  // Origins whose pages may open /v1/live (product rules §8): `*` or a comma list.
+  LIVE_ALLOWED_ORIGINS: z
+    .string()
+    .default('*')
+    .transform((value) => (value.trim() === '*' ? ('*' as const) : value.split(',').map((origin) => origin.trim()).filter(Boolean))),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -1,7 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { AppError } from '../http/errors.js';
 import type { AppEnv } from '../app-env.js';
+import { clientAddress } from './client-address.js';
+import type { RateLimits } from './rate-limits.js';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
@@ -15,10 +17,25 @@ export function requireAdmin(adminToken: string | undefined): MiddlewareHandler<
   const expected = adminToken ? digest(adminToken) : null;
   return async (c, next) => {
     if (!expected) throw new AppError('not_found', `No route for ${c.req.method} ${c.req.path}`);
+    const guard = adminGuessGuard(c, c.var.deps.rateLimits);
+    if (guard.refusal) throw guard.refusal;
     const header = c.req.header('authorization') ?? '';
     const match = /^Bearer (.+)$/i.exec(header);
     if (!match) throw new AppError('missing_credentials', 'Authorization: Bearer <ADMIN_TOKEN> required');
-    if (!timingSafeEqual(digest(match[1]!), expected)) throw new AppError('invalid_credentials', 'Invalid admin token');
+    if (!timingSafeEqual(digest(match[1]!), expected)) throw (await guard.wrongToken()) ?? new AppError('invalid_credentials', 'Invalid admin token');
     await next();
   };
+}
+
+/**
+ * The wrong-admin-token limit (docs/operations.md): an address past its quota
+ * is refused before its token is compared, so guessing stops paying off.
+ * Only wrong tokens count; a request without one (a browser's first load of
+ * the dashboard) does not.
+ */
+export function adminGuessGuard(c: Context, limits: RateLimits): { refusal: AppError | null; wrongToken: () => Promise<AppError | null> } {
+  const { adminFailures, trustedProxies } = limits;
+  if (!adminFailures) return { refusal: null, wrongToken: async () => null };
+  const address = clientAddress(c, trustedProxies);
+  return { refusal: adminFailures.refusal(c, address), wrongToken: () => adminFailures.record(c, address) };
 }

@@ -1,40 +1,67 @@
+import { LRUCache } from 'lru-cache';
 import type { Database } from '../../shared/db/client.js';
 import { findCredentialForAuth, type CredentialForAuth } from '../../shared/db/credential-store.js';
 
-const MAX_ENTRIES = 10_000;
+export type CredentialLookup = (key: string) => Promise<CredentialForAuth | null>;
+
+export interface CredentialCacheOptions {
+  /** Known keys kept at most (least recently used go first). */
+  maxKnown?: number;
+  /** Unknown keys remembered at most: small, and apart from the known ones. */
+  maxUnknown?: number;
+  /** The Postgres lookup (tests count its calls). */
+  lookup?: CredentialLookup;
+}
+
+export const DEFAULT_MAX_KNOWN = 10_000;
+export const DEFAULT_MAX_UNKNOWN = 1_000;
 
 /**
  * Credential lookups cached in-process for a few seconds, so the hot path
  * does not read Postgres on every request. The TTL bounds how long an admin
  * change (deactivation, permissions) takes to apply; it is capped at 5 s by config.
- * Unknown keys are cached too (as null) so a flood of bad keys cannot hammer Postgres.
+ *
+ * Two bounded LRU caches: known credentials, and a small one of unknown keys
+ * (so a flood of bad keys does not reach Postgres on every request). Keeping
+ * them apart means random keys only ever evict other random keys: the known
+ * credentials stay cached whatever arrives.
  */
 export class CredentialCache {
-  private readonly entries = new Map<string, { value: CredentialForAuth | null; expiresAt: number }>();
+  private readonly known: LRUCache<string, CredentialForAuth> | null;
+  private readonly unknown: LRUCache<string, true> | null;
+  private readonly lookup: CredentialLookup;
 
-  constructor(
-    private readonly db: Database,
-    private readonly ttlMs: number,
-  ) {}
+  constructor(db: Database, ttlMs: number, options: CredentialCacheOptions = {}) {
+    this.lookup = options.lookup ?? ((key) => findCredentialForAuth(db, key));
+    // lru-cache reads ttl 0 as "never expires": a TTL of 0 here means no caching at all.
+    this.known = ttlMs > 0 ? new LRUCache({ max: options.maxKnown ?? DEFAULT_MAX_KNOWN, ttl: ttlMs }) : null;
+    this.unknown = ttlMs > 0 ? new LRUCache({ max: options.maxUnknown ?? DEFAULT_MAX_UNKNOWN, ttl: ttlMs }) : null;
+  }
 
   /** Forgets one key, so this process applies an admin change to it at once (others within the TTL). */
   invalidate(key: string): void {
-    this.entries.delete(key);
+    this.known?.delete(key);
+    this.unknown?.delete(key);
   }
 
   /** Forgets every key (a provider's status changed: all its credentials are affected). */
   clear(): void {
-    this.entries.clear();
+    this.known?.clear();
+    this.unknown?.clear();
+  }
+
+  /** Entries held (for tests and metrics). */
+  get size(): { known: number; unknown: number } {
+    return { known: this.known?.size ?? 0, unknown: this.unknown?.size ?? 0 };
   }
 
   async find(key: string): Promise<CredentialForAuth | null> {
-    const now = Date.now();
-    const cached = this.entries.get(key);
-    if (cached && cached.expiresAt > now) return cached.value;
-
-    const value = await findCredentialForAuth(this.db, key);
-    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-    this.entries.set(key, { value, expiresAt: now + this.ttlMs });
+    const cached = this.known?.get(key);
+    if (cached) return cached;
+    if (this.unknown?.has(key)) return null;
+    const value = await this.lookup(key);
+    if (value) this.known?.set(key, value);
+    else this.unknown?.set(key, true);
     return value;
   }
 }

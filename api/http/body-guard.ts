@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
+import { forbiddenKeyPath, mayHoldForbiddenKey } from '../../shared/validation/json-value.js';
 import { AppError } from './errors.js';
 
 export const SINGLE_BODY_LIMIT = 64 * 1024;
@@ -36,6 +37,10 @@ export function jsonBodyGuard(limitBytes: number): MiddlewareHandler {
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
       throw new AppError('invalid_json', 'Request body must be a JSON object');
+    }
+    if (mayHoldForbiddenKey(text)) {
+      const path = forbiddenKeyPath(parsed);
+      if (path) throw new AppError('invalid_field', `${path}: key not allowed (__proto__, constructor and prototype cannot be stored)`, path);
     }
     // Hand the text we already read to the validator. Hono's cache holds promises at
     // run time although its type says string, hence the cast.

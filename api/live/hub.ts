@@ -1,8 +1,12 @@
 import type { Redis } from 'ioredis';
-import { progressChannel, progressMessageSchema, type ProgressMessage } from '../../shared/live/channel.js';
+import { progressChannel, progressMessageSchema, registrationChannel, type ProgressMessage } from '../../shared/live/channel.js';
+import type { LiveTokenScope } from '../../shared/live/token.js';
 import type { Logger } from '../../shared/observability/logger.js';
+import { ProviderWatch, type ProvidersServingLive } from './provider-watch.js';
+import { StreamRegistry, type StreamCapReached, type StreamCaps, type StreamTicket } from './stream-registry.js';
 
 export type ProgressListener = (message: ProgressMessage) => void;
+type RawListener = (raw: string) => void;
 
 export interface LiveHubOptions {
   /** Redis connection in subscriber mode, owned by the hub from here on. */
@@ -11,14 +15,18 @@ export interface LiveHubOptions {
   logger: Logger;
   /** Comment-line keep-alive interval of every stream (the rules require at most 25 s). */
   heartbeatMs?: number;
-  /** How often a stream whose user is not registered yet looks for them again. */
-  userPollMs?: number;
   /** How long a stream waits for Redis to confirm a subscription before it carries on regardless. */
   subscribeTimeoutMs?: number;
+  /** Open-stream caps (default: the LIVE_MAX_STREAMS_* defaults). */
+  caps?: StreamCaps;
+  /** Which providers' streams may stay open; without it no stream is ever revoked (tests of other things). */
+  providersServingLive?: ProvidersServingLive;
+  /** How often the providers of open streams are checked (and how long a check of one is trusted). */
+  providerCheckMs?: number;
 }
 
 export const DEFAULT_HEARTBEAT_MS = 20_000;
-export const DEFAULT_USER_POLL_MS = 5_000;
+export const DEFAULT_CAPS: StreamCaps = { perUser: 10, perPlatform: 5000, perProcess: 10_000 };
 
 /**
  * One Redis subscriber connection per API process, fanned out to every open
@@ -26,20 +34,36 @@ export const DEFAULT_USER_POLL_MS = 5_000;
  * subscribes, the last one to leave unsubscribes. ioredis sends commands in
  * order on the one connection, so a subscribe that follows an unsubscribe of
  * the same channel always wins, and it re-subscribes by itself after a reconnect.
+ * It also holds the open streams (caps, revocation, shutdown).
  */
 export class LiveHub {
   readonly heartbeatMs: number;
-  readonly userPollMs: number;
+  readonly streams: StreamRegistry;
+  readonly providers: ProviderWatch | null;
   private readonly subscribeTimeoutMs: number;
-  private readonly channels = new Map<string, { listeners: Set<ProgressListener>; ready: Promise<void> }>();
-  private readonly streams = new Set<() => void>();
+  private readonly channels = new Map<string, { listeners: Set<RawListener>; ready: Promise<void> }>();
+  private readonly reconnectListeners = new Set<() => void>();
   private closing = false;
 
   constructor(private readonly options: LiveHubOptions) {
     this.heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
-    this.userPollMs = options.userPollMs ?? DEFAULT_USER_POLL_MS;
     this.subscribeTimeoutMs = options.subscribeTimeoutMs ?? 2_000;
+    this.streams = new StreamRegistry(options.caps ?? DEFAULT_CAPS);
+    this.providers = options.providersServingLive
+      ? new ProviderWatch({
+          check: options.providersServingLive,
+          registry: this.streams,
+          intervalMs: options.providerCheckMs ?? 2_000,
+          logger: options.logger,
+        })
+      : null;
     options.redis.on('message', (channel: string, raw: string) => this.deliver(channel, raw));
+    // Messages published while the connection was down are lost: streams waiting for something look again.
+    let connectedBefore = false;
+    options.redis.on('ready', () => {
+      if (connectedBefore) for (const listener of [...this.reconnectListeners]) listener();
+      connectedBefore = true;
+    });
   }
 
   get closed(): boolean {
@@ -51,13 +75,53 @@ export class LiveHub {
     return { streams: this.streams.size, channels: this.channels.size };
   }
 
+  /** A place for one more stream of `scope`, or the cap it would pass (the route answers 429). */
+  admit(scope: LiveTokenScope): StreamTicket | StreamCapReached {
+    return this.streams.admit(scope);
+  }
+
   /**
    * Starts relaying the user's progress messages to `listener`; resolves once
    * Redis confirmed the subscription (or the wait timed out: the subscription
    * then completes when Redis is back). The returned function stops it.
    */
-  async subscribe(userId: string, listener: ProgressListener): Promise<() => void> {
-    const channel = progressChannel(this.options.queuePrefix, userId);
+  subscribe(userId: string, listener: ProgressListener): Promise<() => void> {
+    return this.listen(progressChannel(this.options.queuePrefix, userId), (raw) => {
+      let message: ProgressMessage;
+      try {
+        message = progressMessageSchema.parse(JSON.parse(raw));
+      } catch (error) {
+        this.options.logger.warn({ err: error }, 'ignoring malformed live message');
+        return;
+      }
+      listener(message);
+    });
+  }
+
+  /** Calls `listener` with the user id when the platform registers `scope`'s user (a registration notice). */
+  awaitRegistration(scope: LiveTokenScope, listener: (userId: string) => void): Promise<() => void> {
+    return this.listen(registrationChannel(this.options.queuePrefix, scope.platformId, scope.platformUserId), listener);
+  }
+
+  /** Calls `listener` each time the subscriber connection is back after a loss. Returns the removal. */
+  onReconnect(listener: () => void): () => void {
+    this.reconnectListeners.add(listener);
+    return () => this.reconnectListeners.delete(listener);
+  }
+
+  /** Ends every open stream and releases the subscriber connection (API shutdown). */
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    this.providers?.stop();
+    this.streams.endAll();
+    this.channels.clear();
+    this.reconnectListeners.clear();
+    // Dropping the connection drops its subscriptions; no need to wait for a Redis that may be gone.
+    this.options.redis.disconnect();
+  }
+
+  private async listen(channel: string, listener: RawListener): Promise<() => void> {
     let entry = this.channels.get(channel);
     if (!entry) {
       const ready = this.options.redis.subscribe(channel).then(
@@ -83,34 +147,10 @@ export class LiveHub {
     };
   }
 
-  /** Registers an open stream; `end` is called when the hub closes. Returns the deregistration. */
-  attach(end: () => void): () => void {
-    this.streams.add(end);
-    return () => this.streams.delete(end);
-  }
-
-  /** Ends every open stream and releases the subscriber connection (API shutdown). */
-  async close(): Promise<void> {
-    if (this.closing) return;
-    this.closing = true;
-    for (const end of [...this.streams]) end();
-    this.streams.clear();
-    this.channels.clear();
-    // Dropping the connection drops its subscriptions; no need to wait for a Redis that may be gone.
-    this.options.redis.disconnect();
-  }
-
   private deliver(channel: string, raw: string) {
     const entry = this.channels.get(channel);
     if (!entry) return;
-    let message: ProgressMessage;
-    try {
-      message = progressMessageSchema.parse(JSON.parse(raw));
-    } catch (error) {
-      this.options.logger.warn({ err: error, channel }, 'ignoring malformed live message');
-      return;
-    }
-    for (const listener of [...entry.listeners]) listener(message);
+    for (const listener of [...entry.listeners]) listener(raw);
   }
 
   private async withTimeout(ready: Promise<void>) {

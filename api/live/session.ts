@@ -7,12 +7,15 @@ import { toProgressMessage } from '../routes/live/schema.js';
 import { progressChangedSince } from '../use-cases/live/progress-changed-since.js';
 import { findUserId } from '../use-cases/users/find-user-id.js';
 import type { LiveHub } from './hub.js';
+import type { StreamTicket } from './stream-registry.js';
 
 export interface LiveSessionInput {
   hub: LiveHub;
   db: AppDeps['db'];
   logger: Logger;
   scope: LiveTokenScope;
+  /** The stream's place among the open ones (caps, revocation, shutdown); released when the session ends. */
+  ticket: StreamTicket;
   /** The service user, resolved before the stream opened; null while not registered. */
   userId: string | null;
   /** Baseline of the client: undefined = none given, null = "never changed" (any recorded change is news). */
@@ -24,12 +27,15 @@ export interface LiveSessionInput {
  * channel is subscribed BEFORE progress_changed_at is compared with `since`,
  * so a change is never lost between the two (at worst it is reported twice,
  * which is harmless: clients refetch on `progress`). A user who is not yet
- * registered is looked up again every `hub.userPollMs`; once found, any change
- * they already have is reported at once, since all of it happened after connect.
- * Ends when the client goes away or the hub closes (API shutdown).
+ * registered is waited for on their registration channel (no polling): the
+ * stream subscribes to it, then looks once more in case the registration came
+ * in between, and again only if the subscriber connection was lost meanwhile.
+ * Once found, any change they already have is reported at once, since all of
+ * it happened after connect. Ends when the client goes away, the hub closes
+ * (API shutdown) or the provider stops serving live updates (revocation).
  */
 export async function runLiveSession(stream: SSEStreamingApi, input: LiveSessionInput): Promise<void> {
-  const { hub, logger } = input;
+  const { hub, logger, ticket } = input;
   let ended = false;
   let finish!: () => void;
   const finished = new Promise<void>((resolve) => {
@@ -39,7 +45,7 @@ export async function runLiveSession(stream: SSEStreamingApi, input: LiveSession
     };
   });
   stream.onAbort(() => finish());
-  const detach = hub.attach(() => finish());
+  ticket.onEnd(() => finish());
 
   // Frames are written one after another so concurrent sources never interleave bytes.
   let writing: Promise<void> = Promise.resolve();
@@ -53,7 +59,9 @@ export async function runLiveSession(stream: SSEStreamingApi, input: LiveSession
     write(() => stream.writeSSE({ event: 'progress', data: JSON.stringify(message), id: message.changed_at }));
 
   let unsubscribe: (() => void) | undefined;
+  let following = false;
   const follow = async (userId: string, sinceUs: bigint | null | undefined): Promise<ProgressMessage | null> => {
+    following = true;
     const stop = await hub.subscribe(userId, sendProgress);
     if (ended) {
       stop();
@@ -64,40 +72,45 @@ export async function runLiveSession(stream: SSEStreamingApi, input: LiveSession
     const change = await progressChangedSince(input, { userId, sinceUs });
     return change && toProgressMessage(change);
   };
+  const startFollowing = async (userId: string) => {
+    if (following || ended) return;
+    stopWaiting();
+    const catchUp = await follow(userId, input.since ?? null);
+    if (catchUp && !ended) sendProgress(catchUp);
+  };
+  const lookForUser = async () => {
+    const userId = await findUserId(input, { platformId: input.scope.platformId, platformUserId: input.scope.platformUserId });
+    if (userId) await startFollowing(userId);
+  };
+  const logged = (work: Promise<void>) => work.catch((error: unknown) => logger.warn({ err: error }, 'live stream user lookup failed'));
+
+  let stopRegistration: (() => void) | undefined;
+  let stopReconnect: (() => void) | undefined;
+  function stopWaiting() {
+    stopRegistration?.();
+    stopReconnect?.();
+  }
 
   let heartbeat: NodeJS.Timeout | undefined;
-  let poll: NodeJS.Timeout | undefined;
   try {
     const catchUp = input.userId ? await follow(input.userId, input.since) : null;
+    if (!input.userId) {
+      stopRegistration = await hub.awaitRegistration(input.scope, (userId) => void logged(startFollowing(userId)));
+      stopReconnect = hub.onReconnect(() => void logged(lookForUser()));
+    }
     write(() => stream.writeSSE({ event: 'ready', data: JSON.stringify({ user_exists: input.userId !== null }) }));
     if (catchUp) sendProgress(catchUp);
     heartbeat = setInterval(() => write(() => stream.write(': keep-alive\n\n')), hub.heartbeatMs);
-    if (!input.userId) {
-      let looking = false;
-      poll = setInterval(() => {
-        if (looking || ended) return;
-        looking = true;
-        void lookForUser()
-          .catch((error: unknown) => logger.warn({ err: error }, 'live stream user lookup failed'))
-          .finally(() => (looking = false));
-      }, hub.userPollMs);
-    }
+    // Registered between the route's lookup and the subscription: found here, reported after `ready`.
+    if (!input.userId && !ended) await logged(lookForUser());
     await finished;
   } catch (error) {
     logger.warn({ err: error }, 'live stream ended by an error');
   } finally {
     ended = true;
     clearInterval(heartbeat);
-    clearInterval(poll);
+    stopWaiting();
     unsubscribe?.();
-    detach();
-  }
-
-  async function lookForUser() {
-    const userId = await findUserId(input, { platformId: input.scope.platformId, platformUserId: input.scope.platformUserId });
-    if (!userId || ended) return;
-    clearInterval(poll);
-    const catchUp = await follow(userId, input.since ?? null);
-    if (catchUp && !ended) sendProgress(catchUp);
+    ticket.release();
   }
 }

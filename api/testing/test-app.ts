@@ -18,6 +18,10 @@ export async function createTestApp(database: TestDatabase, overrides: Partial<R
     QUEUE_PREFIX: `test-${uniqueSuffix()}`,
     LOG_LEVEL: 'silent',
     CREDENTIAL_CACHE_TTL_MS: '0',
+    // Every in-process request shares one address (no socket): a file's many deliberate 401s would
+    // trip the per-address limits. Their own tests turn them on (api/auth/rate-limits.test.ts).
+    RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '0',
+    RATE_LIMIT_ADMIN_FAILURES_PER_MINUTE: '0',
     ...overrides,
   });
   const { deps, release } = await createAppDeps({

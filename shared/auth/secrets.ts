@@ -13,3 +13,17 @@ export function secretMatches(presented: string, storedHash: string): boolean {
   const stored = Buffer.from(storedHash, 'hex');
   return stored.length === presentedHash.length && timingSafeEqual(presentedHash, stored);
 }
+
+// The hash of a secret nobody holds: what an unknown key's secret is checked against.
+const UNKNOWN_KEY_HASH = hashSecret(generateSecret());
+
+/**
+ * Whether `presented` is the secret of a credential whose stored hash is
+ * `storedHash`; for an unknown key (null) the same work is done against a
+ * hash nobody holds, so an unknown key and a wrong secret take the same time
+ * and the answer does not tell whether a key exists.
+ */
+export function verifySecret(presented: string, storedHash: string | null | undefined): boolean {
+  const matches = secretMatches(presented, storedHash ?? UNKNOWN_KEY_HASH);
+  return matches && storedHash != null;
+}

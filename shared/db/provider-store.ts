@@ -1,8 +1,8 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import type { ProviderType } from '../domain/permissions.js';
 import type { Executor } from './client.js';
 import { afterKey, rowsToRead, toPage, type Page, type PageRequest } from './keyset.js';
-import { providers } from './schema/index.js';
+import { credentials, providers } from './schema/index.js';
 
 /** A platform or an advertiser as stored (`createdAt` in epoch microseconds). */
 export type Provider = typeof providers.$inferSelect;
@@ -51,4 +51,19 @@ export async function findProvider(db: Executor, id: string): Promise<Provider |
 export async function setProviderStatus(db: Executor, id: string, status: ActiveStatus): Promise<Provider | null> {
   const [row] = await db.update(providers).set({ status }).where(eq(providers.id, id)).returning();
   return row ?? null;
+}
+
+/**
+ * Of `providerIds`, those that are active and hold at least one active
+ * credential: the providers whose live streams may stay open (one statement
+ * for every provider with a stream in this process).
+ */
+export async function findProvidersServingLive(db: Executor, providerIds: readonly string[]): Promise<string[]> {
+  if (providerIds.length === 0) return [];
+  const rows = await db
+    .selectDistinct({ id: providers.id })
+    .from(providers)
+    .innerJoin(credentials, and(eq(credentials.providerId, providers.id), eq(credentials.status, 'active')))
+    .where(and(inArray(providers.id, [...providerIds]), eq(providers.status, 'active')));
+  return rows.map((row) => row.id);
 }

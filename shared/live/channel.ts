@@ -12,3 +12,11 @@ export const progressMessageSchema = z.object({
 });
 
 export type ProgressMessage = z.infer<typeof progressMessageSchema>;
+
+/**
+ * Registration notices: the API publishes the new user's id here when a
+ * platform registers them, so a stream opened before the registration starts
+ * following them at once, without polling Postgres.
+ */
+export const registrationChannel = (prefix: string, platformId: string, platformUserId: string) =>
+  `${prefix}:live:registered:${platformId}:${platformUserId}`;

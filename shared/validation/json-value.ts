@@ -42,6 +42,40 @@ export function jsonProblem(value: unknown, depth = 0): string | null {
   return null;
 }
 
+// Keys that mean something to JavaScript objects themselves: assigning them
+// (as zod and every spread or copy do) changes or drops them silently.
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * The dot path (`events.3.metadata.__proto__`) of the first `__proto__`,
+ * `constructor` or `prototype` key anywhere in a parsed JSON value, or null.
+ * Such a key cannot be stored as sent, so it is refused rather than lost.
+ */
+export function forbiddenKeyPath(value: unknown, path: readonly string[] = [], depth = 0): string | null {
+  if (typeof value !== 'object' || value === null || depth > MAX_DEPTH * 4) return null;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index += 1) {
+      const found = forbiddenKeyPath(value[index], [...path, String(index)], depth + 1);
+      if (found) return found;
+    }
+    return null;
+  }
+  for (const key of Object.keys(value)) {
+    if (FORBIDDEN_KEYS.has(key)) return [...path, key].join('.');
+    const found = forbiddenKeyPath((value as Record<string, unknown>)[key], [...path, key], depth + 1);
+    if (found) return found;
+  }
+  return null;
+}
+
+/**
+ * Whether a JSON text may hold a forbidden key: a cheap scan of the raw text
+ * that lets the walk above be skipped for nearly every body. An escaped key
+ * (`"\u005f_proto__"`) contains a backslash-u, so it is walked too.
+ */
+export const mayHoldForbiddenKey = (text: string): boolean =>
+  text.includes('__proto__') || text.includes('constructor') || text.includes('prototype') || text.includes('\\u');
+
 /** A string that Postgres can store as text and in jsonb (no NUL, no unpaired surrogate). */
 export const storableString = () =>
   z.string().superRefine((value, ctx) => {

@@ -2,6 +2,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import { AppError, errorResponse } from '../../http/errors.js';
 import type { AppEnv } from '../../app-env.js';
+import { adminGuessGuard } from '../../auth/admin-auth.js';
+import type { RateLimits } from '../../auth/rate-limits.js';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
@@ -22,12 +24,19 @@ function presentedToken(header: string): string | null {
  * admin token as password, and a 401 carries the Basic challenge that makes
  * the browser ask for it. Without ADMIN_TOKEN the dashboard does not exist (404).
  */
-export function requireAdminForDashboard(adminToken: string | undefined): MiddlewareHandler<AppEnv> {
+export function requireAdminForDashboard(adminToken: string | undefined, limits: RateLimits): MiddlewareHandler<AppEnv> {
   const expected = adminToken ? digest(adminToken) : null;
   return async (c, next) => {
     if (!expected) throw new AppError('not_found', `No route for ${c.req.method} ${c.req.path}`);
+    const guard = adminGuessGuard(c, limits);
+    if (guard.refusal) return errorResponse(c, guard.refusal);
     const token = presentedToken(c.req.header('authorization') ?? '');
-    if (token === null || !timingSafeEqual(digest(token), expected)) {
+    const valid = token !== null && timingSafeEqual(digest(token), expected);
+    if (token !== null && !valid) {
+      const limited = await guard.wrongToken();
+      if (limited) return errorResponse(c, limited);
+    }
+    if (!valid) {
       c.header('WWW-Authenticate', 'Basic realm="Queue dashboard", charset="UTF-8"');
       const code = token === null ? 'missing_credentials' : 'invalid_credentials';
       return errorResponse(c, new AppError(code, 'Admin token required (Bearer, or Basic with the token as password)'));

@@ -13,9 +13,9 @@ export const DASHBOARD_PATH = '/admin/queues';
  * (ids only, never secrets) and errors, with retry. Outside the OpenAPI
  * document; guarded like the admin API.
  */
-export function registerQueueDashboard(app: OpenAPIHono<AppEnv>, deps: Pick<AppDeps, 'config' | 'producer'>) {
+export function registerQueueDashboard(app: OpenAPIHono<AppEnv>, deps: Pick<AppDeps, 'config' | 'producer' | 'rateLimits'>) {
   const adminToken = deps.config.ADMIN_TOKEN;
-  const guard = requireAdminForDashboard(adminToken);
+  const guard = requireAdminForDashboard(adminToken, deps.rateLimits);
   app.use(DASHBOARD_PATH, guard);
   app.use(`${DASHBOARD_PATH}/*`, guard);
   if (!adminToken) return; // the guard answers 404 for every path

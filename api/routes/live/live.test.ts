@@ -2,11 +2,11 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chainProgress, users } from '../../../shared/db/schema/index.js';
 import { dateToMicros, parseUtcTimestamp } from '../../../shared/domain/timestamp.js';
-import { progressChannel } from '../../../shared/live/channel.js';
+import { progressChannel, registrationChannel } from '../../../shared/live/channel.js';
 import { LiveTokenSigner } from '../../../shared/live/token.js';
 import { createLogger } from '../../../shared/observability/logger.js';
 import { createRedis } from '../../../shared/queue/connection.js';
-import { createTestChain } from '../../../shared/testing/chains.js';
+import { createTestChain, createTestUser } from '../../../shared/testing/chains.js';
 import { eventually } from '../../../shared/testing/eventually.js';
 import { createApp } from '../../app.js';
 import { LiveHub } from '../../live/hub.js';
@@ -20,13 +20,12 @@ let hub: LiveHub;
 let app: ReturnType<typeof createApp>;
 
 beforeAll(async () => {
-  // The same app with a hub on short timers, so heartbeats and registration polls happen within a test.
+  // The same app with a hub on a short heartbeat, so heartbeats happen within a test.
   hub = new LiveHub({
     redis: createRedis(api.config.REDIS_URL, 'subscriber'),
     queuePrefix: api.config.QUEUE_PREFIX,
     logger: createLogger({ level: 'silent', name: 'live-test' }),
     heartbeatMs: HEARTBEAT_MS,
-    userPollMs: 50,
   });
   app = createApp({ ...api.deps, liveHub: hub });
 });
@@ -133,14 +132,23 @@ describe('GET /v1/live: the stream', () => {
     const sse = await open({ token: tokenFor('late-1') });
     expect(JSON.parse((await sse.nextEvent('ready')).data!)).toEqual({ user_exists: false });
     const userId = await register('late-1');
-    await database.db.update(users).set({ progressChangedAt: dateToMicros(new Date()) }).where(eq(users.id, userId));
-    const caughtUp = await sse.nextEvent('progress');
-    expect(JSON.parse(caughtUp.data!).quest_chain_ids).toEqual([]);
-    // From now on it is subscribed like any stream.
-    const message = { quest_chain_ids: ['c-late'], changed_at: '2026-01-02T03:04:05.678Z' };
+    // The registration notice makes the stream follow the user, like any stream from then on.
     await eventually(async () => ((await subscribers(userId)) === 1 ? true : undefined), { what: 'subscription' });
+    const message = { quest_chain_ids: ['c-late'], changed_at: '2026-01-02T03:04:05.678Z' };
     await publish(userId, message);
     expect(JSON.parse((await sse.nextEvent('progress')).data!)).toEqual(message);
+    await sse.cancel();
+  });
+
+  it('reports at once the progress a user already has when their registration is announced', async () => {
+    const sse = await open({ token: tokenFor('late-2') });
+    await sse.nextEvent('ready');
+    // Stored with progress, then announced: all of that progress happened after the stream connected.
+    const userId = await createTestUser(database.db, platform.id, 'late-2');
+    await database.db.update(users).set({ progressChangedAt: dateToMicros(new Date()) }).where(eq(users.id, userId));
+    await api.deps.redis.publish(registrationChannel(api.config.QUEUE_PREFIX, platform.id, 'late-2'), userId);
+    const caughtUp = await sse.nextEvent('progress');
+    expect(JSON.parse(caughtUp.data!).quest_chain_ids).toEqual([]);
     await sse.cancel();
   });
 

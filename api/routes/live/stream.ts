@@ -4,6 +4,7 @@ import { AppError } from '../../http/errors.js';
 import type { AppEnv } from '../../app-env.js';
 import { errorResponses } from '../../http/envelope.js';
 import { runLiveSession } from '../../live/session.js';
+import type { StreamCapReached, StreamCaps } from '../../live/stream-registry.js';
 import { findUserId } from '../../use-cases/users/find-user-id.js';
 import { liveQuerySchema, liveStreamDescription, liveStreamExample, parseSince, SINCE_RULE } from './schema.js';
 
@@ -19,7 +20,7 @@ const route = createRoute({
   request: { query: liveQuerySchema },
   responses: {
     200: { description: 'An event stream.', content: { 'text/event-stream': { schema: z.string().openapi({ example: liveStreamExample }) } } },
-    ...errorResponses(400, 401, 500, 503),
+    ...errorResponses(400, 401, 403, 429, 500, 503),
   },
 });
 
@@ -35,12 +36,33 @@ export function registerLiveStream(app: OpenAPIHono<AppEnv>) {
     const lastEventId = parseSince(c.req.header('last-event-id'));
     if (typeof lastEventId === 'bigint') since = lastEventId;
     if (deps.liveHub.closed || deps.isShuttingDown()) throw new AppError('unavailable', 'Shutting down');
+    // A token counts only while its provider does (a deactivated one's streams are ended by the hub).
+    if (deps.liveHub.providers && !(await deps.liveHub.providers.isServing(scope.platformId))) {
+      throw new AppError('provider_inactive', 'token: the platform it was issued to is inactive', 'token');
+    }
+    const ticket = deps.liveHub.admit(scope);
+    if (typeof ticket === 'string') throw tooManyStreams(ticket, deps.liveHub.streams.caps);
 
-    // Resolved before the stream opens so a database failure is an ordinary 500, not a broken stream.
-    const userId = await findUserId(deps, { platformId: scope.platformId, platformUserId: scope.platformUserId });
+    let userId: string | null;
+    try {
+      // Resolved before the stream opens so a database failure is an ordinary 500, not a broken stream.
+      userId = await findUserId(deps, { platformId: scope.platformId, platformUserId: scope.platformUserId });
+    } catch (error) {
+      ticket.release();
+      throw error;
+    }
     c.header('X-Accel-Buffering', 'no');
     return streamSSE(c, (stream) =>
-      runLiveSession(stream, { hub: deps.liveHub, db: deps.db, logger: deps.logger, scope, userId, since }),
+      runLiveSession(stream, { hub: deps.liveHub, db: deps.db, logger: deps.logger, scope, ticket, userId, since }),
     );
   });
 }
+
+const capWording: Record<StreamCapReached, (caps: StreamCaps) => string> = {
+  user: (caps) => `this user already has ${caps.perUser} open streams (close one first)`,
+  platform: (caps) => `this platform already has ${caps.perPlatform} open streams on this server`,
+  process: (caps) => `this server already holds ${caps.perProcess} open streams`,
+};
+
+// No Retry-After: a place frees up when another stream closes, which no clock predicts; EventSource retries by itself.
+const tooManyStreams = (reached: StreamCapReached, caps: StreamCaps) => new AppError('too_many_streams', `Too many live streams: ${capWording[reached](caps)}`);

@@ -1,4 +1,5 @@
 import { findPlatformUser, insertUserIfNew } from '../../../shared/db/user-store.js';
+import { registrationChannel } from '../../../shared/live/channel.js';
 import type { AppDeps } from '../../app-env.js';
 
 export interface RegisterUserInput {
@@ -21,8 +22,9 @@ export interface RegisteredUser {
  * re-registration returns the stored user unchanged. A new user is created
  * with needs_evaluation set, so events received before the registration are
  * matched (now via the queue, or later by the reconciler if Redis is down).
+ * A new user is also announced on their registration channel for live streams.
  */
-export async function registerUser(deps: Pick<AppDeps, 'db' | 'producer'>, input: RegisterUserInput): Promise<RegisteredUser> {
+export async function registerUser(deps: Pick<AppDeps, 'db' | 'producer' | 'redis' | 'config'>, input: RegisterUserInput): Promise<RegisteredUser> {
   const created = await insertUserIfNew(deps.db, {
     platformId: input.platformId,
     platformUserId: input.platformUserId,
@@ -30,6 +32,10 @@ export async function registerUser(deps: Pick<AppDeps, 'db' | 'producer'>, input
     userMetadata: input.userMetadata ?? null,
   });
   if (created) {
+    // Live streams opened for this user before now wait for this notice. Best effort, not awaited:
+    // a lost notice only delays them until the subscriber reconnects (api/live/session.ts).
+    const channel = registrationChannel(deps.config.QUEUE_PREFIX, input.platformId, input.platformUserId);
+    deps.redis.publish(channel, created.id).catch(() => {});
     await deps.producer.enqueue('evaluate-user', [{ userId: created.id }]);
     return { id: created.id, platformUserId: input.platformUserId, createdUs: created.createdAt, alreadyExists: false };
   }
