@@ -4,99 +4,6 @@
  */
 
 export interface paths {
-    "/healthz": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Liveness: 200 while the process runs */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Alive. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            data: {
-                                status: string;
-                            };
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/readyz": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Readiness: 200 when Postgres and Redis answer; 503 otherwise or while shutting down */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Ready. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            data: {
-                                status: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Not ready. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/users/register": {
         parameters: {
             query?: never;
@@ -110,88 +17,7 @@ export interface paths {
          * Register a platform user (idempotent)
          * @description Platform credentials (`users:register`). Creates the service-side user, or returns the existing one with `already_exists: true` (the stored user is not changed).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["RegisterUser"];
-                };
-            };
-            responses: {
-                /** @description The registered user. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            data: components["schemas"]["RegisteredUser"];
-                        };
-                    };
-                };
-                /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Credentials missing or invalid. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Credential or provider inactive, wrong provider type, or permission missing. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body too large. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Content-Type is not application/json. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The service failed; retry with bounded exponential backoff and jitter. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["registerUser"];
         delete?: never;
         options?: never;
         head?: never;
@@ -211,88 +37,7 @@ export interface paths {
          * Record an event about one of your users
          * @description Platform or advertiser credentials (`events:write`). Deduplicated on (your provider, user_id, event_type, instant of timestamp): a repeat answers 200 with `status: duplicate` and the stored event. Answered once the event is durably stored; matching happens asynchronously.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["EventInput"];
-                };
-            };
-            responses: {
-                /** @description Recorded (or existing) event. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            data: components["schemas"]["RecordedEvent"];
-                        };
-                    };
-                };
-                /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Credentials missing or invalid. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Credential or provider inactive, wrong provider type, or permission missing. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body too large. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Content-Type is not application/json. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The service failed; retry with bounded exponential backoff and jitter. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["sendEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -312,605 +57,11 @@ export interface paths {
          * Record up to 500 events in one call
          * @description Each item is validated and deduplicated on its own; `data.results[i]` answers item i: `received`, `duplicate` or `rejected` with the reason. 400 only when the envelope itself is wrong.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["EventBatch"];
-                };
-            };
-            responses: {
-                /** @description Per-item results in input order. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            data: {
-                                results: components["schemas"]["EventBatchItemResult"][];
-                            };
-                        };
-                    };
-                };
-                /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Credentials missing or invalid. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Credential or provider inactive, wrong provider type, or permission missing. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body too large. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Content-Type is not application/json. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The service failed; retry with bounded exponential backoff and jitter. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["sendEventBatch"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
-        trace?: never;
-    };
-    "/admin/v1/providers": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List providers */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Every provider, oldest first. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            data: components["schemas"]["Provider"][];
-                        };
-                    };
-                };
-                /** @description Credentials missing or invalid. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The service failed; retry with bounded exponential backoff and jitter. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        /** Create a platform or advertiser */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["CreateProvider"];
-                };
-            };
-            responses: {
-                /** @description The provider. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            data: components["schemas"]["Provider"];
-                        };
-                    };
-                };
-                /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Credentials missing or invalid. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body too large. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Content-Type is not application/json. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The service failed; retry with bounded exponential backoff and jitter. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/v1/providers/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /** Activate or deactivate a provider (applies to its credentials within 5 seconds) */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["UpdateProvider"];
-                };
-            };
-            responses: {
-                /** @description The provider. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            data: components["schemas"]["Provider"];
-                        };
-                    };
-                };
-                /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Credentials missing or invalid. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body too large. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Content-Type is not application/json. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The service failed; retry with bounded exponential backoff and jitter. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        trace?: never;
-    };
-    "/admin/v1/providers/{id}/credentials": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List a provider's credentials (never their secrets) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Credentials. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            data: components["schemas"]["Credential"][];
-                        };
-                    };
-                };
-                /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Credentials missing or invalid. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The service failed; retry with bounded exponential backoff and jitter. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        /** Create a credential; the secret is returned once */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["CreateCredential"];
-                };
-            };
-            responses: {
-                /** @description The credential with its secret. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            data: components["schemas"]["CreatedCredential"];
-                        };
-                    };
-                };
-                /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Credentials missing or invalid. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body too large. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Content-Type is not application/json. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The service failed; retry with bounded exponential backoff and jitter. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/v1/credentials/{key}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /** Change status and/or permissions (applies within 5 seconds) */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    key: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["UpdateCredential"];
-                };
-            };
-            responses: {
-                /** @description The credential, without secret. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            data: components["schemas"]["Credential"];
-                        };
-                    };
-                };
-                /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Credentials missing or invalid. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body too large. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Content-Type is not application/json. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The service failed; retry with bounded exponential backoff and jitter. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
         trace?: never;
     };
     "/v1/quest-chains/active/{platformUserId}": {
@@ -922,405 +73,15 @@ export interface paths {
         };
         /**
          * A user's active quest chains with task states and progress
-         * @description Platform credentials (`quest_chains:read`). Every chain of your platform with status `active` and `start_date <= now < end_date`, with the user's progress (completed chains included, so rewards can be claimed). An unknown user, or one of another platform, answers 200 with `user.exists: false` and no chains.
+         * @description Platform credentials (`quest_chains:read`). Every chain of your platform with status `active` and `start_date <= now < end_date`, with the user's progress (completed chains included, so rewards can be claimed). An unknown user, or one of another platform, answers 200 with `user.exists: false` and no chains. The answer carries an `ETag` that changes exactly when the answer does (progress, claims, the chains, the live token, which is renewed once a minute); send it back in `If-None-Match` to get `304 Not Modified` while nothing changed.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    platformUserId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Active chains of the user. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            data: components["schemas"]["ActiveQuestChains"];
-                        };
-                    };
-                };
-                /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Credentials missing or invalid. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Credential or provider inactive, wrong provider type, or permission missing. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The service failed; retry with bounded exponential backoff and jitter. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getActiveQuestChains"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
-        trace?: never;
-    };
-    "/admin/v1/quest-chains": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List quest chains, newest first */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Only this platform's chains. */
-                    platform_id?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Chains, newest first. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            data: components["schemas"]["QuestChainDefinition"][];
-                        };
-                    };
-                };
-                /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Credentials missing or invalid. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The service failed; retry with bounded exponential backoff and jitter. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        /**
-         * Create a quest chain with its tasks and optional reward
-         * @description One transaction. 400 naming the field when platform_id is not a platform, advertiser_id not an advertiser, there are no tasks, sequence numbers are not exactly 1..n, or end_date is not after start_date. The platform's users are flagged for re-evaluation so their stored events count for the new chain.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["CreateQuestChain"];
-                };
-            };
-            responses: {
-                /** @description The chain as stored, with ids. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            data: components["schemas"]["QuestChainDefinition"];
-                        };
-                    };
-                };
-                /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Credentials missing or invalid. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body too large. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Content-Type is not application/json. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The service failed; retry with bounded exponential backoff and jitter. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/v1/quest-chains/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One quest chain */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The chain as stored, with ids. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            data: components["schemas"]["QuestChainDefinition"];
-                        };
-                    };
-                };
-                /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Credentials missing or invalid. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The service failed; retry with bounded exponential backoff and jitter. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /**
-         * Set the status of a quest chain (draft, active, paused, ended)
-         * @description Progress keeps being computed in every status; the status only decides whether GET active lists the chain.
-         */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["UpdateQuestChain"];
-                };
-            };
-            responses: {
-                /** @description The chain as stored, with ids. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            data: components["schemas"]["QuestChainDefinition"];
-                        };
-                    };
-                };
-                /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Credentials missing or invalid. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not found. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body too large. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Content-Type is not application/json. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The service failed; retry with bounded exponential backoff and jitter. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
         trace?: never;
     };
     "/v1/account-links": {
@@ -1336,88 +97,7 @@ export interface paths {
          * Start linking a user to an advertiser account (platform)
          * @description Platform credentials (`account_links:write`). Returns a single-use connection token valid 15 minutes; pass it through the advertiser's OAuth `state`. 400 when the user is not registered with you or `advertiser_id` is not an active advertiser.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["StartAccountLink"];
-                };
-            };
-            responses: {
-                /** @description The connection token. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            data: components["schemas"]["StartedAccountLink"];
-                        };
-                    };
-                };
-                /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Credentials missing or invalid. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Credential or provider inactive, wrong provider type, or permission missing. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body too large. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Content-Type is not application/json. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The service failed; retry with bounded exponential backoff and jitter. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["startAccountLink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1437,97 +117,7 @@ export interface paths {
          * Complete an account link after OAuth (advertiser)
          * @description Advertiser credentials (`account_links:write`). Links the platform user behind `connection_token` to your `advertiser_user_id`; your events for that id then count for the user (earlier ones included), and a `link_account` event is recorded at the link time. 400: token unknown, issued for another advertiser, or expired. 200 with `already_linked: true`: a retry with the same token and id (even after expiry), or the two accounts are already linked. 409: the token was used for another id, the id is linked to another user of the platform, or the user is linked to another id of yours.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["CompleteAccountLink"];
-                };
-            };
-            responses: {
-                /** @description The link. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            data: components["schemas"]["CompletedAccountLink"];
-                        };
-                    };
-                };
-                /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Credentials missing or invalid. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Credential or provider inactive, wrong provider type, or permission missing. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Conflicts with existing state. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body too large. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Content-Type is not application/json. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The service failed; retry with bounded exponential backoff and jitter. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["completeAccountLink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1545,70 +135,7 @@ export interface paths {
          * List a user's advertiser links (platform)
          * @description Platform credentials (`account_links:write`, the permission that starts links). An unknown user, like a user of another platform, has `links: []`.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    platformUserId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The user's links, oldest first. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            data: {
-                                links: components["schemas"]["AccountLink"][];
-                            };
-                        };
-                    };
-                };
-                /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Credentials missing or invalid. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Credential or provider inactive, wrong provider type, or permission missing. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The service failed; retry with bounded exponential backoff and jitter. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listAccountLinks"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1630,97 +157,7 @@ export interface paths {
          * Claim a completed task's or chain's reward
          * @description Platform credentials (`rewards:claim`). Give exactly one of `task_id` or `quest_chain_id` (the chain reward). Granted at most once, even under concurrent calls: a repeat answers 200 with the first claim and `already_claimed: true`. 409 when not claimable yet (task or chain not completed, chain without a reward); 400 for an unknown user, task or chain. Rewards of chains that have since been paused or ended stay claimable.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["ClaimReward"];
-                };
-            };
-            responses: {
-                /** @description The claim. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            data: components["schemas"]["RewardClaimResult"];
-                        };
-                    };
-                };
-                /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Credentials missing or invalid. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Credential or provider inactive, wrong provider type, or permission missing. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Conflicts with existing state. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body too large. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Content-Type is not application/json. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The service failed; retry with bounded exponential backoff and jitter. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["claimReward"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1738,68 +175,7 @@ export interface paths {
          * A user's claimable and claimed rewards
          * @description Platform credentials (`rewards:read`). Covers chains of every status (earned is earned). `claimable` holds task rewards (kind `task`, oldest completion first) then chain rewards (kind `chain`); `claimed` is oldest first. An unknown user has empty lists.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    platformUserId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The rewards. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: true;
-                            data: components["schemas"]["Rewards"];
-                        };
-                    };
-                };
-                /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Credentials missing or invalid. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Credential or provider inactive, wrong provider type, or permission missing. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The service failed; retry with bounded exponential backoff and jitter. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listRewards"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1819,67 +195,41 @@ export interface paths {
          * Stream a user's progress changes (Server-Sent Events)
          * @description Server-Sent Events for one platform user; needs no API headers, only the token (safe to hand to a browser, valid 1 hour). Events: `ready` once connected (data `{"user_exists": boolean}`); `progress` with data `{"quest_chain_ids": [...], "changed_at": "..."}` whenever the user's progress changes (its `id` is `changed_at`, so a reconnecting EventSource resumes from it via Last-Event-ID); a comment line (`: keep-alive`) at least every 25 seconds. On `progress`, refetch GET /v1/quest-chains/active/{platformUserId} through your backend.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description `liveUpdates.token` from GET /v1/quest-chains/active/{platformUserId}. */
-                    token?: string;
-                    /** @description `liveUpdates.baselineTimestamp` from the same read (ISO 8601 UTC). When progress changed after it, a `progress` event is sent at once. `null` (the baseline of a user without changes) means any recorded change is news. */
-                    since?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description An event stream. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/event-stream": string;
-                    };
-                };
-                /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Credentials missing or invalid. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The service failed; retry with bounded exponential backoff and jitter. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not ready. */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
+        get: operations["streamLiveUpdates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
         };
+        /** Liveness: 200 while the process runs */
+        get: operations["getLiveness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readiness: 200 when Postgres and Redis answer; 503 otherwise or while shutting down */
+        get: operations["getReadiness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1892,25 +242,131 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        Error: {
+        /**
+         * @example {
+         *       "user_id": "6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b",
+         *       "platform_user_id": "user-123",
+         *       "created_at": "2026-01-02T03:00:00.000Z",
+         *       "already_exists": false
+         *     }
+         */
+        RegisteredUser: {
+            /** Format: uuid */
+            user_id: string;
+            platform_user_id: string;
+            /**
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-01-02T03:04:05.678Z
+             */
+            created_at: string;
+            already_exists: boolean;
+        };
+        Error400: {
             /** @enum {boolean} */
             success: false;
             /** @description Human-readable message naming what is wrong. */
             error: string;
             /**
-             * @description Machine-readable error code.
+             * @description Machine-readable code of the condition (docs/errors.md): branch on it, not on the message.
              * @enum {string}
              */
-            code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "payload_too_large" | "unsupported_media_type" | "internal" | "unavailable";
+            code: "invalid_json" | "unknown_field" | "invalid_field" | "missing_field" | "user_not_registered" | "advertiser_not_active" | "task_not_found" | "quest_chain_not_found" | "link_token_invalid" | "link_token_expired";
+            /**
+             * @description The request field at fault, as a dot path (`events.3.timestamp`), when one field is.
+             * @example user_id
+             */
+            param?: string;
         };
-        RegisteredUser: {
-            /** Format: uuid */
-            user_id: string;
-            platform_user_id: string;
-            /** @example 2026-01-02T03:04:05.678Z */
-            created_at: string;
-            already_exists: boolean;
+        Error401: {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Human-readable message naming what is wrong. */
+            error: string;
+            /**
+             * @description Machine-readable code of the condition (docs/errors.md): branch on it, not on the message.
+             * @enum {string}
+             */
+            code: "missing_credentials" | "invalid_credentials" | "invalid_live_token";
+            /**
+             * @description The request field at fault, as a dot path (`events.3.timestamp`), when one field is.
+             * @example user_id
+             */
+            param?: string;
         };
+        Error403: {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Human-readable message naming what is wrong. */
+            error: string;
+            /**
+             * @description Machine-readable code of the condition (docs/errors.md): branch on it, not on the message.
+             * @enum {string}
+             */
+            code: "credential_inactive" | "provider_inactive" | "wrong_provider_type" | "permission_missing";
+            /**
+             * @description The request field at fault, as a dot path (`events.3.timestamp`), when one field is.
+             * @example user_id
+             */
+            param?: string;
+        };
+        Error413: {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Human-readable message naming what is wrong. */
+            error: string;
+            /**
+             * @description Machine-readable code of the condition (docs/errors.md): branch on it, not on the message.
+             * @enum {string}
+             */
+            code: "payload_too_large";
+            /**
+             * @description The request field at fault, as a dot path (`events.3.timestamp`), when one field is.
+             * @example user_id
+             */
+            param?: string;
+        };
+        Error415: {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Human-readable message naming what is wrong. */
+            error: string;
+            /**
+             * @description Machine-readable code of the condition (docs/errors.md): branch on it, not on the message.
+             * @enum {string}
+             */
+            code: "unsupported_media_type";
+            /**
+             * @description The request field at fault, as a dot path (`events.3.timestamp`), when one field is.
+             * @example user_id
+             */
+            param?: string;
+        };
+        Error500: {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Human-readable message naming what is wrong. */
+            error: string;
+            /**
+             * @description Machine-readable code of the condition (docs/errors.md): branch on it, not on the message.
+             * @enum {string}
+             */
+            code: "internal";
+            /**
+             * @description The request field at fault, as a dot path (`events.3.timestamp`), when one field is.
+             * @example user_id
+             */
+            param?: string;
+        };
+        /**
+         * @example {
+         *       "platform_user_id": "user-123",
+         *       "country_code": "DE",
+         *       "user_metadata": {
+         *         "username": "ada",
+         *         "avatar_url": "https://example.com/ada.png"
+         *       }
+         *     }
+         */
         RegisterUser: {
             /** @example user-123 */
             platform_user_id: string;
@@ -1926,23 +382,49 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /**
+         * @example {
+         *       "event_id": "0b8e6c52-1d3f-4a7e-9b2c-5d6e7f8a9b0c",
+         *       "user_id": "user-123",
+         *       "event_type": "transaction",
+         *       "received_at": "2026-01-02T03:04:06.012Z",
+         *       "status": "received"
+         *     }
+         */
         RecordedEvent: {
             /** Format: uuid */
             event_id: string;
             user_id: string;
             event_type: string;
-            /** @example 2026-01-02T03:04:05.678Z */
+            /**
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-01-02T03:04:05.678Z
+             */
             received_at: string;
             /** @enum {string} */
             status: "received" | "duplicate";
         };
+        /**
+         * @example {
+         *       "user_id": "user-123",
+         *       "event_type": "transaction",
+         *       "timestamp": "2026-01-02T03:04:05.678Z",
+         *       "amount": 50,
+         *       "currency": "EUR",
+         *       "reference": "order-1001",
+         *       "metadata": {
+         *         "channel": "web"
+         *       }
+         *     }
+         */
         EventInput: {
             /** @description The user's id in the caller's own system. */
             user_id: string;
             /** @example transaction */
             event_type: string;
             /**
-             * @description When the event occurred (UTC).
+             * Format: date-time
+             * @description When the event occurred: an ISO 8601 date-time in UTC (ending `Z` or `+00:00`) with up to 6 fractional digits, e.g. `2026-01-02T03:04:05Z` or `2026-01-02T03:04:05.678901+00:00`. Part of the deduplication key.
              * @example 2026-01-02T03:04:05.678Z
              */
             timestamp: string;
@@ -1954,6 +436,12 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /**
+         * @example {
+         *       "event_id": "0b8e6c52-1d3f-4a7e-9b2c-5d6e7f8a9b0c",
+         *       "status": "received"
+         *     }
+         */
         EventBatchItemResult: {
             /** Format: uuid */
             event_id: string;
@@ -1963,52 +451,128 @@ export interface components {
             /** @enum {string} */
             status: "rejected";
             error: string;
+            /**
+             * @description As in the error envelope (docs/errors.md).
+             * @enum {string}
+             */
+            code: "invalid_field" | "missing_field" | "unknown_field";
+            /** @description The field at fault, from the batch body (`events.3.timestamp`). */
+            param?: string;
         };
+        /**
+         * @example {
+         *       "events": [
+         *         {
+         *           "user_id": "user-123",
+         *           "event_type": "registration",
+         *           "timestamp": "2026-01-02T03:00:00Z"
+         *         },
+         *         {
+         *           "user_id": "user-123",
+         *           "event_type": "kyc",
+         *           "timestamp": "2026-01-02T03:02:00.5Z",
+         *           "metadata": {
+         *             "provider": "idnow"
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
         EventBatch: {
             events: components["schemas"]["EventInput"][];
         };
-        Provider: {
-            /** Format: uuid */
-            id: string;
-            /** @enum {string} */
-            type: "platform" | "advertiser";
-            name: string;
-            /** @enum {string} */
-            status: "active" | "inactive";
-            created_at: string;
-        };
-        CreateProvider: {
-            /** @enum {string} */
-            type: "platform" | "advertiser";
-            name: string;
-        };
-        UpdateProvider: {
-            /** @enum {string} */
-            status: "active" | "inactive";
-        };
-        CreatedCredential: components["schemas"]["Credential"] & {
-            /** @description Shown in this answer only; store it now. */
-            secret: string;
-        };
-        Credential: {
-            key: string;
-            /** Format: uuid */
-            provider_id: string;
-            /** @enum {string} */
-            provider_type: "platform" | "advertiser";
-            permissions: string[];
-            /** @enum {string} */
-            status: "active" | "inactive";
-        };
-        CreateCredential: {
-            /** @description Defaults to every permission the provider type may hold. */
-            permissions?: string[];
-        };
-        UpdateCredential: {
-            /** @enum {string} */
-            status?: "active" | "inactive";
-            permissions?: string[];
-        };
+        /**
+         * @example {
+         *       "liveUpdates": {
+         *         "token": "eyJwIjoiM2YwYzFkMmUtNGI1YS00YzZkLThlN2YtOWEwYjFjMmQzZTRmIiwidSI6InVzZXItMTIzIiwiZXhwIjoxNzY3MzI2NjQ1Njc4fQ.d-tA3mfXcUEWB4Ab-e07Kuu2s_SmoYPGO2LC5trqvZc",
+         *         "baselineTimestamp": "2026-01-02T03:02:01.234Z"
+         *       },
+         *       "quest_chains": [
+         *         {
+         *           "quest_chain": {
+         *             "id": "c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70",
+         *             "name": "Get started",
+         *             "description": "Three steps to your first trade.",
+         *             "logo_url": "https://example.com/logo.png",
+         *             "background_image_url": null,
+         *             "start_date": "2026-01-01T00:00:00.000Z",
+         *             "end_date": "2026-07-01T00:00:00.000Z",
+         *             "status": "active",
+         *             "platform_id": "3f0c1d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f",
+         *             "advertiser_id": "7a1b2c3d-5e6f-4a8b-9c0d-1e2f3a4b5c6d",
+         *             "allow_any_order": false
+         *           },
+         *           "tasks": [
+         *             {
+         *               "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+         *               "sequence_number": 1,
+         *               "name": "Verify your identity",
+         *               "description": null,
+         *               "condition_event_type": "kyc",
+         *               "condition_min_amount": null,
+         *               "condition_currency": null,
+         *               "condition_after_timestamp": null,
+         *               "condition_before_timestamp": null,
+         *               "reward_type": "points",
+         *               "reward_name": "Welcome points",
+         *               "reward_value": 100,
+         *               "reward_image_urls": null,
+         *               "user_status": "completed"
+         *             },
+         *             {
+         *               "id": "b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e",
+         *               "sequence_number": 2,
+         *               "name": "First deposit of 50 EUR",
+         *               "description": "Any deposit of at least 50 EUR.",
+         *               "condition_event_type": "transaction",
+         *               "condition_min_amount": 50,
+         *               "condition_currency": "EUR",
+         *               "condition_after_timestamp": null,
+         *               "condition_before_timestamp": null,
+         *               "reward_type": "points",
+         *               "reward_name": "Deposit bonus",
+         *               "reward_value": 250,
+         *               "reward_image_urls": null,
+         *               "user_status": "available"
+         *             }
+         *           ],
+         *           "user_progress": {
+         *             "status": "in_progress",
+         *             "progress": 50,
+         *             "joined_at": "2026-01-02T03:00:00.000Z",
+         *             "completed_at": null,
+         *             "completed_tasks": 1,
+         *             "total_tasks": 2
+         *           },
+         *           "chain_reward": {
+         *             "id": "d3e4f5a6-b7c8-4d9e-8f0a-2b3c4d5e6f7a",
+         *             "type": "mystery_box",
+         *             "name": "Mystery box",
+         *             "value": 5,
+         *             "image_urls": [
+         *               "https://example.com/box.png"
+         *             ],
+         *             "claimable": false
+         *           }
+         *         }
+         *       ],
+         *       "claimable_tasks": [
+         *         {
+         *           "task_id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+         *           "quest_chain_id": "c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70",
+         *           "sequence_number": 1,
+         *           "reward_type": "points",
+         *           "reward_name": "Welcome points",
+         *           "reward_value": 100,
+         *           "reward_image_urls": null,
+         *           "completed_at": "2026-01-02T03:02:00.500Z"
+         *         }
+         *       ],
+         *       "user": {
+         *         "exists": true
+         *       }
+         *     }
+         */
         ActiveQuestChains: {
             liveUpdates: {
                 /** @description Signed, valid 1 hour, scoped to this platform user; safe to hand to a browser for GET /v1/live. */
@@ -2130,144 +694,30 @@ export interface components {
              */
             completed_at: string;
         };
-        QuestChainDefinition: {
-            quest_chain: components["schemas"]["AdminQuestChain"];
-            tasks: components["schemas"]["AdminQuestTask"][];
-            chain_reward: components["schemas"]["AdminChainReward"];
-        };
-        AdminQuestChain: {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            description: string | null;
-            logo_url: string | null;
-            background_image_url: string | null;
-            /**
-             * @description ISO 8601 UTC with milliseconds.
-             * @example 2026-01-02T03:04:05.678Z
-             */
-            start_date: string;
-            /**
-             * @description ISO 8601 UTC with milliseconds.
-             * @example 2026-01-02T03:04:05.678Z
-             */
-            end_date: string;
-            /** @enum {string} */
-            status: "draft" | "active" | "paused" | "ended";
-            /** Format: uuid */
-            platform_id: string;
-            /** Format: uuid */
-            advertiser_id: string;
-            /** @description false: one task at a time in sequence order; true: an event completes the lowest-numbered open task it matches. */
-            allow_any_order: boolean;
-            created_at: string;
-            updated_at: string;
-        };
-        AdminQuestTask: {
-            /** Format: uuid */
-            id: string;
-            sequence_number: number;
-            name: string;
-            description: string | null;
-            condition_event_type: string;
-            condition_min_amount: number | null;
-            condition_currency: string | null;
-            /**
-             * @description Inclusive lower bound on the event timestamp.
-             * @example 2026-01-02T03:04:05.678Z
-             */
-            condition_after_timestamp: string | null;
-            /**
-             * @description Exclusive upper bound on the event timestamp.
-             * @example 2026-01-02T03:04:05.678Z
-             */
-            condition_before_timestamp: string | null;
-            reward_type: string;
-            reward_name: string;
-            reward_value: number;
-            reward_image_urls: string[] | null;
-        };
-        AdminChainReward: {
-            /** Format: uuid */
-            id: string;
-            /** @example mystery_box */
-            type: string;
-            name: string;
-            value: number | null;
-            image_urls: string[] | null;
-        } | null;
-        CreateQuestChain: {
-            /** Format: uuid */
-            platform_id: string;
-            /** Format: uuid */
-            advertiser_id: string;
-            name: string;
-            description?: string | null;
-            /** Format: uri */
-            logo_url?: string;
-            /** Format: uri */
-            background_image_url?: string;
-            /**
-             * @description ISO 8601 with any offset; stored as the instant, answered in UTC.
-             * @example 2026-01-01T00:00:00+01:00
-             */
-            start_date: string;
-            /**
-             * @description Must be after start_date; events at or after it do not count.
-             * @example 2026-01-01T00:00:00+01:00
-             */
-            end_date: string;
-            /**
-             * @description Default `active`.
-             * @enum {string}
-             */
-            status?: "draft" | "active" | "paused" | "ended";
-            /** @description Default false. */
-            allow_any_order?: boolean;
-            /** @description sequence_number exactly 1..n. */
-            tasks: components["schemas"]["QuestTaskInput"][];
-            chain_reward?: {
-                type: string;
-                name: string;
-                value?: number | null;
-                image_urls?: string[] | null;
-            } | null;
-        };
-        QuestTaskInput: {
-            sequence_number: number;
-            name: string;
-            description?: string | null;
-            condition_event_type: string;
-            condition_min_amount?: number | null;
-            condition_currency?: string | null;
-            /**
-             * @description Events at or after this instant count.
-             * @example 2026-01-01T00:00:00+01:00
-             */
-            condition_after_timestamp?: string | null;
-            /**
-             * @description Events strictly before this instant count.
-             * @example 2026-01-01T00:00:00+01:00
-             */
-            condition_before_timestamp?: string | null;
-            reward_type: string;
-            reward_name: string;
-            reward_value: number;
-            reward_image_urls?: string[] | null;
-        };
-        UpdateQuestChain: {
-            /** @enum {string} */
-            status: "draft" | "active" | "paused" | "ended";
-        };
+        /**
+         * @example {
+         *       "connection_token": "lt_ckerwl5HSiiUTzcCBa-TAuqK3VxNJaxZxJP-MwJ4Azs",
+         *       "expires_at": "2026-01-02T03:20:00.000Z"
+         *     }
+         */
         StartedAccountLink: {
             /**
              * @description Single-use; pass it through the advertiser's OAuth `state`.
              * @example lt_…
              */
             connection_token: string;
-            /** @example 2026-01-02T03:04:05.678Z */
+            /**
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-01-02T03:04:05.678Z
+             */
             expires_at: string;
         };
+        /**
+         * @example {
+         *       "platform_user_id": "user-123",
+         *       "advertiser_id": "7a1b2c3d-5e6f-4a8b-9c0d-1e2f3a4b5c6d"
+         *     }
+         */
         StartAccountLink: {
             /**
              * @description Your registered user.
@@ -2280,30 +730,90 @@ export interface components {
              */
             advertiser_id: string;
         };
+        /**
+         * @example {
+         *       "link_id": "f5a6b7c8-d9e0-4f1a-8b2c-4d5e6f7a8b9c",
+         *       "advertiser_user_id": "adv-user-42",
+         *       "linked_at": "2026-01-02T03:10:00.000Z",
+         *       "already_linked": false
+         *     }
+         */
         CompletedAccountLink: {
             /** Format: uuid */
             link_id: string;
             advertiser_user_id: string;
-            /** @example 2026-01-02T03:04:05.678Z */
+            /**
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-01-02T03:04:05.678Z
+             */
             linked_at: string;
             /** @description True for a retry, or when the two accounts were already linked to each other. */
             already_linked: boolean;
         };
+        Error409: {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Human-readable message naming what is wrong. */
+            error: string;
+            /**
+             * @description Machine-readable code of the condition (docs/errors.md): branch on it, not on the message.
+             * @enum {string}
+             */
+            code: "link_token_used" | "advertiser_user_already_linked" | "user_already_linked" | "reward_not_claimable";
+            /**
+             * @description The request field at fault, as a dot path (`events.3.timestamp`), when one field is.
+             * @example user_id
+             */
+            param?: string;
+        };
+        /**
+         * @example {
+         *       "connection_token": "lt_ckerwl5HSiiUTzcCBa-TAuqK3VxNJaxZxJP-MwJ4Azs",
+         *       "advertiser_user_id": "adv-user-42"
+         *     }
+         */
         CompleteAccountLink: {
             /** @description The token the platform handed you in `state`. */
             connection_token: string;
             /** @description The user's id in your system (as in your events' user_id). */
             advertiser_user_id: string;
         };
+        /**
+         * @example {
+         *       "link_id": "f5a6b7c8-d9e0-4f1a-8b2c-4d5e6f7a8b9c",
+         *       "advertiser_id": "7a1b2c3d-5e6f-4a8b-9c0d-1e2f3a4b5c6d",
+         *       "advertiser_user_id": "adv-user-42",
+         *       "linked_at": "2026-01-02T03:10:00.000Z"
+         *     }
+         */
         AccountLink: {
             /** Format: uuid */
             link_id: string;
             /** Format: uuid */
             advertiser_id: string;
             advertiser_user_id: string;
-            /** @example 2026-01-02T03:04:05.678Z */
+            /**
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-01-02T03:04:05.678Z
+             */
             linked_at: string;
         };
+        /**
+         * @example {
+         *       "claim_id": "e4f5a6b7-c8d9-4e0f-9a1b-3c4d5e6f7a8b",
+         *       "kind": "task",
+         *       "task_id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+         *       "quest_chain_id": "c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70",
+         *       "reward": {
+         *         "type": "points",
+         *         "name": "Welcome points",
+         *         "value": 100,
+         *         "image_urls": null
+         *       },
+         *       "claimed_at": "2026-01-02T03:05:00.000Z",
+         *       "already_claimed": false
+         *     }
+         */
         RewardClaimResult: components["schemas"]["RewardClaim"] & {
             /** @description True when this reward had been claimed before: the first claim is returned. */
             already_claimed: boolean;
@@ -2319,6 +829,21 @@ export interface components {
             value: number | null;
             image_urls: string[] | null;
         };
+        /**
+         * @example {
+         *       "claim_id": "e4f5a6b7-c8d9-4e0f-9a1b-3c4d5e6f7a8b",
+         *       "kind": "task",
+         *       "task_id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+         *       "quest_chain_id": "c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70",
+         *       "reward": {
+         *         "type": "points",
+         *         "name": "Welcome points",
+         *         "value": 100,
+         *         "image_urls": null
+         *       },
+         *       "claimed_at": "2026-01-02T03:05:00.000Z"
+         *     }
+         */
         RewardClaim: {
             /** Format: uuid */
             claim_id: string;
@@ -2332,9 +857,18 @@ export interface components {
             /** Format: uuid */
             quest_chain_id: string;
             reward: components["schemas"]["Reward"];
-            /** @example 2026-01-02T03:04:05.678Z */
+            /**
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-01-02T03:04:05.678Z
+             */
             claimed_at: string;
         };
+        /**
+         * @example {
+         *       "platform_user_id": "user-123",
+         *       "task_id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d"
+         *     }
+         */
         ClaimReward: {
             /** @example user-123 */
             platform_user_id: string;
@@ -2352,28 +886,79 @@ export interface components {
         Rewards: {
             claimable: (components["schemas"]["ClaimableTaskReward"] | components["schemas"]["ClaimableChainReward"])[];
             claimed: components["schemas"]["RewardClaim"][];
+            /** @description True when more items follow: ask again with `starting_after` set to the last item of this page. */
+            has_more: boolean;
         };
-        ClaimableTaskReward: {
+        /**
+         * @example {
+         *       "kind": "task",
+         *       "task_id": "b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e",
+         *       "quest_chain_id": "c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70",
+         *       "sequence_number": 2,
+         *       "reward_type": "points",
+         *       "reward_name": "Deposit bonus",
+         *       "reward_value": 250,
+         *       "reward_image_urls": null,
+         *       "completed_at": "2026-01-03T09:00:00.000Z"
+         *     }
+         */
+        ClaimableTaskReward: components["schemas"]["ClaimableTask"] & {
             /** @enum {string} */
             kind: "task";
-            /** Format: uuid */
-            task_id: string;
-            /** Format: uuid */
-            quest_chain_id: string;
-            sequence_number: number;
-            reward_type: string;
-            reward_name: string;
-            reward_value: number;
-            reward_image_urls: string[] | null;
-            /** @example 2026-01-02T03:04:05.678Z */
-            completed_at: string;
         };
+        /**
+         * @example {
+         *       "kind": "chain",
+         *       "quest_chain_id": "c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70",
+         *       "reward": {
+         *         "id": "d3e4f5a6-b7c8-4d9e-8f0a-2b3c4d5e6f7a",
+         *         "type": "mystery_box",
+         *         "name": "Mystery box",
+         *         "value": 5,
+         *         "image_urls": [
+         *           "https://example.com/box.png"
+         *         ]
+         *       }
+         *     }
+         */
         ClaimableChainReward: {
             /** @enum {string} */
             kind: "chain";
             /** Format: uuid */
             quest_chain_id: string;
             reward: components["schemas"]["Reward"];
+        };
+        Error429: {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Human-readable message naming what is wrong. */
+            error: string;
+            /**
+             * @description Machine-readable code of the condition (docs/errors.md): branch on it, not on the message.
+             * @enum {string}
+             */
+            code: "rate_limited" | "too_many_streams";
+            /**
+             * @description The request field at fault, as a dot path (`events.3.timestamp`), when one field is.
+             * @example user_id
+             */
+            param?: string;
+        };
+        Error503: {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Human-readable message naming what is wrong. */
+            error: string;
+            /**
+             * @description Machine-readable code of the condition (docs/errors.md): branch on it, not on the message.
+             * @enum {string}
+             */
+            code: "unavailable";
+            /**
+             * @description The request field at fault, as a dot path (`events.3.timestamp`), when one field is.
+             * @example user_id
+             */
+            param?: string;
         };
     };
     responses: never;
@@ -2383,4 +968,1284 @@ export interface components {
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    registerUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegisterUser"];
+            };
+        };
+        responses: {
+            /** @description The registered user. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["RegisteredUser"];
+                    };
+                };
+            };
+            /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "country_code: must be an ISO 3166-1 alpha-2 code",
+                     *       "code": "invalid_field",
+                     *       "param": "country_code"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Credentials missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "X-API-Key and X-API-Secret headers are required",
+                     *       "code": "missing_credentials"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Credential or provider inactive, wrong provider type, or permission missing. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Credential lacks the permission users:register",
+                     *       "code": "permission_missing"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body exceeds 65536 bytes",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Content-Type must be application/json",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description The service failed; retry with bounded exponential backoff and jitter. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The operation could not be completed",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    sendEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventInput"];
+            };
+        };
+        responses: {
+            /** @description Recorded (or existing) event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["RecordedEvent"];
+                    };
+                };
+            };
+            /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "userId: unknown field; user_id: required",
+                     *       "code": "unknown_field",
+                     *       "param": "userId"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Credentials missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "X-API-Key and X-API-Secret headers are required",
+                     *       "code": "missing_credentials"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Credential or provider inactive, wrong provider type, or permission missing. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Credential lacks the permission events:write",
+                     *       "code": "permission_missing"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body exceeds 65536 bytes",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Content-Type must be application/json",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description The service failed; retry with bounded exponential backoff and jitter. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The operation could not be completed",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    sendEventBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventBatch"];
+            };
+        };
+        responses: {
+            /** @description Per-item results in input order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            results: components["schemas"]["EventBatchItemResult"][];
+                        };
+                    };
+                };
+            };
+            /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "events: Too big: expected array to have <=500 items",
+                     *       "code": "invalid_field",
+                     *       "param": "events"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Credentials missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "X-API-Key and X-API-Secret headers are required",
+                     *       "code": "missing_credentials"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Credential or provider inactive, wrong provider type, or permission missing. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Credential lacks the permission events:write",
+                     *       "code": "permission_missing"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body exceeds 1048576 bytes",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Content-Type must be application/json",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description The service failed; retry with bounded exponential backoff and jitter. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The operation could not be completed",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    getActiveQuestChains: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                platformUserId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Active chains of the user. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ActiveQuestChains"];
+                    };
+                };
+            };
+            /** @description Not modified: the `If-None-Match` tag is still current; keep the answer you have. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "platformUserId: Too big: expected string to have <=255 characters",
+                     *       "code": "invalid_field",
+                     *       "param": "platformUserId"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Credentials missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "X-API-Key and X-API-Secret headers are required",
+                     *       "code": "missing_credentials"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Credential or provider inactive, wrong provider type, or permission missing. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "This operation is not open to your provider type",
+                     *       "code": "wrong_provider_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description The service failed; retry with bounded exponential backoff and jitter. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The operation could not be completed",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    startAccountLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StartAccountLink"];
+            };
+        };
+        responses: {
+            /** @description The connection token. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["StartedAccountLink"];
+                    };
+                };
+            };
+            /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "platform_user_id: no registered user with this id",
+                     *       "code": "user_not_registered",
+                     *       "param": "platform_user_id"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Credentials missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "X-API-Key and X-API-Secret headers are required",
+                     *       "code": "missing_credentials"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Credential or provider inactive, wrong provider type, or permission missing. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Credential lacks the permission account_links:write",
+                     *       "code": "permission_missing"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body exceeds 65536 bytes",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Content-Type must be application/json",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description The service failed; retry with bounded exponential backoff and jitter. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The operation could not be completed",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    completeAccountLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompleteAccountLink"];
+            };
+        };
+        responses: {
+            /** @description The link. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["CompletedAccountLink"];
+                    };
+                };
+            };
+            /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "connection_token: expired",
+                     *       "code": "link_token_expired",
+                     *       "param": "connection_token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Credentials missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "X-API-Key and X-API-Secret headers are required",
+                     *       "code": "missing_credentials"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Credential or provider inactive, wrong provider type, or permission missing. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Credential lacks the permission events:write",
+                     *       "code": "permission_missing"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Conflicts with existing state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "connection_token: already used to link another advertiser user id",
+                     *       "code": "link_token_used",
+                     *       "param": "connection_token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description Body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body exceeds 65536 bytes",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Content-Type must be application/json",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description The service failed; retry with bounded exponential backoff and jitter. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The operation could not be completed",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    listAccountLinks: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 200 (default 50). */
+                limit?: number;
+                /** @description Continue after this item: the last link's `link_id`. Omit for the first page. */
+                starting_after?: string;
+            };
+            header?: never;
+            path: {
+                platformUserId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user's links, oldest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            links: components["schemas"]["AccountLink"][];
+                            /** @description True when more items follow: ask again with `starting_after` set to the last item of this page. */
+                            has_more: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "platformUserId: Too big: expected string to have <=255 characters",
+                     *       "code": "invalid_field",
+                     *       "param": "platformUserId"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Credentials missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "X-API-Key and X-API-Secret headers are required",
+                     *       "code": "missing_credentials"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Credential or provider inactive, wrong provider type, or permission missing. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Credential lacks the permission events:write",
+                     *       "code": "permission_missing"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description The service failed; retry with bounded exponential backoff and jitter. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The operation could not be completed",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    claimReward: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClaimReward"];
+            };
+        };
+        responses: {
+            /** @description The claim. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["RewardClaimResult"];
+                    };
+                };
+            };
+            /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "task_id: no task of your platform has this id",
+                     *       "code": "task_not_found",
+                     *       "param": "task_id"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Credentials missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "X-API-Key and X-API-Secret headers are required",
+                     *       "code": "missing_credentials"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Credential or provider inactive, wrong provider type, or permission missing. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Credential lacks the permission rewards:claim",
+                     *       "code": "permission_missing"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Conflicts with existing state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The task is not completed yet",
+                     *       "code": "reward_not_claimable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description Body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body exceeds 65536 bytes",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Content-Type must be application/json",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description The service failed; retry with bounded exponential backoff and jitter. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The operation could not be completed",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    listRewards: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 200 (default 50). */
+                limit?: number;
+                /** @description Continue after this item: the page's last entry: the last `claimed` entry's `claim_id`, or when `claimed` is empty the last `claimable` entry's `task_id` (kind `task`) or `quest_chain_id` (kind `chain`). Omit for the first page. */
+                starting_after?: string;
+            };
+            header?: never;
+            path: {
+                platformUserId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rewards. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Rewards"];
+                    };
+                };
+            };
+            /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "platformUserId: Too big: expected string to have <=255 characters",
+                     *       "code": "invalid_field",
+                     *       "param": "platformUserId"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Credentials missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "X-API-Key and X-API-Secret headers are required",
+                     *       "code": "missing_credentials"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Credential or provider inactive, wrong provider type, or permission missing. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Credential is inactive",
+                     *       "code": "credential_inactive"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description The service failed; retry with bounded exponential backoff and jitter. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The operation could not be completed",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    streamLiveUpdates: {
+        parameters: {
+            query?: {
+                /** @description `liveUpdates.token` from GET /v1/quest-chains/active/{platformUserId}. */
+                token?: string;
+                /** @description `liveUpdates.baselineTimestamp` from the same read (ISO 8601 UTC). When progress changed after it, a `progress` event is sent at once. `null` (the baseline of a user without changes) means any recorded change is news. */
+                since?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An event stream. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "since: must be the baselineTimestamp of the read (ISO 8601 UTC, e.g. 2026-01-02T03:04:05.678Z) or null",
+                     *       "code": "invalid_field",
+                     *       "param": "since"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Credentials missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "token: missing, invalid or expired live token",
+                     *       "code": "invalid_live_token",
+                     *       "param": "token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Credential or provider inactive, wrong provider type, or permission missing. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "token: the platform it was issued to is inactive",
+                     *       "code": "provider_inactive",
+                     *       "param": "token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Too many requests; retry after the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many live streams: this user already has 10 open streams (close one first)",
+                     *       "code": "too_many_streams"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description The service failed; retry with bounded exponential backoff and jitter. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The operation could not be completed",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Not ready. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    getLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Alive. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /**
+                             * @description `ok` (liveness) or `ready` (readiness).
+                             * @example ok
+                             */
+                            status: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /**
+                             * @description `ok` (liveness) or `ready` (readiness).
+                             * @example ok
+                             */
+                            status: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not ready. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Not ready: redis unreachable",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+}
