@@ -1,7 +1,24 @@
-# Build stage: compile TypeScript with the dev dependencies.
-FROM node:20-bookworm-slim AS build
+# syntax=docker/dockerfile:1
+# ONE image for every role: the migration, the API, the worker and the operator
+# CLI. The command picks the role (docker-compose.yml builds it once and runs
+# it three ways). Node 22 LTS; the runtime stage holds production dependencies,
+# dist/ and the migrations only: no compiler, no test tools.
+ARG NODE_IMAGE=node:22-bookworm-slim
+
+# Production dependencies. The root postinstall (patch-package, itself a
+# production dependency) applies patches/postgres+3.4.9.patch here, so the
+# runtime gets the fixed driver (docs/decisions.md, "postgres.js patched").
+FROM ${NODE_IMAGE} AS prod-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY patches ./patches
+RUN npm ci --omit=dev && npm cache clean --force
+
+# Compile TypeScript with the dev dependencies.
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY patches ./patches
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY api ./api
@@ -10,14 +27,16 @@ COPY shared ./shared
 # Build info and declarations serve only the type-check of the tests.
 RUN npx tsc -b tsconfig.build.json && rm -rf dist/.types dist/.tsbuildinfo
 
-# Runtime stage: production dependencies, compiled code and migrations only.
-FROM node:20-bookworm-slim
+FROM ${NODE_IMAGE}
 ENV NODE_ENV=production
 WORKDIR /app
+COPY --from=prod-deps /app/node_modules ./node_modules
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY drizzle ./drizzle
+# The operator CLI on PATH: `docker compose run --rm api quest-chains --json providers list`.
+RUN chmod +x dist/api/cli/main.js && ln -s /app/dist/api/cli/main.js /usr/local/bin/quest-chains
 USER node
 EXPOSE 3000 3001
+# The API by default; the worker is `node dist/worker/main.js`, the migration `node dist/shared/db/migrate-main.js`.
 CMD ["node", "dist/api/main.js"]

@@ -43,7 +43,11 @@ export function buildIfStale(say = (message) => process.stderr.write(`${message}
   if (!isStale()) return 'fresh';
   let tsc;
   try {
-    tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+    const require = createRequire(import.meta.url);
+    // @types/node first: TypeScript alone can be in a production install (an optional peer of
+    // dependencies), but without the dev dependencies a build would not be the real one.
+    require.resolve('@types/node/package.json');
+    tsc = require.resolve('typescript/bin/tsc');
   } catch {
     if (existsSync(BUILT_ENTRY)) return 'as-built';
     throw new Error('dist/ is missing and TypeScript is not installed: build with the dev dependencies first (npm ci && npm run build)');
