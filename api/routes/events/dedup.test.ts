@@ -110,14 +110,15 @@ describe('a duplicate repairs a lost enqueue', () => {
     const first = await send(body);
     const eventId = first.json.data.event_id as string;
     const [job] = await jobsOf(eventId);
-    expect(job?.data).toEqual({ eventIds: [eventId] });
+    expect(job?.data).toEqual({ eventIds: [eventId], providerId: platform.id, requestIds: [first.headers.get('x-request-id')] });
 
     // Redis lost the job (restart, flush): the client's retry puts it back.
     await loseJobsOf(eventId);
     expect(await jobsOf(eventId)).toHaveLength(0);
     const retry = await send(body);
     expect(retry.json.data).toMatchObject({ status: 'duplicate', event_id: eventId });
-    expect((await jobsOf(eventId)).map((j) => j.data)).toEqual([{ eventIds: [eventId] }]);
+    // The new job names the retry's request: the call that put the event back.
+    expect((await jobsOf(eventId)).map((j) => j.data)).toEqual([{ eventIds: [eventId], providerId: platform.id, requestIds: [retry.headers.get('x-request-id')] }]);
   });
 
   it('does not enqueue a duplicate of an event already processed', async () => {
@@ -130,10 +131,12 @@ describe('a duplicate repairs a lost enqueue', () => {
     expect(await jobsOf(eventId)).toHaveLength(0);
   });
 
-  it('jobs carry event ids only', async () => {
+  it('jobs carry ids only: events, their sender, the request; never event data', async () => {
     const body = { user_id: 'payload', event_type: 'x', timestamp: '2026-03-01T10:00:00Z', metadata: { secret: 'not in the job' } };
-    const eventId = (await send(body)).json.data.event_id as string;
+    const sent = await api.call('POST', '/v1/events', { headers: { ...platform.headers, 'x-request-id': 'req-payload-1' }, body });
+    const eventId = sent.json.data.event_id as string;
     const [job] = await jobsOf(eventId);
-    expect(job?.data).toEqual({ eventIds: [eventId] });
+    expect(job?.data).toEqual({ eventIds: [eventId], providerId: platform.id, requestIds: ['req-payload-1'] });
+    expect(JSON.stringify(job?.data)).not.toContain('not in the job');
   });
 });
