@@ -5,7 +5,8 @@
 //  - a child that exits on its own is logged and restarted after a backoff
 //    (1 s, doubling to 30 s; reset once it has stayed up 30 s), so one
 //    process's crash never takes the other down; after 10 short-lived runs in
-//    a row the supervisor gives up, stops the other and exits 1;
+//    a row (none lasting 30 s) the next exit makes it give up, stop the other
+//    and exit 1;
 //  - SIGTERM, SIGINT or SIGHUP stops every child (SIGTERM, their graceful
 //    shutdown) and waits for them, SIGKILLing what is left after the grace
 //    period; a second signal SIGKILLs at once. So does the death of the
