@@ -87,8 +87,8 @@ async function soak(stack: Stack): Promise<number> {
         }
         const batch = stack.random.chance(0.2);
         const answer = batch
-          ? await stack.client.call('POST', '/v1/events/batch', { headers: tenant.headers, body: { events: Array.from({ length: 20 }, () => newEvent(stack.random, tenant)) } })
-          : await stack.client.call('POST', '/v1/events', { headers: tenant.headers, body: newEvent(stack.random, tenant) });
+          ? await stack.client.call('POST', '/v1/events/batch', { headers: tenant.headers, body: { events: Array.from({ length: 20 }, () => newEvent(stack.random, tenant, { inOrder: true })) } })
+          : await stack.client.call('POST', '/v1/events', { headers: tenant.headers, body: newEvent(stack.random, tenant, { inOrder: true }) });
         current.requests += 1;
         current.latencies.push(answer.ms);
         if (answer.status === 200) current.events += batch ? 20 : 1;

@@ -29,16 +29,26 @@ const CURRENCIES = ['usd', 'USD', 'Usd', 'eur'];
 const BASE_MS = Date.UTC(2026, 0, 15);
 let sequence = 0;
 
+const IN_ORDER_BASE_MS = Date.UTC(2026, 6, 1);
+let inOrderMs = 0;
+
 /**
  * New events over the model chains' vocabulary for one tenant, in and out of
  * the chains' windows and out of order. Every event gets its own microsecond
  * fraction, so two new events never share a dedup key by chance.
+ *
+ * `inOrder`: timestamps rising one millisecond per event instead, as a live
+ * integration sends them. Random timestamps make almost every event late for
+ * its user, and a late event replays the user's history (docs/matching.md), so
+ * matching costs grow with each user's history: right for the faults (the
+ * model check wants replays), wrong for throughput and memory over minutes.
  */
-export function newEvent(random: SeededRandom, tenant: Tenant): EventBody {
+export function newEvent(random: SeededRandom, tenant: Tenant, options: { inOrder?: boolean } = {}): EventBody {
   sequence = (sequence + 1) % 1_000_000;
   const user = random.chance(0.95) ? random.pick(tenant.users) : random.pick(tenant.strangers);
-  const seconds = random.int(0, 200 * 86_400);
-  const at = new Date(BASE_MS + seconds * 1000).toISOString().replace('.000Z', `.${String(sequence).padStart(6, '0')}Z`);
+  const at = options.inOrder
+    ? new Date(IN_ORDER_BASE_MS + inOrderMs++).toISOString()
+    : new Date(BASE_MS + random.int(0, 200 * 86_400) * 1000).toISOString().replace('.000Z', `.${String(sequence).padStart(6, '0')}Z`);
   const event: EventBody = { user_id: user, event_type: random.pick(TYPES), timestamp: at };
   if (random.chance(0.7)) event.amount = random.int(0, 100);
   if (random.chance(0.7)) event.currency = random.pick(CURRENCIES);

@@ -17,7 +17,7 @@ async function goodThroughput(stack: Stack, senders: number, ms: number): Promis
   await Promise.all(
     Array.from({ length: senders }, async () => {
       while (Date.now() < until) {
-        const answer = await sendEvents(stack.client, stack.history, tenant, [newEvent(stack.random, tenant)]);
+        const answer = await sendEvents(stack.client, stack.history, tenant, [newEvent(stack.random, tenant, { inOrder: true })]);
         if (answer.status === 200) acknowledged += 1;
       }
     }),
