@@ -64,3 +64,13 @@ export function quantile(values: readonly number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
 }
+
+/** The published error envelope: `success: false` and a message. */
+export function isErrorEnvelope(body: unknown): boolean {
+  try {
+    const parsed = (typeof body === 'string' ? JSON.parse(body) : body) as { success?: unknown; error?: unknown } | undefined;
+    return parsed?.success === false && typeof parsed.error === 'string';
+  } catch {
+    return false;
+  }
+}

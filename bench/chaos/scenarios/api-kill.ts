@@ -1,7 +1,6 @@
 import { driveEvents } from '../harness/event-load.js';
-import { noCrashes, sleep, type Scenario } from '../harness/scenario.js';
+import { deferred, noCrashes, seconds, sleep, type Scenario } from '../harness/scenario.js';
 import { childProcesses } from '../harness/service.js';
-import { deferred, seconds } from './worker-faults.js';
 
 const childOf = (supervisorPid: number, entry: string) => childProcesses(supervisorPid).find((child) => child.command.includes(entry))?.pid;
 

@@ -3,9 +3,8 @@ import { join } from 'node:path';
 import { projectRoot } from '../../../shared/db/project-root.js';
 import { cpuSeconds } from '../../harness/proc-stats.js';
 import { newEvent, sendEvents } from '../harness/event-load.js';
-import { noCrashes, sleep, type Scenario } from '../harness/scenario.js';
+import { countStatuses, noCrashes, sleep, type Scenario } from '../harness/scenario.js';
 import type { Stack } from '../harness/stack.js';
-import { countStatuses } from './redis-restart.js';
 
 const RATIO_TARGET = 0.8;
 

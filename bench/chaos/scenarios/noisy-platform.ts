@@ -1,8 +1,7 @@
 import { driveEvents, newEvent, sendEvents } from '../harness/event-load.js';
 import { quantile } from '../harness/http.js';
 import { pendingOf, watchMatchLatency } from '../harness/pending-watch.js';
-import { noCrashes, sleep, type Scenario } from '../harness/scenario.js';
-import { seconds } from './worker-faults.js';
+import { noCrashes, seconds, sleep, type Scenario } from '../harness/scenario.js';
 
 const QUIET_P99_TARGET_S = 2;
 

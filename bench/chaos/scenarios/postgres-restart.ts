@@ -1,7 +1,5 @@
 import { driveEvents } from '../harness/event-load.js';
-import { noCrashes, sleep, type Scenario } from '../harness/scenario.js';
-import { countStatuses } from './redis-restart.js';
-import { deferred } from './worker-faults.js';
+import { countStatuses, deferred, noCrashes, sleep, type Scenario } from '../harness/scenario.js';
 
 const BACK_TARGET_S = 5;
 

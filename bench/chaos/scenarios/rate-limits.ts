@@ -1,8 +1,6 @@
 import { driveEvents, newEvent, sendEvents } from '../harness/event-load.js';
-import { httpClient, type Answer } from '../harness/http.js';
-import { noCrashes, type Scenario } from '../harness/scenario.js';
-import { countStatuses } from './redis-restart.js';
-import { isErrorEnvelope } from './sse-flood.js';
+import { httpClient, isErrorEnvelope, type Answer } from '../harness/http.js';
+import { countStatuses, noCrashes, type Scenario } from '../harness/scenario.js';
 
 /** A per-credential ceiling this deployment sets low enough for a burst to pass it (the default is far above any benchmark). */
 const CREDENTIAL_PER_MINUTE = 120;
@@ -18,7 +16,7 @@ export function wellFormed429(answer: Answer): boolean {
     retryAfter >= 0 &&
     typeof answer.headers['ratelimit-policy'] === 'string' &&
     typeof answer.headers.ratelimit === 'string' &&
-    isErrorEnvelope(JSON.stringify(answer.json))
+    isErrorEnvelope(answer.json)
   );
 }
 

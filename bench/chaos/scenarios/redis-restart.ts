@@ -1,7 +1,6 @@
 import { driveEvents } from '../harness/event-load.js';
 import { pendingHorizon, waitForWorkUpTo } from '../harness/pending-watch.js';
-import { noCrashes, sleep, type Scenario } from '../harness/scenario.js';
-import { deferred, seconds } from './worker-faults.js';
+import { countStatuses, deferred, noCrashes, seconds, sleep, type Scenario } from '../harness/scenario.js';
 
 /**
  * Redis goes away under load and comes back, with its data (`keep`: a
@@ -47,9 +46,3 @@ function redisRestart(mode: 'keep' | 'empty'): Scenario {
 
 export const redisRestartKeep = redisRestart('keep');
 export const redisRestartEmpty = redisRestart('empty');
-
-export function countStatuses(statuses: number[]): string {
-  const counts = new Map<number, number>();
-  for (const status of statuses) counts.set(status, (counts.get(status) ?? 0) + 1);
-  return [...counts].sort(([a], [b]) => a - b).map(([status, n]) => `${status === 0 ? 'no answer' : status}×${n}`).join(', ') || 'none';
-}

@@ -1,10 +1,9 @@
 import { Agent, request, type ClientRequest, type IncomingMessage } from 'node:http';
 import { driveEvents } from '../harness/event-load.js';
-import { quantile } from '../harness/http.js';
-import { noCrashes, sleep, type Scenario } from '../harness/scenario.js';
+import { isErrorEnvelope, quantile } from '../harness/http.js';
+import { countStatuses, noCrashes, sleep, type Scenario } from '../harness/scenario.js';
 import type { Stack } from '../harness/stack.js';
 import type { Tenant } from '../harness/world.js';
-import { countStatuses } from './redis-restart.js';
 
 const P99_TARGET_MS = 100;
 const PER_USER = 10;
@@ -144,16 +143,6 @@ export const sseFlood: Scenario = {
     };
   },
 };
-
-/** The published error envelope: `success: false` and a message. */
-export function isErrorEnvelope(body: string | undefined): boolean {
-  try {
-    const parsed = JSON.parse(body ?? '') as { success?: unknown; error?: unknown };
-    return parsed.success === false && typeof parsed.error === 'string';
-  } catch {
-    return false;
-  }
-}
 
 function floodEnv(short: boolean) {
   const cap = caps(short);

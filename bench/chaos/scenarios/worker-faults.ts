@@ -1,6 +1,6 @@
 import { driveEvents, type LoadShape } from '../harness/event-load.js';
 import { pendingHorizon, waitForWorkUpTo } from '../harness/pending-watch.js';
-import { noCrashes, sleep, type Check, type Scenario } from '../harness/scenario.js';
+import { deferred, noCrashes, seconds, sleep, type Check, type Scenario } from '../harness/scenario.js';
 import { sessionsOfProcess } from '../harness/sessions.js';
 import type { Stack } from '../harness/stack.js';
 
@@ -94,7 +94,3 @@ async function watchSessionsEnd(stack: Stack, pid: number, since: number, timeou
   }
   return null;
 }
-
-export const seconds = (ms: number | null) => (ms === null ? null : Math.round(ms / 100) / 10);
-
-export const deferred = (count: number) => (count > 0 ? [`${count} events deferred by the load generator (in-flight cap reached)`] : []);
