@@ -68,6 +68,8 @@ const configSchema = z.object({
   RATE_LIMIT_CREDENTIAL_PER_MINUTE: z.coerce.number().int().min(0).default(6_000_000),
   RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).default(100),
   RATE_LIMIT_ADMIN_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).default(20),
+  /** How long a blocked address waits for its 429 (a tarpit against floods); 0 answers at once. */
+  RATE_LIMIT_BLOCKED_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(1000),
   // Proxies in front of the API that append to X-Forwarded-For; 0 = the socket's address is the client's.
   TRUST_PROXY: z.coerce.number().int().min(0).max(10).default(0),
   LIVE_MAX_STREAMS_PER_USER: z.coerce.number().int().min(1).default(10),

@@ -18,7 +18,8 @@ export function requireAdmin(adminToken: string | undefined): MiddlewareHandler<
   return async (c, next) => {
     if (!expected) throw new AppError('not_found', `No route for ${c.req.method} ${c.req.path}`);
     const guard = adminGuessGuard(c, c.var.deps.rateLimits);
-    if (guard.refusal) throw guard.refusal;
+    const refused = await guard.refusal();
+    if (refused) throw refused;
     const header = c.req.header('authorization') ?? '';
     const match = /^Bearer (.+)$/i.exec(header);
     if (!match) throw new AppError('missing_credentials', 'Authorization: Bearer <ADMIN_TOKEN> required');
@@ -33,9 +34,12 @@ export function requireAdmin(adminToken: string | undefined): MiddlewareHandler<
  * Only wrong tokens count; a request without one (a browser's first load of
  * the dashboard) does not.
  */
-export function adminGuessGuard(c: Context, limits: RateLimits): { refusal: AppError | null; wrongToken: () => Promise<AppError | null> } {
+export function adminGuessGuard(
+  c: Context,
+  limits: RateLimits,
+): { refusal: () => Promise<AppError | null>; wrongToken: () => Promise<AppError | null> } {
   const { adminFailures, trustedProxies } = limits;
-  if (!adminFailures) return { refusal: null, wrongToken: async () => null };
+  if (!adminFailures) return { refusal: async () => null, wrongToken: async () => null };
   const address = clientAddress(c, trustedProxies);
-  return { refusal: adminFailures.refusal(c, address), wrongToken: () => adminFailures.record(c, address) };
+  return { refusal: () => adminFailures.refusalLate(c, address), wrongToken: () => adminFailures.record(c, address) };
 }

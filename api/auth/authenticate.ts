@@ -27,7 +27,7 @@ export function requireOperation(name: OperationName): MiddlewareHandler<AppEnv>
   return async (c, next) => {
     const limits = c.var.deps.rateLimits;
     const address = limits.authFailures ? clientAddress(c, limits.trustedProxies) : '';
-    const blocked = limits.authFailures?.refusal(c, address);
+    const blocked = await limits.authFailures?.refusalLate(c, address);
     if (blocked) throw blocked;
     const fail = async (code: 'missing_credentials' | 'invalid_credentials', message: string): Promise<never> => {
       throw (await limits.authFailures?.record(c, address)) ?? new AppError(code, message);

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from 'hono';
 import { LRUCache } from 'lru-cache';
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
@@ -15,6 +16,11 @@ const MAX_BLOCKED = 50_000;
  * is refused before its credentials are even looked at, so a correct guess
  * cannot be told from a wrong one while blocked. The block is also kept in
  * this process, so a flood of refused attempts costs no Redis round trip.
+ *
+ * A blocked address is also answered late (`blockedDelayMs`, a tarpit): a
+ * flooding client waits for each refusal before its next attempt, so its
+ * flood shrinks to one request per connection per delay instead of
+ * thousands a second, and stops taking the CPU the good traffic needs.
  */
 export class FailureLimiter {
   private readonly blocked = new LRUCache<string, number>({ max: MAX_BLOCKED });
@@ -24,7 +30,16 @@ export class FailureLimiter {
     private readonly limiter: RateLimiterAbstract,
     private readonly what: string,
     private readonly logger: Logger,
+    private readonly blockedDelayMs = 0,
   ) {}
+
+  /** As `refusal`, answered after the tarpit delay (never past the block's end). */
+  async refusalLate(c: Context, address: string): Promise<AppError | null> {
+    const until = this.blocked.get(address);
+    const refused = this.refusal(c, address);
+    if (refused && until !== undefined && this.blockedDelayMs > 0) await sleep(Math.min(this.blockedDelayMs, until - Date.now()));
+    return refused;
+  }
 
   /** The 429 for an address that is blocked now, or null. Costs no I/O. */
   refusal(c: Context, address: string): AppError | null {

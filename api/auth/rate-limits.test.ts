@@ -73,6 +73,16 @@ describe('failed authentication per address', () => {
     expect429(await read(app, platform.headers), 'auth-failures', 3);
   });
 
+  it('answers a blocked address late (a tarpit), so a flood from it slows to one attempt per connection per delay', async () => {
+    const app = await appWith({ RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '1', RATE_LIMIT_BLOCKED_DELAY_MS: '400' });
+    expect((await read(app, badKey)).status).toBe(401);
+    expect429(await read(app, badKey), 'auth-failures', 1); // the attempt that trips the block
+    const started = performance.now();
+    expect429(await read(app, badKey), 'auth-failures', 1); // blocked: held before the answer
+    // A lower bound only (timers never fire early): the refusal waited for the tarpit.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(390);
+  });
+
   it('counts under the socket address, and ignores X-Forwarded-For unless TRUST_PROXY says a proxy writes it', async () => {
     const direct = await appWith({ RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '2' });
     const server = await listen(direct.app);

@@ -49,8 +49,8 @@ export function createRateLimits(options: { redis: Redis; config: Config; logger
   const credential = policy('credential', config.RATE_LIMIT_CREDENTIAL_PER_MINUTE);
   const credentials = credential && new CredentialLimiter(credential, store(credential), logger);
   return {
-    authFailures: auth && new FailureLimiter(auth, store(auth), 'failed authentications from this address', logger),
-    adminFailures: admin && new FailureLimiter(admin, store(admin), 'wrong admin tokens from this address', logger),
+    authFailures: auth && new FailureLimiter(auth, store(auth), 'failed authentications from this address', logger, config.RATE_LIMIT_BLOCKED_DELAY_MS),
+    adminFailures: admin && new FailureLimiter(admin, store(admin), 'wrong admin tokens from this address', logger, config.RATE_LIMIT_BLOCKED_DELAY_MS),
     credentials,
     trustedProxies: config.TRUST_PROXY,
     close: () => credentials?.close(),

@@ -22,6 +22,8 @@ export async function createTestApp(database: TestDatabase, overrides: Partial<R
     // trip the per-address limits. Their own tests turn them on (api/auth/rate-limits.test.ts).
     RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '0',
     RATE_LIMIT_ADMIN_FAILURES_PER_MINUTE: '0',
+    // Blocked addresses answered at once in tests (the tarpit has its own test).
+    RATE_LIMIT_BLOCKED_DELAY_MS: '0',
     ...overrides,
   });
   const { deps, release } = await createAppDeps({

@@ -29,7 +29,8 @@ export function requireAdminForDashboard(adminToken: string | undefined, limits:
   return async (c, next) => {
     if (!expected) throw new AppError('not_found', `No route for ${c.req.method} ${c.req.path}`);
     const guard = adminGuessGuard(c, limits);
-    if (guard.refusal) return errorResponse(c, guard.refusal);
+    const refused = await guard.refusal();
+    if (refused) return errorResponse(c, refused);
     const token = presentedToken(c.req.header('authorization') ?? '');
     const valid = token !== null && timingSafeEqual(digest(token), expected);
     if (token !== null && !valid) {
