@@ -1,3 +1,4 @@
+import { sqlStateOf } from '../../shared/db/connection-loss.js';
 import { ZodError } from 'zod';
 import { loadConfig, type Config } from '../../shared/config.js';
 import { createDatabase, type Database } from '../../shared/db/client.js';
@@ -84,17 +85,12 @@ function explain(error: unknown, databaseUrl: string): string {
   if (error instanceof ZodError) return describeZodError(error);
   const where = describeDatabase(databaseUrl);
   // drizzle wraps driver errors; the Postgres code sits on the error or its cause.
-  const code = pgCode(error) ?? pgCode((error as { cause?: unknown })?.cause);
+  const code = sqlStateOf(error);
   if (code === '42P01') return `the database ${where} has no service tables: run \`npm run db:migrate\` first`;
   if (code === '3D000') return `the database ${where} does not exist: \`npm run db:migrate\` (or \`npm start\`) creates it`;
   if (code === '28P01' || code === '28000') return `Postgres refused the login for ${where}: check DATABASE_URL`;
   if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'CONNECT_TIMEOUT') return `cannot reach Postgres at ${where} (${code}): is it running?`;
   return error instanceof Error ? error.message : String(error);
-}
-
-function pgCode(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' ? code : undefined;
 }
 
 function describeDatabase(url: string): string {

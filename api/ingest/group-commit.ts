@@ -1,3 +1,4 @@
+import { sqlStateOf } from '../../shared/db/connection-loss.js';
 import { MAX_EVENTS_PER_JOB } from '../../shared/queue/contract.js';
 import { ingestEvents, type IngestedEvent, type ProviderEvent } from '../use-cases/events/ingest-events.js';
 
@@ -92,13 +93,8 @@ export class GroupCommit {
  * violation), not the connection. drizzle wraps the driver's error: its SQLSTATE is on `cause`.
  */
 function refusedData(error: unknown): boolean {
-  const code = sqlState(error) ?? sqlState((error as { cause?: unknown } | null)?.cause);
+  const code = sqlStateOf(error);
   return code !== undefined && /^2[23][0-9A-Z]{3}$/.test(code);
-}
-
-function sqlState(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
 }
 
 type IngestDeps = Parameters<typeof ingestEvents>[0];

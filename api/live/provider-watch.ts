@@ -15,6 +15,8 @@ export type ProvidersServingLive = (providerIds: readonly string[]) => Promise<S
  */
 export class ProviderWatch {
   private readonly known = new Map<string, { serving: boolean; checkedAt: number }>();
+  /** Checks under way, so streams opening together before the first answer share its one query. */
+  private readonly checking = new Map<string, Promise<boolean>>();
   private readonly timer: NodeJS.Timeout;
   private sweeping = false;
 
@@ -29,9 +31,18 @@ export class ProviderWatch {
   async isServing(providerId: string): Promise<boolean> {
     const known = this.known.get(providerId);
     if (known && Date.now() - known.checkedAt < this.options.intervalMs) return known.serving;
-    const serving = (await this.options.check([providerId])).has(providerId);
-    this.known.set(providerId, { serving, checkedAt: Date.now() });
-    return serving;
+    let check = this.checking.get(providerId);
+    if (!check) {
+      check = this.options
+        .check([providerId])
+        .then((serving) => {
+          this.known.set(providerId, { serving: serving.has(providerId), checkedAt: Date.now() });
+          return serving.has(providerId);
+        })
+        .finally(() => this.checking.delete(providerId));
+      this.checking.set(providerId, check);
+    }
+    return check;
   }
 
   /** One check of every provider with an open stream; ends the streams of those that no longer serve. */

@@ -56,14 +56,6 @@ export async function loadChainDefinitions(db: Executor, where: SQL | undefined)
   return chains.map(({ tasks, reward, ...chain }) => ({ chain, tasks, reward: reward ?? null, rules: toChainRules(chain, tasks) }));
 }
 
-/** Every chain of a platform in any status (optionally only one advertiser's): the matcher's view. */
-export function loadPlatformChains(db: Executor, platformId: string, advertiserId?: string) {
-  const where = advertiserId
-    ? and(eq(questChains.platformId, platformId), eq(questChains.advertiserId, advertiserId))
-    : eq(questChains.platformId, platformId);
-  return loadChainDefinitions(db, where);
-}
-
 /** A platform's chains with status `active` that have not ended (those not yet open included). */
 export function loadLiveChains(db: Executor, platformId: string): Promise<ChainDefinition[]> {
   return loadChainDefinitions(

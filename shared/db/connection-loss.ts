@@ -49,6 +49,14 @@ const DRIVER_CODES = new Set([
 // cannot_connect_now (starting up or shutting down).
 const SERVER_CODES = new Set(['57P01', '57P02', '57P03']);
 
+/**
+ * The code (a SQLSTATE, or a driver/socket code) of a failed statement: on
+ * the error itself, or on its cause when drizzle wrapped the driver's error.
+ */
+export function sqlStateOf(error: unknown): string | undefined {
+  return codeOf(error) ?? codeOf(causeOf(error));
+}
+
 function codeOf(error: unknown): string | undefined {
   if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
   return typeof error.code === 'string' ? error.code : undefined;

@@ -10,6 +10,9 @@ export type DriverRow<T> = {
   [K in keyof T]: T[K] extends bigint ? string : T[K] extends bigint | null ? string | null : T[K];
 };
 
+/** A json value from a `sql` statement: postgres.js hands json text unparsed unless it knows the type. */
+export const fromJson = <T>(value: string | T): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
+
 /**
  * A `timestampUs` column's own decoder applied to its driver text: epoch
  * microseconds. (drizzle types a custom column's `mapFromDriverValue` as

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
-import { decodeTimestampUs, type DriverRow } from './driver-row.js';
+import { decodeTimestampUs, type DriverRow, fromJson } from './driver-row.js';
 import { chainProgress, rewardClaims, taskCompletions, users } from './schema/index.js';
 import { fromUs, idArray, nullableIdArray, numberArray, occurredUsColumn } from './sql-fragments.js';
 
@@ -146,8 +146,6 @@ type ReadUserRow = DriverRow<Pick<UserColumns, 'id' | 'createdAt' | 'progressCha
   /** [chain id, task id (null: the chain reward)] pairs. */
   claims: string | [ClaimColumns['chainId'], ClaimColumns['taskId']][];
 };
-
-const fromJson = <T>(value: string | T): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
 
 /**
  * The user with their completions and claims in `chainIds`, in one statement

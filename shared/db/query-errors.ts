@@ -1,4 +1,5 @@
 import { DrizzleQueryError } from 'drizzle-orm';
+import { sqlStateOf } from './connection-loss.js';
 
 /**
  * drizzle wraps a failed statement's error with the statement and its
@@ -23,7 +24,6 @@ const TIME_LIMIT_CODES = new Set(['57014', '55P03', '25P03']);
 
 /** Whether a failed statement was stopped by one of the session's time limits: the caller may retry, it is not a bug. */
 export function isTimeLimitError(error: unknown): boolean {
-  const cause = error instanceof DrizzleQueryError ? error.cause : error;
-  const code = typeof cause === 'object' && cause !== null && 'code' in cause ? cause.code : undefined;
-  return typeof code === 'string' && TIME_LIMIT_CODES.has(code);
+  const code = sqlStateOf(error);
+  return code !== undefined && TIME_LIMIT_CODES.has(code);
 }

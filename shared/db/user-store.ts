@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, isNotNull, sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
-import type { DriverRow } from './driver-row.js';
+import { type DriverRow, fromJson } from './driver-row.js';
 import { accountLinks, chainProgress, events, users } from './schema/index.js';
 import { idArray, instant, textArray } from './sql-fragments.js';
 
@@ -39,11 +39,7 @@ export async function findPlatformUser(db: Executor, platformId: string, platfor
 
 /** The service user id of a platform's user, or null (see findPlatformUser). */
 export async function findUserId(db: Executor, platformId: string, platformUserId: string): Promise<string | null> {
-  const [user] = await db
-    .select({ id: users.id })
-    .from(users)
-    .where(and(eq(users.platformId, platformId), eq(users.platformUserId, platformUserId)));
-  return user?.id ?? null;
+  return (await findPlatformUser(db, platformId, platformUserId))?.id ?? null;
 }
 
 /** Every stored event of the user must be matched again (a new link made earlier events count). */
@@ -163,6 +159,6 @@ export async function loadMatchUsers(tx: Executor, userIds: readonly string[], e
     id: row.id,
     platformId: row.platformId,
     platformUserId: row.platformUserId,
-    links: new Map(typeof row.links === 'string' ? (JSON.parse(row.links) as [string, string][]) : row.links),
+    links: new Map(fromJson(row.links)),
   }));
 }

@@ -10,8 +10,6 @@ import {
 } from './operator-gauges.js';
 import { RequestSeries } from './request-series.js';
 
-export type { PendingEventsBacklog, QueueCounts, RedisClientState } from './operator-gauges.js';
-
 /**
  * Prometheus metrics of both processes. Each factory builds its own Registry
  * (never prom-client's global one) so several apps in one test process do

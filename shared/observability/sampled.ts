@@ -1,3 +1,5 @@
+import { withTimeout } from '../async/with-timeout.js';
+
 /**
  * A reading from outside the process (Postgres, Redis) for a gauge, taken at
  * most once per `maxAgeMs`: scrapes in between get the last reading, and
@@ -12,21 +14,7 @@ export function sampled<T>(read: () => Promise<T>, options: { maxAgeMs: number; 
   let takenAt = Number.NEGATIVE_INFINITY;
   let reading: Promise<T | undefined> | null = null;
 
-  const take = async (): Promise<T | undefined> => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    try {
-      return await Promise.race([
-        read(),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error('sample timed out')), options.timeoutMs);
-        }),
-      ]);
-    } catch {
-      return undefined;
-    } finally {
-      clearTimeout(timer);
-    }
-  };
+  const take = (): Promise<T | undefined> => withTimeout(read(), options.timeoutMs, 'sample timed out').catch(() => undefined);
 
   return () => {
     if (performance.now() - takenAt < options.maxAgeMs) return Promise.resolve(value);

@@ -70,5 +70,3 @@ export function createFairPriority(options: FairnessOptions) {
     },
   };
 }
-
-export type FairPriority = ReturnType<typeof createFairPriority>;

@@ -1,3 +1,4 @@
+import { withTimeout } from '../async/with-timeout.js';
 import { createHash } from 'node:crypto';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -52,19 +53,11 @@ export function createMatchingProducer(connection: Redis, prefix: string, fairne
       data: jobPayloads[name].parse(payload),
       opts: { jobId: jobId[name](payload as never) as string | undefined, priority: priorityOf(name, payload) },
     }));
-    let timer: NodeJS.Timeout | undefined;
     try {
-      await Promise.race([
-        queue.addBulk(jobs),
-        new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error('enqueue timed out')), ENQUEUE_TIMEOUT_MS);
-        }),
-      ]);
+      await withTimeout(queue.addBulk(jobs), ENQUEUE_TIMEOUT_MS, 'enqueue timed out');
       return true;
     } catch {
       return false;
-    } finally {
-      clearTimeout(timer);
     }
   }
 

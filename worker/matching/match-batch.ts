@@ -10,7 +10,6 @@ import type { WorkerDeps } from '../worker-deps.js';
 import type { InTurn } from './turnstile.js';
 import { advanceWalks, diffWalks, historyNeeds, recomputeWalks, walkKey, type BatchView } from './plan-batch.js';
 
-export type { ProgressChange };
 
 export interface BatchOutcome {
   /** Events this batch matched (their pending rows are gone), with when each was received. */
