@@ -9,6 +9,7 @@ export const PERMISSIONS = {
   'account_links:write': ['platform', 'advertiser'],
   'rewards:read': ['platform'],
   'rewards:claim': ['platform'],
+  'webhooks:manage': ['platform', 'advertiser'],
 } as const satisfies Record<string, readonly ProviderType[]>;
 
 export type Permission = keyof typeof PERMISSIONS;
@@ -37,6 +38,7 @@ export const OPERATIONS = {
   listAccountLinks: { permission: 'account_links:write', providerTypes: ['platform'] },
   readRewards: { permission: 'rewards:read', providerTypes: ['platform'] },
   claimReward: { permission: 'rewards:claim', providerTypes: ['platform'] },
+  manageWebhooks: { permission: 'webhooks:manage', providerTypes: ['platform', 'advertiser'] },
 } as const satisfies Record<string, Operation>;
 
 export type OperationName = keyof typeof OPERATIONS;

@@ -163,10 +163,10 @@ describe('credentials', () => {
   it('defaults to every permission the provider type may hold', async () => {
     const platform = (await createCredential((await createProvider('platform')).id)).json.data;
     expect([...platform.permissions].sort()).toEqual(
-      ['account_links:write', 'events:write', 'quest_chains:read', 'rewards:claim', 'rewards:read', 'users:register'],
+      ['account_links:write', 'events:write', 'quest_chains:read', 'rewards:claim', 'rewards:read', 'users:register', 'webhooks:manage'],
     );
     const advertiser = (await createCredential((await createProvider('advertiser')).id)).json.data;
-    expect([...advertiser.permissions].sort()).toEqual(['account_links:write', 'events:write']);
+    expect([...advertiser.permissions].sort()).toEqual(['account_links:write', 'events:write', 'webhooks:manage']);
   });
 
   it.each([

@@ -7,3 +7,4 @@ export * from './account-links.js';
 export * from './rewards.js';
 export * from './service-secrets.js';
 export * from './worker-leases.js';
+export * from './webhooks.js';
