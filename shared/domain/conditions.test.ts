@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { inChainWindow, taskMatches } from './conditions.js';
-import type { CountingEvent, TaskCondition } from './conditions.js';
+import { inChainWindow, taskMatches, taskMismatch } from './conditions.js';
+import type { CountingEvent, TaskCondition, TaskMismatch } from './conditions.js';
 
 const task = (over: Partial<TaskCondition> = {}): TaskCondition => ({
   id: 't1',
@@ -65,6 +65,24 @@ describe('taskMatches', () => {
   ];
   it.each(table)('%s', (_why, t, e, expected) => {
     expect(taskMatches(task(t), event(e))).toBe(expected);
+  });
+});
+
+describe('taskMismatch: the condition an event fails (explain names it)', () => {
+  const table: [string, Partial<TaskCondition>, Partial<CountingEvent>, TaskMismatch | null][] = [
+    ['accepted', { minAmount: 5, currency: 'usd', afterUs: 0n, beforeUs: 2_000n }, { amount: 5, currency: 'USD' }, null],
+    ['other type', {}, { eventType: 'kyc' }, 'event_type_mismatch'],
+    ['no amount', { minAmount: 5 }, {}, 'amount_missing'],
+    ['amount too small', { minAmount: 5 }, { amount: 4.99 }, 'amount_below_minimum'],
+    ['no currency', { currency: 'usd' }, {}, 'currency_mismatch'],
+    ['other currency', { currency: 'usd' }, { currency: 'EUR' }, 'currency_mismatch'],
+    ['before the task window', { afterUs: 1_001n }, {}, 'before_task_window'],
+    ['at the end of the task window', { beforeUs: 1_000n }, {}, 'after_task_window'],
+    ['several failures: the first in check order', { minAmount: 5, afterUs: 2_000n }, { amount: 1 }, 'amount_below_minimum'],
+  ];
+  it.each(table)('%s', (_why, t, e, expected) => {
+    expect(taskMismatch(task(t), event(e))).toBe(expected);
+    expect(taskMatches(task(t), event(e))).toBe(expected === null);
   });
 });
 

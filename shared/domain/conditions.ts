@@ -20,19 +20,37 @@ export type CountingEvent = {
 
 export type ChainWindow = { startUs: bigint; endUs: bigint };
 
-export function taskMatches(task: TaskCondition, event: CountingEvent): boolean {
-  if (event.eventType !== task.eventType) return false;
+/**
+ * The first condition of `task` that `event` fails (in this order: type,
+ * amount, currency, the task's window), or null when the task accepts it.
+ * The one definition of §4's task conditions: taskMatches is this being null,
+ * and explain's verdicts name what it returns.
+ */
+export type TaskMismatch =
+  | 'event_type_mismatch'
+  | 'amount_missing'
+  | 'amount_below_minimum'
+  | 'currency_mismatch'
+  | 'before_task_window'
+  | 'after_task_window';
+
+export function taskMismatch(task: TaskCondition, event: CountingEvent): TaskMismatch | null {
+  if (event.eventType !== task.eventType) return 'event_type_mismatch';
   // A minimum is a claim about the amount: an event without one cannot meet it.
-  if (task.minAmount !== null && (event.amount === null || !(event.amount >= task.minAmount))) {
-    return false;
+  if (task.minAmount !== null) {
+    if (event.amount === null) return 'amount_missing';
+    if (!(event.amount >= task.minAmount)) return 'amount_below_minimum';
   }
   if (task.currency !== null) {
-    if (event.currency === null) return false;
-    if (event.currency.toLowerCase() !== task.currency.toLowerCase()) return false;
+    if (event.currency === null || event.currency.toLowerCase() !== task.currency.toLowerCase()) return 'currency_mismatch';
   }
-  if (task.afterUs !== null && event.occurredUs < task.afterUs) return false;
-  if (task.beforeUs !== null && event.occurredUs >= task.beforeUs) return false;
-  return true;
+  if (task.afterUs !== null && event.occurredUs < task.afterUs) return 'before_task_window';
+  if (task.beforeUs !== null && event.occurredUs >= task.beforeUs) return 'after_task_window';
+  return null;
+}
+
+export function taskMatches(task: TaskCondition, event: CountingEvent): boolean {
+  return taskMismatch(task, event) === null;
 }
 
 /** The chain's own dates: start inclusive, end exclusive. */

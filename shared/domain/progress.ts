@@ -62,16 +62,27 @@ function taskCompletedBy(
 }
 
 /**
+ * Told the fate of each event the walk steps over, before its completion (if
+ * any) is recorded: `completed` is the task it completes, undefined when it is
+ * passed over; `completions` the tasks completed by earlier events. Explain
+ * (explain.ts) reads its verdicts from these calls, so they cannot disagree
+ * with progress. Events after the chain's last completion are not stepped over.
+ */
+export type WalkObserver = (event: CountingEvent, completed: TaskCondition | undefined, completions: ReadonlyMap<string, Completion>) => void;
+
+/**
  * Continues the walk that produced `completions` over `ordered` (in §5 order,
  * all after every event already walked), adding to `completions` in place.
- * Returns whether it added any.
+ * Returns whether it added any. The matcher passes no observer: one
+ * comparison per event is all the hook costs it.
  */
-function walkOn(chain: ChainRules, completions: Map<string, Completion>, ordered: readonly CountingEvent[]): boolean {
+function walkOn(chain: ChainRules, completions: Map<string, Completion>, ordered: readonly CountingEvent[], observe?: WalkObserver): boolean {
   const tasks = sortTasks(chain.tasks);
   let changed = false;
   for (const event of ordered) {
     if (completions.size === tasks.length) break;
     const task = taskCompletedBy(chain, tasks, completions, event);
+    if (observe !== undefined) observe(event, task, completions);
     if (task === undefined) continue;
     completions.set(task.id, { taskId: task.id, eventId: event.id, completedUs: event.occurredUs });
     changed = true;
@@ -79,13 +90,14 @@ function walkOn(chain: ChainRules, completions: Map<string, Completion>, ordered
   return changed;
 }
 
-/** Completions keyed by task id; tasks absent from the map are not completed. */
+/** Completions keyed by task id; tasks absent from the map are not completed. `observe`: see WalkObserver. */
 export function computeCompletions(
   chain: ChainRules,
   events: readonly CountingEvent[],
+  observe?: WalkObserver,
 ): Map<string, Completion> {
   const completions = new Map<string, Completion>();
-  walkOn(chain, completions, relevantInOrder(chain, events));
+  walkOn(chain, completions, relevantInOrder(chain, events), observe);
   return completions;
 }
 

@@ -1,0 +1,91 @@
+import { inChainWindow, taskMismatch, type CountingEvent, type TaskCondition, type TaskMismatch } from './conditions.js';
+import { compareEventPositions } from './counting.js';
+import { computeCompletions, type ChainRules, type Completion } from './progress.js';
+
+// Product rules §11: why each of a user's events did or did not complete a
+// task. Not a second reading of §4-5: the walk that computes progress
+// (computeCompletions) reports each event's fate to an observer, and the
+// verdicts are read from those reports and from taskMismatch, the one
+// definition of a task's conditions. So explain cannot disagree with progress.
+
+export type Verdict =
+  | 'not_yet_processed'
+  | 'outside_chain_window'
+  | Exclude<TaskMismatch, 'event_type_mismatch'>
+  | 'used_by_other_task'
+  | 'after_completion'
+  | 'waiting_for_earlier_task';
+
+/** A stored event of the user's §4 sources; `pending`: the matcher has not processed it yet. */
+export type ExplainEvent = CountingEvent & { pending: boolean };
+
+export interface Candidate {
+  event: ExplainEvent;
+  verdict: Verdict;
+}
+
+export interface TaskExplanation {
+  task: TaskCondition;
+  /** The completion progress shows for the task, null when it is open. */
+  completion: Completion | null;
+  /** Events of the task's type, latest first, without the completing one; at most `limit`. */
+  candidates: Candidate[];
+}
+
+export interface ChainExplanation {
+  /** Exactly computeCompletions over the processed events: the progress explained. */
+  completions: Map<string, Completion>;
+  /** In sequence order. */
+  tasks: TaskExplanation[];
+}
+
+/** What the walk did at one event: the task it completed (if any) and the tasks done before it. */
+interface Step {
+  completedTaskId: string | undefined;
+  doneBefore: ReadonlySet<string>;
+}
+
+export const EXPLAIN_CANDIDATES = 10;
+
+/**
+ * Explains the chain for one user. Progress counts processed events only (a
+ * pending one has not reached it yet), so the walk runs over those, and the
+ * pending ones are `not_yet_processed` whatever they would do.
+ */
+export function explainChain(chain: ChainRules, events: readonly ExplainEvent[], limit = EXPLAIN_CANDIDATES): ChainExplanation {
+  const distinct = [...new Map(events.map((e) => [e.id, e])).values()];
+  const steps = new Map<string, Step>();
+  const completions = computeCompletions(
+    chain,
+    distinct.filter((e) => !e.pending),
+    (event, completed, done) => steps.set(event.id, { completedTaskId: completed?.id, doneBefore: new Set(done.keys()) }),
+  );
+  const latestFirst = distinct.sort((a, b) => compareEventPositions(b, a));
+  const tasks = [...chain.tasks].sort((a, b) => a.sequenceNumber - b.sequenceNumber);
+  return {
+    completions,
+    tasks: tasks.map((task) => {
+      const completion = completions.get(task.id) ?? null;
+      const candidates = latestFirst
+        .filter((e) => e.eventType === task.eventType && e.id !== completion?.eventId)
+        .slice(0, limit)
+        .map((event) => ({ event, verdict: verdictOf(chain, task, event, steps.get(event.id)) }));
+      return { task, completion, candidates };
+    }),
+  };
+}
+
+function verdictOf(chain: ChainRules, task: TaskCondition, event: ExplainEvent, step: Step | undefined): Verdict {
+  if (event.pending) return 'not_yet_processed';
+  if (!inChainWindow(chain, event)) return 'outside_chain_window';
+  const mismatch = taskMismatch(task, event);
+  if (mismatch !== null && mismatch !== 'event_type_mismatch') return mismatch;
+  // In the window and accepted by this task: the walk stepped over it, unless
+  // every task was completed before it came (the walk stops there).
+  if (step === undefined) return 'after_completion';
+  if (step.completedTaskId !== undefined) return 'used_by_other_task';
+  if (step.doneBefore.has(task.id)) return 'after_completion';
+  // Passed over while this task was open and accepted it: only an ordered
+  // chain does that, when the current task was an earlier one.
+  return 'waiting_for_earlier_task';
+}
