@@ -235,3 +235,35 @@ export async function loadHistory(
       and e.occurred_at >= ${instant(window.fromUs)} and e.occurred_at < ${instant(window.untilUs)}`);
   return rows.map(toStoredEvent);
 }
+
+/** A stored event as explain shows it: whether the matcher has processed it yet. */
+export type ExplainedEvent = StoredEvent & { pending: boolean };
+
+const sourcesTable = (sources: readonly HistorySource[]) =>
+  sql`unnest(${idArray(sources.map((s) => s.providerId))}, ${textArray(sources.map((s) => s.userId))}) as s(provider_id, user_id)`;
+
+/**
+ * Every stored event of the given sources (§4: the user's platform id, the id
+ * linked for the chain's advertiser) whose type is one of `eventTypes`, at any
+ * time (explain shows those outside the chain's dates too), each with whether
+ * it still waits for the matcher. Served by the dedup index per source.
+ */
+export async function loadEventsToExplain(db: Executor, sources: readonly HistorySource[], eventTypes: readonly string[]): Promise<ExplainedEvent[]> {
+  if (sources.length === 0 || eventTypes.length === 0) return [];
+  const rows = await db.execute<EventRow & { pending: boolean }>(sql`
+    select ${eventRowColumns}, exists (select 1 from pending_events p where p.event_id = e.id) as pending
+    from ${sourcesTable(sources)}
+    join events e on e.provider_id = s.provider_id and e.user_id = s.user_id
+    where e.event_type = any(${textArray(eventTypes)})`);
+  return rows.map((row) => ({ ...toStoredEvent(row), pending: row.pending }));
+}
+
+/** How many stored events of the sources (any type) still wait for the matcher. */
+export async function countPendingEvents(db: Executor, sources: readonly HistorySource[]): Promise<number> {
+  if (sources.length === 0) return 0;
+  const [row] = await db.execute<{ n: string }>(sql`
+    select count(*)::text as n from ${sourcesTable(sources)}
+    join events e on e.provider_id = s.provider_id and e.user_id = s.user_id
+    join pending_events p on p.event_id = e.id`);
+  return Number(row?.n ?? 0);
+}

@@ -19,24 +19,24 @@ export type Verdict =
 /** A stored event of the user's §4 sources; `pending`: the matcher has not processed it yet. */
 export type ExplainEvent = CountingEvent & { pending: boolean };
 
-export interface Candidate {
-  event: ExplainEvent;
+export interface Candidate<E extends ExplainEvent = ExplainEvent> {
+  event: E;
   verdict: Verdict;
 }
 
-export interface TaskExplanation {
+export interface TaskExplanation<E extends ExplainEvent = ExplainEvent> {
   task: TaskCondition;
   /** The completion progress shows for the task, null when it is open. */
   completion: Completion | null;
   /** Events of the task's type, latest first, without the completing one; at most `limit`. */
-  candidates: Candidate[];
+  candidates: Candidate<E>[];
 }
 
-export interface ChainExplanation {
+export interface ChainExplanation<E extends ExplainEvent = ExplainEvent> {
   /** Exactly computeCompletions over the processed events: the progress explained. */
   completions: Map<string, Completion>;
   /** In sequence order. */
-  tasks: TaskExplanation[];
+  tasks: TaskExplanation<E>[];
 }
 
 /** What the walk did at one event: the task it completed (if any) and the tasks done before it. */
@@ -52,7 +52,7 @@ export const EXPLAIN_CANDIDATES = 10;
  * pending one has not reached it yet), so the walk runs over those, and the
  * pending ones are `not_yet_processed` whatever they would do.
  */
-export function explainChain(chain: ChainRules, events: readonly ExplainEvent[], limit = EXPLAIN_CANDIDATES): ChainExplanation {
+export function explainChain<E extends ExplainEvent>(chain: ChainRules, events: readonly E[], limit = EXPLAIN_CANDIDATES): ChainExplanation<E> {
   const distinct = [...new Map(events.map((e) => [e.id, e])).values()];
   const steps = new Map<string, Step>();
   const completions = computeCompletions(

@@ -32,6 +32,8 @@ export const OPERATIONS = {
   registerUser: { permission: 'users:register', providerTypes: ['platform'] },
   writeEvents: { permission: 'events:write', providerTypes: ['platform', 'advertiser'] },
   readActiveChains: { permission: 'quest_chains:read', providerTypes: ['platform'] },
+  // Support's "why didn't it count?" (§11) reads the same progress, so the same permission.
+  explainProgress: { permission: 'quest_chains:read', providerTypes: ['platform'] },
   startAccountLink: { permission: 'account_links:write', providerTypes: ['platform'] },
   completeAccountLink: { permission: 'account_links:write', providerTypes: ['advertiser'] },
   // No read permission exists for links; the platform that may create them may list them.

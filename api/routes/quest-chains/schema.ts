@@ -3,7 +3,9 @@ import type { ChainRewardRow, ChainRow, TaskRow } from '../../../shared/db/chain
 import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
 import { storableString } from '../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../http/envelope.js';
-import { isoMillis } from '../../http/common-schemas.js';
+import { isoMillis, platformUserIdParams } from '../../http/common-schemas.js';
+import type { Verdict } from '../../../shared/domain/explain.js';
+import type { Explanation } from '../../use-cases/quest-chains/explain-progress.js';
 import type { ActiveChainProgress, ActiveChains, ClaimableTask } from '../../use-cases/quest-chains/read-active-chains.js';
 
 // Field shapes shared by the read (with the user's fields) and the admin
@@ -209,5 +211,89 @@ export function toActiveChainsResponse(answer: ActiveChains): z.infer<typeof act
     quest_chains: answer.chains.map(toActiveChainResponse),
     claimable_tasks: answer.claimableTasks.map(toClaimableTaskResponse),
     user: { exists: answer.userId !== null },
+  };
+}
+
+// Explain (§11): why each task of a chain is or is not completed for a user.
+
+export const explainParams = z.object({
+  questChainId: z.uuid().openapi({ param: { name: 'questChainId', in: 'path' }, example: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70' }),
+  platformUserId: platformUserIdParams.shape.platformUserId,
+});
+
+const VERDICTS = [
+  'outside_chain_window', 'before_task_window', 'after_task_window', 'amount_below_minimum', 'amount_missing', 'currency_mismatch',
+  'waiting_for_earlier_task', 'used_by_other_task', 'after_completion', 'not_yet_processed',
+] as const satisfies readonly Verdict[];
+
+const eventSource = () => z.enum(['platform', 'advertiser']).openapi({ description: 'Sent by the chain\'s platform, or by its advertiser about the id linked to the user.' });
+
+const explainCandidateSchema = z
+  .object({
+    event_id: z.uuid(),
+    timestamp: isoMillis(),
+    source: eventSource(),
+    amount: z.number().nullable(),
+    currency: z.string().nullable(),
+    verdict: z.enum(VERDICTS).openapi({ description: 'Why this event did not complete the task (product rules §11).' }),
+  })
+  .openapi('ExplainCandidate');
+
+export const explanationSchema = z
+  .object({
+    quest_chain_id: z.uuid(),
+    user: z.object({ exists: z.boolean() }),
+    pending_events: z.number().int().openapi({ description: "The user's stored events (any type) the matcher has not processed yet: they may still count." }),
+    tasks: z.array(
+      z.object({
+        task_id: z.uuid(),
+        sequence_number: z.number().int(),
+        user_status: z.enum(['completed', 'available', 'locked']),
+        completed_by: z.object({ event_id: z.uuid(), event_type: z.string(), timestamp: isoMillis(), source: eventSource() }).nullable(),
+        candidates: z.array(explainCandidateSchema).openapi({ description: "Up to 10 of the user's events of the task's type, latest first, without the completing one." }),
+      }).openapi('ExplainTask'),
+    ),
+  })
+  .openapi('QuestChainExplanation', {
+    example: {
+      quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70',
+      user: { exists: true },
+      pending_events: 0,
+      tasks: [
+        { task_id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d', sequence_number: 1, user_status: 'completed',
+          completed_by: { event_id: '0d9f8e7c-6b5a-4c3d-9e2f-1a0b9c8d7e6f', event_type: 'kyc', timestamp: '2026-01-02T03:00:00.000Z', source: 'platform' }, candidates: [] },
+        { task_id: 'b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e', sequence_number: 2, user_status: 'available', completed_by: null,
+          candidates: [
+            { event_id: '5e4d3c2b-1a09-4f8e-8d7c-6b5a4f3e2d1c', timestamp: '2026-01-03T10:00:00.000Z', source: 'advertiser', amount: 20, currency: 'EUR', verdict: 'amount_below_minimum' },
+            { event_id: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d', timestamp: '2026-01-01T12:00:00.000Z', source: 'platform', amount: 80, currency: 'EUR', verdict: 'waiting_for_earlier_task' },
+          ] },
+      ],
+    },
+  });
+
+export const explanationResponseSchema = successEnvelope(explanationSchema);
+
+export function toExplanationResponse(explanation: Explanation) {
+  return {
+    quest_chain_id: explanation.definition.chain.id,
+    user: { exists: explanation.userExists },
+    pending_events: explanation.pendingEvents,
+    tasks: explanation.tasks.map(({ task, userStatus, completedBy, candidates }) => ({
+      task_id: task.id,
+      sequence_number: task.sequenceNumber,
+      user_status: userStatus,
+      completed_by:
+        completedBy === null
+          ? null
+          : { event_id: completedBy.event.id, event_type: completedBy.event.eventType, timestamp: formatIsoMillis(completedBy.event.occurredUs), source: completedBy.source },
+      candidates: candidates.map(({ event, source, verdict }) => ({
+        event_id: event.id,
+        timestamp: formatIsoMillis(event.occurredUs),
+        source,
+        amount: event.amount,
+        currency: event.currency,
+        verdict,
+      })),
+    })),
   };
 }

@@ -1,0 +1,36 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { AppEnv } from '../../app-env.js';
+import { requireOperation } from '../../auth/authenticate.js';
+import { errorResponses, ok } from '../../http/envelope.js';
+import { apiKeySecurity } from '../../http/security.js';
+import { explainProgress } from '../../use-cases/quest-chains/explain-progress.js';
+import { explainParams, explanationResponseSchema, toExplanationResponse } from './schema.js';
+
+const route = createRoute({
+  method: 'get',
+  path: '/v1/quest-chains/{questChainId}/users/{platformUserId}/explain',
+  operationId: 'explainQuestChainProgress',
+  tags: ['Quest chains'],
+  summary: 'Why each task of a chain is or is not completed for a user',
+  description: [
+    'Platform credentials (`quest_chains:read`). For support: per task, the event that completed it and up to 10 of the user\'s events of the task\'s type (latest first) with the verdict of the counting rules for each.',
+    'The verdicts come from the same walk that computes progress, over the events the matcher has processed; `pending_events` counts those it has not yet (their verdict is `not_yet_processed`: they may still count).',
+    'Any chain of your platform, whatever its status. A chain of another platform, or none: 404. A user your platform has not registered: 200 with `user.exists: false` and no tasks.',
+  ].join(' '),
+  security: apiKeySecurity,
+  middleware: [requireOperation('explainProgress')] as const,
+  request: { params: explainParams },
+  responses: {
+    200: { description: 'The explanation.', content: { 'application/json': { schema: explanationResponseSchema } } },
+    ...errorResponses(400, 401, 403, 404, 500),
+  },
+});
+
+export function registerExplainProgress(app: OpenAPIHono<AppEnv>) {
+  app.openapi(route, async (c) => {
+    const { questChainId, platformUserId } = c.req.valid('param');
+    const { deps, caller } = c.var;
+    const explanation = await explainProgress(deps, { platformId: caller.providerId, chainId: questChainId, platformUserId });
+    return c.json(ok(toExplanationResponse(explanation)), 200);
+  });
+}
