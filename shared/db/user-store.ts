@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, isNotNull, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gt, isNotNull, sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
 import { type DriverRow, fromJson } from './driver-row.js';
 import { accountLinks, chainProgress, events, users } from './schema/index.js';
@@ -161,4 +161,20 @@ export async function loadMatchUsers(tx: Executor, userIds: readonly string[], e
     platformUserId: row.platformUserId,
     links: new Map(fromJson(row.links)),
   }));
+}
+
+/** A platform's registered users, in id order after `afterId` (keyset paging): what a backtest walks. */
+export async function pagePlatformUserIds(db: Executor, platformId: string, options: { afterId: string | null; limit: number }): Promise<string[]> {
+  const rows = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.platformId, platformId), options.afterId ? gt(users.id, options.afterId) : undefined))
+    .orderBy(asc(users.id))
+    .limit(options.limit);
+  return rows.map((row) => row.id);
+}
+
+export async function countPlatformUsers(db: Executor, platformId: string): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(users).where(eq(users.platformId, platformId));
+  return row?.n ?? 0;
 }

@@ -10,7 +10,7 @@ import type { AppDeps } from '../../app-env.js';
 export type CreateChainInput = NewChain;
 
 /** §2's refusals that need no database: tasks present, sequence numbers exactly 1..n, windows not empty. */
-function checkChainRules(input: CreateChainInput) {
+export function checkChainRules(input: CreateChainInput) {
   if (input.endDate <= input.startDate) throw invalidInput('end_date: must be after start_date', 'end_date');
   if (input.tasks.length === 0) throw invalidInput('tasks: at least one task is required', 'tasks');
   const numbers = input.tasks.map((task) => task.sequenceNumber).sort((a, b) => a - b);
@@ -28,7 +28,7 @@ function checkChainRules(input: CreateChainInput) {
   });
 }
 
-async function checkProviders(tx: Executor, input: CreateChainInput) {
+export async function checkProviders(tx: Executor, input: Pick<CreateChainInput, 'platformId' | 'advertiserId'>) {
   // An inactive provider is still a platform/advertiser: an operator may prepare chains before activating it.
   const platform = await findProvider(tx, input.platformId);
   if (platform?.type !== 'platform') throw invalidInput(`platform_id: no platform with id ${input.platformId}`, 'platform_id');

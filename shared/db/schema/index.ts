@@ -8,3 +8,4 @@ export * from './rewards.js';
 export * from './service-secrets.js';
 export * from './worker-leases.js';
 export * from './webhooks.js';
+export * from './backtests.js';

@@ -22,5 +22,7 @@ export const users = pgTable(
   (table) => [
     unique('users_platform_user_unique').on(table.platformId, table.platformUserId),
     index('users_needs_evaluation_idx').on(table.id).where(sql`${table.needsEvaluation}`),
+    // A platform's users in id order: the pages a backtest reads (0004).
+    index('users_platform_id_idx').on(table.platformId, table.id),
   ],
 );

@@ -1,0 +1,80 @@
+import { isChainCompleted } from './chain-view.js';
+import type { ChainRules, Completion } from './progress.js';
+
+// Product rules §12: what a draft chain would have given away, counted user
+// by user from the completions the §5 walk (computeCompletions) predicts. The
+// counts are plain numbers so a running backtest can checkpoint them as JSON
+// and another process can carry on from there.
+
+/** A draft chain as a backtest needs it: its rules (task ids are made up) and its reward values. */
+export interface BacktestDraft {
+  platformId: string;
+  advertiserId: string;
+  rules: ChainRules;
+  /** task id -> reward_value */
+  taskRewards: Record<string, number>;
+  /** The chain reward's value; null when it has none or no value. */
+  chainRewardValue: number | null;
+}
+
+export const BACKTEST_SAMPLE_SIZE = 20;
+
+export interface BacktestTally {
+  usersEvaluated: number;
+  /** Users with at least one predicted task completion. */
+  usersStarted: number;
+  usersCompleted: number;
+  /** task id -> users predicted to complete it */
+  tasksCompleted: Record<string, number>;
+  /** Sum of reward_value over predicted task completions. */
+  taskRewards: number;
+  /** The first users (in the order evaluated) with a predicted completion. */
+  sample: { platformUserId: string; completedTasks: number }[];
+}
+
+export function emptyTally(draft: BacktestDraft): BacktestTally {
+  return {
+    usersEvaluated: 0,
+    usersStarted: 0,
+    usersCompleted: 0,
+    tasksCompleted: Object.fromEntries(draft.rules.tasks.map((task) => [task.id, 0])),
+    taskRewards: 0,
+    sample: [],
+  };
+}
+
+/** Adds one user's predicted completions to the tally (in place). */
+export function tallyUser(tally: BacktestTally, draft: BacktestDraft, platformUserId: string, completions: ReadonlyMap<string, Completion>): void {
+  tally.usersEvaluated += 1;
+  const done = completions.size;
+  if (done === 0) return;
+  tally.usersStarted += 1;
+  if (isChainCompleted(draft.rules.tasks.length, done)) tally.usersCompleted += 1;
+  for (const taskId of completions.keys()) {
+    tally.tasksCompleted[taskId] = (tally.tasksCompleted[taskId] ?? 0) + 1;
+    tally.taskRewards += draft.taskRewards[taskId] ?? 0;
+  }
+  if (tally.sample.length < BACKTEST_SAMPLE_SIZE) tally.sample.push({ platformUserId, completedTasks: done });
+}
+
+export interface BacktestResult {
+  usersEvaluated: number;
+  usersStarted: number;
+  usersCompleted: number;
+  /** In sequence order. */
+  tasks: { sequenceNumber: number; usersCompleted: number }[];
+  rewardCost: { taskRewards: number; chainRewards: number };
+  sample: BacktestTally['sample'];
+}
+
+export function backtestResult(tally: BacktestTally, draft: BacktestDraft): BacktestResult {
+  const tasks = [...draft.rules.tasks].sort((a, b) => a.sequenceNumber - b.sequenceNumber);
+  return {
+    usersEvaluated: tally.usersEvaluated,
+    usersStarted: tally.usersStarted,
+    usersCompleted: tally.usersCompleted,
+    tasks: tasks.map((task) => ({ sequenceNumber: task.sequenceNumber, usersCompleted: tally.tasksCompleted[task.id] ?? 0 })),
+    rewardCost: { taskRewards: tally.taskRewards, chainRewards: (draft.chainRewardValue ?? 0) * tally.usersCompleted },
+    sample: tally.sample,
+  };
+}
