@@ -11,6 +11,7 @@ import { registerDocsRoutes } from './operator/reference-page.js';
 import { registerOpenApiDocuments } from './operator/openapi-documents.js';
 import { eventsRoutes } from './routes/events/index.js';
 import { adminQuestChainsRoutes } from './routes/admin/quest-chains/index.js';
+import { adminBacktestsRoutes } from './routes/admin/backtests/index.js';
 import { healthRoutes } from './routes/health/index.js';
 import { registerMetricsRoute } from './operator/metrics.js';
 import { forgetAnswerOnClaim } from './read-cache/forget-answer-on-claim.js';
@@ -36,6 +37,7 @@ export function createApp(deps: AppDeps) {
   adminCredentialsRoutes(app, deps.config.ADMIN_TOKEN);
   questChainsRoutes(app);
   adminQuestChainsRoutes(app, deps.config.ADMIN_TOKEN);
+  adminBacktestsRoutes(app, deps.config.ADMIN_TOKEN);
   accountLinksRoutes(app);
   // Before the claim route, so it wraps it: a claim changes the cached active-chains answer.
   // POST only: an all-methods entry here would clash with GET /v1/rewards/{id} and push Hono
