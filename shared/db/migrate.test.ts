@@ -29,7 +29,7 @@ describe('migrateWithLock', () => {
       const [applied] = await db<{ count: number }[]>`select count(*)::int as count from drizzle.__drizzle_migrations`;
       const [tables] = await db<{ count: number }[]>`select count(*)::int as count from information_schema.tables where table_schema = 'public'`;
       expect(applied?.count).toBe(MIGRATIONS);
-      expect(tables?.count).toBe(18); // 0002 added worker_leases, 0003 the three webhook tables
+      expect(tables?.count).toBe(19); // 0002 added worker_leases, 0003 the three webhook tables, 0004 backtests
       // And again, with nothing left to do.
       await migrateWithLock(url.toString());
       const [again] = await db<{ count: number }[]>`select count(*)::int as count from drizzle.__drizzle_migrations`;
