@@ -5,6 +5,7 @@ import type { LiveTokenSigner } from '../shared/live/token.js';
 import type { Logger } from '../shared/observability/logger.js';
 import type { ApiMetrics } from '../shared/observability/metrics.js';
 import type { MatchingProducer } from '../shared/queue/producer.js';
+import type { WebhookProducer } from '../shared/queue/webhook-producer.js';
 import type { ActiveChainCache } from './read-cache/active-chain-cache.js';
 import type { Caller } from './auth/caller.js';
 import type { CredentialCache } from './auth/credential-cache.js';
@@ -17,6 +18,8 @@ export interface AppDeps {
   db: Database;
   redis: Redis;
   producer: MatchingProducer;
+  /** The webhook delivery queue: messages the API wrote (claims) and replays. */
+  webhooks: WebhookProducer;
   credentials: CredentialCache;
   liveTokens: LiveTokenSigner;
   /** Fans the worker's progress messages out to open GET /v1/live streams (one Redis subscriber per process). */

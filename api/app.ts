@@ -18,6 +18,7 @@ import { forgetAnswerOnClaim } from './read-cache/forget-answer-on-claim.js';
 import { questChainsRoutes } from './routes/quest-chains/index.js';
 import { usersRoutes } from './routes/users/index.js';
 import { accountLinksRoutes } from './routes/account-links/index.js';
+import { webhookEndpointsRoutes } from './routes/webhook-endpoints/index.js';
 import { liveRoutes } from './routes/live/index.js';
 import { rewardsRoutes } from './routes/rewards/index.js';
 
@@ -39,6 +40,7 @@ export function createApp(deps: AppDeps) {
   adminQuestChainsRoutes(app, deps.config.ADMIN_TOKEN);
   adminBacktestsRoutes(app, deps.config.ADMIN_TOKEN);
   accountLinksRoutes(app);
+  webhookEndpointsRoutes(app);
   // Before the claim route, so it wraps it: a claim changes the cached active-chains answer.
   // POST only: an all-methods entry here would clash with GET /v1/rewards/{id} and push Hono
   // from its RegExpRouter to the slower TrieRouter for every request.

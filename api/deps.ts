@@ -5,6 +5,7 @@ import type { Logger } from '../shared/observability/logger.js';
 import { createApiMetrics } from '../shared/observability/metrics.js';
 import { createRedis } from '../shared/queue/connection.js';
 import { createMatchingProducer } from '../shared/queue/producer.js';
+import { createWebhookProducer } from '../shared/queue/webhook-producer.js';
 import { ActiveChainCache } from './read-cache/active-chain-cache.js';
 import { followAnswerInvalidations } from './read-cache/answer-invalidation.js';
 import type { AppDeps } from './app-env.js';
@@ -29,6 +30,7 @@ export async function createAppDeps(options: {
   const { config, database, logger } = options;
   const redis = createRedis(config.REDIS_URL, 'producer');
   const producer = createMatchingProducer(redis, config.QUEUE_PREFIX, { windowMs: config.MATCH_FAIR_WINDOW_MS, quietEvents: config.MATCH_FAIR_QUIET_EVENTS });
+  const webhooks = createWebhookProducer(redis, config.QUEUE_PREFIX);
   const subscriber = createRedis(config.REDIS_URL, 'subscriber');
   const liveHub = new LiveHub({
     redis: subscriber,
@@ -51,6 +53,7 @@ export async function createAppDeps(options: {
     db: database.db,
     redis,
     producer,
+    webhooks,
     credentials: new CredentialCache(database.db, config.CREDENTIAL_CACHE_TTL_MS),
     liveTokens: await loadLiveTokenSigner(database.db, config.LIVE_TOKEN_SECRET),
     liveHub,
@@ -66,6 +69,7 @@ export async function createAppDeps(options: {
       await liveHub.close();
       rateLimits.close();
       await producer.close();
+      await webhooks.close();
       redis.disconnect();
     },
   };

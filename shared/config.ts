@@ -80,6 +80,14 @@ const configSchema = z.object({
     .string()
     .default('*')
     .transform((value) => (value.trim() === '*' ? ('*' as const) : value.split(',').map((origin) => origin.trim()).filter(Boolean))),
+  // Webhooks (docs/webhooks.md). The SSRF guard's development switches: plain http:// targets, and
+  // loopback/private/link-local targets. Both stay false in production.
+  WEBHOOK_ALLOW_HTTP: booleanFlag.default(false),
+  WEBHOOK_ALLOW_PRIVATE: booleanFlag.default(false),
+  // Multiplies the retry schedule (5 s first retry … ~8 h in all); tests shrink it, e.g. 0.001.
+  WEBHOOK_RETRY_SCALE: z.coerce.number().positive().max(1).default(1),
+  // Deliveries one worker makes at once (each waits up to 10 s on its receiver).
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -33,6 +33,10 @@ export const DOMAIN_ERROR_KINDS = {
   link_token_invalid: 'invalid_input',
   /** The connection token expired before this link was made. */
   link_token_expired: 'invalid_input',
+  /** The webhook URL is not allowed: not https, or its host is (or resolves to) a loopback, private or link-local address. */
+  webhook_url_refused: 'invalid_input',
+  /** The provider has as many webhook endpoints as allowed (10). */
+  webhook_endpoint_limit: 'invalid_input',
   /** The connection token already linked another advertiser user id. */
   link_token_used: 'conflict',
   /** The advertiser user id is already linked to another user of the platform. */

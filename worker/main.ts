@@ -16,6 +16,12 @@ import { startLease, workerApplicationName } from './lease.js';
 import { createLivePublisher } from './live-publisher.js';
 import { createProcessor } from './processor.js';
 import { startReconciler } from './reconciler.js';
+import { WEBHOOK_QUEUE } from '../shared/queue/webhook-contract.js';
+import { createWebhookProducer } from '../shared/queue/webhook-producer.js';
+import { createDeliveryProcessor } from './webhooks/delivery.js';
+import { watchWebhookProviders } from './webhooks/endpoint-presence.js';
+import { createSender } from './webhooks/send.js';
+import { startSweeper } from './webhooks/sweeper.js';
 import type { WorkerDeps } from './worker-deps.js';
 
 const config = loadConfig();
@@ -34,6 +40,8 @@ const sessions = {
 };
 // A connection per batch in flight (worker/matching/batcher.ts), plus the reconciler's and /readyz's.
 const database = createDatabase({ ...sessions, poolSize: config.MATCH_BATCHES_IN_FLIGHT + 2 });
+// Webhook deliveries' own connections: a burst of them never queues ahead of a matching batch.
+const webhookDatabase = createDatabase({ ...sessions, poolSize: 3 });
 // The lease's own connection: its heartbeat never queues behind batches waiting for locks.
 const leaseDatabase = createDatabase({ ...sessions, poolSize: 1 });
 const workerRedis = createRedis(config.REDIS_URL, 'worker');
@@ -48,6 +56,14 @@ const metrics = createWorkerMetrics({
 });
 const deps: WorkerDeps = { db: database.db, producer, logger, publish: createLivePublisher(producerRedis, config.QUEUE_PREFIX, logger) };
 let shuttingDown = false;
+
+const webhookProducer = createWebhookProducer(producerRedis, config.QUEUE_PREFIX);
+const webhookRecipients = watchWebhookProviders({ db: webhookDatabase.db, logger }, 1000);
+const sender = createSender({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
+const sweeper = startSweeper(
+  { db: webhookDatabase.db, logger, webhooks: webhookProducer },
+  { intervalMs: config.RECONCILE_INTERVAL_MS, minAgeMs: config.RECONCILE_MIN_AGE_MS },
+);
 
 const reconciler = startReconciler(deps, {
   intervalMs: config.RECONCILE_INTERVAL_MS,
@@ -74,6 +90,7 @@ const worker = new Worker(
     maxBatchSize: config.MATCH_BATCH_SIZE,
     batchesInFlight: config.MATCH_BATCHES_IN_FLIGHT,
     onEventProcessed: (receivedUs) => metrics.eventProcessed(receivedUs),
+    webhooks: { recipients: webhookRecipients.current, producer: webhookProducer },
   }),
   {
     connection: workerRedis,
@@ -86,6 +103,22 @@ const worker = new Worker(
     maxStalledCount: 100,
   },
 );
+// Deliveries on a queue of their own, so a slow receiver never holds up matching.
+const webhookWorker = new Worker(
+  WEBHOOK_QUEUE,
+  createDeliveryProcessor({ db: webhookDatabase.db, logger, webhooks: webhookProducer, sender, retryScale: config.WEBHOOK_RETRY_SCALE }),
+  {
+    connection: workerRedis,
+    prefix: config.QUEUE_PREFIX,
+    concurrency: config.WEBHOOK_CONCURRENCY,
+    // An attempt lasts up to 10 s; the message's lease in Postgres, not this lock, keeps it from running twice.
+    lockDuration: 30_000,
+    maxStalledCount: 100,
+  },
+);
+webhookWorker.on('failed', (job, error) => logger.warn({ jobId: job?.id, job: job?.name, err: error }, 'webhook job failed'));
+webhookWorker.on('error', (error) => logger.warn({ err: error }, 'webhook worker connection error'));
+
 worker.on('failed', (job, error) => {
   logger.warn({ jobId: job?.id, job: job?.name, attempts: job?.attemptsMade, err: error }, 'job failed');
 });
@@ -116,9 +149,12 @@ async function shutdown(signal: string) {
   }, config.SHUTDOWN_TIMEOUT_MS);
   deadline.unref();
   await reconciler.stop();
-  await worker.close(); // waits for active jobs to finish
+  await sweeper.stop();
+  webhookRecipients.stop();
+  await Promise.all([worker.close(), webhookWorker.close()]); // wait for active jobs to finish
+  sender.close();
   await lease.stop();
-  await Promise.allSettled([producer.close(), database.close(), leaseDatabase.close()]);
+  await Promise.allSettled([producer.close(), webhookProducer.close(), database.close(), webhookDatabase.close(), leaseDatabase.close()]);
   health.close();
   workerRedis.disconnect();
   producerRedis.disconnect();

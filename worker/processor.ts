@@ -4,12 +4,15 @@ import { jobPayloads, type JobName } from '../shared/queue/contract.js';
 import { createBatcher, type MatchWork } from './matching/batcher.js';
 import { matchBatch, type BatchOutcome } from './matching/match-batch.js';
 import { createTurnstile } from './matching/turnstile.js';
+import type { WebhookProducer } from '../shared/queue/webhook-producer.js';
 import type { WorkerDeps } from './worker-deps.js';
 
 export interface ProcessorDeps extends Pick<WorkerDeps, 'db' | 'logger' | 'publish'> {
   maxBatchSize: number;
   batchesInFlight: number;
   onEventProcessed: (receivedUs: bigint) => void;
+  /** Webhooks: who has endpoints (the outbox is skipped for the others) and the delivery queue. */
+  webhooks?: { recipients: () => ReadonlySet<string> | null; producer: WebhookProducer };
 }
 
 /** The batcher's lane for re-evaluations: they take turns with the providers' events. */
@@ -55,11 +58,16 @@ export function createProcessor(deps: ProcessorDeps) {
     const ticket = turnstile.ticket();
     let outcome;
     try {
-      outcome = await matchBatch({ db: deps.db, inTurn: (step) => ticket.inTurn(step) }, { eventIds: work.eventIds, evaluateUserIds: work.userIds });
+      outcome = await matchBatch(
+        { db: deps.db, inTurn: (step) => ticket.inTurn(step), webhookRecipients: deps.webhooks?.recipients },
+        { eventIds: work.eventIds, evaluateUserIds: work.userIds },
+      );
     } finally {
       ticket.release();
     }
     await deps.publish(outcome.changes);
+    // Not awaited: the batch's jobs need not wait on Redis for this, and a lost add is the sweeper's.
+    if (outcome.webhookMessageIds.length > 0) void deps.webhooks?.producer.deliver(outcome.webhookMessageIds.map((messageId) => ({ messageId, attempt: 0 })));
     for (const event of outcome.matched) deps.onEventProcessed(event.receivedUs);
     deps.logger.debug(
       { events: work.eventIds.length, matched: outcome.matched.length, users: work.userIds.length, recomputed: outcome.recomputed, changedUsers: outcome.changes.length, ms: Math.round(performance.now() - started) },

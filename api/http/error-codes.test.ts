@@ -95,6 +95,15 @@ const scenarios: Record<ErrorCode, { param: string | null; reach: () => Promise<
       return complete(connectionToken, fresh('adv'));
     },
   },
+  webhook_url_refused: { param: 'url', reach: () => post('/v1/webhook-endpoints', { url: 'https://10.0.0.1/hooks' }) },
+  webhook_endpoint_limit: {
+    param: null,
+    reach: async () => {
+      const provider = await createTestProvider(database.db, 'advertiser');
+      for (let i = 0; i < 10; i += 1) expect((await post('/v1/webhook-endpoints', { url: `https://93.184.215.14/${i}` }, provider.headers)).status).toBe(200);
+      return post('/v1/webhook-endpoints', { url: 'https://93.184.215.14/10' }, provider.headers);
+    },
+  },
   link_token_used: {
     param: 'connection_token',
     reach: async () => {

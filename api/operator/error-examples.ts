@@ -33,6 +33,7 @@ const pathUserTooLong: ErrorExample = { error: 'platformUserId: Too big: expecte
 const unknownProvider: ErrorExample = { error: 'No provider with this id', code: 'not_found' };
 const unknownChain: ErrorExample = { error: 'No quest chain with this id', code: 'not_found' };
 const badId: ErrorExample = { error: 'id: Invalid UUID', code: 'invalid_field', param: 'id' };
+const unknownEndpoint: ErrorExample = { error: 'No such webhook endpoint', code: 'not_found', param: 'id' };
 
 /** Where an operation's answer for a status says more than the status's generic example. */
 const byOperation: Record<string, Partial<Record<number, ErrorExample>>> = {
@@ -65,6 +66,18 @@ const byOperation: Record<string, Partial<Record<number, ErrorExample>>> = {
     403: { error: 'Credential lacks the permission rewards:claim', code: 'permission_missing' },
   },
   listRewards: { 400: pathUserTooLong, 403: { error: 'Credential is inactive', code: 'credential_inactive' } },
+  createWebhookEndpoint: {
+    400: { error: 'url: points at a private or loopback address (10.0.0.1)', code: 'webhook_url_refused', param: 'url' },
+    403: { error: 'Credential lacks the permission webhooks:manage', code: 'permission_missing' },
+  },
+  listWebhookEndpoints: { 403: { error: 'Credential lacks the permission webhooks:manage', code: 'permission_missing' } },
+  deleteWebhookEndpoint: { 400: badId, 404: unknownEndpoint },
+  listWebhookMessages: { 400: { error: 'status: Invalid option: expected one of "pending"|"delivered"|"failed"', code: 'invalid_field', param: 'status' }, 404: unknownEndpoint },
+  replayWebhookMessage: {
+    400: { error: 'message_id: must be a message id (msg_ and 32 hex digits)', code: 'invalid_field', param: 'message_id' },
+    404: { error: 'No such message of this endpoint', code: 'not_found', param: 'message_id' },
+    503: { error: 'The delivery queue is unreachable; try again', code: 'unavailable' },
+  },
   streamLiveUpdates: {
     400: { error: 'since: must be the baselineTimestamp of the read (ISO 8601 UTC, e.g. 2026-01-02T03:04:05.678Z) or null', code: 'invalid_field', param: 'since' },
     401: { error: 'token: missing, invalid or expired live token', code: 'invalid_live_token', param: 'token' },

@@ -5,10 +5,12 @@ import { loadMatchUsers, lockUsers, resolveEventUsers } from '../../shared/db/us
 import { questChains } from '../../shared/db/schema/index.js';
 import { withTransaction } from '../../shared/db/transaction.js';
 import { loadChainDefinitions } from '../../shared/db/chain-store.js';
+import { insertMessages } from '../../shared/db/webhook-message-store.js';
 import type { ProgressChange } from '../live-publisher.js';
 import type { WorkerDeps } from '../worker-deps.js';
 import type { InTurn } from './turnstile.js';
 import { advanceWalks, diffWalks, historyNeeds, recomputeWalks, walkKey, type BatchView } from './plan-batch.js';
+import { batchFacts } from './webhook-facts.js';
 
 
 export interface BatchOutcome {
@@ -19,6 +21,8 @@ export interface BatchOutcome {
   changes: ProgressChange[];
   /** How many (user, chain) walks needed the full recompute (late events, re-evaluations). */
   recomputed: number;
+  /** Webhook messages this batch wrote to the outbox, to enqueue after the commit. */
+  webhookMessageIds: string[];
 }
 
 /**
@@ -34,6 +38,8 @@ export async function matchBatch(
   deps: Pick<WorkerDeps, 'db'> & {
     /** Runs the claim-and-lock step in this process's batch order (turnstile.ts); without it the step runs at once. */
     inTurn?: InTurn;
+    /** Providers with a webhook endpoint (worker/webhooks/endpoint-presence.ts); absent or null: write the outbox for every fact. */
+    webhookRecipients?: () => ReadonlySet<string> | null;
   },
   input: { eventIds: readonly string[]; evaluateUserIds: readonly string[] },
 ): Promise<BatchOutcome> {
@@ -75,18 +81,22 @@ export async function matchBatch(
       for (const [key, state] of recomputeWalks(view, recompute, history)) advanced.set(key, state);
     }
 
-    const writes = diffWalks(view, advanced, new Map(chains.map((c) => [c.chain.id, c])));
+    const chainsById = new Map(chains.map((c) => [c.chain.id, c]));
+    const writes = diffWalks(view, advanced, chainsById);
     await saveCompletions(tx, writes.completions);
     const stamps = await stampUsers(tx, [...writes.changedChains.keys()]);
     for (const row of writes.progress) if (writes.changedChains.get(row.userId)?.includes(row.chainId)) row.changedUs = stamps.get(row.userId) ?? null;
     await saveChainProgress(tx, writes.progress);
     await deletePending(tx, events.map((e) => e.id));
+    // The outbox, in the transaction of the facts it announces; no statement when nobody listens.
+    const webhookMessageIds = await insertMessages(tx, batchFacts(view, writes, chainsById, deps.webhookRecipients?.() ?? null));
 
     return {
       matched: events.map((e) => ({ id: e.id, receivedUs: e.receivedUs })),
       evaluated: [...evaluateIds],
       changes: [...writes.changedChains].map(([userId, chainIds]) => ({ userId, chainIds, changedUs: stamps.get(userId)! })),
       recomputed: recompute.length,
+      webhookMessageIds,
     };
   });
 }

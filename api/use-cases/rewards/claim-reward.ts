@@ -1,7 +1,10 @@
 import { findChainReward, findClaim, findTaskReward, insertClaim, type Reward, type RewardClaim, type RewardKind } from '../../../shared/db/reward-store.js';
 import { findUserId } from '../../../shared/db/user-store.js';
+import { withTransaction } from '../../../shared/db/transaction.js';
+import { insertMessages } from '../../../shared/db/webhook-message-store.js';
 import { conflict, invalidInput } from '../../../shared/errors.js';
 import type { AppDeps } from '../../app-env.js';
+import { claimFact } from '../webhooks/claim-fact.js';
 
 /** The claimer (a platform's user) and exactly one of a task (its reward) or a chain (its chain reward). */
 export type ClaimRewardInput = { platformId: string; platformUserId: string } & (
@@ -25,9 +28,11 @@ interface ClaimTarget {
  * Product rules §7: grants a completed task's or chain's reward at most once.
  * The unique key reward_claims_once decides, never a prior read: the insert
  * either creates the claim or does nothing, and then the first claim is read.
- * Earned is earned: the chain's current status does not matter.
+ * Earned is earned: the chain's current status does not matter. A new claim
+ * writes its reward.claimed webhook messages in the same transaction (§10),
+ * enqueued for delivery after the commit (best effort: the sweeper covers).
  */
-export async function claimReward(deps: Pick<AppDeps, 'db'>, input: ClaimRewardInput): Promise<ClaimedReward> {
+export async function claimReward(deps: Pick<AppDeps, 'db' | 'webhooks'>, input: ClaimRewardInput): Promise<ClaimedReward> {
   const { db } = deps;
   const userId = await findUserId(db, input.platformId, input.platformUserId);
   if (!userId) throw invalidInput('platform_user_id: no registered user with this id', 'platform_user_id', 'user_not_registered');
@@ -36,8 +41,14 @@ export async function claimReward(deps: Pick<AppDeps, 'db'>, input: ClaimRewardI
       ? await taskTarget(deps, input.platformId, userId, input.taskId)
       : await chainTarget(deps, input.platformId, userId, input.chainId);
 
-  const created = await insertClaim(db, { userId, ...target });
-  if (created) return { ...created, alreadyClaimed: false };
+  const granted = await withTransaction(db, async (tx) => {
+    const claim = await insertClaim(tx, { userId, ...target });
+    return claim && { claim, messageIds: await insertMessages(tx, [claimFact(input.platformId, input.platformUserId, claim)]) };
+  });
+  if (granted) {
+    if (granted.messageIds.length > 0) await deps.webhooks.deliver(granted.messageIds.map((messageId) => ({ messageId, attempt: 0 })));
+    return { ...granted.claim, alreadyClaimed: false };
+  }
   const existing = await findClaim(db, userId, target.chainId, target.taskId);
   if (!existing) throw new Error('reward claim neither inserted nor found');
   return { ...existing, alreadyClaimed: true };

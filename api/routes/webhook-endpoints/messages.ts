@@ -1,0 +1,34 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { AppEnv } from '../../app-env.js';
+import { requireOperation } from '../../auth/authenticate.js';
+import { errorResponses, ok } from '../../http/envelope.js';
+import { toPageRequest } from '../../http/pagination.js';
+import { apiKeySecurity } from '../../http/security.js';
+import { listMessages } from '../../use-cases/webhooks/list-messages.js';
+import { endpointParams, listMessagesResponseSchema, messagesQuery, toMessagesResponse } from './schema.js';
+
+const route = createRoute({
+  method: 'get',
+  path: '/v1/webhook-endpoints/{id}/messages',
+  operationId: 'listWebhookMessages',
+  tags: ['Webhooks'],
+  summary: "An endpoint's delivery log",
+  description:
+    'Platform or advertiser credentials (`webhooks:manage`). Messages newest first, each with every attempt (time, HTTP status or error, duration). `pending`: not delivered yet, retries scheduled; `delivered`: a 2xx came within 10 s; `failed`: every scheduled attempt failed.',
+  security: apiKeySecurity,
+  middleware: [requireOperation('manageWebhooks')] as const,
+  request: { params: endpointParams, query: messagesQuery },
+  responses: {
+    200: { description: 'A page of messages.', content: { 'application/json': { schema: listMessagesResponseSchema } } },
+    ...errorResponses(400, 401, 403, 404, 500),
+  },
+});
+
+export function registerListWebhookMessages(app: OpenAPIHono<AppEnv>) {
+  app.openapi(route, async (c) => {
+    const { deps, caller } = c.var;
+    const query = c.req.valid('query');
+    const page = await listMessages(deps, { providerId: caller.providerId, endpointId: c.req.valid('param').id, status: query.status, page: toPageRequest(query) });
+    return c.json(ok(toMessagesResponse(page)), 200);
+  });
+}

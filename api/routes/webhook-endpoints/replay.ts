@@ -1,0 +1,35 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { AppEnv } from '../../app-env.js';
+import { requireOperation } from '../../auth/authenticate.js';
+import { errorResponses, ok } from '../../http/envelope.js';
+import { AppError } from '../../http/errors.js';
+import { apiKeySecurity } from '../../http/security.js';
+import { replayMessage } from '../../use-cases/webhooks/replay-message.js';
+import { messageParams, replayResponseSchema } from './schema.js';
+
+const route = createRoute({
+  method: 'post',
+  path: '/v1/webhook-endpoints/{id}/messages/{message_id}/replay',
+  operationId: 'replayWebhookMessage',
+  tags: ['Webhooks'],
+  summary: 'Send a message again now',
+  description:
+    'Platform or advertiser credentials (`webhooks:manage`). Queues one more attempt now, with the same message id, whatever the status; the attempt appears in the log. 503 when the delivery queue is unreachable (try again).',
+  security: apiKeySecurity,
+  middleware: [requireOperation('manageWebhooks')] as const,
+  request: { params: messageParams },
+  responses: {
+    200: { description: 'The attempt is queued.', content: { 'application/json': { schema: replayResponseSchema } } },
+    ...errorResponses(400, 401, 403, 404, 500, 503),
+  },
+});
+
+export function registerReplayWebhookMessage(app: OpenAPIHono<AppEnv>) {
+  app.openapi(route, async (c) => {
+    const { deps, caller } = c.var;
+    const params = c.req.valid('param');
+    const { queued } = await replayMessage(deps, { providerId: caller.providerId, endpointId: params.id, messageId: params.message_id });
+    if (!queued) throw new AppError('unavailable', 'The delivery queue is unreachable; try again');
+    return c.json(ok({ id: params.message_id, queued: true as const }), 200);
+  });
+}

@@ -1,0 +1,226 @@
+import { and, asc, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import type { Executor } from './client.js';
+import type { DriverRow } from './driver-row.js';
+import { afterKey, rowsToRead, toPage, type Page, type PageRequest } from './keyset.js';
+import { webhookAttempts, webhookEndpoints, webhookMessages, type WebhookMessageStatus } from './schema/index.js';
+import { withTransaction } from './transaction.js';
+
+/**
+ * The outbox and delivery log of webhooks (product rules §10). Messages are
+ * written in the transaction of the fact they announce (insertMessages), then
+ * delivered from the queue; Postgres stays the source of truth, so a lost job
+ * only delays a delivery (the sweeper finds what is due).
+ */
+
+/** One fact for one recipient provider: every live endpoint of that provider subscribed to `type` gets a message. */
+export interface WebhookFact {
+  providerId: string;
+  type: string;
+  /** Names the fact, the same for every recipient: `task.completed/<user id>/<task id>`. */
+  fact: string;
+  /** The message's `data`, already in the recipient's terms (its own user identifier only). */
+  data: Record<string, unknown>;
+}
+
+/**
+ * Fans facts out to the subscribed endpoints in one statement. The unique
+ * key (endpoint, fact) drops a fact announced before, so a retry, a
+ * redelivery or a second worker can never make a second message. Answers the
+ * new messages' ids.
+ */
+export async function insertMessages(tx: Executor, facts: readonly WebhookFact[]): Promise<string[]> {
+  if (facts.length === 0) return [];
+  const rows = await tx.execute<DriverRow<Pick<typeof webhookMessages.$inferSelect, 'id'>>>(sql`
+    insert into webhook_messages (id, endpoint_id, fact, type, data)
+    select 'msg_' || replace(gen_random_uuid()::text, '-', ''), e.id, r.fact, r.type, r.data
+    from jsonb_to_recordset(${JSON.stringify(facts.map((f) => ({ provider_id: f.providerId, type: f.type, fact: f.fact, data: f.data })))}::jsonb)
+      as r(provider_id uuid, type text, fact text, data jsonb)
+    join webhook_endpoints e on e.provider_id = r.provider_id and e.deleted_at is null and r.type = any(e.event_types)
+    on conflict (endpoint_id, fact) do nothing
+    returning id`);
+  return rows.map((row) => row.id);
+}
+
+export interface WebhookAttempt {
+  atUs: bigint;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+export interface WebhookMessageView {
+  id: string;
+  type: string;
+  createdUs: bigint;
+  status: WebhookMessageStatus;
+  attempts: WebhookAttempt[];
+}
+
+const messageOrder = [webhookMessages.createdAt, webhookMessages.id] as const;
+
+/** A page of an endpoint's messages, newest first, with their attempts in order; null when the cursor is not one of them. */
+export async function listMessages(
+  db: Executor,
+  endpointId: string,
+  filter: { status?: WebhookMessageStatus | undefined },
+  page: PageRequest,
+): Promise<Page<WebhookMessageView> | null> {
+  const scope = and(eq(webhookMessages.endpointId, endpointId), filter.status ? eq(webhookMessages.status, filter.status) : undefined);
+  let after;
+  if (page.startingAfter !== undefined) {
+    const [cursor] = await db
+      .select({ createdAt: webhookMessages.createdAt, id: webhookMessages.id })
+      .from(webhookMessages)
+      .where(and(eq(webhookMessages.endpointId, endpointId), eq(webhookMessages.id, page.startingAfter)));
+    if (!cursor) return null;
+    after = afterKey(messageOrder, [cursor.createdAt, cursor.id], 'desc');
+  }
+  const rows = await db
+    .select({ id: webhookMessages.id, type: webhookMessages.type, createdUs: webhookMessages.createdAt, status: webhookMessages.status })
+    .from(webhookMessages)
+    .where(and(scope, after))
+    .orderBy(...messageOrder.map((column) => desc(column)))
+    .limit(rowsToRead(page.limit));
+  const messages = toPage(rows, page.limit);
+  const attempts = await attemptsOf(db, messages.items.map((m) => m.id));
+  return { items: messages.items.map((m) => ({ ...m, attempts: attempts.get(m.id) ?? [] })), hasMore: messages.hasMore };
+}
+
+async function attemptsOf(db: Executor, messageIds: readonly string[]): Promise<Map<string, WebhookAttempt[]>> {
+  const byMessage = new Map<string, WebhookAttempt[]>();
+  if (messageIds.length === 0) return byMessage;
+  const rows = await db
+    .select({ messageId: webhookAttempts.messageId, atUs: webhookAttempts.at, statusCode: webhookAttempts.statusCode, error: webhookAttempts.error, durationMs: webhookAttempts.durationMs })
+    .from(webhookAttempts)
+    .where(inArray(webhookAttempts.messageId, [...messageIds]))
+    .orderBy(asc(webhookAttempts.id));
+  for (const { messageId, ...attempt } of rows) {
+    const list = byMessage.get(messageId);
+    if (list) list.push(attempt);
+    else byMessage.set(messageId, [attempt]);
+  }
+  return byMessage;
+}
+
+/** Whether the endpoint has the message (replay's 404 otherwise). */
+export async function messageExists(db: Executor, endpointId: string, messageId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: webhookMessages.id })
+    .from(webhookMessages)
+    .where(and(eq(webhookMessages.endpointId, endpointId), eq(webhookMessages.id, messageId)));
+  return row !== undefined;
+}
+
+/** A message ready to send: its body's parts, and where and with what secret to send it. */
+export interface OutgoingMessage {
+  id: string;
+  type: string;
+  createdUs: bigint;
+  data: Record<string, unknown>;
+  attempts: number;
+  url: string;
+  secret: string;
+}
+
+const outgoingColumns = {
+  id: webhookMessages.id,
+  type: webhookMessages.type,
+  createdUs: webhookMessages.createdAt,
+  data: webhookMessages.data,
+  attempts: webhookMessages.attempts,
+  url: webhookEndpoints.url,
+  secret: webhookEndpoints.secret,
+};
+
+/**
+ * Takes scheduled attempt number `attempt + 1` of a message for `leaseMs`:
+ * only while it is pending, still at that count, unleased, and its endpoint
+ * not deleted. Null when another worker has it, it moved on, or it is done.
+ * A message whose endpoint was deleted since it was written is given up here.
+ */
+export async function claimAttempt(db: Executor, messageId: string, attempt: number, leaseMs: number): Promise<OutgoingMessage | null> {
+  return withTransaction(db, async (tx) => {
+    const [claimed] = await tx
+      .update(webhookMessages)
+      .set({ lockedUntil: sql`now() + ${leaseMs} * interval '1 millisecond'` })
+      .from(webhookEndpoints)
+      .where(
+        and(
+          eq(webhookMessages.id, messageId),
+          eq(webhookMessages.status, 'pending'),
+          eq(webhookMessages.attempts, attempt),
+          sql`(${webhookMessages.lockedUntil} is null or ${webhookMessages.lockedUntil} < now())`,
+          eq(webhookEndpoints.id, webhookMessages.endpointId),
+        ),
+      )
+      .returning({ ...outgoingColumns, deletedUs: webhookEndpoints.deletedAt });
+    if (!claimed) return null;
+    const { deletedUs, ...message } = claimed;
+    if (deletedUs === null) return message;
+    await tx.update(webhookMessages).set({ status: 'failed', lockedUntil: null }).where(eq(webhookMessages.id, messageId));
+    return null;
+  });
+}
+
+/** A message to replay, whatever its status; null when unknown or its endpoint is deleted. */
+export async function loadForReplay(db: Executor, messageId: string): Promise<OutgoingMessage | null> {
+  const [row] = await db
+    .select(outgoingColumns)
+    .from(webhookMessages)
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookMessages.endpointId))
+    .where(and(eq(webhookMessages.id, messageId), isNull(webhookEndpoints.deletedAt)));
+  return row ?? null;
+}
+
+/** What an attempt leads to: delivered, another attempt after `delayMs`, failed for good, or (a replay) no change to the schedule. */
+export type AttemptOutcome = { next: 'delivered' } | { next: 'retry'; delayMs: number } | { next: 'failed' } | { next: 'unchanged' };
+
+/**
+ * Records an attempt and its consequence in one transaction. A scheduled
+ * attempt advances the count and releases the lease; a replay touches only
+ * the status, and only when it succeeded.
+ */
+export async function recordAttempt(
+  db: Executor,
+  messageId: string,
+  attempt: Omit<WebhookAttempt, 'atUs'> & { atUs: bigint },
+  outcome: AttemptOutcome,
+  scheduled: boolean,
+): Promise<void> {
+  await withTransaction(db, async (tx) => {
+    await tx.insert(webhookAttempts).values({ messageId, at: attempt.atUs, statusCode: attempt.statusCode, error: attempt.error, durationMs: attempt.durationMs });
+    const advance = scheduled ? { attempts: sql`${webhookMessages.attempts} + 1`, lockedUntil: null } : {};
+    switch (outcome.next) {
+      case 'delivered':
+        await tx.update(webhookMessages).set({ ...advance, status: 'delivered' }).where(eq(webhookMessages.id, messageId));
+        return;
+      case 'retry':
+        await tx
+          .update(webhookMessages)
+          .set({ ...advance, nextAttemptAt: sql`now() + ${outcome.delayMs} * interval '1 millisecond'` })
+          .where(eq(webhookMessages.id, messageId));
+        return;
+      case 'failed':
+        await tx.update(webhookMessages).set({ ...advance, status: 'failed' }).where(eq(webhookMessages.id, messageId));
+        return;
+      case 'unchanged':
+        if (scheduled) await tx.update(webhookMessages).set(advance).where(eq(webhookMessages.id, messageId));
+    }
+  });
+}
+
+/** Pending messages whose attempt is overdue by `minAgeMs` and not leased: the sweeper's page. */
+export function dueMessages(db: Executor, minAgeMs: number, limit: number): Promise<{ id: string; attempts: number }[]> {
+  return db
+    .select({ id: webhookMessages.id, attempts: webhookMessages.attempts })
+    .from(webhookMessages)
+    .where(
+      and(
+        eq(webhookMessages.status, 'pending'),
+        sql`${webhookMessages.nextAttemptAt} < now() - ${minAgeMs} * interval '1 millisecond'`,
+        sql`(${webhookMessages.lockedUntil} is null or ${webhookMessages.lockedUntil} < now())`,
+      ),
+    )
+    .orderBy(asc(webhookMessages.nextAttemptAt))
+    .limit(limit);
+}

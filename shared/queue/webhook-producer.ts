@@ -1,0 +1,46 @@
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { withTimeout } from '../async/with-timeout.js';
+import { deliveryJobId, WEBHOOK_QUEUE, webhookJobOptions, webhookJobPayloads, type WebhookJobPayload } from './webhook-contract.js';
+
+export interface WebhookProducer {
+  /** Attempts due now or after `delayMs`. Best effort: false when Redis is away (the sweeper covers it). */
+  deliver(attempts: readonly WebhookJobPayload<'deliver-webhook'>[], delayMs?: number): Promise<boolean>;
+  /** A replay now; false when Redis is away. */
+  replay(messageId: string): Promise<boolean>;
+  queue: Queue;
+  close(): Promise<void>;
+}
+
+const ENQUEUE_TIMEOUT_MS = 1000;
+const DOWN_STATES = new Set(['reconnecting', 'close', 'end']);
+
+export function createWebhookProducer(connection: Redis, prefix: string): WebhookProducer {
+  const queue = new Queue(WEBHOOK_QUEUE, { connection, prefix, defaultJobOptions: webhookJobOptions });
+  queue.on('error', () => {});
+
+  async function add(jobs: Parameters<Queue['addBulk']>[0]): Promise<boolean> {
+    if (jobs.length === 0) return true;
+    if (DOWN_STATES.has(connection.status)) return false;
+    try {
+      await withTimeout(queue.addBulk(jobs), ENQUEUE_TIMEOUT_MS, 'enqueue timed out');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  return {
+    deliver: (attempts, delayMs) =>
+      add(
+        attempts.map((payload) => ({
+          name: 'deliver-webhook',
+          data: webhookJobPayloads['deliver-webhook'].parse(payload),
+          opts: { jobId: deliveryJobId(payload), ...(delayMs ? { delay: delayMs } : {}) },
+        })),
+      ),
+    replay: (messageId) => add([{ name: 'replay-webhook', data: webhookJobPayloads['replay-webhook'].parse({ messageId }) }]),
+    queue,
+    close: () => queue.close(),
+  };
+}
