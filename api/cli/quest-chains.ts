@@ -13,6 +13,7 @@ import { createChain } from '../use-cases/quest-chains/create-chain.js';
 import { listChains } from '../use-cases/quest-chains/list-chains.js';
 import { everyItem } from '../use-cases/page.js';
 import { setChainStatus } from '../use-cases/quest-chains/set-chain-status.js';
+import { registerChainAnalysisCommands } from './chain-analysis.js';
 import { CliInputError, parseInput, runCommand } from './context.js';
 
 const summary = (view: ChainDefinitionResponse) => {
@@ -23,22 +24,24 @@ const summary = (view: ChainDefinitionResponse) => {
 // The API caches active chains per platform for CHAIN_CACHE_TTL_MS (2 s by default);
 // changes made here reach GET /v1/quest-chains/active within that time.
 
-async function readChainFile(path: string): Promise<unknown> {
+/** `label` names the input in messages: `--file <path>`, or the path of a positional argument. */
+async function readChainFile(path: string, label = `--file ${path}`): Promise<unknown> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new CliInputError(`--file ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+    throw new CliInputError(`${label}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
   }
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new CliInputError(`--file ${path}: not valid JSON (${(error as Error).message})`);
+    throw new CliInputError(`${label}: not valid JSON (${(error as Error).message})`);
   }
 }
 
 export function registerQuestChainCommands(program: Command, json: () => boolean) {
-  const chains = program.command('quest-chains').description('quest chains with their tasks and rewards');
+  // `chains` is the short name the guides use.
+  const chains = program.command('quest-chains').alias('chains').description('quest chains with their tasks and rewards');
 
   chains
     .command('create')
@@ -76,4 +79,6 @@ export function registerQuestChainCommands(program: Command, json: () => boolean
         out.result(view, () => [`${view.quest_chain.name} (${view.quest_chain.id}) is now ${view.quest_chain.status}`]);
       }),
     );
+
+  registerChainAnalysisCommands(chains, json, readChainFile);
 }

@@ -1,0 +1,84 @@
+import { Presets, SingleBar } from 'cli-progress';
+import type { Command } from 'commander';
+import pino from 'pino';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { toBacktestResponse, type BacktestResponse } from '../routes/admin/backtests/schema.js';
+import { createChainSchema, toCreateChainInput } from '../routes/admin/quest-chains/schema.js';
+import { explainParams, toExplanationResponse } from '../routes/quest-chains/schema.js';
+import { getBacktest } from '../use-cases/backtests/get-backtest.js';
+import { startBacktest } from '../use-cases/backtests/start-backtest.js';
+import { getChain } from '../use-cases/quest-chains/get-chain.js';
+import { explainProgress } from '../use-cases/quest-chains/explain-progress.js';
+import { parseInput, runCommand } from './context.js';
+
+// `quest-chains chains explain` and `quest-chains chains backtest`: the same
+// use-cases as the API's §11 and §12 routes, run in this process.
+
+/** How often the progress bar reads the backtest's row. */
+const POLL_MS = 200;
+
+function backtestLines(view: BacktestResponse): string[] {
+  const result = view.result!;
+  const pad = (text: string | number, width: number) => String(text).padStart(width);
+  return [
+    `backtest ${view.backtest_id}: ${result.users_evaluated} users evaluated`,
+    `users started    ${pad(result.users_started, 8)}`,
+    `users completed  ${pad(result.users_completed, 8)}`,
+    '',
+    'task  users completed',
+    ...result.tasks.map((task) => `${pad(task.sequence_number, 4)}  ${pad(task.users_completed, 15)}`),
+    '',
+    `reward cost: task rewards ${result.reward_cost.task_rewards}, chain rewards ${result.reward_cost.chain_rewards}`,
+    `sample: ${result.sample.length === 0 ? 'none' : result.sample.map((user) => `${user.platform_user_id} (${user.completed_tasks})`).join(', ')}`,
+  ];
+}
+
+export function registerChainAnalysisCommands(chains: Command, json: () => boolean, readChainFile: (path: string, label: string) => Promise<unknown>) {
+  chains
+    .command('backtest <file>')
+    .description('predict what a draft chain (a POST /admin/v1/quest-chains body, not stored) would give away to the platform\'s users')
+    .action((file: string) =>
+      runCommand(json(), async ({ db, out }) => {
+        const body = parseInput(createChainSchema, await readChainFile(file, file), 'file');
+        // Its failure is reported as the command's; a log line would break --json's stderr.
+        const deps = { db, logger: pino({ enabled: false }) };
+        const started = await startBacktest(deps, toCreateChainInput(body));
+        // On stderr (cli-progress' default), so stdout holds only the result.
+        const bar = out.json ? null : new SingleBar({ format: 'backtest |{bar}| {value}/{total} users', hideCursor: true }, Presets.shades_classic);
+        bar?.start(started.usersTotal, 0);
+        let backtest = started;
+        while (backtest.status === 'running') {
+          await sleep(POLL_MS);
+          backtest = await getBacktest(deps, { backtestId: started.id });
+          bar?.setTotal(Math.max(backtest.usersTotal, backtest.usersDone));
+          bar?.update(backtest.usersDone);
+        }
+        bar?.stop();
+        if (backtest.status === 'failed') throw new Error(`backtest ${backtest.id} failed: ${backtest.error ?? 'no reason recorded'}`);
+        const view = toBacktestResponse(backtest);
+        out.result(view, () => backtestLines(view));
+      }),
+    );
+
+  chains
+    .command('explain <chainId> <platformUserId>')
+    .description("why each task of a chain is or is not completed for one of its platform's users")
+    .action((chainId: string, platformUserId: string) =>
+      runCommand(json(), async ({ db, out }) => {
+        const params = parseInput(explainParams, { questChainId: chainId, platformUserId });
+        // The operator speaks for the chain's own platform.
+        const { chain } = await getChain({ db }, { chainId: params.questChainId });
+        const view = toExplanationResponse(await explainProgress({ db }, { platformId: chain.platformId, chainId: chain.id, platformUserId: params.platformUserId }));
+        out.result(view, () => {
+          if (!view.user.exists) return [`user ${platformUserId} is not registered by the chain's platform`];
+          return [
+            `chain ${view.quest_chain_id}, user ${platformUserId}: ${view.pending_events} event(s) not yet processed`,
+            ...view.tasks.flatMap((task) => [
+              `task ${task.sequence_number} ${task.user_status}${task.completed_by ? ` by ${task.completed_by.event_id} (${task.completed_by.event_type} at ${task.completed_by.timestamp}, ${task.completed_by.source})` : ''}`,
+              ...task.candidates.map((c) => `  ${c.timestamp}  ${c.event_id}  ${c.source.padEnd(10)}  ${String(c.amount ?? '-').padStart(8)} ${(c.currency ?? '-').padEnd(4)}  ${c.verdict}`),
+            ]),
+          ];
+        });
+      }),
+    );
+}
