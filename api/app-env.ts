@@ -16,6 +16,12 @@ import type { RateLimits } from './auth/rate-limits.js';
 export interface AppDeps {
   config: Config;
   db: Database;
+  /**
+   * The pool of DATABASE_READ_URL (a replica) when set, else `db` itself: for
+   * reads that tolerate the replica's lag (docs/scaling.md, "Read replicas").
+   * Anything that writes, or must read what it just wrote, uses `db`.
+   */
+  readDb: Database;
   redis: Redis;
   producer: MatchingProducer;
   /** The webhook delivery queue: messages the API wrote (claims) and replays. */

@@ -1,5 +1,5 @@
 import type { Config } from '../shared/config.js';
-import type { Database } from '../shared/db/client.js';
+import { createDatabase, type Database } from '../shared/db/client.js';
 import { loadLiveTokenSigner } from '../shared/live/token.js';
 import type { Logger } from '../shared/observability/logger.js';
 import { createApiMetrics } from '../shared/observability/metrics.js';
@@ -17,7 +17,8 @@ import { providersServingLive } from './use-cases/live/providers-serving-live.js
 /**
  * Opens everything a request handler may use, on top of an open database.
  * main.ts and the tests' app both build their dependencies here, so tests
- * run exactly the production wiring. `release` closes what this opened (not the database).
+ * run exactly the production wiring. `release` closes what this opened (not the
+ * database; the read replica's pool, which it opens itself from DATABASE_READ_URL, yes).
  */
 export async function createAppDeps(options: {
   config: Config;
@@ -28,6 +29,16 @@ export async function createAppDeps(options: {
   defaultMetrics?: boolean;
 }): Promise<{ deps: AppDeps; release: () => Promise<void> }> {
   const { config, database, logger } = options;
+  // Reads that tolerate a replica's lag go to DATABASE_READ_URL when set (AppDeps.readDb).
+  const readDatabase =
+    config.DATABASE_READ_URL === undefined
+      ? null
+      : createDatabase({
+          url: config.DATABASE_READ_URL,
+          poolSize: config.DB_POOL_SIZE,
+          applicationName: 'qcr-api-read',
+          timeouts: { statementMs: config.API_STATEMENT_TIMEOUT_MS, lockMs: config.DB_LOCK_TIMEOUT_MS, idleInTransactionMs: config.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS },
+        });
   const redis = createRedis(config.REDIS_URL, 'producer');
   const producer = createMatchingProducer(redis, config.QUEUE_PREFIX, { windowMs: config.MATCH_FAIR_WINDOW_MS, quietEvents: config.MATCH_FAIR_QUIET_EVENTS });
   const webhooks = createWebhookProducer(redis, config.QUEUE_PREFIX);
@@ -51,6 +62,7 @@ export async function createAppDeps(options: {
   const deps: AppDeps = {
     config,
     db: database.db,
+    readDb: readDatabase?.db ?? database.db,
     redis,
     producer,
     webhooks,
@@ -71,6 +83,7 @@ export async function createAppDeps(options: {
       await producer.close();
       await webhooks.close();
       redis.disconnect();
+      await readDatabase?.close();
     },
   };
 }

@@ -22,6 +22,11 @@ export const databaseTimeoutDefaults = {
 const configSchema = z.object({
   // The service's own database, created by the first migration run when absent (shared/db/migrate.ts).
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/quest_chains'),
+  // A read replica for the API's reads that tolerate its lag (docs/scaling.md, "Read replicas"); unset: DATABASE_URL serves them.
+  DATABASE_READ_URL: z.string().url().optional(),
+  // Whole months of events kept before the current one; older partitions are dropped (docs/operations.md,
+  // "Event retention"). Unset: events are kept forever.
+  EVENT_RETENTION_MONTHS: z.coerce.number().int().min(1).max(1200).optional(),
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),

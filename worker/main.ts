@@ -15,6 +15,7 @@ import { startHealthServer } from './health-server.js';
 import { startLease, workerApplicationName } from './lease.js';
 import { createLivePublisher } from './live-publisher.js';
 import { createProcessor } from './processor.js';
+import { startPartitionMaintenance } from './partition-maintenance.js';
 import { startReconciler } from './reconciler.js';
 import { WEBHOOK_QUEUE } from '../shared/queue/webhook-contract.js';
 import { createWebhookProducer } from '../shared/queue/webhook-producer.js';
@@ -70,6 +71,8 @@ const reconciler = startReconciler(deps, {
   minAgeMs: config.RECONCILE_MIN_AGE_MS,
   onPass: (counts) => metrics.reconciled(counts),
 });
+// The coming months' partitions of events, and retention (EVENT_RETENTION_MONTHS): now, then hourly.
+const partitionMaintenance = startPartitionMaintenance(deps, { retentionMonths: config.EVENT_RETENTION_MONTHS });
 const lease = startLease(
   {
     db: leaseDatabase.db,
@@ -149,6 +152,7 @@ async function shutdown(signal: string) {
   }, config.SHUTDOWN_TIMEOUT_MS);
   deadline.unref();
   await reconciler.stop();
+  await partitionMaintenance.stop();
   await sweeper.stop();
   webhookRecipients.stop();
   await Promise.all([worker.close(), webhookWorker.close()]); // wait for active jobs to finish

@@ -43,7 +43,7 @@ describe('reconcileOnce', () => {
           receivedAt: nowUs - 3_600_000_000n,
         })),
       )
-      .returning({ eventId: events.id, providerId: events.providerId, receivedAt: events.receivedAt });
+      .returning({ eventId: events.id, providerId: events.providerId, occurredAt: events.occurredAt, receivedAt: events.receivedAt });
     await database.db.insert(pendingEvents).values(stale);
     await database.db.insert(users).values(n(1200).map((i) => ({ platformId: platform.id, platformUserId: `flagged-${i}`, needsEvaluation: true })));
     // A fresh pending event and a matched one (no pending row) are left to the normal path.
@@ -53,7 +53,7 @@ describe('reconcileOnce', () => {
         { providerId: platform.id, userId: 'fresh', eventType: 'kyc', occurredAt: nowUs },
         { providerId: platform.id, userId: 'done', eventType: 'kyc', occurredAt: nowUs },
       ])
-      .returning({ eventId: events.id, providerId: events.providerId, receivedAt: events.receivedAt });
+      .returning({ eventId: events.id, providerId: events.providerId, occurredAt: events.occurredAt, receivedAt: events.receivedAt });
     await database.db.insert(pendingEvents).values(fresh!);
 
     expect(await reconcileOnce({ db: database.db, producer }, { minAgeMs: 10_000 })).toEqual({ events: 700, users: 1200, alreadyQueued: 0 });
@@ -122,7 +122,7 @@ async function staleEvents(providerId: string, count: number): Promise<string[]>
   const rows = await database.db
     .insert(events)
     .values(Array.from({ length: count }, (_, i) => ({ providerId, userId: `s${i}`, eventType: 'kyc', occurredAt: nowUs - BigInt(i) * 1_000_000n, receivedAt: nowUs - 3_600_000_000n })))
-    .returning({ eventId: events.id, providerId: events.providerId, receivedAt: events.receivedAt });
+    .returning({ eventId: events.id, providerId: events.providerId, occurredAt: events.occurredAt, receivedAt: events.receivedAt });
   await database.db.insert(pendingEvents).values(rows);
   return rows.map((row) => row.eventId);
 }

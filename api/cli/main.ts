@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { USAGE_EXIT_CODE, writeJsonFailure } from './context.js';
 import { registerCredentialCommands } from './credentials.js';
+import { registerEventCommands } from './events.js';
 import { registerProviderCommands } from './providers.js';
 import { registerQuestChainCommands } from './quest-chains.js';
 import { registerSeedDemoCommand } from './seed-demo.js';
@@ -34,6 +35,7 @@ const wantsJson = () => json;
 registerProviderCommands(program, wantsJson);
 registerCredentialCommands(program, wantsJson);
 registerQuestChainCommands(program, wantsJson);
+registerEventCommands(program, wantsJson);
 registerSeedDemoCommand(program, wantsJson);
 
 try {

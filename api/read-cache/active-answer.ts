@@ -43,7 +43,7 @@ export function definitionsFingerprint(definitions: ChainDefinition[]): string {
  * the body itself, so it changes exactly when the answer does.
  */
 export async function activeAnswer(
-  deps: Pick<AppDeps, 'db' | 'chainCache' | 'liveTokens'>,
+  deps: Pick<AppDeps, 'readDb' | 'chainCache' | 'liveTokens'>,
   input: { platformId: string; platformUserId: string; nowMs?: number | undefined },
   render: (answer: ActiveChains) => unknown,
 ): Promise<ActiveAnswer> {

@@ -1,4 +1,4 @@
-import { and, asc, count, lt, sql } from 'drizzle-orm';
+import { and, asc, count, lt, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from './client.js';
 import { decodeTimestampUs, type DriverRow } from './driver-row.js';
 import { events, pendingEvents } from './schema/index.js';
@@ -57,6 +57,18 @@ const keyOfNew = (event: NewEvent) => eventKey(event.providerId, event.userId, e
 const keyOfRow = (row: EventWriteRow) => eventKey(row.providerId, row.userId, row.eventType, row.occurredUs);
 
 /**
+ * Bounds a read of `events` by the timestamps it looks for, as constants, so
+ * Postgres plans it on the partitions of those months only (events is
+ * partitioned by month of occurred_at; a join condition alone is not pruned at
+ * plan time). The join still compares each timestamp exactly.
+ */
+const partitionsOf = (occurredUs: readonly bigint[]): SQL => {
+  const from = occurredUs.reduce((a, b) => (b < a ? b : a));
+  const until = occurredUs.reduce((a, b) => (b > a ? b : a));
+  return sql`e.occurred_at between ${instant(from)} and ${instant(until)}`;
+};
+
+/**
  * Inserts the events not stored yet (each with its pending marker) and finds
  * the ones that are, in ONE statement; a second one only when an insert lost
  * the race to a statement that committed after ours began. Answers one outcome
@@ -85,6 +97,7 @@ export async function insertOrFindEvents(db: Executor, newEvents: readonly NewEv
       metadata: event.metadata ?? null,
     }));
 
+  const occurred = [...unique.values()].map((event) => event.occurredAt);
   // The event and its pending marker in one statement: the matcher deletes the
   // marker when it has matched the event. The same statement returns the events
   // stored before it (with whether they still wait for the matcher), so a
@@ -101,7 +114,7 @@ export async function insertOrFindEvents(db: Executor, newEvents: readonly NewEv
       on conflict (provider_id, user_id, event_type, occurred_at) do nothing
       returning id, provider_id, user_id, event_type, occurred_at, received_at
     ), marked as (
-      insert into pending_events (event_id, provider_id, received_at) select id, provider_id, received_at from inserted
+      insert into pending_events (event_id, provider_id, occurred_at, received_at) select id, provider_id, occurred_at, received_at from inserted
     )
     select id, provider_id as "providerId", user_id as "userId", event_type as "eventType", ${occurredUsColumn(sql`occurred_at`)} as "occurredUs",
            received_at as "receivedAt", true as inserted, false as processed
@@ -110,7 +123,8 @@ export async function insertOrFindEvents(db: Executor, newEvents: readonly NewEv
     select e.id, e.provider_id, e.user_id, e.event_type, ${occurredUsColumn(sql`e.occurred_at`)},
            e.received_at, false, not exists (select 1 from pending_events p where p.event_id = e.id)
     from input i
-    join events e on e.provider_id = i.provider_id and e.user_id = i.user_id and e.event_type = i.event_type and e.occurred_at = i.occurred_at`);
+    join events e on e.provider_id = i.provider_id and e.user_id = i.user_id and e.event_type = i.event_type and e.occurred_at = i.occurred_at
+    where ${partitionsOf(occurred)}`);
 
   const found = new Map<string, EventWriteRow>();
   for (const row of stored) found.set(keyOfRow(row), row);
@@ -131,7 +145,8 @@ export async function insertOrFindEvents(db: Executor, newEvents: readonly NewEv
       from events e
       join jsonb_to_recordset(${JSON.stringify(missingKeys)}::jsonb)
         as r(provider_id text, user_id text, event_type text, occurred_at text)
-        on e.provider_id = r.provider_id::uuid and e.user_id = r.user_id and e.event_type = r.event_type and e.occurred_at = r.occurred_at::timestamptz`);
+        on e.provider_id = r.provider_id::uuid and e.user_id = r.user_id and e.event_type = r.event_type and e.occurred_at = r.occurred_at::timestamptz
+      where ${partitionsOf(missing.map((event) => event.occurredAt))}`);
     for (const row of existing) found.set(keyOfRow(row), row);
   }
 
@@ -158,13 +173,16 @@ export async function claimPendingEvents(tx: Executor, ids: readonly string[]): 
   if (ids.length === 0) return [];
   const rows = await tx.execute<EventRow & { receivedUs: string }>(sql`
     with claimed as (
-      select event_id, ${occurredUsColumn(sql`received_at`)} as received_us
+      select event_id, occurred_at, ${occurredUsColumn(sql`received_at`)} as received_us
       from pending_events where event_id = any(${idArray(ids)})
       order by event_id
       for update skip locked
     )
     select ${eventRowColumns}, c.received_us as "receivedUs"
-    from claimed c join events e on e.id = c.event_id`);
+    from claimed c
+    -- By the full key (id, occurred_at), one lookup per event: Postgres reads only
+    -- that event's partition (run-time pruning), not every month's index.
+    cross join lateral (select * from events e where e.id = c.event_id and e.occurred_at = c.occurred_at) e`);
   return rows.map((row) => ({ ...toStoredEvent(row), receivedUs: BigInt(row.receivedUs) }));
 }
 

@@ -1,7 +1,9 @@
 import { drizzle } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
+import { ensureComingEventPartitions } from './event-partitions.js';
 import { migrationsFolder } from './project-root.js';
+import * as schema from './schema/index.js';
 import { ensureDatabase } from './server-admin.js';
 
 // Any constant works; it only has to be the same for every replica.
@@ -10,7 +12,8 @@ const MIGRATION_LOCK_KEY = 7_215_430_981;
 /**
  * Creates the database when absent, then applies pending migrations while holding a session advisory lock, so any
  * number of replicas may start at once: one migrates, the others wait and
- * then find nothing left to do.
+ * then find nothing left to do. Then makes sure the partitions of events for
+ * the current month and the next ones exist (shared/db/event-partitions.ts).
  */
 export async function migrateWithLock(databaseUrl: string): Promise<void> {
   // A first start against a fresh server: the database itself is part of what migrating sets up.
@@ -21,6 +24,8 @@ export async function migrateWithLock(databaseUrl: string): Promise<void> {
     try {
       await lockConnection`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
       await migrate(drizzle(sql), { migrationsFolder: migrationsFolder() });
+      // Events are partitioned by month: the coming months' partitions exist before anything is stored.
+      await ensureComingEventPartitions(drizzle(sql, { schema }));
     } finally {
       await lockConnection`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.catch(() => {});
       lockConnection.release();

@@ -14,10 +14,11 @@ export interface AccountLinkView {
  * user, or one of another platform, has no links here (no leak).
  */
 export async function listAccountLinks(
-  deps: Pick<AppDeps, 'db'>,
+  deps: Pick<AppDeps, 'readDb'>,
   input: { platformId: string; platformUserId: string; page: PageRequest },
 ): Promise<Page<AccountLinkView>> {
-  const links = pageOrRefuse(await listPlatformUserLinks(deps.db, input.platformId, input.platformUserId, input.page), input.page);
+  // From the read replica when there is one: a link completed a moment ago may be missing for its lag.
+  const links = pageOrRefuse(await listPlatformUserLinks(deps.readDb, input.platformId, input.platformUserId, input.page), input.page);
   return {
     items: links.items.map((link) => ({
       linkId: link.id,

@@ -61,7 +61,7 @@ afterAll(async () => {
 async function countStatements(cache: ActiveChainCache, fixture: Fixture) {
   const db = drizzle(counted, { schema });
   const before = statements;
-  const data = toActiveChainsResponse(await readActiveChains({ db, chainCache: cache, liveTokens }, fixture));
+  const data = toActiveChainsResponse(await readActiveChains({ readDb: db, chainCache: cache, liveTokens }, fixture));
   return { count: statements - before, data };
 }
 

@@ -52,7 +52,7 @@ export interface ActiveChains {
  * another platform's, answers exactly like an unknown one.
  */
 export async function readActiveChains(
-  deps: Pick<AppDeps, 'db' | 'chainCache' | 'liveTokens'>,
+  deps: Pick<AppDeps, 'readDb' | 'chainCache' | 'liveTokens'>,
   input: ReadActiveChainsInput,
 ): Promise<ActiveChains> {
   const { platformId, platformUserId } = input;
@@ -60,7 +60,8 @@ export async function readActiveChains(
   const definitions = (input.definitions ?? (await deps.chainCache.get(platformId))).filter(
     (d) => d.chain.status === 'active' && d.rules.startUs <= nowUs && nowUs < d.rules.endUs,
   );
-  const user = await loadReadUserState(deps.db, platformId, platformUserId, definitions.map((d) => d.chain.id));
+  // From the read replica when there is one (progress is eventual anyway; the definitions come from the primary's cache).
+  const user = await loadReadUserState(deps.readDb, platformId, platformUserId, definitions.map((d) => d.chain.id));
   // The baseline is read with (not after) the progress it describes, so the
   // progress returned is never older than it: a client following the live
   // stream `since` this baseline cannot miss a change that the answer lacks.

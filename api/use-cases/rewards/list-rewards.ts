@@ -34,10 +34,11 @@ type Entry =
  * user, or another platform's, has nothing.
  */
 export async function listRewards(
-  deps: Pick<AppDeps, 'db'>,
+  deps: Pick<AppDeps, 'readDb'>,
   input: { platformId: string; platformUserId: string; page: PageRequest },
 ): Promise<RewardsOverview> {
-  const { db } = deps;
+  // A replica's lag is tolerated: a claim just granted may be missing from the list for that long.
+  const db = deps.readDb;
   const { page } = input;
   const userId = await findUserId(db, input.platformId, input.platformUserId);
   const cursor = userId && page.startingAfter !== undefined ? await findRewardCursor(db, input.platformId, userId, page.startingAfter) : null;

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { doublePrecision, index, jsonb, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core';
+import { doublePrecision, index, jsonb, pgTable, primaryKey, text, unique, uuid } from 'drizzle-orm/pg-core';
 import { timestampUs } from '../columns.js';
 import { providers } from './providers.js';
 
@@ -7,11 +7,17 @@ import { providers } from './providers.js';
  * Every accepted event. The unique key is the published dedup key, read per
  * provider: (calling provider, user_id, event_type, instant of timestamp).
  * `occurred_at` keeps microseconds (precision 6) so distinct instants stay distinct.
+ *
+ * Range-partitioned by month of `occurred_at` (drizzle/0005_partitioned_events.sql;
+ * drizzle cannot declare partitioning): every key must contain the partition
+ * key, so the primary key is (id, occurred_at), and a row is found by both
+ * (`pending_events` carries the timestamp for that). Partitions are created
+ * and dropped by shared/db/event-partitions.ts.
  */
 export const events = pgTable(
   'events',
   {
-    id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
+    id: uuid('id').notNull().default(sql`gen_random_uuid()`),
     providerId: uuid('provider_id')
       .notNull()
       .references(() => providers.id),
@@ -24,7 +30,10 @@ export const events = pgTable(
     metadata: jsonb('metadata').$type<Record<string, unknown>>(),
     receivedAt: timestampUs('received_at', { precision: 3 }).notNull().default(sql`now()`),
   },
-  (table) => [unique('events_dedup_key').on(table.providerId, table.userId, table.eventType, table.occurredAt)],
+  (table) => [
+    primaryKey({ columns: [table.id, table.occurredAt] }),
+    unique('events_dedup_key').on(table.providerId, table.userId, table.eventType, table.occurredAt),
+  ],
 );
 
 /**
@@ -40,6 +49,8 @@ export const pendingEvents = pgTable(
   {
     eventId: uuid('event_id').primaryKey(),
     providerId: uuid('provider_id').notNull(),
+    /** The event's `occurred_at`: with the id, the event's key, so the matcher reads only its partition. */
+    occurredAt: timestampUs('occurred_at', { precision: 6 }).notNull(),
     receivedAt: timestampUs('received_at', { precision: 3 }).notNull().default(sql`now()`),
   },
   (table) => [index('pending_events_received_idx').on(table.receivedAt, table.eventId)],

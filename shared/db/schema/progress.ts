@@ -1,7 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { bigint, index, integer, pgTable, primaryKey, uuid } from 'drizzle-orm/pg-core';
 import { timestampUs } from '../columns.js';
-import { events } from './events.js';
 import { questChains, questTasks } from './quest-chains.js';
 import { users } from './users.js';
 
@@ -18,9 +17,9 @@ export const taskCompletions = pgTable(
     chainId: uuid('chain_id')
       .notNull()
       .references(() => questChains.id),
-    eventId: uuid('event_id')
-      .notNull()
-      .references(() => events.id),
+    // No foreign key: events are partitioned (a key to them needs the partition key) and retention
+    // drops them while their completions stay (docs/decisions.md, "Partitioned events").
+    eventId: uuid('event_id').notNull(),
     completedAt: timestampUs('completed_at', { precision: 6 }).notNull(),
     recordedAt: timestampUs('recorded_at', { precision: 3 }).notNull().default(sql`now()`),
   },

@@ -1,0 +1,158 @@
+import { drizzle } from 'drizzle-orm/postgres-js';
+import { eq, inArray, sql } from 'drizzle-orm';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useTestData } from '../testing/test-data.js';
+import type { Database } from './client.js';
+import { claimPendingEvents, insertOrFindEvents, loadHistory } from './event-store.js';
+import { dropExpiredEvents, ensureEventPartitions, listEventPartitions, monthOf, partitionName } from './event-partitions.js';
+import * as schema from './schema/index.js';
+import { withTransaction } from './transaction.js';
+
+const { database, platform } = useTestData('event-partitions');
+
+const us = (iso: string) => BigInt(Date.parse(iso)) * 1000n;
+const JAN = monthOf(new Date('2031-01-01T00:00:00Z'));
+
+/**
+ * A client whose statements are recorded as sent (text and parameters), so the
+ * test explains the data module's actual statements, not copies of them.
+ */
+interface Recorded {
+  query: string;
+  params: unknown[];
+}
+let recorded: Recorded[] = [];
+let client: postgres.Sql;
+let logged: Database;
+
+beforeAll(async () => {
+  client = postgres(database.url, { max: 2, onnotice: () => {}, connection: { TimeZone: 'UTC' } });
+  logged = drizzle(client, { schema, logger: { logQuery: (query, params) => void recorded.push({ query, params }) } }) as unknown as Database;
+  // 2031-01, -02 and -03, far from the months the migration made.
+  await ensureEventPartitions(database.db, { from: JAN, count: 3 });
+});
+
+afterAll(async () => {
+  await client.end();
+});
+
+async function record<T>(fn: (db: Database) => Promise<T>): Promise<{ value: T; statements: Recorded[] }> {
+  recorded = [];
+  const value = await fn(logged);
+  return { value, statements: recorded };
+}
+
+interface PlanNode {
+  'Relation Name'?: string;
+  'Actual Loops'?: number;
+  Plans?: PlanNode[];
+}
+
+/**
+ * The partitions of events a statement reads: with `analyze`, the scans that
+ * actually ran (inside a rolled-back transaction, so nothing it writes stays);
+ * without, every scan the plan contains (what plan-time pruning left).
+ */
+async function eventPartitionsRead(statement: Recorded, analyze: boolean): Promise<string[]> {
+  const options = analyze ? '(analyze, costs off, timing off, format json)' : '(costs off, format json)';
+  let plan: PlanNode | undefined;
+  await client
+    .begin(async (tx) => {
+      const [row] = await tx.unsafe(`explain ${options} ${statement.query}`, statement.params as never[]);
+      plan = (row!['QUERY PLAN'] as { Plan: PlanNode }[])[0]!.Plan;
+      throw new Error('rollback');
+    })
+    .catch((error: unknown) => {
+      if ((error as Error).message !== 'rollback') throw error;
+    });
+  const names = new Set<string>();
+  const visit = (node: PlanNode) => {
+    const ran = !analyze || (node['Actual Loops'] ?? 0) > 0;
+    if (ran && node['Relation Name']?.startsWith('events_')) names.add(node['Relation Name']);
+    node.Plans?.forEach(visit);
+  };
+  visit(plan!);
+  return [...names].sort();
+}
+
+const event = (userId: string, iso: string) => ({ providerId: platform.id, userId, eventType: 'trade', occurredAt: us(iso) });
+
+describe('partitioned events', () => {
+  it('the dedup insert reads only the partition of its events month (plan-time pruning)', async () => {
+    await insertOrFindEvents(database.db, [event('dedup', '2031-02-10T00:00:00Z')]);
+    const { value, statements } = await record((db) =>
+      insertOrFindEvents(db, [event('dedup', '2031-02-10T00:00:00Z'), event('dedup', '2031-02-11T00:00:00Z')]),
+    );
+    expect(value.map((o) => o.inserted)).toEqual([false, true]);
+    expect(statements).toHaveLength(1);
+    expect(await eventPartitionsRead(statements[0]!, false)).toEqual(['events_2031_02']);
+    expect(await eventPartitionsRead(statements[0]!, true)).toEqual(['events_2031_02']);
+  });
+
+  it("the matcher's claim reads only the partitions of the claimed events (run-time pruning)", async () => {
+    const stored = await insertOrFindEvents(database.db, [event('claim', '2031-01-05T00:00:00Z'), event('claim', '2031-03-05T00:00:00Z')]);
+    const march = stored[1]!.id;
+    const { value, statements } = await record((db) => withTransaction(db, (tx) => claimPendingEvents(tx, [march])));
+    expect(value.map((e) => e.id)).toEqual([march]);
+    expect(await eventPartitionsRead(statements.find((s) => s.query.includes('pending_events'))!, true)).toEqual(['events_2031_03']);
+  });
+
+  it("the matcher's history read reads only the partitions of the chains' window", async () => {
+    await insertOrFindEvents(database.db, [event('history', '2031-01-20T00:00:00Z'), event('history', '2031-02-20T00:00:00Z')]);
+    const { value, statements } = await record((db) =>
+      loadHistory(db, [{ providerId: platform.id, userId: 'history' }], ['trade'], { fromUs: us('2031-02-01T00:00:00Z'), untilUs: us('2031-03-01T00:00:00Z') }),
+    );
+    expect(value.map((e) => e.occurredUs)).toEqual([us('2031-02-20T00:00:00Z')]);
+    expect(await eventPartitionsRead(statements[0]!, false)).toEqual(['events_2031_02']);
+  });
+
+  it('creates partitions idempotently, when processes race, moving rows the default partition held for the month', async () => {
+    const [far] = await insertOrFindEvents(database.db, [event('far', '2032-05-05T00:00:00Z')]);
+    const where = async () => {
+      const [row] = await database.db.execute<{ partition: string }>(sql`select tableoid::regclass::text as partition from events where id = ${far!.id}`);
+      return row?.partition;
+    };
+    expect(await where()).toBe('events_default');
+    const may = monthOf(new Date('2032-05-01T00:00:00Z'));
+    const created = await Promise.all([0, 1, 2].map(() => ensureEventPartitions(database.db, { from: may, count: 2 })));
+    expect(created.flat().sort()).toEqual([partitionName(may), partitionName(may + 1)]);
+    expect(await where()).toBe('events_2032_05');
+    expect(await ensureEventPartitions(database.db, { from: may, count: 2 })).toEqual([]);
+  });
+
+  it('retention drops whole partitions past the horizon (and old default rows with pending markers), never newer events', async () => {
+    const stored = await insertOrFindEvents(database.db, [
+      event('retention', '2031-01-15T00:00:00Z'),
+      event('retention', '2031-02-15T00:00:00Z'),
+      event('retention', '2031-03-15T00:00:00Z'),
+      event('retention', '2001-01-01T00:00:00Z'), // no partition: the default one
+    ]);
+    const ids = stored.map((s) => s.id);
+    const left = async () =>
+      (await database.db.select({ id: schema.events.id }).from(schema.events).where(inArray(schema.events.id, ids))).map((r) => r.id).sort();
+    const pending = async () =>
+      (await database.db.select({ id: schema.pendingEvents.eventId }).from(schema.pendingEvents).where(inArray(schema.pendingEvents.eventId, ids))).length;
+    const newerBefore = await database.db.$count(schema.events, sql`${schema.events.occurredAt} >= '2031-02-01T00:00:00Z'::timestamptz`);
+
+    const dry = await dropExpiredEvents(database.db, { horizon: JAN + 1, dryRun: true });
+    expect(dry.partitions).toContain('events_2031_01');
+    expect(dry.partitions).not.toContain('events_2031_02');
+    expect(dry.defaultRows).toBe(1);
+    expect(await left()).toHaveLength(4);
+
+    const done = await dropExpiredEvents(database.db, { horizon: JAN + 1, dryRun: false });
+    expect(done.partitions).toEqual(dry.partitions);
+    expect(await left()).toEqual([ids[1]!, ids[2]!].sort());
+    expect(await pending()).toBe(2);
+    expect(await database.db.$count(schema.events, sql`${schema.events.occurredAt} >= '2031-02-01T00:00:00Z'::timestamptz`)).toBe(newerBefore);
+    const names = (await listEventPartitions(database.db)).map((p) => p.name);
+    expect(names).not.toContain('events_2031_01');
+    expect(names).toEqual(expect.arrayContaining(['events_2031_02', 'events_2031_03', 'events_default']));
+    // An event of a dropped month can still be sent: it lands in the default partition until the next pass.
+    const [again] = await insertOrFindEvents(database.db, [event('retention', '2031-01-15T00:00:00Z')]);
+    expect(again!.inserted).toBe(true);
+    expect((await dropExpiredEvents(database.db, { horizon: JAN + 1, dryRun: false })).defaultRows).toBe(1);
+    expect(await database.db.$count(schema.events, eq(schema.events.id, again!.id))).toBe(0);
+  });
+});
