@@ -51,6 +51,20 @@ async function collectPending(db: WorkerDeps['db'], minAgeMs: number): Promise<P
 }
 
 /**
+ * How long the oldest job still waiting has waited (0 when none waits, or
+ * Redis cannot say). A pending event younger than that plus the minimum age
+ * may simply not have had its turn: its job is still in the queue. Without
+ * this, every pass over a large backlog re-added its oldest 20,000 events as
+ * new jobs, and about half of what the worker then matched was duplicates
+ * (docs/performance.md, "Full run after issues 11–13"). An event older than
+ * the oldest waiting job with no job left is put back as before.
+ */
+async function queueLagMs(producer: WorkerDeps['producer']): Promise<number> {
+  const since = await producer.oldestWaitingSince().catch(() => null);
+  return since === null ? 0 : Math.max(0, Date.now() - since);
+}
+
+/**
  * The safety net behind "an accepted event is never lost": Postgres is the
  * source of truth, so anything it still marks as pending (a row of
  * pending_events, a user flagged for evaluation) is put back on the queue when
@@ -64,7 +78,7 @@ async function collectPending(db: WorkerDeps['db'], minAgeMs: number): Promise<P
  */
 export async function reconcileOnce(deps: Pick<WorkerDeps, 'db' | 'producer'>, input: { minAgeMs: number }): Promise<ReconcileCounts> {
   const counts: ReconcileCounts = { events: 0, users: 0, alreadyQueued: 0 };
-  const pending = await collectPending(deps.db, input.minAgeMs);
+  const pending = await collectPending(deps.db, input.minAgeMs + (await queueLagMs(deps.producer)));
   if (!pending) return counts;
   for (let i = 0; i < pending.events.length; i += MAX_EVENTS_PER_JOB) {
     const page = pending.events.slice(i, i + MAX_EVENTS_PER_JOB);

@@ -1,72 +1,70 @@
 /**
  * Fair matching between providers (docs/matching.md, "Fairness between
- * platforms"). BullMQ hands out jobs without a priority first, in arrival
- * order, then prioritized jobs, lowest number first. Each provider's match
- * jobs get a priority from how many events it enqueued lately: a quiet
- * provider's jobs carry none and overtake a busy provider's backlog; among
- * busy providers the busier waits longer (one level per doubling of volume).
- * Every job still runs: a level only orders jobs, it never drops one.
+ * platforms"): start-time fair queuing on BullMQ priorities. Each match job
+ * gets a tag, its provider's virtual start time in seconds: `max(now, the
+ * provider's last finish)`, and the provider's finish moves on by the job's
+ * cost, `events × windowMs / quietEvents` (a provider within its fair rate of
+ * MATCH_FAIR_QUIET_EVENTS per MATCH_FAIR_WINDOW_MS never runs ahead of now).
+ * BullMQ serves the lowest priority number first, in arrival order within a
+ * number, so a quiet provider's job (tagged now) overtakes a busy provider's
+ * backlog (tagged ahead), and of two busy providers the busier waits longer.
+ *
+ * A provider's tags never decrease, so its own jobs keep their order. That is
+ * what makes matching cheap: the matcher advances a walk in O(tasks) only for
+ * events after the walk's mark, and every event that overtakes a later one of
+ * the same user costs a recompute of that user's history. An earlier design
+ * (a priority level per doubling of recent volume) let a provider's level fall
+ * and its newer jobs overtake its older ones; with a large backlog nearly
+ * every batch became a recompute over a growing history, and the worker
+ * stalled (docs/performance.md, "Full run after issues 11–13").
  */
 
 export interface FairnessOptions {
-  /** The recent-volume window. */
+  /** With quietEvents: the fair rate, quietEvents per windowMs. */
   windowMs: number;
-  /** Events per window a provider may enqueue and still count as quiet (no priority). */
   quietEvents: number;
+  /** How far ahead of now a provider's tags may run; past it they stop growing (and keep their order). */
+  maxLeadMs?: number;
   now?: () => number;
 }
 
-/** Well inside BullMQ's limit (2^21); 2^32 times the quiet volume is more than any provider sends. */
-export const MAX_FAIR_LEVEL = 32;
+/** BullMQ's largest priority is 2^21 - 1; tags are taken modulo that, in seconds (a wrap every 24 days). */
+const PRIORITY_RANGE = 2 ** 21 - 1;
+const DEFAULT_MAX_LEAD_MS = 3_600_000;
 
-interface Volume {
-  window: number;
-  current: number;
-  previous: number;
-}
+/** The BullMQ priority of a tag (epoch seconds): 1 and up; 0 would mean "no priority". */
+export const priorityOfTag = (tagS: number): number => 1 + (Math.floor(tagS) % PRIORITY_RANGE);
 
 export function createFairPriority(options: FairnessOptions) {
   const now = options.now ?? Date.now;
-  const volumes = new Map<string, Volume>();
-  let sweptWindow = 0;
+  const costS = options.windowMs / options.quietEvents / 1000;
+  const maxLeadS = (options.maxLeadMs ?? DEFAULT_MAX_LEAD_MS) / 1000;
+  /** provider id -> its virtual finish time (epoch seconds) */
+  const finishes = new Map<string, number>();
+  let sweptAtS = 0;
 
-  /** Events in the sliding window: this window's, plus the part of the previous one it still overlaps. */
-  function recent(volume: Volume, at: number): number {
-    const window = Math.floor(at / options.windowMs);
-    if (window !== volume.window) {
-      volume.previous = window === volume.window + 1 ? volume.current : 0;
-      volume.current = 0;
-      volume.window = window;
-    }
-    const elapsed = (at % options.windowMs) / options.windowMs;
-    return volume.current + volume.previous * (1 - elapsed);
+  // A provider whose finish has passed is in the state of one never seen: forget it.
+  function sweep(nowS: number) {
+    if (nowS - sweptAtS < 60) return;
+    sweptAtS = nowS;
+    for (const [id, finish] of finishes) if (finish <= nowS) finishes.delete(id);
   }
 
-  // Providers idle for two windows are forgotten, so the map holds only the active ones.
-  function sweep(window: number) {
-    if (window === sweptWindow) return;
-    sweptWindow = window;
-    for (const [id, volume] of volumes) if (volume.window < window - 1) volumes.delete(id);
+  /** Counts a job of `events` for the provider and answers its tag (epoch seconds, never below the provider's previous one). */
+  function tag(providerId: string, events: number): number {
+    const nowS = now() / 1000;
+    sweep(nowS);
+    const start = Math.max(nowS, finishes.get(providerId) ?? 0);
+    if (start - nowS < maxLeadS) finishes.set(providerId, start + events * costS);
+    return start;
   }
 
   return {
-    /** Counts `events` more for the provider and answers the priority its job gets (0: none). */
-    take(providerId: string, events: number): number {
-      const at = now();
-      sweep(Math.floor(at / options.windowMs));
-      let volume = volumes.get(providerId);
-      if (!volume) {
-        volume = { window: Math.floor(at / options.windowMs), current: 0, previous: 0 };
-        volumes.set(providerId, volume);
-      }
-      const before = recent(volume, at);
-      volume.current += events;
-      const total = before + events;
-      if (total <= options.quietEvents) return 0;
-      return Math.min(MAX_FAIR_LEVEL, 1 + Math.floor(Math.log2(total / options.quietEvents)));
-    },
+    tag,
+    /** Counts a job of `events` for the provider and answers its BullMQ priority. */
+    take: (providerId: string, events: number): number => priorityOfTag(tag(providerId, events)),
     get tracked() {
-      return volumes.size;
+      return finishes.size;
     },
   };
 }

@@ -8,7 +8,7 @@ import { createFairPriority, type FairnessOptions } from './fair-priority.js';
 export interface MatchingProducer {
   /** Best effort: resolves false instead of throwing when Redis is unavailable; the reconciler covers the gap. */
   enqueue<N extends JobName>(name: N, payloads: JobPayload<N>[]): Promise<boolean>;
-  /** Best effort, like enqueue: one job per provider and MAX_EVENTS_PER_JOB ids, prioritized by the provider's recent volume. */
+  /** Best effort, like enqueue: one job per provider and MAX_EVENTS_PER_JOB ids, in its provider's fair turn (fair-priority.ts). */
   enqueueEvents(events: readonly EventRef[]): Promise<boolean>;
   /** Puts a user's failed evaluation back in line, or adds it when it is gone; used by the reconciler. True when it did either. */
   requeueUserEvaluation(userId: string): Promise<boolean>;
@@ -18,11 +18,19 @@ export interface MatchingProducer {
    * Answers how many of the events it put back (added or retried), the others being queued already.
    */
   requeueEvents(events: readonly EventRef[]): Promise<number>;
+  /**
+   * When the oldest job still waiting its turn was added (epoch ms), or null when none waits:
+   * the wait list's oldest and the next OLDEST_SAMPLE prioritized ones are looked at.
+   */
+  oldestWaitingSince(): Promise<number | null>;
   queue: Queue;
   close(): Promise<void>;
 }
 
 const ENQUEUE_TIMEOUT_MS = 1000;
+// Prioritized jobs are served lowest number first; under fair queuing an older job of a busy
+// provider can sit further back, so a few hundred are looked at, not just the next one.
+const OLDEST_SAMPLE = 500;
 // ioredis states in which no command can be sent until a reconnect succeeds.
 const DOWN_STATES = new Set(['reconnecting', 'close', 'end']);
 
@@ -38,8 +46,7 @@ export function createMatchingProducer(connection: Redis, prefix: string, fairne
   function priorityOf<N extends JobName>(name: N, payload: JobPayload<N>): number | undefined {
     if (name !== 'match-events') return undefined;
     const { providerId, eventIds } = payload as JobPayload<'match-events'>;
-    const level = providerId === undefined ? 0 : fair.take(providerId, eventIds.length);
-    return level > 0 ? level : undefined;
+    return providerId === undefined ? undefined : fair.take(providerId, eventIds.length);
   }
 
   async function enqueue<N extends JobName>(name: N, payloads: JobPayload<N>[]): Promise<boolean> {
@@ -88,5 +95,22 @@ export function createMatchingProducer(connection: Redis, prefix: string, fairne
 
   const enqueueEvents = (events: readonly EventRef[]) => enqueue('match-events', eventBatches(events));
 
-  return { enqueue, enqueueEvents, requeueUserEvaluation, requeueEvents, queue, close: () => queue.close() };
+  async function oldestWaitingSince(): Promise<number | null> {
+    if (DOWN_STATES.has(connection.status)) return null;
+    // BullMQ pushes new jobs on the left of the wait list and serves from the right.
+    const [oldestWaiting, nextPrioritized] = await withTimeout(
+      Promise.all([connection.lrange(queue.keys.wait!, -1, -1), connection.zrange(queue.keys.prioritized!, 0, OLDEST_SAMPLE - 1)]),
+      ENQUEUE_TIMEOUT_MS,
+      'queue lookup timed out',
+    );
+    const ids = [...oldestWaiting, ...nextPrioritized];
+    if (ids.length === 0) return null;
+    const pipeline = connection.pipeline();
+    for (const id of ids) pipeline.hget(queue.toKey(id), 'timestamp');
+    const replies = await withTimeout(pipeline.exec(), ENQUEUE_TIMEOUT_MS, 'queue lookup timed out');
+    const stamps = (replies ?? []).map(([, value]) => Number(value)).filter((t) => Number.isFinite(t) && t > 0);
+    return stamps.length === 0 ? null : Math.min(...stamps);
+  }
+
+  return { enqueue, enqueueEvents, requeueUserEvaluation, requeueEvents, oldestWaitingSince, queue, close: () => queue.close() };
 }

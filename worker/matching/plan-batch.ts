@@ -25,6 +25,8 @@ export interface WalkKey {
 }
 
 export const walkKey = (userId: string, chainId: string) => `${userId}/${chainId}`;
+/** One sender's id space: a provider and a user id in it (§4). */
+const sourceKey = (providerId: string, userId: string) => `${providerId}/${userId}`;
 
 const scopeOf = (definition: ChainDefinition): ChainScope => ({
   platformId: definition.chain.platformId,
@@ -79,9 +81,9 @@ export function historyNeeds(view: BatchView, keys: readonly WalkKey[]) {
   let untilUs: bigint | null = null;
   for (const { userId, chain } of keys) {
     const user = view.users.get(userId)!;
-    sources.set(`${user.platformId}/${user.platformUserId}`, { providerId: user.platformId, userId: user.platformUserId });
+    sources.set(sourceKey(user.platformId, user.platformUserId), { providerId: user.platformId, userId: user.platformUserId });
     const linked = user.links.get(chain.chain.advertiserId);
-    if (linked !== undefined) sources.set(`${chain.chain.advertiserId}/${linked}`, { providerId: chain.chain.advertiserId, userId: linked });
+    if (linked !== undefined) sources.set(sourceKey(chain.chain.advertiserId, linked), { providerId: chain.chain.advertiserId, userId: linked });
     for (const task of chain.rules.tasks) types.add(task.eventType);
     if (fromUs === null || chain.rules.startUs < fromUs) fromUs = chain.rules.startUs;
     if (untilUs === null || chain.rules.endUs > untilUs) untilUs = chain.rules.endUs;
@@ -89,13 +91,32 @@ export function historyNeeds(view: BatchView, keys: readonly WalkKey[]) {
   return { sources: [...sources.values()], eventTypes: [...types], window: { fromUs: fromUs ?? 0n, untilUs: untilUs ?? 0n } };
 }
 
-/** The full §5 walk of each key over the user's stored events that count for that chain. */
+/**
+ * The full §5 walk of each key over the user's stored events that count for
+ * that chain. The history (every recomputed user's events at once) is split by
+ * sender first, so each walk filters only its own user's events: filtering the
+ * whole history per walk made a batch cost keys × history, which with a large
+ * backlog (history in the hundreds of thousands) held the event loop for
+ * minutes (docs/performance.md, "Full run after issues 11–13").
+ */
 export function recomputeWalks(view: BatchView, keys: readonly WalkKey[], history: readonly StoredEvent[]): Map<string, WalkState> {
+  const bySource = new Map<string, StoredEvent[]>();
+  for (const event of history) {
+    const key = sourceKey(event.providerId, event.userId);
+    const list = bySource.get(key);
+    if (list) list.push(event);
+    else bySource.set(key, [event]);
+  }
   const states = new Map<string, WalkState>();
   for (const { userId, chain } of keys) {
     const user = view.users.get(userId)!;
     const scope = scopeOf(chain);
-    states.set(walkKey(userId, chain.chain.id), recomputeWalk(chain.rules, history.filter((event) => countsFor(user, scope, event))));
+    const linked = user.links.get(chain.chain.advertiserId);
+    const own = [
+      ...(bySource.get(sourceKey(user.platformId, user.platformUserId)) ?? []),
+      ...(linked === undefined ? [] : (bySource.get(sourceKey(chain.chain.advertiserId, linked)) ?? [])),
+    ];
+    states.set(walkKey(userId, chain.chain.id), recomputeWalk(chain.rules, own.filter((event) => countsFor(user, scope, event))));
   }
   return states;
 }
