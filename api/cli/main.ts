@@ -6,6 +6,7 @@ import { registerEventCommands } from './events.js';
 import { registerProviderCommands } from './providers.js';
 import { registerQuestChainCommands } from './quest-chains.js';
 import { registerSeedDemoCommand } from './seed-demo.js';
+import { registerWebhookCommands } from './webhooks.js';
 
 /**
  * Operator CLI: the `quest-chains` bin (dist/api/cli/main.js, prebuilt: no
@@ -36,6 +37,7 @@ registerProviderCommands(program, wantsJson);
 registerCredentialCommands(program, wantsJson);
 registerQuestChainCommands(program, wantsJson);
 registerEventCommands(program, wantsJson);
+registerWebhookCommands(program, wantsJson);
 registerSeedDemoCommand(program, wantsJson);
 
 try {
