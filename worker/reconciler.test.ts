@@ -98,6 +98,26 @@ describe('reconcileOnce', () => {
     expect(seen.length).toBeGreaterThan(0);
     for (const sessions of seen) expect(sessions.filter((session) => session.inTransaction)).toEqual([]);
   });
+
+  it('leaves a backlog that still waits in the queue alone, and puts back what is older than the oldest waiting job', async () => {
+    const backlogProducer = createMatchingProducer(redis, `test-${uniqueSuffix()}`);
+    try {
+      const platform = await createTestProvider(database.db, 'platform');
+      // A minute-old backlog whose job (added two minutes ago, as a long queue would hold it) has not had its turn yet...
+      const waiting = await staleEvents(platform.id, 5, 60_000_000n);
+      await backlogProducer.queue.add('match-events', { eventIds: waiting, providerId: platform.id }, { timestamp: Date.now() - 120_000, priority: 7 });
+      // ...and events an hour old whose job was lost.
+      const lost = await staleEvents(platform.id, 4);
+      // (This queue is new: the earlier tests' pending work is put back in it too; only this provider's is looked at.)
+      await reconcileOnce({ db: database.db, producer: backlogProducer }, { minAgeMs: 10_000 });
+      const jobs = await backlogProducer.queue.getJobs(['waiting', 'prioritized'], 0, 5000);
+      const queuedIds = jobs.filter((job) => job.data.providerId === platform.id).flatMap((job) => job.data.eventIds as string[]);
+      expect(queuedIds.sort()).toEqual([...waiting, ...lost].sort()); // the backlog once, the lost ones back
+    } finally {
+      await backlogProducer.queue.obliterate({ force: true });
+      await backlogProducer.close();
+    }
+  });
 });
 
 const queued = async () => {
@@ -116,12 +136,12 @@ afterAll(async () => {
   await Promise.all([reconcilerDb.close(), watcher.close()]);
 });
 
-/** `count` events of the provider, received an hour ago and still pending (their enqueue was lost). */
-async function staleEvents(providerId: string, count: number): Promise<string[]> {
+/** `count` events of the provider, received `ageUs` ago (default an hour) and still pending (their enqueue was lost). */
+async function staleEvents(providerId: string, count: number, ageUs = 3_600_000_000n): Promise<string[]> {
   const nowUs = dateToMicros(new Date());
   const rows = await database.db
     .insert(events)
-    .values(Array.from({ length: count }, (_, i) => ({ providerId, userId: `s${i}`, eventType: 'kyc', occurredAt: nowUs - BigInt(i) * 1_000_000n, receivedAt: nowUs - 3_600_000_000n })))
+    .values(Array.from({ length: count }, (_, i) => ({ providerId, userId: `s${i}-${ageUs}`, eventType: 'kyc', occurredAt: nowUs - BigInt(i) * 1_000_000n, receivedAt: nowUs - ageUs })))
     .returning({ eventId: events.id, providerId: events.providerId, occurredAt: events.occurredAt, receivedAt: events.receivedAt });
   await database.db.insert(pendingEvents).values(rows);
   return rows.map((row) => row.eventId);

@@ -55,6 +55,52 @@ export async function drain(ctx: BenchContext, tenant: MatchingTenant, workers: 
   }
 }
 
+/**
+ * A backlog as the API leaves it when no worker keeps up: the events are
+ * enqueued first, through the producer's fair tags (jobs of 100 ids, as
+ * group-committed single events), and left until the reconciler counts them
+ * as old; only then does one worker start, timed until none is pending.
+ */
+export async function drainBacklog(ctx: BenchContext, tenant: MatchingTenant, eventIds: readonly string[]): Promise<DrainFigure & { sinceEnqueueS: number }> {
+  const redis = createRedis(ctx.env.REDIS_URL!, 'producer');
+  const producer = createMatchingProducer(redis, ctx.env.QUEUE_PREFIX!);
+  try {
+    const enqueued = performance.now();
+    for (let i = 0; i < eventIds.length; i += 100) {
+      const refs = eventIds.slice(i, i + 100).map((eventId) => ({ eventId, providerId: tenant.platformId }));
+      if (!(await producer.enqueueEvents(refs))) throw new Error('enqueue failed');
+    }
+    const oldAfterMs = Number(ctx.env.RECONCILE_MIN_AGE_MS ?? 10_000) + 1000;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, oldAfterMs - (performance.now() - enqueued))));
+    const worker = await ctx.startWorker();
+    try {
+      const stop = await ctx.meter.start(worker.pid);
+      const started = performance.now();
+      const deadline = Date.now() + 15 * 60_000;
+      while ((await tenant.pending()) > 0) {
+        if (Date.now() > deadline) throw new Error('backlog drain did not finish in 15 minutes');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const seconds = (performance.now() - started) / 1000;
+      const cpu = await stop();
+      const thousands = eventIds.length / 1000;
+      return {
+        events: eventIds.length,
+        seconds,
+        eventsPerSecond: eventIds.length / seconds,
+        workerCpuPer1k: cpu.api / thousands,
+        postgresCpuPer1k: cpu.postgres / thousands,
+        sinceEnqueueS: (performance.now() - enqueued) / 1000,
+      };
+    } finally {
+      await worker.stop();
+    }
+  } finally {
+    await producer.close();
+    redis.disconnect();
+  }
+}
+
 /** Stored events matched by freshly started workers (waited for until idle), which are stopped afterwards. */
 export async function drainWith(ctx: BenchContext, workerCount: number, tenant: MatchingTenant, eventIds: readonly string[]): Promise<DrainFigure> {
   const workers: BenchProcess[] = [];
