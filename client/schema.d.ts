@@ -84,6 +84,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/quest-chains/{questChainId}/users/{platformUserId}/explain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Why each task of a chain is or is not completed for a user
+         * @description Platform credentials (`quest_chains:read`). For support: per task, the event that completed it and up to 10 of the user's events of the task's type (latest first) with the verdict of the counting rules for each. The verdicts come from the same walk that computes progress, over the events the matcher has processed; `pending_events` counts those it has not yet (their verdict is `not_yet_processed`: they may still count). Any chain of your platform, whatever its status. A chain of another platform, or none: 404. A user your platform has not registered: 200 with `user.exists: false` and no tasks.
+         */
+        get: operations["explainQuestChainProgress"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/account-links": {
         parameters: {
             query?: never;
@@ -184,6 +204,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your webhook endpoints
+         * @description Platform or advertiser credentials (`webhooks:manage`). At most 10, oldest first; secrets are never shown again.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Create a webhook endpoint
+         * @description Platform or advertiser credentials (`webhooks:manage`). Answers the signing `secret` once. 400 `webhook_url_refused` for a URL that is not `https://` or whose host is (or resolves to) a loopback, private or link-local address; 400 `webhook_endpoint_limit` past 10 endpoints.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Platform or advertiser credentials (`webhooks:manage`). Nothing more is sent to it, retries included. Another provider's endpoint answers 404, as an unknown one.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An endpoint's delivery log
+         * @description Platform or advertiser credentials (`webhooks:manage`). Messages newest first, each with every attempt (time, HTTP status or error, duration). `pending`: not delivered yet, retries scheduled; `delivered`: a 2xx came within 10 s; `failed`: every scheduled attempt failed.
+         */
+        get: operations["listWebhookMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{id}/messages/{message_id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a message again now
+         * @description Platform or advertiser credentials (`webhooks:manage`). Queues one more attempt now, with the same message id, whatever the status; the attempt appears in the log. 503 when the delivery queue is unreachable (try again).
+         */
+        post: operations["replayWebhookMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/live": {
         parameters: {
             query?: never;
@@ -270,7 +374,7 @@ export interface components {
              * @description Machine-readable code of the condition (docs/errors.md): branch on it, not on the message.
              * @enum {string}
              */
-            code: "invalid_json" | "unknown_field" | "invalid_field" | "missing_field" | "user_not_registered" | "advertiser_not_active" | "task_not_found" | "quest_chain_not_found" | "link_token_invalid" | "link_token_expired";
+            code: "invalid_json" | "unknown_field" | "invalid_field" | "missing_field" | "user_not_registered" | "advertiser_not_active" | "task_not_found" | "quest_chain_not_found" | "link_token_invalid" | "link_token_expired" | "webhook_url_refused" | "webhook_endpoint_limit";
             /**
              * @description The request field at fault, as a dot path (`events.3.timestamp`), when one field is.
              * @example user_id
@@ -696,6 +800,124 @@ export interface components {
         };
         /**
          * @example {
+         *       "quest_chain_id": "c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70",
+         *       "user": {
+         *         "exists": true
+         *       },
+         *       "pending_events": 0,
+         *       "tasks": [
+         *         {
+         *           "task_id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+         *           "sequence_number": 1,
+         *           "user_status": "completed",
+         *           "completed_by": {
+         *             "event_id": "0d9f8e7c-6b5a-4c3d-9e2f-1a0b9c8d7e6f",
+         *             "event_type": "kyc",
+         *             "timestamp": "2026-01-02T03:00:00.000Z",
+         *             "source": "platform"
+         *           },
+         *           "candidates": []
+         *         },
+         *         {
+         *           "task_id": "b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e",
+         *           "sequence_number": 2,
+         *           "user_status": "available",
+         *           "completed_by": null,
+         *           "candidates": [
+         *             {
+         *               "event_id": "5e4d3c2b-1a09-4f8e-8d7c-6b5a4f3e2d1c",
+         *               "timestamp": "2026-01-03T10:00:00.000Z",
+         *               "source": "advertiser",
+         *               "amount": 20,
+         *               "currency": "EUR",
+         *               "verdict": "amount_below_minimum"
+         *             },
+         *             {
+         *               "event_id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+         *               "timestamp": "2026-01-01T12:00:00.000Z",
+         *               "source": "platform",
+         *               "amount": 80,
+         *               "currency": "EUR",
+         *               "verdict": "waiting_for_earlier_task"
+         *             }
+         *           ]
+         *         }
+         *       ]
+         *     }
+         */
+        QuestChainExplanation: {
+            /** Format: uuid */
+            quest_chain_id: string;
+            user: {
+                exists: boolean;
+            };
+            /** @description The user's stored events (any type) the matcher has not processed yet: they may still count. */
+            pending_events: number;
+            tasks: components["schemas"]["ExplainTask"][];
+        };
+        ExplainTask: {
+            /** Format: uuid */
+            task_id: string;
+            sequence_number: number;
+            /** @enum {string} */
+            user_status: "completed" | "available" | "locked";
+            completed_by: {
+                /** Format: uuid */
+                event_id: string;
+                event_type: string;
+                /**
+                 * @description ISO 8601 UTC with milliseconds.
+                 * @example 2026-01-02T03:04:05.678Z
+                 */
+                timestamp: string;
+                /**
+                 * @description Sent by the chain's platform, or by its advertiser about the id linked to the user.
+                 * @enum {string}
+                 */
+                source: "platform" | "advertiser";
+            } | null;
+            /** @description Up to 10 of the user's events of the task's type, latest first, without the completing one. */
+            candidates: components["schemas"]["ExplainCandidate"][];
+        };
+        ExplainCandidate: {
+            /** Format: uuid */
+            event_id: string;
+            /**
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-01-02T03:04:05.678Z
+             */
+            timestamp: string;
+            /**
+             * @description Sent by the chain's platform, or by its advertiser about the id linked to the user.
+             * @enum {string}
+             */
+            source: "platform" | "advertiser";
+            amount: number | null;
+            currency: string | null;
+            /**
+             * @description Why this event did not complete the task (product rules §11).
+             * @enum {string}
+             */
+            verdict: "outside_chain_window" | "before_task_window" | "after_task_window" | "amount_below_minimum" | "amount_missing" | "currency_mismatch" | "waiting_for_earlier_task" | "used_by_other_task" | "after_completion" | "not_yet_processed";
+        };
+        Error404: {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Human-readable message naming what is wrong. */
+            error: string;
+            /**
+             * @description Machine-readable code of the condition (docs/errors.md): branch on it, not on the message.
+             * @enum {string}
+             */
+            code: "not_found";
+            /**
+             * @description The request field at fault, as a dot path (`events.3.timestamp`), when one field is.
+             * @example user_id
+             */
+            param?: string;
+        };
+        /**
+         * @example {
          *       "connection_token": "lt_ckerwl5HSiiUTzcCBa-TAuqK3VxNJaxZxJP-MwJ4Azs",
          *       "expires_at": "2026-01-02T03:20:00.000Z"
          *     }
@@ -928,21 +1150,154 @@ export interface components {
             quest_chain_id: string;
             reward: components["schemas"]["Reward"];
         };
-        Error429: {
-            /** @enum {boolean} */
-            success: false;
-            /** @description Human-readable message naming what is wrong. */
-            error: string;
+        /**
+         * @example {
+         *       "id": "5b1e7c2a-9d3f-4e8a-b6c1-0f2d3e4a5b6c",
+         *       "url": "https://example.com/webhooks/quest-chains",
+         *       "event_types": [
+         *         "task.completed",
+         *         "chain.completed"
+         *       ],
+         *       "status": "enabled",
+         *       "created_at": "2026-01-02T03:04:05.678Z",
+         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0LzDHqzUaOk="
+         *     }
+         */
+        CreatedWebhookEndpoint: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            event_types: ("task.completed" | "chain.completed" | "reward.claimed")[];
+            /** @enum {string} */
+            status: "enabled";
             /**
-             * @description Machine-readable code of the condition (docs/errors.md): branch on it, not on the message.
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-01-02T03:04:05.678Z
+             */
+            created_at: string;
+            /** @description The signing secret (`whsec_` + base64): shown in this answer only. Keep it on your server; verify each message with it. */
+            secret: string;
+        };
+        /**
+         * @example {
+         *       "url": "https://example.com/webhooks/quest-chains",
+         *       "event_types": [
+         *         "task.completed",
+         *         "chain.completed"
+         *       ]
+         *     }
+         */
+        CreateWebhookEndpoint: {
+            /**
+             * Format: uri
+             * @description Where messages are POSTed: `https://`, whose host is not a loopback, private or link-local address (the operator may allow `http://` and private hosts for development).
+             * @example https://example.com/webhooks/quest-chains
+             */
+            url: string;
+            /** @description The types to receive; every type you may receive when omitted. Advertisers receive `task.completed` and `chain.completed` only. */
+            event_types?: ("task.completed" | "chain.completed" | "reward.claimed")[];
+        };
+        /**
+         * @example {
+         *       "id": "5b1e7c2a-9d3f-4e8a-b6c1-0f2d3e4a5b6c",
+         *       "url": "https://example.com/webhooks/quest-chains",
+         *       "event_types": [
+         *         "task.completed",
+         *         "chain.completed"
+         *       ],
+         *       "status": "enabled",
+         *       "created_at": "2026-01-02T03:04:05.678Z"
+         *     }
+         */
+        WebhookEndpoint: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            event_types: ("task.completed" | "chain.completed" | "reward.claimed")[];
+            /** @enum {string} */
+            status: "enabled";
+            /**
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-01-02T03:04:05.678Z
+             */
+            created_at: string;
+        };
+        /**
+         * @example {
+         *       "id": "5b1e7c2a-9d3f-4e8a-b6c1-0f2d3e4a5b6c",
+         *       "deleted": true
+         *     }
+         */
+        DeletedWebhookEndpoint: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {boolean} */
+            deleted: true;
+        };
+        /**
+         * @example {
+         *       "id": "msg_2f9c1b7e4d6a4c0e8b3a5d7f9e1c2b4a",
+         *       "type": "task.completed",
+         *       "created_at": "2026-01-02T03:04:05.678Z",
+         *       "status": "delivered",
+         *       "attempts": [
+         *         {
+         *           "at": "2026-01-02T03:04:05.690Z",
+         *           "status_code": 500,
+         *           "error": "HTTP 500",
+         *           "duration_ms": 41
+         *         },
+         *         {
+         *           "at": "2026-01-02T03:04:10.702Z",
+         *           "status_code": 200,
+         *           "error": null,
+         *           "duration_ms": 12
+         *         }
+         *       ]
+         *     }
+         */
+        WebhookMessage: {
+            /**
+             * @description The message id: the `webhook-id` header and the body `id`, the same on every retry and replay.
+             * @example msg_2f9c1b7e4d6a4c0e8b3a5d7f9e1c2b4a
+             */
+            id: string;
+            /** @enum {string} */
+            type: "task.completed" | "chain.completed" | "reward.claimed";
+            /**
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-01-02T03:04:05.678Z
+             */
+            created_at: string;
+            /**
+             * @description `failed`: every scheduled attempt failed (a replay may still deliver it).
              * @enum {string}
              */
-            code: "rate_limited" | "too_many_streams";
+            status: "pending" | "delivered" | "failed";
+            attempts: components["schemas"]["WebhookAttempt"][];
+        };
+        WebhookAttempt: {
             /**
-             * @description The request field at fault, as a dot path (`events.3.timestamp`), when one field is.
-             * @example user_id
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-01-02T03:04:05.678Z
              */
-            param?: string;
+            at: string;
+            /** @description The receiver's HTTP status; null when none came (refused, timed out). */
+            status_code: number | null;
+            /** @description Why the attempt failed; null when it succeeded. */
+            error: string | null;
+            duration_ms: number;
+        };
+        /**
+         * @example {
+         *       "id": "msg_2f9c1b7e4d6a4c0e8b3a5d7f9e1c2b4a",
+         *       "queued": true
+         *     }
+         */
+        ReplayedWebhookMessage: {
+            id: string;
+            /** @enum {boolean} */
+            queued: true;
         };
         Error503: {
             /** @enum {boolean} */
@@ -954,6 +1309,22 @@ export interface components {
              * @enum {string}
              */
             code: "unavailable";
+            /**
+             * @description The request field at fault, as a dot path (`events.3.timestamp`), when one field is.
+             * @example user_id
+             */
+            param?: string;
+        };
+        Error429: {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Human-readable message naming what is wrong. */
+            error: string;
+            /**
+             * @description Machine-readable code of the condition (docs/errors.md): branch on it, not on the message.
+             * @enum {string}
+             */
+            code: "rate_limited" | "too_many_streams";
             /**
              * @description The request field at fault, as a dot path (`events.3.timestamp`), when one field is.
              * @example user_id
@@ -1424,6 +1795,113 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description The service failed; retry with bounded exponential backoff and jitter. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The operation could not be completed",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    explainQuestChainProgress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                questChainId: string;
+                platformUserId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The explanation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["QuestChainExplanation"];
+                    };
+                };
+            };
+            /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is not valid JSON",
+                     *       "code": "invalid_json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Credentials missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "X-API-Key and X-API-Secret headers are required",
+                     *       "code": "missing_credentials"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Credential or provider inactive, wrong provider type, or permission missing. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Credential lacks the permission events:write",
+                     *       "code": "permission_missing"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "No route for GET /v1/unknown",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
             /** @description The service failed; retry with bounded exponential backoff and jitter. */
@@ -2044,6 +2522,557 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your endpoints. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            endpoints: components["schemas"]["WebhookEndpoint"][];
+                        };
+                    };
+                };
+            };
+            /** @description Credentials missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "X-API-Key and X-API-Secret headers are required",
+                     *       "code": "missing_credentials"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Credential or provider inactive, wrong provider type, or permission missing. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Credential lacks the permission webhooks:manage",
+                     *       "code": "permission_missing"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description The service failed; retry with bounded exponential backoff and jitter. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The operation could not be completed",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookEndpoint"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its signing secret (shown this once). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["CreatedWebhookEndpoint"];
+                    };
+                };
+            };
+            /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "url: points at a private or loopback address (10.0.0.1)",
+                     *       "code": "webhook_url_refused",
+                     *       "param": "url"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Credentials missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "X-API-Key and X-API-Secret headers are required",
+                     *       "code": "missing_credentials"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Credential or provider inactive, wrong provider type, or permission missing. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Credential lacks the permission webhooks:manage",
+                     *       "code": "permission_missing"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body exceeds 65536 bytes",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Content-Type must be application/json",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description The service failed; retry with bounded exponential backoff and jitter. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The operation could not be completed",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["DeletedWebhookEndpoint"];
+                    };
+                };
+            };
+            /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "id: Invalid UUID",
+                     *       "code": "invalid_field",
+                     *       "param": "id"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Credentials missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "X-API-Key and X-API-Secret headers are required",
+                     *       "code": "missing_credentials"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Credential or provider inactive, wrong provider type, or permission missing. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Credential lacks the permission events:write",
+                     *       "code": "permission_missing"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "No such webhook endpoint",
+                     *       "code": "not_found",
+                     *       "param": "id"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description The service failed; retry with bounded exponential backoff and jitter. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The operation could not be completed",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    listWebhookMessages: {
+        parameters: {
+            query?: {
+                /** @description Only messages in this status. */
+                status?: "pending" | "delivered" | "failed";
+                /** @description Items per page, 1 to 200 (default 50). */
+                limit?: number;
+                /** @description Continue after this item: the last message's `id`. Omit for the first page. */
+                starting_after?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of messages. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            messages: components["schemas"]["WebhookMessage"][];
+                            /** @description True when more items follow: ask again with `starting_after` set to the last item of this page. */
+                            has_more: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "status: Invalid option: expected one of \"pending\"|\"delivered\"|\"failed\"",
+                     *       "code": "invalid_field",
+                     *       "param": "status"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Credentials missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "X-API-Key and X-API-Secret headers are required",
+                     *       "code": "missing_credentials"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Credential or provider inactive, wrong provider type, or permission missing. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Credential lacks the permission events:write",
+                     *       "code": "permission_missing"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "No such webhook endpoint",
+                     *       "code": "not_found",
+                     *       "param": "id"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description The service failed; retry with bounded exponential backoff and jitter. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The operation could not be completed",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    replayWebhookMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                message_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attempt is queued. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ReplayedWebhookMessage"];
+                    };
+                };
+            };
+            /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "message_id: must be a message id (msg_ and 32 hex digits)",
+                     *       "code": "invalid_field",
+                     *       "param": "message_id"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Credentials missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "X-API-Key and X-API-Secret headers are required",
+                     *       "code": "missing_credentials"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Credential or provider inactive, wrong provider type, or permission missing. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Credential lacks the permission events:write",
+                     *       "code": "permission_missing"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "No such message of this endpoint",
+                     *       "code": "not_found",
+                     *       "param": "message_id"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description The service failed; retry with bounded exponential backoff and jitter. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The operation could not be completed",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Not ready. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The delivery queue is unreachable; try again",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
