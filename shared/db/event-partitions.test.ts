@@ -88,6 +88,10 @@ describe('partitioned events', () => {
     expect(statements).toHaveLength(1);
     expect(await eventPartitionsRead(statements[0]!, false)).toEqual(['events_2031_02']);
     expect(await eventPartitionsRead(statements[0]!, true)).toEqual(['events_2031_02']);
+
+    // Events of months apart: those months only, not the ones between.
+    const apart = await record((db) => insertOrFindEvents(db, [event('dedup', '2031-01-10T00:00:00Z'), event('dedup', '2031-03-10T00:00:00Z')]));
+    expect(await eventPartitionsRead(apart.statements[0]!, false)).toEqual(['events_2031_01', 'events_2031_03']);
   });
 
   it("the matcher's claim reads only the partitions of the claimed events (run-time pruning)", async () => {

@@ -2,6 +2,7 @@ import { and, asc, count, lt, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from './client.js';
 import { decodeTimestampUs, type DriverRow } from './driver-row.js';
 import { events, pendingEvents } from './schema/index.js';
+import { formatIsoMicros } from '../domain/timestamp.js';
 import { idArray, instant, occurredUsColumn, textArray } from './sql-fragments.js';
 
 type EventColumns = typeof events.$inferSelect;
@@ -62,11 +63,8 @@ const keyOfRow = (row: EventWriteRow) => eventKey(row.providerId, row.userId, ro
  * partitioned by month of occurred_at; a join condition alone is not pruned at
  * plan time). The join still compares each timestamp exactly.
  */
-const partitionsOf = (occurredUs: readonly bigint[]): SQL => {
-  const from = occurredUs.reduce((a, b) => (b < a ? b : a));
-  const until = occurredUs.reduce((a, b) => (b > a ? b : a));
-  return sql`e.occurred_at between ${instant(from)} and ${instant(until)}`;
-};
+const partitionsOf = (occurredUs: readonly bigint[]): SQL =>
+  sql`e.occurred_at = any(${`{${[...new Set(occurredUs)].map((us) => `"${formatIsoMicros(us)}"`).join(',')}}`}::timestamptz[])`;
 
 /**
  * Inserts the events not stored yet (each with its pending marker) and finds
