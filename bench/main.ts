@@ -21,10 +21,11 @@ import { httpReads } from './scenarios/http-reads.js';
 import { matching } from './scenarios/matching.js';
 import { matchingDrain } from './scenarios/matching-drain.js';
 import { soak } from './scenarios/soak.js';
+import { webhooks } from './scenarios/webhooks.js';
 
 // Order matters: baselines first (every ratio needs them); reads before the
 // drain (the worker changes the users' progress); the soak last (it fills the database).
-const scenarios: Scenario[] = [baselines, httpReads, httpIngest, matchingDrain, matching, soak];
+const scenarios: Scenario[] = [baselines, httpReads, httpIngest, matchingDrain, matching, webhooks, soak];
 
 const options = parseOptions(process.argv.slice(2));
 const startedAt = new Date();

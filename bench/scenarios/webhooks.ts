@@ -1,0 +1,142 @@
+import { insertEndpoint } from '../../shared/db/webhook-endpoint-store.js';
+import { insertMessages, type WebhookFact } from '../../shared/db/webhook-message-store.js';
+import { createRedis } from '../../shared/queue/connection.js';
+import { eventBatches } from '../../shared/queue/contract.js';
+import { createMatchingProducer } from '../../shared/queue/producer.js';
+import { createWebhookProducer } from '../../shared/queue/webhook-producer.js';
+import { createTestProvider } from '../../shared/testing/fixtures.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../../shared/testing/webhook-receiver.js';
+import { generateWebhookSecret } from '../../shared/webhooks/signing.js';
+import type { BenchContext, Scenario } from '../harness/context.js';
+import { freePort, startProcess } from '../harness/processes.js';
+import { matchingTenant, roundRobin } from '../matching/seed.js';
+
+export const WEBHOOK_THROUGHPUT = 'webhook deliveries, 1 worker, receiver answering 200 at once';
+
+/**
+ * Webhooks (docs/webhooks.md): how many signed deliveries one worker makes per
+ * second to a local receiver that answers 200 at once, and the delay from a
+ * completion (its outbox row, written in the matcher's transaction) to its
+ * delivery while the matcher works through waves of events. The worker runs
+ * with the development flags (the receiver is on 127.0.0.1).
+ */
+export const webhooks: Scenario = {
+  name: 'webhooks',
+  async run(ctx) {
+    const receiver = await startWebhookReceiver();
+    try {
+      await throughput(ctx, receiver);
+      await delay(ctx, receiver);
+    } finally {
+      await receiver.stop();
+    }
+  },
+};
+
+async function startWebhookWorker(ctx: BenchContext) {
+  const port = await freePort();
+  return startProcess({
+    name: `worker-webhooks-${port}`,
+    args: ['dist/worker/main.js'],
+    env: { ...ctx.env, WORKER_HEALTH_PORT: String(port), WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' },
+    outputDir: ctx.outputDir,
+    readyUrl: `http://127.0.0.1:${port}/healthz`,
+  });
+}
+
+const firstReceipts = (receiver: WebhookReceiver, ids: ReadonlySet<string>) => {
+  const first = new Map<string, number>();
+  for (const r of receiver.received) if (ids.has(r.json.id) && !first.has(r.json.id)) first.set(r.json.id, r.atMs);
+  return first;
+};
+
+async function waitFor(check: () => boolean, what: string) {
+  const deadline = Date.now() + 5 * 60_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`${what}: not done in 5 minutes`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** A backlog of messages queued before the worker starts, timed from the first delivery to the last. */
+async function throughput(ctx: BenchContext, receiver: WebhookReceiver) {
+  const count = ctx.options.quick ? 2_000 : 20_000;
+  const platform = await createTestProvider(ctx.database.db, 'platform', { name: 'bench webhooks' });
+  await insertEndpoint(ctx.database.db, { providerId: platform.id, url: receiver.url, eventTypes: ['reward.claimed'], secret: generateWebhookSecret() }, 10);
+  const ids: string[] = [];
+  for (let i = 0; i < count; i += 2000) {
+    const facts: WebhookFact[] = Array.from({ length: Math.min(2000, count - i) }, (_, j) => ({
+      providerId: platform.id,
+      type: 'reward.claimed',
+      fact: `reward.claimed/bench-${i + j}`,
+      data: { claim_id: `bench-${i + j}`, kind: 'task', reward: { type: 'points', name: '10 points', value: 10, image_urls: null }, platform_user_id: `user-${j}` },
+    }));
+    ids.push(...(await insertMessages(ctx.database.db, facts)));
+  }
+  const redis = createRedis(ctx.env.REDIS_URL!, 'producer');
+  const producer = createWebhookProducer(redis, ctx.env.QUEUE_PREFIX!);
+  try {
+    for (let i = 0; i < ids.length; i += 2000) await producer.deliver(ids.slice(i, i + 2000).map((messageId) => ({ messageId, attempt: 0 })));
+  } finally {
+    await producer.close();
+    redis.disconnect();
+  }
+  const wanted = new Set(ids);
+  const worker = await startWebhookWorker(ctx);
+  try {
+    const stop = await ctx.meter.start(worker.pid);
+    await waitFor(() => firstReceipts(receiver, wanted).size === count, 'webhook backlog');
+    const cpu = await stop();
+    const times = [...firstReceipts(receiver, wanted).values()].sort((a, b) => a - b);
+    const seconds = (times.at(-1)! - times[0]!) / 1000;
+    ctx.results.add({
+      figure: WEBHOOK_THROUGHPUT,
+      value: (count - 1) / seconds,
+      unit: 'deliveries/s',
+      cpuPer1k: { api: (cpu.api / count) * 1000, postgres: (cpu.postgres / count) * 1000, redis: 0 },
+      note: `${count} messages queued first, first to last delivery in ${seconds.toFixed(1)} s (signed, each attempt recorded); CPU column: worker / PG`,
+    });
+  } finally {
+    await worker.stop();
+  }
+}
+
+/** Waves of events (one per user per wave, each completing a task in 5 chains) matched and announced as they come. */
+async function delay(ctx: BenchContext, receiver: WebhookReceiver) {
+  const userCount = ctx.options.quick ? 40 : 100;
+  const tenant = await matchingTenant(ctx, 'webhooks', userCount);
+  await insertEndpoint(ctx.database.db, { providerId: tenant.platformId, url: receiver.url, eventTypes: ['task.completed', 'chain.completed'], secret: generateWebhookSecret() }, 10);
+  const worker = await startWebhookWorker(ctx);
+  const redis = createRedis(ctx.env.REDIS_URL!, 'producer');
+  const producer = createMatchingProducer(redis, ctx.env.QUEUE_PREFIX!);
+  const before = receiver.received.length;
+  try {
+    // The worker reads which providers have endpoints once a second.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    for (let wave = 0; wave < 5; wave++) {
+      const ids = await tenant.store(roundRobin(tenant.users, 1, wave));
+      await producer.queue.addBulk(eventBatches(ids.map((eventId) => ({ eventId, providerId: tenant.platformId }))).map((data) => ({ name: 'match-events', data })));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    // 5 chains: a task.completed per event and chain, and a chain.completed per user and chain at the end.
+    const expected = userCount * 5 * 5 + userCount * 5;
+    await waitFor(() => new Set(receiver.received.slice(before).map((r) => r.json.id)).size >= expected, 'webhook waves');
+    const seen = new Set<string>();
+    const delays: number[] = [];
+    for (const r of receiver.received.slice(before)) {
+      if (seen.has(r.json.id)) continue;
+      seen.add(r.json.id);
+      delays.push(r.atMs - Date.parse(r.json.created_at));
+    }
+    delays.sort((a, b) => a - b);
+    const p = (q: number) => delays[Math.min(delays.length - 1, Math.floor(q * delays.length))]!;
+    ctx.results.addBound(
+      { figure: 'completion → webhook delivered, p99', value: p(0.99), unit: 'ms', p50Ms: p(0.5), p99Ms: p(0.99), note: `${delays.length} messages from 5 waves of ${userCount} events 0.5 s apart, 1 worker matching and delivering` },
+      { atMost: 1000 },
+    );
+  } finally {
+    await producer.close();
+    redis.disconnect();
+    await worker.stop();
+  }
+}
