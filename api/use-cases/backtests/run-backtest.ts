@@ -26,8 +26,18 @@ import type { AppDeps } from '../../app-env.js';
 /** This process, as the owner of the backtests it runs. */
 export const RUNNER_ID = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
 
-/** Users per page: memory holds one page of users and their events of the chain's types, never more. */
-export const BACKTEST_PAGE_USERS = 500;
+/**
+ * Memory holds one page of users and their events of the chain's types, never
+ * more. Pages are sized by events, not users: each page's user count is set
+ * from the events per user the last page had, aiming at this many events
+ * (one user's events at least, whatever their number).
+ */
+export const BACKTEST_PAGE_EVENTS = 10_000;
+const MAX_PAGE_USERS = 500;
+
+/** The next page's user count, from what the last one loaded. */
+export const nextPageUsers = (users: number, events: number) =>
+  Math.max(1, Math.min(MAX_PAGE_USERS, Math.floor((users * BACKTEST_PAGE_EVENTS) / Math.max(1, events))));
 
 /** A running backtest not checkpointed for this long has lost its process: another may take it over. */
 export const BACKTEST_STALE_MS = 30_000;
@@ -53,13 +63,15 @@ async function runPages(db: Executor, owner: BacktestOwner, backtest: StoredBack
   const tally = structuredClone(backtest.tally);
   let cursor = backtest.cursor;
   let usersDone = backtest.usersDone;
+  let pageUsers = MAX_PAGE_USERS / 10;
   for (;;) {
-    const userIds = await pagePlatformUserIds(db, draft.platformId, { afterId: cursor, limit: BACKTEST_PAGE_USERS });
+    const userIds = await pagePlatformUserIds(db, draft.platformId, { afterId: cursor, limit: pageUsers });
     if (userIds.length === 0) {
       await completeBacktest(db, owner, { usersDone, tally, result: backtestResult(tally, draft) });
       return;
     }
-    await evaluatePage(db, draft, userIds, tally);
+    const events = await evaluatePage(db, draft, userIds, tally);
+    pageUsers = nextPageUsers(userIds.length, events);
     cursor = userIds.at(-1)!;
     usersDone += userIds.length;
     // Another process took it over (we were thought dead): it carries on, we stop.
@@ -69,8 +81,8 @@ async function runPages(db: Executor, owner: BacktestOwner, backtest: StoredBack
   }
 }
 
-/** The §4-5 rules for one page of users, as the matcher's recompute applies them, added to `tally`. */
-async function evaluatePage(db: Executor, draft: BacktestDraft, userIds: readonly string[], tally: BacktestTally): Promise<void> {
+/** The §4-5 rules for one page of users, as the matcher's recompute applies them, added to `tally`; answers how many events it read. */
+async function evaluatePage(db: Executor, draft: BacktestDraft, userIds: readonly string[], tally: BacktestTally): Promise<number> {
   const users = await loadMatchUsers(db, userIds, []);
   const sources = new Map<string, HistorySource>();
   for (const user of users) {
@@ -95,4 +107,5 @@ async function evaluatePage(db: Executor, draft: BacktestDraft, userIds: readonl
     const own = [...(bySource.get(`${user.platformId}/${user.platformUserId}`) ?? []), ...(linked === undefined ? [] : bySource.get(`${draft.advertiserId}/${linked}`) ?? [])];
     tallyUser(tally, draft, user.platformUserId, computeCompletions(draft.rules, own.filter((event) => countsFor(user, scope, event))));
   }
+  return events.length;
 }
