@@ -2,6 +2,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTestProvider } from '../../shared/testing/fixtures.js';
+import { eventually } from '../../shared/testing/eventually.js';
 import { storeCompletion } from '../../shared/testing/progress.js';
 import { useTestService } from '../testing/test-service.js';
 
@@ -209,6 +210,32 @@ describe('answers of the running service match the document', () => {
     const rewards = await api.call('GET', '/v1/rewards/docs-linked', { headers: platform.headers });
     expect(rewards.json.data.claimed).toHaveLength(1);
     validateResponse('/v1/rewards/{platformUserId}', 'get', 200, rewards.json);
+  });
+
+  it('explain and backtest', async () => {
+    const advertiser = await createTestProvider(database.db, 'advertiser');
+    const body = {
+      platform_id: platform.id,
+      advertiser_id: advertiser.id,
+      name: 'Explained chain',
+      start_date: '2026-01-01T00:00:00Z',
+      end_date: '2036-01-01T00:00:00Z',
+      tasks: [{ sequence_number: 1, name: 't1', condition_event_type: 'registration', condition_min_amount: 100, reward_type: 'points', reward_name: 'p', reward_value: 1 }],
+    };
+    const chain = await api.call('POST', '/admin/v1/quest-chains', { headers: api.adminHeaders, body });
+    // doc-user's registration event (no amount) is still pending here: no worker runs in this file.
+    const explained = await api.call('GET', `/v1/quest-chains/${chain.json.data.quest_chain.id}/users/doc-user/explain`, { headers: platform.headers });
+    expect(explained.json.data.tasks[0].candidates.length).toBeGreaterThan(0);
+    validateResponse('/v1/quest-chains/{questChainId}/users/{platformUserId}/explain', 'get', 200, explained.json);
+
+    const started = await api.call('POST', '/admin/v1/quest-chains/backtest', { headers: api.adminHeaders, body });
+    expect(started.status).toBe(202);
+    validateResponse('/admin/v1/quest-chains/backtest', 'post', 202, started.json);
+    const done = await eventually(async () => {
+      const answer = await api.call('GET', `/admin/v1/backtests/${started.json.data.backtest_id}`, { headers: api.adminHeaders });
+      return answer.json.data.status === 'completed' ? answer : undefined;
+    });
+    validateResponse('/admin/v1/backtests/{id}', 'get', 200, done.json);
   });
 
   it('rejects an answer that breaks the schema (the validator is not vacuous)', () => {
