@@ -1,9 +1,9 @@
 import { and, asc, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
-import type { DriverRow } from './driver-row.js';
+import { decodeTimestampUs, fromJson, type DriverRow } from './driver-row.js';
 import { afterKey, rowsToRead, toPage, type Page, type PageRequest } from './keyset.js';
 import { webhookAttempts, webhookEndpoints, webhookMessages, type WebhookMessageStatus } from './schema/index.js';
-import { withTransaction } from './transaction.js';
+import { instant } from './sql-fragments.js';
 
 /**
  * The outbox and delivery log of webhooks (product rules §10). Messages are
@@ -132,34 +132,41 @@ const outgoingColumns = {
   secret: webhookEndpoints.secret,
 };
 
+type OutgoingRow = DriverRow<Pick<typeof webhookMessages.$inferSelect, 'id' | 'type' | 'attempts'>> & {
+  createdAt: string;
+  /** jsonb; the driver may hand it over unparsed. */
+  data: string | Record<string, unknown>;
+  url: string;
+  secret: string;
+  deleted: boolean;
+};
+
 /**
  * Takes scheduled attempt number `attempt + 1` of a message for `leaseMs`:
  * only while it is pending, still at that count, unleased, and its endpoint
  * not deleted. Null when another worker has it, it moved on, or it is done.
- * A message whose endpoint was deleted since it was written is given up here.
+ * A message whose endpoint was deleted since it was written is given up in
+ * the same statement. One statement (a delivery's cost is its round trips).
  */
 export async function claimAttempt(db: Executor, messageId: string, attempt: number, leaseMs: number): Promise<OutgoingMessage | null> {
-  return withTransaction(db, async (tx) => {
-    const [claimed] = await tx
-      .update(webhookMessages)
-      .set({ lockedUntil: sql`now() + ${leaseMs} * interval '1 millisecond'` })
-      .from(webhookEndpoints)
-      .where(
-        and(
-          eq(webhookMessages.id, messageId),
-          eq(webhookMessages.status, 'pending'),
-          eq(webhookMessages.attempts, attempt),
-          sql`(${webhookMessages.lockedUntil} is null or ${webhookMessages.lockedUntil} < now())`,
-          eq(webhookEndpoints.id, webhookMessages.endpointId),
-        ),
-      )
-      .returning({ ...outgoingColumns, deletedUs: webhookEndpoints.deletedAt });
-    if (!claimed) return null;
-    const { deletedUs, ...message } = claimed;
-    if (deletedUs === null) return message;
-    await tx.update(webhookMessages).set({ status: 'failed', lockedUntil: null }).where(eq(webhookMessages.id, messageId));
-    return null;
-  });
+  const [row] = await db.execute<OutgoingRow>(sql`
+    update webhook_messages m
+    set locked_until = case when e.deleted_at is null then now() + ${leaseMs} * interval '1 millisecond' end,
+        status = case when e.deleted_at is null then m.status else 'failed' end
+    from webhook_endpoints e
+    where m.id = ${messageId} and e.id = m.endpoint_id and m.status = 'pending' and m.attempts = ${attempt}
+      and (m.locked_until is null or m.locked_until < now())
+    returning m.id, m.type, m.created_at::text as "createdAt", m.data, m.attempts, e.url, e.secret, e.deleted_at is not null as deleted`);
+  if (!row || row.deleted) return null;
+  return {
+    id: row.id,
+    type: row.type,
+    createdUs: decodeTimestampUs(webhookMessages.createdAt, row.createdAt),
+    data: fromJson(row.data),
+    attempts: row.attempts,
+    url: row.url,
+    secret: row.secret,
+  };
 }
 
 /** A message to replay, whatever its status; null when unknown or its endpoint is deleted. */
@@ -176,37 +183,30 @@ export async function loadForReplay(db: Executor, messageId: string): Promise<Ou
 export type AttemptOutcome = { next: 'delivered' } | { next: 'retry'; delayMs: number } | { next: 'failed' } | { next: 'unchanged' };
 
 /**
- * Records an attempt and its consequence in one transaction. A scheduled
+ * Records an attempt and its consequence in one statement. A scheduled
  * attempt advances the count and releases the lease; a replay touches only
  * the status, and only when it succeeded.
  */
 export async function recordAttempt(
   db: Executor,
   messageId: string,
-  attempt: Omit<WebhookAttempt, 'atUs'> & { atUs: bigint },
+  attempt: WebhookAttempt,
   outcome: AttemptOutcome,
   scheduled: boolean,
 ): Promise<void> {
-  await withTransaction(db, async (tx) => {
-    await tx.insert(webhookAttempts).values({ messageId, at: attempt.atUs, statusCode: attempt.statusCode, error: attempt.error, durationMs: attempt.durationMs });
-    const advance = scheduled ? { attempts: sql`${webhookMessages.attempts} + 1`, lockedUntil: null } : {};
-    switch (outcome.next) {
-      case 'delivered':
-        await tx.update(webhookMessages).set({ ...advance, status: 'delivered' }).where(eq(webhookMessages.id, messageId));
-        return;
-      case 'retry':
-        await tx
-          .update(webhookMessages)
-          .set({ ...advance, nextAttemptAt: sql`now() + ${outcome.delayMs} * interval '1 millisecond'` })
-          .where(eq(webhookMessages.id, messageId));
-        return;
-      case 'failed':
-        await tx.update(webhookMessages).set({ ...advance, status: 'failed' }).where(eq(webhookMessages.id, messageId));
-        return;
-      case 'unchanged':
-        if (scheduled) await tx.update(webhookMessages).set(advance).where(eq(webhookMessages.id, messageId));
-    }
-  });
+  const status = outcome.next === 'delivered' || outcome.next === 'failed' ? outcome.next : null;
+  const delayMs = outcome.next === 'retry' ? outcome.delayMs : null;
+  await db.execute(sql`
+    with attempt as (
+      insert into webhook_attempts (message_id, at, status_code, error, duration_ms)
+      values (${messageId}, ${instant(attempt.atUs)}, ${attempt.statusCode}, ${attempt.error}, ${attempt.durationMs})
+    )
+    update webhook_messages
+    set attempts = attempts + ${scheduled ? 1 : 0},
+        locked_until = ${scheduled ? null : sql`locked_until`},
+        status = coalesce(${status}::text, status),
+        next_attempt_at = coalesce(now() + ${delayMs}::int * interval '1 millisecond', next_attempt_at)
+    where id = ${messageId}`);
 }
 
 /** Pending messages whose attempt is overdue by `minAgeMs` and not leased: the sweeper's page. */
