@@ -30,7 +30,8 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['api/**/*.test.ts', 'worker/**/*.test.ts', 'shared/**/*.test.ts', 'client/**/*.test.ts'],
-          exclude: ['**/node_modules/**', ...UNIT_TESTS],
+          // *.cluster.test.ts need a Redis Cluster: `npm run test:cluster` (vitest.cluster.config.ts).
+          exclude: ['**/node_modules/**', '**/*.cluster.test.ts', ...UNIT_TESTS],
           // End-to-end tests spawn the built processes: builds dist/ only when it is older than the sources.
           globalSetup: ['./shared/testing/global-setup.ts'],
         },

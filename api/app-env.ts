@@ -1,9 +1,9 @@
-import type { Redis } from 'ioredis';
 import type { Config } from '../shared/config.js';
 import type { Database } from '../shared/db/client.js';
 import type { LiveTokenSigner } from '../shared/live/token.js';
 import type { Logger } from '../shared/observability/logger.js';
 import type { ApiMetrics } from '../shared/observability/metrics.js';
+import type { RedisClient } from '../shared/queue/connection.js';
 import type { MatchingProducer } from '../shared/queue/producer.js';
 import type { WebhookProducer } from '../shared/queue/webhook-producer.js';
 import type { ActiveChainCache } from './read-cache/active-chain-cache.js';
@@ -22,7 +22,8 @@ export interface AppDeps {
    * Anything that writes, or must read what it just wrote, uses `db`.
    */
   readDb: Database;
-  redis: Redis;
+  /** The producer connection (an ioredis Cluster when REDIS_CLUSTER=true). */
+  redis: RedisClient;
   producer: MatchingProducer;
   /** The webhook delivery queue: messages the API wrote (claims) and replays. */
   webhooks: WebhookProducer;

@@ -5,6 +5,7 @@ import type { Logger } from '../shared/observability/logger.js';
 import { createApiMetrics } from '../shared/observability/metrics.js';
 import { createRedis } from '../shared/queue/connection.js';
 import { createMatchingProducer } from '../shared/queue/producer.js';
+import { queueLayout } from '../shared/queue/shards.js';
 import { createWebhookProducer } from '../shared/queue/webhook-producer.js';
 import { ActiveChainCache } from './read-cache/active-chain-cache.js';
 import { followAnswerInvalidations } from './read-cache/answer-invalidation.js';
@@ -39,22 +40,27 @@ export async function createAppDeps(options: {
           applicationName: 'qcr-api-read',
           timeouts: { statementMs: config.API_STATEMENT_TIMEOUT_MS, lockMs: config.DB_LOCK_TIMEOUT_MS, idleInTransactionMs: config.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS },
         });
-  const redis = createRedis(config.REDIS_URL, 'producer');
-  const producer = createMatchingProducer(redis, config.QUEUE_PREFIX, { windowMs: config.MATCH_FAIR_WINDOW_MS, quietEvents: config.MATCH_FAIR_QUIET_EVENTS });
-  const webhooks = createWebhookProducer(redis, config.QUEUE_PREFIX);
-  const subscriber = createRedis(config.REDIS_URL, 'subscriber');
+  // REDIS_CLUSTER: every client an ioredis Cluster, hash-tagged queues, sharded live channels (docs/scaling.md).
+  const cluster = config.REDIS_CLUSTER;
+  const layout = queueLayout({ prefix: config.QUEUE_PREFIX, cluster, shards: config.MATCHING_QUEUE_SHARDS });
+  const redis = createRedis(config.REDIS_URL, 'producer', { cluster, logger, name: 'producer' });
+  const producer = createMatchingProducer(redis, layout, { windowMs: config.MATCH_FAIR_WINDOW_MS, quietEvents: config.MATCH_FAIR_QUIET_EVENTS }, { logger });
+  const webhooks = createWebhookProducer(redis, layout.webhookPrefix);
+  const subscriber = createRedis(config.REDIS_URL, 'subscriber', { cluster, logger, name: 'subscriber' });
   const liveHub = new LiveHub({
     redis: subscriber,
     queuePrefix: config.QUEUE_PREFIX,
+    sharded: cluster,
     logger,
     caps: { perUser: config.LIVE_MAX_STREAMS_PER_USER, perPlatform: config.LIVE_MAX_STREAMS_PER_PLATFORM, perProcess: config.LIVE_MAX_STREAMS },
     providersServingLive: (providerIds) => providersServingLive({ db: database.db }, { providerIds }),
   });
   const chainCache = new ActiveChainCache(database.db, config.CHAIN_CACHE_TTL_MS);
-  followAnswerInvalidations(subscriber, config.QUEUE_PREFIX, chainCache.answers, logger);
+  followAnswerInvalidations(subscriber, config.QUEUE_PREFIX, chainCache.answers, logger, cluster);
   const rateLimits = createRateLimits({ redis, config, logger });
   const metrics = createApiMetrics({
-    queue: producer.queue,
+    queue: producer,
+    enqueueFailures: () => producer.failedJobs,
     liveStreams: () => liveHub.size.streams,
     redis: { producer: redis, subscriber },
     defaultMetrics: options.defaultMetrics ?? false,

@@ -27,7 +27,24 @@ const configSchema = z.object({
   // Whole months of events kept before the current one; older partitions are dropped (docs/operations.md,
   // "Event retention"). Unset: events are kept forever.
   EVENT_RETENTION_MONTHS: z.coerce.number().int().min(1).max(1200).optional(),
-  REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+  // One URL; with REDIS_CLUSTER=true, one or more comma-separated seed nodes of the cluster.
+  REDIS_URL: z
+    .string()
+    .default('redis://127.0.0.1:6379')
+    .refine((value) => redisUrls(value).length > 0 && redisUrls(value).every(isRedisUrl), 'must be redis:// or rediss:// URLs, comma-separated'),
+  // Every Redis client of both processes becomes an ioredis Cluster, queues get hash-tagged prefixes and live
+  // channels use sharded pub/sub (docs/scaling.md, "Redis Cluster"). Off: one Redis.
+  REDIS_CLUSTER: booleanFlag.default(false),
+  // Matching queues: a user's work always goes to the shard of a hash of the user, each shard its own
+  // hash-tagged queue (so a cluster spreads them over its masters). Changing it strands nothing: the reconciler
+  // puts pending work of the old queues back on the new ones.
+  MATCHING_QUEUE_SHARDS: z.coerce.number().int().min(1).max(256).default(1),
+  // The shards this worker consumes, e.g. `0,2`; unset: every shard.
+  WORKER_SHARDS: z
+    .string()
+    .regex(/^\d+(,\d+)*$/, 'must be comma-separated shard numbers, e.g. 0,2')
+    .transform((value) => [...new Set(value.split(',').map(Number))].sort((a, b) => a - b))
+    .optional(),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
   WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
@@ -95,6 +112,28 @@ const configSchema = z.object({
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),
 });
 
+/** The nodes of REDIS_URL: one URL, or a cluster's comma-separated seeds. */
+export const redisUrls = (value: string): string[] => value.split(',').map((url) => url.trim()).filter(Boolean);
+
+function isRedisUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+const checkedSchema = configSchema.superRefine((config, context) => {
+  if (!config.REDIS_CLUSTER && redisUrls(config.REDIS_URL).length > 1) {
+    context.addIssue({ code: 'custom', path: ['REDIS_URL'], message: 'several URLs need REDIS_CLUSTER=true' });
+  }
+  const outside = (config.WORKER_SHARDS ?? []).filter((shard) => shard >= config.MATCHING_QUEUE_SHARDS);
+  if (outside.length > 0) {
+    context.addIssue({ code: 'custom', path: ['WORKER_SHARDS'], message: `shards ${outside.join(',')} do not exist (MATCHING_QUEUE_SHARDS=${config.MATCHING_QUEUE_SHARDS})` });
+  }
+});
+
 export type Config = z.infer<typeof configSchema>;
 
 export class ConfigError extends Error {}
@@ -102,7 +141,7 @@ export class ConfigError extends Error {}
 export function parseConfig(env: Record<string, string | undefined>): Config {
   // An empty variable means "unset" so `FOO=` in an .env file falls back to the default.
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
-  const result = configSchema.safeParse(present);
+  const result = checkedSchema.safeParse(present);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);

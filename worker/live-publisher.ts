@@ -1,7 +1,10 @@
-import type { Redis } from 'ioredis';
 import { formatIsoMillis } from '../shared/domain/timestamp.js';
-import { progressChannel, type ProgressMessage } from '../shared/live/channel.js';
+import { CHANGED_USER_BUCKETS, changedUsersChannel, progressChannel, type ProgressMessage } from '../shared/live/channel.js';
+import { publishOn } from '../shared/live/publish.js';
 import type { Logger } from '../shared/observability/logger.js';
+import { logThrottle } from '../shared/observability/log-throttle.js';
+import type { RedisClient } from '../shared/queue/connection.js';
+import { shardOf } from '../shared/queue/shards.js';
 
 /** A user whose progress changed, with the chains that changed and the stamp stored for it. */
 export interface ProgressChange {
@@ -10,25 +13,51 @@ export interface ProgressChange {
   changedUs: bigint;
 }
 
+const FAILURE_LOG_MS = 10_000;
+
 /**
  * Tells every API replica that a user's progress changed (Redis pub/sub),
  * stamped with the value the database stored (never this process's clock), so
  * a client may resume `since` it. Fire-and-forget after commit: a lost message
  * only delays a live client, which catches up from the read's baselineTimestamp.
+ *
+ * `sharded` (REDIS_CLUSTER=true): SPUBLISH on each user's hash-tagged channel,
+ * plus one message per changed-user bucket for the API's answer caches
+ * (shared/live/channel.ts); the commands go out together, each to the master
+ * of its slot (a cluster pipeline must stay within one slot, so none is used).
  */
-export function createLivePublisher(redis: Redis, prefix: string, logger: Logger) {
+export function createLivePublisher(redis: RedisClient, prefix: string, logger: Logger, sharded = false) {
+  const failures = logThrottle(FAILURE_LOG_MS);
+  const report = (error: unknown, users: number) =>
+    failures.run((suppressed) => logger.warn({ err: error, users, suppressed }, 'live updates not published'));
+
   return async function publish(changes: readonly ProgressChange[]): Promise<void> {
     if (changes.length === 0) return;
-    const pipeline = redis.pipeline();
-    for (const change of changes) {
+    const messages = changes.map((change) => {
       const message: ProgressMessage = { quest_chain_ids: change.chainIds, changed_at: formatIsoMillis(change.changedUs) };
-      pipeline.publish(progressChannel(prefix, change.userId), JSON.stringify(message));
+      return [progressChannel(prefix, change.userId, sharded), JSON.stringify(message)] as const;
+    });
+    if (!sharded) {
+      const pipeline = redis.pipeline();
+      for (const [channel, message] of messages) pipeline.publish(channel, message);
+      try {
+        await pipeline.exec();
+      } catch (error) {
+        report(error, changes.length);
+      }
+      return;
     }
-    try {
-      await pipeline.exec();
-    } catch (error) {
-      logger.warn({ err: error, users: changes.length }, 'live updates not published');
+    const buckets = new Map<number, string[]>();
+    for (const { userId } of changes) {
+      const bucket = shardOf(userId, CHANGED_USER_BUCKETS);
+      buckets.set(bucket, [...(buckets.get(bucket) ?? []), userId]);
     }
+    const sent = await Promise.allSettled([
+      ...messages.map(([channel, message]) => publishOn(redis, channel, message, true)),
+      ...[...buckets].map(([bucket, userIds]) => publishOn(redis, changedUsersChannel(prefix, bucket), JSON.stringify(userIds), true)),
+    ]);
+    const failed = sent.find((outcome) => outcome.status === 'rejected');
+    if (failed) report(failed.reason, changes.length);
   };
 }
 

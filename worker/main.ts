@@ -11,6 +11,9 @@ import { createWorkerMetrics, PENDING_COUNT_CAP } from '../shared/observability/
 import { createRedis } from '../shared/queue/connection.js';
 import { MATCHING_QUEUE } from '../shared/queue/contract.js';
 import { createMatchingProducer } from '../shared/queue/producer.js';
+import { probeQueueSlots } from '../shared/queue/readiness.js';
+import { queueLayout } from '../shared/queue/shards.js';
+import { backOffOnErrors } from './error-backoff.js';
 import { startHealthServer } from './health-server.js';
 import { startLease, workerApplicationName } from './lease.js';
 import { createLivePublisher } from './live-publisher.js';
@@ -45,20 +48,31 @@ const database = createDatabase({ ...sessions, poolSize: config.MATCH_BATCHES_IN
 const webhookDatabase = createDatabase({ ...sessions, poolSize: 3 });
 // The lease's own connection: its heartbeat never queues behind batches waiting for locks.
 const leaseDatabase = createDatabase({ ...sessions, poolSize: 1 });
-const workerRedis = createRedis(config.REDIS_URL, 'worker');
-const producerRedis = createRedis(config.REDIS_URL, 'producer');
-const producer = createMatchingProducer(producerRedis, config.QUEUE_PREFIX, { windowMs: config.MATCH_FAIR_WINDOW_MS, quietEvents: config.MATCH_FAIR_QUIET_EVENTS });
+// REDIS_CLUSTER: every client an ioredis Cluster, hash-tagged queues, sharded live channels (docs/scaling.md).
+const cluster = config.REDIS_CLUSTER;
+const layout = queueLayout({ prefix: config.QUEUE_PREFIX, cluster, shards: config.MATCHING_QUEUE_SHARDS });
+// The matching shards this worker consumes (WORKER_SHARDS), by default every one.
+const consumedShards = config.WORKER_SHARDS ?? Array.from({ length: layout.shards }, (_, shard) => shard);
+const workerRedis = createRedis(config.REDIS_URL, 'worker', { cluster, logger, name: 'worker' });
+const producerRedis = createRedis(config.REDIS_URL, 'producer', { cluster, logger, name: 'producer' });
+const producer = createMatchingProducer(
+  producerRedis,
+  layout,
+  { windowMs: config.MATCH_FAIR_WINDOW_MS, quietEvents: config.MATCH_FAIR_QUIET_EVENTS },
+  { logger },
+);
 const metrics = createWorkerMetrics({
   defaultMetrics: true,
-  queue: producer.queue,
+  queue: producer,
+  enqueueFailures: () => producer.failedJobs,
   redis: { worker: workerRedis, producer: producerRedis },
   // Sampled (every 5 s at most) and capped: a scrape never costs a full count of a large backlog.
   pendingEvents: () => pendingEventsBacklog(database.db, PENDING_COUNT_CAP),
 });
-const deps: WorkerDeps = { db: database.db, producer, logger, publish: createLivePublisher(producerRedis, config.QUEUE_PREFIX, logger) };
+const deps: WorkerDeps = { db: database.db, producer, logger, publish: createLivePublisher(producerRedis, config.QUEUE_PREFIX, logger, cluster) };
 let shuttingDown = false;
 
-const webhookProducer = createWebhookProducer(producerRedis, config.QUEUE_PREFIX);
+const webhookProducer = createWebhookProducer(producerRedis, layout.webhookPrefix);
 const webhookRecipients = watchWebhookProviders({ db: webhookDatabase.db, logger }, 1000);
 const sender = createSender({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
 const sweeper = startSweeper(
@@ -86,25 +100,28 @@ const lease = startLease(
 // Not fatal if Postgres is away now: the heartbeat renews it once it answers.
 await lease.start().catch((error: unknown) => logger.warn({ err: error }, 'could not take the first lease; the heartbeat retries'));
 
-const worker = new Worker(
-  MATCHING_QUEUE,
-  createProcessor({
-    ...deps,
-    maxBatchSize: config.MATCH_BATCH_SIZE,
-    batchesInFlight: config.MATCH_BATCHES_IN_FLIGHT,
-    onEventProcessed: (receivedUs) => metrics.eventProcessed(receivedUs),
-    webhooks: { recipients: webhookRecipients.current, producer: webhookProducer },
-  }),
-  {
-    connection: workerRedis,
-    prefix: config.QUEUE_PREFIX,
-    concurrency: config.WORKER_CONCURRENCY,
-    // A stopped or killed worker's jobs go back to the queue within 2 x JOB_LOCK_MS.
-    lockDuration: config.JOB_LOCK_MS,
-    stalledInterval: config.JOB_LOCK_MS,
-    // A job whose worker died is retried instead of failed: its transaction never committed.
-    maxStalledCount: 100,
-  },
+// One processor (one batcher) for every shard consumed: jobs of all shards are matched together.
+const processor = createProcessor({
+  ...deps,
+  maxBatchSize: config.MATCH_BATCH_SIZE,
+  batchesInFlight: config.MATCH_BATCHES_IN_FLIGHT,
+  onEventProcessed: (receivedUs) => metrics.eventProcessed(receivedUs),
+  webhooks: { recipients: webhookRecipients.current, producer: webhookProducer },
+});
+// WORKER_CONCURRENCY is this process's intake in all: shared out over the shards it consumes.
+const shardConcurrency = Math.max(1, Math.ceil(config.WORKER_CONCURRENCY / consumedShards.length));
+const workers = consumedShards.map(
+  (shard) =>
+    new Worker(MATCHING_QUEUE, processor, {
+      connection: workerRedis,
+      prefix: layout.matchingPrefix(shard),
+      concurrency: shardConcurrency,
+      // A stopped or killed worker's jobs go back to the queue within 2 x JOB_LOCK_MS.
+      lockDuration: config.JOB_LOCK_MS,
+      stalledInterval: config.JOB_LOCK_MS,
+      // A job whose worker died is retried instead of failed: its transaction never committed.
+      maxStalledCount: 100,
+    }),
 );
 // Deliveries on a queue of their own, so a slow receiver never holds up matching.
 const webhookWorker = new Worker(
@@ -112,7 +129,7 @@ const webhookWorker = new Worker(
   createDeliveryProcessor({ db: webhookDatabase.db, logger, webhooks: webhookProducer, sender, retryScale: config.WEBHOOK_RETRY_SCALE }),
   {
     connection: workerRedis,
-    prefix: config.QUEUE_PREFIX,
+    prefix: layout.webhookPrefix,
     concurrency: config.WEBHOOK_CONCURRENCY,
     // An attempt lasts up to 10 s; the message's lease in Postgres, not this lock, keeps it from running twice.
     lockDuration: 30_000,
@@ -120,26 +137,31 @@ const webhookWorker = new Worker(
   },
 );
 webhookWorker.on('failed', (job, error) => logger.warn({ jobId: job?.id, job: job?.name, err: error }, 'webhook job failed'));
-webhookWorker.on('error', (error) => logger.warn({ err: error }, 'webhook worker connection error'));
+// Connection errors are logged (rate-limited) and a worker that keeps failing pauses its fetching (error-backoff.ts).
+const backoffs = [backOffOnErrors(webhookWorker, logger, WEBHOOK_QUEUE)];
 
-worker.on('failed', (job, error) => {
-  logger.warn({ jobId: job?.id, job: job?.name, attempts: job?.attemptsMade, err: error }, 'job failed');
+workers.forEach((worker, i) => {
+  const shard = consumedShards[i]!;
+  worker.on('failed', (job, error) => {
+    logger.warn({ jobId: job?.id, job: job?.name, shard, attempts: job?.attemptsMade, err: error }, 'job failed');
+  });
+  backoffs.push(backOffOnErrors(worker, logger, `${MATCHING_QUEUE}:${shard}`));
+  worker.on('completed', (job) => metrics.jobProcessed(job.name));
+  worker.on('failed', (job) => metrics.jobFailed(job?.name ?? 'unknown'));
 });
-worker.on('error', (error) => logger.warn({ err: error }, 'worker connection error'));
-worker.on('completed', (job) => metrics.jobProcessed(job.name));
-worker.on('failed', (job) => metrics.jobFailed(job?.name ?? 'unknown'));
 
 const health = await startHealthServer({
   port: config.WORKER_HEALTH_PORT,
   host: config.HOST,
   isShuttingDown: () => shuttingDown,
   ready: async () => {
-    await Promise.all([pingDatabase(database.db), producerRedis.ping()]);
+    // A write to every matching shard's hash slot and the webhook queue's, not a PING (shared/queue/readiness.ts).
+    await Promise.all([pingDatabase(database.db), producer.probe(), probeQueueSlots(producerRedis, [webhookProducer.queue.toKey('readyz')])]);
   },
   metrics: metrics.exposition,
 });
 const address = health.address();
-logger.info({ healthPort: typeof address === 'object' && address ? address.port : null, concurrency: config.WORKER_CONCURRENCY, workerId }, 'worker started');
+logger.info({ healthPort: typeof address === 'object' && address ? address.port : null, concurrency: config.WORKER_CONCURRENCY, shards: consumedShards, cluster, workerId }, 'worker started');
 
 async function shutdown(signal: string) {
   if (shuttingDown) return;
@@ -155,7 +177,8 @@ async function shutdown(signal: string) {
   await partitionMaintenance.stop();
   await sweeper.stop();
   webhookRecipients.stop();
-  await Promise.all([worker.close(), webhookWorker.close()]); // wait for active jobs to finish
+  for (const backoff of backoffs) backoff.stop();
+  await Promise.all([...workers.map((worker) => worker.close()), webhookWorker.close()]); // wait for active jobs to finish
   sender.close();
   await lease.stop();
   await Promise.allSettled([producer.close(), webhookProducer.close(), database.close(), webhookDatabase.close(), leaseDatabase.close()]);

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../shared/queue/connection.js';
 import { RateLimiterMemory, RateLimiterRedis, RLWrapperTimeouts, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../../shared/config.js';
 import type { Logger } from '../../shared/observability/logger.js';
@@ -28,7 +28,7 @@ const REDIS_TIMEOUT_MS = 250;
  * quota: while Redis is down or slow, each process counts on its own, so an
  * outage neither lifts the limits nor fails the requests.
  */
-export function createRateLimits(options: { redis: Redis; config: Config; logger: Logger }): RateLimits {
+export function createRateLimits(options: { redis: RedisClient; config: Config; logger: Logger }): RateLimits {
   const { redis, config, logger } = options;
   const store = (policy: RateLimitPolicy): RateLimiterAbstract => {
     const insuranceLimiter = new RateLimiterMemory({ points: policy.quota, duration: policy.windowS });

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../shared/queue/connection.js';
 import { progressChannel, progressMessageSchema, registrationChannel, type ProgressMessage } from '../../shared/live/channel.js';
 import type { LiveTokenScope } from '../../shared/live/token.js';
 import type { Logger } from '../../shared/observability/logger.js';
@@ -10,8 +10,10 @@ type RawListener = (raw: string) => void;
 
 export interface LiveHubOptions {
   /** Redis connection in subscriber mode, owned by the hub from here on. */
-  redis: Redis;
+  redis: RedisClient;
   queuePrefix: string;
+  /** Sharded pub/sub (REDIS_CLUSTER=true): SSUBSCRIBE to per-user hash-tagged channels; classic SUBSCRIBE otherwise. */
+  sharded?: boolean;
   logger: Logger;
   /** Comment-line keep-alive interval of every stream (the rules require at most 25 s). */
   heartbeatMs?: number;
@@ -34,6 +36,8 @@ export const DEFAULT_CAPS: StreamCaps = { perUser: 10, perPlatform: 5000, perPro
  * subscribes, the last one to leave unsubscribes. ioredis sends commands in
  * order on the one connection, so a subscribe that follows an unsubscribe of
  * the same channel always wins, and it re-subscribes by itself after a reconnect.
+ * On a cluster (sharded) it is one connection per master, each holding the
+ * SSUBSCRIBEs of its slots, which ioredis moves after a failover.
  * It also holds the open streams (caps, revocation, shutdown).
  */
 export class LiveHub {
@@ -44,9 +48,11 @@ export class LiveHub {
   private readonly channels = new Map<string, { listeners: Set<RawListener>; ready: Promise<void> }>();
   private readonly reconnectListeners = new Set<() => void>();
   private closing = false;
+  private readonly sharded: boolean;
 
   constructor(private readonly options: LiveHubOptions) {
     this.heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+    this.sharded = options.sharded ?? false;
     this.subscribeTimeoutMs = options.subscribeTimeoutMs ?? 2_000;
     this.streams = new StreamRegistry(options.caps ?? DEFAULT_CAPS);
     this.providers = options.providersServingLive
@@ -57,7 +63,7 @@ export class LiveHub {
           logger: options.logger,
         })
       : null;
-    options.redis.on('message', (channel: string, raw: string) => this.deliver(channel, raw));
+    options.redis.on(this.sharded ? 'smessage' : 'message', (channel: string, raw: string) => this.deliver(channel, raw));
     // Messages published while the connection was down are lost: streams waiting for something look again.
     let connectedBefore = false;
     options.redis.on('ready', () => {
@@ -86,7 +92,7 @@ export class LiveHub {
    * then completes when Redis is back). The returned function stops it.
    */
   subscribe(userId: string, listener: ProgressListener): Promise<() => void> {
-    return this.listen(progressChannel(this.options.queuePrefix, userId), (raw) => {
+    return this.listen(progressChannel(this.options.queuePrefix, userId, this.sharded), (raw) => {
       let message: ProgressMessage;
       try {
         message = progressMessageSchema.parse(JSON.parse(raw));
@@ -100,7 +106,7 @@ export class LiveHub {
 
   /** Calls `listener` with the user id when the platform registers `scope`'s user (a registration notice). */
   awaitRegistration(scope: LiveTokenScope, listener: (userId: string) => void): Promise<() => void> {
-    return this.listen(registrationChannel(this.options.queuePrefix, scope.platformId, scope.platformUserId), listener);
+    return this.listen(registrationChannel(this.options.queuePrefix, scope.platformId, scope.platformUserId, this.sharded), listener);
   }
 
   /** Calls `listener` each time the subscriber connection is back after a loss. Returns the removal. */
@@ -124,7 +130,8 @@ export class LiveHub {
   private async listen(channel: string, listener: RawListener): Promise<() => void> {
     let entry = this.channels.get(channel);
     if (!entry) {
-      const ready = this.options.redis.subscribe(channel).then(
+      const subscribed = this.sharded ? this.options.redis.ssubscribe(channel) : this.options.redis.subscribe(channel);
+      const ready = subscribed.then(
         () => undefined,
         (error: unknown) => this.options.logger.warn({ err: error, channel }, 'live subscribe failed'),
       );
@@ -142,7 +149,7 @@ export class LiveHub {
       current.listeners.delete(listener);
       if (current.listeners.size === 0) {
         this.channels.delete(channel);
-        if (!this.closing) this.options.redis.unsubscribe(channel).catch(() => {});
+        if (!this.closing) (this.sharded ? this.options.redis.sunsubscribe(channel) : this.options.redis.unsubscribe(channel)).catch(() => {});
       }
     };
   }

@@ -43,6 +43,22 @@ const LAG_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.5, 1, 2, 5, 10, 
 const SINGLE_EVENT_ROUTE = '/v1/events';
 const BODY_REJECTIONS = new Set([400, 413, 415]);
 
+/**
+ * qcr_enqueue_failures_total: matching jobs the producer gave up adding (Redis away, slow, refusing a
+ * slot); read from the producer's own count, which only grows, at each scrape.
+ */
+function enqueueFailuresCounter(registry: Registry, read: () => number) {
+  new Counter({
+    name: 'qcr_enqueue_failures_total',
+    help: 'Matching jobs not enqueued (Redis unavailable, timed out or refusing); the reconciler puts their work back from Postgres.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(read());
+    },
+  });
+}
+
 function exposer(registry: Registry) {
   return async (): Promise<MetricsExposition> => ({ contentType: registry.contentType, body: await registry.metrics() });
 }
@@ -53,6 +69,8 @@ export interface ApiMetricsOptions {
   liveStreams?: () => number;
   /** This process's Redis clients by role, for qcr_redis_up. */
   redis?: Record<string, RedisClientState>;
+  /** Matching jobs the producer failed to add so far (qcr_enqueue_failures_total). */
+  enqueueFailures?: () => number;
   defaultMetrics?: boolean;
   /** Least time between two readings of the queue (default 1 s); tests use 0. */
   sampleMs?: number;
@@ -81,6 +99,7 @@ export function createApiMetrics(options: ApiMetricsOptions = {}) {
   if (options.queue) queueJobsGauge(registry, options.queue, options.sampleMs ?? DEFAULT_SAMPLE_MS);
   if (options.liveStreams) liveStreamsGauge(registry, options.liveStreams);
   if (options.redis) redisUpGauge(registry, options.redis);
+  if (options.enqueueFailures) enqueueFailuresCounter(registry, options.enqueueFailures);
 
   return {
     registry,
@@ -103,6 +122,8 @@ export type ApiMetrics = ReturnType<typeof createApiMetrics>;
 export interface WorkerMetricsOptions {
   queue?: QueueCounts;
   redis?: Record<string, RedisClientState>;
+  /** Matching jobs the producer (the reconciler's) failed to add so far (qcr_enqueue_failures_total). */
+  enqueueFailures?: () => number;
   /** The pending-event backlog (a data-module read); sampled, so a scrape never costs a count. */
   pendingEvents?: () => Promise<PendingEventsBacklog>;
   defaultMetrics?: boolean;
@@ -141,6 +162,7 @@ export function createWorkerMetrics(options: WorkerMetricsOptions = {}) {
   for (const kind of ['events', 'users'] as const) requeued.inc({ kind }, 0);
   if (options.queue) queueJobsGauge(registry, options.queue, options.sampleMs ?? DEFAULT_SAMPLE_MS);
   if (options.redis) redisUpGauge(registry, options.redis);
+  if (options.enqueueFailures) enqueueFailuresCounter(registry, options.enqueueFailures);
   if (options.pendingEvents) pendingEventsGauges(registry, options.pendingEvents, options.sampleMs ?? DEFAULT_PENDING_SAMPLE_MS);
 
   return {

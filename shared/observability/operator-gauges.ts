@@ -32,7 +32,7 @@ export function queueJobsGauge(registry: Registry, queue: QueueCounts, sampleMs:
   const counts = sampled(() => queue.getJobCounts(...QUEUE_STATES), { maxAgeMs: sampleMs, timeoutMs: PROBE_TIMEOUT_MS });
   new Gauge({
     name: 'qcr_queue_jobs',
-    help: 'Jobs in the matching queue by state, read at most once per sampling interval (absent when Redis does not answer within a second).',
+    help: 'Jobs in the matching queue (every shard) by state, read at most once per sampling interval (absent when Redis does not answer within a second).',
     labelNames: ['state'] as const,
     registers: [registry],
     async collect() {

@@ -1,22 +1,93 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+import { redisUrls } from '../config.js';
+import { logThrottle } from '../observability/log-throttle.js';
+import type { Logger } from '../observability/logger.js';
+
+/** A client of one Redis or of a Redis Cluster (REDIS_CLUSTER=true): the same commands, routed by slot on a cluster. */
+export type RedisClient = Redis | Cluster;
+
+export type RedisRole = 'producer' | 'worker' | 'subscriber';
+
+export interface RedisConnectOptions {
+  /** REDIS_CLUSTER: an ioredis Cluster seeded from every URL of REDIS_URL. */
+  cluster?: boolean;
+  /** Where connection errors are reported (rate-limited); without one they are dropped (tests, tools). */
+  logger?: Logger;
+  /** The client's name in log lines, e.g. 'producer', 'subscriber'. */
+  name?: string;
+}
+
+// A connection error repeats on every reconnect attempt (several a second): one line per this long.
+const ERROR_LOG_INTERVAL_MS = 10_000;
+// Reconnect with a capped backoff; never give up.
+const retryDelay = (times: number) => Math.min(times * 200, 2000);
 
 /**
  * Producers fail fast while Redis is away (the event is already safe in
  * Postgres and the reconciler enqueues it later); workers wait and retry
- * forever, as BullMQ requires (maxRetriesPerRequest: null).
+ * forever, as BullMQ requires (maxRetriesPerRequest: null). Subscribers of a
+ * cluster use sharded pub/sub (one connection per master, SSUBSCRIBE).
  */
-export function createRedis(url: string, role: 'producer' | 'worker' | 'subscriber'): Redis {
-  const options: RedisOptions =
+export function createRedis(url: string, role: RedisRole, options?: RedisConnectOptions & { cluster?: false }): Redis;
+export function createRedis(url: string, role: RedisRole, options: RedisConnectOptions): RedisClient;
+export function createRedis(url: string, role: RedisRole, options: RedisConnectOptions = {}): RedisClient {
+  const perCommand: RedisOptions =
     role === 'producer'
       ? { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000 }
       : { maxRetriesPerRequest: null, enableOfflineQueue: true };
-  const redis = new Redis(url, {
-    ...options,
-    lazyConnect: false,
-    // Reconnect with a capped backoff; never give up.
-    retryStrategy: (times) => Math.min(times * 200, 2000),
+  const client = options.cluster
+    ? createCluster(url, role, perCommand)
+    : new Redis(url, { ...perCommand, lazyConnect: false, retryStrategy: retryDelay });
+  reportErrors(client, options.logger, options.name ?? role);
+  return client;
+}
+
+function createCluster(url: string, role: RedisRole, perCommand: RedisOptions): Cluster {
+  const seeds = redisUrls(url).map((seed) => new URL(seed));
+  const first = seeds[0]!;
+  const { enableOfflineQueue, ...nodeOptions } = perCommand;
+  const clusterOptions: ClusterOptions = {
+    enableOfflineQueue: enableOfflineQueue ?? true,
+    clusterRetryStrategy: retryDelay,
+    // A failover takes the node timeout (seconds): commands wait and retry meanwhile instead of failing at once.
+    retryDelayOnFailover: 200,
+    retryDelayOnClusterDown: 300,
+    retryDelayOnTryAgain: 200,
+    slotsRefreshTimeout: 2000,
+    // Sharded pub/sub (SSUBSCRIBE): one subscriber connection per master, following slot moves.
+    shardedSubscribers: role === 'subscriber',
+    redisOptions: {
+      ...nodeOptions,
+      ...(first.username ? { username: decodeURIComponent(first.username) } : {}),
+      ...(first.password ? { password: decodeURIComponent(first.password) } : {}),
+      ...(first.protocol === 'rediss:' ? { tls: {} } : {}),
+    },
+  };
+  return new Cluster(
+    seeds.map((seed) => ({ host: seed.hostname, port: Number(seed.port || 6379) })),
+    clusterOptions,
+  );
+}
+
+/**
+ * ioredis emits 'error' on every failed reconnect (an unhandled one would
+ * crash the process), and a cluster 'node error' per failing node. Both are
+ * logged, at most one line per interval with the count left out, and the
+ * return of the connection after a failure is logged too.
+ */
+function reportErrors(client: RedisClient, logger: Logger | undefined, name: string) {
+  const throttle = logThrottle(ERROR_LOG_INTERVAL_MS);
+  let failing = false;
+  const onError = (error: unknown, node?: string) => {
+    failing = true;
+    if (!logger) return;
+    throttle.run((suppressed) => logger.warn({ err: error, client: name, ...(node ? { node } : {}), suppressed }, 'redis connection error'));
+  };
+  client.on('error', (error: unknown) => onError(error));
+  if (client instanceof Cluster) client.on('node error', (error: unknown, node: string) => onError(error, node));
+  client.on('ready', () => {
+    if (!failing) return;
+    failing = false;
+    logger?.info({ client: name, suppressed: throttle.pending }, 'redis connection ready again');
   });
-  // ioredis emits 'error' on every failed reconnect; an unhandled one would crash the process.
-  redis.on('error', () => {});
-  return redis;
 }

@@ -53,6 +53,8 @@ export const jobId = {
 export interface EventRef {
   eventId: string;
   providerId: string;
+  /** The sender's own id of the user (platform or advertiser user id): picks the event's matching shard. */
+  userId?: string | undefined;
   /** The API request that stored it, when one did. */
   requestId?: string | undefined;
 }

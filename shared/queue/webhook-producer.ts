@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection.js';
 import { withTimeout } from '../async/with-timeout.js';
 import { deliveryJobId, WEBHOOK_QUEUE, webhookJobOptions, webhookJobPayloads, type WebhookJobPayload } from './webhook-contract.js';
 
@@ -15,7 +15,7 @@ export interface WebhookProducer {
 const ENQUEUE_TIMEOUT_MS = 1000;
 const DOWN_STATES = new Set(['reconnecting', 'close', 'end']);
 
-export function createWebhookProducer(connection: Redis, prefix: string): WebhookProducer {
+export function createWebhookProducer(connection: RedisClient, prefix: string): WebhookProducer {
   const queue = new Queue(WEBHOOK_QUEUE, { connection, prefix, defaultJobOptions: webhookJobOptions });
   queue.on('error', () => {});
 

@@ -31,7 +31,7 @@ export interface CompletedLink {
   alreadyLinked: boolean;
 }
 
-type Outcome = { link: CompletedLink; created?: { eventId: string; providerId: string; userId: string } };
+type Outcome = { link: CompletedLink; created?: { eventId: string; providerId: string; advertiserUserId: string; userId: string } };
 
 /**
  * Product rules §6.2-6.3, race-safe: the token row is locked for the whole
@@ -79,11 +79,12 @@ export async function completeAccountLink(
     ]);
     // Every stored event of the user must be matched again: the advertiser's earlier events now count.
     await flagUserForEvaluation(tx, token.userId);
-    return { link: toCompleted(inserted, false), created: { eventId: event!.id, providerId: advertiserId, userId: token.userId } };
+    return { link: toCompleted(inserted, false), created: { eventId: event!.id, providerId: advertiserId, advertiserUserId, userId: token.userId } };
   });
 
   if (outcome.created) {
-    await deps.producer.enqueueEvents([{ eventId: outcome.created.eventId, providerId: outcome.created.providerId }]);
+    const { eventId, providerId, advertiserUserId } = outcome.created;
+    await deps.producer.enqueueEvents([{ eventId, providerId, userId: advertiserUserId }]);
     await deps.producer.enqueue('evaluate-user', [{ userId: outcome.created.userId }]);
   }
   return outcome.link;

@@ -59,8 +59,8 @@ export async function ingestEvents(
   // Each event goes in its sender's job: matching takes turns between providers (docs/matching.md).
   const unprocessed = new Map<string, EventRef>();
   outcomes.forEach((outcome, i) => {
-    const { providerId, requestId } = input.events[i]!;
-    if (!outcome.processed && !unprocessed.has(outcome.id)) unprocessed.set(outcome.id, { eventId: outcome.id, providerId, requestId });
+    const { providerId, requestId, input: event } = input.events[i]!;
+    if (!outcome.processed && !unprocessed.has(outcome.id)) unprocessed.set(outcome.id, { eventId: outcome.id, providerId, userId: event.userId, requestId });
   });
   await deps.producer.enqueueEvents([...unprocessed.values()]);
 

@@ -1,5 +1,6 @@
 import { findPlatformUser, insertUserIfNew } from '../../../shared/db/user-store.js';
 import { registrationChannel } from '../../../shared/live/channel.js';
+import { publishOn } from '../../../shared/live/publish.js';
 import type { AppDeps } from '../../app-env.js';
 
 export interface RegisterUserInput {
@@ -34,8 +35,9 @@ export async function registerUser(deps: Pick<AppDeps, 'db' | 'producer' | 'redi
   if (created) {
     // Live streams opened for this user before now wait for this notice. Best effort, not awaited:
     // a lost notice only delays them until the subscriber reconnects (api/live/session.ts).
-    const channel = registrationChannel(deps.config.QUEUE_PREFIX, input.platformId, input.platformUserId);
-    deps.redis.publish(channel, created.id).catch(() => {});
+    const sharded = deps.config.REDIS_CLUSTER;
+    const channel = registrationChannel(deps.config.QUEUE_PREFIX, input.platformId, input.platformUserId, sharded);
+    publishOn(deps.redis, channel, created.id, sharded).catch(() => {});
     await deps.producer.enqueue('evaluate-user', [{ userId: created.id }]);
     return { id: created.id, platformUserId: input.platformUserId, createdUs: created.createdAt, alreadyExists: false };
   }
