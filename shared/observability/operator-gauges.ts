@@ -29,7 +29,8 @@ const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
 const PROBE_TIMEOUT_MS = 1000;
 
 export function queueJobsGauge(registry: Registry, queue: QueueCounts, sampleMs: number) {
-  const counts = sampled(() => queue.getJobCounts(...QUEUE_STATES), { maxAgeMs: sampleMs, timeoutMs: PROBE_TIMEOUT_MS });
+  // Match jobs wait as BullMQ "prioritized" (fair queuing, shared/queue/fair-priority.ts): to an operator that is waiting too.
+  const counts = sampled(() => queue.getJobCounts(...QUEUE_STATES, 'prioritized'), { maxAgeMs: sampleMs, timeoutMs: PROBE_TIMEOUT_MS });
   new Gauge({
     name: 'qcr_queue_jobs',
     help: 'Jobs in the matching queue (every shard) by state, read at most once per sampling interval (absent when Redis does not answer within a second).',
@@ -38,7 +39,8 @@ export function queueJobsGauge(registry: Registry, queue: QueueCounts, sampleMs:
     async collect() {
       this.reset();
       const current = await counts();
-      if (current) for (const state of QUEUE_STATES) this.set({ state }, current[state] ?? 0);
+      if (!current) return;
+      for (const state of QUEUE_STATES) this.set({ state }, (current[state] ?? 0) + (state === 'waiting' ? (current.prioritized ?? 0) : 0));
     },
   });
 }

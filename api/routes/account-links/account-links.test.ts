@@ -77,7 +77,7 @@ describe('the link handshake', () => {
     expect(used).toEqual({ used: true, link_id: done.json.data.link_id });
 
     // Both matching jobs were enqueued after commit.
-    const waiting = await api.deps.producer.queue.getJobs(['waiting']);
+    const waiting = await api.deps.producer.queue.getJobs(['waiting', 'prioritized']);
     expect(waiting.some((job) => (job.data as { eventIds?: string[] }).eventIds?.includes(event!.id))).toBe(true);
     expect(await api.deps.producer.queue.getJob(`user-${userId}`)).toBeTruthy();
 
