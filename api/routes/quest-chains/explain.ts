@@ -6,7 +6,7 @@ import { apiKeySecurity } from '../../http/security.js';
 import { explainProgress } from '../../use-cases/quest-chains/explain-progress.js';
 import { explainParams, explanationResponseSchema, toExplanationResponse } from './schema.js';
 
-const route = createRoute({
+export const explainRoute = createRoute({
   method: 'get',
   path: '/v1/quest-chains/{questChainId}/users/{platformUserId}/explain',
   operationId: 'explainQuestChainProgress',
@@ -26,8 +26,9 @@ const route = createRoute({
   },
 });
 
-export function registerExplainProgress(app: OpenAPIHono<AppEnv>) {
-  app.openapi(route, async (c) => {
+/** On its own app (see index.ts), whose environment adds to AppEnv. */
+export function registerExplainProgress<E extends AppEnv>(app: OpenAPIHono<E>) {
+  app.openapi(explainRoute, async (c) => {
     const { questChainId, platformUserId } = c.req.valid('param');
     const { deps, caller } = c.var;
     const explanation = await explainProgress(deps, { platformId: caller.providerId, chainId: questChainId, platformUserId });
