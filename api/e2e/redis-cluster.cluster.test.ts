@@ -165,13 +165,19 @@ describe('on a Redis Cluster with four matching shards', () => {
     const users = Array.from({ length: 6 }, (_, i) => `f${i}`);
     for (const id of users) await register(stack, platform.headers, id);
 
-    const first = generateEvents(random, users, 40);
-    const sending = sendAll(stack, platform.headers, first.sends, 4);
+    const first = generateEvents(random, users, 100);
+    // Counts the burst's calls answered once the failover is over: some must be, or it did not happen during the burst.
+    let failedOver = false;
+    let answeredAfter = 0;
+    const counted: Stack = { ...stack, http: (...args) => stack!.http(...args).finally(() => void (failedOver && (answeredAfter += 1))) };
+    const sending = sendAll(counted, platform.headers, first.sends, 2);
     // Fail over once the workers are at work, while the burst is still coming in.
     await eventually(async () => (stack!.workers.some((w) => w.output.some((line) => matchedIn(line).length > 0)) ? true : undefined), { what: 'workers to process' });
     const { from, to } = await cluster.failover(`{${stack.prefix}:0}`);
+    failedOver = true;
     expect(to.port).not.toBe(from.port);
     const ids = await sending;
+    expect(answeredAfter, 'calls of the burst answered after the failover').toBeGreaterThan(0);
 
     await eventually(() => quiescent(stack!.database), { timeoutMs: 90_000, what: 'all events processed after the failover' });
     // And later work on the moved shard goes through as well, with no restart of anything.
@@ -249,6 +255,46 @@ describe('on a Redis Cluster with four matching shards', () => {
       async () => ((await onFirst('GET', '/v1/quest-chains/active/live-1')).json.data.claimable_tasks.length === 0 ? true : undefined),
       { timeoutMs: 3000, what: 'the first API to drop its cached answer after the claim' },
     );
+  });
+
+  it('pointed at one node without REDIS_CLUSTER: not ready, enqueue failures logged and counted, a worker that backs off instead of spinning', async () => {
+    // The issue's report: one node's URL and a hash-tagged prefix, as an operator may try first. The node answers
+    // PING, but most slots are elsewhere (MOVED), the queue's among them.
+    const shard0 = `{${uniqueSuffix()}}`;
+    const owner = await cluster.masterOf(shard0);
+    const node = (await cluster.nodes()).find((n) => n.role === 'master' && n.port !== owner.port)!;
+    const database = await createTestDatabase('cluster_misconfigured');
+    const env = { DATABASE_URL: database.url, REDIS_URL: `redis://127.0.0.1:${node.port}`, QUEUE_PREFIX: shard0, ADMIN_TOKEN: E2E_ADMIN_TOKEN };
+    const api = await startService('api', env);
+    const worker = await startService('worker', env);
+    try {
+      const started = Date.now();
+      const workerHealth = `http://127.0.0.1:${(JSON.parse(worker.output.find((l) => l.includes('"worker started"'))!) as { healthPort: number }).healthPort}`;
+      expect((await fetch(`${api.url()}/readyz`)).status).toBe(503);
+      expect((await fetch(`${workerHealth}/readyz`)).status).toBe(503);
+
+      const admin = { authorization: `Bearer ${E2E_ADMIN_TOKEN}` };
+      const provider = await requestJson(api.url(), 'POST', '/admin/v1/providers', { headers: admin, body: { type: 'platform', name: 'misconfigured' } });
+      const credential = await requestJson(api.url(), 'POST', `/admin/v1/providers/${provider.json.data.id}/credentials`, { headers: admin, body: {} });
+      const headers = { 'x-api-key': credential.json.data.key, 'x-api-secret': credential.json.data.secret };
+      for (let i = 0; i < 20; i++) {
+        const sent = await requestJson(api.url(), 'POST', '/v1/events', { headers, body: { user_id: `m${i}`, event_type: 'play', timestamp: new Date().toISOString() } });
+        expect(sent.status).toBe(200); // Postgres is the record
+      }
+      const failures = api.output.filter((line) => line.includes('enqueue failed'));
+      expect(failures.length).toBeGreaterThan(0);
+      expect(failures.length).toBeLessThan(5);
+      const metrics = await fetch(`${api.url()}/metrics`, { headers: admin }).then((r) => r.text());
+      expect(Number(/^qcr_enqueue_failures_total (\d+)/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(20);
+
+      // Ten seconds of a worker whose every fetch is refused: a few lines, not tens of thousands.
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, 10_000 - (Date.now() - started))));
+      expect(worker.output.length, worker.output.slice(-5).join('\n')).toBeLessThan(100);
+      expect(worker.output.some((line) => line.includes('pausing its fetching'))).toBe(true);
+    } finally {
+      await Promise.all([api.stop('SIGTERM'), worker.stop('SIGTERM')]);
+      await database.drop();
+    }
   });
 
   it('with the whole cluster down, events are still accepted and /readyz answers 503; once it returns, everything is processed', async () => {
