@@ -67,7 +67,7 @@ export function createProcessor(deps: ProcessorDeps) {
     }
     await deps.publish(outcome.changes);
     // Not awaited: the batch's jobs need not wait on Redis for this, and a lost add is the sweeper's.
-    if (outcome.webhookMessageIds.length > 0) void deps.webhooks?.producer.deliver(outcome.webhookMessageIds.map((messageId) => ({ messageId, attempt: 0 })));
+    if (outcome.webhookMessageIds.length > 0) void deps.webhooks?.producer.deliverNew(outcome.webhookMessageIds);
     for (const event of outcome.matched) deps.onEventProcessed(event.receivedUs);
     deps.logger.debug(
       { events: work.eventIds.length, matched: outcome.matched.length, users: work.userIds.length, recomputed: outcome.recomputed, changedUsers: outcome.changes.length, ms: Math.round(performance.now() - started) },

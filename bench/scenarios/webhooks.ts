@@ -9,7 +9,9 @@ import { startWebhookReceiver, type WebhookReceiver } from '../../shared/testing
 import { generateWebhookSecret } from '../../shared/webhooks/signing.js';
 import type { BenchContext, Scenario } from '../harness/context.js';
 import { freePort, startProcess } from '../harness/processes.js';
+import { drain } from '../matching/drain.js';
 import { matchingTenant, roundRobin } from '../matching/seed.js';
+import { MATCH_DRAIN } from './matching.js';
 
 export const WEBHOOK_THROUGHPUT = 'webhook deliveries, 1 worker, receiver answering 200 at once';
 
@@ -27,6 +29,7 @@ export const webhooks: Scenario = {
     try {
       await throughput(ctx, receiver);
       await delay(ctx, receiver);
+      await drainWithEndpoint(ctx, receiver);
     } finally {
       await receiver.stop();
     }
@@ -76,7 +79,8 @@ async function throughput(ctx: BenchContext, receiver: WebhookReceiver) {
   const redis = createRedis(ctx.env.REDIS_URL!, 'producer');
   const producer = createWebhookProducer(redis, ctx.env.QUEUE_PREFIX!);
   try {
-    for (let i = 0; i < ids.length; i += 2000) await producer.deliver(ids.slice(i, i + 2000).map((messageId) => ({ messageId, attempt: 0 })));
+    // As the matcher enqueues them: first attempts, a job per 500 messages.
+    for (let i = 0; i < ids.length; i += 2000) await producer.deliverNew(ids.slice(i, i + 2000));
   } finally {
     await producer.close();
     redis.disconnect();
@@ -142,6 +146,36 @@ async function delay(ctx: BenchContext, receiver: WebhookReceiver) {
   } finally {
     await producer.close();
     redis.disconnect();
+    await worker.stop();
+  }
+}
+
+/**
+ * The matcher's price for webhooks when they are used: the drain of the
+ * matching scenario's backlog for a platform with an endpoint (one outbox
+ * insert per batch, the worker delivering meanwhile), against the same drain
+ * without one (MATCH_DRAIN, when the matching scenario ran before).
+ */
+async function drainWithEndpoint(ctx: BenchContext, receiver: WebhookReceiver) {
+  const tenant = await matchingTenant(ctx, 'drain-webhooks', 200);
+  await insertEndpoint(ctx.database.db, { providerId: tenant.platformId, url: receiver.url, eventTypes: ['task.completed', 'chain.completed'], secret: generateWebhookSecret() }, 10);
+  const ids = await tenant.store(roundRobin(tenant.users, ctx.options.quick ? 50 : 200));
+  const worker = await startWebhookWorker(ctx);
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const figure = await drain(ctx, tenant, [worker], ids);
+    ctx.results.addRatio(
+      {
+        figure: `${MATCH_DRAIN}, platform with a webhook endpoint`,
+        value: figure.eventsPerSecond,
+        unit: 'events/s',
+        cpuPer1k: { api: figure.workerCpuPer1k, postgres: figure.postgresCpuPer1k, redis: 0 },
+        note: `${figure.events} events in ${figure.seconds.toFixed(1)} s, each announcing a task.completed (and the last ones chain.completed) while the same worker delivers; CPU column: worker / PG`,
+      },
+      MATCH_DRAIN,
+      { atLeast: 0.8 },
+    );
+  } finally {
     await worker.stop();
   }
 }

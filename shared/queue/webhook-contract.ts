@@ -10,9 +10,18 @@ export const WEBHOOK_QUEUE = 'webhooks';
 
 const messageId = z.string().regex(/^msg_[0-9a-f]{32}$/);
 
+/** Most messages one first-attempts job carries: a matching batch's worth, so its queue cost is paid per batch, not per message. */
+export const MAX_MESSAGES_PER_JOB = 500;
+
 export const webhookJobPayloads = {
   /** Scheduled attempt number `attempt + 1` of a message (`attempt` = the attempts made before it). */
   'deliver-webhook': z.object({ messageId, attempt: z.number().int().min(0) }),
+  /**
+   * The first attempts of messages just written (a matching batch's): one job
+   * for many, each message still claimed on its own, so a message this job
+   * shares with a sweeper's job is attempted once.
+   */
+  'deliver-webhooks': z.object({ messageIds: z.array(messageId).min(1).max(MAX_MESSAGES_PER_JOB) }),
   /** Send the message once more now, whatever its status (POST …/replay). */
   'replay-webhook': z.object({ messageId }),
 } as const;

@@ -1,11 +1,13 @@
 import { Queue } from 'bullmq';
 import type { RedisClient } from './connection.js';
 import { withTimeout } from '../async/with-timeout.js';
-import { deliveryJobId, WEBHOOK_QUEUE, webhookJobOptions, webhookJobPayloads, type WebhookJobPayload } from './webhook-contract.js';
+import { deliveryJobId, MAX_MESSAGES_PER_JOB, WEBHOOK_QUEUE, webhookJobOptions, webhookJobPayloads, type WebhookJobPayload } from './webhook-contract.js';
 
 export interface WebhookProducer {
   /** Attempts due now or after `delayMs`. Best effort: false when Redis is away (the sweeper covers it). */
   deliver(attempts: readonly WebhookJobPayload<'deliver-webhook'>[], delayMs?: number): Promise<boolean>;
+  /** First attempts of new messages, MAX_MESSAGES_PER_JOB a job; best effort like `deliver`. */
+  deliverNew(messageIds: readonly string[]): Promise<boolean>;
   /** A replay now; false when Redis is away. */
   replay(messageId: string): Promise<boolean>;
   queue: Queue;
@@ -39,6 +41,13 @@ export function createWebhookProducer(connection: RedisClient, prefix: string): 
           opts: { jobId: deliveryJobId(payload), ...(delayMs ? { delay: delayMs } : {}) },
         })),
       ),
+    deliverNew: (messageIds) => {
+      const jobs = [];
+      for (let i = 0; i < messageIds.length; i += MAX_MESSAGES_PER_JOB) {
+        jobs.push({ name: 'deliver-webhooks', data: webhookJobPayloads['deliver-webhooks'].parse({ messageIds: messageIds.slice(i, i + MAX_MESSAGES_PER_JOB) }) });
+      }
+      return add(jobs);
+    },
     replay: (messageId) => add([{ name: 'replay-webhook', data: webhookJobPayloads['replay-webhook'].parse({ messageId }) }]),
     queue,
     close: () => queue.close(),

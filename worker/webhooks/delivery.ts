@@ -19,6 +19,8 @@ export interface DeliveryDeps extends Pick<WorkerDeps, 'db' | 'logger'> {
 
 // Longer than one attempt can take, so a live attempt's lease never lapses; a dead worker's lapses soon after.
 const LEASE_MS = DELIVERY_TIMEOUT_MS + 20_000;
+// Messages of one first-attempts job sent at once (the job's share of the worker's sockets).
+const PARALLEL_PER_JOB = 16;
 
 /**
  * One delivery job: one attempt of one message. A scheduled attempt is
@@ -58,7 +60,26 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
     return result.ok ? 'delivered' : 'replay-failed';
   }
 
+  /** First attempts of many messages, PARALLEL_PER_JOB at a time; each is claimed on its own. */
+  async function firstAttempts(messageIds: readonly string[]): Promise<string> {
+    const outcomes: Record<string, number> = {};
+    let next = 0;
+    const lane = async () => {
+      while (next < messageIds.length) {
+        const outcome = await scheduled(messageIds[next++]!, 0);
+        outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(PARALLEL_PER_JOB, messageIds.length) }, lane));
+    return JSON.stringify(outcomes);
+  }
+
   return async function process(job: Job): Promise<string> {
+    if (job.name === 'deliver-webhooks') {
+      const parsed = webhookJobPayloads['deliver-webhooks'].safeParse(job.data);
+      if (!parsed.success) throw new UnrecoverableError('invalid payload for deliver-webhooks');
+      return firstAttempts(parsed.data.messageIds);
+    }
     if (job.name === 'deliver-webhook') {
       const parsed = webhookJobPayloads['deliver-webhook'].safeParse(job.data);
       if (!parsed.success) throw new UnrecoverableError('invalid payload for deliver-webhook');
