@@ -100,6 +100,16 @@ describe('partitioned events', () => {
     const { value, statements } = await record((db) => withTransaction(db, (tx) => claimPendingEvents(tx, [march])));
     expect(value.map((e) => e.id)).toEqual([march]);
     expect(await eventPartitionsRead(statements.find((s) => s.query.includes('pending_events'))!, true)).toEqual(['events_2031_03']);
+
+    // A full batch too: planned as one lookup per event, not as a join reading every partition.
+    const many = await insertOrFindEvents(
+      database.db,
+      Array.from({ length: 1000 }, (_, i) => event(`batch-${i}`, '2031-03-06T00:00:00Z')),
+    );
+    await insertOrFindEvents(database.db, Array.from({ length: 1000 }, (_, i) => event(`other-${i}`, '2031-02-06T00:00:00Z')));
+    const batch = await record((db) => withTransaction(db, (tx) => claimPendingEvents(tx, many.map((e) => e.id))));
+    expect(batch.value).toHaveLength(1000);
+    expect(await eventPartitionsRead(batch.statements.find((s) => s.query.includes('pending_events'))!, true)).toEqual(['events_2031_03']);
   });
 
   it("the matcher's history read reads only the partitions of the chains' window", async () => {

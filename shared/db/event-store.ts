@@ -179,8 +179,11 @@ export async function claimPendingEvents(tx: Executor, ids: readonly string[]): 
     select ${eventRowColumns}, c.received_us as "receivedUs"
     from claimed c
     -- By the full key (id, occurred_at), one lookup per event: Postgres reads only
-    -- that event's partition (run-time pruning), not every month's index.
-    cross join lateral (select * from events e where e.id = c.event_id and e.occurred_at = c.occurred_at) e`);
+    -- that event's partition (run-time pruning), not every month's index. The
+    -- limit keeps the planner from flattening the lookup into a plain join, which
+    -- it would plan for a large batch as a hash join over every partition in full
+    -- (it cannot count on run-time pruning when it costs the nested loop).
+    cross join lateral (select * from events e where e.id = c.event_id and e.occurred_at = c.occurred_at limit 1) e`);
   return rows.map((row) => ({ ...toStoredEvent(row), receivedUs: BigInt(row.receivedUs) }));
 }
 
