@@ -82,7 +82,8 @@ export async function reconcileOnce(deps: Pick<WorkerDeps, 'db' | 'producer'>, i
   if (!pending) return counts;
   for (let i = 0; i < pending.events.length; i += MAX_EVENTS_PER_JOB) {
     const page = pending.events.slice(i, i + MAX_EVENTS_PER_JOB);
-    const requeued = await deps.producer.requeueEvents(page);
+    // Each to its user's matching shard, as the API enqueued it.
+    const requeued = await deps.producer.requeueEvents(page.map(({ eventId, providerId, userId }) => ({ eventId, providerId, userId: userId ?? undefined })));
     counts.events += requeued;
     counts.alreadyQueued += page.length - requeued;
   }

@@ -1,4 +1,4 @@
-import { and, asc, count, lt, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, lt, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from './client.js';
 import { decodeTimestampUs, type DriverRow } from './driver-row.js';
 import { events, pendingEvents } from './schema/index.js';
@@ -196,8 +196,11 @@ export async function deletePending(tx: Executor, ids: readonly string[]): Promi
 /** Where a page of pending events ends: the reconciler's keyset. */
 export type PendingEventKey = Pick<typeof pendingEvents.$inferSelect, 'receivedAt' | 'eventId'>;
 
-/** A pending event as the reconciler puts it back: its keyset position and its sender (the job's provider). */
-export type PendingEventRow = PendingEventKey & Pick<typeof pendingEvents.$inferSelect, 'providerId'>;
+/**
+ * A pending event as the reconciler puts it back: its keyset position, its sender (the job's provider) and
+ * the sender's user id (which picks its matching shard; null when the event itself is gone).
+ */
+export type PendingEventRow = PendingEventKey & Pick<typeof pendingEvents.$inferSelect, 'providerId'> & { userId: string | null };
 
 /**
  * The matching backlog for the operator's gauges: pending markers counted up
@@ -211,15 +214,19 @@ export async function pendingEventsBacklog(db: Executor, cap: number): Promise<{
   return { count: counted?.count ?? 0, oldestReceivedUs: oldest?.receivedAt ?? null };
 }
 
-/** Pending events received more than `minAgeMs` ago, oldest first, after the key `after` (keyset paging). */
+/**
+ * Pending events received more than `minAgeMs` ago, oldest first, after the key `after` (keyset paging),
+ * with their sender's user id: the join on the event's whole key reads one partition per row.
+ */
 export async function pagePendingEvents(
   tx: Executor,
   options: { minAgeMs: number; after: PendingEventKey | null; limit: number },
 ): Promise<PendingEventRow[]> {
   const { after } = options;
   return tx
-    .select({ receivedAt: pendingEvents.receivedAt, eventId: pendingEvents.eventId, providerId: pendingEvents.providerId })
+    .select({ receivedAt: pendingEvents.receivedAt, eventId: pendingEvents.eventId, providerId: pendingEvents.providerId, userId: events.userId })
     .from(pendingEvents)
+    .leftJoin(events, and(eq(events.id, pendingEvents.eventId), eq(events.occurredAt, pendingEvents.occurredAt)))
     .where(and(
       lt(pendingEvents.receivedAt, sql`now() - make_interval(secs => ${options.minAgeMs / 1000})`),
       after ? sql`(${pendingEvents.receivedAt}, ${pendingEvents.eventId}) > (${instant(after.receivedAt)}, ${after.eventId}::uuid)` : undefined,

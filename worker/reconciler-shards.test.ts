@@ -1,0 +1,64 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { events, pendingEvents } from '../shared/db/schema/index.js';
+import { dateToMicros } from '../shared/domain/timestamp.js';
+import { createRedis } from '../shared/queue/connection.js';
+import { createMatchingProducer } from '../shared/queue/producer.js';
+import { queueLayout, senderKey, shardOf } from '../shared/queue/shards.js';
+import { uniqueSuffix } from '../shared/testing/database.js';
+import { createTestProvider } from '../shared/testing/fixtures.js';
+import { useTestData } from '../shared/testing/test-data.js';
+import { reconcileOnce } from './reconciler.js';
+
+// The reconciler over MATCHING_QUEUE_SHARDS queues (on the shared single Redis, its own prefix).
+
+const SHARDS = 4;
+const { database } = useTestData('reconciler_shards', { providers: false });
+const redis = createRedis('redis://127.0.0.1:6379', 'producer');
+const producer = createMatchingProducer(redis, queueLayout({ prefix: `test-${uniqueSuffix()}`, cluster: false, shards: SHARDS }));
+
+afterAll(async () => {
+  await Promise.all(producer.queues.map((queue) => queue.obliterate({ force: true })));
+  await producer.close();
+  redis.disconnect();
+});
+
+/** `count` pending events of the provider for users u0..u(count-1), received `ageUs` ago. */
+async function pendingOf(providerId: string, count: number, ageUs: bigint, tag: string) {
+  const nowUs = dateToMicros(new Date());
+  const rows = await database.db
+    .insert(events)
+    .values(Array.from({ length: count }, (_, i) => ({ providerId, userId: `${tag}${i}`, eventType: 'kyc', occurredAt: nowUs - BigInt(i) * 1_000_000n, receivedAt: nowUs - ageUs })))
+    .returning({ eventId: events.id, providerId: events.providerId, userId: events.userId, occurredAt: events.occurredAt, receivedAt: events.receivedAt });
+  await database.db.insert(pendingEvents).values(rows.map(({ userId: _, ...row }) => row));
+  return rows;
+}
+
+/** Event ids queued (waiting or prioritized) per shard, for one provider. */
+async function queuedByShard(providerId: string): Promise<string[][]> {
+  return Promise.all(
+    producer.queues.map(async (queue) =>
+      (await queue.getJobs(['waiting', 'prioritized'], 0, 5000)).filter((job) => job.data.providerId === providerId).flatMap((job) => job.data.eventIds as string[]),
+    ),
+  );
+}
+
+describe('reconcileOnce over sharded queues', () => {
+  it("puts each lost event back on its sender's user's shard, and leaves alone a backlog still waiting in any shard", async () => {
+    const platform = await createTestProvider(database.db, 'platform');
+    // Lost an hour ago: their jobs are gone.
+    const lost = await pendingOf(platform.id, 24, 3_600_000_000n, 'lost-');
+    // A minute old, and their job (added two minutes ago, as a long queue holds it) still waits in the last shard.
+    const waiting = await pendingOf(platform.id, 3, 60_000_000n, 'waiting-');
+    const last = producer.queues[SHARDS - 1]!;
+    await last.add('match-events', { eventIds: waiting.map((e) => e.eventId), providerId: platform.id }, { timestamp: Date.now() - 120_000, priority: 7 });
+    expect(await producer.oldestWaitingSince()).toBeLessThanOrEqual(Date.now() - 120_000);
+
+    await reconcileOnce({ db: database.db, producer }, { minAgeMs: 10_000 });
+    const queued = await queuedByShard(platform.id);
+    const expected: string[][] = Array.from({ length: SHARDS }, () => []);
+    for (const event of lost) expected[shardOf(senderKey(platform.id, event.userId), SHARDS)]!.push(event.eventId);
+    expected[SHARDS - 1]!.push(...waiting.map((e) => e.eventId)); // once: the waiting job only
+    expect(queued.map((ids) => ids.sort())).toEqual(expected.map((ids) => ids.sort()));
+    expect(expected.filter((ids) => ids.length > 0).length).toBeGreaterThan(1); // the users did spread
+  });
+});
