@@ -1,4 +1,4 @@
-import { and, asc, count, eq, lt, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from './client.js';
 import { decodeTimestampUs, type DriverRow } from './driver-row.js';
 import { events, pendingEvents } from './schema/index.js';
@@ -216,23 +216,29 @@ export async function pendingEventsBacklog(db: Executor, cap: number): Promise<{
 
 /**
  * Pending events received more than `minAgeMs` ago, oldest first, after the key `after` (keyset paging),
- * with their sender's user id: the join on the event's whole key reads one partition per row.
+ * with their sender's user id.
  */
 export async function pagePendingEvents(
   tx: Executor,
   options: { minAgeMs: number; after: PendingEventKey | null; limit: number },
 ): Promise<PendingEventRow[]> {
   const { after } = options;
-  return tx
-    .select({ receivedAt: pendingEvents.receivedAt, eventId: pendingEvents.eventId, providerId: pendingEvents.providerId, userId: events.userId })
-    .from(pendingEvents)
-    .leftJoin(events, and(eq(events.id, pendingEvents.eventId), eq(events.occurredAt, pendingEvents.occurredAt)))
-    .where(and(
-      lt(pendingEvents.receivedAt, sql`now() - make_interval(secs => ${options.minAgeMs / 1000})`),
-      after ? sql`(${pendingEvents.receivedAt}, ${pendingEvents.eventId}) > (${instant(after.receivedAt)}, ${after.eventId}::uuid)` : undefined,
-    ))
-    .orderBy(asc(pendingEvents.receivedAt), asc(pendingEvents.eventId))
-    .limit(options.limit);
+  const rows = await tx.execute<{ eventId: string; providerId: string; receivedUs: string; userId: string | null }>(sql`
+    with page as (
+      select event_id, provider_id, occurred_at, received_at
+      from pending_events
+      where received_at < now() - make_interval(secs => ${options.minAgeMs / 1000})
+        ${after ? sql`and (received_at, event_id) > (${instant(after.receivedAt)}, ${after.eventId}::uuid)` : sql``}
+      order by received_at, event_id
+      limit ${options.limit}
+    )
+    select p.event_id as "eventId", p.provider_id as "providerId", ${occurredUsColumn(sql`p.received_at`)} as "receivedUs", e.user_id as "userId"
+    from page p
+    -- One lookup per event by its full key (id, occurred_at), reading only its partition; the limit keeps the
+    -- planner from flattening it into a hash join over every partition (as in claimPendingEvents).
+    left join lateral (select user_id from events e where e.id = p.event_id and e.occurred_at = p.occurred_at limit 1) e on true
+    order by p.received_at, p.event_id`);
+  return rows.map((row) => ({ eventId: row.eventId, providerId: row.providerId, receivedAt: BigInt(row.receivedUs), userId: row.userId }));
 }
 
 /** Whose history to read: a sender and the user id it used, limited to some event types and a time window. */
