@@ -1,4 +1,3 @@
-import { Presets, SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import pino from 'pino';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -44,6 +43,8 @@ export function registerChainAnalysisCommands(chains: Command, json: () => boole
         const deps = { db, logger: pino({ enabled: false }) };
         const started = await startBacktest(deps, toCreateChainInput(body));
         // On stderr (cli-progress' default), so stdout holds only the result.
+        // Loaded here, not by every command of the CLI.
+        const { Presets, SingleBar } = await import('cli-progress');
         const bar = out.json ? null : new SingleBar({ format: 'backtest |{bar}| {value}/{total} users', hideCursor: true }, Presets.shades_classic);
         bar?.start(started.usersTotal, 0);
         let backtest = started;
