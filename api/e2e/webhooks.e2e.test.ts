@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { webhookMessages } from '../../shared/db/schema/index.js';
+import { webhookEndpoints, webhookMessages } from '../../shared/db/schema/index.js';
 import { eventually } from '../../shared/testing/eventually.js';
 import { startStack, type Stack } from '../../shared/testing/stack.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../shared/testing/webhook-receiver.js';
@@ -16,7 +16,8 @@ const receivers: WebhookReceiver[] = [];
 beforeAll(async () => {
   stack = await startStack('webhooks_e2e', {
     workerCount: 2,
-    env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCALE: '0.001' },
+    // Debug: every attempt's log line is written, for the secrets check at the end.
+    env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCALE: '0.001', LOG_LEVEL: 'debug' },
   });
 }, 60_000);
 afterAll(async () => {
@@ -172,4 +173,17 @@ describe('delivery log, retries and replay', () => {
     expect(row?.status).toBe('failed');
     expect((await stack.http('GET', `/v1/webhook-endpoints/${endpoint.id}/messages`, { headers: platform.headers })).status).toBe(404);
   }, 60_000);
+});
+
+describe('secrets', () => {
+  it('no process output carries a signing secret or an endpoint URL (the tests above ran at debug level)', async () => {
+    const endpoints = await stack.database.db.select({ secret: webhookEndpoints.secret, url: webhookEndpoints.url }).from(webhookEndpoints);
+    expect(endpoints.length).toBeGreaterThan(0);
+    const output = [stack.api, ...stack.workers].flatMap((process) => process.output).join('\n');
+    expect(output).toContain('webhook attempt');
+    for (const { secret, url } of endpoints) {
+      expect(output).not.toContain(secret.slice('whsec_'.length, 'whsec_'.length + 16));
+      expect(output).not.toContain(url);
+    }
+  });
 });
