@@ -136,7 +136,8 @@ describe('--json output', () => {
     expect(chains.map((c: { quest_chain: { id: string } }) => c.quest_chain.id)).toEqual([chain.quest_chain.id]);
     const paused = await cliJson(['quest-chains', 'set-status', chain.quest_chain.id, 'paused']);
     expect(paused.quest_chain.status).toBe('paused');
-  });
+    // About a dozen CLI processes, 1-2 s each to start: more than the default 30 s on a busy machine.
+  }, 90_000);
 
   it('prints human lines without --json', async () => {
     const run = await cli(['providers', 'create', '--type', 'platform', '--name', 'Human']);
