@@ -22,7 +22,11 @@ export function registerQueueDashboard(app: OpenAPIHono<AppEnv>, deps: Pick<AppD
 
   const serverAdapter = new HonoAdapter(serveStatic).setBasePath(DASHBOARD_PATH);
   createBullBoard({
-    queues: [new BullMQAdapter(deps.producer.queue)],
+    // One board per matching shard (MATCHING_QUEUE_SHARDS), told apart by a name prefix.
+    queues:
+      deps.producer.queues.length === 1
+        ? [new BullMQAdapter(deps.producer.queue)]
+        : deps.producer.queues.map((queue, shard) => new BullMQAdapter(queue, { prefix: `shard ${shard} `, displayName: `matching (shard ${shard})` })),
     serverAdapter,
     options: { uiConfig: { boardTitle: 'Quest-chain queues' } },
   });
