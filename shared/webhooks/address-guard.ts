@@ -73,8 +73,8 @@ export async function refuseWebhookUrl(url: string, policy: UrlPolicy, resolve =
   } catch {
     return { reason: `host ${parsed.hostname} does not resolve` };
   }
-  const bad = addresses.find((a) => isPrivateAddress(a.address));
   if (addresses.length === 0) return { reason: `host ${parsed.hostname} does not resolve` };
+  const bad = addresses.find((a) => isPrivateAddress(a.address));
   return bad ? { reason: `host ${parsed.hostname} resolves to a private or loopback address (${bad.address})` } : null;
 }
 
