@@ -15,6 +15,15 @@ describe('parseConfig', () => {
       LOG_LEVEL: 'info',
     });
     expect(config.ADMIN_TOKEN).toBeUndefined(); // admin API off
+    // Events kept forever, reads on the primary.
+    expect(config.EVENT_RETENTION_MONTHS).toBeUndefined();
+    expect(config.DATABASE_READ_URL).toBeUndefined();
+  });
+
+  it('reads the retention in whole months and a read replica URL', () => {
+    const config = parseConfig({ EVENT_RETENTION_MONTHS: '13', DATABASE_READ_URL: 'postgres://replica:5432/quest_chains' });
+    expect(config.EVENT_RETENTION_MONTHS).toBe(13);
+    expect(config.DATABASE_READ_URL).toBe('postgres://replica:5432/quest_chains');
   });
 
   it('treats an empty variable as unset', () => {
@@ -31,6 +40,9 @@ describe('parseConfig', () => {
     ['LOG_LEVEL', 'loud'],
     ['CREDENTIAL_CACHE_TTL_MS', '60000'],
     ['MIGRATE_ON_START', 'yes'],
+    ['EVENT_RETENTION_MONTHS', '0'],
+    ['EVENT_RETENTION_MONTHS', '1.5'],
+    ['DATABASE_READ_URL', 'replica'],
   ])('refuses %s=%s, naming the variable', (name, value) => {
     expect(() => parseConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => parseConfig({ [name]: value })).toThrow(name);
