@@ -52,6 +52,8 @@ export async function openContext(options: BenchOptions, userCount: number): Pro
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
     RECONCILE_INTERVAL_MS: '5000',
     RECONCILE_MIN_AGE_MS: '10000',
+    // Matching queues (docs/scaling.md compares 1 and 4 on one Redis): BENCH_MATCHING_QUEUE_SHARDS, default 1.
+    MATCHING_QUEUE_SHARDS: process.env.BENCH_MATCHING_QUEUE_SHARDS ?? '1',
   };
   const started: BenchProcess[] = [];
   const apiPort = await freePort();
