@@ -45,7 +45,10 @@ export async function startLocalCluster(): Promise<LocalCluster> {
   const script = join(projectRoot(), 'scripts', 'redis-cluster.sh');
   const env = { ...process.env, REDIS_CLUSTER_DIR: join(dir, 'nodes') };
   const cli = (command: string) => run('bash', [script, command], { env, timeout: 60_000 });
-  const { stdout } = await cli('start');
+  const { stdout } = await cli('start').catch(async (error: unknown) => {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  });
   const url = stdout.trim().split('\n').at(-1)!;
   const ports = url.split(',').map((node) => Number(new URL(node).port));
 
