@@ -30,6 +30,8 @@ function mountExplain(app: OpenAPIHono<AppEnv>) {
   explain.onError((error, c) => createErrorHandler(c.var.deps.logger)(error, c));
   explain.notFound(notFoundHandler);
   registerExplainProgress(explain);
-  app.openAPIRegistry.registerPath(explainRoute);
+  // As app.openapi() documents a route: without its middleware, which is code, not document.
+  const { middleware: _middleware, ...documented } = explainRoute;
+  app.openAPIRegistry.registerPath(documented);
   app.get('/v1/quest-chains/*', (c) => explain.fetch(c.req.raw, { ...(c.env as object), outer: c.var }));
 }
