@@ -10,6 +10,7 @@ import { existsSync, readdirSync, statSync, utimesSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { markBinExecutable } from './bin-executable.mjs';
 
 export const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SOURCE_DIRS = ['api', 'worker', 'shared'];
@@ -56,6 +57,7 @@ export function buildIfStale(say = (message) => process.stderr.write(`${message}
   say('building dist/ (sources changed since the last build)...');
   const result = spawnSync(process.execPath, [tsc, '-b', 'tsconfig.build.json'], { cwd: projectRoot, stdio: ['ignore', 2, 2] });
   if (!existsSync(BUILT_ENTRY)) throw new Error('the build produced no dist/: see the compiler output above');
+  markBinExecutable();
   // tsc emits despite type errors (npm test is the type gate); date the stamp so the next call does not rebuild.
   const now = new Date(started);
   if (existsSync(BUILD_STAMP)) utimesSync(BUILD_STAMP, now, now);
