@@ -122,7 +122,10 @@ describe('a stream for a user not registered yet', () => {
     await sse.cancel();
   });
 
-  it('is announced by POST /v1/users/register', async () => {
+  // Retried: once in three full-suite runs on a loaded machine the notice did not arrive in 20 s
+  // (best effort by design, api/use-cases/users/register-user.ts); alone it always passes. A
+  // broken notice path still fails every attempt.
+  it('is announced by POST /v1/users/register', { retry: 2 }, async () => {
     const { app } = appWithHub();
     const sse = await openStream(app, tokenFor(platform, 'waiting-2'));
     const registration = registrationChannel(api.config.QUEUE_PREFIX, platform.id, 'waiting-2');
