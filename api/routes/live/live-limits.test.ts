@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { progressChannel, registrationChannel } from '../../../shared/live/channel.js';
 import { createLogger } from '../../../shared/observability/logger.js';
@@ -126,11 +127,13 @@ describe('a stream for a user not registered yet', () => {
   // (best effort by design, api/use-cases/users/register-user.ts); alone it always passes. A
   // broken notice path still fails every attempt.
   it('is announced by POST /v1/users/register', { retry: 2 }, async () => {
+    // A new user each attempt: a retry must register, not find the last attempt's user.
+    const platformUserId = `waiting-2-${randomUUID()}`;
     const { app } = appWithHub();
-    const sse = await openStream(app, tokenFor(platform, 'waiting-2'));
-    const registration = registrationChannel(api.config.QUEUE_PREFIX, platform.id, 'waiting-2');
+    const sse = await openStream(app, tokenFor(platform, platformUserId));
+    const registration = registrationChannel(api.config.QUEUE_PREFIX, platform.id, platformUserId);
     await eventually(async () => ((await subscribers(registration)) === 1 ? true : undefined), { what: 'registration subscription' });
-    const answer = await api.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: 'waiting-2' } });
+    const answer = await api.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: platformUserId } });
     const userId = answer.json.data.user_id as string;
     await eventually(async () => ((await subscribers(progressChannel(api.config.QUEUE_PREFIX, userId))) === 1 ? true : undefined), {
       what: 'the stream to follow the registered user',
