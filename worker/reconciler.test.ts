@@ -96,7 +96,10 @@ describe('reconcileOnce', () => {
     const counts = await reconcileOnce({ db: reconcilerDb.db, producer: watched }, { minAgeMs: 10_000 });
     expect(counts.events).toBe(3);
     expect(seen.length).toBeGreaterThan(0);
-    for (const sessions of seen) expect(sessions.filter((session) => session.inTransaction)).toEqual([]);
+    // A transaction held open across a Redis call shows as 'idle in transaction'. (An 'idle' row with
+    // a transaction start is the stats' passing view of a session between two commands: seen once in
+    // four full-suite runs, with nothing open.)
+    for (const sessions of seen) expect(sessions.filter((session) => session.inTransaction && session.state !== 'idle')).toEqual([]);
   });
 
   it('leaves a backlog that still waits in the queue alone, and puts back what is older than the oldest waiting job', async () => {
