@@ -4,6 +4,7 @@ import { decodeTimestampUs, fromJson, type DriverRow } from './driver-row.js';
 import { afterKey, rowsToRead, toPage, type Page, type PageRequest } from './keyset.js';
 import { webhookAttempts, webhookEndpoints, webhookMessages, type WebhookMessageStatus } from './schema/index.js';
 import { instant } from './sql-fragments.js';
+import { appendTo } from '../collections.js';
 
 /**
  * The outbox and delivery log of webhooks (product rules §10). Messages are
@@ -94,11 +95,7 @@ async function attemptsOf(db: Executor, messageIds: readonly string[]): Promise<
     .from(webhookAttempts)
     .where(inArray(webhookAttempts.messageId, [...messageIds]))
     .orderBy(asc(webhookAttempts.id));
-  for (const { messageId, ...attempt } of rows) {
-    const list = byMessage.get(messageId);
-    if (list) list.push(attempt);
-    else byMessage.set(messageId, [attempt]);
-  }
+  for (const { messageId, ...attempt } of rows) appendTo(byMessage, messageId, attempt);
   return byMessage;
 }
 

@@ -1,5 +1,6 @@
 import type { JobsOptions } from 'bullmq';
 import { z } from 'zod';
+import { groupBy } from '../collections.js';
 
 /**
  * The queue contract shared by producer (API, reconciler) and consumer
@@ -61,12 +62,7 @@ export interface EventRef {
 
 /** Splits events into job payloads of one provider each, at most MAX_EVENTS_PER_JOB ids per job. */
 export function eventBatches(events: readonly EventRef[]): JobPayload<'match-events'>[] {
-  const byProvider = new Map<string, EventRef[]>();
-  for (const event of events) {
-    const refs = byProvider.get(event.providerId);
-    if (refs) refs.push(event);
-    else byProvider.set(event.providerId, [event]);
-  }
+  const byProvider = groupBy(events, (event) => event.providerId);
   const batches: JobPayload<'match-events'>[] = [];
   for (const [providerId, refs] of byProvider) {
     for (let i = 0; i < refs.length; i += MAX_EVENTS_PER_JOB) {

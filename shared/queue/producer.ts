@@ -8,6 +8,7 @@ import { defaultJobOptions, eventBatches, jobId, jobPayloads, MATCHING_QUEUE, ty
 import { createFairPriority, type FairnessOptions } from './fair-priority.js';
 import { probeQueueSlots, queueProbeKey } from './readiness.js';
 import { plainLayout, senderKey, shardOf, type QueueLayout } from './shards.js';
+import { groupBy } from '../collections.js';
 
 export interface MatchingProducer {
   /** Best effort: resolves false instead of throwing when Redis is unavailable (logged, counted); the reconciler covers the gap. */
@@ -109,14 +110,7 @@ export function createMatchingProducer(
 
   /** Events by the shard of their sender's user (an event without one by its own id). */
   function eventsByShard(events: readonly EventRef[]): Map<number, EventRef[]> {
-    const byShard = new Map<number, EventRef[]>();
-    for (const event of events) {
-      const shard = shardOf(event.userId === undefined ? event.eventId : senderKey(event.providerId, event.userId), shape.shards);
-      const refs = byShard.get(shard);
-      if (refs) refs.push(event);
-      else byShard.set(shard, [event]);
-    }
-    return byShard;
+    return groupBy(events, (event) => shardOf(event.userId === undefined ? event.eventId : senderKey(event.providerId, event.userId), shape.shards));
   }
 
   async function add<N extends JobName>(shard: number, name: N, payloads: JobPayload<N>[]): Promise<boolean> {
@@ -149,14 +143,7 @@ export function createMatchingProducer(
   }
 
   function enqueue<N extends JobName>(name: N, payloads: JobPayload<N>[]): Promise<boolean> {
-    const byShard = new Map<number, JobPayload<N>[]>();
-    for (const payload of payloads) {
-      const shard = shardOfPayload(name, payload);
-      const list = byShard.get(shard);
-      if (list) list.push(payload);
-      else byShard.set(shard, [payload]);
-    }
-    return enqueueByShard(name, byShard);
+    return enqueueByShard(name, groupBy(payloads, (payload) => shardOfPayload(name, payload)));
   }
 
   const enqueueEvents = (events: readonly EventRef[]) =>

@@ -9,8 +9,9 @@ import { insertMessages } from '../../shared/db/webhook-message-store.js';
 import type { ProgressChange } from '../live-publisher.js';
 import type { WorkerDeps } from '../worker-deps.js';
 import type { InTurn } from './turnstile.js';
-import { advanceWalks, diffWalks, historyNeeds, recomputeWalks, walkKey, type BatchView } from './plan-batch.js';
+import { advanceWalks, diffWalks, historyNeeds, recomputeWalks, sourceKey, walkKey, type BatchView } from './plan-batch.js';
 import { batchFacts } from './webhook-facts.js';
+import { appendTo, groupBy } from '../../shared/collections.js';
 
 
 export interface BatchOutcome {
@@ -50,14 +51,14 @@ export async function matchBatch(
     // other order would make the later batch's events late, and recomputed.
     const { events, targets, userIds } = await inTurn(async () => {
       const events = await claimPendingEvents(tx, input.eventIds);
-      const subjects = new Map(events.map((e) => [`${e.providerId}/${e.userId}`, { providerId: e.providerId, userId: e.userId }]));
+      const subjects = new Map(events.map((e) => [sourceKey(e.providerId, e.userId), { providerId: e.providerId, userId: e.userId }]));
       const targets = await resolveEventUsers(tx, [...subjects.values()]);
       const userIds = [...new Set([...targets.map((t) => t.targetId), ...input.evaluateUserIds])].sort();
       await lockUsers(tx, userIds);
       return { events, targets, userIds };
     });
     const targetsOf = new Map<string, string[]>();
-    for (const t of targets) append(targetsOf, `${t.providerId}/${t.userId}`, t.targetId);
+    for (const t of targets) appendTo(targetsOf, sourceKey(t.providerId, t.userId), t.targetId);
     const users = await loadMatchUsers(tx, userIds, input.evaluateUserIds);
     const platformIds = [...new Set(users.map((u) => u.platformId))];
     const chains = platformIds.length === 0 ? [] : await loadChainDefinitions(tx, inArray(questChains.platformId, platformIds));
@@ -70,7 +71,7 @@ export async function matchBatch(
     };
     const eventsByUser = new Map<string, StoredEvent[]>();
     for (const event of events) {
-      for (const userId of targetsOf.get(`${event.providerId}/${event.userId}`) ?? []) append(eventsByUser, userId, event);
+      for (const userId of targetsOf.get(sourceKey(event.providerId, event.userId)) ?? []) appendTo(eventsByUser, userId, event);
     }
     const requested = new Set(input.evaluateUserIds);
     const evaluateIds = new Set(users.filter((u) => requested.has(u.id)).map((u) => u.id));
@@ -100,16 +101,3 @@ export async function matchBatch(
     };
   });
 }
-
-function append<T>(map: Map<string, T[]>, key: string, item: T): void {
-  const list = map.get(key);
-  if (list) list.push(item);
-  else map.set(key, [item]);
-}
-
-function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) append(groups, key(item), item);
-  return groups;
-}
-

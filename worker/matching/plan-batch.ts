@@ -5,6 +5,7 @@ import { isChainCompleted } from '../../shared/domain/chain-view.js';
 import { countsFor, type ChainScope } from '../../shared/domain/counting.js';
 import { advanceWalk, recomputeWalk, type WalkState } from '../../shared/domain/progress.js';
 import type { ChainDefinition } from '../../shared/db/chain-store.js';
+import { groupBy } from '../../shared/collections.js';
 
 /**
  * The in-memory half of a batch: given what the batch loaded, decide each
@@ -26,7 +27,7 @@ export interface WalkKey {
 
 export const walkKey = (userId: string, chainId: string) => `${userId}/${chainId}`;
 /** One sender's id space: a provider and a user id in it (§4). */
-const sourceKey = (providerId: string, userId: string) => `${providerId}/${userId}`;
+export const sourceKey = (providerId: string, userId: string) => `${providerId}/${userId}`;
 
 const scopeOf = (definition: ChainDefinition): ChainScope => ({
   platformId: definition.chain.platformId,
@@ -100,13 +101,7 @@ export function historyNeeds(view: BatchView, keys: readonly WalkKey[]) {
  * minutes (docs/performance.md, "Full run after issues 11–13").
  */
 export function recomputeWalks(view: BatchView, keys: readonly WalkKey[], history: readonly StoredEvent[]): Map<string, WalkState> {
-  const bySource = new Map<string, StoredEvent[]>();
-  for (const event of history) {
-    const key = sourceKey(event.providerId, event.userId);
-    const list = bySource.get(key);
-    if (list) list.push(event);
-    else bySource.set(key, [event]);
-  }
+  const bySource = groupBy(history, (event) => sourceKey(event.providerId, event.userId));
   const states = new Map<string, WalkState>();
   for (const { userId, chain } of keys) {
     const user = view.users.get(userId)!;
