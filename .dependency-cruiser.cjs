@@ -4,31 +4,59 @@
 // from the testing folder on its own side.
 
 /** Files that exist only for tests (never in dist/). */
-const TEST_SUPPORT = ['\\.test\\.ts$', '\\.test-helper\\.ts$', '^shared/testing/', '^api/testing/', '^api/e2e/'];
+const TEST_SUPPORT = ['\\.test\\.ts$', '\\.test-helper\\.ts$', '^shared/testing/', '^api/testing/', '^e2e/'];
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
     {
       name: 'shared-imports-a-process',
-      comment: 'shared/ is what both processes use: it never imports api/ or worker/. Move the code into shared/ or pass it in.',
+      comment: 'shared/ is what every process uses: it never imports api/, worker/, core/ or cli/. Move the code into shared/ or pass it in.',
       severity: 'error',
       from: { path: '^shared/' },
-      to: { path: '^(api|worker)/' },
+      to: { path: '^(api|worker|core|cli)/' },
+    },
+    {
+      name: 'core-imports-a-process',
+      comment: 'core/ holds the use-cases and the matching plan, typed on core/deps.ts: it never imports api/, worker/ or cli/ (a process passes its pieces in).',
+      severity: 'error',
+      from: { path: '^core/' },
+      to: { path: '^(api|worker|cli)/' },
+    },
+    {
+      name: 'core-speaks-http',
+      comment: 'Use-cases know nothing of HTTP: core/ never imports hono. Status codes and wire shapes are api/ alone.',
+      severity: 'error',
+      from: { path: '^core/' },
+      to: { path: '^node_modules/(hono|@hono)/' },
+    },
+    {
+      name: 'api-holds-use-cases',
+      comment: 'api/ is HTTP only: a folder of use-cases or a CLI under api/ belongs in core/ or cli/.',
+      severity: 'error',
+      from: { path: '^api/(use-cases|cli)/' },
+      to: {},
     },
     {
       name: 'worker-imports-api',
-      comment: 'The API and the worker meet only in Postgres and Redis: worker/ never imports api/. Shared code belongs in shared/.',
+      comment: 'The API and the worker meet only in Postgres and Redis: worker/ never imports api/ or cli/. Shared code belongs in core/ or shared/.',
       severity: 'error',
       from: { path: '^worker/' },
-      to: { path: '^api/' },
+      to: { path: '^(api|cli)/' },
     },
     {
       name: 'api-imports-worker',
-      comment: 'The API and the worker meet only in Postgres and Redis: api/ never imports worker/. Shared code belongs in shared/.',
+      comment: 'The API and the worker meet only in Postgres and Redis: api/ never imports worker/ or cli/. Shared code belongs in core/ or shared/.',
       severity: 'error',
       from: { path: '^api/' },
-      to: { path: '^worker/' },
+      to: { path: '^(worker|cli)/' },
+    },
+    {
+      name: 'cli-imports-a-process',
+      comment: 'The CLI is its own entry on core/: it never imports worker/, and of api/ only the published wire shapes (api/routes/**/schema.ts, the validation message and page cursors of api/http/) so that --json prints what the API answers.',
+      severity: 'error',
+      from: { path: '^cli/', pathNot: TEST_SUPPORT },
+      to: { path: '^(worker|api)/', pathNot: ['^api/routes/.+/schema\\.ts$', '^api/http/(errors|pagination)\\.ts$'] },
     },
     {
       name: 'domain-not-pure',
@@ -46,9 +74,9 @@ module.exports = {
     },
     {
       name: 'production-imports-test-support',
-      comment: 'Production code never imports test support (shared/testing, api/testing, api/e2e, *.test-helper.ts): it is left out of dist/.',
+      comment: 'Production code never imports test support (shared/testing, api/testing, e2e/, *.test-helper.ts): it is left out of dist/.',
       severity: 'error',
-      from: { path: '^(api|worker|shared|client)/', pathNot: TEST_SUPPORT },
+      from: { path: '^(api|core|cli|worker|shared|client)/', pathNot: TEST_SUPPORT },
       to: { path: TEST_SUPPORT },
     },
     {
@@ -61,7 +89,8 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(dist|node_modules|client/dist|client/node_modules)/' },
+    // node_modules stays in the graph (not followed): the purity rules look at imports of packages.
+    exclude: { path: '^(dist|client/dist|client/node_modules)/' },
     tsPreCompilationDeps: true,
     // Resolves the `.js` specifiers of NodeNext ESM to their `.ts` sources.
     tsConfig: { fileName: 'tsconfig.json' },

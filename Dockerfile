@@ -22,6 +22,8 @@ COPY patches ./patches
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY api ./api
+COPY core ./core
+COPY cli ./cli
 COPY worker ./worker
 COPY shared ./shared
 # Build info and declarations serve only the type-check of the tests.
@@ -35,7 +37,7 @@ COPY package.json package-lock.json ./
 COPY --from=build /app/dist ./dist
 COPY drizzle ./drizzle
 # The operator CLI on PATH: `docker compose run --rm api quest-chains --json providers list`.
-RUN chmod +x dist/api/cli/main.js && ln -s /app/dist/api/cli/main.js /usr/local/bin/quest-chains
+RUN chmod +x dist/cli/main.js && ln -s /app/dist/cli/main.js /usr/local/bin/quest-chains
 USER node
 EXPOSE 3000 3001
 # The API by default; the worker is `node dist/worker/main.js`, the migration `node dist/shared/db/migrate-main.js`.

@@ -7,13 +7,14 @@ import { createRedis } from '../shared/queue/connection.js';
 import { createMatchingProducer } from '../shared/queue/producer.js';
 import { queueLayout } from '../shared/queue/shards.js';
 import { createWebhookProducer } from '../shared/queue/webhook-producer.js';
+import { createBacktestProducer } from '../shared/queue/backtest-producer.js';
 import { ActiveChainCache } from './read-cache/active-chain-cache.js';
 import { followAnswerInvalidations } from './read-cache/answer-invalidation.js';
 import type { AppDeps } from './app-env.js';
 import { CredentialCache } from './auth/credential-cache.js';
 import { createRateLimits } from './auth/rate-limits.js';
 import { LiveHub } from './live/hub.js';
-import { providersServingLive } from './use-cases/live/providers-serving-live.js';
+import { providersServingLive } from '../core/use-cases/live/providers-serving-live.js';
 
 /**
  * Opens everything a request handler may use, on top of an open database.
@@ -46,6 +47,7 @@ export async function createAppDeps(options: {
   const redis = createRedis(config.REDIS_URL, 'producer', { cluster, logger, name: 'producer' });
   const producer = createMatchingProducer(redis, layout, { windowMs: config.MATCH_FAIR_WINDOW_MS, quietEvents: config.MATCH_FAIR_QUIET_EVENTS }, { logger });
   const webhooks = createWebhookProducer(redis, layout.webhookPrefix);
+  const backtests = createBacktestProducer(redis, layout.backtestPrefix);
   const subscriber = createRedis(config.REDIS_URL, 'subscriber', { cluster, logger, name: 'subscriber' });
   const liveHub = new LiveHub({
     redis: subscriber,
@@ -72,6 +74,7 @@ export async function createAppDeps(options: {
     redis,
     producer,
     webhooks,
+    backtests,
     credentials: new CredentialCache(database.db, config.CREDENTIAL_CACHE_TTL_MS),
     liveTokens: await loadLiveTokenSigner(database.db, config.LIVE_TOKEN_SECRET),
     liveHub,
@@ -88,6 +91,7 @@ export async function createAppDeps(options: {
       rateLimits.close();
       await producer.close();
       await webhooks.close();
+      await backtests.close();
       redis.disconnect();
       await readDatabase?.close();
     },

@@ -1,3 +1,4 @@
+import { senderUserId } from '../shared/domain/ids.js';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountLinks, providers, rewardClaims, users } from '../shared/db/schema/index.js';
@@ -36,7 +37,7 @@ const register = (platformUserId: string) =>
   api.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: platformUserId } });
 
 const usersNamed = async (db: TestDatabase, platformUserId: string) =>
-  (await db.db.select({ id: users.id }).from(users).where(eq(users.platformUserId, platformUserId))).map((row) => row.id);
+  (await db.db.select({ id: users.id }).from(users).where(eq(users.platformUserId, senderUserId(platformUserId)))).map((row) => row.id);
 
 describe('DATABASE_READ_URL', () => {
   it('registration (a write) goes to the primary; GET active reads the user from the read pool', async () => {
@@ -51,7 +52,7 @@ describe('DATABASE_READ_URL', () => {
     expect(before.json.data.quest_chains).toEqual([]);
 
     // Once it does (replication caught up, here by hand), the read shows the active chain.
-    await replica.db.insert(users).values({ platformId: platform.id, platformUserId: 'u-read', needsEvaluation: false });
+    await replica.db.insert(users).values({ platformId: platform.id, platformUserId: senderUserId('u-read'), needsEvaluation: false });
     const after = await api.call('GET', '/v1/quest-chains/active/u-read', { headers: platform.headers });
     expect(after.json.data.quest_chains).toHaveLength(1);
   });
@@ -60,11 +61,11 @@ describe('DATABASE_READ_URL', () => {
     expect((await register('u-lists')).status).toBe(200);
     const [replicaUser] = await replica.db
       .insert(users)
-      .values({ platformId: platform.id, platformUserId: 'u-lists', needsEvaluation: false })
+      .values({ platformId: platform.id, platformUserId: senderUserId('u-lists'), needsEvaluation: false })
       .returning({ id: users.id });
     await replica.db
       .insert(accountLinks)
-      .values({ userId: replicaUser!.id, platformId: platform.id, advertiserId: advertiser.id, advertiserUserId: 'only-on-the-read-pool' });
+      .values({ userId: replicaUser!.id, platformId: platform.id, advertiserId: advertiser.id, advertiserUserId: senderUserId('only-on-the-read-pool') });
     const chain = await createTestChain(replica.db, platform.id, advertiser.id, { reward: true });
     await replica.db.insert(rewardClaims).values({ userId: replicaUser!.id, kind: 'chain', chainId: chain.id, reward: { type: 'points', name: 'r', value: 1 } });
 

@@ -13,8 +13,8 @@ import { parseArgs } from 'node:util';
 import { sql } from 'drizzle-orm';
 import { createTestDatabase, uniqueSuffix } from '../shared/testing/database.js';
 import { createTestProvider } from '../shared/testing/fixtures.js';
-import { freePort, startProcess } from './harness/processes.js';
-import { peakRssMb, rssMb } from './harness/proc-stats.js';
+import { freePort, startProcess } from '../e2e/harness/service.js';
+import { peakRssMb, rssMb } from '../e2e/harness/proc-stats.js';
 
 const { values } = parseArgs({ options: { events: { type: 'string', default: '1000000' }, users: { type: 'string', default: '20000' } } });
 const EVENTS = Number(values.events);

@@ -1,3 +1,4 @@
+import { serviceUserId } from '../shared/domain/ids.js';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { eq } from 'drizzle-orm';
@@ -63,7 +64,7 @@ describe('openLiveUpdates against the real service (fetch transport)', () => {
   }
 
   const setChangedAt = (userId: string, iso: string) =>
-    database.db.update(users).set({ progressChangedAt: parseUtcTimestamp(iso)! }).where(eq(users.id, userId));
+    database.db.update(users).set({ progressChangedAt: parseUtcTimestamp(iso)! }).where(eq(users.id, serviceUserId(userId)));
 
   function follow(platformUserId: string, baselineTimestamp: string | null) {
     const seen = { ready: [] as LiveReady[], progress: [] as LiveProgress[], errors: [] as LiveStreamError[] };

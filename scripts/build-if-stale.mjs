@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { markBinExecutable } from './bin-executable.mjs';
 
 export const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
-const SOURCE_DIRS = ['api', 'worker', 'shared'];
+const SOURCE_DIRS = ['api', 'core', 'cli', 'worker', 'shared'];
 const CONFIG_FILES = ['tsconfig.json', 'tsconfig.build.json'];
 // tsc -b writes this on every build; its modification time is "when dist/ was last built".
 const BUILD_STAMP = join(projectRoot, 'dist', '.tsbuildinfo');

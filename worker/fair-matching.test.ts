@@ -1,3 +1,4 @@
+import { senderUserId } from '../shared/domain/ids.js';
 import { Writable } from 'node:stream';
 import { Worker } from 'bullmq';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -52,11 +53,11 @@ describe('fair matching between providers', () => {
     for (let call = 0; call < 60; call += 1) {
       const stored = await insertOrFindEvents(
         database.db,
-        Array.from({ length: 10 }, (_, i) => ({ providerId: noisy.id, userId: `n${i}`, eventType: 'deposit', occurredAt: stamp(call * 10 + i) })),
+        Array.from({ length: 10 }, (_, i) => ({ providerId: noisy.id, userId: senderUserId(`n${i}`), eventType: 'deposit', occurredAt: stamp(call * 10 + i) })),
       );
       expect(await producer.enqueueEvents(stored.map((e) => ({ eventId: e.id, providerId: noisy.id })))).toBe(true);
     }
-    const [lone] = await insertOrFindEvents(database.db, [{ providerId: quiet.id, userId: 'q', eventType: 'deposit', occurredAt: stamp(0) }]);
+    const [lone] = await insertOrFindEvents(database.db, [{ providerId: quiet.id, userId: senderUserId('q'), eventType: 'deposit', occurredAt: stamp(0) }]);
     expect(await producer.enqueueEvents([{ eventId: lone!.id, providerId: quiet.id }])).toBe(true);
 
     const { logger, lines } = capturingLogger();

@@ -1,3 +1,4 @@
+import type { ProgressChange } from '../core/matching/match-batch.js';
 import { formatIsoMillis } from '../shared/domain/timestamp.js';
 import { CHANGED_USER_BUCKETS, changedUsersChannel, progressChannel, type ProgressMessage } from '../shared/live/channel.js';
 import { publishOn } from '../shared/live/publish.js';
@@ -5,13 +6,6 @@ import type { Logger } from '../shared/observability/logger.js';
 import { logThrottle } from '../shared/observability/log-throttle.js';
 import type { RedisClient } from '../shared/queue/connection.js';
 import { shardOf } from '../shared/queue/shards.js';
-
-/** A user whose progress changed, with the chains that changed and the stamp stored for it. */
-export interface ProgressChange {
-  userId: string;
-  chainIds: string[];
-  changedUs: bigint;
-}
 
 const FAILURE_LOG_MS = 10_000;
 

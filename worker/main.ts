@@ -23,9 +23,12 @@ import { startReconciler } from './reconciler.js';
 import { WEBHOOK_QUEUE } from '../shared/queue/webhook-contract.js';
 import { createWebhookProducer } from '../shared/queue/webhook-producer.js';
 import { createDeliveryProcessor } from './webhooks/delivery.js';
-import { watchWebhookProviders } from './webhooks/endpoint-presence.js';
 import { createSender } from './webhooks/send.js';
 import { startSweeper } from './webhooks/sweeper.js';
+import { createBacktestProcessor } from './backtests/processor.js';
+import { startBacktestSweeper } from './backtests/sweeper.js';
+import { BACKTEST_MAX_STALLS, BACKTEST_QUEUE } from '../shared/queue/backtest-contract.js';
+import { createBacktestProducer } from '../shared/queue/backtest-producer.js';
 import type { WorkerDeps } from './worker-deps.js';
 
 const config = loadConfig();
@@ -46,6 +49,8 @@ const sessions = {
 const database = createDatabase({ ...sessions, poolSize: config.MATCH_BATCHES_IN_FLIGHT + 2 });
 // Webhook deliveries' own connections: a burst of them never queues ahead of a matching batch.
 const webhookDatabase = createDatabase({ ...sessions, poolSize: 3 });
+// Backtests' own connection: a long backtest never queues ahead of a matching batch.
+const backtestDatabase = createDatabase({ ...sessions, poolSize: 1 });
 // The lease's own connection: its heartbeat never queues behind batches waiting for locks.
 const leaseDatabase = createDatabase({ ...sessions, poolSize: 1 });
 // REDIS_CLUSTER: every client an ioredis Cluster, hash-tagged queues, sharded live channels (docs/scaling.md).
@@ -73,12 +78,15 @@ const deps: WorkerDeps = { db: database.db, producer, logger, publish: createLiv
 let shuttingDown = false;
 
 const webhookProducer = createWebhookProducer(producerRedis, layout.webhookPrefix);
-const webhookRecipients = watchWebhookProviders({ db: webhookDatabase.db, logger }, 1000);
 const sender = createSender({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
 const sweeper = startSweeper(
   { db: webhookDatabase.db, logger, webhooks: webhookProducer },
   { intervalMs: config.RECONCILE_INTERVAL_MS, minAgeMs: config.RECONCILE_MIN_AGE_MS },
 );
+
+// Backtests (§12) on a queue of their own, one at a time per worker; the sweeper queues again any running one without a job.
+const backtestProducer = createBacktestProducer(producerRedis, layout.backtestPrefix);
+const backtestSweeper = startBacktestSweeper({ db: backtestDatabase.db, logger, backtests: backtestProducer }, { intervalMs: config.RECONCILE_INTERVAL_MS });
 
 const reconciler = startReconciler(deps, {
   intervalMs: config.RECONCILE_INTERVAL_MS,
@@ -106,7 +114,7 @@ const processor = createProcessor({
   maxBatchSize: config.MATCH_BATCH_SIZE,
   batchesInFlight: config.MATCH_BATCHES_IN_FLIGHT,
   onEventProcessed: (receivedUs) => metrics.eventProcessed(receivedUs),
-  webhooks: { recipients: webhookRecipients.current, producer: webhookProducer },
+  webhooks: { producer: webhookProducer },
 });
 // WORKER_CONCURRENCY is this process's intake in all: shared out over the shards it consumes.
 const shardConcurrency = Math.max(1, Math.ceil(config.WORKER_CONCURRENCY / consumedShards.length));
@@ -136,9 +144,19 @@ const webhookWorker = new Worker(
     maxStalledCount: 100,
   },
 );
+const backtestWorker = new Worker(BACKTEST_QUEUE, createBacktestProcessor({ db: backtestDatabase.db, logger }, () => shuttingDown), {
+  connection: workerRedis,
+  prefix: layout.backtestPrefix,
+  concurrency: 1,
+  // The run yields between pages, so the lock is renewed; a dead worker's backtest resumes elsewhere within 2 x JOB_LOCK_MS.
+  lockDuration: config.JOB_LOCK_MS,
+  stalledInterval: config.JOB_LOCK_MS,
+  maxStalledCount: BACKTEST_MAX_STALLS,
+});
+backtestWorker.on('failed', (job, error) => logger.warn({ jobId: job?.id, job: job?.name, err: error }, 'backtest job failed'));
 webhookWorker.on('failed', (job, error) => logger.warn({ jobId: job?.id, job: job?.name, err: error }, 'webhook job failed'));
 // Connection errors are logged (rate-limited) and a worker that keeps failing pauses its fetching (error-backoff.ts).
-const backoffs = [backOffOnErrors(webhookWorker, logger, WEBHOOK_QUEUE)];
+const backoffs = [backOffOnErrors(webhookWorker, logger, WEBHOOK_QUEUE), backOffOnErrors(backtestWorker, logger, BACKTEST_QUEUE)];
 
 workers.forEach((worker, i) => {
   const shard = consumedShards[i]!;
@@ -176,12 +194,13 @@ async function shutdown(signal: string) {
   await reconciler.stop();
   await partitionMaintenance.stop();
   await sweeper.stop();
-  webhookRecipients.stop();
+  await backtestSweeper.stop();
   for (const backoff of backoffs) backoff.stop();
-  await Promise.all([...workers.map((worker) => worker.close()), webhookWorker.close()]); // wait for active jobs to finish
+  // Wait for active jobs to finish (a backtest stops at its next page and resumes elsewhere from there).
+  await Promise.all([...workers.map((worker) => worker.close()), webhookWorker.close(), backtestWorker.close()]);
   sender.close();
   await lease.stop();
-  await Promise.allSettled([producer.close(), webhookProducer.close(), database.close(), webhookDatabase.close(), leaseDatabase.close()]);
+  await Promise.allSettled([producer.close(), webhookProducer.close(), backtestProducer.close(), database.close(), webhookDatabase.close(), backtestDatabase.close(), leaseDatabase.close()]);
   health.close();
   workerRedis.disconnect();
   producerRedis.disconnect();

@@ -2,7 +2,7 @@ import { UnrecoverableError, type Job } from 'bullmq';
 import { withoutQueryParams } from '../shared/db/query-errors.js';
 import { jobPayloads, type JobName } from '../shared/queue/contract.js';
 import { createBatcher, type MatchWork } from './matching/batcher.js';
-import { matchBatch, type BatchOutcome } from './matching/match-batch.js';
+import { matchBatch, type BatchOutcome } from '../core/matching/match-batch.js';
 import { createTurnstile } from './matching/turnstile.js';
 import type { WebhookProducer } from '../shared/queue/webhook-producer.js';
 import type { WorkerDeps } from './worker-deps.js';
@@ -12,7 +12,7 @@ export interface ProcessorDeps extends Pick<WorkerDeps, 'db' | 'logger' | 'publi
   batchesInFlight: number;
   onEventProcessed: (receivedUs: bigint) => void;
   /** Webhooks: who has endpoints (the outbox is skipped for the others) and the delivery queue. */
-  webhooks?: { recipients: () => ReadonlySet<string> | null; producer: WebhookProducer };
+  webhooks?: { producer: WebhookProducer };
 }
 
 /** The batcher's lane for re-evaluations: they take turns with the providers' events. */
@@ -59,7 +59,7 @@ export function createProcessor(deps: ProcessorDeps) {
     let outcome;
     try {
       outcome = await matchBatch(
-        { db: deps.db, inTurn: (step) => ticket.inTurn(step), webhookRecipients: deps.webhooks?.recipients },
+        { db: deps.db, inTurn: (step) => ticket.inTurn(step) },
         { eventIds: work.eventIds, evaluateUserIds: work.userIds },
       );
     } finally {

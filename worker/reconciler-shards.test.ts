@@ -1,3 +1,4 @@
+import { senderUserId } from '../shared/domain/ids.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { events, pendingEvents } from '../shared/db/schema/index.js';
 import { dateToMicros } from '../shared/domain/timestamp.js';
@@ -27,7 +28,7 @@ async function pendingOf(providerId: string, count: number, ageUs: bigint, tag: 
   const nowUs = dateToMicros(new Date());
   const rows = await database.db
     .insert(events)
-    .values(Array.from({ length: count }, (_, i) => ({ providerId, userId: `${tag}${i}`, eventType: 'kyc', occurredAt: nowUs - BigInt(i) * 1_000_000n, receivedAt: nowUs - ageUs })))
+    .values(Array.from({ length: count }, (_, i) => ({ providerId, userId: senderUserId(`${tag}${i}`), eventType: 'kyc', occurredAt: nowUs - BigInt(i) * 1_000_000n, receivedAt: nowUs - ageUs })))
     .returning({ eventId: events.id, providerId: events.providerId, userId: events.userId, occurredAt: events.occurredAt, receivedAt: events.receivedAt });
   await database.db.insert(pendingEvents).values(rows.map(({ userId: _, ...row }) => row));
   return rows;

@@ -1,3 +1,4 @@
+import { senderUserId } from '../shared/domain/ids.js';
 import { Writable } from 'node:stream';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,7 +38,7 @@ describe('reconcileOnce', () => {
       .values(
         n(700).map((i) => ({
           providerId: platform.id,
-          userId: `u${i}`,
+          userId: senderUserId(`u${i}`),
           eventType: 'kyc',
           occurredAt: parseUtcTimestamp('2026-01-01T00:00:00Z')! + BigInt(i) * 1_000_000n,
           receivedAt: nowUs - 3_600_000_000n,
@@ -45,13 +46,13 @@ describe('reconcileOnce', () => {
       )
       .returning({ eventId: events.id, providerId: events.providerId, occurredAt: events.occurredAt, receivedAt: events.receivedAt });
     await database.db.insert(pendingEvents).values(stale);
-    await database.db.insert(users).values(n(1200).map((i) => ({ platformId: platform.id, platformUserId: `flagged-${i}`, needsEvaluation: true })));
+    await database.db.insert(users).values(n(1200).map((i) => ({ platformId: platform.id, platformUserId: senderUserId(`flagged-${i}`), needsEvaluation: true })));
     // A fresh pending event and a matched one (no pending row) are left to the normal path.
     const [fresh] = await database.db
       .insert(events)
       .values([
-        { providerId: platform.id, userId: 'fresh', eventType: 'kyc', occurredAt: nowUs },
-        { providerId: platform.id, userId: 'done', eventType: 'kyc', occurredAt: nowUs },
+        { providerId: platform.id, userId: senderUserId('fresh'), eventType: 'kyc', occurredAt: nowUs },
+        { providerId: platform.id, userId: senderUserId('done'), eventType: 'kyc', occurredAt: nowUs },
       ])
       .returning({ eventId: events.id, providerId: events.providerId, occurredAt: events.occurredAt, receivedAt: events.receivedAt });
     await database.db.insert(pendingEvents).values(fresh!);
@@ -62,7 +63,7 @@ describe('reconcileOnce', () => {
     expect(await queued()).toBe(1202);
     const jobs = await producer.queue.getJobs(['waiting', 'prioritized'], 0, 2000);
     const queuedEventIds = jobs.filter((job) => job.name === 'match-events').flatMap((job) => job.data.eventIds as string[]);
-    const [event] = await database.db.select({ id: events.id }).from(events).where(eq(events.userId, 'u700'));
+    const [event] = await database.db.select({ id: events.id }).from(events).where(eq(events.userId, senderUserId('u700')));
     expect(queuedEventIds).toHaveLength(700);
     expect(queuedEventIds).toContain(event!.id);
 
@@ -144,7 +145,7 @@ async function staleEvents(providerId: string, count: number, ageUs = 3_600_000_
   const nowUs = dateToMicros(new Date());
   const rows = await database.db
     .insert(events)
-    .values(Array.from({ length: count }, (_, i) => ({ providerId, userId: `s${i}-${ageUs}`, eventType: 'kyc', occurredAt: nowUs - BigInt(i) * 1_000_000n, receivedAt: nowUs - ageUs })))
+    .values(Array.from({ length: count }, (_, i) => ({ providerId, userId: senderUserId(`s${i}-${ageUs}`), eventType: 'kyc', occurredAt: nowUs - BigInt(i) * 1_000_000n, receivedAt: nowUs - ageUs })))
     .returning({ eventId: events.id, providerId: events.providerId, occurredAt: events.occurredAt, receivedAt: events.receivedAt });
   await database.db.insert(pendingEvents).values(rows);
   return rows.map((row) => row.eventId);

@@ -1,3 +1,4 @@
+import type { ServiceUserId } from '../shared/domain/ids.js';
 import { withTransaction } from '../shared/db/transaction.js';
 import { pagePendingEvents, type PendingEventKey, type PendingEventRow } from '../shared/db/event-store.js';
 import { tryReconcileLock } from '../shared/db/progress-store.js';
@@ -23,7 +24,7 @@ export interface ReconcileCounts {
 
 interface PendingWork {
   events: PendingEventRow[];
-  userIds: string[];
+  userIds: ServiceUserId[];
 }
 
 /** Reads what Postgres still marks as pending, in one short transaction that takes no Redis call. */
@@ -38,8 +39,8 @@ async function collectPending(db: WorkerDeps['db'], minAgeMs: number): Promise<P
       after = page.at(-1) ?? null;
       if (page.length < MAX_EVENTS_PER_JOB) break;
     }
-    const userIds: string[] = [];
-    let afterUser: string | null = null;
+    const userIds: ServiceUserId[] = [];
+    let afterUser: ServiceUserId | null = null;
     while (userIds.length < MAX_PER_PASS) {
       const page = await pageUsersToEvaluate(tx, { afterId: afterUser, limit: USER_PAGE });
       userIds.push(...page);

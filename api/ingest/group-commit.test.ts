@@ -1,10 +1,11 @@
+import { senderUserId } from '../../shared/domain/ids.js';
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { installRefusingEventTrigger } from '../../shared/db/refusing-trigger.test-helper.js';
 import { events } from '../../shared/db/schema/index.js';
 import type { MatchingProducer } from '../../shared/queue/producer.js';
 import type { EventRef } from '../../shared/queue/contract.js';
-import { ingestEvents, type EventInput, type ProviderEvent } from '../use-cases/events/ingest-events.js';
+import { ingestEvents, type EventInput, type ProviderEvent } from '../../core/use-cases/events/ingest-events.js';
 import { GroupCommit } from './group-commit.js';
 import { useTestService } from '../testing/test-service.js';
 
@@ -21,7 +22,7 @@ beforeAll(async () => {
 });
 
 let clock = Date.UTC(2026, 3, 1);
-const input = (userId: string, overrides: Partial<EventInput> = {}): EventInput => ({ userId, eventType: 'deposit', occurredUs: BigInt((clock += 1000) * 1000), ...overrides });
+const input = (userId: string, overrides: Partial<EventInput> = {}): EventInput => ({ userId: senderUserId(userId), eventType: 'deposit', occurredUs: BigInt((clock += 1000) * 1000), ...overrides });
 
 /** A committer on the real ingest whose enqueues are recorded (one list of ids per call). */
 function recordingCommitter(options = { maxBatch: 500, maxInFlight: 1 }) {
@@ -36,7 +37,7 @@ function recordingCommitter(options = { maxBatch: 500, maxInFlight: 1 }) {
 }
 
 const storedIds = async (userId: string) =>
-  (await database.db.select({ id: events.id }).from(events).where(eq(events.userId, userId)).orderBy(events.occurredAt)).map((row) => row.id);
+  (await database.db.select({ id: events.id }).from(events).where(eq(events.userId, senderUserId(userId))).orderBy(events.occurredAt)).map((row) => row.id);
 
 describe('GroupCommit', () => {
   it('answers concurrent events from one flush, one enqueue, each with its own event id', async () => {

@@ -8,6 +8,12 @@ import { StreamRegistry, type StreamCapReached, type StreamCaps, type StreamTick
 export type ProgressListener = (message: ProgressMessage) => void;
 type RawListener = (raw: string) => void;
 
+/** A listener on a channel: `stop` removes it; `confirmedLate` (set when Redis had not confirmed within the wait) resolves when it does. */
+export interface Listening {
+  stop: () => void;
+  confirmedLate: Promise<void> | null;
+}
+
 export interface LiveHubOptions {
   /** Redis connection in subscriber mode, owned by the hub from here on. */
   redis: RedisClient;
@@ -91,8 +97,8 @@ export class LiveHub {
    * Redis confirmed the subscription (or the wait timed out: the subscription
    * then completes when Redis is back). The returned function stops it.
    */
-  subscribe(userId: string, listener: ProgressListener): Promise<() => void> {
-    return this.listen(progressChannel(this.options.queuePrefix, userId, this.sharded), (raw) => {
+  async subscribe(userId: string, listener: ProgressListener): Promise<() => void> {
+    const { stop } = await this.listen(progressChannel(this.options.queuePrefix, userId, this.sharded), (raw) => {
       let message: ProgressMessage;
       try {
         message = progressMessageSchema.parse(JSON.parse(raw));
@@ -102,10 +108,17 @@ export class LiveHub {
       }
       listener(message);
     });
+    return stop;
   }
 
-  /** Calls `listener` with the user id when the platform registers `scope`'s user (a registration notice). */
-  awaitRegistration(scope: LiveTokenScope, listener: (userId: string) => void): Promise<() => void> {
+  /**
+   * Calls `listener` with the user id when the platform registers `scope`'s
+   * user (a registration notice). Resolves like `subscribe`; `confirmedLate`
+   * is set when the wait timed out, and resolves once Redis does confirm: a
+   * registration before that sent its notice to nobody, so the caller looks
+   * for the user again then.
+   */
+  awaitRegistration(scope: LiveTokenScope, listener: (userId: string) => void): Promise<Listening> {
     return this.listen(registrationChannel(this.options.queuePrefix, scope.platformId, scope.platformUserId, this.sharded), listener);
   }
 
@@ -127,7 +140,7 @@ export class LiveHub {
     this.options.redis.disconnect();
   }
 
-  private async listen(channel: string, listener: RawListener): Promise<() => void> {
+  private async listen(channel: string, listener: RawListener): Promise<Listening> {
     let entry = this.channels.get(channel);
     if (!entry) {
       const subscribed = this.sharded ? this.options.redis.ssubscribe(channel) : this.options.redis.subscribe(channel);
@@ -139,9 +152,9 @@ export class LiveHub {
       this.channels.set(channel, entry);
     }
     entry.listeners.add(listener);
-    await this.withTimeout(entry.ready);
+    const confirmed = await this.withTimeout(entry.ready);
     let active = true;
-    return () => {
+    const stop = () => {
       if (!active) return;
       active = false;
       const current = this.channels.get(channel);
@@ -152,6 +165,7 @@ export class LiveHub {
         if (!this.closing) (this.sharded ? this.options.redis.sunsubscribe(channel) : this.options.redis.unsubscribe(channel)).catch(() => {});
       }
     };
+    return { stop, confirmedLate: confirmed ? null : entry.ready };
   }
 
   private deliver(channel: string, raw: string) {
@@ -160,13 +174,14 @@ export class LiveHub {
     for (const listener of [...entry.listeners]) listener(raw);
   }
 
-  private async withTimeout(ready: Promise<void>) {
+  /** Waits for `ready` at most subscribeTimeoutMs; answers whether it came in time. */
+  private async withTimeout(ready: Promise<void>): Promise<boolean> {
     let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, this.subscribeTimeoutMs);
+    const timedOut = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), this.subscribeTimeoutMs);
     });
     try {
-      await Promise.race([ready, timedOut]);
+      return await Promise.race([ready.then(() => true as const), timedOut]);
     } finally {
       clearTimeout(timer);
     }

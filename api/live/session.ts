@@ -1,11 +1,12 @@
+import { senderUserId, serviceUserId, type ServiceUserId } from '../../shared/domain/ids.js';
 import type { SSEStreamingApi } from 'hono/streaming';
 import type { ProgressMessage } from '../../shared/live/channel.js';
 import type { LiveTokenScope } from '../../shared/live/token.js';
 import type { Logger } from '../../shared/observability/logger.js';
 import type { AppDeps } from '../app-env.js';
 import { toProgressMessage } from '../routes/live/schema.js';
-import { progressChangedSince } from '../use-cases/live/progress-changed-since.js';
-import { findUserId } from '../use-cases/users/find-user-id.js';
+import { progressChangedSince } from '../../core/use-cases/live/progress-changed-since.js';
+import { findUserId } from '../../core/use-cases/users/find-user-id.js';
 import type { LiveHub } from './hub.js';
 import type { StreamTicket } from './stream-registry.js';
 
@@ -17,7 +18,7 @@ export interface LiveSessionInput {
   /** The stream's place among the open ones (caps, revocation, shutdown); released when the session ends. */
   ticket: StreamTicket;
   /** The service user, resolved before the stream opened; null while not registered. */
-  userId: string | null;
+  userId: ServiceUserId | null;
   /** Baseline of the client: undefined = none given, null = "never changed" (any recorded change is news). */
   since: bigint | null | undefined;
 }
@@ -29,7 +30,9 @@ export interface LiveSessionInput {
  * which is harmless: clients refetch on `progress`). A user who is not yet
  * registered is waited for on their registration channel (no polling): the
  * stream subscribes to it, then looks once more in case the registration came
- * in between, and again only if the subscriber connection was lost meanwhile.
+ * in between, once more when Redis confirms the subscription late (after the
+ * stream stopped waiting for it), and again only if the subscriber connection
+ * was lost meanwhile.
  * Once found, any change they already have is reported at once, since all of
  * it happened after connect. Ends when the client goes away, the hub closes
  * (API shutdown) or the provider stops serving live updates (revocation).
@@ -60,7 +63,7 @@ export async function runLiveSession(stream: SSEStreamingApi, input: LiveSession
 
   let unsubscribe: (() => void) | undefined;
   let following = false;
-  const follow = async (userId: string, sinceUs: bigint | null | undefined): Promise<ProgressMessage | null> => {
+  const follow = async (userId: ServiceUserId, sinceUs: bigint | null | undefined): Promise<ProgressMessage | null> => {
     following = true;
     const stop = await hub.subscribe(userId, sendProgress);
     if (ended) {
@@ -72,14 +75,16 @@ export async function runLiveSession(stream: SSEStreamingApi, input: LiveSession
     const change = await progressChangedSince(input, { userId, sinceUs });
     return change && toProgressMessage(change);
   };
-  const startFollowing = async (userId: string) => {
+  const startFollowing = async (userId: ServiceUserId) => {
     if (following || ended) return;
-    stopWaiting();
+    // The user's channel first, then leave the registration channel: the
+    // subscriber connection never drops to no channel in between.
     const catchUp = await follow(userId, input.since ?? null);
+    stopWaiting();
     if (catchUp && !ended) sendProgress(catchUp);
   };
   const lookForUser = async () => {
-    const userId = await findUserId(input, { platformId: input.scope.platformId, platformUserId: input.scope.platformUserId });
+    const userId = await findUserId(input, { platformId: input.scope.platformId, platformUserId: senderUserId(input.scope.platformUserId) });
     if (userId) await startFollowing(userId);
   };
   const logged = (work: Promise<void>) => work.catch((error: unknown) => logger.warn({ err: error }, 'live stream user lookup failed'));
@@ -95,8 +100,11 @@ export async function runLiveSession(stream: SSEStreamingApi, input: LiveSession
   try {
     const catchUp = input.userId ? await follow(input.userId, input.since) : null;
     if (!input.userId) {
-      stopRegistration = await hub.awaitRegistration(input.scope, (userId) => void logged(startFollowing(userId)));
+      const waiting = await hub.awaitRegistration(input.scope, (userId) => void logged(startFollowing(serviceUserId(userId))));
+      stopRegistration = waiting.stop;
       stopReconnect = hub.onReconnect(() => void logged(lookForUser()));
+      // Redis confirmed the subscription after the wait: a registration before that sent its notice to nobody.
+      void waiting.confirmedLate?.then(() => (following || ended ? undefined : logged(lookForUser())));
     }
     write(() => stream.writeSSE({ event: 'ready', data: JSON.stringify({ user_exists: input.userId !== null }) }));
     if (catchUp) sendProgress(catchUp);

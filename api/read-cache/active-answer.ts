@@ -1,8 +1,9 @@
+import type { SenderUserId } from '../../shared/domain/ids.js';
 import { createHash } from 'node:crypto';
 import type { ChainDefinition } from '../../shared/db/chain-store.js';
 import { dateToMicros } from '../../shared/domain/timestamp.js';
 import type { AppDeps } from '../app-env.js';
-import { readActiveChains, type ActiveChains } from '../use-cases/quest-chains/read-active-chains.js';
+import { readActiveChains, type ActiveChains } from '../../core/use-cases/quest-chains/read-active-chains.js';
 import { answerKey, type CachedAnswer } from './active-answer-cache.js';
 
 /**
@@ -44,7 +45,7 @@ export function definitionsFingerprint(definitions: ChainDefinition[]): string {
  */
 export async function activeAnswer(
   deps: Pick<AppDeps, 'readDb' | 'chainCache' | 'liveTokens'>,
-  input: { platformId: string; platformUserId: string; nowMs?: number | undefined },
+  input: { platformId: string; platformUserId: SenderUserId; nowMs?: number | undefined },
   render: (answer: ActiveChains) => unknown,
 ): Promise<ActiveAnswer> {
   const { platformId, platformUserId } = input;

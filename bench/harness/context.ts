@@ -6,7 +6,7 @@ import { createTestDatabase, uniqueSuffix, type TestDatabase } from '../../share
 import { CpuMeter } from './cpu-meter.js';
 import { measureLoad, type LoadFigure, type LoadOptions } from './load.js';
 import type { BenchOptions } from './options.js';
-import { freePort, startProcess, type BenchProcess } from './processes.js';
+import { freePort, startProcess, type ServiceProcess } from '../../e2e/harness/service.js';
 import { Results } from './results.js';
 import { BENCH_ADMIN_TOKEN, seedWorld, type BenchWorld } from './seed.js';
 
@@ -20,14 +20,14 @@ export interface BenchContext {
   database: TestDatabase;
   /** Environment of the API and workers (database, queue prefix, admin token, production timings). */
   env: Record<string, string>;
-  api: BenchProcess & { url: string };
+  api: ServiceProcess & { url: string };
   meter: CpuMeter;
   results: Results;
   /** The seeded platform, chains and users (harness/seed.ts). */
   world: BenchWorld;
   /** autocannon against `url` at the run's duration and connections (both overridable), measuring the API's CPU. */
   load(options: LoadOptions & { url: string }, servingPid?: number): Promise<LoadFigure>;
-  startWorker(): Promise<BenchProcess>;
+  startWorker(): Promise<ServiceProcess>;
   log(message: string): void;
 }
 
@@ -55,7 +55,7 @@ export async function openContext(options: BenchOptions, userCount: number): Pro
     // Matching queues (docs/scaling.md compares 1 and 4 on one Redis): BENCH_MATCHING_QUEUE_SHARDS, default 1.
     MATCHING_QUEUE_SHARDS: process.env.BENCH_MATCHING_QUEUE_SHARDS ?? '1',
   };
-  const started: BenchProcess[] = [];
+  const started: ServiceProcess[] = [];
   const apiPort = await freePort();
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   const profile = options.profileApi ? ['--cpu-prof', `--cpu-prof-dir=${outputDir}`] : [];

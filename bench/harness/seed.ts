@@ -1,7 +1,8 @@
+import { type ServiceUserId } from '../../shared/domain/ids.js';
 import { eq } from 'drizzle-orm';
 import { users as userRows } from '../../shared/db/schema/index.js';
 import type { TestDatabase } from '../../shared/testing/database.js';
-import { requestJson } from '../../shared/testing/http.js';
+import { requestJson } from '../../e2e/harness/http.js';
 import { storeCompletion } from '../../shared/testing/progress.js';
 
 /** What seeding needs of the bench context (declared here: context.ts imports this module). */
@@ -79,7 +80,7 @@ export async function seedWorld(ctx: SeedContext, userCount: number): Promise<Be
     chains.push({ id: created.quest_chain.id, taskIds: created.tasks.map((task: { id: string }) => task.id) });
   }
   const users = Array.from({ length: userCount }, (_, i) => `u-${i}`);
-  const userIds: string[] = [];
+  const userIds: ServiceUserId[] = [];
   for (const platformUserId of users) {
     userIds.push((await call(ctx, 'POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: platformUserId } })).user_id);
   }

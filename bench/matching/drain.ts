@@ -2,7 +2,7 @@ import { createRedis } from '../../shared/queue/connection.js';
 import { eventBatches } from '../../shared/queue/contract.js';
 import { createMatchingProducer } from '../../shared/queue/producer.js';
 import type { BenchContext } from '../harness/context.js';
-import type { BenchProcess } from '../harness/processes.js';
+import type { ServiceProcess } from '../../e2e/harness/service.js';
 import type { MatchingTenant } from './seed.js';
 
 /** Events per job, as one group-committed ingest flush or batch call hands them over. */
@@ -22,7 +22,7 @@ export interface DrainFigure {
  * would have enqueued) while the given workers run, and times them until none
  * of the tenant's events is pending.
  */
-export async function drain(ctx: BenchContext, tenant: MatchingTenant, workers: readonly BenchProcess[], eventIds: readonly string[]): Promise<DrainFigure> {
+export async function drain(ctx: BenchContext, tenant: MatchingTenant, workers: readonly ServiceProcess[], eventIds: readonly string[]): Promise<DrainFigure> {
   const redis = createRedis(ctx.env.REDIS_URL!, 'producer');
   const producer = createMatchingProducer(redis, ctx.env.QUEUE_PREFIX!);
   try {
@@ -103,7 +103,7 @@ export async function drainBacklog(ctx: BenchContext, tenant: MatchingTenant, ev
 
 /** Stored events matched by freshly started workers (waited for until idle), which are stopped afterwards. */
 export async function drainWith(ctx: BenchContext, workerCount: number, tenant: MatchingTenant, eventIds: readonly string[]): Promise<DrainFigure> {
-  const workers: BenchProcess[] = [];
+  const workers: ServiceProcess[] = [];
   try {
     for (let i = 0; i < workerCount; i++) workers.push(await ctx.startWorker());
     return await drain(ctx, tenant, workers, eventIds);

@@ -1,8 +1,8 @@
 import type { BenchContext } from '../harness/context.js';
-import { freePort, startProcess, type BenchProcess } from '../harness/processes.js';
+import { freePort, startProcess, type ServiceProcess } from '../../e2e/harness/service.js';
 
 /** A worker whose health port is known, to read its metrics. */
-export async function startWatchedWorker(ctx: BenchContext): Promise<BenchProcess & { metricsUrl: string }> {
+export async function startWatchedWorker(ctx: BenchContext): Promise<ServiceProcess & { metricsUrl: string }> {
   const port = await freePort();
   const worker = await startProcess({
     name: `worker-watched-${port}`,

@@ -1,3 +1,4 @@
+import { senderUserId } from '../../shared/domain/ids.js';
 import { eq } from 'drizzle-orm';
 import type { Executor } from '../../shared/db/client.js';
 import { insertOrFindEvents } from '../../shared/db/event-store.js';
@@ -37,7 +38,7 @@ export async function matchingTenant(ctx: BenchContext, label: string, userCount
   const platformUserIds = Array.from({ length: userCount }, (_, i) => `${label}-${i}`);
   await ctx.database.db
     .insert(users)
-    .values(platformUserIds.map((platformUserId) => ({ platformId: platform.id, platformUserId, needsEvaluation: false })));
+    .values(platformUserIds.map((platformUserId) => ({ platformId: platform.id, platformUserId: senderUserId(platformUserId), needsEvaluation: false })));
   return {
     platformId: platform.id,
     users: platformUserIds,
@@ -67,7 +68,7 @@ async function storeEvents(db: Executor, providerId: string, events: readonly Be
       db,
       events.slice(i, i + 5000).map((e) => ({
         providerId,
-        userId: e.userId,
+        userId: senderUserId(e.userId),
         eventType: `step-${e.n % types}`,
         occurredAt: EPOCH_2021_US + BigInt(e.n) * 1_000_000n,
       })),

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { projectRoot } from '../../shared/db/project-root.js';
 import type { Scenario } from '../harness/context.js';
-import { freePort, startProcess } from '../harness/processes.js';
+import { freePort, startProcess } from '../../e2e/harness/service.js';
 import { rawInsertLoop } from '../harness/raw-insert.js';
 import { createProvider } from '../harness/seed.js';
 

@@ -1,5 +1,5 @@
 import type { Scenario } from '../harness/context.js';
-import { rssMb } from '../harness/proc-stats.js';
+import { rssMb } from '../../e2e/harness/proc-stats.js';
 
 export const SOAK_RSS = 'API RSS after the soak / after its first minute';
 

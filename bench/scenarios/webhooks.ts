@@ -8,7 +8,7 @@ import { createTestProvider } from '../../shared/testing/fixtures.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../shared/testing/webhook-receiver.js';
 import { generateWebhookSecret } from '../../shared/webhooks/signing.js';
 import type { BenchContext, Scenario } from '../harness/context.js';
-import { freePort, startProcess } from '../harness/processes.js';
+import { freePort, startProcess } from '../../e2e/harness/service.js';
 import { drain } from '../matching/drain.js';
 import { matchingTenant, roundRobin } from '../matching/seed.js';
 import { MATCH_DRAIN } from './matching.js';

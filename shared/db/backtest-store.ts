@@ -1,3 +1,4 @@
+import type { ServiceUserId } from '../domain/ids.js';
 import { and, eq, sql } from 'drizzle-orm';
 import type { BacktestDraft, BacktestResult, BacktestTally } from '../domain/backtest.js';
 import type { TaskCondition } from '../domain/conditions.js';
@@ -71,14 +72,11 @@ const toStored = (row: Row): StoredBacktest => ({
   result: (row.result ?? null) as BacktestResult | null,
 });
 
-/** Stores a new running backtest owned by `runnerId`. */
-export async function insertBacktest(
-  db: Executor,
-  input: { draft: BacktestDraft; tally: BacktestTally; usersTotal: number; runnerId: string },
-): Promise<StoredBacktest> {
+/** Stores a new running backtest, with no runner yet (the job that runs it claims it). */
+export async function insertBacktest(db: Executor, input: { draft: BacktestDraft; tally: BacktestTally; usersTotal: number }): Promise<StoredBacktest> {
   const [row] = await db
     .insert(backtests)
-    .values({ platformId: input.draft.platformId, draft: draftToJson(input.draft), tally: input.tally, usersTotal: input.usersTotal, runnerId: input.runnerId })
+    .values({ platformId: input.draft.platformId, draft: draftToJson(input.draft), tally: input.tally, usersTotal: input.usersTotal })
     .returning(columns);
   return toStored(row!);
 }
@@ -89,17 +87,24 @@ export async function findBacktest(db: Executor, id: string): Promise<StoredBack
 }
 
 /**
- * Makes `runnerId` the owner of a running backtest whose owner has not
- * checkpointed for `staleMs` (its process died or hangs). One statement, so
- * of several replicas trying at once exactly one wins. Postgres' clock only.
+ * Makes `runnerId` the owner of a running backtest: the run BullMQ handed its
+ * job to, after a worker that held it stopped. One statement; from here on the
+ * previous owner's writes are refused (a stopped process that wakes up finds
+ * it is no longer the runner and stops). Null when it is not running.
  */
-export async function takeOverStaleBacktest(db: Executor, id: string, runnerId: string, staleMs: number): Promise<StoredBacktest | null> {
+export async function claimBacktest(db: Executor, id: string, runnerId: string): Promise<StoredBacktest | null> {
   const [row] = await db
     .update(backtests)
     .set({ runnerId, heartbeatAt: sql`now()`, updatedAt: sql`now()` })
-    .where(and(eq(backtests.id, id), eq(backtests.status, 'running'), sql`${backtests.heartbeatAt} < now() - make_interval(secs => ${staleMs / 1000})`))
+    .where(and(eq(backtests.id, id), eq(backtests.status, 'running')))
     .returning(columns);
   return row ? toStored(row) : null;
+}
+
+/** Ids of the running backtests, oldest first: what the worker's reconciler queues again. */
+export async function listRunningBacktestIds(db: Executor, limit: number): Promise<string[]> {
+  const rows = await db.select({ id: backtests.id }).from(backtests).where(eq(backtests.status, 'running')).orderBy(backtests.createdAt).limit(limit);
+  return rows.map((row) => row.id);
 }
 
 /** Which backtest, and who claims to run it: every write below is refused (false) once another runner took it over. */
@@ -108,7 +113,7 @@ export type BacktestOwner = { id: string; runnerId: string };
 const owned = (owner: BacktestOwner) => and(eq(backtests.id, owner.id), eq(backtests.runnerId, owner.runnerId), eq(backtests.status, 'running'));
 
 /** Records a page done: the cursor and counts to resume from, and the heartbeat. */
-export async function checkpointBacktest(db: Executor, owner: BacktestOwner, progress: { cursor: string; usersDone: number; tally: BacktestTally }): Promise<boolean> {
+export async function checkpointBacktest(db: Executor, owner: BacktestOwner, progress: { cursor: ServiceUserId; usersDone: number; tally: BacktestTally }): Promise<boolean> {
   const updated = await db
     .update(backtests)
     .set({ ...progress, usersTotal: sql`greatest(${backtests.usersTotal}, ${progress.usersDone})`, heartbeatAt: sql`now()`, updatedAt: sql`now()` })

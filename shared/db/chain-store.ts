@@ -2,7 +2,7 @@ import { and, asc, desc, eq, gt, inArray, sql, type SQL } from 'drizzle-orm';
 import type { ChainRules } from '../domain/progress.js';
 import type { Executor } from './client.js';
 import { afterKey, rowsToRead, toPage, type Page, type PageRequest } from './keyset.js';
-import { chainRewards, chainStatus, questChains, questTasks } from './schema/index.js';
+import { chainRewards, chainStatus, questChains, questTasks, webhookEndpoints } from './schema/index.js';
 
 /** A chain, a task and a chain reward as stored (timestamps in epoch microseconds). */
 export type ChainRow = typeof questChains.$inferSelect;
@@ -48,12 +48,44 @@ export function toChainRules(chain: ChainRow, tasks: readonly TaskRow[]): ChainR
 
 /** Loads full definitions in one statement (chains with their tasks and reward), whatever their number. */
 export async function loadChainDefinitions(db: Executor, where: SQL | undefined): Promise<ChainDefinition[]> {
-  const chains = await db.query.questChains.findMany({
-    where,
-    orderBy: [asc(questChains.startDate), asc(questChains.id)],
-    with: { tasks: { orderBy: [asc(questTasks.sequenceNumber)] }, reward: true },
+  const chains = await db.query.questChains.findMany({ where, ...definitionQuery() });
+  return chains.map(toDefinition);
+}
+
+/** The shape of a definition's read: the chain with its tasks in order and its reward. */
+const definitionQuery = () => ({
+  orderBy: [asc(questChains.startDate), asc(questChains.id)],
+  with: { tasks: { orderBy: [asc(questTasks.sequenceNumber)] }, reward: true as const },
+});
+
+function toDefinition({ tasks, reward, ...chain }: ChainRow & { tasks: TaskRow[]; reward: ChainRewardRow | null }): ChainDefinition {
+  return { chain, tasks, reward: reward ?? null, rules: toChainRules(chain, tasks) };
+}
+
+const hasLiveEndpoint = (provider: typeof questChains.platformId | typeof questChains.advertiserId) =>
+  sql<boolean>`exists (select 1 from ${webhookEndpoints} e where e.provider_id = ${provider} and e.deleted_at is null)`;
+
+/**
+ * The platforms' chains as the matcher needs them, and which of their
+ * providers (platform or advertiser) have a live webhook endpoint: read by the
+ * same statement, so a batch sees every endpoint whose creation committed
+ * before it looked (READ COMMITTED), and an endpoint created before an event
+ * was sent receives that event's facts. No cache, no extra round trip.
+ */
+export async function loadMatchingChains(tx: Executor, platformIds: readonly string[]): Promise<{ definitions: ChainDefinition[]; listening: Set<string> }> {
+  if (platformIds.length === 0) return { definitions: [], listening: new Set() };
+  const chains = await tx.query.questChains.findMany({
+    where: inArray(questChains.platformId, [...platformIds]),
+    ...definitionQuery(),
+    extras: { platformListens: hasLiveEndpoint(questChains.platformId).as('platform_listens'), advertiserListens: hasLiveEndpoint(questChains.advertiserId).as('advertiser_listens') },
   });
-  return chains.map(({ tasks, reward, ...chain }) => ({ chain, tasks, reward: reward ?? null, rules: toChainRules(chain, tasks) }));
+  const listening = new Set<string>();
+  const definitions = chains.map(({ platformListens, advertiserListens, ...row }) => {
+    if (platformListens) listening.add(row.platformId);
+    if (advertiserListens) listening.add(row.advertiserId);
+    return toDefinition(row);
+  });
+  return { definitions, listening };
 }
 
 /** A platform's chains with status `active` that have not ended (those not yet open included). */

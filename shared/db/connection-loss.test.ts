@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../testing/eventually.js';
-import { startPrivatePostgres, type PrivatePostgres } from '../testing/private-postgres.js';
+import { startPrivatePostgres, type PrivatePostgres } from '../../e2e/harness/private-postgres.js';
 import { createDatabase } from './client.js';
 import { isConnectionError, reconnectDelaySeconds } from './connection-loss.js';
 import { pingDatabase } from './ping.js';

@@ -1,3 +1,4 @@
+import { senderUserId } from '../domain/ids.js';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,7 +84,7 @@ describe('0005_partitioned_events on a populated database', () => {
     // And the dedup key still finds the moved rows.
     const service = createDatabase({ url: database.url, poolSize: 1 });
     try {
-      const [again] = await insertOrFindEvents(service.db, [{ providerId: platform!.id, userId: 'u1', eventType: 'trade', occurredAt: BigInt(Date.parse(stamps[0]!)) * 1000n }]);
+      const [again] = await insertOrFindEvents(service.db, [{ providerId: platform!.id, userId: senderUserId('u1'), eventType: 'trade', occurredAt: BigInt(Date.parse(stamps[0]!)) * 1000n }]);
       expect(again).toMatchObject({ id: first!.id, inserted: false, processed: true });
     } finally {
       await service.close();

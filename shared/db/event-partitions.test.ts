@@ -1,3 +1,4 @@
+import { senderUserId } from '../domain/ids.js';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import { eq, inArray, sql } from 'drizzle-orm';
 import postgres from 'postgres';
@@ -76,7 +77,7 @@ async function eventPartitionsRead(statement: Recorded, analyze: boolean): Promi
   return [...names].sort();
 }
 
-const event = (userId: string, iso: string) => ({ providerId: platform.id, userId, eventType: 'trade', occurredAt: us(iso) });
+const event = (userId: string, iso: string) => ({ providerId: platform.id, userId: senderUserId(userId), eventType: 'trade', occurredAt: us(iso) });
 
 describe('partitioned events', () => {
   it('the dedup insert reads only the partition of its events month (plan-time pruning)', async () => {
@@ -115,7 +116,7 @@ describe('partitioned events', () => {
   it("the matcher's history read reads only the partitions of the chains' window", async () => {
     await insertOrFindEvents(database.db, [event('history', '2031-01-20T00:00:00Z'), event('history', '2031-02-20T00:00:00Z')]);
     const { value, statements } = await record((db) =>
-      loadHistory(db, [{ providerId: platform.id, userId: 'history' }], ['trade'], { fromUs: us('2031-02-01T00:00:00Z'), untilUs: us('2031-03-01T00:00:00Z') }),
+      loadHistory(db, [{ providerId: platform.id, userId: senderUserId('history') }], ['trade'], { fromUs: us('2031-02-01T00:00:00Z'), untilUs: us('2031-03-01T00:00:00Z') }),
     );
     expect(value.map((e) => e.occurredUs)).toEqual([us('2031-02-20T00:00:00Z')]);
     expect(await eventPartitionsRead(statements[0]!, false)).toEqual(['events_2031_02']);

@@ -1,3 +1,5 @@
+import type { SenderUserId } from '../domain/ids.js';
+import type { EventSource } from '../domain/sources.js';
 import { and, asc, count, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from './client.js';
 import { decodeTimestampUs, type DriverRow } from './driver-row.js';
@@ -50,7 +52,7 @@ type EventWriteRow = DriverRow<Pick<StoredEvent, 'id' | 'providerId' | 'userId' 
   processed: boolean;
 };
 
-const eventKey = (providerId: string, userId: string, eventType: string, occurredUs: bigint | string) =>
+const eventKey = (providerId: string, userId: SenderUserId, eventType: string, occurredUs: bigint | string) =>
   JSON.stringify([providerId, userId, eventType, String(occurredUs)]);
 
 const keyOfNew = (event: NewEvent) => eventKey(event.providerId, event.userId, event.eventType, event.occurredAt);
@@ -200,7 +202,7 @@ export type PendingEventKey = Pick<typeof pendingEvents.$inferSelect, 'receivedA
  * A pending event as the reconciler puts it back: its keyset position, its sender (the job's provider) and
  * the sender's user id (which picks its matching shard; null when the event itself is gone).
  */
-export type PendingEventRow = PendingEventKey & Pick<typeof pendingEvents.$inferSelect, 'providerId'> & { userId: string | null };
+export type PendingEventRow = PendingEventKey & Pick<typeof pendingEvents.$inferSelect, 'providerId'> & { userId: SenderUserId | null };
 
 /**
  * The matching backlog for the operator's gauges: pending markers counted up
@@ -223,7 +225,7 @@ export async function pagePendingEvents(
   options: { minAgeMs: number; after: PendingEventKey | null; limit: number },
 ): Promise<PendingEventRow[]> {
   const { after } = options;
-  const rows = await tx.execute<{ eventId: string; providerId: string; receivedUs: string; userId: string | null }>(sql`
+  const rows = await tx.execute<{ eventId: string; providerId: string; receivedUs: string; userId: SenderUserId | null }>(sql`
     with page as (
       select event_id, provider_id, occurred_at, received_at
       from pending_events
@@ -241,11 +243,8 @@ export async function pagePendingEvents(
   return rows.map((row) => ({ eventId: row.eventId, providerId: row.providerId, receivedAt: BigInt(row.receivedUs), userId: row.userId }));
 }
 
-/** Whose history to read: a sender and the user id it used, limited to some event types and a time window. */
-export interface HistorySource {
-  providerId: string;
-  userId: string;
-}
+/** Whose history to read: a sender and the user id it used (§4's sources, shared/domain/sources.ts). */
+export type HistorySource = EventSource;
 
 /**
  * Every stored event of the given sources whose type is one of `eventTypes`

@@ -1,3 +1,4 @@
+import type { SenderUserId } from '../domain/ids.js';
 import { and, asc, eq, or, sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
 import type { DriverRow } from './driver-row.js';
@@ -13,7 +14,7 @@ export type LinkParties = { userId: LinkColumns['userId'] | null; advertiserActi
 /** The parties of a link (see LinkParties), in one statement. */
 export async function findLinkParties(
   db: Executor,
-  input: { platformId: string; platformUserId: string; advertiserId: string },
+  input: { platformId: string; platformUserId: SenderUserId; advertiserId: string },
 ): Promise<LinkParties> {
   const [row] = await db.execute<DriverRow<LinkParties>>(sql`
     select
@@ -67,7 +68,7 @@ export async function lockLinkToken(tx: Executor, tokenHash: string): Promise<Lo
 }
 
 /** Records the token's use: by which advertiser user id, for which link. */
-export async function markLinkTokenUsed(tx: Executor, tokenHash: string, use: { advertiserUserId: string; linkId: string }): Promise<void> {
+export async function markLinkTokenUsed(tx: Executor, tokenHash: string, use: { advertiserUserId: SenderUserId; linkId: string }): Promise<void> {
   await tx
     .update(linkTokens)
     .set({ usedAt: sql`now()`, usedAdvertiserUserId: use.advertiserUserId, linkId: use.linkId })
@@ -128,7 +129,7 @@ export type PlatformLink = Pick<LinkColumns, 'id' | 'advertiserId' | 'advertiser
 export async function listPlatformUserLinks(
   db: Executor,
   platformId: string,
-  platformUserId: string,
+  platformUserId: SenderUserId,
   page: PageRequest,
 ): Promise<Page<PlatformLink> | null> {
   const ofUser = and(eq(users.platformId, platformId), eq(users.platformUserId, platformUserId), eq(accountLinks.platformId, platformId));

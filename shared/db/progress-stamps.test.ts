@@ -1,3 +1,4 @@
+import { serviceUserId, type ServiceUserId } from '../domain/ids.js';
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTestUser } from '../testing/chains.js';
@@ -12,7 +13,7 @@ import { loadProgressChangeSince, lockUsers } from './user-store.js';
 // would go backwards, and a client resuming from the newer stamp would miss it.
 
 const { database, platform } = useTestData('progress_stamps');
-let userId: string;
+let userId: ServiceUserId;
 
 beforeAll(async () => {
   userId = await createTestUser(database.db, platform.id, 'stamped');
@@ -51,7 +52,7 @@ describe('progress stamps', () => {
 
     expect(stamps.a).toBeDefined();
     expect(stamps.b! > stamps.a!, `B committed after A, so its stamp ${stamps.b} must be after ${stamps.a}`).toBe(true);
-    const [stamp] = await database.db.select({ progressChangedAt: users.progressChangedAt }).from(users).where(eq(users.id, userId));
+    const [stamp] = await database.db.select({ progressChangedAt: users.progressChangedAt }).from(users).where(eq(users.id, serviceUserId(userId)));
     const row = stamp && { stored: String(stamp.progressChangedAt) };
     expect(BigInt(row!.stored)).toBe(stamps.b);
     // A client that saw A's stamp and resumes from it is told about B's change.

@@ -1,3 +1,4 @@
+import type { SenderUserId, ServiceUserId } from '../domain/ids.js';
 import { sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
 import { decodeTimestampUs, type DriverRow, fromJson } from './driver-row.js';
@@ -19,7 +20,7 @@ export interface StoredCompletion {
 
 /** What is stored for one (user, chain): the walk's mark and its completions by task id. */
 export interface StoredWalk {
-  userId: string;
+  userId: ServiceUserId;
   chainId: string;
   mark: { occurredUs: bigint; id: string } | null;
   completions: Map<string, StoredCompletion>;
@@ -37,7 +38,7 @@ type WalkRow = DriverRow<
 >;
 
 /** Every stored walk of the given users, completions included: one row per completion (or per walk without one). */
-export async function loadWalks(tx: Executor, userIds: readonly string[]): Promise<StoredWalk[]> {
+export async function loadWalks(tx: Executor, userIds: readonly ServiceUserId[]): Promise<StoredWalk[]> {
   if (userIds.length === 0) return [];
   const rows = await tx.execute<WalkRow>(sql`
     select cp.user_id as "userId", cp.chain_id as "chainId", cp.mark_us::text as "markUs", cp.mark_event_id as "markEventId",
@@ -60,7 +61,7 @@ export async function loadWalks(tx: Executor, userIds: readonly string[]): Promi
 }
 
 export interface CompletionWrite {
-  userId: string;
+  userId: ServiceUserId;
   chainId: string;
   taskId: string;
   eventId: string;
@@ -87,7 +88,7 @@ export async function saveCompletions(tx: Executor, writes: readonly CompletionW
  * misses no later commit (now() would be the transaction's start, which a
  * transaction that waited for the lock could commit after a newer stamp).
  */
-export async function stampUsers(tx: Executor, userIds: readonly string[]): Promise<Map<string, bigint>> {
+export async function stampUsers(tx: Executor, userIds: readonly ServiceUserId[]): Promise<Map<string, bigint>> {
   if (userIds.length === 0) return new Map();
   // greatest() skips a null previous stamp, so the stored stamp is never null here.
   const rows = await tx.execute<DriverRow<Pick<UserColumns, 'id'> & { progressChangedAt: NonNullable<UserColumns['progressChangedAt']> }>>(sql`
@@ -99,7 +100,7 @@ export async function stampUsers(tx: Executor, userIds: readonly string[]): Prom
 }
 
 export interface ChainProgressWrite {
-  userId: string;
+  userId: ServiceUserId;
   chainId: string;
   completedTasks: number;
   totalTasks: number;
@@ -128,7 +129,7 @@ export async function saveChainProgress(tx: Executor, writes: readonly ChainProg
 
 /** A platform user as GET active shows them: registration, progress stamp, completions and claims in the chains asked about. */
 export interface ReadUserState {
-  id: string;
+  id: ServiceUserId;
   registeredUs: bigint;
   /** The live-updates baseline: the latest change of the user's progress, null if none ever. */
   progressChangedUs: bigint | null;
@@ -155,7 +156,7 @@ type ReadUserRow = DriverRow<Pick<UserColumns, 'id' | 'createdAt' | 'progressCha
 export async function loadReadUserState(
   db: Executor,
   platformId: string,
-  platformUserId: string,
+  platformUserId: SenderUserId,
   chainIds: readonly string[],
 ): Promise<ReadUserState | null> {
   const chains = idArray(chainIds);

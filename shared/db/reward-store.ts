@@ -1,3 +1,4 @@
+import type { ServiceUserId } from '../domain/ids.js';
 import { and, eq, exists, inArray, isNotNull, isNull, notExists, sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
 import { afterKey } from './keyset.js';
@@ -66,7 +67,7 @@ const toClaim = (row: typeof rewardClaims.$inferSelect): RewardClaim => ({
  * summarises, with completed_at set by the domain's isChainCompleted, so this
  * is the one definition, not a second reading of the completions.
  */
-const chainCompletedBy = (db: Executor, userId: string) =>
+const chainCompletedBy = (db: Executor, userId: ServiceUserId) =>
   exists(
     db
       .select({ one: sql`1` })
@@ -75,7 +76,7 @@ const chainCompletedBy = (db: Executor, userId: string) =>
   );
 
 /** A task of the platform with its reward and whether the user completed it; null when the platform has no such task. */
-export async function findTaskReward(db: Executor, platformId: string, userId: string, taskId: string) {
+export async function findTaskReward(db: Executor, platformId: string, userId: ServiceUserId, taskId: string) {
   const completed = exists(
     db
       .select({ one: sql`1` })
@@ -100,7 +101,7 @@ export async function findTaskReward(db: Executor, platformId: string, userId: s
 }
 
 /** A chain of the platform with its reward (null without one) and whether the user completed it; null when the platform has no such chain. */
-export async function findChainReward(db: Executor, platformId: string, userId: string, chainId: string) {
+export async function findChainReward(db: Executor, platformId: string, userId: ServiceUserId, chainId: string) {
   const [row] = await db
     .select({
       id: chainRewards.id,
@@ -127,7 +128,7 @@ export async function findChainReward(db: Executor, platformId: string, userId: 
  */
 export async function insertClaim(
   db: Executor,
-  claim: { userId: string; kind: RewardKind; chainId: string; taskId: string | null; reward: Reward },
+  claim: { userId: ServiceUserId; kind: RewardKind; chainId: string; taskId: string | null; reward: Reward },
 ): Promise<RewardClaim | null> {
   const [row] = await db
     .insert(rewardClaims)
@@ -138,7 +139,7 @@ export async function insertClaim(
 }
 
 /** The user's claim of a task's reward, or of the chain's reward when `taskId` is null. */
-export async function findClaim(db: Executor, userId: string, chainId: string, taskId: string | null): Promise<RewardClaim | null> {
+export async function findClaim(db: Executor, userId: ServiceUserId, chainId: string, taskId: string | null): Promise<RewardClaim | null> {
   const [row] = await db
     .select()
     .from(rewardClaims)
@@ -169,7 +170,7 @@ export interface RewardWindow<K> {
 }
 
 /** The cursor of the rewards entry `id` of this user (a claim, a task they completed, or a chain of the platform); null if none. */
-export async function findRewardCursor(db: Executor, platformId: string, userId: string, id: string): Promise<RewardCursor | null> {
+export async function findRewardCursor(db: Executor, platformId: string, userId: ServiceUserId, id: string): Promise<RewardCursor | null> {
   const [claim] = await db
     .select({ claimedAt: rewardClaims.claimedAt })
     .from(rewardClaims)
@@ -191,7 +192,7 @@ export async function findRewardCursor(db: Executor, platformId: string, userId:
 /** Completed tasks (of chains in any status) whose reward the user has not claimed, oldest completion first. */
 export async function listClaimableTaskRewards(
   db: Executor,
-  userId: string,
+  userId: ServiceUserId,
   window: RewardWindow<Extract<RewardCursor, { section: 'task' }>['key']>,
 ): Promise<ClaimableTaskReward[]> {
   const order = [taskCompletions.completedAt, taskCompletions.chainId, questTasks.sequenceNumber] as const;
@@ -222,7 +223,7 @@ export async function listClaimableTaskRewards(
 export async function listClaimableChainRewards(
   db: Executor,
   platformId: string,
-  userId: string,
+  userId: ServiceUserId,
   window: RewardWindow<Extract<RewardCursor, { section: 'chain' }>['key']>,
 ): Promise<ClaimableChainReward[]> {
   const order = [questChains.startDate, questChains.id] as const;
@@ -259,7 +260,7 @@ export async function listClaimableChainRewards(
 /** The user's claims, oldest first. */
 export async function listClaims(
   db: Executor,
-  userId: string,
+  userId: ServiceUserId,
   window: RewardWindow<Extract<RewardCursor, { section: 'claim' }>['key']>,
 ): Promise<RewardClaim[]> {
   const order = [rewardClaims.claimedAt, rewardClaims.id] as const;

@@ -1,7 +1,9 @@
+import type { SenderUserId, ServiceUserId } from '../domain/ids.js';
 import { and, asc, count, eq, gt, isNotNull, sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
 import { type DriverRow, fromJson } from './driver-row.js';
-import { accountLinks, chainProgress, events, users } from './schema/index.js';
+import type { EventSource, MatchUser } from '../domain/sources.js';
+import { accountLinks, chainProgress, users } from './schema/index.js';
 import { idArray, instant, textArray } from './sql-fragments.js';
 
 type UserColumns = typeof users.$inferSelect;
@@ -28,7 +30,7 @@ export async function insertUserIfNew(db: Executor, user: NewUser): Promise<Stor
  * registered them. Scoped by platform, so another platform's user is unknown
  * here (tenancy: no leak).
  */
-export async function findPlatformUser(db: Executor, platformId: string, platformUserId: string): Promise<StoredUser | undefined> {
+export async function findPlatformUser(db: Executor, platformId: string, platformUserId: SenderUserId): Promise<StoredUser | undefined> {
   const [user] = await db
     .select({ id: users.id, createdAt: users.createdAt })
     .from(users)
@@ -38,12 +40,12 @@ export async function findPlatformUser(db: Executor, platformId: string, platfor
 }
 
 /** The service user id of a platform's user, or null (see findPlatformUser). */
-export async function findUserId(db: Executor, platformId: string, platformUserId: string): Promise<string | null> {
+export async function findUserId(db: Executor, platformId: string, platformUserId: SenderUserId): Promise<ServiceUserId | null> {
   return (await findPlatformUser(db, platformId, platformUserId))?.id ?? null;
 }
 
 /** Every stored event of the user must be matched again (a new link made earlier events count). */
-export async function flagUserForEvaluation(db: Executor, userId: string): Promise<void> {
+export async function flagUserForEvaluation(db: Executor, userId: ServiceUserId): Promise<void> {
   await db.update(users).set({ needsEvaluation: true }).where(eq(users.id, userId));
 }
 
@@ -71,7 +73,7 @@ export interface ProgressChange {
  * recorded change), with the chains whose progress was rewritten since then;
  * null when nothing changed. One statement.
  */
-export async function loadProgressChangeSince(db: Executor, userId: string, sinceUs: bigint | null): Promise<ProgressChange | null> {
+export async function loadProgressChangeSince(db: Executor, userId: ServiceUserId, sinceUs: bigint | null): Promise<ProgressChange | null> {
   const after = (column: typeof users.progressChangedAt | typeof chainProgress.updatedAt) =>
     sinceUs === null ? sql`true` : sql`${column} > ${instant(sinceUs)}`;
   const [row] = await db
@@ -89,7 +91,7 @@ export async function loadProgressChangeSince(db: Executor, userId: string, sinc
 }
 
 /** Ids of users flagged for re-evaluation, in id order, after `afterId` (keyset paging). */
-export async function pageUsersToEvaluate(tx: Executor, options: { afterId: string | null; limit: number }): Promise<string[]> {
+export async function pageUsersToEvaluate(tx: Executor, options: { afterId: ServiceUserId | null; limit: number }): Promise<ServiceUserId[]> {
   const rows = await tx
     .select({ id: users.id })
     .from(users)
@@ -99,23 +101,20 @@ export async function pageUsersToEvaluate(tx: Executor, options: { afterId: stri
   return rows.map((row) => row.id);
 }
 
-/** A sender and the user id it used in its events. */
-export type EventSubject = Pick<typeof events.$inferSelect, 'providerId' | 'userId'>;
-
-/** A sender's user id resolved to one registered user its events count for. */
-export type EventTarget = EventSubject & { targetId: UserColumns['id'] };
-
-/** Maps each (sender, sender's user id) to the registered users its events count for (§4): the platform's own user, or every linked user. */
-export async function resolveEventUsers(tx: Executor, subjects: readonly EventSubject[]): Promise<EventTarget[]> {
-  if (subjects.length === 0) return [];
-  const rows = await tx.execute<DriverRow<EventTarget>>(sql`
-    with s as (select * from unnest(${idArray(subjects.map((s) => s.providerId))}, ${textArray(subjects.map((s) => s.userId))}) as s(provider_id, user_id))
-    select s.provider_id as "providerId", s.user_id as "userId", u.id as "targetId"
-    from s join users u on u.platform_id = s.provider_id and u.platform_user_id = s.user_id
-    union all
-    select s.provider_id, s.user_id, l.user_id
-    from s join account_links l on l.advertiser_id = s.provider_id and l.advertiser_user_id = s.user_id`);
-  return rows.map((row) => ({ providerId: row.providerId, userId: row.userId, targetId: row.targetId }));
+/**
+ * The users whose events the given senders may have sent: the index lookup
+ * behind §4's reverse (a platform's user by its id there, every user an
+ * advertiser linked by that id). Which of them an event counts for is decided
+ * by shared/domain/sources.ts once they are loaded (usersBySource).
+ */
+export async function findSourceUsers(tx: Executor, sources: readonly EventSource[]): Promise<ServiceUserId[]> {
+  if (sources.length === 0) return [];
+  const rows = await tx.execute<DriverRow<Pick<UserColumns, 'id'>>>(sql`
+    with s as (select * from unnest(${idArray(sources.map((s) => s.providerId))}, ${textArray(sources.map((s) => s.userId))}) as s(provider_id, user_id))
+    select u.id from s join users u on u.platform_id = s.provider_id and u.platform_user_id = s.user_id
+    union
+    select l.user_id from s join account_links l on l.advertiser_id = s.provider_id and l.advertiser_user_id = s.user_id`);
+  return rows.map((row) => row.id);
 }
 
 /**
@@ -123,18 +122,16 @@ export async function resolveEventUsers(tx: Executor, subjects: readonly EventSu
  * One statement takes every lock in id order, so two batches sharing users
  * cannot deadlock; the locks go with the transaction.
  */
-export async function lockUsers(tx: Executor, userIds: readonly string[]): Promise<void> {
+export async function lockUsers(tx: Executor, userIds: readonly ServiceUserId[]): Promise<void> {
   if (userIds.length === 0) return;
   await tx.execute(sql`
     select count(pg_advisory_xact_lock(hashtextextended('user:' || id::text, 0)))
     from (select id from unnest(${idArray(userIds)}) as id order by id) ordered`);
 }
 
-/** A registered user as §4 needs it: its platform, its id there, and its advertiser links. */
-export type MatchUser = Pick<UserColumns, 'id' | 'platformId' | 'platformUserId'> & {
-  /** advertiser id -> the advertiser user id linked to this user */
-  links: Map<LinkColumns['advertiserId'], LinkColumns['advertiserUserId']>;
-};
+/** The columns of a MatchUserRow, for `users u`: the user and its links as [advertiser id, advertiser user id] pairs. */
+const matchUserColumns = sql.raw(`u.id, u.platform_id as "platformId", u.platform_user_id as "platformUserId",
+  coalesce((select json_agg(json_build_array(l.advertiser_id, l.advertiser_user_id)) from account_links l where l.user_id = u.id), '[]'::json) as links`);
 
 type MatchUserRow = DriverRow<Pick<UserColumns, 'id' | 'platformId' | 'platformUserId'>> & {
   /** [advertiser id, advertiser user id] pairs; the driver may hand json over unparsed (drizzle configures postgres.js that way). */
@@ -146,25 +143,29 @@ type MatchUserRow = DriverRow<Pick<UserColumns, 'id' | 'platformId' | 'platformU
  * have their re-evaluation flag cleared in the same statement: a flag raised
  * after this statement (a new link, a new chain) is seen by a later evaluation.
  */
-export async function loadMatchUsers(tx: Executor, userIds: readonly string[], evaluateIds: readonly string[]): Promise<MatchUser[]> {
+export async function loadMatchUsers(tx: Executor, userIds: readonly ServiceUserId[], evaluateIds: readonly ServiceUserId[]): Promise<MatchUser[]> {
   if (userIds.length === 0) return [];
   const rows = await tx.execute<MatchUserRow>(sql`
     with cleared as (
       update users set needs_evaluation = false where id = any(${idArray(evaluateIds)}) and needs_evaluation
     )
-    select u.id, u.platform_id as "platformId", u.platform_user_id as "platformUserId",
-           coalesce((select json_agg(json_build_array(l.advertiser_id, l.advertiser_user_id)) from account_links l where l.user_id = u.id), '[]'::json) as links
+    select ${matchUserColumns}
     from users u where u.id = any(${idArray(userIds)})`);
-  return rows.map((row) => ({
-    id: row.id,
-    platformId: row.platformId,
-    platformUserId: row.platformUserId,
-    links: new Map(fromJson(row.links)),
-  }));
+  return rows.map(toMatchUser);
+}
+
+const toMatchUser = (row: MatchUserRow): MatchUser => ({ id: row.id, platformId: row.platformId, platformUserId: row.platformUserId, links: new Map(fromJson(row.links)) });
+
+/** A platform's user with its links, by its id there (read only: what explain needs); undefined when not registered. */
+export async function findMatchUser(db: Executor, platformId: string, platformUserId: SenderUserId): Promise<MatchUser | undefined> {
+  const [row] = await db.execute<MatchUserRow>(sql`
+    select ${matchUserColumns}
+    from users u where u.platform_id = ${platformId} and u.platform_user_id = ${platformUserId}`);
+  return row && toMatchUser(row);
 }
 
 /** A platform's registered users, in id order after `afterId` (keyset paging): what a backtest walks. */
-export async function pagePlatformUserIds(db: Executor, platformId: string, options: { afterId: string | null; limit: number }): Promise<string[]> {
+export async function pagePlatformUserIds(db: Executor, platformId: string, options: { afterId: ServiceUserId | null; limit: number }): Promise<ServiceUserId[]> {
   const rows = await db
     .select({ id: users.id })
     .from(users)

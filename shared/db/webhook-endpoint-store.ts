@@ -72,9 +72,3 @@ export async function deleteEndpoint(db: Executor, providerId: string, id: strin
     return true;
   });
 }
-
-/** Every provider with an endpoint now: the matcher skips its outbox statement for batches touching none of them. */
-export async function providersWithEndpoints(db: Executor): Promise<Set<string>> {
-  const rows = await db.selectDistinct({ providerId: webhookEndpoints.providerId }).from(webhookEndpoints).where(isNull(webhookEndpoints.deletedAt));
-  return new Set(rows.map((row) => row.providerId));
-}

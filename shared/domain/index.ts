@@ -7,8 +7,12 @@ export {
 } from './timestamp.js';
 export { inChainWindow, taskMatches, taskMismatch } from './conditions.js';
 export type { ChainWindow, CountingEvent, TaskCondition, TaskMismatch } from './conditions.js';
-export { compareEventPositions, countsFor } from './counting.js';
-export type { ChainScope, EventPosition, MatchUser, SourcedEvent } from './counting.js';
+export { compareEventPositions } from './counting.js';
+export type { EventPosition } from './counting.js';
+export { countingFilter, countsFor, everySourceOf, sourceKey, sourcesOf, usersBySource } from './sources.js';
+export type { ChainParties, ChainScope, EventSource, MatchUser, SourcedEvent, UserSource } from './sources.js';
+export { senderUserId, serviceUserId } from './ids.js';
+export type { SenderUserId, ServiceUserId } from './ids.js';
 export { advanceWalk, computeCompletions, isRelevant, recomputeWalk } from './progress.js';
 export type { ChainRules, Completion, WalkAdvance, WalkObserver, WalkState } from './progress.js';
 export { isChainCompleted, taskStatuses, userProgress } from './chain-view.js';

@@ -1,8 +1,9 @@
+import { senderUserId } from '../domain/ids.js';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueSuffix } from '../testing/database.js';
 import { eventually } from '../testing/eventually.js';
-import { startService, type ServiceProcess } from '../testing/processes.js';
+import { startService, type ServiceProcess } from '../../e2e/harness/service.js';
 import { useTestData } from '../testing/test-data.js';
 import { createLogger } from './logger.js';
 import { events } from '../db/schema/index.js';
@@ -68,7 +69,7 @@ describe('a failed statement in a log line', () => {
     const { logger, lines } = capturingLogger('info');
     const failure = await database.db
       .insert(events)
-      .values({ providerId: 'not-a-uuid', userId: 'sensitive-user-77', eventType: 'deposit', occurredAt: 1_700_000_000_000_000n })
+      .values({ providerId: 'not-a-uuid', userId: senderUserId('sensitive-user-77'), eventType: 'deposit', occurredAt: 1_700_000_000_000_000n })
       .then(
         () => undefined,
         (error: unknown) => error,
@@ -103,7 +104,7 @@ describe('the API process at LOG_LEVEL=debug', () => {
   it('logs one line per request, and never the credential secret nor the admin token', async () => {
     const admin = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
     const post = (path: string, headers: Record<string, string>, body: unknown) =>
-      fetch(`${api.url()}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+      fetch(`${api.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
 
     const provider = (await (await post('/admin/v1/providers', admin, { type: 'platform', name: 'Log Test' })).json()) as { data: { id: string } };
     const created = (await (await post(`/admin/v1/providers/${provider.data.id}/credentials`, admin, {})).json()) as { data: { key: string; secret: string } };
@@ -128,7 +129,7 @@ describe('the API process at LOG_LEVEL=debug', () => {
       status: 200,
       durationMs: expect.any(Number),
     });
-    const everything = api.output.join('\n');
+    const everything = api.lines().join('\n');
     expect(everything).not.toContain(secret);
     expect(everything).not.toContain(wrongSecret);
     expect(everything).not.toContain(adminToken);
@@ -139,7 +140,7 @@ describe('the API process at LOG_LEVEL=debug', () => {
 function waitForRequestLines(service: ServiceProcess, count: number) {
   return eventually(
     async () => {
-      const parsed = service.output.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+      const parsed = service.lines().filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
       return parsed.filter((line) => line.msg === 'request').length >= count ? parsed : undefined;
     },
     { timeoutMs: 5000, what: `${count} request lines` },

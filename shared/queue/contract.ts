@@ -1,3 +1,4 @@
+import { serviceUserId } from '../domain/ids.js';
 import type { JobsOptions } from 'bullmq';
 import { z } from 'zod';
 import { groupBy } from '../collections.js';
@@ -31,7 +32,7 @@ export const jobPayloads = {
     requestIds: z.array(z.string().max(100)).max(MAX_REQUEST_IDS_PER_JOB).optional(),
   }),
   /** Re-match every stored event of a user (registration, new link, new chain). */
-  'evaluate-user': z.object({ userId: z.uuid() }),
+  'evaluate-user': z.object({ userId: z.uuid().transform(serviceUserId) }),
   /** One event: what versions before batched matching enqueued; still consumed so an upgrade strands nothing. */
   'process-event': z.object({ eventId: z.uuid() }),
 } as const;

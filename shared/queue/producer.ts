@@ -1,3 +1,4 @@
+import type { ServiceUserId } from '../domain/ids.js';
 import { withTimeout } from '../async/with-timeout.js';
 import { createHash } from 'node:crypto';
 import { Queue, type JobType } from 'bullmq';
@@ -164,7 +165,7 @@ export function createMatchingProducer(
     return true;
   }
 
-  const requeueUserEvaluation = (userId: string) =>
+  const requeueUserEvaluation = (userId: ServiceUserId) =>
     requeue(shardOf(userId, shape.shards), 'evaluate-user', { userId }, jobId['evaluate-user']({ userId }));
 
   async function requeueEvents(events: readonly EventRef[]): Promise<number> {

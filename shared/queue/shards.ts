@@ -17,6 +17,8 @@ export interface QueueLayout {
   matchingPrefix(shard: number): string;
   /** The prefix of the webhook delivery queue. */
   webhookPrefix: string;
+  /** The prefix of the backtest queue (the webhook queue's hash slot on a cluster). */
+  backtestPrefix: string;
 }
 
 export function queueLayout(options: { prefix: string; cluster: boolean; shards: number }): QueueLayout {
@@ -33,6 +35,7 @@ export function queueLayout(options: { prefix: string; cluster: boolean; shards:
       return plain ? options.prefix : `{${base}:${shard}}`;
     },
     webhookPrefix: cluster ? `{${base}}` : options.prefix,
+    backtestPrefix: cluster ? `{${base}}` : options.prefix,
   };
 }
 

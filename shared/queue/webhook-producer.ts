@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import type { RedisClient } from './connection.js';
-import { withTimeout } from '../async/with-timeout.js';
+import { addBestEffort } from './best-effort-add.js';
 import { deliveryJobId, MAX_MESSAGES_PER_JOB, WEBHOOK_QUEUE, webhookJobOptions, webhookJobPayloads, type WebhookJobPayload } from './webhook-contract.js';
 
 export interface WebhookProducer {
@@ -14,23 +14,11 @@ export interface WebhookProducer {
   close(): Promise<void>;
 }
 
-const ENQUEUE_TIMEOUT_MS = 1000;
-const DOWN_STATES = new Set(['reconnecting', 'close', 'end']);
-
 export function createWebhookProducer(connection: RedisClient, prefix: string): WebhookProducer {
   const queue = new Queue(WEBHOOK_QUEUE, { connection, prefix, defaultJobOptions: webhookJobOptions });
   queue.on('error', () => {});
 
-  async function add(jobs: Parameters<Queue['addBulk']>[0]): Promise<boolean> {
-    if (jobs.length === 0) return true;
-    if (DOWN_STATES.has(connection.status)) return false;
-    try {
-      await withTimeout(queue.addBulk(jobs), ENQUEUE_TIMEOUT_MS, 'enqueue timed out');
-      return true;
-    } catch {
-      return false;
-    }
-  }
+  const add = (jobs: Parameters<Queue['addBulk']>[0]) => addBestEffort(connection, queue, jobs);
 
   return {
     deliver: (attempts, delayMs) =>

@@ -1,3 +1,4 @@
+import { senderUserId, type ServiceUserId } from '../domain/ids.js';
 import type { Executor } from '../db/client.js';
 import { insertChain } from '../db/chain-store.js';
 import { users } from '../db/schema/index.js';
@@ -127,7 +128,7 @@ export async function createTestChain(db: Executor, platformId: string, advertis
 }
 
 /** A registered user written straight to the table (as registration stores it); returns the internal id. */
-export async function createTestUser(db: Executor, platformId: string, platformUserId: string): Promise<string> {
-  const [user] = await db.insert(users).values({ platformId, platformUserId }).returning({ id: users.id });
+export async function createTestUser(db: Executor, platformId: string, platformUserId: string): Promise<ServiceUserId> {
+  const [user] = await db.insert(users).values({ platformId, platformUserId: senderUserId(platformUserId) }).returning({ id: users.id });
   return user!.id;
 }

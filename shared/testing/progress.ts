@@ -1,3 +1,4 @@
+import { senderUserId, serviceUserId, type ServiceUserId } from '../domain/ids.js';
 import { and, count, eq, max } from 'drizzle-orm';
 import type { Database, Executor } from '../db/client.js';
 import { chainProgress, events, pendingEvents, questTasks, rewardClaims, taskCompletions, users } from '../db/schema/index.js';
@@ -15,16 +16,16 @@ import { dateToMicros, parseUtcTimestamp } from '../domain/timestamp.js';
  */
 export async function storeCompletion(
   db: Executor,
-  input: { userId: string; providerId: string; platformUserId: string; taskId: string; chainId: string; at: string },
+  input: { userId: ServiceUserId; providerId: string; platformUserId: string; taskId: string; chainId: string; at: string },
 ) {
   const atUs = parseUtcTimestamp(input.at);
   if (atUs === null) throw new Error(`storeCompletion: ${input.at} is not a UTC timestamp`);
   await withTransaction(db, async (tx) => {
     // One writer per user at a time, so concurrent calls cannot write a stale summary.
-    await tx.select({ id: users.id }).from(users).where(eq(users.id, input.userId)).for('update');
+    await tx.select({ id: users.id }).from(users).where(eq(users.id, serviceUserId(input.userId))).for('update');
     const [event] = await tx
       .insert(events)
-      .values({ providerId: input.providerId, userId: input.platformUserId, eventType: `test-${input.taskId}`, occurredAt: atUs })
+      .values({ providerId: input.providerId, userId: senderUserId(input.platformUserId), eventType: `test-${input.taskId}`, occurredAt: atUs })
       .returning({ id: events.id });
     await tx
       .insert(taskCompletions)
@@ -33,7 +34,7 @@ export async function storeCompletion(
     const [summary] = await tx
       .select({ done: count(), latest: max(taskCompletions.completedAt) })
       .from(taskCompletions)
-      .where(and(eq(taskCompletions.userId, input.userId), eq(taskCompletions.chainId, input.chainId)));
+      .where(and(eq(taskCompletions.userId, serviceUserId(input.userId)), eq(taskCompletions.chainId, input.chainId)));
     const total = tasks!.total;
     const { done, latest } = summary!;
     const completedAt = isChainCompleted(total, done) ? latest : null;
@@ -47,7 +48,7 @@ export async function storeCompletion(
   });
 }
 
-export async function storeClaim(db: Executor, input: { userId: string; chainId: string; taskId: string | null }) {
+export async function storeClaim(db: Executor, input: { userId: ServiceUserId; chainId: string; taskId: string | null }) {
   await db.insert(rewardClaims).values({
     userId: input.userId,
     kind: input.taskId === null ? 'chain' : 'task',

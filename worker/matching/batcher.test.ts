@@ -1,3 +1,4 @@
+import { serviceUserId } from '../../shared/domain/ids.js';
 import { describe, expect, it } from 'vitest';
 import { createBatcher, type MatchWork } from './batcher.js';
 import { createTurnstile } from './turnstile.js';
@@ -17,10 +18,10 @@ describe('createBatcher', () => {
 
     const first = [batcher.submit(events('a')), batcher.submit(events('b', 'a'))];
     await new Promise((resolve) => setImmediate(resolve));
-    const later = [batcher.submit(events('c')), batcher.submit({ eventIds: [], userIds: ['u'] })];
+    const later = [batcher.submit(events('c')), batcher.submit({ eventIds: [], userIds: [serviceUserId('u')] })];
     release();
     expect(await Promise.all([...first, ...later])).toEqual([1, 1, 2, 2]);
-    expect(runs).toEqual([events('a', 'b'), { eventIds: ['c'], userIds: ['u'] }]);
+    expect(runs).toEqual([events('a', 'b'), { eventIds: ['c'], userIds: [serviceUserId('u')] }]);
   });
 
   it('never puts more than the limit in a batch, but never splits a job', async () => {

@@ -1,3 +1,4 @@
+import type { ServiceUserId } from '../../shared/domain/ids.js';
 /**
  * Gathers the work of concurrently delivered jobs into batches: the queue
  * hands a worker many jobs at once (WORKER_CONCURRENCY), each job submits its
@@ -17,7 +18,7 @@
 
 export interface MatchWork {
   eventIds: readonly string[];
-  userIds: readonly string[];
+  userIds: readonly ServiceUserId[];
   /** Whose work this is (a provider id); work of one source keeps its order. Absent: one shared lane. */
   source?: string;
 }

@@ -9,11 +9,11 @@ import { requireAdminForDashboard } from './auth.js';
 export const DASHBOARD_PATH = '/admin/queues';
 
 /**
- * bull-board for the matching queue: waiting/active/failed jobs, their data
+ * bull-board for the matching queue(s) and the backtest queue: waiting/active/failed jobs, their data
  * (ids only, never secrets) and errors, with retry. Outside the OpenAPI
  * document; guarded like the admin API.
  */
-export function registerQueueDashboard(app: OpenAPIHono<AppEnv>, deps: Pick<AppDeps, 'config' | 'producer' | 'rateLimits'>) {
+export function registerQueueDashboard(app: OpenAPIHono<AppEnv>, deps: Pick<AppDeps, 'config' | 'producer' | 'backtests' | 'rateLimits'>) {
   const adminToken = deps.config.ADMIN_TOKEN;
   const guard = requireAdminForDashboard(adminToken, deps.rateLimits);
   app.use(DASHBOARD_PATH, guard);
@@ -23,10 +23,12 @@ export function registerQueueDashboard(app: OpenAPIHono<AppEnv>, deps: Pick<AppD
   const serverAdapter = new HonoAdapter(serveStatic).setBasePath(DASHBOARD_PATH);
   createBullBoard({
     // One board per matching shard (MATCHING_QUEUE_SHARDS), told apart by a name prefix.
-    queues:
-      deps.producer.queues.length === 1
+    queues: [
+      ...(deps.producer.queues.length === 1
         ? [new BullMQAdapter(deps.producer.queue)]
-        : deps.producer.queues.map((queue, shard) => new BullMQAdapter(queue, { prefix: `shard ${shard} `, displayName: `matching (shard ${shard})` })),
+        : deps.producer.queues.map((queue, shard) => new BullMQAdapter(queue, { prefix: `shard ${shard} `, displayName: `matching (shard ${shard})` }))),
+      new BullMQAdapter(deps.backtests.queue, { displayName: 'backtests' }),
+    ],
     serverAdapter,
     options: { uiConfig: { boardTitle: 'Quest-chain queues' } },
   });

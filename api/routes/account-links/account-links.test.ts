@@ -1,9 +1,10 @@
+import { senderUserId, serviceUserId } from '../../../shared/domain/ids.js';
 import { createHash } from 'node:crypto';
 import { and, count as countRows, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dateToMicros, formatIsoMicros } from '../../../shared/domain/timestamp.js';
 import { accountLinks, events, linkTokens, users } from '../../../shared/db/schema/index.js';
-import { updateProvider } from '../../use-cases/admin/update-provider.js';
+import { updateProvider } from '../../../core/use-cases/admin/update-provider.js';
 import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
 import { useTestService } from '../../testing/test-service.js';
 
@@ -43,7 +44,7 @@ const expire = (token: string) =>
 describe('the link handshake', () => {
   it('issues a 15-minute token stored only as its hash, links, records the link event and flags the user', async () => {
     const userId = await register(platform, 'hs-1');
-    await database.db.update(users).set({ needsEvaluation: false }).where(eq(users.id, userId));
+    await database.db.update(users).set({ needsEvaluation: false }).where(eq(users.id, serviceUserId(userId)));
 
     const started = await api.call('POST', '/v1/account-links', {
       headers: platform.headers,
@@ -55,7 +56,7 @@ describe('the link handshake', () => {
     const expiresInMs = Date.parse(started.json.data.expires_at) - Date.now();
     expect(expiresInMs).toBeGreaterThan(14 * 60_000);
     expect(expiresInMs).toBeLessThanOrEqual(15 * 60_000);
-    const stored = await database.db.select({ token_hash: linkTokens.tokenHash }).from(linkTokens).where(eq(linkTokens.userId, userId));
+    const stored = await database.db.select({ token_hash: linkTokens.tokenHash }).from(linkTokens).where(eq(linkTokens.userId, serviceUserId(userId)));
     expect(stored).toEqual([{ token_hash: createHash('sha256').update(token).digest('hex') }]);
 
     const done = await complete(token, 'adv-hs-1');
@@ -66,13 +67,13 @@ describe('the link handshake', () => {
     const [storedEvent] = await database.db
       .select({ id: events.id, provider_id: events.providerId, occurredAt: events.occurredAt })
       .from(events)
-      .where(and(eq(events.userId, 'adv-hs-1'), eq(events.eventType, 'link_account')));
+      .where(and(eq(events.userId, senderUserId('adv-hs-1')), eq(events.eventType, 'link_account')));
     const event = storedEvent && { ...storedEvent, occurred_at: formatIsoMicros(storedEvent.occurredAt) };
     expect(event?.provider_id).toBe(advertiser.id);
     expect(event?.occurred_at).toBe(done.json.data.linked_at.replace('Z', '000Z'));
-    const [user] = await database.db.select({ needs_evaluation: users.needsEvaluation }).from(users).where(eq(users.id, userId));
+    const [user] = await database.db.select({ needs_evaluation: users.needsEvaluation }).from(users).where(eq(users.id, serviceUserId(userId)));
     expect(user?.needs_evaluation).toBe(true);
-    const [tokenRow] = await database.db.select({ usedAt: linkTokens.usedAt, link_id: linkTokens.linkId }).from(linkTokens).where(eq(linkTokens.userId, userId));
+    const [tokenRow] = await database.db.select({ usedAt: linkTokens.usedAt, link_id: linkTokens.linkId }).from(linkTokens).where(eq(linkTokens.userId, serviceUserId(userId)));
     const used = tokenRow && { used: tokenRow.usedAt !== null, link_id: tokenRow.link_id };
     expect(used).toEqual({ used: true, link_id: done.json.data.link_id });
 
@@ -99,7 +100,7 @@ describe('the link handshake', () => {
     const afterExpiry = await complete(token, 'adv-retry-1');
     expect(afterExpiry.status).toBe(200);
     expect(afterExpiry.json.data).toEqual({ ...first.json.data, already_linked: true });
-    const [count] = await database.db.select({ n: countRows() }).from(events).where(eq(events.userId, 'adv-retry-1'));
+    const [count] = await database.db.select({ n: countRows() }).from(events).where(eq(events.userId, senderUserId('adv-retry-1')));
     expect(count?.n).toBe(1);
   });
 
@@ -225,7 +226,7 @@ describe('concurrency', () => {
       .select({ n: countRows() })
       .from(accountLinks)
       .innerJoin(users, eq(users.id, accountLinks.userId))
-      .where(eq(users.platformUserId, 'race-two'));
+      .where(eq(users.platformUserId, senderUserId('race-two')));
     expect(count?.n).toBe(1);
   });
 });

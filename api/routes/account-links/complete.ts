@@ -1,10 +1,11 @@
+import { senderUserId } from '../../../shared/domain/ids.js';
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../http/body-guard.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { completeAccountLink } from '../../use-cases/account-links/complete-account-link.js';
+import { completeAccountLink } from '../../../core/use-cases/account-links/complete-account-link.js';
 import { completeLinkResponseSchema, completeLinkSchema, toCompletedLinkResponse } from './schema.js';
 
 const route = createRoute({
@@ -36,7 +37,7 @@ export function registerCompleteAccountLink(app: OpenAPIHono<AppEnv>) {
     const link = await completeAccountLink(deps, {
       advertiserId: caller.providerId,
       connectionToken: body.connection_token,
-      advertiserUserId: body.advertiser_user_id,
+      advertiserUserId: senderUserId(body.advertiser_user_id),
     });
     return c.json(ok(toCompletedLinkResponse(link)), 200);
   });

@@ -1,9 +1,10 @@
+import { senderUserId } from '../../../shared/domain/ids.js';
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { listAccountLinks } from '../../use-cases/account-links/list-account-links.js';
+import { listAccountLinks } from '../../../core/use-cases/account-links/list-account-links.js';
 import { toPageRequest } from '../../http/pagination.js';
 import { linksPageQuery, listLinksResponseSchema, toLinksResponse } from './schema.js';
 import { platformUserIdParams } from '../../http/common-schemas.js';
@@ -30,7 +31,7 @@ export function registerListAccountLinks(app: OpenAPIHono<AppEnv>) {
     const { deps, caller } = c.var;
     const links = await listAccountLinks(deps, {
       platformId: caller.providerId,
-      platformUserId: c.req.valid('param').platformUserId,
+      platformUserId: senderUserId(c.req.valid('param').platformUserId),
       page: toPageRequest(c.req.valid('query')),
     });
     return c.json(ok(toLinksResponse(links)), 200);

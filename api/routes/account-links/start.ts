@@ -1,10 +1,11 @@
+import { senderUserId } from '../../../shared/domain/ids.js';
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../http/body-guard.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { startAccountLink } from '../../use-cases/account-links/start-account-link.js';
+import { startAccountLink } from '../../../core/use-cases/account-links/start-account-link.js';
 import { startLinkResponseSchema, startLinkSchema, toStartedLinkResponse } from './schema.js';
 
 const route = createRoute({
@@ -30,7 +31,7 @@ export function registerStartAccountLink(app: OpenAPIHono<AppEnv>) {
     const body = c.req.valid('json');
     const started = await startAccountLink(deps, {
       platformId: caller.providerId,
-      platformUserId: body.platform_user_id,
+      platformUserId: senderUserId(body.platform_user_id),
       advertiserId: body.advertiser_id,
     });
     return c.json(ok(toStartedLinkResponse(started)), 200);

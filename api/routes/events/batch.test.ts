@@ -1,3 +1,4 @@
+import { senderUserId } from '../../../shared/domain/ids.js';
 import { count, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { events } from '../../../shared/db/schema/index.js';
@@ -52,7 +53,7 @@ describe('POST /v1/events/batch results', () => {
     expect(results[9]).toEqual({ ...rejected('events.9.metadata'), param: expect.stringMatching(/^events\.9\.metadata/) });
     expect(results[10]).toEqual(rejected('events.10.userId', 'unknown_field'));
 
-    const rows = await database.db.select({ id: events.id }).from(events).where(eq(events.userId, 'mix')).orderBy(events.occurredAt);
+    const rows = await database.db.select({ id: events.id }).from(events).where(eq(events.userId, senderUserId('mix'))).orderBy(events.occurredAt);
     expect(rows.map((r) => r.id)).toEqual([stored.json.data.event_id, results[0].event_id, results[7].event_id]);
   });
 
@@ -74,7 +75,7 @@ describe('POST /v1/events/batch results', () => {
     expect(answer.status).toBe(200);
     expect(answer.json.data.results).toHaveLength(500);
     expect(answer.json.data.results.every((r: { status: string }) => r.status === 'received')).toBe(true);
-    const [row] = await database.db.select({ count: count() }).from(events).where(eq(events.userId, 'five-hundred'));
+    const [row] = await database.db.select({ count: count() }).from(events).where(eq(events.userId, senderUserId('five-hundred')));
     expect(row?.count).toBe(500);
   });
 
@@ -107,7 +108,7 @@ describe('POST /v1/events/batch envelope errors -> 400 naming events', () => {
 
   it('stores nothing from a rejected envelope', async () => {
     await batch({ events: Array.from({ length: 501 }, (_, i) => event('too-many-2', i)) });
-    const [row] = await database.db.select({ count: count() }).from(events).where(eq(events.userId, 'too-many-2'));
+    const [row] = await database.db.select({ count: count() }).from(events).where(eq(events.userId, senderUserId('too-many-2')));
     expect(row?.count).toBe(0);
   });
 });

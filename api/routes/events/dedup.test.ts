@@ -1,3 +1,4 @@
+import { senderUserId } from '../../../shared/domain/ids.js';
 import { count, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { events, pendingEvents } from '../../../shared/db/schema/index.js';
@@ -13,7 +14,7 @@ const { database, api, platform, advertiser } = useTestService('event_dedup');
 const send = (body: unknown, provider: TestProvider = platform) => api.call('POST', '/v1/events', { headers: provider.headers, body });
 
 async function storedCount(userId: string): Promise<number> {
-  const [row] = await database.db.select({ count: count() }).from(events).where(eq(events.userId, userId));
+  const [row] = await database.db.select({ count: count() }).from(events).where(eq(events.userId, senderUserId(userId)));
   return row!.count;
 }
 

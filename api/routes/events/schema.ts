@@ -1,10 +1,11 @@
+import { senderUserId } from '../../../shared/domain/ids.js';
 import { z } from '@hono/zod-openapi';
 import { formatIsoMillis, parseUtcTimestamp, UTC_TIMESTAMP_PATTERN } from '../../../shared/domain/timestamp.js';
 import { storableObject, storableString } from '../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../http/envelope.js';
 import { isoMillis } from '../../http/common-schemas.js';
 import type { ValidationFailure } from '../../http/validation-errors.js';
-import type { EventInput, IngestedEvent } from '../../use-cases/events/ingest-events.js';
+import type { EventInput, IngestedEvent } from '../../../core/use-cases/events/ingest-events.js';
 
 const TIMESTAMP_RULE = 'must be an ISO 8601 UTC date-time (ending Z or +00:00) with at most 6 fractional digits';
 
@@ -83,7 +84,7 @@ export const batchResponseSchema = successEnvelope(z.object({ results: z.array(b
 /** The validated input in the shape the ingest use-case takes. */
 export function toEventInput(body: EventInputBody): EventInput {
   return {
-    userId: body.user_id,
+    userId: senderUserId(body.user_id),
     eventType: body.event_type,
     occurredUs: parseUtcTimestamp(body.timestamp)!,
     amount: body.amount ?? undefined,

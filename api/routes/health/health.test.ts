@@ -1,3 +1,4 @@
+import { senderUserId } from '../../../shared/domain/ids.js';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { events, pendingEvents } from '../../../shared/db/schema/index.js';
@@ -91,7 +92,7 @@ describe('ingest while Redis is unreachable', () => {
         .select({ pendingId: pendingEvents.eventId })
         .from(events)
         .leftJoin(pendingEvents, eq(pendingEvents.eventId, events.id))
-        .where(eq(events.userId, 'offline'))
+        .where(eq(events.userId, senderUserId('offline')))
     ).map((row) => ({ pending: row.pendingId !== null }));
     expect(rows).toHaveLength(2);
     expect(rows.every((row) => row.pending)).toBe(true);

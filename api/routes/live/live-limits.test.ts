@@ -12,9 +12,9 @@ import type { StreamCaps } from '../../live/stream-registry.js';
 import { readSse } from '../../testing/sse-reader.js';
 import { createTestApp, type TestApp } from '../../testing/test-app.js';
 import { useTestService } from '../../testing/test-service.js';
-import { updateCredential } from '../../use-cases/admin/update-credential.js';
-import { updateProvider } from '../../use-cases/admin/update-provider.js';
-import { providersServingLive } from '../../use-cases/live/providers-serving-live.js';
+import { updateCredential } from '../../../core/use-cases/admin/update-credential.js';
+import { updateProvider } from '../../../core/use-cases/admin/update-provider.js';
+import { providersServingLive } from '../../../core/use-cases/live/providers-serving-live.js';
 
 // Issue 12 (bounded streams, revocation, no polling) and product rules §8 (CORS).
 const { database, api, platform } = useTestService('live_limits');
@@ -23,18 +23,20 @@ afterAll(async () => {
   for (const close of closers.reverse()) await close();
 });
 
-/** The app with its own hub: the given caps, provider checks every 100 ms. */
-function appWithHub(caps: StreamCaps = { perUser: 10, perPlatform: 100, perProcess: 100 }) {
+/** The app with its own hub: the given caps, provider checks every 100 ms; `subscriber` is the hub's Redis connection. */
+function appWithHub(caps: StreamCaps = { perUser: 10, perPlatform: 100, perProcess: 100 }, options: { subscribeTimeoutMs?: number } = {}) {
+  const subscriber = createRedis(api.config.REDIS_URL, 'subscriber');
   const hub = new LiveHub({
-    redis: createRedis(api.config.REDIS_URL, 'subscriber'),
+    redis: subscriber,
     queuePrefix: api.config.QUEUE_PREFIX,
     logger: createLogger({ level: 'silent', name: 'live-limits-test' }),
     caps,
     providersServingLive: (providerIds) => providersServingLive({ db: database.db }, { providerIds }),
     providerCheckMs: 100,
+    ...options,
   });
   closers.push(() => hub.close());
-  return { hub, app: createApp({ ...api.deps, liveHub: hub }) };
+  return { hub, subscriber, app: createApp({ ...api.deps, liveHub: hub }) };
 }
 
 const tokenFor = (provider: { id: string }, platformUserId: string) => api.deps.liveTokens.issue({ platformId: provider.id, platformUserId });
@@ -101,10 +103,7 @@ describe('revocation', () => {
 });
 
 describe('a stream for a user not registered yet', () => {
-  // Retried, as the next one: in 2 of 6 loaded full-suite runs one of these two registration tests timed out
-  // waiting for the stream to follow the user (cause not found; alone they pass every time). See the note in
-  // docs/reliability.md, "What the suite does not show".
-  it('waits on the registration channel without reading Postgres, and follows the user once announced', { retry: 2 }, async () => {
+  it('waits on the registration channel without reading Postgres, and follows the user once announced', async () => {
     const platformUserId = `waiting-1-${randomUUID()}`;
     const { app } = appWithHub();
     const sse = await openStream(app, tokenFor(platform, platformUserId));
@@ -127,11 +126,7 @@ describe('a stream for a user not registered yet', () => {
     await sse.cancel();
   });
 
-  // Retried: once in three full-suite runs on a loaded machine the notice did not arrive in 20 s
-  // (best effort by design, api/use-cases/users/register-user.ts); alone it always passes. A
-  // broken notice path still fails every attempt.
-  it('is announced by POST /v1/users/register', { retry: 2 }, async () => {
-    // A new user each attempt: a retry must register, not find the last attempt's user.
+  it('is announced by POST /v1/users/register', async () => {
     const platformUserId = `waiting-2-${randomUUID()}`;
     const { app } = appWithHub();
     const sse = await openStream(app, tokenFor(platform, platformUserId));
@@ -142,6 +137,39 @@ describe('a stream for a user not registered yet', () => {
     await eventually(async () => ((await subscribers(progressChannel(api.config.QUEUE_PREFIX, userId))) === 1 ? true : undefined), {
       what: 'the stream to follow the registered user',
     });
+    await sse.cancel();
+  });
+});
+
+describe('a stream whose registration subscription Redis confirms late', () => {
+  // The stream stops waiting for Redis to confirm its subscription after
+  // subscribeTimeoutMs, sends `ready` and looks for the user once. A
+  // registration after that look but before the SUBSCRIBE reaches Redis sends
+  // its notice to nobody; the stream must look again once Redis confirms.
+  // Here the hub's own connection holds its writes (a corked socket: the
+  // SUBSCRIBE stays in the client) while the user registers over the API.
+  it('follows a user who registered while its SUBSCRIBE had not reached Redis', async () => {
+    const platformUserId = `late-${randomUUID()}`;
+    const { app, subscriber } = appWithHub(undefined, { subscribeTimeoutMs: 50 });
+    await subscriber.ping(); // connected, so the SUBSCRIBE goes to the socket, not the offline queue
+    subscriber.stream.cork();
+    const sse = await openStream(app, tokenFor(platform, platformUserId));
+    const registration = registrationChannel(api.config.QUEUE_PREFIX, platform.id, platformUserId);
+    expect(await subscribers(registration)).toBe(0);
+    // Let the stream's one look after `ready` find nobody.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const answer = await api.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: platformUserId } });
+    expect(answer.status).toBe(200);
+    const userId = answer.json.data.user_id as string;
+
+    subscriber.stream.uncork();
+    await eventually(async () => ((await subscribers(progressChannel(api.config.QUEUE_PREFIX, userId))) === 1 ? true : undefined), {
+      what: 'the stream to follow the user once Redis confirmed its subscription',
+      timeoutMs: 10_000,
+    });
+    const message = { quest_chain_ids: ['c-late'], changed_at: '2026-01-02T03:04:05.678Z' };
+    await api.deps.redis.publish(progressChannel(api.config.QUEUE_PREFIX, userId), JSON.stringify(message));
+    expect(JSON.parse((await sse.nextEvent('progress')).data!)).toEqual(message);
     await sse.cancel();
   });
 });

@@ -1,3 +1,4 @@
+import { senderUserId, serviceUserId, type ServiceUserId } from '../../../shared/domain/ids.js';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chainProgress, users } from '../../../shared/db/schema/index.js';
@@ -35,9 +36,9 @@ afterAll(async () => {
 
 const tokenFor = (platformUserId: string, now?: number) => api.deps.liveTokens.issue({ platformId: platform.id, platformUserId }, now);
 
-async function register(platformUserId: string): Promise<string> {
+async function register(platformUserId: string): Promise<ServiceUserId> {
   const answer = await api.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: platformUserId } });
-  return answer.json.data.user_id as string;
+  return answer.json.data.user_id as ServiceUserId;
 }
 
 async function open(query: Record<string, string>, headers: Record<string, string> = {}) {
@@ -94,7 +95,7 @@ describe('GET /v1/live: the stream', () => {
     const userId = await register('since-1');
     const chain = await createTestChain(database.db, platform.id, advertiser.id, { name: 'c', start: '2020-01-01T00:00:00Z', end: '2099-01-01T00:00:00Z' });
     const changedAt = parseUtcTimestamp('2026-03-01T10:00:00.250Z')!;
-    await database.db.update(users).set({ progressChangedAt: changedAt }).where(eq(users.id, userId));
+    await database.db.update(users).set({ progressChangedAt: changedAt }).where(eq(users.id, serviceUserId(userId)));
     await database.db.insert(chainProgress).values({ userId, chainId: chain.id, completedTasks: 1, totalTasks: 2, updatedAt: changedAt });
 
     const behind = await open({ token: tokenFor('since-1'), since: '2026-03-01T10:00:00.249Z' });
@@ -121,7 +122,7 @@ describe('GET /v1/live: the stream', () => {
 
   it('takes a reconnecting EventSource\'s Last-Event-ID as the baseline', async () => {
     const userId = await register('resume-1');
-    await database.db.update(users).set({ progressChangedAt: parseUtcTimestamp('2026-03-01T10:00:00.250Z')! }).where(eq(users.id, userId));
+    await database.db.update(users).set({ progressChangedAt: parseUtcTimestamp('2026-03-01T10:00:00.250Z')! }).where(eq(users.id, serviceUserId(userId)));
     const resumed = await open({ token: tokenFor('resume-1'), since: '2026-01-01T00:00:00Z' }, { 'last-event-id': '2026-03-01T10:00:00.250Z' });
     await resumed.nextEvent('ready');
     expect((await resumed.next(undefined, HEARTBEAT_MS * 4)).comment).toBe('keep-alive');
@@ -143,9 +144,13 @@ describe('GET /v1/live: the stream', () => {
   it('reports at once the progress a user already has when their registration is announced', async () => {
     const sse = await open({ token: tokenFor('late-2') });
     await sse.nextEvent('ready');
-    // Stored with progress, then announced: all of that progress happened after the stream connected.
-    const userId = await createTestUser(database.db, platform.id, 'late-2');
-    await database.db.update(users).set({ progressChangedAt: dateToMicros(new Date()) }).where(eq(users.id, userId));
+    // Stored with progress in one statement (the stream's own look for the user may find it at any
+    // moment), then announced: all of that progress happened after the stream connected.
+    const [stored] = await database.db
+      .insert(users)
+      .values({ platformId: platform.id, platformUserId: senderUserId('late-2'), progressChangedAt: dateToMicros(new Date()) })
+      .returning({ id: users.id });
+    const userId = stored!.id;
     await api.deps.redis.publish(registrationChannel(api.config.QUEUE_PREFIX, platform.id, 'late-2'), userId);
     const caughtUp = await sse.nextEvent('progress');
     expect(JSON.parse(caughtUp.data!).quest_chain_ids).toEqual([]);

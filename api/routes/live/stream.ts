@@ -1,3 +1,4 @@
+import { senderUserId, type ServiceUserId } from '../../../shared/domain/ids.js';
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import { AppError } from '../../http/errors.js';
@@ -5,7 +6,7 @@ import type { AppEnv } from '../../app-env.js';
 import { errorResponses } from '../../http/envelope.js';
 import { runLiveSession } from '../../live/session.js';
 import type { StreamCapReached, StreamCaps } from '../../live/stream-registry.js';
-import { findUserId } from '../../use-cases/users/find-user-id.js';
+import { findUserId } from '../../../core/use-cases/users/find-user-id.js';
 import { liveQuerySchema, liveStreamDescription, liveStreamExample, parseSince, SINCE_RULE } from './schema.js';
 
 const route = createRoute({
@@ -43,10 +44,10 @@ export function registerLiveStream(app: OpenAPIHono<AppEnv>) {
     const ticket = deps.liveHub.admit(scope);
     if (typeof ticket === 'string') throw tooManyStreams(ticket, deps.liveHub.streams.caps);
 
-    let userId: string | null;
+    let userId: ServiceUserId | null;
     try {
       // Resolved before the stream opens so a database failure is an ordinary 500, not a broken stream.
-      userId = await findUserId(deps, { platformId: scope.platformId, platformUserId: scope.platformUserId });
+      userId = await findUserId(deps, { platformId: scope.platformId, platformUserId: senderUserId(scope.platformUserId) });
     } catch (error) {
       ticket.release();
       throw error;

@@ -1,3 +1,4 @@
+import { serviceUserId, type ServiceUserId } from '../../../shared/domain/ids.js';
 import { describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
@@ -19,7 +20,7 @@ async function platformWithUser(platformUserId = 'alice') {
   const platform = await createTestProvider(database.db, 'platform');
   const registered = await api.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: platformUserId } });
   expect(registered.status).toBe(200);
-  return { platform, userId: registered.json.data.user_id as string, platformUserId };
+  return { platform, userId: registered.json.data.user_id as ServiceUserId, platformUserId };
 }
 
 async function createChain(body: ReturnType<typeof chainBody>) {
@@ -75,7 +76,7 @@ describe('GET /v1/quest-chains/active/{platformUserId}: who is asked about', () 
     const mine = await platformWithUser('shared-id');
     const theirs = await platformWithUser('bob');
     await createChain(chainBody(theirs.platform.id, advertiser.id));
-    await database.db.update(users).set({ progressChangedAt: dateToMicros(new Date()) }).where(eq(users.id, theirs.userId));
+    await database.db.update(users).set({ progressChangedAt: dateToMicros(new Date()) }).where(eq(users.id, serviceUserId(theirs.userId)));
     const answer = await read(mine.platform, 'bob');
     expect(answer.status).toBe(200);
     expect(answer.json.data).toEqual({
@@ -130,7 +131,7 @@ describe('GET /v1/quest-chains/active/{platformUserId}: progress and rewards', (
     const { platform, userId, platformUserId } = await platformWithUser();
     const now = Date.now();
     const registeredAt = new Date(now - 2 * DAY_MS);
-    await database.db.update(users).set({ createdAt: dateToMicros(registeredAt) }).where(eq(users.id, userId));
+    await database.db.update(users).set({ createdAt: dateToMicros(registeredAt) }).where(eq(users.id, serviceUserId(userId)));
     const ordered = await createChain(chainBody(platform.id, advertiser.id, { name: 'ordered', start: iso(now - 3 * DAY_MS) }));
     const anyOrder = await createChain(chainBody(platform.id, advertiser.id, { name: 'any', start: iso(now - DAY_MS), anyOrder: true, reward: false }));
     const complete = (chain: typeof ordered, index: number, at: string) =>
@@ -171,7 +172,7 @@ describe('GET /v1/quest-chains/active/{platformUserId}: progress and rewards', (
     await complete(ordered, 1, '2026-01-01T12:00:00Z');
     await complete(ordered, 2, '2026-01-02T09:30:00Z');
     await storeClaim(database.db, { userId, chainId: ordered.quest_chain.id, taskId: ordered.tasks[0]!.id });
-    await database.db.update(users).set({ progressChangedAt: parseUtcTimestamp('2026-01-02T03:04:05.678Z')! }).where(eq(users.id, userId));
+    await database.db.update(users).set({ progressChangedAt: parseUtcTimestamp('2026-01-02T03:04:05.678Z')! }).where(eq(users.id, serviceUserId(userId)));
     const done = (await read(platform, platformUserId)).json.data;
     expect(done.liveUpdates.baselineTimestamp).toBe('2026-01-02T03:04:05.678Z');
     expect(done.quest_chains[0].user_progress).toMatchObject({ status: 'completed', progress: 100, completed_at: '2026-01-02T09:30:00.000Z', completed_tasks: 3 });

@@ -1,3 +1,4 @@
+import { senderUserId, serviceUserId, type ServiceUserId } from '../../../shared/domain/ids.js';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dateToMicros } from '../../../shared/domain/timestamp.js';
@@ -34,7 +35,7 @@ async function userWithChain(platformUserId = 'etag-user') {
   const created = await api.call('POST', '/admin/v1/quest-chains', { headers: api.adminHeaders, body: chainBody(platform.id, advertiser.id) });
   expect(created.status).toBe(200);
   const chain = created.json.data as { quest_chain: { id: string }; tasks: { id: string }[] };
-  return { platform, platformUserId, userId: registered.json.data.user_id as string, chain };
+  return { platform, platformUserId, userId: registered.json.data.user_id as ServiceUserId, chain };
 }
 
 const read = (app: TestApp, platform: TestProvider, platformUserId: string, etag?: string) =>
@@ -72,7 +73,7 @@ describe('ETag and If-None-Match', () => {
     const etag = before.headers.get('etag')!;
     // What the worker does: commit the completion and the progress stamp, then publish on the user's live channel.
     await storeCompletion(database.db, { userId, providerId: platform.id, platformUserId, taskId: chain.tasks[0]!.id, chainId: chain.quest_chain.id, at: new Date().toISOString() });
-    await database.db.update(users).set({ progressChangedAt: dateToMicros(new Date()) }).where(eq(users.id, userId));
+    await database.db.update(users).set({ progressChangedAt: dateToMicros(new Date()) }).where(eq(users.id, serviceUserId(userId)));
     await api.deps.redis.publish(progressChannel(api.config.QUEUE_PREFIX, userId), JSON.stringify({ quest_chain_ids: [chain.quest_chain.id], changed_at: new Date().toISOString() }));
 
     for (const app of [api, other]) {
@@ -132,9 +133,9 @@ describe('ETag and If-None-Match', () => {
   it('renews the live token (and so the tag) once a minute, and keeps it within the minute', async () => {
     const { platform, platformUserId } = await userWithChain();
     const minute = Math.floor(Date.now() / 60_000) * 60_000;
-    const early = await activeAnswer(api.deps, { platformId: platform.id, platformUserId, nowMs: minute + 1_000 }, toActiveChainsResponse);
-    const late = await activeAnswer(api.deps, { platformId: platform.id, platformUserId, nowMs: minute + 59_000 }, toActiveChainsResponse);
-    const next = await activeAnswer(api.deps, { platformId: platform.id, platformUserId, nowMs: minute + 61_000 }, toActiveChainsResponse);
+    const early = await activeAnswer(api.deps, { platformId: platform.id, platformUserId: senderUserId(platformUserId), nowMs: minute + 1_000 }, toActiveChainsResponse);
+    const late = await activeAnswer(api.deps, { platformId: platform.id, platformUserId: senderUserId(platformUserId), nowMs: minute + 59_000 }, toActiveChainsResponse);
+    const next = await activeAnswer(api.deps, { platformId: platform.id, platformUserId: senderUserId(platformUserId), nowMs: minute + 61_000 }, toActiveChainsResponse);
     expect(late).toEqual(early);
     expect(next.etag).not.toBe(early.etag);
     const token = (body: Buffer) => JSON.parse(body.toString()).data.liveUpdates.token as string;

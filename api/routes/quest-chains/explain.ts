@@ -1,9 +1,10 @@
+import { senderUserId } from '../../../shared/domain/ids.js';
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { explainProgress } from '../../use-cases/quest-chains/explain-progress.js';
+import { explainProgress } from '../../../core/use-cases/quest-chains/explain-progress.js';
 import { explainParams, explanationResponseSchema, toExplanationResponse } from './schema.js';
 
 export const explainRoute = createRoute({
@@ -31,7 +32,7 @@ export function registerExplainProgress<E extends AppEnv>(app: OpenAPIHono<E>) {
   app.openapi(explainRoute, async (c) => {
     const { questChainId, platformUserId } = c.req.valid('param');
     const { deps, caller } = c.var;
-    const explanation = await explainProgress(deps, { platformId: caller.providerId, chainId: questChainId, platformUserId });
+    const explanation = await explainProgress(deps, { platformId: caller.providerId, chainId: questChainId, platformUserId: senderUserId(platformUserId) });
     return c.json(ok(toExplanationResponse(explanation)), 200);
   });
 }

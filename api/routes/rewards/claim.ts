@@ -1,10 +1,11 @@
+import { senderUserId } from '../../../shared/domain/ids.js';
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../http/body-guard.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { claimReward } from '../../use-cases/rewards/claim-reward.js';
+import { claimReward } from '../../../core/use-cases/rewards/claim-reward.js';
 import { claimResponseSchema, claimRewardSchema, toClaimResultResponse } from './schema.js';
 
 const route = createRoute({
@@ -33,7 +34,7 @@ export function registerClaimReward(app: OpenAPIHono<AppEnv>) {
     const { deps, caller } = c.var;
     const body = c.req.valid('json');
     const target = body.task_id !== undefined ? { taskId: body.task_id } : { chainId: body.quest_chain_id! };
-    const claim = await claimReward(deps, { platformId: caller.providerId, platformUserId: body.platform_user_id, ...target });
+    const claim = await claimReward(deps, { platformId: caller.providerId, platformUserId: senderUserId(body.platform_user_id), ...target });
     return c.json(ok(toClaimResultResponse(claim)), 200);
   });
 }

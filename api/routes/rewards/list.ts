@@ -1,10 +1,11 @@
+import { senderUserId } from '../../../shared/domain/ids.js';
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
 import { platformUserIdParams } from '../../http/common-schemas.js';
-import { listRewards } from '../../use-cases/rewards/list-rewards.js';
+import { listRewards } from '../../../core/use-cases/rewards/list-rewards.js';
 import { toPageRequest } from '../../http/pagination.js';
 import { rewardsPageQuery, rewardsResponseSchema, toRewardsResponse } from './schema.js';
 
@@ -30,7 +31,7 @@ export function registerListRewards(app: OpenAPIHono<AppEnv>) {
     const { deps, caller } = c.var;
     const rewards = await listRewards(deps, {
       platformId: caller.providerId,
-      platformUserId: c.req.valid('param').platformUserId,
+      platformUserId: senderUserId(c.req.valid('param').platformUserId),
       page: toPageRequest(c.req.valid('query')),
     });
     return c.json(ok(toRewardsResponse(rewards)), 200);

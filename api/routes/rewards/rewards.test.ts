@@ -1,3 +1,4 @@
+import { serviceUserId, type ServiceUserId } from '../../../shared/domain/ids.js';
 import { randomUUID } from 'node:crypto';
 import { count as countRows, eq, inArray } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -24,13 +25,13 @@ const createChain = (owner: TestProvider, options: { tasks: number; reward: bool
     reward: options.reward && { type: 'mystery_box', name: 'Gold box', value: null, image_urls: null },
   });
 
-async function register(owner: TestProvider, platformUserId: string): Promise<string> {
+async function register(owner: TestProvider, platformUserId: string): Promise<ServiceUserId> {
   const answer = await api.call('POST', '/v1/users/register', { headers: owner.headers, body: { platform_user_id: platformUserId } });
-  return answer.json.data.user_id as string;
+  return answer.json.data.user_id as ServiceUserId;
 }
 
 /** What the worker writes when an event completes a task: the completion and the chain's summary. */
-const complete = (userId: string, chainId: string, taskId: string, at: string) =>
+const complete = (userId: ServiceUserId, chainId: string, taskId: string, at: string) =>
   storeCompletion(database.db, { userId, providerId: platform.id, platformUserId: randomUUID(), taskId, chainId, at });
 
 const claim = (body: Record<string, unknown>, caller: TestProvider = platform) =>
@@ -72,7 +73,7 @@ describe('POST /v1/rewards/claim: task rewards', () => {
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
     expect(new Set(answers.map((a) => a.json.data.claim_id)).size).toBe(1);
     expect(answers.filter((a) => a.json.data.already_claimed)).toHaveLength(9);
-    const [count] = await database.db.select({ n: countRows() }).from(rewardClaims).where(eq(rewardClaims.userId, userId));
+    const [count] = await database.db.select({ n: countRows() }).from(rewardClaims).where(eq(rewardClaims.userId, serviceUserId(userId)));
     expect(count?.n).toBe(1);
   });
 });

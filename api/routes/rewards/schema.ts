@@ -6,8 +6,8 @@ import { successEnvelope } from '../../http/envelope.js';
 import { claimableTaskSchema as activeClaimableTaskSchema } from '../quest-chains/schema.js';
 import { isoMillis } from '../../http/common-schemas.js';
 import { hasMoreField, pageQuerySchema } from '../../http/pagination.js';
-import type { ClaimedReward } from '../../use-cases/rewards/claim-reward.js';
-import type { RewardsOverview } from '../../use-cases/rewards/list-rewards.js';
+import type { ClaimedReward } from '../../../core/use-cases/rewards/claim-reward.js';
+import type { RewardsOverview } from '../../../core/use-cases/rewards/list-rewards.js';
 
 
 export const claimRewardSchema = z

@@ -1,3 +1,4 @@
+import { senderUserId } from '../../../shared/domain/ids.js';
 import { count, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { users } from '../../../shared/db/schema/index.js';
@@ -22,7 +23,7 @@ describe('POST /v1/users/register', () => {
     expect(answers.every((a) => a.status === 200)).toBe(true);
     expect(new Set(answers.map((a) => a.json.data.user_id)).size).toBe(1);
     expect(answers.filter((a) => a.json.data.already_exists === false)).toHaveLength(1);
-    const [row] = await database.db.select({ count: count() }).from(users).where(eq(users.platformUserId, 'race'));
+    const [row] = await database.db.select({ count: count() }).from(users).where(eq(users.platformUserId, senderUserId('race')));
     expect(row?.count).toBe(1);
   });
 

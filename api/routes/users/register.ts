@@ -1,10 +1,11 @@
+import { senderUserId } from '../../../shared/domain/ids.js';
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../http/body-guard.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { registerUser } from '../../use-cases/users/register-user.js';
+import { registerUser } from '../../../core/use-cases/users/register-user.js';
 import { registerUserResponseSchema, registerUserSchema, toRegisteredUserResponse } from './schema.js';
 
 const route = createRoute({
@@ -30,7 +31,7 @@ export function registerRegisterUser(app: OpenAPIHono<AppEnv>) {
     const { deps, caller } = c.var;
     const user = await registerUser(deps, {
       platformId: caller.providerId,
-      platformUserId: body.platform_user_id,
+      platformUserId: senderUserId(body.platform_user_id),
       countryCode: body.country_code,
       userMetadata: body.user_metadata,
     });

@@ -1,3 +1,4 @@
+import { senderUserId } from '../../../shared/domain/ids.js';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { users } from '../../../shared/db/schema/index.js';
@@ -54,7 +55,7 @@ describe('POST /v1/users/register limits', () => {
     const [row] = await database.db
       .select({ country_code: users.countryCode, user_metadata: users.userMetadata })
       .from(users)
-      .where(eq(users.platformUserId, id));
+      .where(eq(users.platformUserId, senderUserId(id)));
     expect(row).toEqual({ country_code: 'DE', user_metadata: { username: 'zoë' } });
   });
 });

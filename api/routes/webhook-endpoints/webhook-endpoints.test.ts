@@ -5,7 +5,7 @@ import { useTestService } from '../../testing/test-service.js';
 
 // Product rules §10, the management half: endpoints, the SSRF guard at creation,
 // the cap, tenancy, the message log's pages and filter, replay's refusals.
-// (Deliveries run in real processes: api/e2e/webhooks*.e2e.test.ts.)
+// (Deliveries run in real processes: e2e/webhooks*.e2e.test.ts.)
 
 const { database, api, platform, advertiser } = useTestService('webhook_endpoints');
 // A public address written as a literal: accepted without a DNS lookup (the sandbox may have no DNS).

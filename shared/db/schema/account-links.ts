@@ -3,12 +3,13 @@ import { index, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core';
 import { timestampUs } from '../columns.js';
 import { providers } from './providers.js';
 import { users } from './users.js';
+import type { SenderUserId, ServiceUserId } from '../../domain/ids.js';
 
 export const accountLinks = pgTable(
   'account_links',
   {
     id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
-    userId: uuid('user_id')
+    userId: uuid('user_id').$type<ServiceUserId>()
       .notNull()
       .references(() => users.id),
     platformId: uuid('platform_id')
@@ -17,7 +18,7 @@ export const accountLinks = pgTable(
     advertiserId: uuid('advertiser_id')
       .notNull()
       .references(() => providers.id),
-    advertiserUserId: text('advertiser_user_id').notNull(),
+    advertiserUserId: text('advertiser_user_id').$type<SenderUserId>().notNull(),
     linkedAt: timestampUs('linked_at', { precision: 3 }).notNull().default(sql`now()`),
   },
   (table) => [
@@ -31,7 +32,7 @@ export const accountLinks = pgTable(
 /** Single-use connection tokens; only the SHA-256 of the token is stored. */
 export const linkTokens = pgTable('link_tokens', {
   tokenHash: text('token_hash').primaryKey(),
-  userId: uuid('user_id')
+  userId: uuid('user_id').$type<ServiceUserId>()
     .notNull()
     .references(() => users.id),
   platformId: uuid('platform_id')
@@ -43,6 +44,6 @@ export const linkTokens = pgTable('link_tokens', {
   expiresAt: timestampUs('expires_at', { precision: 3 }).notNull(),
   createdAt: timestampUs('created_at', { precision: 3 }).notNull().default(sql`now()`),
   usedAt: timestampUs('used_at', { precision: 3 }),
-  usedAdvertiserUserId: text('used_advertiser_user_id'),
+  usedAdvertiserUserId: text('used_advertiser_user_id').$type<SenderUserId>(),
   linkId: uuid('link_id').references(() => accountLinks.id),
 });

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { check, integer, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { timestampUs } from '../columns.js';
 import { providers } from './providers.js';
+import type { ServiceUserId } from '../../domain/ids.js';
 
 export const BACKTEST_STATUSES = ['running', 'completed', 'failed'] as const;
 
@@ -24,7 +25,7 @@ export const backtests = pgTable(
     usersTotal: integer('users_total').notNull().default(0),
     usersDone: integer('users_done').notNull().default(0),
     /** The last user id evaluated (users are read in id order); null before the first page. */
-    cursor: uuid('cursor'),
+    cursor: uuid('cursor').$type<ServiceUserId>(),
     /** The counts so far (shared/domain/backtest.ts' BacktestTally as JSON). */
     tally: jsonb('tally').notNull(),
     result: jsonb('result'),

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { doublePrecision, index, jsonb, pgTable, primaryKey, text, unique, uuid } from 'drizzle-orm/pg-core';
 import { timestampUs } from '../columns.js';
 import { providers } from './providers.js';
+import type { SenderUserId } from '../../domain/ids.js';
 
 /**
  * Every accepted event. The unique key is the published dedup key, read per
@@ -21,7 +22,7 @@ export const events = pgTable(
     providerId: uuid('provider_id')
       .notNull()
       .references(() => providers.id),
-    userId: text('user_id').notNull(),
+    userId: text('user_id').$type<SenderUserId>().notNull(),
     eventType: text('event_type').notNull(),
     occurredAt: timestampUs('occurred_at', { precision: 6 }).notNull(),
     amount: doublePrecision('amount'),

@@ -3,12 +3,13 @@ import { bigint, index, integer, pgTable, primaryKey, uuid } from 'drizzle-orm/p
 import { timestampUs } from '../columns.js';
 import { questChains, questTasks } from './quest-chains.js';
 import { users } from './users.js';
+import type { ServiceUserId } from '../../domain/ids.js';
 
 /** Which event completed which task for which user (the matcher's output). */
 export const taskCompletions = pgTable(
   'task_completions',
   {
-    userId: uuid('user_id')
+    userId: uuid('user_id').$type<ServiceUserId>()
       .notNull()
       .references(() => users.id),
     taskId: uuid('task_id')
@@ -36,7 +37,7 @@ export const taskCompletions = pgTable(
 export const chainProgress = pgTable(
   'chain_progress',
   {
-    userId: uuid('user_id')
+    userId: uuid('user_id').$type<ServiceUserId>()
       .notNull()
       .references(() => users.id),
     chainId: uuid('chain_id')

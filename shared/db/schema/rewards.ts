@@ -3,6 +3,7 @@ import { jsonb, pgEnum, pgTable, unique, uuid } from 'drizzle-orm/pg-core';
 import { timestampUs } from '../columns.js';
 import { questChains, questTasks } from './quest-chains.js';
 import { users } from './users.js';
+import type { ServiceUserId } from '../../domain/ids.js';
 
 export const rewardKind = pgEnum('reward_kind', ['task', 'chain']);
 
@@ -15,7 +16,7 @@ export const rewardClaims = pgTable(
   'reward_claims',
   {
     id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
-    userId: uuid('user_id')
+    userId: uuid('user_id').$type<ServiceUserId>()
       .notNull()
       .references(() => users.id),
     kind: rewardKind('kind').notNull(),

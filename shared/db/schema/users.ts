@@ -2,15 +2,16 @@ import { sql } from 'drizzle-orm';
 import { boolean, char, index, jsonb, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core';
 import { timestampUs } from '../columns.js';
 import { providers } from './providers.js';
+import type { SenderUserId, ServiceUserId } from '../../domain/ids.js';
 
 export const users = pgTable(
   'users',
   {
-    id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
+    id: uuid('id').$type<ServiceUserId>().primaryKey().default(sql`gen_random_uuid()`),
     platformId: uuid('platform_id')
       .notNull()
       .references(() => providers.id),
-    platformUserId: text('platform_user_id').notNull(),
+    platformUserId: text('platform_user_id').$type<SenderUserId>().notNull(),
     countryCode: char('country_code', { length: 2 }),
     userMetadata: jsonb('user_metadata').$type<Record<string, unknown>>(),
     createdAt: timestampUs('created_at', { precision: 3 }).notNull().default(sql`now()`),

@@ -1,5 +1,10 @@
+import { senderUserId } from '../../../../shared/domain/ids.js';
 import { eq, sql } from 'drizzle-orm';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { Worker } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runBacktest } from '../../../../core/use-cases/backtests/run-backtest.js';
+import { BACKTEST_QUEUE } from '../../../../shared/queue/backtest-contract.js';
+import { createRedis } from '../../../../shared/queue/connection.js';
 import { insertOrFindEvents, type NewEvent } from '../../../../shared/db/event-store.js';
 import { accountLinks, backtests, users } from '../../../../shared/db/schema/index.js';
 import type { CountingEvent } from '../../../../shared/domain/conditions.js';
@@ -8,6 +13,7 @@ import { referenceCompletions } from '../../../../shared/domain/progress.referen
 import { parseUtcTimestamp } from '../../../../shared/domain/timestamp.js';
 import { eventually } from '../../../../shared/testing/eventually.js';
 import { createTestProvider, type TestProvider } from '../../../../shared/testing/fixtures.js';
+import { startService, type ServiceProcess } from '../../../../e2e/harness/service.js';
 import { seededRandom } from '../../../../shared/testing/random.js';
 import { chainBody } from '../../../testing/chains.js';
 import { useTestService } from '../../../testing/test-service.js';
@@ -16,8 +22,25 @@ import { useTestService } from '../../../testing/test-service.js';
 // events from the platform, from the chain's advertiser about linked ids, and
 // from senders that must not count (another advertiser, another platform).
 // The prediction must equal the naive reference model of §4-5, user by user.
+// Backtests run in the built worker, as real processes on the file's database
+// and queue prefix: the API only stores and queues them, and reads them.
 
 const { database, api, platform, advertiser } = useTestService('backtests');
+const workers: ServiceProcess[] = [];
+/** A worker process on this file's database and queues, sweeping every 300 ms, taking a dead worker's job within 2 s. */
+async function startWorker() {
+  const worker = await startService('worker', {
+    DATABASE_URL: database.url,
+    QUEUE_PREFIX: api.config.QUEUE_PREFIX,
+    RECONCILE_INTERVAL_MS: '300',
+    JOB_LOCK_MS: '1000',
+  });
+  workers.push(worker);
+  return worker;
+}
+afterAll(async () => {
+  await Promise.all(workers.map((worker) => worker.stop('SIGKILL')));
+});
 let otherAdvertiser: TestProvider;
 let otherPlatform: TestProvider;
 
@@ -55,9 +78,9 @@ beforeAll(async () => {
   otherAdvertiser = await createTestProvider(database.db, 'advertiser');
   otherPlatform = await createTestProvider(database.db, 'platform');
   const random = seededRandom(SEED);
-  const rows = Array.from({ length: USERS }, (_, i) => ({ platformId: platform.id, platformUserId: `u${String(i).padStart(5, '0')}` }));
+  const rows = Array.from({ length: USERS }, (_, i) => ({ platformId: platform.id, platformUserId: senderUserId(`u${String(i).padStart(5, '0')}`) }));
   const stored = await database.db.insert(users).values(rows).returning({ id: users.id, platformUserId: users.platformUserId });
-  const links = stored.filter(() => random.chance(0.3)).map((user) => ({ userId: user.id, platformId: platform.id, advertiserId: advertiser.id, advertiserUserId: `adv-${user.platformUserId}` }));
+  const links = stored.filter(() => random.chance(0.3)).map((user) => ({ userId: user.id, platformId: platform.id, advertiserId: advertiser.id, advertiserUserId: senderUserId(`adv-${user.platformUserId}`) }));
   if (links.length > 0) await database.db.insert(accountLinks).values(links);
   const linked = new Map(links.map((link) => [link.userId, link.advertiserUserId]));
 
@@ -74,7 +97,7 @@ beforeAll(async () => {
       const offset = BigInt(Math.floor((random.next() * 1.2 - 0.1) * Number(spanUs)));
       const sender = random.pick(['platform', 'platform', 'advertiser', 'other-advertiser', 'other-platform'] as const);
       const providerId = { platform: platform.id, advertiser: advertiser.id, 'other-advertiser': otherAdvertiser.id, 'other-platform': otherPlatform.id }[sender];
-      const userId = sender === 'advertiser' || sender === 'other-advertiser' ? `adv-${user.platformUserId}` : user.platformUserId;
+      const userId = sender === 'advertiser' || sender === 'other-advertiser' ? senderUserId(`adv-${user.platformUserId}`) : user.platformUserId;
       const event = {
         providerId,
         userId,
@@ -143,7 +166,39 @@ const rulesOf = (anyOrder: boolean): ChainRules => ({
   ],
 });
 
+/** A running backtest of the seeded draft as stored with no job behind it (a lost enqueue, or a runner that died before its first page). */
+async function orphanBacktest(runnerId: string | null) {
+  const [row] = await database.db
+    .insert(backtests)
+    .values({ platformId: platform.id, draft: orphanDraft(), tally: { usersEvaluated: 0, usersStarted: 0, usersCompleted: 0, tasksCompleted: {}, taskRewards: 0, sample: [] }, usersTotal: USERS, runnerId })
+    .returning({ id: backtests.id });
+  return row!.id;
+}
+let storedDraft: unknown;
+const orphanDraft = () => storedDraft;
+const rowOf = async (id: string) => (await database.db.select().from(backtests).where(eq(backtests.id, id)))[0]!;
+
+describe('with no worker running', () => {
+  it('GET reads a backtest and starts nothing: no claim, no page', async () => {
+    const started = await api.call('POST', '/admin/v1/quest-chains/backtest', { headers: api.adminHeaders, body: body() });
+    expect(started.status, started.text).toBe(202);
+    const id = started.json.data.backtest_id as string;
+    storedDraft = (await rowOf(id)).draft;
+    for (let i = 0; i < 3; i++) {
+      const answer = await api.call('GET', `/admin/v1/backtests/${id}`, { headers: api.adminHeaders });
+      expect(answer.json.data).toMatchObject({ status: 'running', progress: { users_done: 0, users_total: USERS }, result: null });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    const row = await rowOf(id);
+    expect({ runnerId: row.runnerId, usersDone: row.usersDone, cursor: row.cursor }).toEqual({ runnerId: null, usersDone: 0, cursor: null });
+  });
+});
+
 describe('POST /admin/v1/quest-chains/backtest, then GET /admin/v1/backtests/{id}', () => {
+  beforeAll(async () => {
+    await startWorker();
+  }, 30_000);
+
   it.each([false, true])('predicts exactly what the reference model does (any order: %s)', async (anyOrder) => {
     const data = await runToCompletion(body({ anyOrder }));
     const expected = predicted(rulesOf(anyOrder), [10, 20, 30], 50);
@@ -187,28 +242,48 @@ describe('POST /admin/v1/quest-chains/backtest, then GET /admin/v1/backtests/{id
     expect(malformed.json).toMatchObject({ success: false, param: 'id' });
   });
 
-  it('resumes a backtest whose process stopped, on the next GET, and finishes it', async () => {
+  it('runs a backtest whose job never reached Redis: the worker\'s sweeper queues every running one', async () => {
     const finished = await runToCompletion(body());
-    // A copy of it as a process that died before its first page would have left it.
-    const [original] = await database.db.select().from(backtests).where(eq(backtests.id, finished.backtest_id));
-    const [orphan] = await database.db
-      .insert(backtests)
-      .values({ platformId: platform.id, draft: original!.draft, tally: { usersEvaluated: 0, usersStarted: 0, usersCompleted: 0, tasksCompleted: {}, taskRewards: 0, sample: [] }, usersTotal: USERS, runnerId: 'a-dead-process', heartbeatAt: sql`now() - interval '1 minute'` })
-      .returning({ id: backtests.id });
+    const orphan = await orphanBacktest('a-dead-process');
     const resumed = await eventually(async () => {
-      const answer = await api.call('GET', `/admin/v1/backtests/${orphan!.id}`, { headers: api.adminHeaders });
+      const answer = await api.call('GET', `/admin/v1/backtests/${orphan}`, { headers: api.adminHeaders });
       return answer.json.data.status === 'completed' ? answer.json.data : undefined;
-    }, { timeoutMs: 60_000, what: 'the orphaned backtest to be resumed and finish' });
+    }, { timeoutMs: 60_000, what: 'the orphaned backtest to be queued and finish' });
     expect(resumed.result).toEqual(finished.result);
   });
 
-  it('leaves a running backtest with a live owner alone', async () => {
-    const [any] = await database.db.select().from(backtests).limit(1);
-    const [row] = await database.db
-      .insert(backtests)
-      .values({ platformId: platform.id, draft: any!.draft, tally: any!.tally, usersTotal: 3, runnerId: 'another-live-process' })
-      .returning({ id: backtests.id });
-    const answer = await api.call('GET', `/admin/v1/backtests/${row!.id}`, { headers: api.adminHeaders });
-    expect(answer.json.data).toMatchObject({ status: 'running', progress: { users_done: 0, users_total: 3 }, result: null });
+  it('is finished by another worker when its worker dies mid-run, with the uninterrupted result', async () => {
+    const finished = await runToCompletion(body());
+    // A worker of our own that takes the job, checkpoints the first page and then hangs like a dead
+    // process: its lock is no longer renewed once it is closed, so BullMQ calls the job stalled.
+    await Promise.all(workers.splice(0).map((worker) => worker.stop('SIGKILL')));
+    const connection = createRedis(api.config.REDIS_URL, 'worker');
+    const dying = new Worker(
+      BACKTEST_QUEUE,
+      async (job) => {
+        await runBacktest({ db: database.db, logger: api.deps.logger }, { backtestId: job.data.backtestId, stopping: () => true });
+        await new Promise(() => {});
+      },
+      { connection, prefix: api.config.QUEUE_PREFIX, lockDuration: 1000, stalledInterval: 1000 },
+    );
+    const started = await api.call('POST', '/admin/v1/quest-chains/backtest', { headers: api.adminHeaders, body: body() });
+    const id = started.json.data.backtest_id as string;
+    const firstRunner = await eventually(async () => {
+      const row = await rowOf(id);
+      return row.usersDone > 0 ? row.runnerId : undefined;
+    }, { what: 'the first checkpoint' });
+    expect((await rowOf(id)).status).toBe('running');
+    await dying.close(true);
+    connection.disconnect();
+
+    await startWorker();
+    const resumed = await eventually(async () => {
+      const answer = await api.call('GET', `/admin/v1/backtests/${id}`, { headers: api.adminHeaders });
+      return answer.json.data.status === 'completed' ? answer.json.data : undefined;
+    }, { timeoutMs: 60_000, what: 'a worker to take the stalled job over and finish' });
+    expect(resumed.result).toEqual(finished.result);
+    expect(resumed.progress).toEqual({ users_done: USERS, users_total: USERS });
+    expect((await rowOf(id)).runnerId).not.toBe(firstRunner);
   });
+
 });

@@ -3,7 +3,7 @@ import type { ProviderCredential } from '../../../../shared/db/credential-store.
 import { storableString } from '../../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../../http/envelope.js';
 import { hasMoreField, pageQuerySchema } from '../../../http/pagination.js';
-import type { Page } from '../../../use-cases/page.js';
+import type { Page } from '../../../../core/use-cases/page.js';
 
 const permissionList = z.array(z.string().max(100)).max(50);
 

@@ -1,3 +1,4 @@
+import { senderUserId } from '../../../../shared/domain/ids.js';
 import { and, count, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { chainRewards, questChains, questTasks, users } from '../../../../shared/db/schema/index.js';
@@ -129,7 +130,7 @@ describe('POST /admin/v1/quest-chains', () => {
     const rows = await database.db
       .select({ platform_id: users.platformId, needs_evaluation: users.needsEvaluation })
       .from(users)
-      .where(eq(users.platformUserId, 'flag-me'));
+      .where(eq(users.platformUserId, senderUserId('flag-me')));
     const flagged = Object.fromEntries(rows.map((row) => [row.platform_id, row.needs_evaluation]));
     expect(flagged).toEqual({ [platform.id]: true, [otherPlatform.id]: false });
   });

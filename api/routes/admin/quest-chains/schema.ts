@@ -5,8 +5,8 @@ import { formatIsoMillis } from '../../../../shared/domain/timestamp.js';
 import { storableString } from '../../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../../http/envelope.js';
 import { hasMoreField, pageQueryShape } from '../../../http/pagination.js';
-import type { Page } from '../../../use-cases/page.js';
-import type { CreateChainInput } from '../../../use-cases/quest-chains/create-chain.js';
+import type { Page } from '../../../../core/use-cases/page.js';
+import type { CreateChainInput } from '../../../../core/use-cases/quest-chains/create-chain.js';
 import {
   chainRewardShape,
   questChainShape,

@@ -1,0 +1,98 @@
+import { senderUserId, type SenderUserId } from '../../../shared/domain/ids.js';
+import { drizzle } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as schema from '../../../shared/db/schema/index.js';
+import { LiveTokenSigner } from '../../../shared/live/token.js';
+import { createTestProvider } from '../../../shared/testing/fixtures.js';
+import { createTestChain, createTestUser } from '../../../shared/testing/chains.js';
+import { storeClaim, storeCompletion } from '../../../shared/testing/progress.js';
+import { useTestData } from '../../../shared/testing/test-data.js';
+import { ActiveChainCache } from '../../read-cache/active-chain-cache.js';
+import { toActiveChainsResponse } from './schema.js';
+import { readActiveChains } from '../../../core/use-cases/quest-chains/read-active-chains.js';
+
+// The read must cost a bounded number of statements whatever the number of
+// chains and tasks. Statements are counted with postgres.js's `debug` hook,
+// which fires once per statement sent, on a client of its own.
+
+const { database, advertiser } = useTestData('active_read_count');
+let counted: postgres.Sql;
+let statements = 0;
+const liveTokens = new LiveTokenSigner(Buffer.alloc(32, 7));
+
+interface Fixture {
+  platformId: string;
+  platformUserId: SenderUserId;
+}
+
+/** A platform with `chains` active chains of 5 tasks and a user who completed 2 tasks of each and claimed one reward of each. */
+async function platformWithChains(chains: number): Promise<Fixture> {
+  const platform = await createTestProvider(database.db, 'platform');
+  const platformUserId = `user-of-${chains}`;
+  const userId = await createTestUser(database.db, platform.id, platformUserId);
+  for (let index = 0; index < chains; index++) {
+    const chain = await createTestChain(database.db, platform.id, advertiser.id, {
+      name: `chain ${index}`,
+      tasks: Array.from({ length: 5 }, (_, i) => ({ event: `step-${i + 1}` })),
+      reward: { type: 'box', name: 'box' },
+    });
+    for (const taskId of chain.taskIds.slice(0, 2)) {
+      await storeCompletion(database.db, { userId, providerId: platform.id, platformUserId, taskId, chainId: chain.id, at: new Date().toISOString() });
+    }
+    await storeClaim(database.db, { userId, chainId: chain.id, taskId: chain.taskIds[0]! });
+  }
+  return { platformId: platform.id, platformUserId: senderUserId(platformUserId) };
+}
+
+beforeAll(async () => {
+  counted = postgres(database.url, {
+    max: 4,
+    onnotice: () => {},
+    connection: { TimeZone: 'UTC' },
+    debug: () => {
+      statements++;
+    },
+  });
+});
+afterAll(async () => {
+  await counted.end({ timeout: 5 });
+});
+
+async function countStatements(cache: ActiveChainCache, fixture: Fixture) {
+  const db = drizzle(counted, { schema });
+  const before = statements;
+  const data = toActiveChainsResponse(await readActiveChains({ readDb: db, chainCache: cache, liveTokens }, fixture));
+  return { count: statements - before, data };
+}
+
+describe('readActiveChains statement count', () => {
+  it('does not grow with the number of chains and tasks', async () => {
+    const one = await platformWithChains(1);
+    const ten = await platformWithChains(10);
+    const db = drizzle(counted, { schema });
+    const uncached = new ActiveChainCache(db, 0);
+    await countStatements(uncached, one); // warm up connections (type fetching is not the read's cost)
+
+    const small = await countStatements(uncached, one);
+    const large = await countStatements(uncached, ten);
+    // The results are real: every chain listed with its completions and claims.
+    expect(small.data.quest_chains).toHaveLength(1);
+    expect(large.data.quest_chains).toHaveLength(10);
+    expect(large.data.quest_chains.every((entry) => entry.user_progress.progress === 40)).toBe(true);
+    expect(large.data.claimable_tasks).toHaveLength(10);
+    // The definitions (chains with tasks and rewards) in one statement, then the user with completions and claims in one.
+    expect(small.count).toBe(2);
+    expect(large.count).toBe(small.count);
+  });
+
+  it('costs one statement with warm definitions, for a known or an unknown user', async () => {
+    const fixture = await platformWithChains(3);
+    const cache = new ActiveChainCache(drizzle(counted, { schema }), 60_000);
+    expect((await countStatements(cache, fixture)).count).toBe(2);
+    const warm = await countStatements(cache, fixture);
+    expect(warm.data.quest_chains).toHaveLength(3);
+    expect(warm.count).toBe(1);
+    expect((await countStatements(cache, { platformId: fixture.platformId, platformUserId: senderUserId('nobody') })).count).toBe(1);
+  });
+});

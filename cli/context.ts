@@ -1,0 +1,110 @@
+import { sqlStateOf } from '../shared/db/connection-loss.js';
+import { ZodError } from 'zod';
+import { loadConfig, type Config } from '../shared/config.js';
+import { createDatabase, type Database } from '../shared/db/client.js';
+import { isConnectionError } from '../shared/db/connection-loss.js';
+import { DomainError } from '../shared/errors.js';
+import { describeZodError } from '../api/http/errors.js';
+
+/** What every command gets: the database, the config and an output that knows about --json. */
+export interface CliContext {
+  db: Database;
+  config: Config;
+  out: Output;
+}
+
+export interface Output {
+  json: boolean;
+  /** The command's result: `data` as one JSON document under --json, else the human lines. */
+  result(data: unknown, human: () => string[]): void;
+  /** Warnings go to stderr in both modes, so --json stdout stays parseable. */
+  warn(message: string): void;
+}
+
+export function createOutput(json: boolean): Output {
+  return {
+    json,
+    result(data, human) {
+      process.stdout.write(json ? `${JSON.stringify(data, null, 2)}\n` : `${human().join('\n')}\n`);
+    },
+    warn(message) {
+      process.stderr.write(`warning: ${message}\n`);
+    },
+  };
+}
+
+/** Input the operator typed, checked by the same schemas the admin routes use; errors name the field. */
+export class CliInputError extends Error {}
+
+/** The exit code of a usage error (as commander's and most CLIs'); a failed command exits 1. */
+export const USAGE_EXIT_CODE = 2;
+
+/** A failure under --json: one JSON object on stderr, shaped like the API's error envelope. */
+export function writeJsonFailure(message: string, code: string) {
+  process.stderr.write(`${JSON.stringify({ success: false, error: message, code })}\n`);
+}
+
+export function parseInput<T>(schema: { parse(value: unknown): T }, value: unknown, root = 'input'): T {
+  try {
+    return schema.parse(value);
+  } catch (error) {
+    if (error instanceof ZodError) throw new CliInputError(describeZodError(error, root));
+    throw error;
+  }
+}
+
+/**
+ * Runs one command against the configured database and turns every failure
+ * into one line on stderr and exit code 1. The database URL is never printed
+ * (it may hold a password); host and database name are enough to act on.
+ */
+export async function runCommand(json: boolean, command: (context: CliContext) => Promise<void>): Promise<void> {
+  const config = loadConfig();
+  const database = createDatabase({ url: config.DATABASE_URL, poolSize: 2, applicationName: 'qcr-cli' });
+  try {
+    await command({ db: database.db, config, out: createOutput(json) });
+  } catch (error) {
+    const message = explain(error, config.DATABASE_URL);
+    if (json) writeJsonFailure(message, failureCode(error));
+    else process.stderr.write(`error: ${message}\n`);
+    process.exitCode = error instanceof CliInputError || error instanceof ZodError ? USAGE_EXIT_CODE : 1;
+  } finally {
+    await database.close();
+  }
+}
+
+/** The `code` of a --json failure: the domain's own, `invalid_input` for refused input, else where it failed. */
+function failureCode(error: unknown): string {
+  if (error instanceof DomainError) return error.code;
+  if (error instanceof CliInputError || error instanceof ZodError) return 'invalid_input';
+  return isConnectionError(error) ? 'unavailable' : 'internal';
+}
+
+function explain(error: unknown, databaseUrl: string): string {
+  if (error instanceof DomainError || error instanceof CliInputError) return error.message;
+  if (error instanceof ZodError) return describeZodError(error);
+  const where = describeDatabase(databaseUrl);
+  // drizzle wraps driver errors; the Postgres code sits on the error or its cause.
+  const code = sqlStateOf(error);
+  if (code === '42P01') return `the database ${where} has no service tables: run \`npm run db:migrate\` first`;
+  if (code === '3D000') return `the database ${where} does not exist: \`npm run db:migrate\` (or \`npm start\`) creates it`;
+  if (code === '28P01' || code === '28000') return `Postgres refused the login for ${where}: check DATABASE_URL`;
+  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'CONNECT_TIMEOUT') return `cannot reach Postgres at ${where} (${code}): is it running?`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+function describeDatabase(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`;
+  } catch {
+    return '(unparseable DATABASE_URL)';
+  }
+}
+
+/** "a,b, c" -> ["a","b","c"]; "" -> [] (no permissions at all). */
+export const commaList = (value: string) =>
+  value
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);

@@ -1,0 +1,68 @@
+import type { Command } from 'commander';
+import { credentialKeyParams, toCreatedCredentialResponse, toCredentialResponse } from '../api/routes/admin/credentials/schema.js';
+import { providerIdParams } from '../api/routes/admin/providers/schema.js';
+import { createCredential } from '../core/use-cases/admin/create-credential.js';
+import { listCredentials } from '../core/use-cases/admin/list-credentials.js';
+import { everyItem } from '../core/use-cases/page.js';
+import { updateCredential } from '../core/use-cases/admin/update-credential.js';
+import { commaList, parseInput, runCommand } from './context.js';
+
+type CredentialView = ReturnType<typeof toCredentialResponse>;
+const line = (c: CredentialView) => `${c.key}  ${c.status.padEnd(8)}  ${c.permissions.join(',') || '(no permissions)'}`;
+
+export function registerCredentialCommands(program: Command, json: () => boolean) {
+  const credentials = program.command('credentials').description('API keys and secrets of a provider');
+
+  credentials
+    .command('create <providerId>')
+    .description('create a credential; its secret is printed once and never again')
+    .option('--permissions <list>', "comma-separated, e.g. events:write,users:register (default: every permission of the provider's type)")
+    .action((providerId: string, options: { permissions?: string }) =>
+      runCommand(json(), async ({ db, out }) => {
+        const { id } = parseInput(providerIdParams, { id: providerId }, 'providerId');
+        const permissions = options.permissions === undefined ? undefined : commaList(options.permissions);
+        const created = toCreatedCredentialResponse(await createCredential({ db }, { providerId: id, permissions }));
+        out.warn('the secret is shown only now; store it in your secret manager. It cannot be read again, only replaced.');
+        out.result(created, () => [`key:         ${created.key}`, `secret:      ${created.secret}`, `permissions: ${created.permissions.join(',')}`]);
+      }),
+    );
+
+  credentials
+    .command('list <providerId>')
+    .description("list a provider's credentials (never their secrets)")
+    .action((providerId: string) =>
+      runCommand(json(), async ({ db, out }) => {
+        const { id } = parseInput(providerIdParams, { id: providerId }, 'providerId');
+        const all = await everyItem((page) => listCredentials({ db }, { providerId: id, page }), (credential) => credential.key);
+        const views = all.map(toCredentialResponse);
+        out.result(views, () => (views.length === 0 ? ['no credentials'] : views.map(line)));
+      }),
+    );
+
+  for (const [name, status] of [
+    ['activate', 'active'],
+    ['deactivate', 'inactive'],
+  ] as const) {
+    credentials
+      .command(`${name} <key>`)
+      .description(`${name} a credential (applies within 5 seconds)`)
+      .action((key: string) =>
+        runCommand(json(), async ({ db, out }) => {
+          const params = parseInput(credentialKeyParams, { key });
+          const view = toCredentialResponse(await updateCredential({ db }, { key: params.key, status }));
+          out.result(view, () => [`${view.key} is now ${view.status}`]);
+        }),
+      );
+  }
+
+  credentials
+    .command('set-permissions <key> <list>')
+    .description('replace the permissions of a credential ("" for none)')
+    .action((key: string, list: string) =>
+      runCommand(json(), async ({ db, out }) => {
+        const params = parseInput(credentialKeyParams, { key });
+        const view = toCredentialResponse(await updateCredential({ db }, { key: params.key, permissions: commaList(list) }));
+        out.result(view, () => [line(view)]);
+      }),
+    );
+}

@@ -1,0 +1,115 @@
+import { claimPendingEvents, deletePending, loadHistory, type StoredEvent } from '../../shared/db/event-store.js';
+import { loadWalks, saveChainProgress, saveCompletions, stampUsers } from '../../shared/db/progress-store.js';
+import { findSourceUsers, loadMatchUsers, lockUsers } from '../../shared/db/user-store.js';
+import type { ServiceUserId } from '../../shared/domain/ids.js';
+import { sourceKey, usersBySource, type EventSource } from '../../shared/domain/sources.js';
+import { withTransaction } from '../../shared/db/transaction.js';
+import { loadMatchingChains } from '../../shared/db/chain-store.js';
+import { insertMessages } from '../../shared/db/webhook-message-store.js';
+import type { CoreDeps } from '../deps.js';
+import { advanceWalks, diffWalks, historyNeeds, recomputeWalks, walkKey, type BatchView } from './plan-batch.js';
+import { batchFacts } from './webhook-facts.js';
+import { appendTo, groupBy } from '../../shared/collections.js';
+
+/** A user whose progress changed, with the chains that changed and the stamp stored for it (what live streams are told). */
+export interface ProgressChange {
+  userId: ServiceUserId;
+  chainIds: string[];
+  changedUs: bigint;
+}
+
+/** Runs a step when the caller's turn comes (the worker's turnstile orders its batches); the step's result is passed through. */
+export type InTurn = <T>(step: () => Promise<T>) => Promise<T>;
+
+export interface BatchOutcome {
+  /** Events this batch matched (their pending rows are gone), with when each was received. */
+  matched: { id: string; receivedUs: bigint }[];
+  /** Users whose re-evaluation ran. */
+  evaluated: string[];
+  changes: ProgressChange[];
+  /** How many (user, chain) walks needed the full recompute (late events, re-evaluations). */
+  recomputed: number;
+  /** Webhook messages this batch wrote to the outbox, to enqueue after the commit. */
+  webhookMessageIds: string[];
+}
+
+/**
+ * Matches many events and user re-evaluations in one transaction with a fixed
+ * number of set-based statements: claim the pending events, resolve their
+ * users (§4), lock those users in id order, load users, chains and walks,
+ * advance each walk in memory (recomputing from history only where an event
+ * is late), then write completions, stamps, summaries and pending rows once
+ * each. A crash before commit leaves everything pending for a retry; events
+ * already matched are skipped, so redelivery cannot count anything twice.
+ */
+export async function matchBatch(
+  deps: Pick<CoreDeps, 'db'> & {
+    /** Runs the claim-and-lock step in this process's batch order (turnstile.ts); without it the step runs at once. */
+    inTurn?: InTurn;
+  },
+  input: { eventIds: readonly string[]; evaluateUserIds: readonly ServiceUserId[] },
+): Promise<BatchOutcome> {
+  const inTurn: InTurn = deps.inTurn ?? ((step) => step());
+  return withTransaction(deps.db, async (tx) => {
+    // Batches of one process take their locks in the order they claimed their
+    // events (`inTurn`), so events delivered earlier are walked first; the
+    // other order would make the later batch's events late, and recomputed.
+    const { events, userIds } = await inTurn(async () => {
+      const events = await claimPendingEvents(tx, input.eventIds);
+      const senders = new Map<string, EventSource>(events.map((e) => [sourceKey(e), { providerId: e.providerId, userId: e.userId }]));
+      const userIds = [...new Set([...(await findSourceUsers(tx, [...senders.values()])), ...input.evaluateUserIds])].sort();
+      await lockUsers(tx, userIds);
+      return { events, userIds };
+    });
+    const users = await loadMatchUsers(tx, userIds, input.evaluateUserIds);
+    const platformIds = [...new Set(users.map((u) => u.platformId))];
+    // With the chains, which of their providers have a webhook endpoint now (shared/db/chain-store.ts).
+    const { definitions: chains, listening } = await loadMatchingChains(tx, platformIds);
+    const walks = await loadWalks(tx, users.map((u) => u.id));
+
+    const view: BatchView = {
+      users: new Map(users.map((u) => [u.id, u])),
+      chainsByPlatform: groupBy(chains, (c) => c.chain.platformId),
+      walks: new Map(walks.map((w) => [walkKey(w.userId, w.chainId), w])),
+    };
+    // §4 reversed on the loaded users (the lookup above only found candidates).
+    const usersOfSource = usersBySource(users);
+    const eventsByUser = new Map<ServiceUserId, StoredEvent[]>();
+    for (const event of events) {
+      for (const userId of usersOfSource.get(sourceKey(event)) ?? []) appendTo(eventsByUser, userId, event);
+    }
+    const requested = new Set(input.evaluateUserIds);
+    const evaluateIds = new Set(users.filter((u) => requested.has(u.id)).map((u) => u.id));
+    const { advanced, recompute } = advanceWalks(view, eventsByUser, evaluateIds);
+    if (recompute.length > 0) {
+      const needs = historyNeeds(view, recompute);
+      const history = await loadHistory(tx, needs.sources, needs.eventTypes, needs.window);
+      for (const [key, state] of recomputeWalks(view, recompute, history)) advanced.set(key, state);
+    }
+
+    const chainsById = new Map(chains.map((c) => [c.chain.id, c]));
+    const writes = diffWalks(view, advanced, chainsById);
+    await saveCompletions(tx, writes.completions);
+    const stamps = await stampUsers(tx, [...writes.changedChains.keys()]);
+    for (const row of writes.progress) if (writes.changedChains.get(row.userId)?.includes(row.chainId)) row.changedUs = stamps.get(row.userId) ?? null;
+    await saveChainProgress(tx, writes.progress);
+    await deletePending(tx, events.map((e) => e.id));
+    // The outbox, in the transaction of the facts it announces. Who listens must
+    // be read after every event the facts come from: the claimed events were
+    // read before the chains (and `listening` with them), but a recompute's
+    // history after, so an event sent after an endpoint's creation could be
+    // walked by a batch that saw no endpoint. Then every fact is offered and
+    // the insert itself, the batch's last statement, picks the live endpoints.
+    // No statement when nobody listens.
+    const recipients = recompute.length > 0 ? null : listening;
+    const webhookMessageIds = await insertMessages(tx, batchFacts(view, writes, chainsById, recipients));
+
+    return {
+      matched: events.map((e) => ({ id: e.id, receivedUs: e.receivedUs })),
+      evaluated: [...evaluateIds],
+      changes: [...writes.changedChains].map(([userId, chainIds]) => ({ userId, chainIds, changedUs: stamps.get(userId)! })),
+      recomputed: recompute.length,
+      webhookMessageIds,
+    };
+  });
+}

@@ -1,0 +1,153 @@
+import type { CompletionWrite, ChainProgressWrite, StoredWalk } from '../../shared/db/progress-store.js';
+import type { StoredEvent } from '../../shared/db/event-store.js';
+import { isChainCompleted } from '../../shared/domain/chain-view.js';
+import type { ServiceUserId } from '../../shared/domain/ids.js';
+import { countingFilter, sourceKey, sourcesOf, type ChainScope, type EventSource, type MatchUser } from '../../shared/domain/sources.js';
+import { advanceWalk, recomputeWalk, type WalkState } from '../../shared/domain/progress.js';
+import type { ChainDefinition } from '../../shared/db/chain-store.js';
+import { groupBy } from '../../shared/collections.js';
+
+/**
+ * The in-memory half of a batch: given what the batch loaded, decide each
+ * (user, chain)'s new walk state, then the rows to write. Pure, so the
+ * database half stays a fixed sequence of set-based statements.
+ */
+
+export interface BatchView {
+  users: ReadonlyMap<ServiceUserId, MatchUser>;
+  chainsByPlatform: ReadonlyMap<string, readonly ChainDefinition[]>;
+  walks: ReadonlyMap<string, StoredWalk>;
+}
+
+/** One (user, chain) the batch touches. */
+export interface WalkKey {
+  userId: ServiceUserId;
+  chain: ChainDefinition;
+}
+
+export const walkKey = (userId: ServiceUserId, chainId: string) => `${userId}/${chainId}`;
+
+const scopeOf = (definition: ChainDefinition): ChainScope => ({
+  platformId: definition.chain.platformId,
+  advertiserId: definition.chain.advertiserId,
+  startUs: definition.rules.startUs,
+  endUs: definition.rules.endUs,
+});
+
+function storedState(walk: StoredWalk | undefined): WalkState | null {
+  if (!walk) return { completions: new Map(), mark: null };
+  // A row from before marks existed: its walk cannot be continued, only redone.
+  if (walk.mark === null) return null;
+  const completions = new Map([...walk.completions].map(([taskId, c]) => [taskId, { taskId, eventId: c.eventId, completedUs: c.completedUs }]));
+  return { completions, mark: walk.mark };
+}
+
+/**
+ * Applies the batch's new events to each affected walk where they all come
+ * after its mark (O(tasks) per event); everything else (a late event, a user
+ * to re-evaluate, a walk without a mark) is returned for a full recompute.
+ */
+export function advanceWalks(
+  view: BatchView,
+  eventsByUser: ReadonlyMap<ServiceUserId, readonly StoredEvent[]>,
+  evaluateIds: ReadonlySet<ServiceUserId>,
+): { advanced: Map<string, WalkState>; recompute: WalkKey[] } {
+  const advanced = new Map<string, WalkState>();
+  const recompute: WalkKey[] = [];
+  for (const user of view.users.values()) {
+    for (const chain of view.chainsByPlatform.get(user.platformId) ?? []) {
+      if (evaluateIds.has(user.id)) {
+        recompute.push({ userId: user.id, chain });
+        continue;
+      }
+      const counting = (eventsByUser.get(user.id) ?? []).filter(countingFilter(user, scopeOf(chain)));
+      if (counting.length === 0) continue;
+      const state = storedState(view.walks.get(walkKey(user.id, chain.chain.id)));
+      const result = state === null ? ({ recompute: true } as const) : advanceWalk(chain.rules, state, counting);
+      if ('recompute' in result) recompute.push({ userId: user.id, chain });
+      else advanced.set(walkKey(user.id, chain.chain.id), result.state);
+    }
+  }
+  return { advanced, recompute };
+}
+
+/** Which history the recomputes need: every sender and id that counts for those users, the chains' types and their joint window. */
+export function historyNeeds(view: BatchView, keys: readonly WalkKey[]) {
+  const sources = new Map<string, EventSource>();
+  const types = new Set<string>();
+  let fromUs: bigint | null = null;
+  let untilUs: bigint | null = null;
+  for (const { userId, chain } of keys) {
+    for (const { providerId, userId: sender } of sourcesOf(view.users.get(userId)!, chain.chain)) sources.set(sourceKey({ providerId, userId: sender }), { providerId, userId: sender });
+    for (const task of chain.rules.tasks) types.add(task.eventType);
+    if (fromUs === null || chain.rules.startUs < fromUs) fromUs = chain.rules.startUs;
+    if (untilUs === null || chain.rules.endUs > untilUs) untilUs = chain.rules.endUs;
+  }
+  return { sources: [...sources.values()], eventTypes: [...types], window: { fromUs: fromUs ?? 0n, untilUs: untilUs ?? 0n } };
+}
+
+/**
+ * The full §5 walk of each key over the user's stored events that count for
+ * that chain. The history (every recomputed user's events at once) is split by
+ * sender first, so each walk filters only its own user's events: filtering the
+ * whole history per walk made a batch cost keys × history, which with a large
+ * backlog (history in the hundreds of thousands) held the event loop for
+ * minutes (docs/performance.md, "Full run after issues 11–13").
+ */
+export function recomputeWalks(view: BatchView, keys: readonly WalkKey[], history: readonly StoredEvent[]): Map<string, WalkState> {
+  const bySource = groupBy(history, sourceKey);
+  const states = new Map<string, WalkState>();
+  for (const { userId, chain } of keys) {
+    const user = view.users.get(userId)!;
+    const own = sourcesOf(user, chain.chain).flatMap((source) => bySource.get(sourceKey(source)) ?? []);
+    states.set(walkKey(userId, chain.chain.id), recomputeWalk(chain.rules, own.filter(countingFilter(user, scopeOf(chain)))));
+  }
+  return states;
+}
+
+export interface BatchWrites {
+  completions: CompletionWrite[];
+  /** Rows for chain_progress; `changedUs` is filled in once the users are stamped. */
+  progress: ChainProgressWrite[];
+  /** user id -> chains whose completions changed */
+  changedChains: Map<ServiceUserId, string[]>;
+}
+
+const sameMark = (a: WalkState['mark'], b: WalkState['mark']) => (a === null ? b === null : b !== null && a.id === b.id && a.occurredUs === b.occurredUs);
+
+/** The rows that differ from what is stored. A walk whose completions and mark are unchanged writes nothing. */
+export function diffWalks(view: BatchView, states: ReadonlyMap<string, WalkState>, chainsById: ReadonlyMap<string, ChainDefinition>): BatchWrites {
+  const writes: BatchWrites = { completions: [], progress: [], changedChains: new Map() };
+  for (const [key, state] of states) {
+    const [userId, chainId] = key.split('/') as [ServiceUserId, string];
+    const definition = chainsById.get(chainId)!;
+    const stored = view.walks.get(key);
+    let changed = false;
+    for (const completion of state.completions.values()) {
+      if (stored?.completions.get(completion.taskId)?.eventId === completion.eventId) continue;
+      writes.completions.push({ userId, chainId, taskId: completion.taskId, eventId: completion.eventId, completedUs: completion.completedUs });
+      changed = true;
+    }
+    if (!changed && stored !== undefined && sameMark(stored.mark, state.mark)) continue;
+    if (!changed && stored === undefined && state.mark === null) continue;
+    if (changed) {
+      const chains = writes.changedChains.get(userId);
+      if (chains) chains.push(chainId);
+      else writes.changedChains.set(userId, [chainId]);
+    }
+    const total = definition.tasks.length;
+    const completed = state.completions.size;
+    let latest: bigint | null = null;
+    for (const c of state.completions.values()) if (latest === null || c.completedUs > latest) latest = c.completedUs;
+    writes.progress.push({
+      userId,
+      chainId,
+      completedTasks: completed,
+      totalTasks: total,
+      completedUs: isChainCompleted(total, completed) ? latest : null,
+      mark: state.mark,
+      changedUs: null,
+    });
+  }
+  return writes;
+}

@@ -1,0 +1,75 @@
+import type { SenderUserId } from '../../../shared/domain/ids.js';
+import { findChainDefinition, type ChainDefinition, type TaskRow } from '../../../shared/db/chain-store.js';
+import { countPendingEvents, loadEventsToExplain, type ExplainedEvent } from '../../../shared/db/event-store.js';
+import { findMatchUser } from '../../../shared/db/user-store.js';
+import { sourcesOf, type UserSource } from '../../../shared/domain/sources.js';
+import { taskStatuses, type TaskUserStatus } from '../../../shared/domain/chain-view.js';
+import { explainChain, type Verdict } from '../../../shared/domain/explain.js';
+import { notFound } from '../../../shared/errors.js';
+import type { CoreDeps } from '../../deps.js';
+
+export interface ExplainProgressInput {
+  /** The caller's platform: another platform's chain is not found (tenancy). */
+  platformId: string;
+  chainId: string;
+  platformUserId: SenderUserId;
+}
+
+/** The part an event's sender plays in the chain (§4). */
+export type EventSource = UserSource['role'];
+
+export interface ExplainedTask {
+  task: TaskRow;
+  userStatus: TaskUserStatus;
+  completedBy: { event: ExplainedEvent; source: EventSource } | null;
+  candidates: { event: ExplainedEvent; source: EventSource; verdict: Verdict }[];
+}
+
+export interface Explanation {
+  definition: ChainDefinition;
+  userExists: boolean;
+  /** The user's stored events (any type, both §4 sources) the matcher has not processed yet. */
+  pendingEvents: number;
+  /** In sequence order; empty for an unknown user. */
+  tasks: ExplainedTask[];
+}
+
+/**
+ * GET /v1/quest-chains/{id}/users/{platformUserId}/explain (§11). The verdicts
+ * and completions come from the domain's explainChain, i.e. the progress walk
+ * itself over the user's processed events of the chain's types; reads only.
+ */
+export async function explainProgress(deps: Pick<CoreDeps, 'db'>, input: ExplainProgressInput): Promise<Explanation> {
+  const definition = await findChainDefinition(deps.db, input.chainId);
+  if (definition?.chain.platformId !== input.platformId) throw notFound(`Quest chain ${input.chainId} not found`, 'questChainId');
+  const user = await findMatchUser(deps.db, input.platformId, input.platformUserId);
+  if (!user) return { definition, userExists: false, pendingEvents: 0, tasks: [] };
+
+  const { chain, tasks, rules } = definition;
+  const sources = sourcesOf(user, chain);
+  const roleOf = new Map(sources.map((source) => [source.providerId, source.role]));
+  const [events, pendingEvents] = await Promise.all([
+    loadEventsToExplain(deps.db, sources, [...new Set(tasks.map((task) => task.conditionEventType))]),
+    countPendingEvents(deps.db, sources),
+  ]);
+
+  const byId = new Map(events.map((event) => [event.id, event]));
+  const sourceOf = (event: ExplainedEvent): EventSource => roleOf.get(event.providerId)!;
+  const explained = explainChain(rules, events);
+  const statuses = taskStatuses(chain.allowAnyOrder, tasks, new Set(explained.completions.keys()));
+  const rowsById = new Map(tasks.map((task) => [task.id, task]));
+  return {
+    definition,
+    userExists: true,
+    pendingEvents,
+    tasks: explained.tasks.map(({ task, completion, candidates }) => {
+      const completing = completion === null ? undefined : byId.get(completion.eventId);
+      return {
+        task: rowsById.get(task.id)!,
+        userStatus: statuses.get(task.id)!,
+        completedBy: completing === undefined ? null : { event: completing, source: sourceOf(completing) },
+        candidates: candidates.map(({ event, verdict }) => ({ event, source: sourceOf(event), verdict })),
+      };
+    }),
+  };
+}

@@ -1,0 +1,331 @@
+import { senderUserId, serviceUserId } from '../shared/domain/ids.js';
+import { execFileSync } from 'node:child_process';
+import { eq } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { users as usersTable } from '../shared/db/schema/index.js';
+import { computeCompletions } from '../shared/domain/progress.js';
+import { parseUtcTimestamp } from '../shared/domain/timestamp.js';
+import { createTestDatabase, uniqueSuffix, type TestDatabase } from '../shared/testing/database.js';
+import { eventually } from '../shared/testing/eventually.js';
+import { requestJson } from './harness/http.js';
+import { startService, type ServiceProcess } from './harness/service.js';
+import { seededRandom } from '../shared/testing/random.js';
+import { startLocalCluster, type LocalCluster } from './harness/redis-cluster.js';
+import { E2E_ADMIN_TOKEN, type Stack } from './harness/stack.js';
+import { readSse } from '../api/testing/sse-reader.js';
+import { createModelChains, eventKey, generateEvents, quiescent, sendAll, storedCompletions, type GeneratedEvent } from './support/progress-model.js';
+
+// The service on a 6-node Redis Cluster (scripts/redis-cluster.sh), as REDIS_CLUSTER=true runs it:
+// two API and two worker processes, four matching shards. `npm run test:cluster`.
+
+const SHARDS = 4;
+const SEED = Number(process.env.E2E_SEED ?? Date.now() % 2 ** 31);
+
+let cluster: LocalCluster;
+beforeAll(async () => {
+  cluster = await startLocalCluster();
+}, 60_000);
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+interface ClusterStack extends Stack {
+  apis: ServiceProcess[];
+  prefix: string;
+  /** GET /readyz of every API and worker: their statuses. */
+  readiness(): Promise<number[]>;
+}
+
+let stack: ClusterStack | undefined;
+afterEach(async () => {
+  await stack?.stop();
+  stack = undefined;
+});
+
+/** Two APIs (requests alternate between them) and two workers on the cluster, with their own database and prefix. */
+async function startClusterStack(label: string, env: Record<string, string> = {}): Promise<ClusterStack> {
+  const database: TestDatabase = await createTestDatabase(label);
+  const prefix = `e2e-${uniqueSuffix()}`;
+  const fullEnv = {
+    DATABASE_URL: database.url,
+    REDIS_CLUSTER: 'true',
+    REDIS_URL: cluster.url,
+    MATCHING_QUEUE_SHARDS: String(SHARDS),
+    QUEUE_PREFIX: prefix,
+    ADMIN_TOKEN: E2E_ADMIN_TOKEN,
+    RECONCILE_INTERVAL_MS: '300',
+    RECONCILE_MIN_AGE_MS: '500',
+    JOB_LOCK_MS: '2000',
+    ...env,
+  };
+  const apis = await Promise.all([startService('api', fullEnv), startService('api', fullEnv)]);
+  const workers = await Promise.all([startService('worker', fullEnv), startService('worker', fullEnv)]);
+  let turn = 0;
+  const http = (method: string, path: string, request: { body?: unknown; headers?: Record<string, string> } = {}) =>
+    requestJson(apis[turn++ % apis.length]!.url, method, path, request);
+  const healthUrl = (worker: ServiceProcess) => {
+    const line = worker.lines().find((l) => l.includes('"worker started"'))!;
+    return `http://127.0.0.1:${(JSON.parse(line) as { healthPort: number }).healthPort}`;
+  };
+  return {
+    database,
+    api: apis[0]!,
+    apis,
+    workers,
+    env: fullEnv,
+    prefix,
+    http,
+    async startWorker() {
+      const worker = await startService('worker', fullEnv);
+      workers.push(worker);
+      return worker;
+    },
+    async createProvider(type) {
+      const admin = { authorization: `Bearer ${E2E_ADMIN_TOKEN}` };
+      const provider = await http('POST', '/admin/v1/providers', { headers: admin, body: { type, name: `${type} ${label}` } });
+      const credential = await http('POST', `/admin/v1/providers/${provider.json.data.id}/credentials`, { headers: admin, body: {} });
+      return { id: provider.json.data.id, headers: { 'x-api-key': credential.json.data.key, 'x-api-secret': credential.json.data.secret } };
+    },
+    async readiness() {
+      const urls = [...apis.map((api) => api.url), ...workers.filter((w) => w.exit === undefined).map(healthUrl)];
+      return Promise.all(urls.map(async (url) => (await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(5000) })).status));
+    },
+    async stop() {
+      await Promise.all([...apis, ...workers].map((process) => process.stop('SIGTERM')));
+      await database.drop();
+    },
+  };
+}
+
+/** The event ids a worker's log line says its job's batch matched. */
+const matchedIn = (line: string): string[] => (line.includes('"event job done"') ? (JSON.parse(line) as { matched: string[] }).matched : []);
+
+async function expectStoredEqualsModel(current: Stack, chains: Awaited<ReturnType<typeof createModelChains>>, unique: GeneratedEvent[], ids: Map<string, string>, userIds: string[]) {
+  for (const userId of userIds) {
+    const events = unique
+      .filter((event) => event.user_id === userId)
+      .map((event) => ({ id: ids.get(eventKey(event))!, eventType: event.event_type, occurredUs: parseUtcTimestamp(event.timestamp)!, amount: event.amount ?? null, currency: event.currency ?? null }));
+    for (const chain of chains) {
+      const expected = Object.fromEntries([...computeCompletions(chain.rules, events).values()].map((c) => [c.taskId, c.eventId]));
+      expect(await storedCompletions(current.database, userId, chain.id), `user ${userId}, chain ${chain.id}, seed ${SEED}`).toEqual(expected);
+    }
+  }
+}
+
+/** Every stored event matched by one committed job only, across every worker's log. */
+function expectMatchedOnce(current: ClusterStack, ids: Map<string, string>) {
+  const processed = current.workers.flatMap((worker) => worker.lines().flatMap(matchedIn));
+  expect(processed.length).toBeGreaterThan(0);
+  expect(new Set(processed).size).toBe(processed.length);
+  const known = new Set(ids.values());
+  expect(processed.filter((id) => !known.has(id))).toEqual([]);
+}
+
+const register = (current: Stack, headers: Record<string, string>, id: string) =>
+  current.http('POST', '/v1/users/register', { headers, body: { platform_user_id: id } }).then((answer) => expect(answer.status).toBe(200));
+
+describe('on a Redis Cluster with four matching shards', () => {
+  it('ingest, match and read through two APIs and two workers: each event matched once, progress equal to the model', async () => {
+    console.info(`cluster e2e seed: ${SEED} (replay with E2E_SEED=${SEED})`);
+    const random = seededRandom(SEED);
+    stack = await startClusterStack('cluster_flow');
+    const platform = await stack.createProvider('platform');
+    const advertiser = await stack.createProvider('advertiser');
+    const chains = await createModelChains(stack, platform.id, advertiser.id);
+    const users = Array.from({ length: 8 }, (_, i) => `c${i}`);
+    for (const id of users.slice(0, 4)) await register(stack, platform.headers, id);
+
+    const { unique, sends } = generateEvents(random, users, 25);
+    const ids = await sendAll(stack, platform.headers, sends);
+    expect(ids.size).toBe(unique.length);
+    for (const id of users.slice(4)) await register(stack, platform.headers, id); // their stored events must count too
+
+    await eventually(() => quiescent(stack!.database), { timeoutMs: 60_000, what: 'all events processed' });
+    await expectStoredEqualsModel(stack, chains, unique, ids, users);
+    expectMatchedOnce(stack, ids);
+    // Work went to every shard, and the shards live on more than one master.
+    const masters = new Set<number>();
+    for (let shard = 0; shard < SHARDS; shard++) masters.add((await cluster.masterOf(`{${stack.prefix}:${shard}}`)).port);
+    expect(masters.size).toBeGreaterThan(1);
+    // BullMQ numbers a queue's jobs without an id of their own (match jobs) with its `id` counter.
+    const perShard = Array.from({ length: SHARDS }, (_, shard) =>
+      Number(execFileSync('redis-cli', ['-c', '-p', String(cluster.ports[0]), 'get', `{${stack!.prefix}:${shard}}:matching:id`], { encoding: 'utf8' }).trim() || 0),
+    );
+    expect(perShard.every((jobs) => jobs > 0), `jobs per shard ${perShard}`).toBe(true);
+    expect(await stack.readiness()).toEqual([200, 200, 200, 200]);
+  });
+
+  it('loses nothing when the master of a shard fails over during a burst, and resumes by itself', async () => {
+    const seed = SEED + 1;
+    console.info(`failover e2e seed: ${seed}`);
+    const random = seededRandom(seed);
+    stack = await startClusterStack('cluster_failover', { WORKER_CONCURRENCY: '8' });
+    const platform = await stack.createProvider('platform');
+    const advertiser = await stack.createProvider('advertiser');
+    const chains = await createModelChains(stack, platform.id, advertiser.id);
+    const users = Array.from({ length: 6 }, (_, i) => `f${i}`);
+    for (const id of users) await register(stack, platform.headers, id);
+
+    const first = generateEvents(random, users, 100);
+    // Counts the burst's calls answered once the failover is over: some must be, or it did not happen during the burst.
+    let failedOver = false;
+    let answeredAfter = 0;
+    const counted: Stack = { ...stack, http: (...args) => stack!.http(...args).finally(() => void (failedOver && (answeredAfter += 1))) };
+    const sending = sendAll(counted, platform.headers, first.sends, 2);
+    // Fail over once the workers are at work, while the burst is still coming in.
+    await eventually(async () => (stack!.workers.some((w) => w.lines().some((line) => matchedIn(line).length > 0)) ? true : undefined), { what: 'workers to process' });
+    const { from, to } = await cluster.failover(`{${stack.prefix}:0}`);
+    failedOver = true;
+    expect(to.port).not.toBe(from.port);
+    const ids = await sending;
+    expect(answeredAfter, 'calls of the burst answered after the failover').toBeGreaterThan(0);
+
+    await eventually(() => quiescent(stack!.database), { timeoutMs: 90_000, what: 'all events processed after the failover' });
+    // And later work on the moved shard goes through as well, with no restart of anything.
+    const second = generateEvents(random, users, 10);
+    const laterIds = await sendAll(stack, platform.headers, second.sends, 4);
+    await eventually(() => quiescent(stack!.database), { timeoutMs: 60_000, what: 'the second burst processed' });
+
+    const allIds = new Map([...ids, ...laterIds]);
+    await expectStoredEqualsModel(stack, chains, [...first.unique, ...second.unique], allIds, users);
+    expectMatchedOnce(stack, allIds);
+    await eventually(async () => ((await stack!.readiness()).every((status) => status === 200) ? true : undefined), { what: 'every process ready' });
+  });
+
+  it('streams live progress over sharded pub/sub, and the answer caches follow changes and claims', async () => {
+    // A long answer cache: a read after the change can only be fresh if the worker's changed-user notice reached this API.
+    stack = await startClusterStack('cluster_live', { CHAIN_CACHE_TTL_MS: '60000' });
+    const platform = await stack.createProvider('platform');
+    const advertiser = await stack.createProvider('advertiser');
+    const chain = await stack.http('POST', '/admin/v1/quest-chains', {
+      headers: { authorization: `Bearer ${E2E_ADMIN_TOKEN}` },
+      body: {
+        platform_id: platform.id,
+        advertiser_id: advertiser.id,
+        name: 'one step',
+        start_date: '2020-01-01T00:00:00Z',
+        end_date: '2099-01-01T00:00:00Z',
+        tasks: [{ sequence_number: 1, name: 'Play', condition_event_type: 'play', reward_type: 'points', reward_name: 'p', reward_value: 1 }],
+      },
+    });
+    expect(chain.status).toBe(200);
+    const chainId: string = chain.json.data.quest_chain.id;
+    const [first, second] = stack.apis as [ServiceProcess, ServiceProcess];
+    const onFirst = (method: string, path: string, body?: unknown) => requestJson(first.url, method, path, { headers: platform.headers, body });
+    const onSecond = (method: string, path: string, body?: unknown) => requestJson(second.url, method, path, { headers: platform.headers, body });
+
+    // A stream opened on the first API before the user exists: it waits for the registration notice.
+    const before = await onFirst('GET', '/v1/quest-chains/active/live-1');
+    const { token } = before.json.data.liveUpdates;
+    const response = await fetch(`${first.url}/v1/live?${new URLSearchParams({ token })}`);
+    expect(response.status).toBe(200);
+    const live = readSse(response.body!);
+    await live.nextEvent('ready');
+
+    expect((await onSecond('POST', '/v1/users/register', { platform_user_id: 'live-1' })).status).toBe(200);
+    await eventually(
+      async () => {
+        const [user] = await stack!.database.db.select({ pending: usersTable.needsEvaluation }).from(usersTable).where(eq(usersTable.platformUserId, senderUserId('live-1')));
+        return user?.pending === false ? true : undefined;
+      },
+      { what: 'registration evaluated' },
+    );
+    // Cached on the first API now, before any progress.
+    const completedTasks = (answer: { json: any }): number => answer.json.data.quest_chains[0].user_progress.completed_tasks;
+    expect(completedTasks(await onFirst('GET', '/v1/quest-chains/active/live-1'))).toBe(0);
+
+    expect((await onSecond('POST', '/v1/events', { user_id: 'live-1', event_type: 'play', timestamp: new Date().toISOString() })).status).toBe(200);
+    const progress = await live.nextEvent('progress', 20_000);
+    expect(JSON.parse(progress.data!).quest_chain_ids).toContain(chainId);
+
+    // The first API's cached answer (60 s) was dropped by the worker's changed-user notice.
+    const fresh = await eventually(
+      async () => {
+        const answer = await onFirst('GET', '/v1/quest-chains/active/live-1');
+        return completedTasks(answer) === 1 ? answer : undefined;
+      },
+      { timeoutMs: 3000, what: 'the first API to drop its cached answer' },
+    );
+    expect(fresh.json.data.claimable_tasks).toHaveLength(1);
+
+    // A claim on the second API drops the first API's cached answer too.
+    const taskId: string = fresh.json.data.quest_chains[0].tasks[0].id;
+    const claimed = await onSecond('POST', '/v1/rewards/claim', { platform_user_id: 'live-1', task_id: taskId });
+    expect(claimed.status, JSON.stringify(claimed.json)).toBe(200);
+    await eventually(
+      async () => ((await onFirst('GET', '/v1/quest-chains/active/live-1')).json.data.claimable_tasks.length === 0 ? true : undefined),
+      { timeoutMs: 3000, what: 'the first API to drop its cached answer after the claim' },
+    );
+  });
+
+  it('pointed at one node without REDIS_CLUSTER: not ready, enqueue failures logged and counted, a worker that backs off instead of spinning', async () => {
+    // The issue's report: one node's URL and a hash-tagged prefix, as an operator may try first. The node answers
+    // PING, but most slots are elsewhere (MOVED), the queue's among them.
+    const shard0 = `{${uniqueSuffix()}}`;
+    const owner = await cluster.masterOf(shard0);
+    const node = (await cluster.nodes()).find((n) => n.role === 'master' && n.port !== owner.port)!;
+    const database = await createTestDatabase('cluster_misconfigured');
+    const env = { DATABASE_URL: database.url, REDIS_URL: `redis://127.0.0.1:${node.port}`, QUEUE_PREFIX: shard0, ADMIN_TOKEN: E2E_ADMIN_TOKEN };
+    const api = await startService('api', env);
+    const worker = await startService('worker', env);
+    try {
+      const started = Date.now();
+      const workerHealth = `http://127.0.0.1:${(JSON.parse(worker.lines().find((l) => l.includes('"worker started"'))!) as { healthPort: number }).healthPort}`;
+      expect((await fetch(`${api.url}/readyz`)).status).toBe(503);
+      expect((await fetch(`${workerHealth}/readyz`)).status).toBe(503);
+
+      const admin = { authorization: `Bearer ${E2E_ADMIN_TOKEN}` };
+      const provider = await requestJson(api.url, 'POST', '/admin/v1/providers', { headers: admin, body: { type: 'platform', name: 'misconfigured' } });
+      const credential = await requestJson(api.url, 'POST', `/admin/v1/providers/${provider.json.data.id}/credentials`, { headers: admin, body: {} });
+      const headers = { 'x-api-key': credential.json.data.key, 'x-api-secret': credential.json.data.secret };
+      for (let i = 0; i < 20; i++) {
+        const sent = await requestJson(api.url, 'POST', '/v1/events', { headers, body: { user_id: `m${i}`, event_type: 'play', timestamp: new Date().toISOString() } });
+        expect(sent.status).toBe(200); // Postgres is the record
+      }
+      const failures = api.lines().filter((line) => line.includes('enqueue failed'));
+      expect(failures.length).toBeGreaterThan(0);
+      expect(failures.length).toBeLessThan(5);
+      const metrics = await fetch(`${api.url}/metrics`, { headers: admin }).then((r) => r.text());
+      expect(Number(/^qcr_enqueue_failures_total (\d+)/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(20);
+
+      // Ten seconds of a worker whose every fetch is refused: a few lines, not tens of thousands.
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, 10_000 - (Date.now() - started))));
+      expect(worker.lines().length, worker.lines().slice(-5).join('\n')).toBeLessThan(100);
+      expect(worker.lines().some((line) => line.includes('pausing its fetching'))).toBe(true);
+    } finally {
+      await Promise.all([api.stop('SIGTERM'), worker.stop('SIGTERM')]);
+      await database.drop();
+    }
+  });
+
+  it('with the whole cluster down, events are still accepted and /readyz answers 503; once it returns, everything is processed', async () => {
+    const random = seededRandom(SEED + 2);
+    stack = await startClusterStack('cluster_outage');
+    const platform = await stack.createProvider('platform');
+    const advertiser = await stack.createProvider('advertiser');
+    const chains = await createModelChains(stack, platform.id, advertiser.id);
+    const users = ['o0', 'o1', 'o2', 'o3'];
+    for (const id of users) await register(stack, platform.headers, id);
+
+    await cluster.down();
+    try {
+      await eventually(async () => ((await stack!.readiness()).every((status) => status === 503) ? true : undefined), { timeoutMs: 20_000, what: 'every /readyz to answer 503' });
+      const { unique, sends } = generateEvents(random, users, 15);
+      const ids = await sendAll(stack, platform.headers, sends, 4); // throws unless every call answers 200
+      expect(ids.size).toBe(unique.length);
+      // The failed enqueues were logged (rate-limited), not swallowed.
+      const apiLines = stack.apis.flatMap((api) => api.lines());
+      expect(apiLines.some((line) => line.includes('enqueue failed'))).toBe(true);
+      expect(apiLines.filter((line) => line.includes('enqueue failed')).length).toBeLessThan(10);
+
+      await cluster.up();
+      await eventually(() => quiescent(stack!.database), { timeoutMs: 90_000, what: 'everything processed after the cluster returned' });
+      await expectStoredEqualsModel(stack, chains, unique, ids, users);
+      await eventually(async () => ((await stack!.readiness()).every((status) => status === 200) ? true : undefined), { timeoutMs: 30_000, what: 'every process ready again' });
+      // A worker that could not reach Redis backed off: a handful of lines, not thousands.
+      for (const worker of stack.workers) expect(worker.lines().length, worker.lines().slice(0, 20).join('\n')).toBeLessThan(300);
+    } finally {
+      await cluster.up().catch(() => {});
+    }
+  });
+});

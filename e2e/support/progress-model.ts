@@ -1,0 +1,170 @@
+import { senderUserId, serviceUserId } from '../../shared/domain/ids.js';
+import { and, eq } from 'drizzle-orm';
+import { taskCompletions, users } from '../../shared/db/schema/index.js';
+import type { ChainRules } from '../../shared/domain/progress.js';
+import { parseUtcTimestamp } from '../../shared/domain/timestamp.js';
+import type { TestDatabase } from '../../shared/testing/database.js';
+import { nothingPending } from '../../shared/testing/progress.js';
+import type { SeededRandom } from '../../shared/testing/random.js';
+import type { Stack } from '../harness/stack.js';
+
+/** Chains spanning ordered, any-order, amount/currency conditions, task windows and a chain window. */
+export const MODEL_CHAINS = [
+  {
+    name: 'ordered',
+    allow_any_order: false,
+    start_date: '2026-01-01T00:00:00Z',
+    end_date: '2030-01-01T00:00:00Z',
+    tasks: [
+      { condition_event_type: 'signup' },
+      { condition_event_type: 'deposit', condition_min_amount: 50, condition_currency: 'usd' },
+      { condition_event_type: 'trade' },
+    ],
+  },
+  {
+    name: 'any-order',
+    allow_any_order: true,
+    start_date: '2026-01-01T00:00:00Z',
+    end_date: '2030-01-01T00:00:00Z',
+    tasks: [
+      { condition_event_type: 'deposit' },
+      { condition_event_type: 'trade' },
+      { condition_event_type: 'trade', condition_min_amount: 10 },
+      { condition_event_type: 'kyc' },
+    ],
+  },
+  {
+    name: 'windowed',
+    allow_any_order: false,
+    start_date: '2026-03-01T00:00:00Z',
+    end_date: '2026-06-01T00:00:00Z',
+    tasks: [
+      { condition_event_type: 'trade', condition_after_timestamp: '2026-03-10T00:00:00Z', condition_before_timestamp: '2026-05-01T00:00:00Z' },
+      { condition_event_type: 'deposit' },
+    ],
+  },
+] as const;
+
+type ModelChain = (typeof MODEL_CHAINS)[number];
+
+/** The model chains created through the admin API (any caller with `http` and the admin token: the e2e stack, the chaos suite). */
+export async function createModelChains(stack: Pick<Stack, 'http' | 'env'>, platformId: string, advertiserId: string) {
+  const created: { id: string; taskIds: string[]; rules: ChainRules }[] = [];
+  for (const chain of MODEL_CHAINS) {
+    const answer = await stack.http('POST', '/admin/v1/quest-chains', {
+      headers: { authorization: `Bearer ${stack.env.ADMIN_TOKEN}` },
+      body: {
+        platform_id: platformId,
+        advertiser_id: advertiserId,
+        name: chain.name,
+        start_date: chain.start_date,
+        end_date: chain.end_date,
+        allow_any_order: chain.allow_any_order,
+        tasks: chain.tasks.map((task, index) => ({ ...task, sequence_number: index + 1, name: `t${index + 1}`, reward_type: 'points', reward_name: 'points', reward_value: 5 })),
+      },
+    });
+    if (answer.status !== 200) throw new Error(`chain create failed: ${JSON.stringify(answer.json)}`);
+    const taskIds: string[] = answer.json.data.tasks.map((task: { id: string }) => task.id);
+    created.push({ id: answer.json.data.quest_chain?.id ?? answer.json.data.id, taskIds, rules: rulesOf(chain, taskIds) });
+  }
+  return created;
+}
+
+function rulesOf(chain: ModelChain, taskIds: string[]): ChainRules {
+  const us = (value: string | undefined) => (value === undefined ? null : parseUtcTimestamp(value));
+  return {
+    allowAnyOrder: chain.allow_any_order,
+    startUs: us(chain.start_date)!,
+    endUs: us(chain.end_date)!,
+    tasks: chain.tasks.map((task, index) => {
+      const t = task as { condition_event_type: string; condition_min_amount?: number; condition_currency?: string; condition_after_timestamp?: string; condition_before_timestamp?: string };
+      return {
+        id: taskIds[index]!,
+        sequenceNumber: index + 1,
+        eventType: t.condition_event_type,
+        minAmount: t.condition_min_amount ?? null,
+        currency: t.condition_currency ?? null,
+        afterUs: us(t.condition_after_timestamp),
+        beforeUs: us(t.condition_before_timestamp),
+      };
+    }),
+  };
+}
+
+export interface GeneratedEvent {
+  user_id: string;
+  event_type: string;
+  timestamp: string;
+  amount?: number;
+  currency?: string;
+}
+
+/** Random events over the chains' vocabulary, some outside every window, plus re-sent duplicates spelled differently. */
+export function generateEvents(random: SeededRandom, userIds: string[], perUser: number): { unique: GeneratedEvent[]; sends: GeneratedEvent[] } {
+  const unique: GeneratedEvent[] = [];
+  for (const userId of userIds) {
+    for (let i = 0; i < perUser; i++) {
+      const seconds = random.int(0, 200 * 86_400);
+      const at = new Date(Date.UTC(2026, 0, 15) + seconds * 1000).toISOString().replace('.000Z', 'Z');
+      const event: GeneratedEvent = { user_id: userId, event_type: random.pick(['signup', 'deposit', 'trade', 'kyc', 'noise']), timestamp: at };
+      if (random.chance(0.7)) event.amount = random.int(0, 100);
+      if (random.chance(0.7)) event.currency = random.pick(['usd', 'USD', 'Usd', 'eur']);
+      unique.push(event);
+    }
+  }
+  const duplicates = unique
+    .filter(() => random.chance(0.25))
+    .map((event) => ({ ...event, timestamp: event.timestamp.replace('Z', random.chance(0.5) ? '+00:00' : '.000Z') }));
+  return { unique, sends: random.shuffle([...unique, ...duplicates]) };
+}
+
+export const eventKey = (event: GeneratedEvent) => `${event.user_id}|${event.event_type}|${parseUtcTimestamp(event.timestamp)}`;
+
+/** Sends every event with `concurrency` parallel senders, mixing single calls and small batches; returns key → event id. */
+export async function sendAll(stack: Stack, headers: Record<string, string>, sends: GeneratedEvent[], concurrency = 8) {
+  const ids = new Map<string, string>();
+  const record = (event: GeneratedEvent, id: string) => {
+    const key = eventKey(event);
+    const known = ids.get(key);
+    if (known && known !== id) throw new Error(`two event ids for one dedup key ${key}`);
+    ids.set(key, id);
+  };
+  const chunks: GeneratedEvent[][] = [];
+  for (let i = 0; i < sends.length; ) {
+    const size = i % 3 === 0 ? 7 : 1;
+    chunks.push(sends.slice(i, i + size));
+    i += size;
+  }
+  let next = 0;
+  async function sender() {
+    while (next < chunks.length) {
+      const chunk = chunks[next++]!;
+      if (chunk.length === 1) {
+        const answer = await stack.http('POST', '/v1/events', { headers, body: chunk[0] });
+        if (answer.status !== 200) throw new Error(`event rejected: ${JSON.stringify(answer.json)}`);
+        record(chunk[0]!, answer.json.data.event_id);
+      } else {
+        const answer = await stack.http('POST', '/v1/events/batch', { headers, body: { events: chunk } });
+        if (answer.status !== 200) throw new Error(`batch rejected: ${JSON.stringify(answer.json)}`);
+        answer.json.data.results.forEach((result: { event_id: string; status: string }, index: number) => {
+          if (result.status === 'rejected') throw new Error(`item rejected: ${JSON.stringify(result)}`);
+          record(chunk[index]!, result.event_id);
+        });
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, sender));
+  return ids;
+}
+
+export async function storedCompletions(database: TestDatabase, platformUserId: string, chainId: string): Promise<Record<string, string>> {
+  const rows = await database.db
+    .select({ task_id: taskCompletions.taskId, event_id: taskCompletions.eventId })
+    .from(taskCompletions)
+    .innerJoin(users, eq(users.id, taskCompletions.userId))
+    .where(and(eq(users.platformUserId, senderUserId(platformUserId)), eq(taskCompletions.chainId, chainId)));
+  return Object.fromEntries(rows.map((row) => [row.task_id, row.event_id]));
+}
+
+/** True once nothing is pending: every event processed and no user waiting for re-evaluation. */
+export const quiescent = (database: TestDatabase) => nothingPending(database.db);
