@@ -45,6 +45,8 @@ export const DOMAIN_ERROR_KINDS = {
   user_already_linked: 'conflict',
   /** The task or chain is not completed, or the chain has no reward. */
   reward_not_claimable: 'conflict',
+  /** The reward is completed but under its chain's hold (reward_hold_seconds) until the time named. */
+  reward_on_hold: 'conflict',
   /** The addressed resource does not exist. */
   not_found: 'not_found',
 } as const satisfies Record<string, DomainErrorKind>;

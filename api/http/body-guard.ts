@@ -17,7 +17,7 @@ export const BATCH_BODY_LIMIT = 1024 * 1024;
  * Request with a web stream around it, which costs more than the whole
  * rest of a small POST (docs/performance.md).
  */
-export function jsonBodyGuard(limitBytes: number): MiddlewareHandler {
+export function jsonBodyGuard(limitBytes: number, options: { optional?: boolean } = {}): MiddlewareHandler {
   return async (c, next) => {
     const declared = Number(c.req.header('content-length') ?? Number.NaN);
     if (Number.isFinite(declared) && declared > limitBytes) {
@@ -25,10 +25,17 @@ export function jsonBodyGuard(limitBytes: number): MiddlewareHandler {
       throw tooLarge(limitBytes);
     }
     const contentType = c.req.header('content-type') ?? '';
+    // A route whose body is optional (every field optional) takes a bare POST without one.
+    if (options.optional === true && contentType === '' && (declared === 0 || !c.req.header('content-length')) && !c.req.header('transfer-encoding')) {
+      await next();
+      return;
+    }
     if (!/^application\/([\w.-]+\+)?json\s*(;|$)/i.test(contentType)) {
       throw new AppError('unsupported_media_type', 'Content-Type must be application/json');
     }
-    const text = await readLimited(bodyChunks(c), limitBytes);
+    let text = await readLimited(bodyChunks(c), limitBytes);
+    // An optional body may also come empty under a JSON content type: it is the empty object.
+    if (options.optional === true && text.trim() === '') text = '{}';
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);

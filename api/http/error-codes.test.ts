@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSecret } from '../../shared/auth/secrets.js';
 import { createDatabase } from '../../shared/db/client.js';
 import { projectRoot } from '../../shared/db/project-root.js';
-import { linkTokens } from '../../shared/db/schema/index.js';
+import { linkTokens, taskCompletions, users } from '../../shared/db/schema/index.js';
+import { senderUserId } from '../../shared/domain/ids.js';
 import { createTestChain, createTestUser } from '../../shared/testing/chains.js';
 import { createEmptyTestDatabase, type TestDatabase } from '../../shared/testing/database.js';
 import { eventually } from '../../shared/testing/eventually.js';
@@ -126,6 +127,17 @@ const scenarios: Record<ErrorCode, { param: string | null; reach: () => Promise<
       const user = await registered();
       expect((await complete(await token(user), fresh('adv'))).status).toBe(200);
       return complete(await token(user), fresh('adv'));
+    },
+  },
+  reward_on_hold: {
+    param: 'task_id',
+    reach: async () => {
+      const chain = await createTestChain(database.db, platform.id, advertiser.id, { holdSeconds: 3600 });
+      const platformUserId = await registered();
+      const [user] = await database.db.select({ id: users.id }).from(users).where(eq(users.platformUserId, senderUserId(platformUserId)));
+      // Completed just now, as the matcher stores it: its reward is held for the hour.
+      await database.db.insert(taskCompletions).values({ userId: user!.id, taskId: chain.taskIds[0]!, chainId: chain.id, eventId: randomUUID(), completedAt: BigInt(Date.now()) * 1000n });
+      return post('/v1/rewards/claim', { platform_user_id: platformUserId, task_id: chain.taskIds[0] });
     },
   },
   reward_not_claimable: {

@@ -22,7 +22,13 @@ export interface DrainFigure {
  * would have enqueued) while the given workers run, and times them until none
  * of the tenant's events is pending.
  */
-export async function drain(ctx: BenchContext, tenant: MatchingTenant, workers: readonly ServiceProcess[], eventIds: readonly string[]): Promise<DrainFigure> {
+export async function drain(
+  ctx: BenchContext,
+  tenant: MatchingTenant,
+  workers: readonly ServiceProcess[],
+  eventIds: readonly string[],
+  options: DrainOptions = {},
+): Promise<DrainFigure> {
   const redis = createRedis(ctx.env.REDIS_URL!, 'producer');
   const producer = createMatchingProducer(redis, ctx.env.QUEUE_PREFIX!);
   try {
@@ -33,10 +39,19 @@ export async function drain(ctx: BenchContext, tenant: MatchingTenant, workers: 
       for (let j = i; j < Math.min(i + 5000, eventIds.length); j += JOB_SIZE) jobs.push(...eventBatches(eventIds.slice(j, j + JOB_SIZE).map((eventId) => ({ eventId, providerId: tenant.platformId }))));
       await producer.queue.addBulk(jobs.map((data) => ({ name: 'match-events', data })));
     }
+    const during = options.during?.();
     const deadline = Date.now() + 10 * 60_000;
     while ((await tenant.pending()) > 0) {
       if (Date.now() > deadline) throw new Error('drain did not finish in 10 minutes');
       await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    if (during) {
+      // Work made during the drain (re-evaluations) is part of it.
+      await during;
+      while ((await tenant.evaluating()) > 0) {
+        if (Date.now() > deadline) throw new Error('drain did not finish in 10 minutes');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
     }
     const seconds = (performance.now() - started) / 1000;
     const cpu = await Promise.all(stops.map((stop) => stop()));
@@ -101,12 +116,17 @@ export async function drainBacklog(ctx: BenchContext, tenant: MatchingTenant, ev
   }
 }
 
+export interface DrainOptions {
+  /** Runs beside the drain once its jobs are queued; the drain also waits for it and for the re-evaluations it causes. */
+  during?: () => Promise<void>;
+}
+
 /** Stored events matched by freshly started workers (waited for until idle), which are stopped afterwards. */
-export async function drainWith(ctx: BenchContext, workerCount: number, tenant: MatchingTenant, eventIds: readonly string[]): Promise<DrainFigure> {
+export async function drainWith(ctx: BenchContext, workerCount: number, tenant: MatchingTenant, eventIds: readonly string[], options: DrainOptions = {}): Promise<DrainFigure> {
   const workers: ServiceProcess[] = [];
   try {
     for (let i = 0; i < workerCount; i++) workers.push(await ctx.startWorker());
-    return await drain(ctx, tenant, workers, eventIds);
+    return await drain(ctx, tenant, workers, eventIds, options);
   } finally {
     await Promise.all(workers.map((worker) => worker.stop()));
   }

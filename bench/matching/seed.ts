@@ -1,5 +1,5 @@
 import { senderUserId } from '../../shared/domain/ids.js';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../../shared/db/client.js';
 import { insertOrFindEvents } from '../../shared/db/event-store.js';
 import { pendingEvents, users } from '../../shared/db/schema/index.js';
@@ -46,6 +46,8 @@ export async function matchingTenant(ctx: BenchContext, label: string, userCount
     store: (events: readonly BenchEvent[], types = TASKS) => storeEvents(ctx.database.db, platform.id, events, types),
     /** Rows of pending_events of this tenant. */
     pending: (): Promise<number> => ctx.database.db.$count(pendingEvents, eq(pendingEvents.providerId, platform.id)),
+    /** Users of this tenant still flagged for re-evaluation (a reversal flags them). */
+    evaluating: (): Promise<number> => ctx.database.db.$count(users, and(eq(users.platformId, platform.id), eq(users.needsEvaluation, true))),
   };
 }
 

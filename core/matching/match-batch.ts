@@ -1,5 +1,7 @@
 import { claimPendingEvents, deletePending, loadHistory, type StoredEvent } from '../../shared/db/event-store.js';
-import { loadWalks, saveChainProgress, saveCompletions, stampUsers } from '../../shared/db/progress-store.js';
+import { deleteCompletions, loadClaimHolds, loadWalks, markClaimsReversed, saveChainProgress, saveCompletions, stampUsers } from '../../shared/db/progress-store.js';
+import { findClaimsByIds } from '../../shared/db/reward-store.js';
+import { reversalFact } from '../use-cases/webhooks/claim-fact.js';
 import { findSourceUsers, loadMatchUsers, lockUsers } from '../../shared/db/user-store.js';
 import type { ServiceUserId } from '../../shared/domain/ids.js';
 import { sourceKey, usersBySource, type EventSource } from '../../shared/domain/sources.js';
@@ -39,8 +41,10 @@ export interface BatchOutcome {
  * users (§4), lock those users in id order, load users, chains and walks,
  * advance each walk in memory (recomputing from history only where an event
  * is late), then write completions, stamps, summaries and pending rows once
- * each. A crash before commit leaves everything pending for a retry; events
- * already matched are skipped, so redelivery cannot count anything twice.
+ * each, and mark the claims whose completion a reversal undid
+ * (docs/reversals.md). A crash before commit leaves everything pending for a
+ * retry; events already matched are skipped, so redelivery cannot count
+ * anything twice.
  */
 export async function matchBatch(
   deps: Pick<CoreDeps, 'db'> & {
@@ -84,16 +88,19 @@ export async function matchBatch(
     if (recompute.length > 0) {
       const needs = historyNeeds(view, recompute);
       const history = await loadHistory(tx, needs.sources, needs.eventTypes, needs.window);
-      for (const [key, state] of recomputeWalks(view, recompute, history)) advanced.set(key, state);
+      const holds = await loadClaimHolds(tx, [...new Set(recompute.map((key) => key.userId))]);
+      for (const [key, state] of recomputeWalks(view, recompute, history, holds)) advanced.set(key, state);
     }
 
     const chainsById = new Map(chains.map((c) => [c.chain.id, c]));
     const writes = diffWalks(view, advanced, chainsById);
     await saveCompletions(tx, writes.completions);
+    await deleteCompletions(tx, writes.undone);
     const stamps = await stampUsers(tx, [...writes.changedChains.keys()]);
     for (const row of writes.progress) if (writes.changedChains.get(row.userId)?.includes(row.chainId)) row.changedUs = stamps.get(row.userId) ?? null;
     await saveChainProgress(tx, writes.progress);
     await deletePending(tx, events.map((e) => e.id));
+    const reversedClaims = await findClaimsByIds(tx, await markClaimsReversed(tx, writes.standings));
     // The outbox, in the transaction of the facts it announces. Who listens must
     // be read after every event the facts come from: the claimed events were
     // read before the chains (and `listening` with them), but a recompute's
@@ -102,7 +109,8 @@ export async function matchBatch(
     // the insert itself, the batch's last statement, picks the live endpoints.
     // No statement when nobody listens.
     const recipients = recompute.length > 0 ? null : listening;
-    const webhookMessageIds = await insertMessages(tx, batchFacts(view, writes, chainsById, recipients));
+    const facts = [...batchFacts(view, writes, chainsById, recipients), ...reversedClaims.map((claim) => reversalFact(view.users.get(claim.userId)!, claim))];
+    const webhookMessageIds = await insertMessages(tx, facts);
 
     return {
       matched: events.map((e) => ({ id: e.id, receivedUs: e.receivedUs })),

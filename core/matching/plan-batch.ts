@@ -1,9 +1,9 @@
-import type { CompletionWrite, ChainProgressWrite, StoredWalk } from '../../shared/db/progress-store.js';
+import type { ClaimStanding, CompletionWrite, ChainProgressWrite, StoredWalk } from '../../shared/db/progress-store.js';
 import type { StoredEvent } from '../../shared/db/event-store.js';
 import { isChainCompleted } from '../../shared/domain/chain-view.js';
 import type { ServiceUserId } from '../../shared/domain/ids.js';
 import { countingFilter, sourceKey, sourcesOf, type ChainScope, type EventSource, type MatchUser } from '../../shared/domain/sources.js';
-import { advanceWalk, recomputeWalk, type WalkState } from '../../shared/domain/progress.js';
+import { advanceWalk, recomputeWalk, type Hold, type WalkState } from '../../shared/domain/progress.js';
 import type { ChainDefinition } from '../../shared/db/chain-store.js';
 import { groupBy } from '../../shared/collections.js';
 
@@ -38,7 +38,7 @@ function storedState(walk: StoredWalk | undefined): WalkState | null {
   if (!walk) return { completions: new Map(), mark: null };
   // A row from before marks existed: its walk cannot be continued, only redone.
   if (walk.mark === null) return null;
-  const completions = new Map([...walk.completions].map(([taskId, c]) => [taskId, { taskId, eventId: c.eventId, completedUs: c.completedUs }]));
+  const completions = new Map([...walk.completions].map(([taskId, c]) => [taskId, { taskId, eventId: c.eventId, completedUs: c.completedUs, held: c.held }]));
   return { completions, mark: walk.mark };
 }
 
@@ -94,49 +94,101 @@ export function historyNeeds(view: BatchView, keys: readonly WalkKey[]) {
  * backlog (history in the hundreds of thousands) held the event loop for
  * minutes (docs/performance.md, "Full run after issues 11–13").
  */
-export function recomputeWalks(view: BatchView, keys: readonly WalkKey[], history: readonly StoredEvent[]): Map<string, WalkState> {
+export function recomputeWalks(
+  view: BatchView,
+  keys: readonly WalkKey[],
+  history: readonly StoredEvent[],
+  claimHolds: ReadonlyMap<string, readonly Hold[]>,
+): Map<string, WalkState> {
   const bySource = groupBy(history, sourceKey);
   const states = new Map<string, WalkState>();
   for (const { userId, chain } of keys) {
     const user = view.users.get(userId)!;
+    const key = walkKey(userId, chain.chain.id);
     const own = sourcesOf(user, chain.chain).flatMap((source) => bySource.get(sourceKey(source)) ?? []);
-    states.set(walkKey(userId, chain.chain.id), recomputeWalk(chain.rules, own.filter(countingFilter(user, scopeOf(chain)))));
+    const holds = [...retainedHolds(view.walks.get(key), own), ...(claimHolds.get(key) ?? [])];
+    states.set(key, recomputeWalk(chain.rules, own.filter(countingFilter(user, scopeOf(chain))), holds));
   }
   return states;
 }
 
+/**
+ * Stored completions whose event is no longer stored at all (retention
+ * dropped its partition; a reversed event is still stored, flagged): they
+ * stay where they are, since retention never takes a completion away.
+ */
+function retainedHolds(stored: StoredWalk | undefined, history: readonly StoredEvent[]): Hold[] {
+  if (stored === undefined || stored.completions.size === 0) return [];
+  const present = new Set(history.map((e) => e.id));
+  const holds: Hold[] = [];
+  for (const [taskId, c] of stored.completions) {
+    if (!present.has(c.eventId)) holds.push({ taskId, at: { occurredUs: c.completedUs, id: c.eventId }, kind: 'retained' });
+  }
+  return holds;
+}
+
 export interface BatchWrites {
+  /** New, moved, and newly held or no longer held completions. */
   completions: CompletionWrite[];
+  /** Completions undone (a reversal): nothing completes their tasks any more. */
+  undone: { userId: ServiceUserId; chainId: string; taskId: string; eventId: string }[];
   /** Rows for chain_progress; `changedUs` is filled in once the users are stamped. */
   progress: ChainProgressWrite[];
+  /** Claims whose completion stopped (or started again) standing on counting events. */
+  standings: ClaimStanding[];
+  /** Chains whose completion was undone: `user/chain`. */
+  chainsUndone: Set<string>;
   /** user id -> chains whose completions changed */
   changedChains: Map<ServiceUserId, string[]>;
 }
 
 const sameMark = (a: WalkState['mark'], b: WalkState['mark']) => (a === null ? b === null : b !== null && a.id === b.id && a.occurredUs === b.occurredUs);
 
-/** The rows that differ from what is stored. A walk whose completions and mark are unchanged writes nothing. */
+/**
+ * The rows that differ from what is stored. A walk whose completions and mark
+ * are unchanged writes nothing. A completion undone, by being taken away or
+ * by now standing only on its claim (held), moves the walk to its next
+ * generation, which names the webhook facts of what follows (webhook-facts.ts).
+ */
 export function diffWalks(view: BatchView, states: ReadonlyMap<string, WalkState>, chainsById: ReadonlyMap<string, ChainDefinition>): BatchWrites {
-  const writes: BatchWrites = { completions: [], progress: [], changedChains: new Map() };
+  const writes: BatchWrites = { completions: [], undone: [], progress: [], standings: [], chainsUndone: new Set(), changedChains: new Map() };
   for (const [key, state] of states) {
     const [userId, chainId] = key.split('/') as [ServiceUserId, string];
     const definition = chainsById.get(chainId)!;
     const stored = view.walks.get(key);
     let changed = false;
+    let undone = false;
     for (const completion of state.completions.values()) {
-      if (stored?.completions.get(completion.taskId)?.eventId === completion.eventId) continue;
-      writes.completions.push({ userId, chainId, taskId: completion.taskId, eventId: completion.eventId, completedUs: completion.completedUs });
+      const before = stored?.completions.get(completion.taskId);
+      const held = completion.held === true;
+      if (before?.eventId === completion.eventId && before.held === held) continue;
+      writes.completions.push({ userId, chainId, taskId: completion.taskId, eventId: completion.eventId, completedUs: completion.completedUs, held });
+      if ((before?.held ?? false) !== held) writes.standings.push({ userId, chainId, taskId: completion.taskId, reversed: held });
+      if (held && before?.held !== true) undone = true;
+      changed = true;
+    }
+    for (const [taskId, before] of stored?.completions ?? []) {
+      if (state.completions.has(taskId)) continue;
+      writes.undone.push({ userId, chainId, taskId, eventId: before.eventId });
+      undone = true;
       changed = true;
     }
     if (!changed && stored !== undefined && sameMark(stored.mark, state.mark)) continue;
     if (!changed && stored === undefined && state.mark === null) continue;
+    const total = definition.tasks.length;
+    const completed = state.completions.size;
+    const wasComplete = stored !== undefined && isChainCompleted(total, stored.completions.size);
+    const isComplete = isChainCompleted(total, completed);
+    if (wasComplete !== isComplete) writes.standings.push({ userId, chainId, taskId: null, reversed: !isComplete });
+    if (wasComplete && !isComplete) {
+      writes.chainsUndone.add(key);
+      undone = true;
+    }
     if (changed) {
       const chains = writes.changedChains.get(userId);
       if (chains) chains.push(chainId);
       else writes.changedChains.set(userId, [chainId]);
     }
-    const total = definition.tasks.length;
-    const completed = state.completions.size;
     let latest: bigint | null = null;
     for (const c of state.completions.values()) if (latest === null || c.completedUs > latest) latest = c.completedUs;
     writes.progress.push({
@@ -144,9 +196,10 @@ export function diffWalks(view: BatchView, states: ReadonlyMap<string, WalkState
       chainId,
       completedTasks: completed,
       totalTasks: total,
-      completedUs: isChainCompleted(total, completed) ? latest : null,
+      completedUs: isComplete ? latest : null,
       mark: state.mark,
       changedUs: null,
+      generation: (stored?.generation ?? 0) + (undone ? 1 : 0),
     });
   }
   return writes;

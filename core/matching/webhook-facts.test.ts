@@ -21,14 +21,14 @@ function view(walks: StoredWalk[] = []): BatchView {
     walks: new Map(walks.map((w) => [`${w.userId}/${w.chainId}`, w])),
   };
 }
-const completion = (userId: string, taskId: string, us = 1_000_000n) => ({ userId: serviceUserId(userId), chainId: 'chain-1', taskId, eventId: `event-${taskId}`, completedUs: us });
+const completion = (userId: string, taskId: string, us = 1_000_000n) => ({ userId: serviceUserId(userId), chainId: 'chain-1', taskId, eventId: `event-${taskId}`, completedUs: us, held: false });
 const progress = (userId: string, completedTasks: number) => ({
-  userId: serviceUserId(userId), chainId: 'chain-1', completedTasks, totalTasks: 2, completedUs: completedTasks === 2 ? 2_000_000n : null, mark: null, changedUs: null,
+  userId: serviceUserId(userId), chainId: 'chain-1', completedTasks, totalTasks: 2, completedUs: completedTasks === 2 ? 2_000_000n : null, mark: null, changedUs: null, generation: 0,
 });
-const writes = (w: Partial<BatchWrites>): BatchWrites => ({ completions: [], progress: [], changedChains: new Map(), ...w });
+const writes = (w: Partial<BatchWrites>): BatchWrites => ({ completions: [], undone: [], progress: [], standings: [], chainsUndone: new Set(), changedChains: new Map(), ...w });
 const chains = new Map([['chain-1', chain]]);
 const stored = (userId: string, taskIds: string[]): StoredWalk => ({
-  userId: serviceUserId(userId), chainId: 'chain-1', mark: null, completions: new Map(taskIds.map((t) => [t, { eventId: `old-${t}`, completedUs: 500_000n }])),
+  userId: serviceUserId(userId), chainId: 'chain-1', mark: null, completions: new Map(taskIds.map((t) => [t, { eventId: `old-${t}`, completedUs: 500_000n, held: false }])), generation: 0,
 });
 
 describe('batchFacts', () => {

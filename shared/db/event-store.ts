@@ -5,13 +5,15 @@ import type { Executor } from './client.js';
 import { decodeTimestampUs, type DriverRow } from './driver-row.js';
 import { events, pendingEvents } from './schema/index.js';
 import { formatIsoMicros } from '../domain/timestamp.js';
-import { idArray, instant, occurredUsColumn, textArray } from './sql-fragments.js';
+import { idArray, instant, nullableTextArray, occurredUsColumn, textArray } from './sql-fragments.js';
 
 type EventColumns = typeof events.$inferSelect;
 
 /** A stored event as the matcher needs it: who sent it about whom, and what it says. */
 export type StoredEvent = Pick<EventColumns, 'id' | 'providerId' | 'userId' | 'eventType' | 'amount' | 'currency'> & {
   occurredUs: bigint;
+  /** Reversed by its sender: it counts for nothing (docs/reversals.md). Read, not filtered, so a walk can tell a reversed event from one retention dropped. */
+  reversed: boolean;
 };
 
 export interface PendingEvent extends StoredEvent {
@@ -29,11 +31,12 @@ const toStoredEvent = (row: EventRow): StoredEvent => ({
   occurredUs: BigInt(row.occurredUs),
   amount: row.amount,
   currency: row.currency,
+  reversed: row.reversed,
 });
 
 /** The matcher's columns of `events e`, aliased as EventRow. */
 const eventRowColumns = sql`e.id, e.provider_id as "providerId", e.user_id as "userId", e.event_type as "eventType",
-  ${occurredUsColumn(sql`e.occurred_at`)} as "occurredUs", e.amount, e.currency`;
+  ${occurredUsColumn(sql`e.occurred_at`)} as "occurredUs", e.amount, e.currency, e.reversed_at is not null as reversed`;
 
 /** An event to store: its dedup key (provider, user id, type, instant of `occurredAt`) and what it says. */
 export type NewEvent = Pick<
@@ -297,4 +300,41 @@ export async function countPendingEvents(db: Executor, sources: readonly History
     join events e on e.provider_id = s.provider_id and e.user_id = s.user_id
     join pending_events p on p.event_id = e.id`);
   return Number(row?.n ?? 0);
+}
+
+/** What reversing one event found: the event (with its sender's user id) and whether an earlier call had reversed it. */
+export interface ReversedEvent {
+  eventId: string;
+  userId: SenderUserId;
+  reversedUs: bigint;
+  reason: string | null;
+  alreadyReversed: boolean;
+}
+
+/**
+ * Reverses the provider's events with these ids, in one statement: sets
+ * `reversed_at` (and the reason) where it is not set yet, and answers every
+ * one of them that exists, newly reversed or reversed before (with the first
+ * reversal's time and reason). Ids of no event of this provider are absent.
+ * The lookup by id alone reads each partition's primary-key index once.
+ */
+export async function reverseEvents(tx: Executor, providerId: string, reversals: readonly { eventId: string; reason: string | null }[]): Promise<ReversedEvent[]> {
+  if (reversals.length === 0) return [];
+  const rows = await tx.execute<{ id: string; userId: SenderUserId; reversedUs: string; reason: string | null; already: boolean }>(sql`
+    with input as (
+      select distinct on (id) id, reason
+      from unnest(${idArray(reversals.map((r) => r.eventId))}, ${nullableTextArray(reversals.map((r) => r.reason))}) as r(id, reason)
+    ), reversed as (
+      update events e set reversed_at = now(), reversal_reason = i.reason
+      from input i
+      where e.id = i.id and e.provider_id = ${providerId} and e.reversed_at is null
+      returning e.id, e.user_id, e.reversed_at, e.reversal_reason
+    )
+    select id, user_id as "userId", ${occurredUsColumn(sql`reversed_at`)} as "reversedUs", reversal_reason as reason, false as already from reversed
+    union all
+    -- The statement's snapshot: rows it reverses still read as not reversed here.
+    select e.id, e.user_id, ${occurredUsColumn(sql`e.reversed_at`)}, e.reversal_reason, true
+    from events e join input i on e.id = i.id
+    where e.provider_id = ${providerId} and e.reversed_at is not null`);
+  return rows.map((row) => ({ eventId: row.id, userId: row.userId, reversedUs: BigInt(row.reversedUs), reason: row.reason, alreadyReversed: row.already }));
 }

@@ -3,7 +3,8 @@ import { sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
 import { decodeTimestampUs, type DriverRow, fromJson } from './driver-row.js';
 import { chainProgress, rewardClaims, taskCompletions, users } from './schema/index.js';
-import { fromUs, idArray, nullableIdArray, numberArray, occurredUsColumn } from './sql-fragments.js';
+import type { Hold } from '../domain/progress.js';
+import { booleanArray, fromUs, idArray, nullableIdArray, numberArray, occurredUsColumn } from './sql-fragments.js';
 
 /**
  * The SQL about users' progress, set-based: every function here is one
@@ -16,14 +17,17 @@ type CompletionColumns = typeof taskCompletions.$inferSelect;
 export interface StoredCompletion {
   eventId: string;
   completedUs: bigint;
+  /** Kept only by its claim's hold (docs/reversals.md). */
+  held: boolean;
 }
 
-/** What is stored for one (user, chain): the walk's mark and its completions by task id. */
+/** What is stored for one (user, chain): the walk's mark, its completions by task id, and how many times a completion was undone. */
 export interface StoredWalk {
   userId: ServiceUserId;
   chainId: string;
   mark: { occurredUs: bigint; id: string } | null;
   completions: Map<string, StoredCompletion>;
+  generation: number;
 }
 
 /**
@@ -32,8 +36,8 @@ export interface StoredWalk {
  * epoch microseconds (occurredUsColumn).
  */
 type WalkRow = DriverRow<
-  Pick<typeof chainProgress.$inferSelect, 'userId' | 'chainId' | 'markUs' | 'markEventId'> & {
-    [K in 'taskId' | 'eventId']: CompletionColumns[K] | null;
+  Pick<typeof chainProgress.$inferSelect, 'userId' | 'chainId' | 'markUs' | 'markEventId' | 'generation'> & {
+    [K in 'taskId' | 'eventId' | 'held']: CompletionColumns[K] | null;
   } & { completedUs: bigint | null }
 >;
 
@@ -41,8 +45,8 @@ type WalkRow = DriverRow<
 export async function loadWalks(tx: Executor, userIds: readonly ServiceUserId[]): Promise<StoredWalk[]> {
   if (userIds.length === 0) return [];
   const rows = await tx.execute<WalkRow>(sql`
-    select cp.user_id as "userId", cp.chain_id as "chainId", cp.mark_us::text as "markUs", cp.mark_event_id as "markEventId",
-           tc.task_id as "taskId", tc.event_id as "eventId", ${occurredUsColumn(sql`tc.completed_at`)} as "completedUs"
+    select cp.user_id as "userId", cp.chain_id as "chainId", cp.mark_us::text as "markUs", cp.mark_event_id as "markEventId", cp.generation,
+           tc.task_id as "taskId", tc.event_id as "eventId", ${occurredUsColumn(sql`tc.completed_at`)} as "completedUs", tc.held
     from chain_progress cp
     left join task_completions tc on tc.user_id = cp.user_id and tc.chain_id = cp.chain_id
     where cp.user_id = any(${idArray(userIds)})`);
@@ -52,10 +56,10 @@ export async function loadWalks(tx: Executor, userIds: readonly ServiceUserId[])
     let walk = walks.get(key);
     if (!walk) {
       const mark = row.markUs === null || row.markEventId === null ? null : { occurredUs: BigInt(row.markUs), id: row.markEventId };
-      walk = { userId: row.userId, chainId: row.chainId, mark, completions: new Map() };
+      walk = { userId: row.userId, chainId: row.chainId, mark, completions: new Map(), generation: row.generation };
       walks.set(key, walk);
     }
-    if (row.taskId !== null) walk.completions.set(row.taskId, { eventId: row.eventId!, completedUs: BigInt(row.completedUs!) });
+    if (row.taskId !== null) walk.completions.set(row.taskId, { eventId: row.eventId!, completedUs: BigInt(row.completedUs!), held: row.held === true });
   }
   return [...walks.values()];
 }
@@ -66,18 +70,76 @@ export interface CompletionWrite {
   taskId: string;
   eventId: string;
   completedUs: bigint;
+  held: boolean;
 }
 
-/** New completions, and completions moved to an earlier event by a late one (§5); never deleted. */
+/** New completions, completions moved to another event (§5), and completions now held or no longer held (docs/reversals.md). */
 export async function saveCompletions(tx: Executor, writes: readonly CompletionWrite[]): Promise<void> {
   if (writes.length === 0) return;
   await tx.execute(sql`
-    insert into task_completions (user_id, task_id, chain_id, event_id, completed_at)
-    select r.u, r.t, r.c, r.e, ${fromUs(sql`r.us`)}
+    insert into task_completions (user_id, task_id, chain_id, event_id, completed_at, held)
+    select r.u, r.t, r.c, r.e, ${fromUs(sql`r.us`)}, r.held
     from unnest(${idArray(writes.map((w) => w.userId))}, ${idArray(writes.map((w) => w.taskId))}, ${idArray(writes.map((w) => w.chainId))},
-                ${idArray(writes.map((w) => w.eventId))}, ${numberArray(writes.map((w) => w.completedUs), 'bigint')}) as r(u, t, c, e, us)
+                ${idArray(writes.map((w) => w.eventId))}, ${numberArray(writes.map((w) => w.completedUs), 'bigint')},
+                ${booleanArray(writes.map((w) => w.held))}) as r(u, t, c, e, us, held)
     on conflict (user_id, task_id) do update
-      set event_id = excluded.event_id, completed_at = excluded.completed_at, recorded_at = now()`);
+      set event_id = excluded.event_id, completed_at = excluded.completed_at, held = excluded.held, recorded_at = now()`);
+}
+
+/** Completions undone: their events were reversed and nothing else completes their tasks (docs/reversals.md). */
+export async function deleteCompletions(tx: Executor, rows: readonly { userId: ServiceUserId; taskId: string }[]): Promise<void> {
+  if (rows.length === 0) return;
+  await tx.execute(sql`
+    delete from task_completions c
+    using unnest(${idArray(rows.map((r) => r.userId))}, ${idArray(rows.map((r) => r.taskId))}) as r(u, t)
+    where c.user_id = r.u and c.task_id = r.t`);
+}
+
+/** The holds of the users' task claims (shared/domain/progress.ts, Hold), by `user/chain`. */
+export async function loadClaimHolds(tx: Executor, userIds: readonly ServiceUserId[]): Promise<Map<string, Hold[]>> {
+  const holds = new Map<string, Hold[]>();
+  if (userIds.length === 0) return holds;
+  const rows = await tx.execute<{ userId: string; chainId: string; taskId: string; eventId: string; completedUs: string }>(sql`
+    select user_id as "userId", chain_id as "chainId", task_id as "taskId", completed_event_id as "eventId",
+           ${occurredUsColumn(sql`completed_at`)} as "completedUs"
+    from reward_claims
+    where user_id = any(${idArray(userIds)}) and task_id is not null and completed_event_id is not null`);
+  for (const row of rows) {
+    const hold: Hold = { taskId: row.taskId, at: { occurredUs: BigInt(row.completedUs), id: row.eventId }, kind: 'claim' };
+    const key = `${row.userId}/${row.chainId}`;
+    const list = holds.get(key);
+    if (list) list.push(hold);
+    else holds.set(key, [hold]);
+  }
+  return holds;
+}
+
+/** A claim whose completion stopped or started standing on counting events: a task's completion became held or not, a chain's completion was undone or made again. */
+export interface ClaimStanding {
+  userId: ServiceUserId;
+  chainId: string;
+  /** null: the chain reward's claim. */
+  taskId: string | null;
+  reversed: boolean;
+}
+
+/**
+ * Marks the claims reversed (or no longer reversed), and answers the ids of
+ * the claims this statement newly marked reversed, for their reward.reversed
+ * facts. A standing without a claim changes nothing.
+ */
+export async function markClaimsReversed(tx: Executor, standings: readonly ClaimStanding[]): Promise<string[]> {
+  if (standings.length === 0) return [];
+  const rows = await tx.execute<{ id: string; reversed: boolean }>(sql`
+    update reward_claims c
+    set reversed_at = case when r.reversed then now() end
+    from unnest(${idArray(standings.map((s) => s.userId))}, ${idArray(standings.map((s) => s.chainId))},
+                ${nullableIdArray(standings.map((s) => s.taskId))}, ${booleanArray(standings.map((s) => s.reversed))})
+      as r(u, c, t, reversed)
+    where c.user_id = r.u and c.chain_id = r.c and c.task_id is not distinct from r.t
+      and (c.reversed_at is null) = r.reversed
+    returning c.id, r.reversed`);
+  return rows.filter((row) => row.reversed).map((row) => row.id);
 }
 
 /**
@@ -108,22 +170,24 @@ export interface ChainProgressWrite {
   mark: { occurredUs: bigint; id: string } | null;
   /** The user's new stamp when the completions changed; null keeps the stored one. */
   changedUs: bigint | null;
+  generation: number;
 }
 
 /** The summary and the walk mark of each (user, chain), in one statement. */
 export async function saveChainProgress(tx: Executor, writes: readonly ChainProgressWrite[]): Promise<void> {
   if (writes.length === 0) return;
   await tx.execute(sql`
-    insert into chain_progress (user_id, chain_id, completed_tasks, total_tasks, completed_at, mark_us, mark_event_id, updated_at)
-    select r.u, r.c, r.done, r.total, ${fromUs(sql`r.done_us`)}, r.mark_us, r.mark_id, ${fromUs(sql`r.changed_us`)}
+    insert into chain_progress (user_id, chain_id, completed_tasks, total_tasks, completed_at, mark_us, mark_event_id, updated_at, generation)
+    select r.u, r.c, r.done, r.total, ${fromUs(sql`r.done_us`)}, r.mark_us, r.mark_id, ${fromUs(sql`r.changed_us`)}, r.generation
     from unnest(${idArray(writes.map((w) => w.userId))}, ${idArray(writes.map((w) => w.chainId))},
                 ${numberArray(writes.map((w) => w.completedTasks), 'int')}, ${numberArray(writes.map((w) => w.totalTasks), 'int')},
                 ${numberArray(writes.map((w) => w.completedUs), 'bigint')}, ${numberArray(writes.map((w) => w.mark?.occurredUs ?? null), 'bigint')},
-                ${nullableIdArray(writes.map((w) => w.mark?.id ?? null))}, ${numberArray(writes.map((w) => w.changedUs), 'bigint')})
-      as r(u, c, done, total, done_us, mark_us, mark_id, changed_us)
+                ${nullableIdArray(writes.map((w) => w.mark?.id ?? null))}, ${numberArray(writes.map((w) => w.changedUs), 'bigint')},
+                ${numberArray(writes.map((w) => w.generation), 'int')})
+      as r(u, c, done, total, done_us, mark_us, mark_id, changed_us, generation)
     on conflict (user_id, chain_id) do update
       set completed_tasks = excluded.completed_tasks, total_tasks = excluded.total_tasks, completed_at = excluded.completed_at,
-          mark_us = excluded.mark_us, mark_event_id = excluded.mark_event_id,
+          mark_us = excluded.mark_us, mark_event_id = excluded.mark_event_id, generation = excluded.generation,
           updated_at = coalesce(excluded.updated_at, chain_progress.updated_at)`);
 }
 

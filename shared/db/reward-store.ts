@@ -26,6 +26,8 @@ export interface RewardClaim {
   chainId: string;
   reward: Reward;
   claimedUs: bigint;
+  /** When the claimed completion stopped standing on counting events (the reward is kept, marked reversed); null while it stands. */
+  reversedUs: bigint | null;
 }
 
 export interface ClaimableTaskReward {
@@ -34,12 +36,19 @@ export interface ClaimableTaskReward {
   sequenceNumber: number;
   reward: Reward;
   completedUs: bigint;
+  /** The completion plus the chain's reward hold (docs/reversals.md): not claimable before. */
+  claimableUs: bigint;
 }
 
 export interface ClaimableChainReward {
   chainId: string;
   reward: Reward;
+  /** The chain's completion plus its reward hold. */
+  claimableUs: bigint;
 }
+
+/** When a reward completed at `completedUs` may be claimed under a hold of `holdSeconds`. */
+export const claimableAfterHold = (completedUs: bigint, holdSeconds: number) => completedUs + BigInt(holdSeconds) * 1_000_000n;
 
 /** The snapshot's stored form: the published reward's field names. */
 type RewardSnapshot = Omit<Reward, 'imageUrls'> & { image_urls: string[] | null };
@@ -58,7 +67,15 @@ const toClaim = (row: typeof rewardClaims.$inferSelect): RewardClaim => ({
   chainId: row.chainId,
   reward: fromSnapshot(row.reward),
   claimedUs: row.claimedAt,
+  reversedUs: row.reversedAt,
 });
+
+/** The claims with these ids, with their users (what a reward.reversed fact needs). */
+export async function findClaimsByIds(db: Executor, ids: readonly string[]): Promise<(RewardClaim & { userId: ServiceUserId })[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.select().from(rewardClaims).where(inArray(rewardClaims.id, [...ids]));
+  return rows.map((row) => ({ ...toClaim(row), userId: row.userId }));
+}
 
 /**
  * "The user completed the chain `quest_chains.id`" (correlated to the outer
@@ -75,14 +92,8 @@ const chainCompletedBy = (db: Executor, userId: ServiceUserId) =>
       .where(and(eq(chainProgress.userId, userId), eq(chainProgress.chainId, questChains.id), isNotNull(chainProgress.completedAt))),
   );
 
-/** A task of the platform with its reward and whether the user completed it; null when the platform has no such task. */
+/** A task of the platform with its reward, the chain's reward hold and the user's completion of it (null: not completed); null when the platform has no such task. */
 export async function findTaskReward(db: Executor, platformId: string, userId: ServiceUserId, taskId: string) {
-  const completed = exists(
-    db
-      .select({ one: sql`1` })
-      .from(taskCompletions)
-      .where(and(eq(taskCompletions.userId, userId), eq(taskCompletions.taskId, questTasks.id))),
-  );
   const [row] = await db
     .select({
       chainId: questTasks.chainId,
@@ -90,14 +101,18 @@ export async function findTaskReward(db: Executor, platformId: string, userId: S
       name: questTasks.rewardName,
       value: questTasks.rewardValue,
       imageUrls: questTasks.rewardImageUrls,
-      completed: sql<boolean>`${completed}`,
+      holdSeconds: questChains.rewardHoldSeconds,
+      eventId: taskCompletions.eventId,
+      completedUs: taskCompletions.completedAt,
     })
     .from(questTasks)
     .innerJoin(questChains, eq(questChains.id, questTasks.chainId))
+    .leftJoin(taskCompletions, and(eq(taskCompletions.userId, userId), eq(taskCompletions.taskId, questTasks.id)))
     .where(and(eq(questTasks.id, taskId), eq(questChains.platformId, platformId)));
   if (!row) return null;
   const reward: Reward = { type: row.type, name: row.name, value: row.value, imageUrls: row.imageUrls };
-  return { chainId: row.chainId, reward, completed: row.completed };
+  const completion = row.eventId === null || row.completedUs === null ? null : { eventId: row.eventId, completedUs: row.completedUs };
+  return { chainId: row.chainId, reward, holdSeconds: row.holdSeconds, completion };
 }
 
 /** A chain of the platform with its reward (null without one) and whether the user completed it; null when the platform has no such chain. */
@@ -109,17 +124,19 @@ export async function findChainReward(db: Executor, platformId: string, userId: 
       name: chainRewards.name,
       value: chainRewards.value,
       imageUrls: chainRewards.imageUrls,
-      completed: sql<boolean>`${chainCompletedBy(db, userId)}`,
+      holdSeconds: questChains.rewardHoldSeconds,
+      completedUs: chainProgress.completedAt,
     })
     .from(questChains)
     .leftJoin(chainRewards, eq(chainRewards.chainId, questChains.id))
+    .leftJoin(chainProgress, and(eq(chainProgress.userId, userId), eq(chainProgress.chainId, questChains.id)))
     .where(and(eq(questChains.id, chainId), eq(questChains.platformId, platformId)));
   if (!row) return null;
   const reward: Reward | null =
     row.id === null || row.type === null || row.name === null
       ? null
       : { id: row.id, type: row.type, name: row.name, value: row.value, imageUrls: row.imageUrls };
-  return { reward, completed: row.completed };
+  return { reward, holdSeconds: row.holdSeconds, completedUs: row.completedUs };
 }
 
 /**
@@ -128,11 +145,27 @@ export async function findChainReward(db: Executor, platformId: string, userId: 
  */
 export async function insertClaim(
   db: Executor,
-  claim: { userId: ServiceUserId; kind: RewardKind; chainId: string; taskId: string | null; reward: Reward },
+  claim: {
+    userId: ServiceUserId;
+    kind: RewardKind;
+    chainId: string;
+    taskId: string | null;
+    reward: Reward;
+    /** A task claim's completion, where the walk holds it (docs/reversals.md). */
+    completion: { eventId: string; completedUs: bigint } | null;
+  },
 ): Promise<RewardClaim | null> {
   const [row] = await db
     .insert(rewardClaims)
-    .values({ ...claim, reward: toSnapshot(claim.reward) })
+    .values({
+      userId: claim.userId,
+      kind: claim.kind,
+      chainId: claim.chainId,
+      taskId: claim.taskId,
+      reward: toSnapshot(claim.reward),
+      completedEventId: claim.completion?.eventId ?? null,
+      completedAt: claim.completion?.completedUs ?? null,
+    })
     .onConflictDoNothing()
     .returning();
   return row ? toClaim(row) : null;
@@ -210,13 +243,19 @@ export async function listClaimableTaskRewards(
       value: questTasks.rewardValue,
       imageUrls: questTasks.rewardImageUrls,
       completedUs: taskCompletions.completedAt,
+      holdSeconds: questChains.rewardHoldSeconds,
     })
     .from(taskCompletions)
     .innerJoin(questTasks, eq(questTasks.id, taskCompletions.taskId))
+    .innerJoin(questChains, eq(questChains.id, taskCompletions.chainId))
     .where(and(eq(taskCompletions.userId, userId), notExists(claimed), window.after && afterKey(order, window.after)))
     .orderBy(...order)
     .limit(window.limit);
-  return rows.map(({ type, name, value, imageUrls, ...row }) => ({ ...row, reward: { type, name, value, imageUrls } }));
+  return rows.map(({ type, name, value, imageUrls, holdSeconds, ...row }) => ({
+    ...row,
+    reward: { type, name, value, imageUrls },
+    claimableUs: claimableAfterHold(row.completedUs, holdSeconds),
+  }));
 }
 
 /** The platform's completed chains whose chain reward the user has not claimed, in chain start order. */
@@ -240,21 +279,23 @@ export async function listClaimableChainRewards(
       name: chainRewards.name,
       value: chainRewards.value,
       imageUrls: chainRewards.imageUrls,
+      holdSeconds: questChains.rewardHoldSeconds,
+      completedUs: chainProgress.completedAt,
     })
     .from(questChains)
     .innerJoin(chainRewards, eq(chainRewards.chainId, questChains.id))
+    .innerJoin(chainProgress, and(eq(chainProgress.userId, userId), eq(chainProgress.chainId, questChains.id), isNotNull(chainProgress.completedAt)))
     .where(
       and(
         eq(questChains.platformId, platformId),
         inArray(questChains.id, started),
-        chainCompletedBy(db, userId),
         notExists(claimed),
         window.after && afterKey(order, window.after),
       ),
     )
     .orderBy(...order)
     .limit(window.limit);
-  return rows.map(({ chainId, ...reward }) => ({ chainId, reward }));
+  return rows.map(({ chainId, holdSeconds, completedUs, ...reward }) => ({ chainId, reward, claimableUs: claimableAfterHold(completedUs!, holdSeconds) }));
 }
 
 /** The user's claims, oldest first. */

@@ -14,11 +14,18 @@ export const idArray = (ids: readonly string[]): SQL => sql`${`{${ids.join(',')}
 export const textArray = (values: readonly string[]): SQL =>
   sql`array(select jsonb_array_elements_text(${JSON.stringify(values)}::jsonb))`;
 
+/** textArray with nulls (JSON null reads back as SQL null). */
+export const nullableTextArray = (values: readonly (string | null)[]): SQL =>
+  sql`array(select jsonb_array_elements_text(${JSON.stringify(values)}::jsonb))`;
+
 /** A typed array parameter of numbers or null (e.g. `int[]`, `bigint[]`): one parameter, no JSON to parse. */
 export const numberArray = (values: readonly (number | bigint | null)[], type: 'int' | 'bigint'): SQL =>
   sql`${`{${values.map((v) => (v === null ? 'NULL' : String(v))).join(',')}}`}::${sql.raw(type)}[]`;
 
 /** A uuid[] parameter that may hold nulls. */
+/** A boolean[] parameter. */
+export const booleanArray = (values: readonly boolean[]): SQL => sql`${`{${values.map((v) => (v ? 't' : 'f')).join(',')}}`}::boolean[]`;
+
 export const nullableIdArray = (ids: readonly (string | null)[]): SQL => sql`${`{${ids.map((id) => id ?? 'NULL').join(',')}}`}::uuid[]`;
 
 /** A timestamptz from epoch microseconds, exact (no float round trip). */

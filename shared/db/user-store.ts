@@ -49,6 +49,12 @@ export async function flagUserForEvaluation(db: Executor, userId: ServiceUserId)
   await db.update(users).set({ needsEvaluation: true }).where(eq(users.id, userId));
 }
 
+/** Flags these users for re-evaluation (a reversal took one of their events back), in one statement. */
+export async function flagUsersForEvaluation(db: Executor, userIds: readonly ServiceUserId[]): Promise<void> {
+  if (userIds.length === 0) return;
+  await db.execute(sql`update users set needs_evaluation = true where id = any(${idArray(userIds)}) and not needs_evaluation`);
+}
+
 /**
  * Flags every user of a platform whose events must be matched against
  * something new (a chain): the reconciler re-evaluates them. Users already

@@ -19,8 +19,11 @@ const scenarioArb = fc
   .chain(({ chain, events }) =>
     fc
       .array(fc.boolean(), { minLength: events.length, maxLength: events.length })
-      // Pending now and then: most stored events have been processed.
-      .map((flags) => ({ chain, events: events.map((e, i): ExplainEvent => ({ ...e, pending: flags[i] === true && i % 3 === 0 })) })),
+      // Pending now and then, reversed now and then: most stored events have been processed and stand.
+      .map((flags) => ({
+        chain,
+        events: events.map((e, i): ExplainEvent => ({ ...e, pending: flags[i] === true && i % 3 === 0, reversed: flags[i] === true && i % 4 === 1 })),
+      })),
   );
 
 /** Whether `task` is done in `progress` before the walk reaches `at`. */
@@ -33,8 +36,10 @@ const doneBefore = (progress: readonly Completion[], task: TaskCondition, at: Ev
 function verdictHolds(chain: ChainRules, progress: readonly Completion[], task: TaskCondition, e: ExplainEvent, verdict: Verdict): boolean {
   const inWindow = chain.startUs <= e.occurredUs && e.occurredUs < chain.endUs;
   switch (verdict) {
+    case 'reversed':
+      return e.reversed === true;
     case 'not_yet_processed':
-      return e.pending;
+      return e.pending && e.reversed !== true;
     case 'outside_chain_window':
       return !e.pending && !inWindow;
     case 'amount_missing':
@@ -68,14 +73,14 @@ describe('explainChain agrees with progress', () => {
     }
     expect([...seen].sort()).toEqual([
       'after_completion', 'after_task_window', 'amount_below_minimum', 'amount_missing', 'before_task_window', 'currency_mismatch',
-      'not_yet_processed', 'outside_chain_window', 'used_by_other_task', 'waiting_for_earlier_task',
+      'not_yet_processed', 'outside_chain_window', 'reversed', 'used_by_other_task', 'waiting_for_earlier_task',
     ]);
   });
 
   it('completed_by is the completing event of progress over the processed events', () => {
     fc.assert(
       fc.property(scenarioArb, ({ chain, events }) => {
-        const processed = events.filter((e) => !e.pending);
+        const processed = events.filter((e) => !e.pending && e.reversed !== true);
         const explained = explainChain(chain, events);
         expect(explained.completions).toEqual(computeCompletions(chain, processed));
         const reference = referenceCompletions(chain, processed);
@@ -90,7 +95,7 @@ describe('explainChain agrees with progress', () => {
   it("no candidate's verdict contradicts progress, and the candidates are the task's events latest first", () => {
     fc.assert(
       fc.property(scenarioArb, ({ chain, events }) => {
-        const progress = referenceCompletions(chain, events.filter((e) => !e.pending));
+        const progress = referenceCompletions(chain, events.filter((e) => !e.pending && e.reversed !== true));
         const explained = explainChain(chain, events, Infinity);
         for (const t of explained.tasks) {
           const expected = events

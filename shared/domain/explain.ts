@@ -1,6 +1,6 @@
 import { inChainWindow, taskMismatch, type CountingEvent, type TaskCondition, type TaskMismatch } from './conditions.js';
 import { compareEventPositions } from './counting.js';
-import { computeCompletions, type ChainRules, type Completion } from './progress.js';
+import { computeCompletions, type ChainRules, type Completion, type Hold } from './progress.js';
 
 // Product rules §11: why each of a user's events did or did not complete a
 // task. Not a second reading of §4-5: the walk that computes progress
@@ -9,6 +9,7 @@ import { computeCompletions, type ChainRules, type Completion } from './progress
 // definition of a task's conditions. So explain cannot disagree with progress.
 
 export type Verdict =
+  | 'reversed'
   | 'not_yet_processed'
   | 'outside_chain_window'
   | Exclude<TaskMismatch, 'event_type_mismatch'>
@@ -16,8 +17,8 @@ export type Verdict =
   | 'after_completion'
   | 'waiting_for_earlier_task';
 
-/** A stored event of the user's §4 sources; `pending`: the matcher has not processed it yet. */
-export type ExplainEvent = CountingEvent & { pending: boolean };
+/** A stored event of the user's §4 sources; `pending`: the matcher has not processed it yet; `reversed`: its sender took it back. */
+export type ExplainEvent = CountingEvent & { pending: boolean; reversed?: boolean };
 
 export interface Candidate<E extends ExplainEvent = ExplainEvent> {
   event: E;
@@ -52,13 +53,19 @@ export const EXPLAIN_CANDIDATES = 10;
  * pending one has not reached it yet), so the walk runs over those, and the
  * pending ones are `not_yet_processed` whatever they would do.
  */
-export function explainChain<E extends ExplainEvent>(chain: ChainRules, events: readonly E[], limit = EXPLAIN_CANDIDATES): ChainExplanation<E> {
+export function explainChain<E extends ExplainEvent>(
+  chain: ChainRules,
+  events: readonly E[],
+  limit = EXPLAIN_CANDIDATES,
+  holds: readonly Hold[] = [],
+): ChainExplanation<E> {
   const distinct = [...new Map(events.map((e) => [e.id, e])).values()];
   const steps = new Map<string, Step>();
   const completions = computeCompletions(
     chain,
-    distinct.filter((e) => !e.pending),
+    distinct.filter((e) => !e.pending && e.reversed !== true),
     (event, completed, done) => steps.set(event.id, { completedTaskId: completed?.id, doneBefore: new Set(done.keys()) }),
+    holds,
   );
   const latestFirst = distinct.sort((a, b) => compareEventPositions(b, a));
   const tasks = [...chain.tasks].sort((a, b) => a.sequenceNumber - b.sequenceNumber);
@@ -76,6 +83,8 @@ export function explainChain<E extends ExplainEvent>(chain: ChainRules, events: 
 }
 
 function verdictOf(chain: ChainRules, task: TaskCondition, event: ExplainEvent, step: Step | undefined): Verdict {
+  // Reversed counts for nothing, processed or not: that is the whole answer.
+  if (event.reversed === true) return 'reversed';
   if (event.pending) return 'not_yet_processed';
   if (!inChainWindow(chain, event)) return 'outside_chain_window';
   const mismatch = taskMismatch(task, event);

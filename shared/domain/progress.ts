@@ -18,7 +18,29 @@ export type ChainRules = {
   tasks: TaskCondition[];
 };
 
-export type Completion = { taskId: string; eventId: string; completedUs: bigint };
+/** `held`: the task stands completed only by its claim's hold (its events no longer complete it; docs/reversals.md). */
+export type Completion = { taskId: string; eventId: string; completedUs: bigint; held?: boolean };
+
+/**
+ * A completion the walk keeps although no counting event makes it any more
+ * (docs/reversals.md): at its position the walk completes the task if it is
+ * still open, as if that event completed it and nothing else. `claim`: the
+ * task's reward was claimed there (the completion is then `held`, and the
+ * claimed reward marked reversed); `retained`: the completing event was
+ * dropped by retention, which never takes a completion away. At an event's
+ * own position the event steps first, so a claim whose event still counts
+ * changes nothing.
+ */
+export type Hold = { taskId: string; at: EventPosition; kind: 'claim' | 'retained' };
+
+const HOLD_ORDER = { retained: 0, claim: 1 } as const;
+
+function holdsInOrder(chain: ChainRules, holds: readonly Hold[]): Hold[] {
+  const taskIds = new Set(chain.tasks.map((t) => t.id));
+  return holds
+    .filter((h) => taskIds.has(h.taskId))
+    .sort((a, b) => compareEventPositions(a.at, b.at) || HOLD_ORDER[a.kind] - HOLD_ORDER[b.kind] || (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : 0));
+}
 
 function sortTasks(tasks: readonly TaskCondition[]): TaskCondition[] {
   // Ties (which chain validation forbids) fall back to id so the result still
@@ -76,10 +98,28 @@ export type WalkObserver = (event: CountingEvent, completed: TaskCondition | und
  * Returns whether it added any. The matcher passes no observer: one
  * comparison per event is all the hook costs it.
  */
-function walkOn(chain: ChainRules, completions: Map<string, Completion>, ordered: readonly CountingEvent[], observe?: WalkObserver): boolean {
+function walkOn(
+  chain: ChainRules,
+  completions: Map<string, Completion>,
+  ordered: readonly CountingEvent[],
+  observe?: WalkObserver,
+  holds: readonly Hold[] = [],
+): boolean {
   const tasks = sortTasks(chain.tasks);
   let changed = false;
+  let nextHold = 0;
+  // The holds at or before `position` step now, in their order (events first at an equal position).
+  const holdUntil = (position: EventPosition | null) => {
+    for (; nextHold < holds.length; nextHold++) {
+      const hold = holds[nextHold]!;
+      if (position !== null && compareEventPositions(hold.at, position) >= 0) return;
+      if (completions.has(hold.taskId)) continue;
+      completions.set(hold.taskId, { taskId: hold.taskId, eventId: hold.at.id, completedUs: hold.at.occurredUs, held: hold.kind === 'claim' });
+      changed = true;
+    }
+  };
   for (const event of ordered) {
+    holdUntil(event);
     if (completions.size === tasks.length) break;
     const task = taskCompletedBy(chain, tasks, completions, event);
     if (observe !== undefined) observe(event, task, completions);
@@ -87,17 +127,19 @@ function walkOn(chain: ChainRules, completions: Map<string, Completion>, ordered
     completions.set(task.id, { taskId: task.id, eventId: event.id, completedUs: event.occurredUs });
     changed = true;
   }
+  holdUntil(null);
   return changed;
 }
 
-/** Completions keyed by task id; tasks absent from the map are not completed. `observe`: see WalkObserver. */
+/** Completions keyed by task id; tasks absent from the map are not completed. `observe`: see WalkObserver; `holds`: see Hold. */
 export function computeCompletions(
   chain: ChainRules,
   events: readonly CountingEvent[],
   observe?: WalkObserver,
+  holds: readonly Hold[] = [],
 ): Map<string, Completion> {
   const completions = new Map<string, Completion>();
-  walkOn(chain, completions, relevantInOrder(chain, events), observe);
+  walkOn(chain, completions, relevantInOrder(chain, events), observe, holdsInOrder(chain, holds));
   return completions;
 }
 
@@ -113,12 +155,19 @@ export type WalkAdvance = { state: WalkState; changed: boolean } | { recompute: 
 
 const positionOf = (event: EventPosition): EventPosition => ({ occurredUs: event.occurredUs, id: event.id });
 
-/** The full walk over every counting event of the user, with its mark. */
-export function recomputeWalk(chain: ChainRules, events: readonly CountingEvent[]): WalkState {
+/**
+ * The full walk over every counting event of the user, with its holds, and
+ * its mark: the latest step, event or hold, so that an event before a hold
+ * is late (it could complete the held task for real).
+ */
+export function recomputeWalk(chain: ChainRules, events: readonly CountingEvent[], holds: readonly Hold[] = []): WalkState {
   const ordered = relevantInOrder(chain, events);
+  const steps = holdsInOrder(chain, holds);
   const completions = new Map<string, Completion>();
-  walkOn(chain, completions, ordered);
-  const last = ordered.at(-1);
+  walkOn(chain, completions, ordered, undefined, steps);
+  const lastEvent = ordered.at(-1);
+  const lastHold = steps.at(-1)?.at;
+  const last = lastHold !== undefined && (lastEvent === undefined || compareEventPositions(lastHold, lastEvent) > 0) ? lastHold : lastEvent;
   return { completions, mark: last === undefined ? null : positionOf(last) };
 }
 

@@ -28,8 +28,8 @@ export type ChainParties = { platformId: string; advertiserId: string };
 /** A chain as §4 needs it: its providers and its dates. */
 export type ChainScope = ChainParties & ChainWindow;
 
-/** A stored event with its sender: a user id lives in its sender's own namespace (§3). */
-export type SourcedEvent = CountingEvent & EventSource;
+/** A stored event with its sender: a user id lives in its sender's own namespace (§3). `reversed`: its sender took it back (docs/reversals.md). */
+export type SourcedEvent = CountingEvent & EventSource & { reversed?: boolean };
 
 /** One key per source, for maps and sets. */
 export const sourceKey = (source: EventSource) => `${source.providerId}/${source.userId}`;
@@ -76,14 +76,16 @@ export function usersBySource(users: Iterable<MatchUser>): Map<string, ServiceUs
 
 /**
  * §4 as a predicate over events, for one (user, chain): sent by one of
- * sourcesOf(user, chain) and inside the chain's dates. Build it once per
+ * sourcesOf(user, chain), inside the chain's dates, and not reversed (a
+ * reversed event counts for nothing, docs/reversals.md). Build it once per
  * (user, chain) and apply it to many events.
  */
 export function countingFilter(user: MatchUser, chain: ChainScope): (event: SourcedEvent) => boolean {
   // At most two sources: comparing fields beats building a key per event on the matcher's hot path.
   const sources = sourcesOf(user, chain);
   if (sources.length === 0) return () => false;
-  return (event) => sources.some((s) => s.providerId === event.providerId && s.userId === event.userId) && inChainWindow(chain, event);
+  return (event) =>
+    event.reversed !== true && sources.some((s) => s.providerId === event.providerId && s.userId === event.userId) && inChainWindow(chain, event);
 }
 
 /** §4 for one event: countingFilter(user, chain)(event). */

@@ -42,6 +42,8 @@ export interface ChainSpec {
   end?: string;
   status?: 'draft' | 'active' | 'paused' | 'ended';
   anyOrder?: boolean;
+  /** reward_hold_seconds (default 0). */
+  holdSeconds?: number;
   /** The chain reward: a 50-value mystery box unless `false` or another reward is given. */
   reward?: boolean | ChainRewardSpec;
   name?: string;
@@ -62,6 +64,7 @@ export function resolveChainSpec(spec: ChainSpec = {}) {
     end: spec.end ?? iso(now + DAY_MS),
     status: spec.status,
     anyOrder: spec.anyOrder,
+    holdSeconds: spec.holdSeconds,
     reward,
     tasks: (spec.tasks ?? DEFAULT_TASKS).map((task, index) => ({
       ...task,
@@ -103,6 +106,7 @@ export async function createTestChain(db: Executor, platformId: string, advertis
       endDate: micros(resolved.end)!,
       ...(resolved.status === undefined ? {} : { status: resolved.status }),
       ...(resolved.anyOrder === undefined ? {} : { allowAnyOrder: resolved.anyOrder }),
+      ...(resolved.holdSeconds === undefined ? {} : { rewardHoldSeconds: resolved.holdSeconds }),
       tasks: resolved.tasks.map((task) => ({
         sequenceNumber: task.sequenceNumber,
         name: task.name,

@@ -165,6 +165,7 @@ describe('GET /v1/quest-chains/active/{platformUserId}: progress and rewards', (
         reward_value: 10,
         reward_image_urls: null,
         completed_at: '2026-01-01T10:00:00.123Z',
+        claimable_at: '2026-01-01T10:00:00.123Z',
       },
       expect.objectContaining({ task_id: anyOrder.tasks[1]!.id, sequence_number: 2, completed_at: '2026-01-01T11:00:00.000Z' }),
     ]);

@@ -58,7 +58,11 @@ const activeTaskSchema = z
   .openapi('QuestTask');
 
 const activeChainRewardSchema = z
-  .object({ ...chainRewardShape, claimable: z.boolean().openapi({ description: 'Chain completed and its reward not yet claimed.' }) })
+  .object({
+    ...chainRewardShape,
+    claimable: z.boolean().openapi({ description: 'Chain completed and its reward not yet claimed.' }),
+    claimable_at: isoMillis().nullable().openapi({ description: "While claimable: from when a claim is accepted (the chain's completion plus its reward_hold_seconds); null otherwise." }),
+  })
   .openapi('ChainReward');
 
 const userProgressSchema = z
@@ -82,6 +86,7 @@ export const claimableTaskSchema = z
     reward_value: z.number(),
     reward_image_urls: z.array(z.string()).nullable(),
     completed_at: isoMillis(),
+    claimable_at: isoMillis().openapi({ description: "From when a claim is accepted: completed_at plus the chain's reward_hold_seconds (a claim before answers 409 reward_on_hold)." }),
   })
   .openapi('ClaimableTask');
 
@@ -174,7 +179,7 @@ export function toChainRewardResponse(reward: ChainRewardRow) {
   return { id: reward.id, type: reward.type, name: reward.name, value: reward.value, image_urls: reward.imageUrls ?? null };
 }
 
-function toActiveChainResponse({ definition, taskStatuses, progress, rewardClaimable }: ActiveChainProgress) {
+function toActiveChainResponse({ definition, taskStatuses, progress, rewardClaimable, rewardClaimableUs }: ActiveChainProgress) {
   const { chain, tasks, reward } = definition;
   return {
     quest_chain: toQuestChainResponse(chain),
@@ -187,11 +192,11 @@ function toActiveChainResponse({ definition, taskStatuses, progress, rewardClaim
       completed_tasks: progress.completedTasks,
       total_tasks: progress.totalTasks,
     },
-    chain_reward: reward ? { ...toChainRewardResponse(reward), claimable: rewardClaimable } : null,
+    chain_reward: reward ? { ...toChainRewardResponse(reward), claimable: rewardClaimable, claimable_at: isoMillisOrNull(rewardClaimableUs) } : null,
   };
 }
 
-export function toClaimableTaskResponse({ chainId, task, completedUs }: ClaimableTask) {
+export function toClaimableTaskResponse({ chainId, task, completedUs, claimableUs }: ClaimableTask) {
   return {
     task_id: task.id,
     quest_chain_id: chainId,
@@ -201,6 +206,7 @@ export function toClaimableTaskResponse({ chainId, task, completedUs }: Claimabl
     reward_value: task.rewardValue,
     reward_image_urls: task.rewardImageUrls ?? null,
     completed_at: formatIsoMillis(completedUs),
+    claimable_at: formatIsoMillis(claimableUs),
   };
 }
 
@@ -223,7 +229,7 @@ export const explainParams = z.object({
 
 const VERDICTS = [
   'outside_chain_window', 'before_task_window', 'after_task_window', 'amount_below_minimum', 'amount_missing', 'currency_mismatch',
-  'waiting_for_earlier_task', 'used_by_other_task', 'after_completion', 'not_yet_processed',
+  'waiting_for_earlier_task', 'used_by_other_task', 'after_completion', 'not_yet_processed', 'reversed',
 ] as const satisfies readonly Verdict[];
 
 const eventSource = () => z.enum(['platform', 'advertiser']).openapi({ description: 'Sent by the chain\'s platform, or by its advertiser about the id linked to the user.' });

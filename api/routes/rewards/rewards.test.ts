@@ -195,6 +195,7 @@ describe('GET /v1/rewards/{platformUserId}', () => {
           reward_value: 10,
           reward_image_urls: ['https://example.com/p.png'],
           completed_at: '2026-01-02T00:00:00.000Z',
+          claimable_at: '2026-01-02T00:00:00.000Z',
         },
         {
           kind: 'task',
@@ -206,8 +207,14 @@ describe('GET /v1/rewards/{platformUserId}', () => {
           reward_value: 20,
           reward_image_urls: null,
           completed_at: '2026-01-03T00:00:00.500Z',
+          claimable_at: '2026-01-03T00:00:00.500Z',
         },
-        { kind: 'chain', quest_chain_id: chain.id, reward: { id: chain.rewardId, type: 'mystery_box', name: 'Gold box', value: null, image_urls: null } },
+        {
+          kind: 'chain',
+          quest_chain_id: chain.id,
+          reward: { id: chain.rewardId, type: 'mystery_box', name: 'Gold box', value: null, image_urls: null },
+          claimable_at: '2026-01-03T00:00:00.500Z',
+        },
       ],
       claimed: [],
       has_more: false,

@@ -41,11 +41,13 @@ export const claimSchema = z
     quest_chain_id: z.uuid(),
     reward: rewardSchema,
     claimed_at: isoMillis(),
+    reversed: z.boolean().openapi({ description: 'The claimed completion no longer stands on counting events (an event was reversed): the reward is kept, marked reversed (docs/reversals.md).' }),
+    reversed_at: isoMillis().nullable().openapi({ description: 'When it was marked reversed; null while it stands.' }),
   })
   .openapi('RewardClaim', {
     example: {
       claim_id: 'e4f5a6b7-c8d9-4e0f-9a1b-3c4d5e6f7a8b', kind: 'task', task_id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d', quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70',
-      reward: { type: 'points', name: 'Welcome points', value: 100, image_urls: null }, claimed_at: '2026-01-02T03:05:00.000Z',
+      reward: { type: 'points', name: 'Welcome points', value: 100, image_urls: null }, claimed_at: '2026-01-02T03:05:00.000Z', reversed: false, reversed_at: null,
     },
   });
 
@@ -54,7 +56,7 @@ export const claimResultSchema = claimSchema
   .openapi('RewardClaimResult', {
     example: {
       claim_id: 'e4f5a6b7-c8d9-4e0f-9a1b-3c4d5e6f7a8b', kind: 'task', task_id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d', quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70',
-      reward: { type: 'points', name: 'Welcome points', value: 100, image_urls: null }, claimed_at: '2026-01-02T03:05:00.000Z', already_claimed: false,
+      reward: { type: 'points', name: 'Welcome points', value: 100, image_urls: null }, claimed_at: '2026-01-02T03:05:00.000Z', reversed: false, reversed_at: null, already_claimed: false,
     },
   });
 
@@ -64,13 +66,18 @@ export const claimableTaskSchema = activeClaimableTaskSchema
   .openapi('ClaimableTaskReward', {
     example: {
       kind: 'task', task_id: 'b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e', quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70', sequence_number: 2, reward_type: 'points', reward_name: 'Deposit bonus', reward_value: 250,
-      reward_image_urls: null, completed_at: '2026-01-03T09:00:00.000Z',
+      reward_image_urls: null, completed_at: '2026-01-03T09:00:00.000Z', claimable_at: '2026-01-03T09:00:00.000Z',
     },
   });
 
 export const claimableChainSchema = z
-  .object({ kind: z.literal('chain'), quest_chain_id: z.uuid(), reward: rewardSchema })
-  .openapi('ClaimableChainReward', { example: { kind: 'chain', quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70', reward: { id: 'd3e4f5a6-b7c8-4d9e-8f0a-2b3c4d5e6f7a', type: 'mystery_box', name: 'Mystery box', value: 5, image_urls: ['https://example.com/box.png'] } } });
+  .object({
+    kind: z.literal('chain'),
+    quest_chain_id: z.uuid(),
+    reward: rewardSchema,
+    claimable_at: isoMillis().openapi({ description: "The chain's completion plus its reward_hold_seconds: from when a claim is accepted." }),
+  })
+  .openapi('ClaimableChainReward', { example: { kind: 'chain', quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70', reward: { id: 'd3e4f5a6-b7c8-4d9e-8f0a-2b3c4d5e6f7a', type: 'mystery_box', name: 'Mystery box', value: 5, image_urls: ['https://example.com/box.png'] }, claimable_at: '2026-01-03T09:00:00.000Z' } });
 
 export const rewardsOverviewSchema = z
   .object({
@@ -103,6 +110,8 @@ export const toClaimResponse = (claim: RewardClaim) => ({
   quest_chain_id: claim.chainId,
   reward: toRewardResponse(claim.reward),
   claimed_at: formatIsoMillis(claim.claimedUs),
+  reversed: claim.reversedUs !== null,
+  reversed_at: claim.reversedUs === null ? null : formatIsoMillis(claim.reversedUs),
 });
 
 export const toClaimResultResponse = (claim: ClaimedReward) => ({ ...toClaimResponse(claim), already_claimed: claim.alreadyClaimed });
@@ -117,12 +126,14 @@ export const toClaimableTaskResponse = (entry: ClaimableTaskReward) => ({
   reward_value: entry.reward.value ?? 0,
   reward_image_urls: entry.reward.imageUrls,
   completed_at: formatIsoMillis(entry.completedUs),
+  claimable_at: formatIsoMillis(entry.claimableUs),
 });
 
 export const toClaimableChainResponse = (entry: ClaimableChainReward) => ({
   kind: 'chain' as const,
   quest_chain_id: entry.chainId,
   reward: toRewardResponse(entry.reward),
+  claimable_at: formatIsoMillis(entry.claimableUs),
 });
 
 /** One page of the list: task rewards (oldest completion first), then chain rewards, then claims oldest first. */

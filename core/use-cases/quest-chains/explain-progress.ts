@@ -4,6 +4,7 @@ import { countPendingEvents, loadEventsToExplain, type ExplainedEvent } from '..
 import { findMatchUser } from '../../../shared/db/user-store.js';
 import { sourcesOf, type UserSource } from '../../../shared/domain/sources.js';
 import { taskStatuses, type TaskUserStatus } from '../../../shared/domain/chain-view.js';
+import { loadClaimHolds } from '../../../shared/db/progress-store.js';
 import { explainChain, type Verdict } from '../../../shared/domain/explain.js';
 import { notFound } from '../../../shared/errors.js';
 import type { CoreDeps } from '../../deps.js';
@@ -48,14 +49,16 @@ export async function explainProgress(deps: Pick<CoreDeps, 'db'>, input: Explain
   const { chain, tasks, rules } = definition;
   const sources = sourcesOf(user, chain);
   const roleOf = new Map(sources.map((source) => [source.providerId, source.role]));
-  const [events, pendingEvents] = await Promise.all([
+  const [events, pendingEvents, holds] = await Promise.all([
     loadEventsToExplain(deps.db, sources, [...new Set(tasks.map((task) => task.conditionEventType))]),
     countPendingEvents(deps.db, sources),
+    loadClaimHolds(deps.db, [user.id]),
   ]);
 
   const byId = new Map(events.map((event) => [event.id, event]));
   const sourceOf = (event: ExplainedEvent): EventSource => roleOf.get(event.providerId)!;
-  const explained = explainChain(rules, events);
+  // With the holds of the user's claims, as the matcher walks it (docs/reversals.md).
+  const explained = explainChain(rules, events, undefined, holds.get(`${user.id}/${chain.id}`) ?? []);
   const statuses = taskStatuses(chain.allowAnyOrder, tasks, new Set(explained.completions.keys()));
   const rowsById = new Map(tasks.map((task) => [task.id, task]));
   return {

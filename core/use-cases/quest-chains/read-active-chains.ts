@@ -1,3 +1,4 @@
+import { claimableAfterHold } from '../../../shared/db/reward-store.js';
 import type { SenderUserId, ServiceUserId } from '../../../shared/domain/ids.js';
 import type { ChainDefinition, TaskRow } from '../../../shared/db/chain-store.js';
 import { loadReadUserState, type ReadUserState } from '../../../shared/db/progress-store.js';
@@ -24,6 +25,8 @@ export interface ActiveChainProgress {
   progress: UserProgress;
   /** Completed, with a chain reward not yet claimed. */
   rewardClaimable: boolean;
+  /** While claimable: when a claim is accepted (the completion plus the chain's reward hold, docs/reversals.md). */
+  rewardClaimableUs: bigint | null;
 }
 
 /** §7: a completed task whose reward has not been claimed. */
@@ -31,6 +34,8 @@ export interface ClaimableTask {
   chainId: string;
   task: TaskRow;
   completedUs: bigint;
+  /** The completion plus the chain's reward hold: a claim before answers 409 reward_on_hold. */
+  claimableUs: bigint;
 }
 
 export interface ActiveChains {
@@ -87,11 +92,13 @@ function chainProgress(definition: ChainDefinition, user: ReadUserState): Active
     registeredUs: user.registeredUs,
     chainStartUs: rules.startUs,
   });
+  const rewardClaimable = reward !== null && progress.status === 'completed' && !user.claimedChains.has(chain.id);
   return {
     definition,
     taskStatuses: taskStatuses(chain.allowAnyOrder, tasks, completedIds),
     progress,
-    rewardClaimable: reward !== null && progress.status === 'completed' && !user.claimedChains.has(chain.id),
+    rewardClaimable,
+    rewardClaimableUs: rewardClaimable && progress.completedUs !== null ? claimableAfterHold(progress.completedUs, chain.rewardHoldSeconds) : null,
   };
 }
 
@@ -99,6 +106,6 @@ function claimableTasks(definition: ChainDefinition, user: ReadUserState): Claim
   return definition.tasks.flatMap((task) => {
     const completedUs = user.completedAt.get(task.id);
     if (completedUs === undefined || user.claimedTasks.has(task.id)) return [];
-    return [{ chainId: definition.chain.id, task, completedUs }];
+    return [{ chainId: definition.chain.id, task, completedUs, claimableUs: claimableAfterHold(completedUs, definition.chain.rewardHoldSeconds) }];
   });
 }

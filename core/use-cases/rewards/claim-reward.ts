@@ -1,6 +1,8 @@
 import type { SenderUserId, ServiceUserId } from '../../../shared/domain/ids.js';
-import { findChainReward, findClaim, findTaskReward, insertClaim, type Reward, type RewardClaim, type RewardKind } from '../../../shared/db/reward-store.js';
-import { findUserId } from '../../../shared/db/user-store.js';
+import { claimableAfterHold, findChainReward, findClaim, findTaskReward, insertClaim, type Reward, type RewardClaim, type RewardKind } from '../../../shared/db/reward-store.js';
+import { findUserId, lockUsers } from '../../../shared/db/user-store.js';
+import type { Executor } from '../../../shared/db/client.js';
+import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
 import { withTransaction } from '../../../shared/db/transaction.js';
 import { insertMessages } from '../../../shared/db/webhook-message-store.js';
 import { conflict, invalidInput } from '../../../shared/errors.js';
@@ -23,49 +25,90 @@ interface ClaimTarget {
   chainId: string;
   taskId: string | null;
   reward: Reward;
+  completion: { eventId: string; completedUs: bigint } | null;
 }
 
 /**
  * Product rules §7: grants a completed task's or chain's reward at most once.
- * The unique key reward_claims_once decides, never a prior read: the insert
- * either creates the claim or does nothing, and then the first claim is read.
- * Earned is earned: the chain's current status does not matter. A new claim
- * writes its reward.claimed webhook messages in the same transaction (§10),
- * enqueued for delivery after the commit (best effort: the sweeper covers).
+ * Under the user's lock, the one the matcher takes (so a reversal's
+ * re-evaluation and a claim are serialised: either the claim comes first and
+ * the walk then holds the claimed completion, marking the claim reversed, or
+ * the completion is gone first and the claim answers 409; docs/reversals.md).
+ * A claim made before answers at once, whatever the completion's state now.
+ * The unique key reward_claims_once still decides the race of two claims. A
+ * reward under a hold (reward_hold_seconds) is not claimable before its
+ * time. Earned is earned: the chain's current status does not matter. A new
+ * claim writes its reward.claimed webhook messages in the same transaction
+ * (§10), enqueued for delivery after the commit (best effort: the sweeper covers).
  */
 export async function claimReward(deps: Pick<CoreDeps, 'db' | 'webhooks'>, input: ClaimRewardInput): Promise<ClaimedReward> {
   const { db } = deps;
   const userId = await findUserId(db, input.platformId, input.platformUserId);
   if (!userId) throw invalidInput('platform_user_id: no registered user with this id', 'platform_user_id', 'user_not_registered');
-  const target =
-    input.taskId !== undefined
-      ? await taskTarget(deps, input.platformId, userId, input.taskId)
-      : await chainTarget(deps, input.platformId, userId, input.chainId);
 
-  const granted = await withTransaction(db, async (tx) => {
+  type Outcome = { claim: RewardClaim; messageIds: string[] } | { existing: RewardClaim | null };
+  const outcome = await withTransaction(db, async (tx): Promise<Outcome> => {
+    await lockUsers(tx, [userId]);
+    const target =
+      input.taskId !== undefined
+        ? await taskTarget(tx, input.platformId, userId, input.taskId)
+        : await chainTarget(tx, input.platformId, userId, input.chainId);
+    const existing = await findClaim(tx, userId, target.chainId, target.taskId);
+    if (existing) return { existing };
+    assertClaimable(target);
     const claim = await insertClaim(tx, { userId, ...target });
-    return claim && { claim, messageIds: await insertMessages(tx, [claimFact(input.platformId, input.platformUserId, claim)]) };
+    if (!claim) return { existing: await findClaim(tx, userId, target.chainId, target.taskId) };
+    return { claim, messageIds: await insertMessages(tx, [claimFact(input.platformId, input.platformUserId, claim)]) };
   });
-  if (granted) {
-    if (granted.messageIds.length > 0) await deps.webhooks.deliver(granted.messageIds.map((messageId) => ({ messageId, attempt: 0 })));
-    return { ...granted.claim, alreadyClaimed: false };
+  if ('claim' in outcome) {
+    if (outcome.messageIds.length > 0) await deps.webhooks.deliver(outcome.messageIds.map((messageId) => ({ messageId, attempt: 0 })));
+    return { ...outcome.claim, alreadyClaimed: false };
   }
-  const existing = await findClaim(db, userId, target.chainId, target.taskId);
-  if (!existing) throw new Error('reward claim neither inserted nor found');
-  return { ...existing, alreadyClaimed: true };
+  if (!outcome.existing) throw new Error('reward claim neither inserted nor found');
+  return { ...outcome.existing, alreadyClaimed: true };
 }
 
-async function taskTarget(deps: Pick<CoreDeps, 'db'>, platformId: string, userId: ServiceUserId, taskId: string): Promise<ClaimTarget> {
-  const task = await findTaskReward(deps.db, platformId, userId, taskId);
+type Claimable = ClaimTarget & { claimableUs: bigint | null; notCompleted: string | null };
+
+function assertClaimable(target: Claimable) {
+  const param = target.taskId !== null ? 'task_id' : 'quest_chain_id';
+  if (target.notCompleted !== null) throw conflict('reward_not_claimable', target.notCompleted, param);
+  const now = BigInt(Date.now()) * 1000n;
+  if (target.claimableUs !== null && target.claimableUs > now) {
+    throw conflict('reward_on_hold', `The reward is on hold until ${formatIsoMillis(target.claimableUs)} (the chain's reward_hold_seconds); claim it then`, param);
+  }
+}
+
+async function taskTarget(db: Executor, platformId: string, userId: ServiceUserId, taskId: string): Promise<Claimable> {
+  const task = await findTaskReward(db, platformId, userId, taskId);
   if (!task) throw invalidInput('task_id: no such task for your platform', 'task_id', 'task_not_found');
-  if (!task.completed) throw conflict('reward_not_claimable', 'The task is not completed yet; its reward is not claimable', 'task_id');
-  return { kind: 'task', chainId: task.chainId, taskId, reward: task.reward };
+  const { completion } = task;
+  return {
+    kind: 'task',
+    chainId: task.chainId,
+    taskId,
+    reward: task.reward,
+    completion,
+    claimableUs: completion === null ? null : claimableAfterHold(completion.completedUs, task.holdSeconds),
+    notCompleted: completion === null ? 'The task is not completed yet; its reward is not claimable' : null,
+  };
 }
 
-async function chainTarget(deps: Pick<CoreDeps, 'db'>, platformId: string, userId: ServiceUserId, chainId: string): Promise<ClaimTarget> {
-  const chain = await findChainReward(deps.db, platformId, userId, chainId);
+async function chainTarget(db: Executor, platformId: string, userId: ServiceUserId, chainId: string): Promise<Claimable> {
+  const chain = await findChainReward(db, platformId, userId, chainId);
   if (!chain) throw invalidInput('quest_chain_id: no such quest chain for your platform', 'quest_chain_id', 'quest_chain_not_found');
-  if (!chain.reward) throw conflict('reward_not_claimable', 'The quest chain has no chain reward', 'quest_chain_id');
-  if (!chain.completed) throw conflict('reward_not_claimable', 'The quest chain is not completed yet; its reward is not claimable', 'quest_chain_id');
-  return { kind: 'chain', chainId, taskId: null, reward: chain.reward };
+  const reward = chain.reward ?? { type: '', name: '', value: null, imageUrls: null };
+  return {
+    kind: 'chain',
+    chainId,
+    taskId: null,
+    reward,
+    completion: null,
+    claimableUs: chain.completedUs === null ? null : claimableAfterHold(chain.completedUs, chain.holdSeconds),
+    notCompleted: !chain.reward
+      ? 'The quest chain has no chain reward'
+      : chain.completedUs === null
+        ? 'The quest chain is not completed yet; its reward is not claimable'
+        : null,
+  };
 }

@@ -30,6 +30,9 @@ export const events = pgTable(
     reference: text('reference'),
     metadata: jsonb('metadata').$type<Record<string, unknown>>(),
     receivedAt: timestampUs('received_at', { precision: 3 }).notNull().default(sql`now()`),
+    /** Set once by its sender's reversal (a refund, a chargeback): from then on the event counts for nothing (docs/reversals.md). */
+    reversedAt: timestampUs('reversed_at', { precision: 3 }),
+    reversalReason: text('reversal_reason'),
   },
   (table) => [
     primaryKey({ columns: [table.id, table.occurredAt] }),

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, index, integer, pgTable, primaryKey, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, pgTable, primaryKey, uuid } from 'drizzle-orm/pg-core';
 import { timestampUs } from '../columns.js';
 import { questChains, questTasks } from './quest-chains.js';
 import { users } from './users.js';
@@ -23,6 +23,8 @@ export const taskCompletions = pgTable(
     eventId: uuid('event_id').notNull(),
     completedAt: timestampUs('completed_at', { precision: 6 }).notNull(),
     recordedAt: timestampUs('recorded_at', { precision: 3 }).notNull().default(sql`now()`),
+    /** The task stays completed only because its reward was claimed: its events no longer complete it (a reversal, docs/reversals.md). */
+    held: boolean('held').notNull().default(false),
   },
   (table) => [primaryKey({ columns: [table.userId, table.taskId] }), index('task_completions_chain_idx').on(table.chainId)],
 );
@@ -50,6 +52,8 @@ export const chainProgress = pgTable(
     updatedAt: timestampUs('updated_at', { precision: 3 }).default(sql`now()`),
     markUs: bigint('mark_us', { mode: 'bigint' }),
     markEventId: uuid('mark_event_id'),
+    /** How many times a completion here was undone: names each completion and reversal once in webhook facts. */
+    generation: integer('generation').notNull().default(0),
   },
   (table) => [primaryKey({ columns: [table.userId, table.chainId] })],
 );

@@ -34,6 +34,8 @@ export const questChains = pgTable(
     endDate: timestampUs('end_date', { precision: 6 }).notNull(),
     status: chainStatus('status').notNull().default('active'),
     allowAnyOrder: boolean('allow_any_order').notNull().default(false),
+    /** A reward becomes claimable this long after its completion (a refund window); 0: at once. */
+    rewardHoldSeconds: integer('reward_hold_seconds').notNull().default(0),
     createdAt: timestampUs('created_at', { precision: 3 }).notNull().default(sql`now()`),
     updatedAt: timestampUs('updated_at', { precision: 3 }).notNull().default(sql`now()`),
   },

@@ -27,6 +27,11 @@ export const rewardClaims = pgTable(
     /** Snapshot of the reward as granted. */
     reward: jsonb('reward').$type<Record<string, unknown>>().notNull(),
     claimedAt: timestampUs('claimed_at', { precision: 3 }).notNull().default(sql`now()`),
+    /** A task claim: the completion claimed (event, timestamp). The walk keeps the task completed from there (a hold, docs/reversals.md). */
+    completedEventId: uuid('completed_event_id'),
+    completedAt: timestampUs('completed_at', { precision: 6 }),
+    /** Set while the claimed completion no longer stands on events that count (the reward is kept, marked reversed). */
+    reversedAt: timestampUs('reversed_at', { precision: 3 }),
   },
   (table) => [unique('reward_claims_once').on(table.userId, table.chainId, table.taskId).nullsNotDistinct()],
 );

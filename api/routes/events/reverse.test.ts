@@ -1,0 +1,98 @@
+import { eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { events, pendingEvents, users } from '../../../shared/db/schema/index.js';
+import { useTestService } from '../../testing/test-service.js';
+
+// POST /v1/events/{event_id}/reverse and its batch form over HTTP: who may
+// reverse what, idempotency, and the answers. What a reversal does to
+// progress is core/use-cases/events/reverse-events.test.ts.
+
+const { database, api, platform, advertiser } = useTestService('reverse_events');
+
+let counter = 0;
+async function sent(headers = platform.headers, userId = 'rev-user') {
+  const body = { user_id: userId, event_type: 'purchase', timestamp: `2026-03-01T10:00:${String((counter += 1) % 60).padStart(2, '0')}.${counter}Z`, amount: 10 };
+  const answer = await api.call('POST', '/v1/events', { headers, body });
+  expect(answer.status, answer.text).toBe(200);
+  return answer.json.data.event_id as string;
+}
+const reverse = (eventId: string, body?: unknown, headers = platform.headers) =>
+  api.call('POST', `/v1/events/${eventId}/reverse`, body === undefined ? { headers } : { headers, body });
+
+describe('POST /v1/events/{event_id}/reverse', () => {
+  it('reverses the caller\'s event, then answers the first reversal with already_reversed', async () => {
+    const id = await sent();
+    const first = await reverse(id, { reason: 'refund R-1' });
+    expect(first.status, first.text).toBe(200);
+    expect(first.json.data).toEqual({ event_id: id, reversed_at: expect.stringMatching(/Z$/), reason: 'refund R-1', already_reversed: false });
+    const [row] = await database.db.select().from(events).where(eq(events.id, id));
+    expect(row?.reversedAt).not.toBeNull();
+    expect(await database.db.$count(pendingEvents, eq(pendingEvents.eventId, id))).toBe(0);
+
+    const again = await reverse(id, { reason: 'other' });
+    expect(again.status).toBe(200);
+    expect(again.json.data).toEqual({ ...first.json.data, already_reversed: true });
+  });
+
+  it('takes a bare POST without a body, from an advertiser too', async () => {
+    const id = await sent(advertiser.headers, 'adv-user');
+    const answer = await reverse(id, undefined, advertiser.headers);
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.json.data).toMatchObject({ event_id: id, reason: null, already_reversed: false });
+  });
+
+  it("answers 404 for another provider's event and for an unknown id, and leaves the event alone", async () => {
+    const id = await sent();
+    const foreign = await reverse(id, {}, advertiser.headers);
+    expect(foreign.status).toBe(404);
+    expect(foreign.json).toMatchObject({ success: false, code: 'not_found', param: 'event_id' });
+    expect((await reverse('00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    const [row] = await database.db.select().from(events).where(eq(events.id, id));
+    expect(row?.reversedAt).toBeNull();
+  });
+
+  it('answers 400 naming what is wrong: an id that is not a UUID, an unknown field, a reason too long', async () => {
+    expect((await reverse('not-a-uuid', {})).json).toMatchObject({ success: false, param: 'event_id' });
+    const unknown = await reverse(await sent(), { why: 'x' });
+    expect(unknown.status).toBe(400);
+    expect(unknown.json).toMatchObject({ code: 'unknown_field' });
+    const long = await reverse(await sent(), { reason: 'x'.repeat(256) });
+    expect(long.status).toBe(400);
+    expect(long.json).toMatchObject({ param: 'reason' });
+  });
+
+  it('flags the users the sender\'s id counts for, so the worker re-evaluates them', async () => {
+    const registered = await api.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: 'rev-registered' } });
+    const userId = registered.json.data.user_id as string;
+    const id = await sent(platform.headers, 'rev-registered');
+    await database.db.update(users).set({ needsEvaluation: false }).where(eq(users.id, userId as never));
+    expect((await reverse(id)).status).toBe(200);
+    const [user] = await database.db.select({ flagged: users.needsEvaluation }).from(users).where(eq(users.id, userId as never));
+    expect(user?.flagged).toBe(true);
+  });
+});
+
+describe('POST /v1/events/reverse', () => {
+  it('answers each item in input order: reversed, already reversed, not found', async () => {
+    const [a, b] = [await sent(), await sent()];
+    await reverse(b);
+    const foreign = await sent(advertiser.headers, 'adv-2');
+    const answer = await api.call('POST', '/v1/events/reverse', {
+      headers: platform.headers,
+      body: { events: [{ event_id: a, reason: 'chargeback' }, { event_id: b }, { event_id: foreign }] },
+    });
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.json.data.results).toEqual([
+      { status: 'reversed', event_id: a, reversed_at: expect.any(String), reason: 'chargeback', already_reversed: false },
+      { status: 'reversed', event_id: b, reversed_at: expect.any(String), reason: null, already_reversed: true },
+      { status: 'rejected', event_id: foreign, error: `No event ${foreign} sent by you`, code: 'not_found' },
+    ]);
+  });
+
+  it('answers 400 for an empty list, more than 500 items, or an id that is not a UUID', async () => {
+    for (const body of [{ events: [] }, { events: Array.from({ length: 501 }, () => ({ event_id: '00000000-0000-4000-8000-000000000000' })) }, { events: [{ event_id: 'x' }] }]) {
+      const answer = await api.call('POST', '/v1/events/reverse', { headers: platform.headers, body });
+      expect(answer.status, JSON.stringify(body).slice(0, 80)).toBe(400);
+    }
+  });
+});
