@@ -64,6 +64,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events/{event_id}/reverse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reverse an event (a refund, a chargeback)
+         * @description The event's own sender (`events:write`). From now on the event counts for nothing: the user's progress is recomputed as if it had never arrived, and what only it completed is undone, except a task whose reward was claimed (kept, and the claim marked `reversed`). Idempotent: a second call answers 200 with `already_reversed: true`. An event that is not yours, or none: 404. See docs/reversals.md.
+         */
+        post: operations["reverseEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/reverse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reverse up to 500 events in one call
+         * @description The batch form of POST /v1/events/{event_id}/reverse, in one transaction. `data.results[i]` answers item i: `reversed` (with `already_reversed`) or `rejected` with code `not_found` for an id of no event of yours. 400 when the body is wrong (an id that is not a UUID included).
+         */
+        post: operations["reverseEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/quest-chains/active/{platformUserId}": {
         parameters: {
             query?: never;
@@ -587,6 +627,97 @@ export interface components {
         };
         /**
          * @example {
+         *       "event_id": "0b8e6c52-1d3f-4a7e-9b2c-5d6e7f8a9b0c",
+         *       "reversed_at": "2026-01-05T10:00:00.000Z",
+         *       "reason": "refund R-1042",
+         *       "already_reversed": false
+         *     }
+         */
+        ReversedEvent: {
+            /** Format: uuid */
+            event_id: string;
+            /**
+             * @description When the first reversal of this event was recorded.
+             * @example 2026-01-02T03:04:05.678Z
+             */
+            reversed_at: string;
+            /** @description The first reversal's reason. */
+            reason: string | null;
+            /** @description True when an earlier call had reversed it: nothing changed. */
+            already_reversed: boolean;
+        };
+        Error404: {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Human-readable message naming what is wrong. */
+            error: string;
+            /**
+             * @description Machine-readable code of the condition (docs/errors.md): branch on it, not on the message.
+             * @enum {string}
+             */
+            code: "not_found";
+            /**
+             * @description The request field at fault, as a dot path (`events.3.timestamp`), when one field is.
+             * @example user_id
+             */
+            param?: string;
+        };
+        /**
+         * @example {
+         *       "reason": "refund R-1042"
+         *     }
+         */
+        EventReversal: {
+            /**
+             * @description Why, for your records and support (a refund id, "chargeback").
+             * @example refund R-1042
+             */
+            reason?: string;
+        };
+        /**
+         * @example {
+         *       "status": "reversed",
+         *       "event_id": "0b8e6c52-1d3f-4a7e-9b2c-5d6e7f8a9b0c",
+         *       "reversed_at": "2026-01-05T10:00:00.000Z",
+         *       "reason": "refund R-1042",
+         *       "already_reversed": false
+         *     }
+         */
+        EventReversalResult: (components["schemas"]["ReversedEvent"] & {
+            /** @enum {string} */
+            status: "reversed";
+        }) | {
+            /** Format: uuid */
+            event_id: string;
+            /** @enum {string} */
+            status: "rejected";
+            error: string;
+            /** @enum {string} */
+            code: "not_found";
+        };
+        /**
+         * @example {
+         *       "events": [
+         *         {
+         *           "event_id": "0b8e6c52-1d3f-4a7e-9b2c-5d6e7f8a9b0c",
+         *           "reason": "refund R-1042"
+         *         }
+         *       ]
+         *     }
+         */
+        EventReversalBatch: {
+            events: {
+                /** Format: uuid */
+                event_id: string;
+                /**
+                 * @description Why, for your records and support (a refund id, "chargeback").
+                 * @example refund R-1042
+                 */
+                reason?: string;
+            }[];
+        };
+        /**
+         * @example {
          *       "liveUpdates": {
          *         "token": "eyJwIjoiM2YwYzFkMmUtNGI1YS00YzZkLThlN2YtOWEwYjFjMmQzZTRmIiwidSI6InVzZXItMTIzIiwiZXhwIjoxNzY3MzI2NjQ1Njc4fQ.d-tA3mfXcUEWB4Ab-e07Kuu2s_SmoYPGO2LC5trqvZc",
          *         "baselineTimestamp": "2026-01-02T03:02:01.234Z"
@@ -656,7 +787,8 @@ export interface components {
          *             "image_urls": [
          *               "https://example.com/box.png"
          *             ],
-         *             "claimable": false
+         *             "claimable": false,
+         *             "claimable_at": null
          *           }
          *         }
          *       ],
@@ -669,7 +801,8 @@ export interface components {
          *           "reward_name": "Welcome points",
          *           "reward_value": 100,
          *           "reward_image_urls": null,
-         *           "completed_at": "2026-01-02T03:02:00.500Z"
+         *           "completed_at": "2026-01-02T03:02:00.500Z",
+         *           "claimable_at": "2026-01-02T03:02:00.500Z"
          *         }
          *       ],
          *       "user": {
@@ -781,6 +914,11 @@ export interface components {
             image_urls: string[] | null;
             /** @description Chain completed and its reward not yet claimed. */
             claimable: boolean;
+            /**
+             * @description While claimable: from when a claim is accepted (the chain's completion plus its reward_hold_seconds); null otherwise.
+             * @example 2026-01-02T03:04:05.678Z
+             */
+            claimable_at: string | null;
         } | null;
         ClaimableTask: {
             /** Format: uuid */
@@ -797,6 +935,11 @@ export interface components {
              * @example 2026-01-02T03:04:05.678Z
              */
             completed_at: string;
+            /**
+             * @description From when a claim is accepted: completed_at plus the chain's reward_hold_seconds (a claim before answers 409 reward_on_hold).
+             * @example 2026-01-02T03:04:05.678Z
+             */
+            claimable_at: string;
         };
         /**
          * @example {
@@ -898,23 +1041,7 @@ export interface components {
              * @description Why this event did not complete the task (product rules §11).
              * @enum {string}
              */
-            verdict: "outside_chain_window" | "before_task_window" | "after_task_window" | "amount_below_minimum" | "amount_missing" | "currency_mismatch" | "waiting_for_earlier_task" | "used_by_other_task" | "after_completion" | "not_yet_processed";
-        };
-        Error404: {
-            /** @enum {boolean} */
-            success: false;
-            /** @description Human-readable message naming what is wrong. */
-            error: string;
-            /**
-             * @description Machine-readable code of the condition (docs/errors.md): branch on it, not on the message.
-             * @enum {string}
-             */
-            code: "not_found";
-            /**
-             * @description The request field at fault, as a dot path (`events.3.timestamp`), when one field is.
-             * @example user_id
-             */
-            param?: string;
+            verdict: "outside_chain_window" | "before_task_window" | "after_task_window" | "amount_below_minimum" | "amount_missing" | "currency_mismatch" | "waiting_for_earlier_task" | "used_by_other_task" | "after_completion" | "not_yet_processed" | "reversed";
         };
         /**
          * @example {
@@ -981,7 +1108,7 @@ export interface components {
              * @description Machine-readable code of the condition (docs/errors.md): branch on it, not on the message.
              * @enum {string}
              */
-            code: "link_token_used" | "advertiser_user_already_linked" | "user_already_linked" | "reward_not_claimable";
+            code: "link_token_used" | "advertiser_user_already_linked" | "user_already_linked" | "reward_not_claimable" | "reward_on_hold";
             /**
              * @description The request field at fault, as a dot path (`events.3.timestamp`), when one field is.
              * @example user_id
@@ -1033,6 +1160,8 @@ export interface components {
          *         "image_urls": null
          *       },
          *       "claimed_at": "2026-01-02T03:05:00.000Z",
+         *       "reversed": false,
+         *       "reversed_at": null,
          *       "already_claimed": false
          *     }
          */
@@ -1063,7 +1192,9 @@ export interface components {
          *         "value": 100,
          *         "image_urls": null
          *       },
-         *       "claimed_at": "2026-01-02T03:05:00.000Z"
+         *       "claimed_at": "2026-01-02T03:05:00.000Z",
+         *       "reversed": false,
+         *       "reversed_at": null
          *     }
          */
         RewardClaim: {
@@ -1084,6 +1215,13 @@ export interface components {
              * @example 2026-01-02T03:04:05.678Z
              */
             claimed_at: string;
+            /** @description The claimed completion no longer stands on counting events (an event was reversed): the reward is kept, marked reversed (docs/reversals.md). */
+            reversed: boolean;
+            /**
+             * @description When it was marked reversed; null while it stands.
+             * @example 2026-01-02T03:04:05.678Z
+             */
+            reversed_at: string | null;
         };
         /**
          * @example {
@@ -1121,7 +1259,8 @@ export interface components {
          *       "reward_name": "Deposit bonus",
          *       "reward_value": 250,
          *       "reward_image_urls": null,
-         *       "completed_at": "2026-01-03T09:00:00.000Z"
+         *       "completed_at": "2026-01-03T09:00:00.000Z",
+         *       "claimable_at": "2026-01-03T09:00:00.000Z"
          *     }
          */
         ClaimableTaskReward: components["schemas"]["ClaimableTask"] & {
@@ -1140,7 +1279,8 @@ export interface components {
          *         "image_urls": [
          *           "https://example.com/box.png"
          *         ]
-         *       }
+         *       },
+         *       "claimable_at": "2026-01-03T09:00:00.000Z"
          *     }
          */
         ClaimableChainReward: {
@@ -1149,6 +1289,11 @@ export interface components {
             /** Format: uuid */
             quest_chain_id: string;
             reward: components["schemas"]["Reward"];
+            /**
+             * @description The chain's completion plus its reward_hold_seconds: from when a claim is accepted.
+             * @example 2026-01-02T03:04:05.678Z
+             */
+            claimable_at: string;
         };
         /**
          * @example {
@@ -1167,7 +1312,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             url: string;
-            event_types: ("task.completed" | "chain.completed" | "reward.claimed")[];
+            event_types: ("task.completed" | "chain.completed" | "reward.claimed" | "task.reverted" | "chain.reverted" | "reward.reversed")[];
             /** @enum {string} */
             status: "enabled";
             /**
@@ -1195,7 +1340,7 @@ export interface components {
              */
             url: string;
             /** @description The types to receive; every type you may receive when omitted. Advertisers receive `task.completed` and `chain.completed` only. */
-            event_types?: ("task.completed" | "chain.completed" | "reward.claimed")[];
+            event_types?: ("task.completed" | "chain.completed" | "reward.claimed" | "task.reverted" | "chain.reverted" | "reward.reversed")[];
         };
         /**
          * @example {
@@ -1213,7 +1358,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             url: string;
-            event_types: ("task.completed" | "chain.completed" | "reward.claimed")[];
+            event_types: ("task.completed" | "chain.completed" | "reward.claimed" | "task.reverted" | "chain.reverted" | "reward.reversed")[];
             /** @enum {string} */
             status: "enabled";
             /**
@@ -1263,7 +1408,7 @@ export interface components {
              */
             id: string;
             /** @enum {string} */
-            type: "task.completed" | "chain.completed" | "reward.claimed";
+            type: "task.completed" | "chain.completed" | "reward.claimed" | "task.reverted" | "chain.reverted" | "reward.reversed";
             /**
              * @description ISO 8601 UTC with milliseconds.
              * @example 2026-01-02T03:04:05.678Z
@@ -1677,6 +1822,274 @@ export interface operations {
                      * @example {
                      *       "success": false,
                      *       "error": "Request body exceeds 1048576 bytes",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Content-Type must be application/json",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description The service failed; retry with bounded exponential backoff and jitter. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The operation could not be completed",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    reverseEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EventReversal"];
+            };
+        };
+        responses: {
+            /** @description Reversed now, or before. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ReversedEvent"];
+                    };
+                };
+            };
+            /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is not valid JSON",
+                     *       "code": "invalid_json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Credentials missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "X-API-Key and X-API-Secret headers are required",
+                     *       "code": "missing_credentials"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Credential or provider inactive, wrong provider type, or permission missing. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Credential lacks the permission events:write",
+                     *       "code": "permission_missing"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "No route for GET /v1/unknown",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body exceeds 65536 bytes",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Content-Type must be application/json",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description The service failed; retry with bounded exponential backoff and jitter. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The operation could not be completed",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    reverseEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventReversalBatch"];
+            };
+        };
+        responses: {
+            /** @description Per-item results in input order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            results: components["schemas"]["EventReversalResult"][];
+                        };
+                    };
+                };
+            };
+            /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is not valid JSON",
+                     *       "code": "invalid_json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Credentials missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "X-API-Key and X-API-Secret headers are required",
+                     *       "code": "missing_credentials"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Credential or provider inactive, wrong provider type, or permission missing. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Credential lacks the permission events:write",
+                     *       "code": "permission_missing"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body exceeds 65536 bytes",
                      *       "code": "payload_too_large"
                      *     }
                      */

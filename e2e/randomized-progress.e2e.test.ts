@@ -67,6 +67,54 @@ describe('stored progress equals the pure model', () => {
     expect(await storedCompletions(stack.database, 'never-registered', chains[0]!.id)).toEqual({});
   });
 
+  it('with reversals in random positions: before and after matching, re-sent afterwards, racing the rest', async () => {
+    const seed = SEED + 2;
+    console.info(`reversal e2e seed: ${seed}`);
+    const random = seededRandom(seed);
+    stack = await startStack('reversals', { workerCount: 2 });
+    const platform = await stack.createProvider('platform');
+    const advertiser = await stack.createProvider('advertiser');
+    const chains = await createModelChains(stack, platform.id, advertiser.id);
+    const users = ['r0', 'r1', 'r2', 'r3'];
+    const [early, late] = [users.slice(0, 3), users.slice(3)];
+    for (const id of early) expect((await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: id } })).status).toBe(200);
+
+    const { unique, sends } = generateEvents(random, users, 30);
+    const half = Math.floor(sends.length / 2);
+    const ids = await sendAll(stack, platform.headers, sends.slice(0, half));
+    // Some reversed at once (most still pending), some once matched, the rest of the events arriving meanwhile.
+    const reversed = new Set<string>();
+    const reverseSome = async (share: number) => {
+      const picked = [...ids.values()].filter((id) => !reversed.has(id) && random.chance(share));
+      for (const id of picked) reversed.add(id);
+      for (let i = 0; i < picked.length; i += 7) {
+        const chunk = picked.slice(i, i + 7);
+        const answer =
+          chunk.length === 1
+            ? await stack!.http('POST', `/v1/events/${chunk[0]}/reverse`, { headers: platform.headers, body: { reason: 'refund' } })
+            : await stack!.http('POST', '/v1/events/reverse', { headers: platform.headers, body: { events: chunk.map((event_id) => ({ event_id })) } });
+        expect(answer.status, JSON.stringify(answer.json)).toBe(200);
+      }
+    };
+    await reverseSome(0.1);
+    const rest = sendAll(stack, platform.headers, sends.slice(half));
+    await eventually(() => quiescent(stack!.database), { timeoutMs: 60_000, what: 'first half processed' });
+    await reverseSome(0.15);
+    for (const [key, id] of await rest) ids.set(key, id);
+    await reverseSome(0.1);
+    // Re-sent after their reversal: duplicates of reversed events, which stay reversed.
+    const resent = sends.filter((event) => reversed.has(ids.get(eventKey(event))!)).slice(0, 5);
+    const again = await sendAll(stack, platform.headers, resent);
+    for (const [key, id] of again) expect(id).toBe(ids.get(key));
+    for (const id of late) expect((await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: id } })).status).toBe(200);
+
+    expect(reversed.size).toBeGreaterThan(0);
+    await eventually(() => quiescent(stack!.database), { timeoutMs: 60_000, what: 'all events and re-evaluations processed' });
+    const standing = unique.filter((event) => !reversed.has(ids.get(eventKey(event))!));
+    expect(standing.length).toBeLessThan(unique.length);
+    await expectStoredEqualsModel(stack, chains, standing, ids, users);
+  });
+
   it('after a worker is killed with SIGKILL mid-burst and replaced', async () => {
     const seed = SEED + 1;
     console.info(`crash e2e seed: ${seed}`);

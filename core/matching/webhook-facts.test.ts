@@ -61,4 +61,27 @@ describe('batchFacts', () => {
     expect(batchFacts(view(), batch, chains, new Set([ADVERTISER])).map((f) => f.providerId)).toEqual([ADVERTISER]);
     expect(batchFacts(view(), batch, chains, new Set([PLATFORM])).map((f) => f.providerId)).toEqual([PLATFORM]);
   });
+
+  it('announces undone completions and an undone chain with the new generation, to the same recipients, at the batch stamp', () => {
+    const before = { ...stored('user-1', ['task-1', 'task-2']), generation: 2 };
+    const undoing = writes({
+      undone: [{ userId: serviceUserId('user-1'), chainId: 'chain-1', taskId: 'task-2', eventId: 'old-task-2' }],
+      progress: [{ ...progress('user-1', 1), generation: 3, changedUs: 3_000_000n }],
+      chainsUndone: new Set(['user-1/chain-1']),
+    });
+    const facts = batchFacts(view([before]), undoing, chains, null);
+    expect(facts.filter((f) => f.providerId === PLATFORM)).toEqual([
+      { providerId: PLATFORM, type: 'task.reverted', fact: 'task.reverted/user-1/task-2/3', data: { quest_chain_id: 'chain-1', task_id: 'task-2', sequence_number: 2, reverted_at: '1970-01-01T00:00:03.000Z', event_id: 'old-task-2', platform_user_id: 'pu-1' } },
+      { providerId: PLATFORM, type: 'chain.reverted', fact: 'chain.reverted/user-1/chain-1/3', data: { quest_chain_id: 'chain-1', reverted_at: '1970-01-01T00:00:03.000Z', platform_user_id: 'pu-1' } },
+    ]);
+    expect(facts.filter((f) => f.providerId === ADVERTISER).map((f) => f.type)).toEqual(['task.reverted', 'chain.reverted']);
+  });
+
+  it('names a completion made again after an undoing with its generation, and announces no held completion', () => {
+    const after = { ...stored('user-2', []), generation: 1 };
+    const again = batchFacts(view([after]), writes({ completions: [completion('user-2', 'task-1')], progress: [{ ...progress('user-2', 1), generation: 1 }] }), chains, null);
+    expect(again.map((f) => f.fact)).toEqual(['task.completed/user-2/task-1/1']);
+    const held = batchFacts(view([after]), writes({ completions: [{ ...completion('user-2', 'task-1'), held: true }] }), chains, null);
+    expect(held).toEqual([]);
+  });
 });

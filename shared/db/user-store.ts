@@ -49,10 +49,18 @@ export async function flagUserForEvaluation(db: Executor, userId: ServiceUserId)
   await db.update(users).set({ needsEvaluation: true }).where(eq(users.id, userId));
 }
 
-/** Flags these users for re-evaluation (a reversal took one of their events back), in one statement. */
+/**
+ * Flags these users for re-evaluation (a reversal took one of their events
+ * back), in one statement. Always written, even when already set: the row
+ * lock orders it with an evaluation clearing the flag right now
+ * (loadMatchUsers), so either that evaluation reads its history after this
+ * commit, or the flag is set again after it. Skipping a set flag let an
+ * evaluation that cleared it a moment later walk the event as not reversed,
+ * while the new evaluation job was dropped as a duplicate of the running one.
+ */
 export async function flagUsersForEvaluation(db: Executor, userIds: readonly ServiceUserId[]): Promise<void> {
   if (userIds.length === 0) return;
-  await db.execute(sql`update users set needs_evaluation = true where id = any(${idArray(userIds)}) and not needs_evaluation`);
+  await db.execute(sql`update users set needs_evaluation = true where id = any(${idArray(userIds)})`);
 }
 
 /**

@@ -13,7 +13,7 @@ export const reverseParams = z.object({
   event_id: z.uuid().openapi({ param: { name: 'event_id', in: 'path' }, example: EVENT_ID }),
 });
 
-export const reverseBodySchema = z.strictObject({ reason: reason.optional() }).openapi('EventReversal');
+export const reverseBodySchema = z.strictObject({ reason: reason.optional() }).openapi('EventReversal', { example: { reason: 'refund R-1042' } });
 
 const reversedEventSchema = z
   .object({
@@ -22,7 +22,7 @@ const reversedEventSchema = z
     reason: z.string().nullable().openapi({ description: "The first reversal's reason." }),
     already_reversed: z.boolean().openapi({ description: 'True when an earlier call had reversed it: nothing changed.' }),
   })
-  .openapi('ReversedEvent');
+  .openapi('ReversedEvent', { example: { event_id: EVENT_ID, reversed_at: '2026-01-05T10:00:00.000Z', reason: 'refund R-1042', already_reversed: false } });
 
 export const reverseResponseSchema = successEnvelope(reversedEventSchema);
 
@@ -37,7 +37,9 @@ export const reverseBatchBodySchema = z
 
 const reversalItemSchema = z
   .union([
-    reversedEventSchema.extend({ status: z.literal('reversed') }),
+    reversedEventSchema.extend({ status: z.literal('reversed') }).openapi({
+      example: { status: 'reversed', event_id: EVENT_ID, reversed_at: '2026-01-05T10:00:00.000Z', reason: 'refund R-1042', already_reversed: false },
+    }),
     z.object({
       event_id: z.uuid(),
       status: z.literal('rejected'),
@@ -45,7 +47,9 @@ const reversalItemSchema = z
       code: z.literal('not_found'),
     }),
   ])
-  .openapi('EventReversalResult');
+  .openapi('EventReversalResult', {
+    example: { status: 'reversed', event_id: EVENT_ID, reversed_at: '2026-01-05T10:00:00.000Z', reason: 'refund R-1042', already_reversed: false },
+  });
 
 export const reverseBatchResponseSchema = successEnvelope(z.object({ results: z.array(reversalItemSchema) }));
 

@@ -123,11 +123,11 @@ export const activeChainsSchema = z
         condition_currency: 'EUR', condition_after_timestamp: null, condition_before_timestamp: null, reward_type: 'points', reward_name: 'Deposit bonus', reward_value: 250, reward_image_urls: null, user_status: 'available' },
           ],
           user_progress: { status: 'in_progress', progress: 50, joined_at: '2026-01-02T03:00:00.000Z', completed_at: null, completed_tasks: 1, total_tasks: 2 },
-          chain_reward: { id: 'd3e4f5a6-b7c8-4d9e-8f0a-2b3c4d5e6f7a', type: 'mystery_box', name: 'Mystery box', value: 5, image_urls: ['https://example.com/box.png'], claimable: false },
+          chain_reward: { id: 'd3e4f5a6-b7c8-4d9e-8f0a-2b3c4d5e6f7a', type: 'mystery_box', name: 'Mystery box', value: 5, image_urls: ['https://example.com/box.png'], claimable: false, claimable_at: null },
         },
       ],
       claimable_tasks: [
-        { task_id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d', quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70', sequence_number: 1, reward_type: 'points', reward_name: 'Welcome points', reward_value: 100, reward_image_urls: null, completed_at: '2026-01-02T03:02:00.500Z' },
+        { task_id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d', quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70', sequence_number: 1, reward_type: 'points', reward_name: 'Welcome points', reward_value: 100, reward_image_urls: null, completed_at: '2026-01-02T03:02:00.500Z', claimable_at: '2026-01-02T03:02:00.500Z' },
       ],
       user: { exists: true },
     },

@@ -24,7 +24,7 @@ export type ReversalResult =
  * of no event of the caller is not found.
  */
 export async function reverseEvents(deps: Pick<CoreDeps, 'db' | 'producer'>, input: ReverseEventsInput): Promise<ReversalResult[]> {
-  const { found, userIds } = await withTransaction(deps.db, async (tx) => {
+  const { found, userIds, senders } = await withTransaction(deps.db, async (tx) => {
     const found = await storeReversals(tx, input.providerId, input.reversals.map((r) => ({ eventId: r.eventId, reason: r.reason ?? null })));
     const reversed = found.filter((e) => !e.alreadyReversed);
     // Takes the event from the matcher: its pending row goes, after any batch
@@ -35,9 +35,17 @@ export async function reverseEvents(deps: Pick<CoreDeps, 'db' | 'producer'>, inp
     const senders = reversed.map((e) => ({ providerId: input.providerId, userId: e.userId }));
     const userIds = await findSourceUsers(tx, senders);
     await flagUsersForEvaluation(tx, userIds);
-    return { found, userIds };
+    return { found, userIds, senders };
   });
-  if (userIds.length > 0) await deps.producer.enqueue('evaluate-user', userIds.map((userId) => ({ userId })));
+  // A user registered (or linked) while the transaction ran was not visible
+  // to it, and their first evaluation may have read the event before the
+  // commit: looked up again now, they are flagged too. One registered after
+  // this lookup is evaluated after the commit, and sees the reversal.
+  const flagged = new Set(userIds);
+  const late = (await findSourceUsers(deps.db, senders)).filter((id) => !flagged.has(id));
+  await flagUsersForEvaluation(deps.db, late);
+  const toEvaluate = [...userIds, ...late];
+  if (toEvaluate.length > 0) await deps.producer.enqueue('evaluate-user', toEvaluate.map((userId) => ({ userId })));
   const byId = new Map(found.map((e) => [e.eventId, e]));
   return input.reversals.map(({ eventId }) => {
     const event = byId.get(eventId);
