@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { events, pendingEvents, users } from '../../../shared/db/schema/index.js';
+import { runBacktest } from '../../../core/use-cases/backtests/run-backtest.js';
 import { useTestService } from '../../testing/test-service.js';
 
 // POST /v1/events/{event_id}/reverse and its batch form over HTTP: who may
@@ -94,5 +95,40 @@ describe('POST /v1/events/reverse', () => {
       const answer = await api.call('POST', '/v1/events/reverse', { headers: platform.headers, body });
       expect(answer.status, JSON.stringify(body).slice(0, 80)).toBe(400);
     }
+  });
+});
+
+describe('a reversed event in explain and backtest', () => {
+  it('is explained as reversed, and a backtest counts it for nothing', async () => {
+    const chainBody = {
+      platform_id: platform.id,
+      advertiser_id: advertiser.id,
+      name: 'Refundable',
+      start_date: '2026-01-01T00:00:00Z',
+      end_date: '2027-01-01T00:00:00Z',
+      tasks: [{ sequence_number: 1, name: 'Buy', condition_event_type: 'bt-buy', reward_type: 'points', reward_name: 'Points', reward_value: 10 }],
+    };
+    const created = await api.call('POST', '/admin/v1/quest-chains', { headers: api.adminHeaders, body: chainBody });
+    expect(created.status, created.text).toBe(200);
+    const chainId = created.json.data.quest_chain.id as string;
+    for (const user of ['bt-kept', 'bt-refunded']) {
+      expect((await api.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: user } })).status).toBe(200);
+      const sentEvent = await api.call('POST', '/v1/events', { headers: platform.headers, body: { user_id: user, event_type: 'bt-buy', timestamp: '2026-02-01T00:00:00Z' } });
+      if (user === 'bt-refunded') expect((await reverse(sentEvent.json.data.event_id)).status).toBe(200);
+    }
+
+    const explained = await api.call('GET', `/v1/quest-chains/${chainId}/users/bt-refunded/explain`, { headers: platform.headers });
+    expect(explained.json.data.tasks[0]).toMatchObject({ completed_by: null, candidates: [{ verdict: 'reversed' }] });
+    const kept = await api.call('GET', `/v1/quest-chains/${chainId}/users/bt-kept/explain`, { headers: platform.headers });
+    // No worker runs in this file: the kept event is still pending, and explained as such.
+    expect(kept.json.data.tasks[0].candidates).toMatchObject([{ verdict: 'not_yet_processed' }]);
+
+    const started = await api.call('POST', '/admin/v1/quest-chains/backtest', { headers: api.adminHeaders, body: chainBody });
+    expect(started.status).toBe(202);
+    const id = started.json.data.backtest_id as string;
+    await runBacktest({ db: database.db, logger: api.deps.logger }, { backtestId: id });
+    const done = await api.call('GET', `/admin/v1/backtests/${id}`, { headers: api.adminHeaders });
+    expect(done.json.data.result).toMatchObject({ users_completed: 1, tasks: [{ sequence_number: 1, users_completed: 1 }] });
+    expect(done.json.data.result.sample.map((s: { platform_user_id: string }) => s.platform_user_id)).not.toContain('bt-refunded');
   });
 });

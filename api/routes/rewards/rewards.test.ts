@@ -229,6 +229,26 @@ describe('GET /v1/rewards/{platformUserId}', () => {
     expect(after.json.data.claimed).toEqual([taskClaimed, chainClaimed]);
   });
 
+  it('shows claimable_at as the completion plus the chain\'s reward hold, and accepts the claim once it has passed', async () => {
+    const chain = await createTestChain(database.db, platform.id, advertiser.id, {
+      start: '2020-01-01T00:00:00Z',
+      end: '2099-01-01T00:00:00Z',
+      holdSeconds: 7200,
+      tasks: [{ event: 'held-step' }],
+      reward: { type: 'mystery_box', name: 'Held box', value: 1, image_urls: null },
+    });
+    const userId = await register(platform, 'held-1');
+    await complete(userId, chain.id, chain.taskIds[0]!, '2026-01-02T00:00:00Z');
+    const listed = await api.call('GET', '/v1/rewards/held-1', { headers: platform.headers });
+    expect(listed.json.data.claimable.map((entry: { kind: string; claimable_at: string }) => [entry.kind, entry.claimable_at])).toEqual([
+      ['task', '2026-01-02T02:00:00.000Z'],
+      ['chain', '2026-01-02T02:00:00.000Z'],
+    ]);
+    const claimed = await claim({ platform_user_id: 'held-1', task_id: chain.taskIds[0] });
+    expect(claimed.status, claimed.text).toBe(200);
+    expect(claimed.json.data).toMatchObject({ already_claimed: false, reversed: false, reversed_at: null });
+  });
+
   it('shows nothing for unknown users or users of another platform', async () => {
     const foreign = await createChain(otherPlatform, { tasks: 1, reward: true });
     const foreignUserId = await register(otherPlatform, 'hidden-1');

@@ -1,7 +1,8 @@
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { insertOrFindEvents } from '../../../shared/db/event-store.js';
-import { chainProgress, rewardClaims, taskCompletions } from '../../../shared/db/schema/index.js';
+import { chainProgress, rewardClaims, taskCompletions, webhookEndpoints, webhookMessages } from '../../../shared/db/schema/index.js';
+import { WEBHOOK_EVENT_TYPES } from '../../../shared/domain/webhooks.js';
 import { senderUserId, type ServiceUserId } from '../../../shared/domain/ids.js';
 import { parseUtcTimestamp } from '../../../shared/domain/timestamp.js';
 import { DomainError } from '../../../shared/errors.js';
@@ -104,6 +105,11 @@ describe('reverseEvents', () => {
 
   it('keeps a claimed task completed (held) and marks its claim reversed; the chain stays completed', async () => {
     const chain = await chainOf(['rv-claim']);
+    // Every type: the claim, then its reversal, reach the platform's outbox.
+    const [endpoint] = await database.db
+      .insert(webhookEndpoints)
+      .values({ providerId: platform.id, url: 'https://example.com/hook', eventTypes: [...WEBHOOK_EVENT_TYPES], secret: 'whsec_dGVzdA==' })
+      .returning({ id: webhookEndpoints.id });
     const userId = await createTestUser(database.db, platform.id, 'rv-5');
     const id = await send(platform, 'rv-5', 'rv-claim', '2026-03-01T00:00:00Z');
     await match([id]);
@@ -117,6 +123,11 @@ describe('reverseEvents', () => {
     expect(stored?.reversedAt).not.toBeNull();
     const again = await claimReward(deps(), { platformId: platform.id, platformUserId: senderUserId('rv-5'), taskId: chain.taskIds[0]! });
     expect(again).toMatchObject({ alreadyClaimed: true, claimId: claim.claimId, reversedUs: stored!.reversedAt });
+    const messages = await database.db.select().from(webhookMessages).where(eq(webhookMessages.endpointId, endpoint!.id));
+    expect(messages.map((m) => m.type).sort()).toEqual(['chain.completed', 'reward.claimed', 'reward.reversed', 'task.completed']);
+    expect(messages.find((m) => m.type === 'reward.reversed')?.data).toMatchObject({ claim_id: claim.claimId, kind: 'task', platform_user_id: 'rv-5', reversed_at: expect.any(String) });
+    await database.db.delete(webhookMessages).where(eq(webhookMessages.endpointId, endpoint!.id));
+    await database.db.update(webhookEndpoints).set({ deletedAt: BigInt(Date.now()) * 1000n }).where(eq(webhookEndpoints.id, endpoint!.id));
   });
 
   it('races its own matching: the event ends up counting for nothing, in every round', async () => {

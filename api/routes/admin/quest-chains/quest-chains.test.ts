@@ -120,6 +120,18 @@ describe('POST /admin/v1/quest-chains', () => {
     expect(answer.json.data.tasks[0].reward_image_urls).toEqual(['https://example.com/a.png']);
   });
 
+  it('keeps a reward hold (0 by default), and refuses one that is negative, fractional or over 90 days', async () => {
+    const held = await create({ ...chainBody(platform.id, advertiser.id), reward_hold_seconds: 3600 });
+    expect(held.status, held.text).toBe(200);
+    expect(held.json.data.quest_chain.reward_hold_seconds).toBe(3600);
+    expect((await create(chainBody(platform.id, advertiser.id))).json.data.quest_chain.reward_hold_seconds).toBe(0);
+    for (const value of [-1, 1.5, 90 * 86_400 + 1, '60']) {
+      const refused = await create({ ...chainBody(platform.id, advertiser.id), reward_hold_seconds: value });
+      expect(refused.status, String(value)).toBe(400);
+      expect(refused.json.param).toBe('reward_hold_seconds');
+    }
+  });
+
   it('flags the platform\'s existing users for re-evaluation, in the same transaction', async () => {
     for (const provider of [platform, otherPlatform]) {
       const answer = await api.call('POST', '/v1/users/register', { headers: provider.headers, body: { platform_user_id: 'flag-me' } });
