@@ -44,6 +44,11 @@ describe('against the real service', () => {
     expect((await client.sendEvent(event)).status).toBe('duplicate');
     const batch = await client.sendEvents([event, { ...event, event_type: 'kyc' }]);
     expect(batch.results.map((result) => result.status)).toEqual(['duplicate', 'received']);
+    const kyc = batch.results[1]!;
+    const reversed = await client.reverseEvent('event_id' in kyc ? kyc.event_id : '', { reason: 'refund' });
+    expect(reversed).toMatchObject({ already_reversed: false, reason: 'refund' });
+    const again = await client.reverseEvents([{ event_id: reversed.event_id }]);
+    expect(again.results).toMatchObject([{ status: 'reversed', already_reversed: true }]);
 
     const active = await client.getActiveQuestChains('sdk-user');
     expect(active.user.exists).toBe(true);

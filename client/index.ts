@@ -89,6 +89,12 @@ export function createQuestChainClient(options: QuestChainClientOptions) {
     sendEvent: (event: Schemas['EventInput'], call?: CallOptions) => unwrap(api.POST('/v1/events', { body: event, ...init(call) })),
     /** Records up to 500 events; `results[i]` answers item i (received, duplicate or rejected). */
     sendEvents: (events: Schemas['EventInput'][], call?: CallOptions) => unwrap(api.POST('/v1/events/batch', { body: { events }, ...init(call) })),
+    /** Reverses one of your events (a refund): it stops counting; idempotent (`already_reversed`). 404 for an event not yours. */
+    reverseEvent: (eventId: string, body: Schemas['EventReversal'] = {}, call?: CallOptions) =>
+      unwrap(api.POST('/v1/events/{event_id}/reverse', { params: { path: { event_id: eventId } }, body, ...init(call) })),
+    /** Reverses up to 500 of your events; `results[i]` answers item i (reversed, or rejected as not found). */
+    reverseEvents: (events: JsonBody<'/v1/events/reverse', 'post'>['events'], call?: CallOptions) =>
+      unwrap(api.POST('/v1/events/reverse', { body: { events }, ...init(call) })),
     /** The user's active chains with task states and progress; an unknown user gets `user.exists: false`. */
     getActiveQuestChains: (platformUserId: string, call?: CallOptions) =>
       unwrap(api.GET('/v1/quest-chains/active/{platformUserId}', { params: { path: { platformUserId } }, ...init(call) })),

@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../../app-env.js';
+import type { MountedEnv } from '../../http/wildcard-mount.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../http/body-guard.js';
 import { errorResponses, ok } from '../../http/envelope.js';
@@ -8,7 +8,7 @@ import { reverseEvents } from '../../../core/use-cases/events/reverse-events.js'
 import { notFound } from '../../../shared/errors.js';
 import { notYours, reverseBodySchema, reverseParams, reverseResponseSchema, toReversedEvent } from './reverse-schema.js';
 
-const route = createRoute({
+export const reverseRoute = createRoute({
   method: 'post',
   path: '/v1/events/{event_id}/reverse',
   operationId: 'reverseEvent',
@@ -25,8 +25,9 @@ const route = createRoute({
   },
 });
 
-export function registerReverseEvent(app: OpenAPIHono<AppEnv>) {
-  app.openapi(route, async (c) => {
+/** On its own app behind POST /v1/events/* (see index.ts), whose environment adds to AppEnv. */
+export function registerReverseEvent(app: OpenAPIHono<MountedEnv>) {
+  app.openapi(reverseRoute, async (c) => {
     const { deps, caller } = c.var;
     const { event_id: eventId } = c.req.valid('param');
     const [result] = await reverseEvents(deps, { providerId: caller.providerId, reversals: [{ eventId, reason: c.req.valid('json')?.reason }] });

@@ -18,7 +18,7 @@ describe('POST /v1/webhook-endpoints', () => {
     const answer = await create({ url: PUBLIC_URL });
     expect(answer.status, answer.text).toBe(200);
     const data = answer.json.data;
-    expect(data).toMatchObject({ url: PUBLIC_URL, status: 'enabled', event_types: ['task.completed', 'chain.completed', 'reward.claimed'] });
+    expect(data).toMatchObject({ url: PUBLIC_URL, status: 'enabled', event_types: ['task.completed', 'chain.completed', 'reward.claimed', 'task.reverted', 'chain.reverted', 'reward.reversed'] });
     expect(data.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
     expect(Buffer.from(data.secret.slice('whsec_'.length), 'base64').length).toBeGreaterThanOrEqual(24);
     expect(data.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
@@ -29,7 +29,7 @@ describe('POST /v1/webhook-endpoints', () => {
 
   it('gives an advertiser completions only, and refuses reward.claimed for it', async () => {
     const defaults = await create({ url: PUBLIC_URL }, advertiser.headers);
-    expect(defaults.json.data.event_types).toEqual(['task.completed', 'chain.completed']);
+    expect(defaults.json.data.event_types).toEqual(['task.completed', 'chain.completed', 'task.reverted', 'chain.reverted']);
     const claims = await create({ url: PUBLIC_URL, event_types: ['chain.completed', 'reward.claimed'] }, advertiser.headers);
     expect(claims.status).toBe(400);
     expect(claims.json).toMatchObject({ code: 'invalid_field', param: 'event_types.1' });
