@@ -64,26 +64,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/events/{event_id}/reverse": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Reverse an event (a refund, a chargeback)
-         * @description The event's own sender (`events:write`). From now on the event counts for nothing: the user's progress is recomputed as if it had never arrived, and what only it completed is undone, except a task whose reward was claimed (kept, and the claim marked `reversed`). Idempotent: a second call answers 200 with `already_reversed: true`. An event that is not yours, or none: 404. See docs/reversals.md.
-         */
-        post: operations["reverseEvent"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/events/reverse": {
         parameters: {
             query?: never;
@@ -98,6 +78,26 @@ export interface paths {
          * @description The batch form of POST /v1/events/{event_id}/reverse, in one transaction. `data.results[i]` answers item i: `reversed` (with `already_reversed`) or `rejected` with code `not_found` for an id of no event of yours. 400 when the body is wrong (an id that is not a UUID included).
          */
         post: operations["reverseEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/{event_id}/reverse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reverse an event (a refund, a chargeback)
+         * @description The event's own sender (`events:write`). From now on the event counts for nothing: the user's progress is recomputed as if it had never arrived, and what only it completed is undone, except a task whose reward was claimed (kept, and the claim marked `reversed`). Idempotent: a second call answers 200 with `already_reversed: true`. An event that is not yours, or none: 404. See docs/reversals.md.
+         */
+        post: operations["reverseEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -627,6 +627,27 @@ export interface components {
         };
         /**
          * @example {
+         *       "status": "reversed",
+         *       "event_id": "0b8e6c52-1d3f-4a7e-9b2c-5d6e7f8a9b0c",
+         *       "reversed_at": "2026-01-05T10:00:00.000Z",
+         *       "reason": "refund R-1042",
+         *       "already_reversed": false
+         *     }
+         */
+        EventReversalResult: (components["schemas"]["ReversedEvent"] & {
+            /** @enum {string} */
+            status: "reversed";
+        }) | {
+            /** Format: uuid */
+            event_id: string;
+            /** @enum {string} */
+            status: "rejected";
+            error: string;
+            /** @enum {string} */
+            code: "not_found";
+        };
+        /**
+         * @example {
          *       "event_id": "0b8e6c52-1d3f-4a7e-9b2c-5d6e7f8a9b0c",
          *       "reversed_at": "2026-01-05T10:00:00.000Z",
          *       "reason": "refund R-1042",
@@ -645,6 +666,27 @@ export interface components {
             reason: string | null;
             /** @description True when an earlier call had reversed it: nothing changed. */
             already_reversed: boolean;
+        };
+        /**
+         * @example {
+         *       "events": [
+         *         {
+         *           "event_id": "0b8e6c52-1d3f-4a7e-9b2c-5d6e7f8a9b0c",
+         *           "reason": "refund R-1042"
+         *         }
+         *       ]
+         *     }
+         */
+        EventReversalBatch: {
+            events: {
+                /** Format: uuid */
+                event_id: string;
+                /**
+                 * @description Why, for your records and support (a refund id, "chargeback").
+                 * @example refund R-1042
+                 */
+                reason?: string;
+            }[];
         };
         Error404: {
             /** @enum {boolean} */
@@ -673,48 +715,6 @@ export interface components {
              * @example refund R-1042
              */
             reason?: string;
-        };
-        /**
-         * @example {
-         *       "status": "reversed",
-         *       "event_id": "0b8e6c52-1d3f-4a7e-9b2c-5d6e7f8a9b0c",
-         *       "reversed_at": "2026-01-05T10:00:00.000Z",
-         *       "reason": "refund R-1042",
-         *       "already_reversed": false
-         *     }
-         */
-        EventReversalResult: (components["schemas"]["ReversedEvent"] & {
-            /** @enum {string} */
-            status: "reversed";
-        }) | {
-            /** Format: uuid */
-            event_id: string;
-            /** @enum {string} */
-            status: "rejected";
-            error: string;
-            /** @enum {string} */
-            code: "not_found";
-        };
-        /**
-         * @example {
-         *       "events": [
-         *         {
-         *           "event_id": "0b8e6c52-1d3f-4a7e-9b2c-5d6e7f8a9b0c",
-         *           "reason": "refund R-1042"
-         *         }
-         *       ]
-         *     }
-         */
-        EventReversalBatch: {
-            events: {
-                /** Format: uuid */
-                event_id: string;
-                /**
-                 * @description Why, for your records and support (a refund id, "chargeback").
-                 * @example refund R-1042
-                 */
-                reason?: string;
-            }[];
         };
         /**
          * @example {
@@ -1862,6 +1862,132 @@ export interface operations {
             };
         };
     };
+    reverseEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventReversalBatch"];
+            };
+        };
+        responses: {
+            /** @description Per-item results in input order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            results: components["schemas"]["EventReversalResult"][];
+                        };
+                    };
+                };
+            };
+            /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is not valid JSON",
+                     *       "code": "invalid_json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Credentials missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "X-API-Key and X-API-Secret headers are required",
+                     *       "code": "missing_credentials"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Credential or provider inactive, wrong provider type, or permission missing. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Credential lacks the permission events:write",
+                     *       "code": "permission_missing"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body exceeds 65536 bytes",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Content-Type must be application/json",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description The service failed; retry with bounded exponential backoff and jitter. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The operation could not be completed",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
     reverseEvent: {
         parameters: {
             query?: never;
@@ -1952,132 +2078,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error404"];
-                };
-            };
-            /** @description Body too large. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body exceeds 65536 bytes",
-                     *       "code": "payload_too_large"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error413"];
-                };
-            };
-            /** @description Content-Type is not application/json. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Content-Type must be application/json",
-                     *       "code": "unsupported_media_type"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error415"];
-                };
-            };
-            /** @description The service failed; retry with bounded exponential backoff and jitter. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "The operation could not be completed",
-                     *       "code": "internal"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error500"];
-                };
-            };
-        };
-    };
-    reverseEvents: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["EventReversalBatch"];
-            };
-        };
-        responses: {
-            /** @description Per-item results in input order. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        success: true;
-                        data: {
-                            results: components["schemas"]["EventReversalResult"][];
-                        };
-                    };
-                };
-            };
-            /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Request body is not valid JSON",
-                     *       "code": "invalid_json"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error400"];
-                };
-            };
-            /** @description Credentials missing or invalid. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "X-API-Key and X-API-Secret headers are required",
-                     *       "code": "missing_credentials"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error401"];
-                };
-            };
-            /** @description Credential or provider inactive, wrong provider type, or permission missing. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "success": false,
-                     *       "error": "Credential lacks the permission events:write",
-                     *       "code": "permission_missing"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error403"];
                 };
             };
             /** @description Body too large. */

@@ -1,5 +1,5 @@
 import type { ServiceUserId } from '../domain/ids.js';
-import { and, eq, exists, inArray, isNotNull, isNull, notExists, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, isNull, notExists, sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
 import { afterKey } from './keyset.js';
 import { chainProgress, chainRewards, questChains, questTasks, rewardClaims, taskCompletions } from './schema/index.js';
@@ -77,21 +77,6 @@ export async function findClaimsByIds(db: Executor, ids: readonly string[]): Pro
   return rows.map((row) => ({ ...toClaim(row), userId: row.userId }));
 }
 
-/**
- * "The user completed the chain `quest_chains.id`" (correlated to the outer
- * quest_chains): the matcher's summary says so. The matcher writes
- * chain_progress in the same transaction as the task completions it
- * summarises, with completed_at set by the domain's isChainCompleted, so this
- * is the one definition, not a second reading of the completions.
- */
-const chainCompletedBy = (db: Executor, userId: ServiceUserId) =>
-  exists(
-    db
-      .select({ one: sql`1` })
-      .from(chainProgress)
-      .where(and(eq(chainProgress.userId, userId), eq(chainProgress.chainId, questChains.id), isNotNull(chainProgress.completedAt))),
-  );
-
 /** A task of the platform with its reward, the chain's reward hold and the user's completion of it (null: not completed); null when the platform has no such task. */
 export async function findTaskReward(db: Executor, platformId: string, userId: ServiceUserId, taskId: string) {
   const [row] = await db
@@ -115,7 +100,7 @@ export async function findTaskReward(db: Executor, platformId: string, userId: S
   return { chainId: row.chainId, reward, holdSeconds: row.holdSeconds, completion };
 }
 
-/** A chain of the platform with its reward (null without one) and whether the user completed it; null when the platform has no such chain. */
+/** A chain of the platform with its reward (null without one), its reward hold and the user's completion of it (`completedUs`, from chain_progress: null while not completed); null when the platform has no such chain. */
 export async function findChainReward(db: Executor, platformId: string, userId: ServiceUserId, chainId: string) {
   const [row] = await db
     .select({

@@ -97,18 +97,15 @@ async function taskTarget(db: Executor, platformId: string, userId: ServiceUserI
 async function chainTarget(db: Executor, platformId: string, userId: ServiceUserId, chainId: string): Promise<Claimable> {
   const chain = await findChainReward(db, platformId, userId, chainId);
   if (!chain) throw invalidInput('quest_chain_id: no such quest chain for your platform', 'quest_chain_id', 'quest_chain_not_found');
-  const reward = chain.reward ?? { type: '', name: '', value: null, imageUrls: null };
+  // No reward, no claim of it either: refused before looking for one.
+  if (!chain.reward) throw conflict('reward_not_claimable', 'The quest chain has no chain reward', 'quest_chain_id');
   return {
     kind: 'chain',
     chainId,
     taskId: null,
-    reward,
+    reward: chain.reward,
     completion: null,
     claimableUs: chain.completedUs === null ? null : claimableAfterHold(chain.completedUs, chain.holdSeconds),
-    notCompleted: !chain.reward
-      ? 'The quest chain has no chain reward'
-      : chain.completedUs === null
-        ? 'The quest chain is not completed yet; its reward is not claimable'
-        : null,
+    notCompleted: chain.completedUs === null ? 'The quest chain is not completed yet; its reward is not claimable' : null,
   };
 }
