@@ -179,7 +179,10 @@ export function diffWalks(view: BatchView, states: ReadonlyMap<string, WalkState
     const completed = state.completions.size;
     const wasComplete = stored !== undefined && isChainCompleted(total, stored.completions.size);
     const isComplete = isChainCompleted(total, completed);
-    if (wasComplete !== isComplete) writes.standings.push({ userId, chainId, taskId: null, reversed: !isComplete });
+    // A chain reward's claim stands while the chain is completed. Only a walk
+    // undone before (generation > 0) can have a claim marked reversed to clear.
+    if (wasComplete && !isComplete) writes.standings.push({ userId, chainId, taskId: null, reversed: true });
+    if (!wasComplete && isComplete && (stored?.generation ?? 0) > 0) writes.standings.push({ userId, chainId, taskId: null, reversed: false });
     if (wasComplete && !isComplete) {
       writes.chainsUndone.add(key);
       undone = true;

@@ -95,6 +95,15 @@ export async function deleteCompletions(tx: Executor, rows: readonly { userId: S
     where c.user_id = r.u and c.task_id = r.t`);
 }
 
+/** Which of these users have a task completed by one of these events (by the primary key's user prefix: no index on event_id). */
+export async function usersCompletedBy(tx: Executor, userIds: readonly ServiceUserId[], eventIds: readonly string[]): Promise<ServiceUserId[]> {
+  if (userIds.length === 0 || eventIds.length === 0) return [];
+  const rows = await tx.execute<{ userId: ServiceUserId }>(sql`
+    select distinct user_id as "userId" from task_completions
+    where user_id = any(${idArray(userIds)}) and event_id = any(${idArray(eventIds)})`);
+  return rows.map((row) => row.userId);
+}
+
 /** The holds of the users' task claims (shared/domain/progress.ts, Hold), by `user/chain`. */
 export async function loadClaimHolds(tx: Executor, userIds: readonly ServiceUserId[]): Promise<Map<string, Hold[]>> {
   const holds = new Map<string, Hold[]>();

@@ -1,13 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CountingEvent } from './conditions.js';
+import { compareEventPositions } from './counting.js';
 import { advanceWalk, computeCompletions, recomputeWalk, type ChainRules, type Completion, type Hold, type WalkState } from './progress.js';
 import { referenceCompletions } from './progress.reference.test-helper.js';
 import { chainArb, eventsArb } from './rules.arbitraries.test-helper.js';
 
 // Reversals and claims (docs/reversals.md) at the walk's level: the worker's
 // loop (advance when it can, recompute with the holds when it must, recompute
-// on every reversal) against the full walk over the events that stand, with
+// on a reversal of an event that completed something, and only then) against the full walk over the events that stand, with
 // every claim's hold. And the walk without holds is the §5 reference walk over
 // the standing events: a reversed event counts for nothing.
 
@@ -43,7 +44,9 @@ function* simulate(chain: ChainRules, events: readonly CountingEvent[], ops: rea
       const target = [...stored.keys()][op.pick % Math.max(1, stored.size)];
       if (target === undefined) continue;
       reversed.add(target);
-      state = recomputeWalk(chain, standing(), holds);
+      // As the reversal route decides: only a walk with a completion made by the event is redone.
+      // Any other walk passed over it, and keeps its state (its mark may stay on the event).
+      if ([...state.completions.values()].some((c) => c.eventId === target)) state = recomputeWalk(chain, standing(), holds);
     } else {
       // A claim of a completed, unclaimed task records where its completion stands.
       const open = [...state.completions.values()].filter((c) => !holds.some((h) => h.taskId === c.taskId));
@@ -61,7 +64,8 @@ describe('reversals and claims in the walk', () => {
       fc.property(scenarioArb, ({ chain, events, ops }) => {
         for (const { state, model } of simulate(chain, events, ops)) {
           expect(byTask(state.completions.values())).toEqual(byTask(model.completions.values()));
-          expect(state.mark).toEqual(model.mark);
+          // A mark left on a reversed event is later than the model's: safe, events before it are only looked at twice.
+          if (model.mark !== null) expect(state.mark !== null && compareEventPositions(state.mark, model.mark) >= 0).toBe(true);
         }
       }),
       { numRuns: RUNS, seed: SEED },

@@ -1,6 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { events, pendingEvents, users } from '../../../shared/db/schema/index.js';
+import { events, pendingEvents, taskCompletions, users } from '../../../shared/db/schema/index.js';
+import type { ServiceUserId } from '../../../shared/domain/ids.js';
+import { createTestChain, createTestUser } from '../../../shared/testing/chains.js';
 import { runBacktest } from '../../../core/use-cases/backtests/run-backtest.js';
 import { useTestService } from '../../testing/test-service.js';
 
@@ -62,14 +64,18 @@ describe('POST /v1/events/{event_id}/reverse', () => {
     expect(long.json).toMatchObject({ param: 'reason' });
   });
 
-  it('flags the users the sender\'s id counts for, so the worker re-evaluates them', async () => {
-    const registered = await api.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: 'rev-registered' } });
-    const userId = registered.json.data.user_id as string;
-    const id = await sent(platform.headers, 'rev-registered');
-    await database.db.update(users).set({ needsEvaluation: false }).where(eq(users.id, userId as never));
-    expect((await reverse(id)).status).toBe(200);
-    const [user] = await database.db.select({ flagged: users.needsEvaluation }).from(users).where(eq(users.id, userId as never));
-    expect(user?.flagged).toBe(true);
+  it('flags for re-evaluation the users whose task the event completed, and only them', async () => {
+    const chain = await createTestChain(database.db, platform.id, advertiser.id, { tasks: [{ event: 'purchase' }] });
+    const flagged = async (userId: ServiceUserId) =>
+      (await database.db.select({ flagged: users.needsEvaluation }).from(users).where(eq(users.id, userId)))[0]?.flagged;
+    const [completed, passedOver] = [await createTestUser(database.db, platform.id, 'rev-completed'), await createTestUser(database.db, platform.id, 'rev-passed')];
+    await database.db.update(users).set({ needsEvaluation: false });
+    const completing = await sent(platform.headers, 'rev-completed');
+    // As the matcher stores it: this event completed the task; the other user's completed nothing.
+    await database.db.insert(taskCompletions).values({ userId: completed, taskId: chain.taskIds[0]!, chainId: chain.id, eventId: completing, completedAt: 1n });
+    expect((await reverse(completing)).status).toBe(200);
+    expect((await reverse(await sent(platform.headers, 'rev-passed'))).status).toBe(200);
+    expect([await flagged(completed), await flagged(passedOver)]).toEqual([true, false]);
   });
 });
 

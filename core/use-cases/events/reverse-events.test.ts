@@ -130,6 +130,29 @@ describe('reverseEvents', () => {
     await database.db.update(webhookEndpoints).set({ deletedAt: BigInt(Date.now()) * 1000n }).where(eq(webhookEndpoints.id, endpoint!.id));
   });
 
+  it("marks a chain reward's claim reversed while the chain is undone, and clears the mark once it completes again", async () => {
+    const chain = await createTestChain(database.db, platform.id, advertiser.id, {
+      start: '2026-01-01T00:00:00Z',
+      end: '2027-01-01T00:00:00Z',
+      tasks: [{ event: 'rv-chain' }],
+      reward: { type: 'mystery_box', name: 'Box', value: 5, image_urls: null },
+    });
+    const userId = await createTestUser(database.db, platform.id, 'rv-6');
+    const first = await send(platform, 'rv-6', 'rv-chain', '2026-03-01T00:00:00Z');
+    await match([first]);
+    const claim = await claimReward(deps(), { platformId: platform.id, platformUserId: senderUserId('rv-6'), chainId: chain.id });
+    const reversedAt = async () => (await database.db.select().from(rewardClaims).where(eq(rewardClaims.id, claim.claimId)))[0]?.reversedAt ?? null;
+
+    await reverse(first);
+    await evaluateEnqueued();
+    expect(await progressOf(userId, chain.id)).toMatchObject({ completedTasks: 0, completedAt: null, generation: 1 });
+    expect(await reversedAt()).not.toBeNull();
+
+    await match([await send(platform, 'rv-6', 'rv-chain', '2026-03-02T00:00:00Z')]);
+    expect((await progressOf(userId, chain.id))?.completedTasks).toBe(1);
+    expect(await reversedAt()).toBeNull();
+  });
+
   it('races its own matching: the event ends up counting for nothing, in every round', async () => {
     const chain = await chainOf(['rv-race']);
     for (let round = 0; round < 15; round++) {
