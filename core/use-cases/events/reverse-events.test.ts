@@ -1,13 +1,13 @@
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { insertOrFindEvents } from '../../../shared/db/event-store.js';
-import { chainProgress, rewardClaims, taskCompletions, webhookEndpoints, webhookMessages } from '../../../shared/db/schema/index.js';
+import { accountLinks, chainProgress, rewardClaims, taskCompletions, webhookEndpoints, webhookMessages } from '../../../shared/db/schema/index.js';
 import { WEBHOOK_EVENT_TYPES } from '../../../shared/domain/webhooks.js';
 import { senderUserId, type ServiceUserId } from '../../../shared/domain/ids.js';
 import { parseUtcTimestamp } from '../../../shared/domain/timestamp.js';
 import { DomainError } from '../../../shared/errors.js';
 import { createTestChain, createTestUser } from '../../../shared/testing/chains.js';
-import type { TestProvider } from '../../../shared/testing/fixtures.js';
+import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
 import { useTestData } from '../../../shared/testing/test-data.js';
 import { matchBatch } from '../../matching/match-batch.js';
 import type { CoreDeps } from '../../deps.js';
@@ -151,6 +151,25 @@ describe('reverseEvents', () => {
     await match([await send(platform, 'rv-6', 'rv-chain', '2026-03-02T00:00:00Z')]);
     expect((await progressOf(userId, chain.id))?.completedTasks).toBe(1);
     expect(await reversedAt()).toBeNull();
+  });
+
+  it("takes back what an advertiser's event earned for the user of each platform linked to its id, at the advertiser's own call", async () => {
+    const otherPlatform = await createTestProvider(database.db, 'platform', { name: 'second platform' });
+    const chains = await Promise.all([platform, otherPlatform].map((owner) =>
+      createTestChain(database.db, owner.id, advertiser.id, { start: '2026-01-01T00:00:00Z', end: '2027-01-01T00:00:00Z', tasks: [{ event: 'rv-adv' }] })));
+    const users = [await createTestUser(database.db, platform.id, 'rv-7'), await createTestUser(database.db, otherPlatform.id, 'rv-7')];
+    for (const [i, owner] of [platform, otherPlatform].entries()) {
+      await database.db.insert(accountLinks).values({ userId: users[i]!, platformId: owner.id, advertiserId: advertiser.id, advertiserUserId: senderUserId('rv-adv-user') });
+    }
+    const id = await send(advertiser, 'rv-adv-user', 'rv-adv', '2026-03-01T00:00:00Z');
+    await match([id]);
+    for (const [i, userId] of users.entries()) expect((await completions(userId, chains[i]!.id)).size).toBe(1);
+    // A platform cannot reverse the advertiser's event: only its sender can.
+    expect(await reverse(id, platform)).toEqual({ eventId: id, found: false });
+    expect(await reverse(id, advertiser)).toMatchObject({ found: true, alreadyReversed: false });
+    expect([...enqueued].sort()).toEqual([...users].sort());
+    await evaluateEnqueued();
+    for (const [i, userId] of users.entries()) expect(await completions(userId, chains[i]!.id)).toEqual(new Map());
   });
 
   it('races its own matching: the event ends up counting for nothing, in every round', async () => {
