@@ -1108,7 +1108,7 @@ export interface components {
              * @description Machine-readable code of the condition (docs/errors.md): branch on it, not on the message.
              * @enum {string}
              */
-            code: "link_token_used" | "advertiser_user_already_linked" | "user_already_linked" | "reward_not_claimable" | "reward_on_hold";
+            code: "link_token_used" | "advertiser_user_already_linked" | "user_already_linked" | "reward_not_claimable" | "reward_on_hold" | "budget_exhausted" | "reward_cap_reached";
             /**
              * @description The request field at fault, as a dot path (`events.3.timestamp`), when one field is.
              * @example user_id
@@ -1312,7 +1312,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             url: string;
-            event_types: ("task.completed" | "chain.completed" | "reward.claimed" | "task.reverted" | "chain.reverted" | "reward.reversed")[];
+            event_types: ("task.completed" | "chain.completed" | "reward.claimed" | "task.reverted" | "chain.reverted" | "reward.reversed" | "chain.budget_exhausted")[];
             /** @enum {string} */
             status: "enabled";
             /**
@@ -1340,7 +1340,7 @@ export interface components {
              */
             url: string;
             /** @description The types to receive; every type you may receive when omitted. Advertisers receive `task.completed` and `chain.completed` only. */
-            event_types?: ("task.completed" | "chain.completed" | "reward.claimed" | "task.reverted" | "chain.reverted" | "reward.reversed")[];
+            event_types?: ("task.completed" | "chain.completed" | "reward.claimed" | "task.reverted" | "chain.reverted" | "reward.reversed" | "chain.budget_exhausted")[];
         };
         /**
          * @example {
@@ -1358,7 +1358,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             url: string;
-            event_types: ("task.completed" | "chain.completed" | "reward.claimed" | "task.reverted" | "chain.reverted" | "reward.reversed")[];
+            event_types: ("task.completed" | "chain.completed" | "reward.claimed" | "task.reverted" | "chain.reverted" | "reward.reversed" | "chain.budget_exhausted")[];
             /** @enum {string} */
             status: "enabled";
             /**
@@ -1408,7 +1408,7 @@ export interface components {
              */
             id: string;
             /** @enum {string} */
-            type: "task.completed" | "chain.completed" | "reward.claimed" | "task.reverted" | "chain.reverted" | "reward.reversed";
+            type: "task.completed" | "chain.completed" | "reward.claimed" | "task.reverted" | "chain.reverted" | "reward.reversed" | "chain.budget_exhausted";
             /**
              * @description ISO 8601 UTC with milliseconds.
              * @example 2026-01-02T03:04:05.678Z

@@ -47,6 +47,10 @@ export const DOMAIN_ERROR_KINDS = {
   reward_not_claimable: 'conflict',
   /** The reward is completed but under its chain's hold (reward_hold_seconds) until the time named. */
   reward_on_hold: 'conflict',
+  /** The chain's budget cannot cover this reward's value (docs/budgets.md). */
+  budget_exhausted: 'conflict',
+  /** This reward has been claimed by as many users as the chain's max_claims_per_reward allows. */
+  reward_cap_reached: 'conflict',
   /** The addressed resource does not exist. */
   not_found: 'not_found',
 } as const satisfies Record<string, DomainErrorKind>;

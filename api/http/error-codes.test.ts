@@ -56,6 +56,13 @@ async function registered() {
   await createTestUser(database.db, platform.id, id);
   return id;
 }
+/** A registered user whose first task of `chain` the matcher completed just now (written as it stores it); answers the platform user id. */
+async function completedFirstTask(chain: { id: string; taskIds: string[] }) {
+  const platformUserId = await registered();
+  const [user] = await database.db.select({ id: users.id }).from(users).where(eq(users.platformUserId, senderUserId(platformUserId)));
+  await database.db.insert(taskCompletions).values({ userId: user!.id, taskId: chain.taskIds[0]!, chainId: chain.id, eventId: randomUUID(), completedAt: BigInt(Date.now()) * 1000n });
+  return platformUserId;
+}
 async function token(platformUserId: string) {
   const answer = await post('/v1/account-links', { platform_user_id: platformUserId, advertiser_id: advertiser.id });
   expect(answer.status, answer.text).toBe(200);
@@ -132,12 +139,25 @@ const scenarios: Record<ErrorCode, { param: string | null; reach: () => Promise<
   reward_on_hold: {
     param: 'task_id',
     reach: async () => {
+      // Completed just now: its reward is held for the hour.
       const chain = await createTestChain(database.db, platform.id, advertiser.id, { holdSeconds: 3600 });
-      const platformUserId = await registered();
-      const [user] = await database.db.select({ id: users.id }).from(users).where(eq(users.platformUserId, senderUserId(platformUserId)));
-      // Completed just now, as the matcher stores it: its reward is held for the hour.
-      await database.db.insert(taskCompletions).values({ userId: user!.id, taskId: chain.taskIds[0]!, chainId: chain.id, eventId: randomUUID(), completedAt: BigInt(Date.now()) * 1000n });
+      return post('/v1/rewards/claim', { platform_user_id: await completedFirstTask(chain), task_id: chain.taskIds[0] });
+    },
+  },
+  budget_exhausted: {
+    param: 'task_id',
+    reach: async () => {
+      const chain = await createTestChain(database.db, platform.id, advertiser.id, { budget: 0 });
+      const platformUserId = await completedFirstTask(chain);
       return post('/v1/rewards/claim', { platform_user_id: platformUserId, task_id: chain.taskIds[0] });
+    },
+  },
+  reward_cap_reached: {
+    param: 'task_id',
+    reach: async () => {
+      const chain = await createTestChain(database.db, platform.id, advertiser.id, { maxClaimsPerReward: 1 });
+      expect((await post('/v1/rewards/claim', { platform_user_id: await completedFirstTask(chain), task_id: chain.taskIds[0] })).status).toBe(200);
+      return post('/v1/rewards/claim', { platform_user_id: await completedFirstTask(chain), task_id: chain.taskIds[0] });
     },
   },
   reward_not_claimable: {

@@ -87,6 +87,7 @@ export async function findTaskReward(db: Executor, platformId: string, userId: S
       value: questTasks.rewardValue,
       imageUrls: questTasks.rewardImageUrls,
       holdSeconds: questChains.rewardHoldSeconds,
+      limits: { budget: questChains.budget, maxClaims: questChains.maxClaimsPerReward, advertiserId: questChains.advertiserId },
       eventId: taskCompletions.eventId,
       completedUs: taskCompletions.completedAt,
     })
@@ -97,7 +98,7 @@ export async function findTaskReward(db: Executor, platformId: string, userId: S
   if (!row) return null;
   const reward: Reward = { type: row.type, name: row.name, value: row.value, imageUrls: row.imageUrls };
   const completion = row.eventId === null || row.completedUs === null ? null : { eventId: row.eventId, completedUs: row.completedUs };
-  return { chainId: row.chainId, reward, holdSeconds: row.holdSeconds, completion };
+  return { chainId: row.chainId, reward, holdSeconds: row.holdSeconds, limits: row.limits, completion };
 }
 
 /** A chain of the platform with its reward (null without one), its reward hold and the user's completion of it (`completedUs`, from chain_progress: null while not completed); null when the platform has no such chain. */
@@ -110,6 +111,7 @@ export async function findChainReward(db: Executor, platformId: string, userId: 
       value: chainRewards.value,
       imageUrls: chainRewards.imageUrls,
       holdSeconds: questChains.rewardHoldSeconds,
+      limits: { budget: questChains.budget, maxClaims: questChains.maxClaimsPerReward, advertiserId: questChains.advertiserId },
       completedUs: chainProgress.completedAt,
     })
     .from(questChains)
@@ -121,7 +123,46 @@ export async function findChainReward(db: Executor, platformId: string, userId: 
     row.id === null || row.type === null || row.name === null
       ? null
       : { id: row.id, type: row.type, name: row.name, value: row.value, imageUrls: row.imageUrls };
-  return { reward, holdSeconds: row.holdSeconds, completedUs: row.completedUs };
+  return { reward, holdSeconds: row.holdSeconds, limits: row.limits, completedUs: row.completedUs };
+}
+
+/** A chain's limits on its claims (docs/budgets.md); null: none. */
+export interface ClaimLimits {
+  budget: number | null;
+  maxClaims: number | null;
+  /** The chain's advertiser, who funds it: told when the budget runs out. */
+  advertiserId: string;
+}
+
+/**
+ * Takes one claim of a reward out of the chain's limits, in the claim's
+ * transaction: the reward's claim counter (max_claims_per_reward), then the
+ * chain's budget (its value added to budget_spent). Each is one conditional
+ * update: the row lock queues concurrent claims and the condition is checked
+ * again on the row each one finds, so no count ever passes its limit. Always
+ * the reward's row before the chain's, so two claims never wait on each
+ * other in a cycle. A chain without limits touches nothing (no lock). Answers
+ * which limit refused, or null when both took it.
+ */
+export async function reserveClaim(
+  tx: Executor,
+  claim: { chainId: string; taskId: string | null; value: number; limits: ClaimLimits },
+): Promise<'reward_cap_reached' | 'budget_exhausted' | null> {
+  const { maxClaims, budget } = claim.limits;
+  if (maxClaims !== null) {
+    const counted =
+      claim.taskId !== null
+        ? await tx.execute(sql`update quest_tasks set claims_count = claims_count + 1 where id = ${claim.taskId} and claims_count < ${maxClaims} returning id`)
+        : await tx.execute(sql`update chain_rewards set claims_count = claims_count + 1 where chain_id = ${claim.chainId} and claims_count < ${maxClaims} returning id`);
+    if (counted.length === 0) return 'reward_cap_reached';
+  }
+  if (budget !== null) {
+    const spent = await tx.execute(sql`
+      update quest_chains set budget_spent = budget_spent + ${claim.value}
+      where id = ${claim.chainId} and budget_spent + ${claim.value} <= budget returning id`);
+    if (spent.length === 0) return 'budget_exhausted';
+  }
+  return null;
 }
 
 /**

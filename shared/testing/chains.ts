@@ -44,6 +44,9 @@ export interface ChainSpec {
   anyOrder?: boolean;
   /** reward_hold_seconds (default 0). */
   holdSeconds?: number;
+  /** budget and max_claims_per_reward (default none). */
+  budget?: number;
+  maxClaimsPerReward?: number;
   /** The chain reward: a 50-value mystery box unless `false` or another reward is given. */
   reward?: boolean | ChainRewardSpec;
   name?: string;
@@ -65,6 +68,8 @@ export function resolveChainSpec(spec: ChainSpec = {}) {
     status: spec.status,
     anyOrder: spec.anyOrder,
     holdSeconds: spec.holdSeconds,
+    budget: spec.budget,
+    maxClaimsPerReward: spec.maxClaimsPerReward,
     reward,
     tasks: (spec.tasks ?? DEFAULT_TASKS).map((task, index) => ({
       ...task,
@@ -107,6 +112,8 @@ export async function createTestChain(db: Executor, platformId: string, advertis
       ...(resolved.status === undefined ? {} : { status: resolved.status }),
       ...(resolved.anyOrder === undefined ? {} : { allowAnyOrder: resolved.anyOrder }),
       ...(resolved.holdSeconds === undefined ? {} : { rewardHoldSeconds: resolved.holdSeconds }),
+      ...(resolved.budget === undefined ? {} : { budget: resolved.budget }),
+      ...(resolved.maxClaimsPerReward === undefined ? {} : { maxClaimsPerReward: resolved.maxClaimsPerReward }),
       tasks: resolved.tasks.map((task) => ({
         sequenceNumber: task.sequenceNumber,
         name: task.name,

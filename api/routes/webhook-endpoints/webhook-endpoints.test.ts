@@ -27,12 +27,18 @@ describe('POST /v1/webhook-endpoints', () => {
     expect(list.text).not.toContain('whsec_');
   });
 
-  it('gives an advertiser completions only, and refuses reward.claimed for it', async () => {
+  it('gives an advertiser completions and its budget notice, and refuses reward.claimed for it', async () => {
     const defaults = await create({ url: PUBLIC_URL }, advertiser.headers);
-    expect(defaults.json.data.event_types).toEqual(['task.completed', 'chain.completed', 'task.reverted', 'chain.reverted']);
+    expect(defaults.json.data.event_types).toEqual(['task.completed', 'chain.completed', 'task.reverted', 'chain.reverted', 'chain.budget_exhausted']);
     const claims = await create({ url: PUBLIC_URL, event_types: ['chain.completed', 'reward.claimed'] }, advertiser.headers);
     expect(claims.status).toBe(400);
     expect(claims.json).toMatchObject({ code: 'invalid_field', param: 'event_types.1' });
+  });
+
+  it("refuses a platform the advertiser's budget notice", async () => {
+    const budget = await create({ url: PUBLIC_URL, event_types: ['task.completed', 'chain.budget_exhausted'] });
+    expect(budget.status).toBe(400);
+    expect(budget.json).toMatchObject({ code: 'invalid_field', param: 'event_types.1', error: 'event_types: chain.budget_exhausted is sent to advertisers only' });
   });
 
   it.each([

@@ -1,5 +1,5 @@
 import type { SenderUserId, ServiceUserId } from '../../../shared/domain/ids.js';
-import { claimableAfterHold, findChainReward, findClaim, findTaskReward, insertClaim, type Reward, type RewardClaim, type RewardKind } from '../../../shared/db/reward-store.js';
+import { claimableAfterHold, reserveClaim, type ClaimLimits, findChainReward, findClaim, findTaskReward, insertClaim, type Reward, type RewardClaim, type RewardKind } from '../../../shared/db/reward-store.js';
 import { findUserId, lockUsers } from '../../../shared/db/user-store.js';
 import type { Executor } from '../../../shared/db/client.js';
 import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
@@ -26,6 +26,7 @@ interface ClaimTarget {
   taskId: string | null;
   reward: Reward;
   completion: { eventId: string; completedUs: bigint } | null;
+  limits: ClaimLimits;
 }
 
 /**
@@ -47,6 +48,7 @@ export async function claimReward(deps: Pick<CoreDeps, 'db' | 'webhooks'>, input
   if (!userId) throw invalidInput('platform_user_id: no registered user with this id', 'platform_user_id', 'user_not_registered');
 
   type Outcome = { claim: RewardClaim; messageIds: string[] } | { existing: RewardClaim | null };
+  let exhausted: ClaimTarget | undefined;
   const outcome = await withTransaction(db, async (tx): Promise<Outcome> => {
     await lockUsers(tx, [userId]);
     const target =
@@ -56,9 +58,16 @@ export async function claimReward(deps: Pick<CoreDeps, 'db' | 'webhooks'>, input
     const existing = await findClaim(tx, userId, target.chainId, target.taskId);
     if (existing) return { existing };
     assertClaimable(target);
+    // Throws to roll the counters back: a refused claim takes nothing.
+    const refused = await reserveClaim(tx, { chainId: target.chainId, taskId: target.taskId, value: target.reward.value ?? 0, limits: target.limits });
+    if (refused === 'budget_exhausted') exhausted = target;
+    if (refused !== null) throw conflict(refused, REFUSALS[refused], target.taskId !== null ? 'task_id' : 'quest_chain_id');
     const claim = await insertClaim(tx, { userId, ...target });
     if (!claim) return { existing: await findClaim(tx, userId, target.chainId, target.taskId) };
     return { claim, messageIds: await insertMessages(tx, [claimFact(input.platformId, input.platformUserId, claim)]) };
+  }).catch(async (error: unknown) => {
+    if (exhausted) await announceExhausted(deps, exhausted);
+    throw error;
   });
   if ('claim' in outcome) {
     if (outcome.messageIds.length > 0) await deps.webhooks.deliver(outcome.messageIds.map((messageId) => ({ messageId, attempt: 0 })));
@@ -66,6 +75,23 @@ export async function claimReward(deps: Pick<CoreDeps, 'db' | 'webhooks'>, input
   }
   if (!outcome.existing) throw new Error('reward claim neither inserted nor found');
   return { ...outcome.existing, alreadyClaimed: true };
+}
+
+const REFUSALS = {
+  budget_exhausted: "The quest chain's budget cannot cover this reward any more",
+  reward_cap_reached: "This reward has been claimed by as many users as the quest chain's max_claims_per_reward allows",
+} as const;
+
+/** chain.budget_exhausted, to the chain's advertiser (it funds the budget), once per chain; in a transaction of its own, the claim's having rolled back. */
+async function announceExhausted(deps: Pick<CoreDeps, 'db' | 'webhooks'>, target: ClaimTarget) {
+  const fact = {
+    providerId: target.limits.advertiserId,
+    type: 'chain.budget_exhausted',
+    fact: `chain.budget_exhausted/${target.chainId}`,
+    data: { quest_chain_id: target.chainId, budget: target.limits.budget },
+  };
+  const messageIds = await withTransaction(deps.db, (tx) => insertMessages(tx, [fact]));
+  if (messageIds.length > 0) await deps.webhooks.deliver(messageIds.map((messageId) => ({ messageId, attempt: 0 })));
 }
 
 type Claimable = ClaimTarget & { claimableUs: bigint | null; notCompleted: string | null };
@@ -89,6 +115,7 @@ async function taskTarget(db: Executor, platformId: string, userId: ServiceUserI
     taskId,
     reward: task.reward,
     completion,
+    limits: task.limits,
     claimableUs: completion === null ? null : claimableAfterHold(completion.completedUs, task.holdSeconds),
     notCompleted: completion === null ? 'The task is not completed yet; its reward is not claimable' : null,
   };
@@ -105,6 +132,7 @@ async function chainTarget(db: Executor, platformId: string, userId: ServiceUser
     taskId: null,
     reward: chain.reward,
     completion: null,
+    limits: chain.limits,
     claimableUs: chain.completedUs === null ? null : claimableAfterHold(chain.completedUs, chain.holdSeconds),
     notCompleted: chain.completedUs === null ? 'The quest chain is not completed yet; its reward is not claimable' : null,
   };

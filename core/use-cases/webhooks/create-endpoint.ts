@@ -1,6 +1,6 @@
 import { insertEndpoint } from '../../../shared/db/webhook-endpoint-store.js';
 import type { ProviderType } from '../../../shared/domain/permissions.js';
-import { ADVERTISER_EVENT_TYPES, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../../shared/domain/webhooks.js';
+import { ADVERTISER_EVENT_TYPES, PLATFORM_EVENT_TYPES, type WebhookEventType } from '../../../shared/domain/webhooks.js';
 import { invalidInput } from '../../../shared/errors.js';
 import { refuseWebhookUrl, type UrlPolicy } from '../../../shared/webhooks/address-guard.js';
 import { generateWebhookSecret } from '../../../shared/webhooks/signing.js';
@@ -18,8 +18,8 @@ export interface CreatedEndpoint {
   createdUs: bigint;
 }
 
-/** The types a provider of this kind may subscribe to: advertisers receive completions only. */
-export const eventTypesFor = (type: ProviderType): readonly WebhookEventType[] => (type === 'advertiser' ? ADVERTISER_EVENT_TYPES : WEBHOOK_EVENT_TYPES);
+/** The types a provider of this kind may subscribe to: advertisers receive completions and their budget's news, platforms the rest. */
+export const eventTypesFor = (type: ProviderType): readonly WebhookEventType[] => (type === 'advertiser' ? ADVERTISER_EVENT_TYPES : PLATFORM_EVENT_TYPES);
 
 /**
  * Product rules §10: a new endpoint with a fresh signing secret. The URL
@@ -34,7 +34,8 @@ export async function createEndpoint(
   const eventTypes = input.eventTypes ? [...new Set(input.eventTypes)] : [...allowed];
   const refusedType = (input.eventTypes ?? []).findIndex((type) => !allowed.includes(type));
   if (refusedType >= 0) {
-    throw invalidInput(`event_types: ${input.eventTypes![refusedType]} is sent to platforms only`, `event_types.${refusedType}`);
+    const other = input.providerType === 'advertiser' ? 'platforms' : 'advertisers';
+    throw invalidInput(`event_types: ${input.eventTypes![refusedType]} is sent to ${other} only`, `event_types.${refusedType}`);
   }
   const refusal = await refuseWebhookUrl(input.url, deps.urlPolicy);
   if (refusal) throw invalidInput(`url: ${refusal.reason}`, 'url', 'webhook_url_refused');

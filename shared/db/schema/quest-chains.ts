@@ -36,6 +36,12 @@ export const questChains = pgTable(
     allowAnyOrder: boolean('allow_any_order').notNull().default(false),
     /** A reward becomes claimable this long after its completion (a refund window); 0: at once. */
     rewardHoldSeconds: integer('reward_hold_seconds').notNull().default(0),
+    /** The most the chain's claims may add up to (sum of reward values); null: no limit (docs/budgets.md). */
+    budget: doublePrecision('budget'),
+    /** What its claims add up to so far, moved in each claim's transaction. */
+    budgetSpent: doublePrecision('budget_spent').notNull().default(0),
+    /** How many users may claim each of its rewards; null: no limit. */
+    maxClaimsPerReward: integer('max_claims_per_reward'),
     createdAt: timestampUs('created_at', { precision: 3 }).notNull().default(sql`now()`),
     updatedAt: timestampUs('updated_at', { precision: 3 }).notNull().default(sql`now()`),
   },
@@ -61,6 +67,8 @@ export const questTasks = pgTable(
     rewardName: text('reward_name').notNull(),
     rewardValue: doublePrecision('reward_value').notNull(),
     rewardImageUrls: jsonb('reward_image_urls').$type<string[]>(),
+    /** Claims of this task's reward so far (max_claims_per_reward). */
+    claimsCount: integer('claims_count').notNull().default(0),
   },
   (table) => [unique('quest_tasks_chain_sequence_unique').on(table.chainId, table.sequenceNumber)],
 );
@@ -75,6 +83,8 @@ export const chainRewards = pgTable('chain_rewards', {
   name: text('name').notNull(),
   value: doublePrecision('value'),
   imageUrls: jsonb('image_urls').$type<string[]>(),
+  /** Claims of the chain reward so far (max_claims_per_reward). */
+  claimsCount: integer('claims_count').notNull().default(0),
 });
 
 // Relations for the relational query API: a chain loads with its tasks and reward in one statement.

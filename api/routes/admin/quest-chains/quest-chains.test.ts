@@ -132,6 +132,18 @@ describe('POST /admin/v1/quest-chains', () => {
     }
   });
 
+  it('keeps a budget and a claim cap (none by default) with budget_spent 0, and refuses bad ones naming the field', async () => {
+    const limited = await create({ ...chainBody(platform.id, advertiser.id), budget: 5000, max_claims_per_reward: 100 });
+    expect(limited.status, limited.text).toBe(200);
+    expect(limited.json.data.quest_chain).toMatchObject({ budget: 5000, budget_spent: 0, max_claims_per_reward: 100 });
+    expect((await create(chainBody(platform.id, advertiser.id))).json.data.quest_chain).toMatchObject({ budget: null, budget_spent: 0, max_claims_per_reward: null });
+    for (const [field, value] of [['budget', -1], ['budget', 'lots'], ['max_claims_per_reward', 0], ['max_claims_per_reward', 2.5]] as const) {
+      const refused = await create({ ...chainBody(platform.id, advertiser.id), [field]: value });
+      expect(refused.status, `${field}=${value}`).toBe(400);
+      expect(refused.json.param).toBe(field);
+    }
+  });
+
   it('flags the platform\'s existing users for re-evaluation, in the same transaction', async () => {
     for (const provider of [platform, otherPlatform]) {
       const answer = await api.call('POST', '/v1/users/register', { headers: provider.headers, body: { platform_user_id: 'flag-me' } });

@@ -82,6 +82,19 @@ export const createChainSchema = z
       .max(MAX_REWARD_HOLD_SECONDS)
       .optional()
       .openapi({ description: 'A completed reward is claimable only this long after its completion (a refund window, docs/reversals.md). Default 0; at most 90 days.' }),
+    budget: z
+      .number()
+      .min(0)
+      .max(1e12)
+      .nullish()
+      .openapi({ description: 'The most the chain\'s claims may add up to, in reward values (task rewards and the chain reward); a claim past it answers 409 budget_exhausted. Null or absent: no limit (docs/budgets.md).' }),
+    max_claims_per_reward: z
+      .number()
+      .int()
+      .min(1)
+      .max(1e9)
+      .nullish()
+      .openapi({ description: 'How many users may claim each reward of the chain; a claim past it answers 409 reward_cap_reached. Null or absent: no limit.' }),
     tasks: z.array(taskInputSchema).min(1).max(MAX_TASKS).openapi({ description: 'sequence_number exactly 1..n.' }),
     chain_reward: z
       .strictObject({ type: storableString().min(1).max(100), name: name(), value: amount().nullish(), image_urls: imageUrls() })
@@ -124,7 +137,15 @@ export const chainListQuery = z.object({
 export const chainDefinitionSchema = z
   .object({
     quest_chain: z
-      .object({ ...questChainShape, reward_hold_seconds: z.number().int(), created_at: z.string(), updated_at: z.string() })
+      .object({
+        ...questChainShape,
+        reward_hold_seconds: z.number().int(),
+        budget: z.number().nullable(),
+        budget_spent: z.number().openapi({ description: "What the chain's claims add up to so far." }),
+        max_claims_per_reward: z.number().int().nullable(),
+        created_at: z.string(),
+        updated_at: z.string(),
+      })
       .openapi('AdminQuestChain'),
     tasks: z.array(z.object(taskShape).openapi('AdminQuestTask')),
     chain_reward: z.object(chainRewardShape).openapi('AdminChainReward').nullable(),
@@ -132,7 +153,7 @@ export const chainDefinitionSchema = z
   .openapi('QuestChainDefinition', {
     example: {
       quest_chain: { id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70', name: 'Get started', description: 'Three steps to your first trade.', logo_url: 'https://example.com/logo.png', background_image_url: null,
-        start_date: '2026-01-01T00:00:00.000Z', end_date: '2026-07-01T00:00:00.000Z', status: 'active', platform_id: '3f0c1d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', advertiser_id: '7a1b2c3d-5e6f-4a8b-9c0d-1e2f3a4b5c6d', allow_any_order: false, reward_hold_seconds: 0, created_at: '2026-01-01T09:00:00.000Z', updated_at: '2026-01-01T09:00:00.000Z' },
+        start_date: '2026-01-01T00:00:00.000Z', end_date: '2026-07-01T00:00:00.000Z', status: 'active', platform_id: '3f0c1d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', advertiser_id: '7a1b2c3d-5e6f-4a8b-9c0d-1e2f3a4b5c6d', allow_any_order: false, reward_hold_seconds: 0, budget: 5000, budget_spent: 350, max_claims_per_reward: null, created_at: '2026-01-01T09:00:00.000Z', updated_at: '2026-01-01T09:00:00.000Z' },
       tasks: [{ id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d', sequence_number: 1, name: 'Verify your identity', description: null, condition_event_type: 'kyc', condition_min_amount: null, condition_currency: null,
         condition_after_timestamp: null, condition_before_timestamp: null, reward_type: 'points', reward_name: 'Welcome points', reward_value: 100, reward_image_urls: null }, { id: 'b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e', sequence_number: 2, name: 'First deposit of 50 EUR', description: 'Any deposit of at least 50 EUR.', condition_event_type: 'transaction', condition_min_amount: 50,
         condition_currency: 'EUR', condition_after_timestamp: null, condition_before_timestamp: null, reward_type: 'points', reward_name: 'Deposit bonus', reward_value: 250, reward_image_urls: null }],
@@ -161,6 +182,8 @@ export function toCreateChainInput(body: CreateChainBody): CreateChainInput {
     status: body.status ?? 'active',
     allowAnyOrder: body.allow_any_order ?? false,
     rewardHoldSeconds: body.reward_hold_seconds ?? 0,
+    budget: body.budget ?? null,
+    maxClaimsPerReward: body.max_claims_per_reward ?? null,
     tasks: body.tasks.map((task) => ({
       sequenceNumber: task.sequence_number,
       name: task.name,
@@ -193,6 +216,9 @@ export function toChainDefinitionResponse(definition: Pick<ChainDefinition, 'cha
     quest_chain: {
       ...toQuestChainResponse(chain),
       reward_hold_seconds: chain.rewardHoldSeconds,
+      budget: chain.budget,
+      budget_spent: chain.budgetSpent,
+      max_claims_per_reward: chain.maxClaimsPerReward,
       created_at: formatIsoMillis(chain.createdAt),
       updated_at: formatIsoMillis(chain.updatedAt),
     },
