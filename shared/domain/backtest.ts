@@ -15,6 +15,9 @@ export interface BacktestDraft {
   taskRewards: Record<string, number>;
   /** The chain reward's value; null when it has none or no value. */
   chainRewardValue: number | null;
+  /** The draft's limits (docs/budgets.md); absent in drafts stored before they existed: none. */
+  budget?: number | null;
+  maxClaimsPerReward?: number | null;
 }
 
 export const BACKTEST_SAMPLE_SIZE = 20;
@@ -64,17 +67,31 @@ export interface BacktestResult {
   /** In sequence order. */
   tasks: { sequenceNumber: number; usersCompleted: number }[];
   rewardCost: { taskRewards: number; chainRewards: number };
+  /**
+   * The cost against the draft's budget: `projectedCost` is what the predicted
+   * completions would cost if each were claimed, each reward's claims capped
+   * at max_claims_per_reward; `withinBudget` whether the budget covers it (true without one).
+   */
+  budget: { budget: number | null; projectedCost: number; withinBudget: boolean };
   sample: BacktestTally['sample'];
 }
 
+/** What `claims` claims of a reward worth `value` cost under the draft's cap. */
+const cappedCost = (draft: BacktestDraft, claims: number, value: number) => Math.min(claims, draft.maxClaimsPerReward ?? Infinity) * value;
+
 export function backtestResult(tally: BacktestTally, draft: BacktestDraft): BacktestResult {
   const tasks = [...draft.rules.tasks].sort((a, b) => a.sequenceNumber - b.sequenceNumber);
+  const projectedCost =
+    tasks.reduce((sum, task) => sum + cappedCost(draft, tally.tasksCompleted[task.id] ?? 0, draft.taskRewards[task.id] ?? 0), 0) +
+    cappedCost(draft, tally.usersCompleted, draft.chainRewardValue ?? 0);
+  const budget = draft.budget ?? null;
   return {
     usersEvaluated: tally.usersEvaluated,
     usersStarted: tally.usersStarted,
     usersCompleted: tally.usersCompleted,
     tasks: tasks.map((task) => ({ sequenceNumber: task.sequenceNumber, usersCompleted: tally.tasksCompleted[task.id] ?? 0 })),
     rewardCost: { taskRewards: tally.taskRewards, chainRewards: (draft.chainRewardValue ?? 0) * tally.usersCompleted },
+    budget: { budget, projectedCost, withinBudget: budget === null || projectedCost <= budget },
     sample: tally.sample,
   };
 }

@@ -26,6 +26,8 @@ function toDraft(input: CreateChainInput): BacktestDraft {
     },
     taskRewards: Object.fromEntries(input.tasks.map((task) => [id(task.sequenceNumber), task.rewardValue])),
     chainRewardValue: input.reward?.value ?? null,
+    budget: input.budget ?? null,
+    maxClaimsPerReward: input.maxClaimsPerReward ?? null,
   };
 }
 

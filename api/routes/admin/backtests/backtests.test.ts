@@ -151,7 +151,9 @@ function predicted(rules: ChainRules, rewards: number[], chainReward: number) {
     users_completed: completed,
     tasks: perTask.map((n, i) => ({ sequence_number: i + 1, users_completed: n })),
     reward_cost: { task_rewards: taskRewards, chain_rewards: chainReward * completed },
+    budget: { budget: null, projected_cost: taskRewards + chainReward * completed, within_budget: true },
     sample,
+    perTask,
   };
 }
 
@@ -207,7 +209,19 @@ describe('POST /admin/v1/quest-chains/backtest, then GET /admin/v1/backtests/{id
     const ordered = [...(await database.db.select({ platformUserId: users.platformUserId, id: users.id }).from(users).where(eq(users.platformId, platform.id)))].sort((a, b) => (a.id < b.id ? -1 : 1));
     const byName = new Map(expected.sample.map((s) => [s.platform_user_id, s]));
     const sample = ordered.flatMap((u) => byName.get(u.platformUserId) ?? []).slice(0, 20);
-    expect(data).toEqual({ backtest_id: expect.any(String), status: 'completed', progress: { users_done: USERS, users_total: USERS }, result: { ...expected, sample }, error: null });
+    const { perTask: _perTask, ...result } = expected;
+    expect(data).toEqual({ backtest_id: expect.any(String), status: 'completed', progress: { users_done: USERS, users_total: USERS }, result: { ...result, sample }, error: null });
+  });
+
+  it("reports the projected cost against the draft's budget, each reward's claims capped", async () => {
+    const cap = 5;
+    const expected = predicted(rulesOf(false), [10, 20, 30], 50);
+    const capped = expected.perTask.reduce((sum, n, i) => sum + Math.min(n, cap) * [10, 20, 30][i]!, 0) + Math.min(expected.users_completed, cap) * 50;
+    expect(capped).toBeLessThan(expected.budget.projected_cost); // the cap bites on this data set
+    const under = await runToCompletion(body({}, { budget: capped - 1, max_claims_per_reward: cap }));
+    expect(under.result.budget).toEqual({ budget: capped - 1, projected_cost: capped, within_budget: false });
+    const enough = await runToCompletion(body({}, { budget: capped }));
+    expect(enough.result.budget).toEqual({ budget: capped, projected_cost: expected.budget.projected_cost, within_budget: expected.budget.projected_cost <= capped });
   });
 
   it('stores nothing as a chain, and ignores the status', async () => {

@@ -20,6 +20,13 @@ const resultSchema = z
       task_rewards: z.number().openapi({ description: 'Sum of reward_value over the predicted task completions.' }),
       chain_rewards: z.number().openapi({ description: 'The chain reward value (0 when none) × users_completed.' }),
     }),
+    budget: z
+      .object({
+        budget: z.number().nullable().openapi({ description: "The draft's budget; null without one." }),
+        projected_cost: z.number().openapi({ description: 'What the predicted completions would cost if every one were claimed, each reward capped at the draft\'s max_claims_per_reward.' }),
+        within_budget: z.boolean().openapi({ description: 'The budget covers projected_cost (true without a budget).' }),
+      })
+      .openapi({ description: 'The projected cost against the budget (docs/budgets.md).' }),
     sample: z
       .array(z.object({ platform_user_id: z.string(), completed_tasks: z.number().int() }))
       .openapi({ description: 'Up to 20 users predicted to complete at least one task, in the order evaluated.' }),
@@ -45,6 +52,7 @@ export const backtestSchema = z
         users_completed: 42,
         tasks: [{ sequence_number: 1, users_completed: 310 }, { sequence_number: 2, users_completed: 42 }],
         reward_cost: { task_rewards: 41500, chain_rewards: 210 },
+        budget: { budget: 50000, projected_cost: 41710, within_budget: true },
         sample: [{ platform_user_id: 'user-123', completed_tasks: 2 }],
       },
       error: null,
@@ -75,6 +83,10 @@ export function toBacktestResponse(backtest: StoredBacktest): z.infer<typeof bac
             users_completed: result.usersCompleted,
             tasks: result.tasks.map((task) => ({ sequence_number: task.sequenceNumber, users_completed: task.usersCompleted })),
             reward_cost: { task_rewards: result.rewardCost.taskRewards, chain_rewards: result.rewardCost.chainRewards },
+            // Results stored before budgets existed have none: no budget, the uncapped cost.
+            budget: result.budget
+              ? { budget: result.budget.budget, projected_cost: result.budget.projectedCost, within_budget: result.budget.withinBudget }
+              : { budget: null, projected_cost: result.rewardCost.taskRewards + result.rewardCost.chainRewards, within_budget: true },
             sample: result.sample.map((user) => ({ platform_user_id: user.platformUserId, completed_tasks: user.completedTasks })),
           },
     error: backtest.error,
