@@ -24,20 +24,28 @@ afterAll(async () => {
 });
 
 /** The app with its own hub: the given caps, provider checks every 100 ms; `subscriber` is the hub's Redis connection. */
+// Warnings of the hub and the sessions (a failed lookup, a failed subscribe) reach the test's output:
+// a stream that misses a registration notice leaves a trace to read (docs/reliability.md).
+const warnings = createLogger({ level: 'warn', name: 'live-limits-test' });
+
 function appWithHub(caps: StreamCaps = { perUser: 10, perPlatform: 100, perProcess: 100 }, options: { subscribeTimeoutMs?: number } = {}) {
   const subscriber = createRedis(api.config.REDIS_URL, 'subscriber');
   const hub = new LiveHub({
     redis: subscriber,
     queuePrefix: api.config.QUEUE_PREFIX,
-    logger: createLogger({ level: 'silent', name: 'live-limits-test' }),
+    logger: warnings,
     caps,
     providersServingLive: (providerIds) => providersServingLive({ db: database.db }, { providerIds }),
     providerCheckMs: 100,
     ...options,
   });
   closers.push(() => hub.close());
-  return { hub, subscriber, app: createApp({ ...api.deps, liveHub: hub }) };
+  return { hub, subscriber, app: createApp({ ...api.deps, liveHub: hub, logger: warnings }) };
 }
+
+/** What the hub holds, for a failure message: its counts, its channels and its connection's state. */
+const hubState = (hub: LiveHub, subscriber: ReturnType<typeof createRedis>) =>
+  JSON.stringify({ ...hub.size, channels: [...(hub as unknown as { channels: Map<string, unknown> }).channels.keys()], connection: subscriber.status });
 
 const tokenFor = (provider: { id: string }, platformUserId: string) => api.deps.liveTokens.issue({ platformId: provider.id, platformUserId });
 const subscribers = async (channel: string) => Number(((await api.deps.redis.call('pubsub', 'numsub', channel)) as [string, number])[1]);
@@ -105,7 +113,7 @@ describe('revocation', () => {
 describe('a stream for a user not registered yet', () => {
   it('waits on the registration channel without reading Postgres, and follows the user once announced', async () => {
     const platformUserId = `waiting-1-${randomUUID()}`;
-    const { app } = appWithHub();
+    const { app, hub, subscriber } = appWithHub();
     const sse = await openStream(app, tokenFor(platform, platformUserId));
     const registration = registrationChannel(api.config.QUEUE_PREFIX, platform.id, platformUserId);
     await eventually(async () => ((await subscribers(registration)) === 1 ? true : undefined), { what: 'registration subscription' });
@@ -115,9 +123,11 @@ describe('a stream for a user not registered yet', () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await subscribers(progressChannel(api.config.QUEUE_PREFIX, userId))).toBe(0);
 
-    await api.deps.redis.publish(registration, userId);
+    const receivers = await api.deps.redis.publish(registration, userId);
     await eventually(async () => ((await subscribers(progressChannel(api.config.QUEUE_PREFIX, userId))) === 1 ? true : undefined), {
       what: 'the stream to follow the user',
+    }).catch((error: unknown) => {
+      throw new Error(`${String(error)}; the notice reached ${receivers} subscriber(s); hub ${hubState(hub, subscriber)}; stream ended: ${sse.isEnded}`);
     });
     expect(await subscribers(registration)).toBe(0);
     const message = { quest_chain_ids: ['c-1'], changed_at: '2026-01-02T03:04:05.678Z' };
