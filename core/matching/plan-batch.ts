@@ -181,12 +181,12 @@ export function diffWalks(view: BatchView, states: ReadonlyMap<string, WalkState
     const isComplete = isChainCompleted(total, completed);
     // A chain reward's claim stands while the chain is completed. Only a walk
     // undone before (generation > 0) can have a claim marked reversed to clear.
-    if (wasComplete && !isComplete) writes.standings.push({ userId, chainId, taskId: null, reversed: true });
-    if (!wasComplete && isComplete && (stored?.generation ?? 0) > 0) writes.standings.push({ userId, chainId, taskId: null, reversed: false });
     if (wasComplete && !isComplete) {
+      writes.standings.push({ userId, chainId, taskId: null, reversed: true });
       writes.chainsUndone.add(key);
       undone = true;
     }
+    if (!wasComplete && isComplete && (stored?.generation ?? 0) > 0) writes.standings.push({ userId, chainId, taskId: null, reversed: false });
     if (changed) {
       const chains = writes.changedChains.get(userId);
       if (chains) chains.push(chainId);

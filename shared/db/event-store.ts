@@ -5,7 +5,7 @@ import type { Executor } from './client.js';
 import { decodeTimestampUs, type DriverRow } from './driver-row.js';
 import { events, pendingEvents } from './schema/index.js';
 import { formatIsoMicros } from '../domain/timestamp.js';
-import { idArray, instant, nullableTextArray, occurredUsColumn, textArray } from './sql-fragments.js';
+import { idArray, instant, occurredUsColumn, textArray } from './sql-fragments.js';
 
 type EventColumns = typeof events.$inferSelect;
 
@@ -323,7 +323,7 @@ export async function reverseEvents(tx: Executor, providerId: string, reversals:
   const rows = await tx.execute<{ id: string; userId: SenderUserId; reversedUs: string; reason: string | null; already: boolean }>(sql`
     with input as (
       select distinct on (id) id, reason
-      from unnest(${idArray(reversals.map((r) => r.eventId))}, ${nullableTextArray(reversals.map((r) => r.reason))}) as r(id, reason)
+      from unnest(${idArray(reversals.map((r) => r.eventId))}, ${textArray(reversals.map((r) => r.reason))}) as r(id, reason)
     ), reversed as (
       update events e set reversed_at = now(), reversal_reason = i.reason
       from input i

@@ -4,6 +4,7 @@ import type { Executor } from './client.js';
 import { decodeTimestampUs, type DriverRow, fromJson } from './driver-row.js';
 import { chainProgress, rewardClaims, taskCompletions, users } from './schema/index.js';
 import type { Hold } from '../domain/progress.js';
+import { appendTo } from '../collections.js';
 import { booleanArray, fromUs, idArray, nullableIdArray, numberArray, occurredUsColumn } from './sql-fragments.js';
 
 /**
@@ -114,11 +115,7 @@ export async function loadClaimHolds(tx: Executor, userIds: readonly ServiceUser
     from reward_claims
     where user_id = any(${idArray(userIds)}) and task_id is not null and completed_event_id is not null`);
   for (const row of rows) {
-    const hold: Hold = { taskId: row.taskId, at: { occurredUs: BigInt(row.completedUs), id: row.eventId }, kind: 'claim' };
-    const key = `${row.userId}/${row.chainId}`;
-    const list = holds.get(key);
-    if (list) list.push(hold);
-    else holds.set(key, [hold]);
+    appendTo(holds, `${row.userId}/${row.chainId}`, { taskId: row.taskId, at: { occurredUs: BigInt(row.completedUs), id: row.eventId }, kind: 'claim' } satisfies Hold);
   }
   return holds;
 }

@@ -292,7 +292,6 @@ export async function listClaimableChainRewards(
   window: RewardWindow<Extract<RewardCursor, { section: 'chain' }>['key']>,
 ): Promise<ClaimableChainReward[]> {
   const order = [questChains.startDate, questChains.id] as const;
-  const started = db.select({ chainId: taskCompletions.chainId }).from(taskCompletions).where(eq(taskCompletions.userId, userId));
   const claimed = db
     .select({ one: sql`1` })
     .from(rewardClaims)
@@ -314,7 +313,6 @@ export async function listClaimableChainRewards(
     .where(
       and(
         eq(questChains.platformId, platformId),
-        inArray(questChains.id, started),
         notExists(claimed),
         window.after && afterKey(order, window.after),
       ),

@@ -11,11 +11,7 @@ import { formatIsoMicros } from '../domain/timestamp.js';
 export const idArray = (ids: readonly string[]): SQL => sql`${`{${ids.join(',')}}`}::uuid[]`;
 
 /** A text[] parameter for arbitrary strings, passed as JSON so no quoting rule of array literals applies. */
-export const textArray = (values: readonly string[]): SQL =>
-  sql`array(select jsonb_array_elements_text(${JSON.stringify(values)}::jsonb))`;
-
-/** textArray with nulls (JSON null reads back as SQL null). */
-export const nullableTextArray = (values: readonly (string | null)[]): SQL =>
+export const textArray = (values: readonly (string | null)[]): SQL =>
   sql`array(select jsonb_array_elements_text(${JSON.stringify(values)}::jsonb))`;
 
 /** A typed array parameter of numbers or null (e.g. `int[]`, `bigint[]`): one parameter, no JSON to parse. */

@@ -44,14 +44,10 @@ export async function findUserId(db: Executor, platformId: string, platformUserI
   return (await findPlatformUser(db, platformId, platformUserId))?.id ?? null;
 }
 
-/** Every stored event of the user must be matched again (a new link made earlier events count). */
-export async function flagUserForEvaluation(db: Executor, userId: ServiceUserId): Promise<void> {
-  await db.update(users).set({ needsEvaluation: true }).where(eq(users.id, userId));
-}
 
 /**
- * Flags these users for re-evaluation (a reversal took one of their events
- * back), in one statement. Always written, even when already set: the row
+ * Flags these users for re-evaluation (a new link made earlier events count,
+ * a reversal took one back), in one statement. Always written, even when already set: the row
  * lock orders it with an evaluation clearing the flag right now
  * (loadMatchUsers), so either that evaluation reads its history after this
  * commit, or the flag is set again after it. Skipping a set flag let an

@@ -12,7 +12,7 @@ import {
   type StoredLink,
 } from '../../../shared/db/link-store.js';
 import { withTransaction } from '../../../shared/db/transaction.js';
-import { flagUserForEvaluation } from '../../../shared/db/user-store.js';
+import { flagUsersForEvaluation } from '../../../shared/db/user-store.js';
 import { conflict, invalidInput } from '../../../shared/errors.js';
 import type { CoreDeps } from '../../deps.js';
 
@@ -79,7 +79,7 @@ export async function completeAccountLink(
       { providerId: advertiserId, userId: advertiserUserId, eventType: LINK_EVENT_TYPE, occurredAt: inserted.linkedAt },
     ]);
     // Every stored event of the user must be matched again: the advertiser's earlier events now count.
-    await flagUserForEvaluation(tx, token.userId);
+    await flagUsersForEvaluation(tx, [token.userId]);
     return { link: toCompleted(inserted, false), created: { eventId: event!.id, providerId: advertiserId, advertiserUserId, userId: token.userId } };
   });
 

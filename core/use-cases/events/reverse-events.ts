@@ -33,14 +33,15 @@ export type ReversalResult =
 export async function reverseEvents(deps: Pick<CoreDeps, 'db' | 'producer'>, input: ReverseEventsInput): Promise<ReversalResult[]> {
   const { found, sourceUsers, affected, senders } = await withTransaction(deps.db, async (tx) => {
     const found = await storeReversals(tx, input.providerId, input.reversals.map((r) => ({ eventId: r.eventId, reason: r.reason ?? null })));
-    const reversed = found.filter((e) => !e.alreadyReversed).map((e) => e.eventId);
+    const reversed = found.filter((e) => !e.alreadyReversed);
+    const reversedIds = reversed.map((e) => e.eventId);
     // Pending rows first, then the users' locks: the order a batch takes them in
     // (it claims its events, then locks), so the two never wait on each other.
-    await deletePending(tx, reversed);
-    const senders = found.filter((e) => !e.alreadyReversed).map((e) => ({ providerId: input.providerId, userId: e.userId }));
+    await deletePending(tx, reversedIds);
+    const senders = reversed.map((e) => ({ providerId: input.providerId, userId: e.userId }));
     const sourceUsers = await findSourceUsers(tx, senders);
     await lockUsers(tx, sourceUsers);
-    const affected = await usersCompletedBy(tx, sourceUsers, reversed);
+    const affected = await usersCompletedBy(tx, sourceUsers, reversedIds);
     await flagUsersForEvaluation(tx, affected);
     return { found, sourceUsers, affected, senders };
   });
