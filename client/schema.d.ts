@@ -224,6 +224,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/rewards/draws/{claim_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A mystery box claim's draw, to verify
+         * @description Platform credentials (`rewards:read`). The draw's inputs (seed hash, candidates and weights, digest, roll) and its prize; `server_seed` once revealed (the operator rotated the seed, or the chain ended), so anyone can recompute it (docs/verify-draw.mjs). 404 for a claim without a draw or of another platform.
+         */
+        get: operations["getDraw"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/rewards/{platformUserId}": {
         parameters: {
             query?: never;
@@ -787,6 +807,25 @@ export interface components {
          *             "image_urls": [
          *               "https://example.com/box.png"
          *             ],
+         *             "draw_seed_hash": "9f2c0d6d1f7f0b7a3c6b1f1e0c4a2d8e5b7a9c3d1e2f4a6b8c0d2e4f6a8b0c2d",
+         *             "prizes": [
+         *               {
+         *                 "prize_id": "gold",
+         *                 "name": "50 EUR voucher",
+         *                 "value": 50,
+         *                 "weight": 1,
+         *                 "odds": 0.0099,
+         *                 "in_stock": true
+         *               },
+         *               {
+         *                 "prize_id": "silver",
+         *                 "name": "5 EUR voucher",
+         *                 "value": 5,
+         *                 "weight": 100,
+         *                 "odds": 0.9901,
+         *                 "in_stock": true
+         *               }
+         *             ],
          *             "claimable": false,
          *             "claimable_at": null
          *           }
@@ -912,6 +951,10 @@ export interface components {
             name: string;
             value: number | null;
             image_urls: string[] | null;
+            /** @description A mystery box with prizes: SHA-256 (hex) of the seed its draws use now, published before any draw uses it; null for any other reward (docs/mystery-boxes.md). */
+            draw_seed_hash: string | null;
+            /** @description A mystery box's prize table with its odds; empty for any other reward. */
+            prizes: components["schemas"]["Prize"][];
             /** @description Chain completed and its reward not yet claimed. */
             claimable: boolean;
             /**
@@ -920,6 +963,15 @@ export interface components {
              */
             claimable_at: string | null;
         } | null;
+        Prize: {
+            prize_id: string;
+            name: string;
+            value: number | null;
+            weight: number;
+            /** @description weight / the total weight of the prizes in stock; 0 while this one is out of stock. */
+            odds: number;
+            in_stock: boolean;
+        };
         ClaimableTask: {
             /** Format: uuid */
             task_id: string;
@@ -1108,7 +1160,7 @@ export interface components {
              * @description Machine-readable code of the condition (docs/errors.md): branch on it, not on the message.
              * @enum {string}
              */
-            code: "link_token_used" | "advertiser_user_already_linked" | "user_already_linked" | "reward_not_claimable" | "reward_on_hold" | "budget_exhausted" | "reward_cap_reached";
+            code: "link_token_used" | "advertiser_user_already_linked" | "user_already_linked" | "reward_not_claimable" | "reward_on_hold" | "budget_exhausted" | "reward_cap_reached" | "out_of_stock" | "not_a_mystery_box";
             /**
              * @description The request field at fault, as a dot path (`events.3.timestamp`), when one field is.
              * @example user_id
@@ -1159,6 +1211,7 @@ export interface components {
          *         "value": 100,
          *         "image_urls": null
          *       },
+         *       "prize": null,
          *       "claimed_at": "2026-01-02T03:05:00.000Z",
          *       "reversed": false,
          *       "reversed_at": null,
@@ -1192,6 +1245,7 @@ export interface components {
          *         "value": 100,
          *         "image_urls": null
          *       },
+         *       "prize": null,
          *       "claimed_at": "2026-01-02T03:05:00.000Z",
          *       "reversed": false,
          *       "reversed_at": null
@@ -1210,6 +1264,12 @@ export interface components {
             /** Format: uuid */
             quest_chain_id: string;
             reward: components["schemas"]["Reward"];
+            /** @description A mystery box: the prize its draw gave (GET /v1/rewards/draws/{claim_id} shows how); null for any other reward. */
+            prize: {
+                prize_id: string;
+                name: string;
+                value: number | null;
+            } | null;
             /**
              * @description ISO 8601 UTC with milliseconds.
              * @example 2026-01-02T03:04:05.678Z
@@ -1242,6 +1302,71 @@ export interface components {
              * @description Claim this completed chain's chain reward.
              */
             quest_chain_id?: string;
+        };
+        /**
+         * @example {
+         *       "claim_id": "e4f5a6b7-c8d9-4e0f-9a1b-3c4d5e6f7a8b",
+         *       "quest_chain_id": "c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70",
+         *       "algorithm": "hmac-sha256:u64be-mod-total-weight",
+         *       "seed_hash": "9f2c0d6d1f7f0b7a3c6b1f1e0c4a2d8e5b7a9c3d1e2f4a6b8c0d2e4f6a8b0c2d",
+         *       "server_seed": null,
+         *       "seed_revealed_at": null,
+         *       "candidates": [
+         *         {
+         *           "prize_id": "gold",
+         *           "weight": 1
+         *         },
+         *         {
+         *           "prize_id": "silver",
+         *           "weight": 100
+         *         }
+         *       ],
+         *       "total_weight": 101,
+         *       "digest": "3b1f0c5e9a7d2b4c6e8f0a1b3c5d7e9f1a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d",
+         *       "roll": 57,
+         *       "prize_id": "silver",
+         *       "drawn_at": "2026-01-02T03:05:00.000Z"
+         *     }
+         */
+        MysteryBoxDraw: {
+            /**
+             * Format: uuid
+             * @description The HMAC message: this text, as written here.
+             */
+            claim_id: string;
+            /** Format: uuid */
+            quest_chain_id: string;
+            /**
+             * @description How the prize follows from the inputs (docs/mystery-boxes.md).
+             * @enum {string}
+             */
+            algorithm: "hmac-sha256:u64be-mod-total-weight";
+            /** @description SHA-256 (hex) of the seed bytes: the commitment published (draw_seed_hash) before the draw. */
+            seed_hash: string;
+            /** @description The seed (32 bytes, hex) once revealed (rotated, or the chain ended); null until then. */
+            server_seed: string | null;
+            /**
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-01-02T03:04:05.678Z
+             */
+            seed_revealed_at: string | null;
+            /** @description The prizes in stock at the draw, in prize-table order. */
+            candidates: {
+                prize_id: string;
+                weight: number;
+            }[];
+            total_weight: number;
+            /** @description HMAC-SHA256(seed bytes, claim_id), hex. */
+            digest: string;
+            /** @description The digest's first 8 bytes as an unsigned big-endian integer, modulo total_weight. */
+            roll: number;
+            /** @description The first candidate whose running total of weights passes roll. */
+            prize_id: string;
+            /**
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-01-02T03:04:05.678Z
+             */
+            drawn_at: string;
         };
         Rewards: {
             claimable: (components["schemas"]["ClaimableTaskReward"] | components["schemas"]["ClaimableChainReward"])[];
@@ -2823,6 +2948,112 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description The service failed; retry with bounded exponential backoff and jitter. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The operation could not be completed",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    getDraw: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                claim_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The draw. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["MysteryBoxDraw"];
+                    };
+                };
+            };
+            /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is not valid JSON",
+                     *       "code": "invalid_json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Credentials missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "X-API-Key and X-API-Secret headers are required",
+                     *       "code": "missing_credentials"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Credential or provider inactive, wrong provider type, or permission missing. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Credential lacks the permission events:write",
+                     *       "code": "permission_missing"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "No route for GET /v1/unknown",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
             /** @description The service failed; retry with bounded exponential backoff and jitter. */

@@ -51,6 +51,10 @@ export const DOMAIN_ERROR_KINDS = {
   budget_exhausted: 'conflict',
   /** This reward has been claimed by as many users as the chain's max_claims_per_reward allows. */
   reward_cap_reached: 'conflict',
+  /** Every prize of the mystery box is out of stock (docs/mystery-boxes.md); claimable again once restocked. */
+  out_of_stock: 'conflict',
+  /** The chain's reward is not a mystery box with prizes: it has no draws (nor seed to rotate, nor prize to restock). */
+  not_a_mystery_box: 'conflict',
   /** The addressed resource does not exist. */
   not_found: 'not_found',
 } as const satisfies Record<string, DomainErrorKind>;

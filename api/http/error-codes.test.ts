@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSecret } from '../../shared/auth/secrets.js';
 import { createDatabase } from '../../shared/db/client.js';
 import { projectRoot } from '../../shared/db/project-root.js';
-import { linkTokens, taskCompletions, users } from '../../shared/db/schema/index.js';
+import { chainProgress, linkTokens, taskCompletions, users } from '../../shared/db/schema/index.js';
 import { senderUserId } from '../../shared/domain/ids.js';
 import { createTestChain, createTestUser } from '../../shared/testing/chains.js';
 import { createEmptyTestDatabase, type TestDatabase } from '../../shared/testing/database.js';
@@ -158,6 +158,24 @@ const scenarios: Record<ErrorCode, { param: string | null; reach: () => Promise<
       const chain = await createTestChain(database.db, platform.id, advertiser.id, { maxClaimsPerReward: 1 });
       expect((await post('/v1/rewards/claim', { platform_user_id: await completedFirstTask(chain), task_id: chain.taskIds[0] })).status).toBe(200);
       return post('/v1/rewards/claim', { platform_user_id: await completedFirstTask(chain), task_id: chain.taskIds[0] });
+    },
+  },
+  out_of_stock: {
+    param: 'quest_chain_id',
+    reach: async () => {
+      const reward = { type: 'mystery_box', name: 'Empty box', prizes: [{ prize_id: 'gone', name: 'Gone', weight: 1, stock: 0 }] };
+      const chain = await createTestChain(database.db, platform.id, advertiser.id, { tasks: [{ event: 'empty-box' }], reward });
+      const platformUserId = await registered();
+      const [user] = await database.db.select({ id: users.id }).from(users).where(eq(users.platformUserId, senderUserId(platformUserId)));
+      await database.db.insert(chainProgress).values({ userId: user!.id, chainId: chain.id, completedTasks: 1, totalTasks: 1, completedAt: 1_000_000n });
+      return post('/v1/rewards/claim', { platform_user_id: platformUserId, quest_chain_id: chain.id });
+    },
+  },
+  not_a_mystery_box: {
+    param: 'id',
+    reach: async () => {
+      const chain = await createTestChain(database.db, platform.id, advertiser.id);
+      return api.call('POST', `/admin/v1/mystery-boxes/${chain.id}/rotate-seed`, { headers: api.adminHeaders });
     },
   },
   reward_not_claimable: {

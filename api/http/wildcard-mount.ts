@@ -9,9 +9,11 @@ export type MountedEnv = AppEnv & { Bindings: { outer: AppEnv['Variables'] } };
  * Hono's RegExpRouter cannot hold a parameter beside a static segment at one
  * depth when the parameter has more after it (/v1/events/batch beside
  * /v1/events/{event_id}/reverse; /v1/quest-chains/active/{id} beside
- * /v1/quest-chains/{id}/users/{id}/explain): one such route sends every
+ * /v1/quest-chains/{id}/users/{id}/explain; /v1/rewards/{platformUserId}
+ * beside /v1/rewards/draws/{claim_id}): one such route sends every
  * request of the app through the slower TrieRouter (api/app-router.test.ts).
- * It does take a wildcard there. So the route gets an app of its own behind
+ * It does take a wildcard there. So the route (or the routes that clash)
+ * gets an app of its own behind
  * `method wildcard`, registered after the static routes it sits beside (they
  * answer their own paths first), and stays in the main OpenAPI document. The
  * outer request's context (deps, request id, caller) is handed over through
@@ -19,7 +21,7 @@ export type MountedEnv = AppEnv & { Bindings: { outer: AppEnv['Variables'] } };
  */
 export function mountBehindWildcard(
   app: OpenAPIHono<AppEnv>,
-  mount: { method: 'get' | 'post'; wildcard: string; route: RouteConfig; register: (sub: OpenAPIHono<MountedEnv>) => void },
+  mount: { method: 'get' | 'post'; wildcard: string; routes: RouteConfig[]; register: (sub: OpenAPIHono<MountedEnv>) => void },
 ) {
   const sub = new OpenAPIHono<MountedEnv>({ defaultHook: validationHook });
   sub.use('*', async (c, next) => {
@@ -30,7 +32,6 @@ export function mountBehindWildcard(
   sub.notFound(notFoundHandler);
   mount.register(sub);
   // As app.openapi() documents a route: without its middleware, which is code, not document.
-  const { middleware: _middleware, ...documented } = mount.route;
-  app.openAPIRegistry.registerPath(documented);
+  for (const { middleware: _middleware, ...documented } of mount.routes) app.openAPIRegistry.registerPath(documented);
   app[mount.method](mount.wildcard, (c) => sub.fetch(c.req.raw, { ...(c.env as object), outer: c.var }));
 }

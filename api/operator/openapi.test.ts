@@ -26,7 +26,7 @@ let ajv: Ajv2020;
 
 // Operator surfaces that are deliberately not part of either document.
 // The explain wildcard forwards to explain's own app (api/routes/quest-chains/index.ts), documented by its route.
-const UNDOCUMENTED = [/^\/(admin\/)?docs(\/|$)/, /^\/(admin\/)?openapi\.json$/, /^\/metrics$/, /^\/admin\/queues(\/|$)/, /^\/v1\/quest-chains\/\*$/, /^\/v1\/events\/\*$/];
+const UNDOCUMENTED = [/^\/(admin\/)?docs(\/|$)/, /^\/(admin\/)?openapi\.json$/, /^\/metrics$/, /^\/admin\/queues(\/|$)/, /^\/v1\/quest-chains\/\*$/, /^\/v1\/events\/\*$/, /^\/v1\/rewards\/\*$/];
 
 /** The document describing `path`: the admin one for /admin, the integrators' otherwise. */
 const documentOf = (path: string) => (path.startsWith('/admin/') ? { document: admin, id: 'admin.json' } : { document: integrator, id: 'openapi.json' });

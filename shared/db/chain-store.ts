@@ -1,13 +1,22 @@
-import { and, asc, desc, eq, gt, inArray, sql, type SQL } from 'drizzle-orm';
+import { randomBytes } from 'node:crypto';
+import { and, asc, desc, eq, gt, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import { seedHash } from '../rewards/verifiable-draw.js';
 import type { ChainRules } from '../domain/progress.js';
 import type { Executor } from './client.js';
 import { afterKey, rowsToRead, toPage, type Page, type PageRequest } from './keyset.js';
-import { chainRewards, chainStatus, questChains, questTasks, webhookEndpoints } from './schema/index.js';
+import { chainRewards, chainStatus, drawSeeds, questChains, questTasks, rewardPrizes, webhookEndpoints } from './schema/index.js';
 
 /** A chain, a task and a chain reward as stored (timestamps in epoch microseconds). */
 export type ChainRow = typeof questChains.$inferSelect;
 export type TaskRow = typeof questTasks.$inferSelect;
 export type ChainRewardRow = typeof chainRewards.$inferSelect;
+export type PrizeRow = typeof rewardPrizes.$inferSelect;
+
+/** The reward type that may carry a prize table (the published interface's chain reward). */
+export const MYSTERY_BOX = 'mystery_box';
+
+/** A chain reward with its mystery-box prize table (empty for any other reward) and the hash of its current draw seed (null without prizes). */
+export type ChainReward = ChainRewardRow & { prizes: PrizeRow[]; drawSeedHash: string | null };
 
 export const CHAIN_STATUSES = chainStatus.enumValues;
 export type ChainStatus = ChainRow['status'];
@@ -16,7 +25,7 @@ export type ChainStatus = ChainRow['status'];
 export interface ChainDefinition {
   chain: ChainRow;
   tasks: TaskRow[];
-  reward: ChainRewardRow | null;
+  reward: ChainReward | null;
   rules: ChainRules;
 }
 
@@ -26,7 +35,8 @@ export type NewChain = Omit<typeof questChains.$inferInsert, 'id' | 'createdAt' 
   reward?: NewChainReward | null | undefined;
 };
 export type NewTask = Omit<typeof questTasks.$inferInsert, 'id' | 'chainId'>;
-export type NewChainReward = Omit<typeof chainRewards.$inferInsert, 'id' | 'chainId'>;
+export type NewPrize = Omit<typeof rewardPrizes.$inferInsert, 'chainId' | 'position'>;
+export type NewChainReward = Omit<typeof chainRewards.$inferInsert, 'id' | 'chainId'> & { prizes?: NewPrize[] | undefined };
 
 /** The stored rows of a chain in the form the domain's rules read them. */
 export function toChainRules(chain: ChainRow, tasks: readonly TaskRow[]): ChainRules {
@@ -55,12 +65,24 @@ export async function loadChainDefinitions(db: Executor, where: SQL | undefined)
 /** The shape of a definition's read: the chain with its tasks in order and its reward. */
 const definitionQuery = () => ({
   orderBy: [asc(questChains.startDate), asc(questChains.id)],
-  with: { tasks: { orderBy: [asc(questTasks.sequenceNumber)] }, reward: true as const },
+  with: {
+    tasks: { orderBy: [asc(questTasks.sequenceNumber)] },
+    reward: {
+      with: {
+        prizes: { orderBy: [asc(rewardPrizes.position)] },
+        drawSeeds: { where: isNull(drawSeeds.retiredAt), columns: { seedHash: true as const } },
+      },
+    },
+  },
 });
 
-function toDefinition({ tasks, reward, ...chain }: ChainRow & { tasks: TaskRow[]; reward: ChainRewardRow | null }): ChainDefinition {
-  return { chain, tasks, reward: reward ?? null, rules: toChainRules(chain, tasks) };
+type StoredReward = ChainRewardRow & { prizes: PrizeRow[]; drawSeeds: { seedHash: string }[] };
+
+function toDefinition({ tasks, reward, ...chain }: ChainRow & { tasks: TaskRow[]; reward: StoredReward | null }): ChainDefinition {
+  return { chain, tasks, reward: reward ? toChainReward(reward) : null, rules: toChainRules(chain, tasks) };
 }
+
+const toChainReward = ({ drawSeeds: seeds, ...reward }: StoredReward): ChainReward => ({ ...reward, drawSeedHash: seeds[0]?.seedHash ?? null });
 
 const hasLiveEndpoint = (provider: typeof questChains.platformId | typeof questChains.advertiserId) =>
   sql<boolean>`exists (select 1 from ${webhookEndpoints} e where e.provider_id = ${provider} and e.deleted_at is null)`;
@@ -139,8 +161,28 @@ export async function insertChain(db: Executor, input: NewChain): Promise<ChainD
     .values(newTasks.map((task) => ({ ...task, chainId: chain!.id })))
     .returning();
   tasks.sort((a, b) => a.sequenceNumber - b.sequenceNumber);
-  const reward = newReward ? (await db.insert(chainRewards).values({ ...newReward, chainId: chain!.id }).returning())[0]! : null;
+  const reward = newReward ? await insertChainReward(db, chain!.id, newReward) : null;
   return { chain: chain!, tasks, reward, rules: toChainRules(chain!, tasks) };
+}
+
+/** The chain reward, and for a mystery box its prize table and first draw seed (whose hash is published from now on). */
+async function insertChainReward(db: Executor, chainId: string, { prizes: newPrizes = [], ...columns }: NewChainReward): Promise<ChainReward> {
+  const [reward] = await db.insert(chainRewards).values({ ...columns, chainId }).returning();
+  if (newPrizes.length === 0) return { ...reward!, prizes: [], drawSeedHash: null };
+  const prizes = await db
+    .insert(rewardPrizes)
+    .values(newPrizes.map((prize, position) => ({ ...prize, chainId, position })))
+    .returning();
+  prizes.sort((a, b) => a.position - b.position);
+  const drawSeedHash = await insertDrawSeed(db, chainId);
+  return { ...reward!, prizes, drawSeedHash };
+}
+
+/** A new current draw seed for the chain (32 random bytes); answers its hash, the commitment published before any draw uses it. */
+export async function insertDrawSeed(db: Executor, chainId: string): Promise<string> {
+  const serverSeed = randomBytes(32).toString('hex');
+  const [seed] = await db.insert(drawSeeds).values({ chainId, serverSeed, seedHash: seedHash(serverSeed) }).returning({ seedHash: drawSeeds.seedHash });
+  return seed!.seedHash;
 }
 
 /** False when there is no such chain. */

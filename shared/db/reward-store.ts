@@ -19,12 +19,21 @@ export interface Reward {
 
 export type RewardKind = (typeof rewardClaims.$inferSelect)['kind'];
 
+/** What a mystery box's draw gave (docs/mystery-boxes.md). */
+export interface Prize {
+  prizeId: string;
+  name: string;
+  value: number | null;
+}
+
 export interface RewardClaim {
   claimId: string;
   kind: RewardKind;
   taskId: string | null;
   chainId: string;
   reward: Reward;
+  /** A mystery box's claim: the prize drawn; null for any other reward. */
+  prize: Prize | null;
   claimedUs: bigint;
   /** When the claimed completion stopped standing on counting events (the reward is kept, marked reversed); null while it stands. */
   reversedUs: bigint | null;
@@ -50,14 +59,21 @@ export interface ClaimableChainReward {
 /** When a reward completed at `completedUs` may be claimed under a hold of `holdSeconds`. */
 export const claimableAfterHold = (completedUs: bigint, holdSeconds: number) => completedUs + BigInt(holdSeconds) * 1_000_000n;
 
-/** The snapshot's stored form: the published reward's field names. */
-type RewardSnapshot = Omit<Reward, 'imageUrls'> & { image_urls: string[] | null };
+/** The snapshot's stored form: the published reward's field names, and the prize a box gave. */
+type RewardSnapshot = Omit<Reward, 'imageUrls'> & { image_urls: string[] | null; prize?: { prize_id: string; name: string; value: number | null } };
 
-const toSnapshot = ({ imageUrls, ...reward }: Reward): RewardSnapshot => ({ ...reward, image_urls: imageUrls });
+const toSnapshot = ({ imageUrls, ...reward }: Reward, prize: Prize | null): RewardSnapshot => ({
+  ...reward,
+  image_urls: imageUrls,
+  ...(prize ? { prize: { prize_id: prize.prizeId, name: prize.name, value: prize.value } } : {}),
+});
 
-function fromSnapshot(stored: Record<string, unknown>): Reward {
-  const { id, type, name, value, image_urls } = stored as unknown as RewardSnapshot;
-  return { ...(id !== undefined ? { id } : {}), type, name, value, imageUrls: image_urls };
+function fromSnapshot(stored: Record<string, unknown>): { reward: Reward; prize: Prize | null } {
+  const { id, type, name, value, image_urls, prize } = stored as unknown as RewardSnapshot;
+  return {
+    reward: { ...(id !== undefined ? { id } : {}), type, name, value, imageUrls: image_urls },
+    prize: prize ? { prizeId: prize.prize_id, name: prize.name, value: prize.value } : null,
+  };
 }
 
 const toClaim = (row: typeof rewardClaims.$inferSelect): RewardClaim => ({
@@ -65,7 +81,7 @@ const toClaim = (row: typeof rewardClaims.$inferSelect): RewardClaim => ({
   kind: row.kind,
   taskId: row.taskId,
   chainId: row.chainId,
-  reward: fromSnapshot(row.reward),
+  ...fromSnapshot(row.reward),
   claimedUs: row.claimedAt,
   reversedUs: row.reversedAt,
 });
@@ -166,35 +182,38 @@ export async function reserveClaim(
 }
 
 /**
- * Grants a reward unless it was granted before: the unique key
- * reward_claims_once decides, never a prior read. Null when it already was.
+ * Grants a reward. The unique key reward_claims_once makes a second grant of
+ * it fail (the caller holds the user's lock and looked first, so it never does).
  */
 export async function insertClaim(
   db: Executor,
   claim: {
+    /** Chosen by the caller: a mystery box's draw is keyed by it. */
+    claimId: string;
     userId: ServiceUserId;
     kind: RewardKind;
     chainId: string;
     taskId: string | null;
     reward: Reward;
+    prize: Prize | null;
     /** A task claim's completion, where the walk holds it (docs/reversals.md). */
     completion: { eventId: string; completedUs: bigint } | null;
   },
-): Promise<RewardClaim | null> {
+): Promise<RewardClaim> {
   const [row] = await db
     .insert(rewardClaims)
     .values({
+      id: claim.claimId,
       userId: claim.userId,
       kind: claim.kind,
       chainId: claim.chainId,
       taskId: claim.taskId,
-      reward: toSnapshot(claim.reward),
+      reward: toSnapshot(claim.reward, claim.prize),
       completedEventId: claim.completion?.eventId ?? null,
       completedAt: claim.completion?.completedUs ?? null,
     })
-    .onConflictDoNothing()
     .returning();
-  return row ? toClaim(row) : null;
+  return toClaim(row!);
 }
 
 /** The user's claim of a task's reward, or of the chain's reward when `taskId` is null. */

@@ -39,6 +39,8 @@ export const OPERATIONS = {
   // No read permission exists for links; the platform that may create them may list them.
   listAccountLinks: { permission: 'account_links:write', providerTypes: ['platform'] },
   readRewards: { permission: 'rewards:read', providerTypes: ['platform'] },
+  // A draw is part of the claim it granted: whoever may read the claims may audit it.
+  readDraw: { permission: 'rewards:read', providerTypes: ['platform'] },
   claimReward: { permission: 'rewards:claim', providerTypes: ['platform'] },
   manageWebhooks: { permission: 'webhooks:manage', providerTypes: ['platform', 'advertiser'] },
 } as const satisfies Record<string, Operation>;

@@ -31,6 +31,8 @@ export interface ChainRewardSpec {
   name: string;
   value?: number | null;
   image_urls?: string[] | null;
+  /** A mystery box's prize table, in the admin API's field names. */
+  prizes?: { prize_id: string; name: string; value?: number | null; weight: number; stock?: number | null }[];
 }
 
 export interface ChainSpec {
@@ -132,6 +134,13 @@ export async function createTestChain(db: Executor, platformId: string, advertis
         name: resolved.reward.name,
         value: resolved.reward.value ?? null,
         imageUrls: resolved.reward.image_urls ?? null,
+        prizes: resolved.reward.prizes?.map((prize) => ({
+          prizeId: prize.prize_id,
+          name: prize.name,
+          value: prize.value ?? null,
+          weight: prize.weight,
+          stock: prize.stock ?? null,
+        })),
       },
     }),
   );

@@ -11,5 +11,5 @@ export function eventsRoutes(app: OpenAPIHono<AppEnv>) {
   registerSendEventBatch(app);
   registerReverseEventBatch(app);
   // After the static POSTs it sits beside (api/http/wildcard-mount.ts).
-  mountBehindWildcard(app, { method: 'post', wildcard: '/v1/events/*', route: reverseRoute, register: registerReverseEvent });
+  mountBehindWildcard(app, { method: 'post', wildcard: '/v1/events/*', routes: [reverseRoute], register: registerReverseEvent });
 }

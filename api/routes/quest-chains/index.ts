@@ -11,5 +11,5 @@ export function questChainsRoutes(app: OpenAPIHono<AppEnv>) {
 
 // Behind GET /v1/quest-chains/*, registered after the active read (api/http/wildcard-mount.ts).
 function mountExplain(app: OpenAPIHono<AppEnv>) {
-  mountBehindWildcard(app, { method: 'get', wildcard: '/v1/quest-chains/*', route: explainRoute, register: registerExplainProgress });
+  mountBehindWildcard(app, { method: 'get', wildcard: '/v1/quest-chains/*', routes: [explainRoute], register: registerExplainProgress });
 }

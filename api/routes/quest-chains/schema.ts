@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import type { ChainRewardRow, ChainRow, TaskRow } from '../../../shared/db/chain-store.js';
+import type { ChainReward, ChainRow, PrizeRow, TaskRow } from '../../../shared/db/chain-store.js';
+import { prizeOdds } from '../../../shared/domain/draw.js';
 import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
 import { storableString } from '../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../http/envelope.js';
@@ -49,7 +50,22 @@ export const chainRewardShape = {
   name: z.string(),
   value: z.number().nullable(),
   image_urls: z.array(z.string()).nullable(),
+  draw_seed_hash: z
+    .string()
+    .nullable()
+    .openapi({ description: "A mystery box with prizes: SHA-256 (hex) of the seed its draws use now, published before any draw uses it; null for any other reward (docs/mystery-boxes.md)." }),
 };
+
+/** A prize as everyone sees it: the published odds (weight over the total weight in stock; 0 when out of stock). */
+export const prizeShape = {
+  prize_id: z.string(),
+  name: z.string(),
+  value: z.number().nullable(),
+  weight: z.number().int(),
+  odds: z.number().openapi({ description: 'weight / the total weight of the prizes in stock; 0 while this one is out of stock.' }),
+};
+
+const activePrizeSchema = z.object({ ...prizeShape, in_stock: z.boolean() }).openapi('Prize');
 
 const activeChainSchema = z.object(questChainShape).openapi('QuestChain');
 
@@ -60,6 +76,7 @@ const activeTaskSchema = z
 const activeChainRewardSchema = z
   .object({
     ...chainRewardShape,
+    prizes: z.array(activePrizeSchema).openapi({ description: "A mystery box's prize table with its odds; empty for any other reward." }),
     claimable: z.boolean().openapi({ description: 'Chain completed and its reward not yet claimed.' }),
     claimable_at: isoMillis().nullable().openapi({ description: "While claimable: from when a claim is accepted (the chain's completion plus its reward_hold_seconds); null otherwise." }),
   })
@@ -123,7 +140,15 @@ export const activeChainsSchema = z
         condition_currency: 'EUR', condition_after_timestamp: null, condition_before_timestamp: null, reward_type: 'points', reward_name: 'Deposit bonus', reward_value: 250, reward_image_urls: null, user_status: 'available' },
           ],
           user_progress: { status: 'in_progress', progress: 50, joined_at: '2026-01-02T03:00:00.000Z', completed_at: null, completed_tasks: 1, total_tasks: 2 },
-          chain_reward: { id: 'd3e4f5a6-b7c8-4d9e-8f0a-2b3c4d5e6f7a', type: 'mystery_box', name: 'Mystery box', value: 5, image_urls: ['https://example.com/box.png'], claimable: false, claimable_at: null },
+          chain_reward: {
+            id: 'd3e4f5a6-b7c8-4d9e-8f0a-2b3c4d5e6f7a', type: 'mystery_box', name: 'Mystery box', value: 5, image_urls: ['https://example.com/box.png'],
+            draw_seed_hash: '9f2c0d6d1f7f0b7a3c6b1f1e0c4a2d8e5b7a9c3d1e2f4a6b8c0d2e4f6a8b0c2d',
+            prizes: [
+              { prize_id: 'gold', name: '50 EUR voucher', value: 50, weight: 1, odds: 0.0099, in_stock: true },
+              { prize_id: 'silver', name: '5 EUR voucher', value: 5, weight: 100, odds: 0.9901, in_stock: true },
+            ],
+            claimable: false, claimable_at: null,
+          },
         },
       ],
       claimable_tasks: [
@@ -175,8 +200,14 @@ export function toTaskResponse(task: TaskRow) {
   };
 }
 
-export function toChainRewardResponse(reward: ChainRewardRow) {
-  return { id: reward.id, type: reward.type, name: reward.name, value: reward.value, image_urls: reward.imageUrls ?? null };
+export function toChainRewardResponse(reward: ChainReward) {
+  return { id: reward.id, type: reward.type, name: reward.name, value: reward.value, image_urls: reward.imageUrls ?? null, draw_seed_hash: reward.drawSeedHash };
+}
+
+/** The prize table with each prize's published odds, `extra` adding what the audience may see of its stock. */
+export function toPrizesResponse<T>(prizes: readonly PrizeRow[], extra: (prize: PrizeRow) => T) {
+  const odds = prizeOdds(prizes.map((prize) => ({ weight: prize.weight, inStock: prize.stock === null || prize.stock > 0 })));
+  return prizes.map((prize, index) => ({ prize_id: prize.prizeId, name: prize.name, value: prize.value, weight: prize.weight, odds: odds[index]!, ...extra(prize) }));
 }
 
 function toActiveChainResponse({ definition, taskStatuses, progress, rewardClaimable, rewardClaimableUs }: ActiveChainProgress) {
@@ -192,7 +223,13 @@ function toActiveChainResponse({ definition, taskStatuses, progress, rewardClaim
       completed_tasks: progress.completedTasks,
       total_tasks: progress.totalTasks,
     },
-    chain_reward: reward ? { ...toChainRewardResponse(reward), claimable: rewardClaimable, claimable_at: isoMillisOrNull(rewardClaimableUs) } : null,
+    chain_reward: reward
+      ? {
+          ...toChainRewardResponse(reward),
+          prizes: toPrizesResponse(reward.prizes, (prize) => ({ in_stock: prize.stock === null || prize.stock > 0 })),
+          claimable: rewardClaimable, claimable_at: isoMillisOrNull(rewardClaimableUs),
+        }
+      : null,
   };
 }
 

@@ -1,6 +1,6 @@
 import { senderUserId } from '../../../shared/domain/ids.js';
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import type { AppEnv } from '../../app-env.js';
+import type { MountedEnv } from '../../http/wildcard-mount.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
@@ -9,7 +9,7 @@ import { listRewards } from '../../../core/use-cases/rewards/list-rewards.js';
 import { toPageRequest } from '../../http/pagination.js';
 import { rewardsPageQuery, rewardsResponseSchema, toRewardsResponse } from './schema.js';
 
-const route = createRoute({
+export const listRewardsRoute = createRoute({
   method: 'get',
   path: '/v1/rewards/{platformUserId}',
   operationId: 'listRewards',
@@ -26,8 +26,9 @@ const route = createRoute({
   },
 });
 
-export function registerListRewards(app: OpenAPIHono<AppEnv>) {
-  app.openapi(route, async (c) => {
+/** On the app behind GET /v1/rewards/* (see index.ts), beside the draw route it clashes with in RegExpRouter. */
+export function registerListRewards(app: OpenAPIHono<MountedEnv>) {
+  app.openapi(listRewardsRoute, async (c) => {
     const { deps, caller } = c.var;
     const rewards = await listRewards(deps, {
       platformId: caller.providerId,

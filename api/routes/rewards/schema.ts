@@ -8,6 +8,9 @@ import { isoMillis } from '../../http/common-schemas.js';
 import { hasMoreField, pageQuerySchema } from '../../http/pagination.js';
 import type { ClaimedReward } from '../../../core/use-cases/rewards/claim-reward.js';
 import type { RewardsOverview } from '../../../core/use-cases/rewards/list-rewards.js';
+import { claimData } from '../../../core/use-cases/webhooks/claim-fact.js';
+import type { StoredDraw } from '../../../shared/db/draw-store.js';
+import { DRAW_ALGORITHM } from '../../../shared/domain/draw.js';
 
 
 export const claimRewardSchema = z
@@ -40,6 +43,10 @@ export const claimSchema = z
     task_id: z.uuid().nullable().openapi({ description: 'Null for a chain reward.' }),
     quest_chain_id: z.uuid(),
     reward: rewardSchema,
+    prize: z
+      .object({ prize_id: z.string(), name: z.string(), value: z.number().nullable() })
+      .nullable()
+      .openapi({ description: 'A mystery box: the prize its draw gave (GET /v1/rewards/draws/{claim_id} shows how); null for any other reward.' }),
     claimed_at: isoMillis(),
     reversed: z.boolean().openapi({ description: 'The claimed completion no longer stands on counting events (an event was reversed): the reward is kept, marked reversed (docs/reversals.md).' }),
     reversed_at: isoMillis().nullable().openapi({ description: 'When it was marked reversed; null while it stands.' }),
@@ -47,7 +54,7 @@ export const claimSchema = z
   .openapi('RewardClaim', {
     example: {
       claim_id: 'e4f5a6b7-c8d9-4e0f-9a1b-3c4d5e6f7a8b', kind: 'task', task_id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d', quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70',
-      reward: { type: 'points', name: 'Welcome points', value: 100, image_urls: null }, claimed_at: '2026-01-02T03:05:00.000Z', reversed: false, reversed_at: null,
+      reward: { type: 'points', name: 'Welcome points', value: 100, image_urls: null }, prize: null, claimed_at: '2026-01-02T03:05:00.000Z', reversed: false, reversed_at: null,
     },
   });
 
@@ -56,7 +63,7 @@ export const claimResultSchema = claimSchema
   .openapi('RewardClaimResult', {
     example: {
       claim_id: 'e4f5a6b7-c8d9-4e0f-9a1b-3c4d5e6f7a8b', kind: 'task', task_id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d', quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70',
-      reward: { type: 'points', name: 'Welcome points', value: 100, image_urls: null }, claimed_at: '2026-01-02T03:05:00.000Z', reversed: false, reversed_at: null, already_claimed: false,
+      reward: { type: 'points', name: 'Welcome points', value: 100, image_urls: null }, prize: null, claimed_at: '2026-01-02T03:05:00.000Z', reversed: false, reversed_at: null, already_claimed: false,
     },
   });
 
@@ -104,12 +111,7 @@ export const toRewardResponse = (reward: Reward) => ({
 });
 
 export const toClaimResponse = (claim: RewardClaim) => ({
-  claim_id: claim.claimId,
-  kind: claim.kind,
-  task_id: claim.taskId,
-  quest_chain_id: claim.chainId,
-  reward: toRewardResponse(claim.reward),
-  claimed_at: formatIsoMillis(claim.claimedUs),
+  ...claimData(claim),
   reversed: claim.reversedUs !== null,
   reversed_at: claim.reversedUs === null ? null : formatIsoMillis(claim.reversedUs),
 });
@@ -141,4 +143,49 @@ export const toRewardsResponse = (rewards: RewardsOverview) => ({
   claimable: [...rewards.claimableTasks.map(toClaimableTaskResponse), ...rewards.claimableChains.map(toClaimableChainResponse)],
   claimed: rewards.claimed.map(toClaimResponse),
   has_more: rewards.hasMore,
+});
+
+export const drawParams = z.object({
+  claim_id: z.uuid().openapi({ param: { name: 'claim_id', in: 'path' }, example: 'e4f5a6b7-c8d9-4e0f-9a1b-3c4d5e6f7a8b' }),
+});
+
+export const drawSchema = z
+  .object({
+    claim_id: z.uuid().openapi({ description: 'The HMAC message: this text, as written here.' }),
+    quest_chain_id: z.uuid(),
+    algorithm: z.literal(DRAW_ALGORITHM).openapi({ description: 'How the prize follows from the inputs (docs/mystery-boxes.md).' }),
+    seed_hash: z.string().openapi({ description: 'SHA-256 (hex) of the seed bytes: the commitment published (draw_seed_hash) before the draw.' }),
+    server_seed: z.string().nullable().openapi({ description: 'The seed (32 bytes, hex) once revealed (rotated, or the chain ended); null until then.' }),
+    seed_revealed_at: isoMillis().nullable(),
+    candidates: z.array(z.object({ prize_id: z.string(), weight: z.number().int() })).openapi({ description: 'The prizes in stock at the draw, in prize-table order.' }),
+    total_weight: z.number().int(),
+    digest: z.string().openapi({ description: 'HMAC-SHA256(seed bytes, claim_id), hex.' }),
+    roll: z.number().int().openapi({ description: "The digest's first 8 bytes as an unsigned big-endian integer, modulo total_weight." }),
+    prize_id: z.string().openapi({ description: 'The first candidate whose running total of weights passes roll.' }),
+    drawn_at: isoMillis(),
+  })
+  .openapi('MysteryBoxDraw', {
+    example: {
+      claim_id: 'e4f5a6b7-c8d9-4e0f-9a1b-3c4d5e6f7a8b', quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70', algorithm: 'hmac-sha256:u64be-mod-total-weight',
+      seed_hash: '9f2c0d6d1f7f0b7a3c6b1f1e0c4a2d8e5b7a9c3d1e2f4a6b8c0d2e4f6a8b0c2d', server_seed: null, seed_revealed_at: null,
+      candidates: [{ prize_id: 'gold', weight: 1 }, { prize_id: 'silver', weight: 100 }], total_weight: 101,
+      digest: '3b1f0c5e9a7d2b4c6e8f0a1b3c5d7e9f1a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d', roll: 57, prize_id: 'silver', drawn_at: '2026-01-02T03:05:00.000Z',
+    },
+  });
+
+export const drawResponseSchema = successEnvelope(drawSchema);
+
+export const toDrawResponse = (draw: StoredDraw) => ({
+  claim_id: draw.claimId,
+  quest_chain_id: draw.chainId,
+  algorithm: DRAW_ALGORITHM,
+  seed_hash: draw.seedHash,
+  server_seed: draw.serverSeed,
+  seed_revealed_at: draw.seedRevealedUs === null ? null : formatIsoMillis(draw.seedRevealedUs),
+  candidates: draw.candidates,
+  total_weight: draw.totalWeight,
+  digest: draw.digest,
+  roll: draw.roll,
+  prize_id: draw.prizeId,
+  drawn_at: formatIsoMillis(draw.drawnUs),
 });

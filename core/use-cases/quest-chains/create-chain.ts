@@ -1,4 +1,4 @@
-import { insertChain, type ChainDefinition, type NewChain } from '../../../shared/db/chain-store.js';
+import { insertChain, MYSTERY_BOX, type ChainDefinition, type NewChain } from '../../../shared/db/chain-store.js';
 import type { Executor } from '../../../shared/db/client.js';
 import { findProvider } from '../../../shared/db/provider-store.js';
 import { withTransaction } from '../../../shared/db/transaction.js';
@@ -17,6 +17,7 @@ export function checkChainRules(input: CreateChainInput) {
   if (numbers.some((number, index) => number !== index + 1)) {
     throw invalidInput(`tasks.sequence_number: must be exactly 1..${numbers.length} (got ${numbers.join(', ')})`, 'tasks');
   }
+  checkPrizeTable(input.reward);
   input.tasks.forEach((task, index) => {
     const after = task.conditionAfterTimestamp ?? null;
     const before = task.conditionBeforeTimestamp ?? null;
@@ -25,6 +26,18 @@ export function checkChainRules(input: CreateChainInput) {
       const param = `tasks.${index}.condition_before_timestamp`;
       throw invalidInput(`${param}: must be after condition_after_timestamp`, param);
     }
+  });
+}
+
+/** A prize table belongs to a mystery box, and names each prize once (a draw answers a prize_id). */
+function checkPrizeTable(reward: CreateChainInput['reward']) {
+  const prizes = reward?.prizes;
+  if (!prizes || prizes.length === 0) return;
+  if (reward.type !== MYSTERY_BOX) throw invalidInput(`chain_reward.type: a reward with prizes must be of type ${MYSTERY_BOX}`, 'chain_reward.type');
+  const seen = new Set<string>();
+  prizes.forEach((prize, index) => {
+    if (seen.has(prize.prizeId)) throw invalidInput(`chain_reward.prizes.${index}.prize_id: ${prize.prizeId} appears twice`, `chain_reward.prizes.${index}.prize_id`);
+    seen.add(prize.prizeId);
   });
 }
 

@@ -1,5 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import type { SenderUserId, ServiceUserId } from '../../../shared/domain/ids.js';
-import { claimableAfterHold, reserveClaim, type ClaimLimits, findChainReward, findClaim, findTaskReward, insertClaim, type Reward, type RewardClaim, type RewardKind } from '../../../shared/db/reward-store.js';
+import { drawPrize } from '../../../shared/rewards/verifiable-draw.js';
+import { currentSeed, insertDraw, lockPrizes, takePrize } from '../../../shared/db/draw-store.js';
+import { claimableAfterHold, reserveClaim, type ClaimLimits, findChainReward, findClaim, findTaskReward, insertClaim, type Prize, type Reward, type RewardClaim, type RewardKind } from '../../../shared/db/reward-store.js';
 import { findUserId, lockUsers } from '../../../shared/db/user-store.js';
 import type { Executor } from '../../../shared/db/client.js';
 import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
@@ -58,12 +61,16 @@ export async function claimReward(deps: Pick<CoreDeps, 'db' | 'webhooks'>, input
     const existing = await findClaim(tx, userId, target.chainId, target.taskId);
     if (existing) return { existing };
     assertClaimable(target);
-    // Throws to roll the counters back: a refused claim takes nothing.
-    const refused = await reserveClaim(tx, { chainId: target.chainId, taskId: target.taskId, value: target.reward.value ?? 0, limits: target.limits });
+    const claimId = randomUUID();
+    // A mystery box draws first: the prize's value is what the budget pays.
+    const prize = target.kind === 'chain' ? await drawFromBox(tx, target.chainId, claimId) : null;
+    // Throws to roll the counters (and the stock) back: a refused claim takes nothing.
+    const refused = await reserveClaim(tx, { chainId: target.chainId, taskId: target.taskId, value: prize?.value ?? target.reward.value ?? 0, limits: target.limits });
     if (refused === 'budget_exhausted') exhausted = target;
     if (refused !== null) throw conflict(refused, REFUSALS[refused], target.taskId !== null ? 'task_id' : 'quest_chain_id');
-    const claim = await insertClaim(tx, { userId, ...target });
-    if (!claim) return { existing: await findClaim(tx, userId, target.chainId, target.taskId) };
+    // The user's lock serialises their claims, and none was found above: the insert cannot meet one.
+    const claim = await insertClaim(tx, { claimId, userId, ...target, prize });
+    if (prize) await insertDraw(tx, { ...prize.draw, claimId, chainId: target.chainId });
     return { claim, messageIds: await insertMessages(tx, [claimFact(input.platformId, input.platformUserId, claim)]) };
   }).catch(async (error: unknown) => {
     if (exhausted) await announceExhausted(deps, exhausted);
@@ -75,6 +82,29 @@ export async function claimReward(deps: Pick<CoreDeps, 'db' | 'webhooks'>, input
   }
   if (!outcome.existing) throw new Error('reward claim neither inserted nor found');
   return { ...outcome.existing, alreadyClaimed: true };
+}
+
+/**
+ * A mystery box's draw (docs/mystery-boxes.md), in the claim's transaction:
+ * the prize table locked, one prize drawn among those in stock by
+ * HMAC-SHA256(current seed, claim id), its stock taken. Null when the chain
+ * reward has no prizes (a plain reward); 409 out_of_stock when none is left.
+ */
+async function drawFromBox(tx: Executor, chainId: string, claimId: string) {
+  const prizes = await lockPrizes(tx, chainId);
+  if (prizes.length === 0) return null;
+  const inStock = prizes.filter((prize) => prize.stock === null || prize.stock > 0);
+  if (inStock.length === 0) throw conflict('out_of_stock', 'Every prize of the mystery box is out of stock; it is claimable again once restocked', 'quest_chain_id');
+  const seed = await currentSeed(tx, chainId);
+  const candidates = inStock.map((prize) => ({ prizeId: prize.prizeId, weight: prize.weight }));
+  const draw = drawPrize(seed.serverSeed, claimId, candidates);
+  const won = inStock.find((prize) => prize.prizeId === draw.prizeId)!;
+  await takePrize(tx, chainId, won);
+  const prize: Prize = { prizeId: won.prizeId, name: won.name, value: won.value };
+  return {
+    ...prize,
+    draw: { ...draw, seedId: seed.id, candidates: candidates.map((candidate) => ({ prize_id: candidate.prizeId, weight: candidate.weight })) },
+  };
 }
 
 const REFUSALS = {

@@ -13,6 +13,7 @@ export function claimData(claim: RewardClaim) {
     quest_chain_id: claim.chainId,
     task_id: claim.taskId,
     reward: { ...(reward.id !== undefined ? { id: reward.id } : {}), type: reward.type, name: reward.name, value: reward.value, image_urls: reward.imageUrls },
+    prize: claim.prize ? { prize_id: claim.prize.prizeId, name: claim.prize.name, value: claim.prize.value } : null,
     claimed_at: formatIsoMillis(claim.claimedUs),
   };
 }

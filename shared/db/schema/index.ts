@@ -9,3 +9,4 @@ export * from './service-secrets.js';
 export * from './worker-leases.js';
 export * from './webhooks.js';
 export * from './backtests.js';
+export * from './mystery-boxes.js';

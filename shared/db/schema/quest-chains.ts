@@ -95,6 +95,4 @@ export const questChainsRelations = relations(questChains, ({ many, one }) => ({
 export const questTasksRelations = relations(questTasks, ({ one }) => ({
   chain: one(questChains, { fields: [questTasks.chainId], references: [questChains.id] }),
 }));
-export const chainRewardsRelations = relations(chainRewards, ({ one }) => ({
-  chain: one(questChains, { fields: [chainRewards.chainId], references: [questChains.id] }),
-}));
+// chainRewardsRelations: in mystery-boxes.ts, beside the prize tables it also names.

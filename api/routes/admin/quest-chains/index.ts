@@ -5,6 +5,8 @@ import { registerCreateQuestChain } from './create.js';
 import { registerGetQuestChain } from './get.js';
 import { registerListQuestChains } from './list.js';
 import { registerUpdateQuestChain } from './update.js';
+import { registerRestockPrize } from './restock.js';
+import { registerRotateDrawSeed } from './rotate-seed.js';
 
 export function adminQuestChainsRoutes(app: OpenAPIHono<AppEnv>, adminToken: string | undefined) {
   const admin = requireAdmin(adminToken);
@@ -12,4 +14,6 @@ export function adminQuestChainsRoutes(app: OpenAPIHono<AppEnv>, adminToken: str
   registerListQuestChains(app, admin);
   registerGetQuestChain(app, admin);
   registerUpdateQuestChain(app, admin);
+  registerRestockPrize(app, admin);
+  registerRotateDrawSeed(app, admin);
 }

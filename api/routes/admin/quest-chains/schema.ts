@@ -3,15 +3,18 @@ import { CHAIN_STATUSES, type ChainDefinition } from '../../../../shared/db/chai
 import { OFFSET_TIMESTAMP_RULE, parseOffsetTimestamp } from '../../../../shared/domain/chain-timestamp.js';
 import { formatIsoMillis } from '../../../../shared/domain/timestamp.js';
 import { storableString } from '../../../../shared/validation/json-value.js';
+import { MAX_PRIZE_WEIGHT, MAX_PRIZES } from '../../../../shared/domain/draw.js';
 import { successEnvelope } from '../../../http/envelope.js';
 import { hasMoreField, pageQueryShape } from '../../../http/pagination.js';
 import type { Page } from '../../../../core/use-cases/page.js';
 import type { CreateChainInput } from '../../../../core/use-cases/quest-chains/create-chain.js';
 import {
   chainRewardShape,
+  prizeShape,
   questChainShape,
   taskShape,
   toChainRewardResponse,
+  toPrizesResponse,
   toQuestChainResponse,
   toTaskResponse,
 } from '../../quest-chains/schema.js';
@@ -60,6 +63,16 @@ const taskInputSchema = z
   })
   .openapi('QuestTaskInput');
 
+const prizeInputSchema = z
+  .strictObject({
+    prize_id: storableString().trim().min(1).max(100),
+    name: name(),
+    value: amount().nullish().openapi({ description: "What this prize costs the chain's budget; absent: the box's value." }),
+    weight: z.number().int().min(1).max(MAX_PRIZE_WEIGHT).openapi({ description: 'Odds are weight / the total weight of the prizes in stock.' }),
+    stock: z.number().int().min(0).max(1e9).nullish().openapi({ description: 'How many may be drawn; null or absent: unlimited.' }),
+  })
+  .openapi('PrizeInput');
+
 /** 90 days: past a refund or chargeback window, a hold only delays honest users. */
 export const MAX_REWARD_HOLD_SECONDS = 90 * 86_400;
 
@@ -97,7 +110,18 @@ export const createChainSchema = z
       .openapi({ description: 'How many users may claim each reward of the chain; a claim past it answers 409 reward_cap_reached. Null or absent: no limit.' }),
     tasks: z.array(taskInputSchema).min(1).max(MAX_TASKS).openapi({ description: 'sequence_number exactly 1..n.' }),
     chain_reward: z
-      .strictObject({ type: storableString().min(1).max(100), name: name(), value: amount().nullish(), image_urls: imageUrls() })
+      .strictObject({
+        type: storableString().min(1).max(100),
+        name: name(),
+        value: amount().nullish(),
+        image_urls: imageUrls(),
+        prizes: z
+          .array(prizeInputSchema)
+          .min(1)
+          .max(MAX_PRIZES)
+          .optional()
+          .openapi({ description: 'A `mystery_box` only: its prize table, in the order draws walk it; prize_ids unique (docs/mystery-boxes.md).' }),
+      })
       .nullish(),
   })
   .openapi('CreateQuestChain', {
@@ -116,7 +140,13 @@ export const createChainSchema = z
           condition_min_amount: 50, condition_currency: 'EUR', reward_type: 'points', reward_name: 'Deposit bonus', reward_value: 250,
         },
       ],
-      chain_reward: { type: 'mystery_box', name: 'Mystery box', value: 5, image_urls: ['https://example.com/box.png'] },
+      chain_reward: {
+        type: 'mystery_box', name: 'Mystery box', value: 5, image_urls: ['https://example.com/box.png'],
+        prizes: [
+          { prize_id: 'gold', name: '50 EUR voucher', value: 50, weight: 1, stock: 20 },
+          { prize_id: 'silver', name: '5 EUR voucher', value: 5, weight: 100 },
+        ],
+      },
     },
   });
 
@@ -125,6 +155,39 @@ export type CreateChainBody = z.infer<typeof createChainSchema>;
 export const updateChainSchema = z.strictObject({ status: z.enum(CHAIN_STATUSES) }).openapi('UpdateQuestChain', { example: { status: 'paused' } });
 
 export const chainIdParams = z.object({ id: z.uuid().openapi({ param: { name: 'id', in: 'path' }, example: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70' }) });
+
+export const prizeParams = chainIdParams.extend({
+  prize_id: storableString().min(1).max(100).openapi({ param: { name: 'prize_id', in: 'path' }, example: 'gold' }),
+});
+
+export const restockSchema = z
+  .strictObject({ stock: z.number().int().min(0).max(1e9).nullable().openapi({ description: 'What is left of the prize from now on; null: unlimited.' }) })
+  .openapi('RestockPrize', { example: { stock: 20 } });
+
+export const rotatedSeedResponseSchema = successEnvelope(
+  z
+    .object({
+      quest_chain_id: z.uuid(),
+      draw_seed_hash: z.string().openapi({ description: 'The commitment to the new seed, used by every draw from now on.' }),
+      revealed: z.object({ seed_hash: z.string(), server_seed: z.string() }).openapi({ description: 'The retired seed, revealed: every draw made with it can now be recomputed.' }),
+    })
+    .openapi('RotatedDrawSeed', {
+      example: {
+        quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70',
+        draw_seed_hash: '0b7e1d9c3a5f7e2d4c6b8a0f1e3d5c7b9a1f2e4d6c8b0a3f5e7d9c1b2a4f6e8d',
+        revealed: {
+          seed_hash: '9f2c0d6d1f7f0b7a3c6b1f1e0c4a2d8e5b7a9c3d1e2f4a6b8c0d2e4f6a8b0c2d',
+          server_seed: '5f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0',
+        },
+      },
+    }),
+);
+
+export const toRotatedSeedResponse = (chainId: string, rotated: { seedHash: string; retired: { seedHash: string; serverSeed: string } }) => ({
+  quest_chain_id: chainId,
+  draw_seed_hash: rotated.seedHash,
+  revealed: { seed_hash: rotated.retired.seedHash, server_seed: rotated.retired.serverSeed },
+});
 
 export const chainListQuery = z.object({
   platform_id: z
@@ -148,7 +211,13 @@ export const chainDefinitionSchema = z
       })
       .openapi('AdminQuestChain'),
     tasks: z.array(z.object(taskShape).openapi('AdminQuestTask')),
-    chain_reward: z.object(chainRewardShape).openapi('AdminChainReward').nullable(),
+    chain_reward: z
+      .object({
+        ...chainRewardShape,
+        prizes: z.array(z.object({ ...prizeShape, stock: z.number().int().nullable().openapi({ description: 'What is left; null: unlimited.' }) }).openapi('AdminPrize')),
+      })
+      .openapi('AdminChainReward')
+      .nullable(),
   })
   .openapi('QuestChainDefinition', {
     example: {
@@ -157,7 +226,14 @@ export const chainDefinitionSchema = z
       tasks: [{ id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d', sequence_number: 1, name: 'Verify your identity', description: null, condition_event_type: 'kyc', condition_min_amount: null, condition_currency: null,
         condition_after_timestamp: null, condition_before_timestamp: null, reward_type: 'points', reward_name: 'Welcome points', reward_value: 100, reward_image_urls: null }, { id: 'b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e', sequence_number: 2, name: 'First deposit of 50 EUR', description: 'Any deposit of at least 50 EUR.', condition_event_type: 'transaction', condition_min_amount: 50,
         condition_currency: 'EUR', condition_after_timestamp: null, condition_before_timestamp: null, reward_type: 'points', reward_name: 'Deposit bonus', reward_value: 250, reward_image_urls: null }],
-      chain_reward: { id: 'd3e4f5a6-b7c8-4d9e-8f0a-2b3c4d5e6f7a', type: 'mystery_box', name: 'Mystery box', value: 5, image_urls: ['https://example.com/box.png'] },
+      chain_reward: {
+        id: 'd3e4f5a6-b7c8-4d9e-8f0a-2b3c4d5e6f7a', type: 'mystery_box', name: 'Mystery box', value: 5, image_urls: ['https://example.com/box.png'],
+        draw_seed_hash: '9f2c0d6d1f7f0b7a3c6b1f1e0c4a2d8e5b7a9c3d1e2f4a6b8c0d2e4f6a8b0c2d',
+        prizes: [
+          { prize_id: 'gold', name: '50 EUR voucher', value: 50, weight: 1, odds: 0.0099, stock: 20 },
+          { prize_id: 'silver', name: '5 EUR voucher', value: 5, weight: 100, odds: 0.9901, stock: null },
+        ],
+      },
     },
   });
 
@@ -204,6 +280,13 @@ export function toCreateChainInput(body: CreateChainBody): CreateChainInput {
           name: body.chain_reward.name,
           value: body.chain_reward.value ?? null,
           imageUrls: body.chain_reward.image_urls ?? null,
+          prizes: body.chain_reward.prizes?.map((prize) => ({
+            prizeId: prize.prize_id,
+            name: prize.name,
+            value: prize.value ?? null,
+            weight: prize.weight,
+            stock: prize.stock ?? null,
+          })),
         }
       : null,
   };
@@ -223,7 +306,7 @@ export function toChainDefinitionResponse(definition: Pick<ChainDefinition, 'cha
       updated_at: formatIsoMillis(chain.updatedAt),
     },
     tasks: tasks.map(toTaskResponse),
-    chain_reward: reward ? toChainRewardResponse(reward) : null,
+    chain_reward: reward ? { ...toChainRewardResponse(reward), prizes: toPrizesResponse(reward.prizes, (prize) => ({ stock: prize.stock })) } : null,
   };
 }
 
