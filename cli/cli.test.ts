@@ -126,11 +126,18 @@ describe('--json output', () => {
         name: 'File chain',
         start_date: '2026-01-01T00:00:00+01:00',
         end_date: '2030-01-01T00:00:00Z',
+        budget: 500,
+        max_claims_per_reward: 50,
+        max_completions: 40,
         tasks: [{ sequence_number: 1, name: 'Sign up', condition_event_type: 'registration', reward_type: 'points', reward_name: 'Points', reward_value: 5 }],
+        chain_reward: { type: 'mystery_box', name: 'Box', prizes: [{ prize_id: 'p1', name: 'Prize', value: 2, weight: 1, stock: 10 }] },
       }),
     );
     const chain = await cliJson(['quest-chains', 'create', '--file', file]);
     expect(chain.quest_chain).toMatchObject({ name: 'File chain', status: 'active', start_date: '2025-12-31T23:00:00.000Z' });
+    // §14's limits and a prize table, through the same schema as the admin API.
+    expect(chain.quest_chain).toMatchObject({ budget: 500, max_claims_per_reward: 50, max_completions: 40, admitted_users: 0 });
+    expect(chain.chain_reward.prizes).toEqual([{ prize_id: 'p1', name: 'Prize', value: 2, weight: 1, odds: 1, stock: 10 }]);
     expect(chain.tasks).toHaveLength(1);
     const chains = await cliJson(['quest-chains', 'list', '--platform', platform.id]);
     expect(chains.map((c: { quest_chain: { id: string } }) => c.quest_chain.id)).toEqual([chain.quest_chain.id]);

@@ -797,7 +797,8 @@ export interface components {
          *             "joined_at": "2026-01-02T03:00:00.000Z",
          *             "completed_at": null,
          *             "completed_tasks": 1,
-         *             "total_tasks": 2
+         *             "total_tasks": 2,
+         *             "cap_reached": false
          *           },
          *           "chain_reward": {
          *             "id": "d3e4f5a6-b7c8-4d9e-8f0a-2b3c4d5e6f7a",
@@ -942,6 +943,8 @@ export interface components {
             completed_at: string | null;
             completed_tasks: number;
             total_tasks: number;
+            /** @description The chain's max_completions places are all taken and this user holds none: their events no longer count in it (docs/budgets.md). False for every chain without a cap. */
+            cap_reached: boolean;
         };
         ChainReward: {
             /** Format: uuid */
@@ -999,6 +1002,7 @@ export interface components {
          *       "user": {
          *         "exists": true
          *       },
+         *       "cap_reached": false,
          *       "pending_events": 0,
          *       "tasks": [
          *         {
@@ -1046,6 +1050,8 @@ export interface components {
             user: {
                 exists: boolean;
             };
+            /** @description The chain's max_completions places are all taken and the user holds none: none of their events counts in it (verdict cap_reached). */
+            cap_reached: boolean;
             /** @description The user's stored events (any type) the matcher has not processed yet: they may still count. */
             pending_events: number;
             tasks: components["schemas"]["ExplainTask"][];
@@ -1093,7 +1099,7 @@ export interface components {
              * @description Why this event did not complete the task (product rules §11).
              * @enum {string}
              */
-            verdict: "outside_chain_window" | "before_task_window" | "after_task_window" | "amount_below_minimum" | "amount_missing" | "currency_mismatch" | "waiting_for_earlier_task" | "used_by_other_task" | "after_completion" | "not_yet_processed" | "reversed";
+            verdict: "outside_chain_window" | "before_task_window" | "after_task_window" | "amount_below_minimum" | "amount_missing" | "currency_mismatch" | "waiting_for_earlier_task" | "used_by_other_task" | "after_completion" | "not_yet_processed" | "reversed" | "cap_reached";
         };
         /**
          * @example {

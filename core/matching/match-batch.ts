@@ -11,6 +11,7 @@ import { insertMessages } from '../../shared/db/webhook-message-store.js';
 import type { CoreDeps } from '../deps.js';
 import { advanceWalks, diffWalks, historyNeeds, recomputeWalks, walkKey, type BatchView } from './plan-batch.js';
 import { batchFacts } from './webhook-facts.js';
+import { admitNewUsers } from './admit-users.js';
 import { appendTo, groupBy } from '../../shared/collections.js';
 
 /** A user whose progress changed, with the chains that changed and the stamp stored for it (what live streams are told). */
@@ -40,7 +41,7 @@ export interface BatchOutcome {
  * number of set-based statements: claim the pending events, resolve their
  * users (§4), lock those users in id order, load users, chains and walks,
  * advance each walk in memory (recomputing from history only where an event
- * is late), then write completions, stamps, summaries and pending rows once
+ * is late), admit new users to chains with max_completions, then write completions, stamps, summaries and pending rows once
  * each, and mark the claims whose completion a reversal undid
  * (docs/reversals.md). A crash before commit leaves everything pending for a
  * retry; events already matched are skipped, so redelivery cannot count
@@ -93,6 +94,7 @@ export async function matchBatch(
     }
 
     const chainsById = new Map(chains.map((c) => [c.chain.id, c]));
+    await admitNewUsers(tx, view, advanced, chainsById);
     const writes = diffWalks(view, advanced, chainsById);
     await saveCompletions(tx, writes.completions);
     await deleteCompletions(tx, writes.undone);

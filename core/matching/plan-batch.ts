@@ -127,6 +127,40 @@ function retainedHolds(stored: StoredWalk | undefined, history: readonly StoredE
   return holds;
 }
 
+/** A user whose walk would make their first completion in a chain with max_completions: they need a place first (docs/budgets.md). */
+export interface AdmissionCandidate {
+  userId: ServiceUserId;
+  chainId: string;
+  /** Their earliest completion in the new walk: places go to the earliest. */
+  firstUs: bigint;
+}
+
+/** The walks that would start counting in a capped chain for a user with no completion stored there. */
+export function admissionCandidates(view: BatchView, states: ReadonlyMap<string, WalkState>, chainsById: ReadonlyMap<string, ChainDefinition>): AdmissionCandidate[] {
+  const candidates: AdmissionCandidate[] = [];
+  for (const [key, state] of states) {
+    if (state.completions.size === 0) continue;
+    const [userId, chainId] = key.split('/') as [ServiceUserId, string];
+    if (chainsById.get(chainId)!.chain.maxCompletions === null) continue;
+    // A stored completion means a place taken (and kept) before.
+    if ((view.walks.get(key)?.completions.size ?? 0) > 0) continue;
+    let firstUs: bigint | null = null;
+    for (const c of state.completions.values()) if (firstUs === null || c.completedUs < firstUs) firstUs = c.completedUs;
+    candidates.push({ userId, chainId, firstUs: firstUs! });
+  }
+  return candidates;
+}
+
+/** Of the candidates for each chain, the first `granted` by earliest completion (then user id): those admitted. */
+export function chooseAdmitted(candidates: readonly AdmissionCandidate[], granted: ReadonlyMap<string, number>): AdmissionCandidate[] {
+  const byChain = groupBy(candidates, (c) => c.chainId);
+  return [...byChain].flatMap(([chainId, waiting]) =>
+    [...waiting]
+      .sort((a, b) => (a.firstUs < b.firstUs ? -1 : a.firstUs > b.firstUs ? 1 : a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0))
+      .slice(0, granted.get(chainId) ?? 0),
+  );
+}
+
 export interface BatchWrites {
   /** New, moved, and newly held or no longer held completions. */
   completions: CompletionWrite[];

@@ -207,6 +207,8 @@ export interface ReadUserState {
   completedAt: Map<string, bigint>;
   claimedTasks: Set<string>;
   claimedChains: Set<string>;
+  /** Of the full chains asked about (max_completions reached), those that admitted the user. */
+  admittedChains: Set<string>;
 }
 
 type ClaimColumns = typeof rewardClaims.$inferSelect;
@@ -216,26 +218,36 @@ type ReadUserRow = DriverRow<Pick<UserColumns, 'id' | 'createdAt' | 'progressCha
   completions: string | [CompletionColumns['taskId'], DriverRow<Pick<CompletionColumns, 'completedAt'>>['completedAt']][];
   /** [chain id, task id (null: the chain reward)] pairs. */
   claims: string | [ClaimColumns['chainId'], ClaimColumns['taskId']][];
+  /** Chain ids; only when full chains were asked about. */
+  admissions?: string | string[];
 };
 
 /**
- * The user with their completions and claims in `chainIds`, in one statement
- * (the read's only one while definitions are cached); null for a user the
- * platform has not registered.
+ * The user with their completions and claims in `chainIds`, and which of
+ * `fullChainIds` admitted them, in one statement (the read's only one while
+ * definitions are cached); null for a user the platform has not registered.
  */
 export async function loadReadUserState(
   db: Executor,
   platformId: string,
   platformUserId: SenderUserId,
   chainIds: readonly string[],
+  fullChainIds: readonly string[] = [],
 ): Promise<ReadUserState | null> {
   const chains = idArray(chainIds);
+  // Only a chain that admits no one new needs its admissions read (docs/budgets.md).
+  const admissions =
+    fullChainIds.length === 0
+      ? sql``
+      : sql`, coalesce((select json_agg(a.chain_id) from chain_admissions a
+                  where a.user_id = u.id and a.chain_id = any(${idArray(fullChainIds)})), '[]'::json) as admissions`;
   const [row] = await db.execute<ReadUserRow>(sql`
     select u.id, u.created_at as "createdAt", u.progress_changed_at as "progressChangedAt",
       coalesce((select json_agg(json_build_array(c.task_id, c.completed_at::text)) from task_completions c
                 where c.user_id = u.id and c.chain_id = any(${chains})), '[]'::json) as completions,
       coalesce((select json_agg(json_build_array(r.chain_id, r.task_id)) from reward_claims r
                 where r.user_id = u.id and r.chain_id = any(${chains})), '[]'::json) as claims
+      ${admissions}
     from users u
     where u.platform_id = ${platformId} and u.platform_user_id = ${platformUserId}`);
   if (!row) return null;
@@ -246,6 +258,7 @@ export async function loadReadUserState(
     completedAt: new Map(),
     claimedTasks: new Set(),
     claimedChains: new Set(),
+    admittedChains: new Set(row.admissions === undefined ? [] : fromJson(row.admissions)),
   };
   for (const [taskId, completedAt] of fromJson(row.completions)) {
     state.completedAt.set(taskId, decodeTimestampUs(taskCompletions.completedAt, completedAt));

@@ -18,10 +18,10 @@ export const textArray = (values: readonly (string | null)[]): SQL =>
 export const numberArray = (values: readonly (number | bigint | null)[], type: 'int' | 'bigint'): SQL =>
   sql`${`{${values.map((v) => (v === null ? 'NULL' : String(v))).join(',')}}`}::${sql.raw(type)}[]`;
 
-/** A uuid[] parameter that may hold nulls. */
 /** A boolean[] parameter. */
 export const booleanArray = (values: readonly boolean[]): SQL => sql`${`{${values.map((v) => (v ? 't' : 'f')).join(',')}}`}::boolean[]`;
 
+/** A uuid[] parameter that may hold nulls. */
 export const nullableIdArray = (ids: readonly (string | null)[]): SQL => sql`${`{${ids.map((id) => id ?? 'NULL').join(',')}}`}::uuid[]`;
 
 /** A timestamptz from epoch microseconds, exact (no float round trip). */

@@ -18,6 +18,7 @@ export interface BacktestDraft {
   /** The draft's limits (docs/budgets.md); absent in drafts stored before they existed: none. */
   budget?: number | null;
   maxClaimsPerReward?: number | null;
+  maxCompletions?: number | null;
 }
 
 export const BACKTEST_SAMPLE_SIZE = 20;
@@ -70,14 +71,20 @@ export interface BacktestResult {
   /**
    * The cost against the draft's budget: `projectedCost` is what the predicted
    * completions would cost if each were claimed, each reward's claims capped
-   * at max_claims_per_reward; `withinBudget` whether the budget covers it (true without one).
+   * at max_claims_per_reward and max_completions; `withinBudget` whether the budget covers it (true without one).
    */
   budget: { budget: number | null; projectedCost: number; withinBudget: boolean };
   sample: BacktestTally['sample'];
 }
 
-/** What `claims` claims of a reward worth `value` cost under the draft's cap. */
-const cappedCost = (draft: BacktestDraft, claims: number, value: number) => Math.min(claims, draft.maxClaimsPerReward ?? Infinity) * value;
+/**
+ * What `claims` claims of a reward worth `value` cost under the draft's caps:
+ * max_claims_per_reward, and max_completions (no more users than that are
+ * admitted, so no reward is earned by more: a bound, since which users would
+ * get the places is not predicted).
+ */
+const cappedCost = (draft: BacktestDraft, claims: number, value: number) =>
+  Math.min(claims, draft.maxClaimsPerReward ?? Infinity, draft.maxCompletions ?? Infinity) * value;
 
 export function backtestResult(tally: BacktestTally, draft: BacktestDraft): BacktestResult {
   const tasks = [...draft.rules.tasks].sort((a, b) => a.sequenceNumber - b.sequenceNumber);

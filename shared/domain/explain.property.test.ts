@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { TaskCondition } from './conditions.js';
+import { taskMismatch, type TaskCondition } from './conditions.js';
 import { compareEventPositions, type EventPosition } from './counting.js';
 import { explainChain, type ExplainEvent, type Verdict } from './explain.js';
 import { computeCompletions, type ChainRules, type Completion } from './progress.js';
@@ -62,8 +62,32 @@ function verdictHolds(chain: ChainRules, progress: readonly Completion[], task: 
         !doneBefore(progress, task, e) &&
         chain.tasks.some((t) => t.sequenceNumber < task.sequenceNumber && !doneBefore(progress, t, e))
       );
+    case 'cap_reached':
+      // Only a chain that shut the user out (max_completions) says it; these explanations are not of one.
+      return false;
   }
 }
+
+describe('explainChain for a user a full chain never admitted (max_completions)', () => {
+  it('completes nothing, and says cap_reached for exactly the processed events the task would accept', () => {
+    fc.assert(
+      fc.property(scenarioArb, ({ chain, events }) => {
+        const explained = explainChain(chain, events, Infinity, [], true);
+        expect(explained.completions.size).toBe(0);
+        for (const t of explained.tasks) {
+          for (const c of t.candidates) {
+            const e = c.event;
+            const mismatch = taskMismatch(t.task, e);
+            const accepted = e.reversed !== true && !e.pending && chain.startUs <= e.occurredUs && e.occurredUs < chain.endUs && (mismatch === null || mismatch === 'event_type_mismatch');
+            expect({ verdict: c.verdict, accepted }).toEqual({ verdict: accepted ? 'cap_reached' : c.verdict, accepted });
+            expect(c.verdict === 'cap_reached').toBe(accepted);
+          }
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
 
 describe('explainChain agrees with progress', () => {
   it('the generator reaches every verdict', () => {

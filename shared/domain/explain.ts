@@ -15,7 +15,8 @@ export type Verdict =
   | Exclude<TaskMismatch, 'event_type_mismatch'>
   | 'used_by_other_task'
   | 'after_completion'
-  | 'waiting_for_earlier_task';
+  | 'waiting_for_earlier_task'
+  | 'cap_reached';
 
 /** A stored event of the user's §4 sources; `pending`: the matcher has not processed it yet; `reversed`: its sender took it back. */
 export type ExplainEvent = CountingEvent & { pending: boolean; reversed?: boolean };
@@ -58,15 +59,19 @@ export function explainChain<E extends ExplainEvent>(
   events: readonly E[],
   limit = EXPLAIN_CANDIDATES,
   holds: readonly Hold[] = [],
+  /** The chain admits no new users and this one holds no place (max_completions): nothing of theirs counts in it. */
+  capReached = false,
 ): ChainExplanation<E> {
   const distinct = [...new Map(events.map((e) => [e.id, e])).values()];
   const steps = new Map<string, Step>();
-  const completions = computeCompletions(
-    chain,
-    distinct.filter((e) => !e.pending && e.reversed !== true),
-    (event, completed, done) => steps.set(event.id, { completedTaskId: completed?.id, doneBefore: new Set(done.keys()) }),
-    holds,
-  );
+  const completions = capReached
+    ? new Map<string, Completion>()
+    : computeCompletions(
+        chain,
+        distinct.filter((e) => !e.pending && e.reversed !== true),
+        (event, completed, done) => steps.set(event.id, { completedTaskId: completed?.id, doneBefore: new Set(done.keys()) }),
+        holds,
+      );
   const latestFirst = distinct.sort((a, b) => compareEventPositions(b, a));
   const tasks = [...chain.tasks].sort((a, b) => a.sequenceNumber - b.sequenceNumber);
   return {
@@ -76,19 +81,21 @@ export function explainChain<E extends ExplainEvent>(
       const candidates = latestFirst
         .filter((e) => e.eventType === task.eventType && e.id !== completion?.eventId)
         .slice(0, limit)
-        .map((event) => ({ event, verdict: verdictOf(chain, task, event, steps.get(event.id)) }));
+        .map((event) => ({ event, verdict: verdictOf(chain, task, event, capReached ? 'cap_reached' : steps.get(event.id)) }));
       return { task, completion, candidates };
     }),
   };
 }
 
-function verdictOf(chain: ChainRules, task: TaskCondition, event: ExplainEvent, step: Step | undefined): Verdict {
+function verdictOf(chain: ChainRules, task: TaskCondition, event: ExplainEvent, step: Step | 'cap_reached' | undefined): Verdict {
   // Reversed counts for nothing, processed or not: that is the whole answer.
   if (event.reversed === true) return 'reversed';
   if (event.pending) return 'not_yet_processed';
   if (!inChainWindow(chain, event)) return 'outside_chain_window';
   const mismatch = taskMismatch(task, event);
   if (mismatch !== null && mismatch !== 'event_type_mismatch') return mismatch;
+  // Accepted by the task, but the chain had no place left for this user.
+  if (step === 'cap_reached') return 'cap_reached';
   // In the window and accepted by this task: the walk stepped over it, unless
   // every task was completed before it came (the walk stops there).
   if (step === undefined) return 'after_completion';

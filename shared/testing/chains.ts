@@ -49,6 +49,8 @@ export interface ChainSpec {
   /** budget and max_claims_per_reward (default none). */
   budget?: number;
   maxClaimsPerReward?: number;
+  /** max_completions (default none). */
+  maxCompletions?: number;
   /** The chain reward: a 50-value mystery box unless `false` or another reward is given. */
   reward?: boolean | ChainRewardSpec;
   name?: string;
@@ -72,6 +74,7 @@ export function resolveChainSpec(spec: ChainSpec = {}) {
     holdSeconds: spec.holdSeconds,
     budget: spec.budget,
     maxClaimsPerReward: spec.maxClaimsPerReward,
+    maxCompletions: spec.maxCompletions,
     reward,
     tasks: (spec.tasks ?? DEFAULT_TASKS).map((task, index) => ({
       ...task,
@@ -116,6 +119,7 @@ export async function createTestChain(db: Executor, platformId: string, advertis
       ...(resolved.holdSeconds === undefined ? {} : { rewardHoldSeconds: resolved.holdSeconds }),
       ...(resolved.budget === undefined ? {} : { budget: resolved.budget }),
       ...(resolved.maxClaimsPerReward === undefined ? {} : { maxClaimsPerReward: resolved.maxClaimsPerReward }),
+      ...(resolved.maxCompletions === undefined ? {} : { maxCompletions: resolved.maxCompletions }),
       tasks: resolved.tasks.map((task) => ({
         sequenceNumber: task.sequenceNumber,
         name: task.name,

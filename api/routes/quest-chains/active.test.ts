@@ -150,6 +150,7 @@ describe('GET /v1/quest-chains/active/{platformUserId}: progress and rewards', (
       completed_at: null,
       completed_tasks: 1,
       total_tasks: 3,
+      cap_reached: false,
     });
     expect(orderedEntry.chain_reward).toMatchObject({ type: 'mystery_box', name: 'Mystery box', value: 50, image_urls: null, claimable: false });
     expect(anyEntry.tasks.map((t: { user_status: string }) => t.user_status)).toEqual(['available', 'completed', 'available']);

@@ -90,6 +90,9 @@ const userProgressSchema = z
     completed_at: isoMillis().nullable().openapi({ description: 'Latest task completion once every task is completed; null before.' }),
     completed_tasks: z.number().int(),
     total_tasks: z.number().int(),
+    cap_reached: z
+      .boolean()
+      .openapi({ description: "The chain's max_completions places are all taken and this user holds none: their events no longer count in it (docs/budgets.md). False for every chain without a cap." }),
   })
   .openapi('UserProgress');
 
@@ -139,7 +142,7 @@ export const activeChainsSchema = z
             { id: 'b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e', sequence_number: 2, name: 'First deposit of 50 EUR', description: 'Any deposit of at least 50 EUR.', condition_event_type: 'transaction', condition_min_amount: 50,
         condition_currency: 'EUR', condition_after_timestamp: null, condition_before_timestamp: null, reward_type: 'points', reward_name: 'Deposit bonus', reward_value: 250, reward_image_urls: null, user_status: 'available' },
           ],
-          user_progress: { status: 'in_progress', progress: 50, joined_at: '2026-01-02T03:00:00.000Z', completed_at: null, completed_tasks: 1, total_tasks: 2 },
+          user_progress: { status: 'in_progress', progress: 50, joined_at: '2026-01-02T03:00:00.000Z', completed_at: null, completed_tasks: 1, total_tasks: 2, cap_reached: false },
           chain_reward: {
             id: 'd3e4f5a6-b7c8-4d9e-8f0a-2b3c4d5e6f7a', type: 'mystery_box', name: 'Mystery box', value: 5, image_urls: ['https://example.com/box.png'],
             draw_seed_hash: '9f2c0d6d1f7f0b7a3c6b1f1e0c4a2d8e5b7a9c3d1e2f4a6b8c0d2e4f6a8b0c2d',
@@ -210,7 +213,7 @@ export function toPrizesResponse<T>(prizes: readonly PrizeRow[], extra: (prize: 
   return prizes.map((prize, index) => ({ prize_id: prize.prizeId, name: prize.name, value: prize.value, weight: prize.weight, odds: odds[index]!, ...extra(prize) }));
 }
 
-function toActiveChainResponse({ definition, taskStatuses, progress, rewardClaimable, rewardClaimableUs }: ActiveChainProgress) {
+function toActiveChainResponse({ definition, taskStatuses, progress, rewardClaimable, rewardClaimableUs, capReached }: ActiveChainProgress) {
   const { chain, tasks, reward } = definition;
   return {
     quest_chain: toQuestChainResponse(chain),
@@ -222,6 +225,7 @@ function toActiveChainResponse({ definition, taskStatuses, progress, rewardClaim
       completed_at: isoMillisOrNull(progress.completedUs),
       completed_tasks: progress.completedTasks,
       total_tasks: progress.totalTasks,
+      cap_reached: capReached,
     },
     chain_reward: reward
       ? {
@@ -266,7 +270,7 @@ export const explainParams = z.object({
 
 const VERDICTS = [
   'outside_chain_window', 'before_task_window', 'after_task_window', 'amount_below_minimum', 'amount_missing', 'currency_mismatch',
-  'waiting_for_earlier_task', 'used_by_other_task', 'after_completion', 'not_yet_processed', 'reversed',
+  'waiting_for_earlier_task', 'used_by_other_task', 'after_completion', 'not_yet_processed', 'reversed', 'cap_reached',
 ] as const satisfies readonly Verdict[];
 
 const eventSource = () => z.enum(['platform', 'advertiser']).openapi({ description: 'Sent by the chain\'s platform, or by its advertiser about the id linked to the user.' });
@@ -286,6 +290,7 @@ export const explanationSchema = z
   .object({
     quest_chain_id: z.uuid(),
     user: z.object({ exists: z.boolean() }),
+    cap_reached: z.boolean().openapi({ description: "The chain's max_completions places are all taken and the user holds none: none of their events counts in it (verdict cap_reached)." }),
     pending_events: z.number().int().openapi({ description: "The user's stored events (any type) the matcher has not processed yet: they may still count." }),
     tasks: z.array(
       z.object({
@@ -301,6 +306,7 @@ export const explanationSchema = z
     example: {
       quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70',
       user: { exists: true },
+      cap_reached: false,
       pending_events: 0,
       tasks: [
         { task_id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d', sequence_number: 1, user_status: 'completed',
@@ -320,6 +326,7 @@ export function toExplanationResponse(explanation: Explanation) {
   return {
     quest_chain_id: explanation.definition.chain.id,
     user: { exists: explanation.userExists },
+    cap_reached: explanation.capReached,
     pending_events: explanation.pendingEvents,
     tasks: explanation.tasks.map(({ task, userStatus, completedBy, candidates }) => ({
       task_id: task.id,

@@ -28,6 +28,7 @@ function toDraft(input: CreateChainInput): BacktestDraft {
     chainRewardValue: input.reward?.value ?? null,
     budget: input.budget ?? null,
     maxClaimsPerReward: input.maxClaimsPerReward ?? null,
+    maxCompletions: input.maxCompletions ?? null,
   };
 }
 

@@ -5,6 +5,7 @@ import { findMatchUser } from '../../../shared/db/user-store.js';
 import { sourcesOf, type UserSource } from '../../../shared/domain/sources.js';
 import { taskStatuses, type TaskUserStatus } from '../../../shared/domain/chain-view.js';
 import { loadClaimHolds } from '../../../shared/db/progress-store.js';
+import { admittedChainsOf } from '../../../shared/db/admission-store.js';
 import { explainChain, type Verdict } from '../../../shared/domain/explain.js';
 import { notFound } from '../../../shared/errors.js';
 import type { CoreDeps } from '../../deps.js';
@@ -29,6 +30,8 @@ export interface ExplainedTask {
 export interface Explanation {
   definition: ChainDefinition;
   userExists: boolean;
+  /** The chain's max_completions places are all taken and the user holds none: none of their events counts in it. */
+  capReached: boolean;
   /** The user's stored events (any type, both §4 sources) the matcher has not processed yet. */
   pendingEvents: number;
   /** In sequence order; empty for an unknown user. */
@@ -44,26 +47,31 @@ export async function explainProgress(deps: Pick<CoreDeps, 'db'>, input: Explain
   const definition = await findChainDefinition(deps.db, input.chainId);
   if (definition?.chain.platformId !== input.platformId) throw notFound(`Quest chain ${input.chainId} not found`, 'questChainId');
   const user = await findMatchUser(deps.db, input.platformId, input.platformUserId);
-  if (!user) return { definition, userExists: false, pendingEvents: 0, tasks: [] };
+  if (!user) return { definition, userExists: false, capReached: false, pendingEvents: 0, tasks: [] };
 
   const { chain, tasks, rules } = definition;
   const sources = sourcesOf(user, chain);
   const roleOf = new Map(sources.map((source) => [source.providerId, source.role]));
-  const [events, pendingEvents, holds] = await Promise.all([
+  const full = chain.maxCompletions !== null && chain.admittedUsers >= chain.maxCompletions;
+  const [events, pendingEvents, holds, admitted] = await Promise.all([
     loadEventsToExplain(deps.db, sources, [...new Set(tasks.map((task) => task.conditionEventType))]),
     countPendingEvents(deps.db, sources),
     loadClaimHolds(deps.db, [user.id]),
+    full ? admittedChainsOf(deps.db, user.id, [chain.id]) : Promise.resolve(new Set<string>()),
   ]);
+  // max_completions: a full chain counts nothing for a user it never admitted (docs/budgets.md).
+  const capReached = full && !admitted.has(chain.id);
 
   const byId = new Map(events.map((event) => [event.id, event]));
   const sourceOf = (event: ExplainedEvent): EventSource => roleOf.get(event.providerId)!;
   // With the holds of the user's claims, as the matcher walks it (docs/reversals.md).
-  const explained = explainChain(rules, events, undefined, holds.get(`${user.id}/${chain.id}`) ?? []);
+  const explained = explainChain(rules, events, undefined, holds.get(`${user.id}/${chain.id}`) ?? [], capReached);
   const statuses = taskStatuses(chain.allowAnyOrder, tasks, new Set(explained.completions.keys()));
   const rowsById = new Map(tasks.map((task) => [task.id, task]));
   return {
     definition,
     userExists: true,
+    capReached,
     pendingEvents,
     tasks: explained.tasks.map(({ task, completion, candidates }) => {
       const completing = completion === null ? undefined : byId.get(completion.eventId);

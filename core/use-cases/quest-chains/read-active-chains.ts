@@ -27,6 +27,8 @@ export interface ActiveChainProgress {
   rewardClaimable: boolean;
   /** While claimable: when a claim is accepted (the completion plus the chain's reward hold, docs/reversals.md). */
   rewardClaimableUs: bigint | null;
+  /** Every place of max_completions is taken and the user holds none: the chain will not count their events (docs/budgets.md). */
+  capReached: boolean;
 }
 
 /** §7: a completed task whose reward has not been claimed. */
@@ -67,7 +69,8 @@ export async function readActiveChains(
     (d) => d.chain.status === 'active' && d.rules.startUs <= nowUs && nowUs < d.rules.endUs,
   );
   // From the read replica when there is one (progress is eventual anyway; the definitions come from the primary's cache).
-  const user = await loadReadUserState(deps.readDb, platformId, platformUserId, definitions.map((d) => d.chain.id));
+  const full = definitions.filter((d) => admitsNoOneNew(d.chain)).map((d) => d.chain.id);
+  const user = await loadReadUserState(deps.readDb, platformId, platformUserId, definitions.map((d) => d.chain.id), full);
   // The baseline is read with (not after) the progress it describes, so the
   // progress returned is never older than it: a client following the live
   // stream `since` this baseline cannot miss a change that the answer lacks.
@@ -95,12 +98,16 @@ function chainProgress(definition: ChainDefinition, user: ReadUserState): Active
   const rewardClaimable = reward !== null && progress.status === 'completed' && !user.claimedChains.has(chain.id);
   return {
     definition,
+    capReached: admitsNoOneNew(chain) && completedIds.size === 0 && !user.admittedChains.has(chain.id),
     taskStatuses: taskStatuses(chain.allowAnyOrder, tasks, completedIds),
     progress,
     rewardClaimable,
     rewardClaimableUs: rewardClaimable && progress.completedUs !== null ? claimableAfterHold(progress.completedUs, chain.rewardHoldSeconds) : null,
   };
 }
+
+/** Every place of the chain's max_completions is taken (as of the definitions read). */
+const admitsNoOneNew = (chain: ChainDefinition['chain']) => chain.maxCompletions !== null && chain.admittedUsers >= chain.maxCompletions;
 
 function claimableTasks(definition: ChainDefinition, user: ReadUserState): ClaimableTask[] {
   return definition.tasks.flatMap((task) => {

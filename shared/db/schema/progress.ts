@@ -57,3 +57,22 @@ export const chainProgress = pgTable(
   },
   (table) => [primaryKey({ columns: [table.userId, table.chainId] })],
 );
+
+/**
+ * The users a chain with max_completions admitted (docs/budgets.md,
+ * "Completion caps"): a user takes a place with their first completion in
+ * the chain and keeps it, whatever is reversed later.
+ */
+export const chainAdmissions = pgTable(
+  'chain_admissions',
+  {
+    chainId: uuid('chain_id')
+      .notNull()
+      .references(() => questChains.id),
+    userId: uuid('user_id').$type<ServiceUserId>()
+      .notNull()
+      .references(() => users.id),
+    admittedAt: timestampUs('admitted_at', { precision: 3 }).notNull().default(sql`now()`),
+  },
+  (table) => [primaryKey({ columns: [table.chainId, table.userId] })],
+);

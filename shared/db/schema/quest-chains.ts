@@ -42,6 +42,10 @@ export const questChains = pgTable(
     budgetSpent: doublePrecision('budget_spent').notNull().default(0),
     /** How many users may claim each of its rewards; null: no limit. */
     maxClaimsPerReward: integer('max_claims_per_reward'),
+    /** How many users may complete the chain (each takes a place with their first completion); null: no limit. */
+    maxCompletions: integer('max_completions'),
+    /** Places taken so far (chain_admissions), moved by the matcher in the batch that admits. */
+    admittedUsers: integer('admitted_users').notNull().default(0),
     createdAt: timestampUs('created_at', { precision: 3 }).notNull().default(sql`now()`),
     updatedAt: timestampUs('updated_at', { precision: 3 }).notNull().default(sql`now()`),
   },

@@ -222,6 +222,9 @@ describe('POST /admin/v1/quest-chains/backtest, then GET /admin/v1/backtests/{id
     expect(under.result.budget).toEqual({ budget: capped - 1, projected_cost: capped, within_budget: false });
     const enough = await runToCompletion(body({}, { budget: capped }));
     expect(enough.result.budget).toEqual({ budget: capped, projected_cost: expected.budget.projected_cost, within_budget: expected.budget.projected_cost <= capped });
+    // max_completions bounds every reward the same way: no more users are admitted.
+    const admitting = await runToCompletion(body({}, { budget: capped, max_completions: cap }));
+    expect(admitting.result.budget).toEqual({ budget: capped, projected_cost: capped, within_budget: true });
   });
 
   it('stores nothing as a chain, and ignores the status', async () => {

@@ -23,7 +23,7 @@ const resultSchema = z
     budget: z
       .object({
         budget: z.number().nullable().openapi({ description: "The draft's budget; null without one." }),
-        projected_cost: z.number().openapi({ description: 'What the predicted completions would cost if every one were claimed, each reward capped at the draft\'s max_claims_per_reward.' }),
+        projected_cost: z.number().openapi({ description: 'What the predicted completions would cost if every one were claimed, each reward capped at the draft\'s max_claims_per_reward and max_completions (a bound: which users would get the places is not predicted).' }),
         within_budget: z.boolean().openapi({ description: 'The budget covers projected_cost (true without a budget).' }),
       })
       .openapi({ description: 'The projected cost against the budget (docs/budgets.md).' }),

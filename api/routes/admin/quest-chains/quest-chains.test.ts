@@ -132,12 +132,15 @@ describe('POST /admin/v1/quest-chains', () => {
     }
   });
 
-  it('keeps a budget and a claim cap (none by default) with budget_spent 0, and refuses bad ones naming the field', async () => {
-    const limited = await create({ ...chainBody(platform.id, advertiser.id), budget: 5000, max_claims_per_reward: 100 });
+  it('keeps a budget, a claim cap and a completion cap (none by default) with nothing spent or taken, and refuses bad ones naming the field', async () => {
+    const limited = await create({ ...chainBody(platform.id, advertiser.id), budget: 5000, max_claims_per_reward: 100, max_completions: 1000 });
     expect(limited.status, limited.text).toBe(200);
-    expect(limited.json.data.quest_chain).toMatchObject({ budget: 5000, budget_spent: 0, max_claims_per_reward: 100 });
-    expect((await create(chainBody(platform.id, advertiser.id))).json.data.quest_chain).toMatchObject({ budget: null, budget_spent: 0, max_claims_per_reward: null });
-    for (const [field, value] of [['budget', -1], ['budget', 'lots'], ['max_claims_per_reward', 0], ['max_claims_per_reward', 2.5]] as const) {
+    expect(limited.json.data.quest_chain).toMatchObject({ budget: 5000, budget_spent: 0, max_claims_per_reward: 100, max_completions: 1000, admitted_users: 0 });
+    expect((await create(chainBody(platform.id, advertiser.id))).json.data.quest_chain).toMatchObject({
+      budget: null, budget_spent: 0, max_claims_per_reward: null, max_completions: null, admitted_users: 0,
+    });
+    const bad = [['budget', -1], ['budget', 'lots'], ['max_claims_per_reward', 0], ['max_claims_per_reward', 2.5], ['max_completions', 0], ['max_completions', 'many']] as const;
+    for (const [field, value] of bad) {
       const refused = await create({ ...chainBody(platform.id, advertiser.id), [field]: value });
       expect(refused.status, `${field}=${value}`).toBe(400);
       expect(refused.json.param).toBe(field);

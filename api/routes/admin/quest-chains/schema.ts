@@ -108,6 +108,13 @@ export const createChainSchema = z
       .max(1e9)
       .nullish()
       .openapi({ description: 'How many users may claim each reward of the chain; a claim past it answers 409 reward_cap_reached. Null or absent: no limit.' }),
+    max_completions: z
+      .number()
+      .int()
+      .min(1)
+      .max(1e9)
+      .nullish()
+      .openapi({ description: 'How many users may complete the chain: a user takes a place with their first completion in it; once every place is taken the chain admits no new users (cap_reached in GET active and explain). Null or absent: no limit (docs/budgets.md).' }),
     tasks: z.array(taskInputSchema).min(1).max(MAX_TASKS).openapi({ description: 'sequence_number exactly 1..n.' }),
     chain_reward: z
       .strictObject({
@@ -206,6 +213,8 @@ export const chainDefinitionSchema = z
         budget: z.number().nullable(),
         budget_spent: z.number().openapi({ description: "What the chain's claims add up to so far." }),
         max_claims_per_reward: z.number().int().nullable(),
+        max_completions: z.number().int().nullable(),
+        admitted_users: z.number().int().openapi({ description: 'Places of max_completions taken so far (users admitted); counted with or without a cap.' }),
         created_at: z.string(),
         updated_at: z.string(),
       })
@@ -222,7 +231,7 @@ export const chainDefinitionSchema = z
   .openapi('QuestChainDefinition', {
     example: {
       quest_chain: { id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70', name: 'Get started', description: 'Three steps to your first trade.', logo_url: 'https://example.com/logo.png', background_image_url: null,
-        start_date: '2026-01-01T00:00:00.000Z', end_date: '2026-07-01T00:00:00.000Z', status: 'active', platform_id: '3f0c1d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', advertiser_id: '7a1b2c3d-5e6f-4a8b-9c0d-1e2f3a4b5c6d', allow_any_order: false, reward_hold_seconds: 0, budget: 5000, budget_spent: 350, max_claims_per_reward: null, created_at: '2026-01-01T09:00:00.000Z', updated_at: '2026-01-01T09:00:00.000Z' },
+        start_date: '2026-01-01T00:00:00.000Z', end_date: '2026-07-01T00:00:00.000Z', status: 'active', platform_id: '3f0c1d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', advertiser_id: '7a1b2c3d-5e6f-4a8b-9c0d-1e2f3a4b5c6d', allow_any_order: false, reward_hold_seconds: 0, budget: 5000, budget_spent: 350, max_claims_per_reward: null, max_completions: 1000, admitted_users: 12, created_at: '2026-01-01T09:00:00.000Z', updated_at: '2026-01-01T09:00:00.000Z' },
       tasks: [{ id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d', sequence_number: 1, name: 'Verify your identity', description: null, condition_event_type: 'kyc', condition_min_amount: null, condition_currency: null,
         condition_after_timestamp: null, condition_before_timestamp: null, reward_type: 'points', reward_name: 'Welcome points', reward_value: 100, reward_image_urls: null }, { id: 'b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e', sequence_number: 2, name: 'First deposit of 50 EUR', description: 'Any deposit of at least 50 EUR.', condition_event_type: 'transaction', condition_min_amount: 50,
         condition_currency: 'EUR', condition_after_timestamp: null, condition_before_timestamp: null, reward_type: 'points', reward_name: 'Deposit bonus', reward_value: 250, reward_image_urls: null }],
@@ -260,6 +269,7 @@ export function toCreateChainInput(body: CreateChainBody): CreateChainInput {
     rewardHoldSeconds: body.reward_hold_seconds ?? 0,
     budget: body.budget ?? null,
     maxClaimsPerReward: body.max_claims_per_reward ?? null,
+    maxCompletions: body.max_completions ?? null,
     tasks: body.tasks.map((task) => ({
       sequenceNumber: task.sequence_number,
       name: task.name,
@@ -302,6 +312,8 @@ export function toChainDefinitionResponse(definition: Pick<ChainDefinition, 'cha
       budget: chain.budget,
       budget_spent: chain.budgetSpent,
       max_claims_per_reward: chain.maxClaimsPerReward,
+      max_completions: chain.maxCompletions,
+      admitted_users: chain.admittedUsers,
       created_at: formatIsoMillis(chain.createdAt),
       updated_at: formatIsoMillis(chain.updatedAt),
     },

@@ -1,0 +1,38 @@
+import { findAdmissions, insertAdmissions, takePlaces } from '../../shared/db/admission-store.js';
+import type { ChainDefinition } from '../../shared/db/chain-store.js';
+import type { Executor } from '../../shared/db/client.js';
+import type { WalkState } from '../../shared/domain/progress.js';
+import { admissionCandidates, chooseAdmitted, walkKey, type BatchView } from './plan-batch.js';
+
+/**
+ * max_completions (docs/budgets.md, "Completion caps"): before a batch writes
+ * its walks, each user about to make a first completion in a capped chain
+ * takes a place, unless they hold one already; those left without one are
+ * not admitted, and their walks of that chain are dropped from `states`
+ * (nothing is written for them: the chain does not count their events).
+ * No statement at all unless a capped chain has a candidate.
+ */
+export async function admitNewUsers(
+  tx: Executor,
+  view: BatchView,
+  states: Map<string, WalkState>,
+  chainsById: ReadonlyMap<string, ChainDefinition>,
+): Promise<void> {
+  const candidates = admissionCandidates(view, states, chainsById);
+  if (candidates.length === 0) return;
+  const placed = await findAdmissions(tx, candidates);
+  const waiting = candidates.filter((c) => !placed.has(walkKey(c.userId, c.chainId)));
+  const needs = new Map<string, number>();
+  for (const { chainId } of waiting) {
+    const { chain } = chainsById.get(chainId)!;
+    // Full as loaded is full for good (places are never given back): no lock to take.
+    if (chain.admittedUsers < chain.maxCompletions!) needs.set(chainId, (needs.get(chainId) ?? 0) + 1);
+  }
+  const admitted = chooseAdmitted(waiting, await takePlaces(tx, needs));
+  await insertAdmissions(tx, admitted);
+  const admittedKeys = new Set(admitted.map((a) => walkKey(a.userId, a.chainId)));
+  for (const { userId, chainId } of waiting) {
+    const key = walkKey(userId, chainId);
+    if (!admittedKeys.has(key)) states.delete(key);
+  }
+}
