@@ -21,6 +21,7 @@ import { accountLinksRoutes } from './routes/account-links/index.js';
 import { webhookEndpointsRoutes } from './routes/webhook-endpoints/index.js';
 import { liveRoutes } from './routes/live/index.js';
 import { rewardsRoutes } from './routes/rewards/index.js';
+import { testModeRoutes } from './routes/test-mode/index.js';
 
 /** Builds the HTTP app from injected dependencies; opens nothing and listens nowhere (main.ts does). */
 export function createApp(deps: AppDeps) {
@@ -46,6 +47,7 @@ export function createApp(deps: AppDeps) {
   // from its RegExpRouter to the slower TrieRouter for every request.
   app.post('/v1/rewards/claim', forgetAnswerOnClaim());
   rewardsRoutes(app);
+  testModeRoutes(app);
   // No API headers: the live token in the query is the only credential (product rules §9).
   liveRoutes(app, deps.config.LIVE_ALLOWED_ORIGINS);
 

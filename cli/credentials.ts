@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { credentialKeyParams, toCreatedCredentialResponse, toCredentialResponse } from '../api/routes/admin/credentials/schema.js';
+import { credentialKeyParams, credentialModeSchema, toCreatedCredentialResponse, toCredentialResponse } from '../api/routes/admin/credentials/schema.js';
 import { providerIdParams } from '../api/routes/admin/providers/schema.js';
 import { createCredential } from '../core/use-cases/admin/create-credential.js';
 import { listCredentials } from '../core/use-cases/admin/list-credentials.js';
@@ -8,7 +8,7 @@ import { updateCredential } from '../core/use-cases/admin/update-credential.js';
 import { commaList, parseInput, runCommand } from './context.js';
 
 type CredentialView = ReturnType<typeof toCredentialResponse>;
-const line = (c: CredentialView) => `${c.key}  ${c.status.padEnd(8)}  ${c.permissions.join(',') || '(no permissions)'}`;
+const line = (c: CredentialView) => `${c.key}  ${c.mode}  ${c.status.padEnd(8)}  ${c.permissions.join(',') || '(no permissions)'}`;
 
 export function registerCredentialCommands(program: Command, json: () => boolean) {
   const credentials = program.command('credentials').description('API keys and secrets of a provider');
@@ -17,13 +17,15 @@ export function registerCredentialCommands(program: Command, json: () => boolean
     .command('create <providerId>')
     .description('create a credential; its secret is printed once and never again')
     .option('--permissions <list>', "comma-separated, e.g. events:write,users:register (default: every permission of the provider's type)")
-    .action((providerId: string, options: { permissions?: string }) =>
+    .option('--mode <mode>', 'live or test (docs/test-mode.md)', 'live')
+    .action((providerId: string, options: { permissions?: string; mode: string }) =>
       runCommand(json(), async ({ db, out }) => {
         const { id } = parseInput(providerIdParams, { id: providerId }, 'providerId');
+        const mode = parseInput(credentialModeSchema, options.mode, 'mode');
         const permissions = options.permissions === undefined ? undefined : commaList(options.permissions);
-        const created = toCreatedCredentialResponse(await createCredential({ db }, { providerId: id, permissions }));
+        const created = toCreatedCredentialResponse(await createCredential({ db }, { providerId: id, permissions, mode }));
         out.warn('the secret is shown only now; store it in your secret manager. It cannot be read again, only replaced.');
-        out.result(created, () => [`key:         ${created.key}`, `secret:      ${created.secret}`, `permissions: ${created.permissions.join(',')}`]);
+        out.result(created, () => [`key:         ${created.key}`, `secret:      ${created.secret}`, `mode:        ${created.mode}`, `permissions: ${created.permissions.join(',')}`]);
       }),
     );
 

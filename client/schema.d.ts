@@ -264,6 +264,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/test/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete your test mode's data
+         * @description Test credentials only (`pk_test_…`, `events:write`); a live credential answers 403 `test_mode_only` and nothing is touched. Deletes every user, event, completion, link, claim, webhook endpoint (with its messages) and backtest of your test mode, in one transaction; test chains stay, their budgets and caps counted from zero again (prize stock is not restored). Live data is never touched. See docs/test-mode.md.
+         */
+        post: operations["resetTestData"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhook-endpoints": {
         parameters: {
             query?: never;
@@ -428,6 +448,8 @@ export interface components {
         Error400: {
             /** @enum {boolean} */
             success: false;
+            /** @description Once the credential is known: false for a test credential, true for a live one. */
+            livemode?: boolean;
             /** @description Human-readable message naming what is wrong. */
             error: string;
             /**
@@ -444,6 +466,8 @@ export interface components {
         Error401: {
             /** @enum {boolean} */
             success: false;
+            /** @description Once the credential is known: false for a test credential, true for a live one. */
+            livemode?: boolean;
             /** @description Human-readable message naming what is wrong. */
             error: string;
             /**
@@ -460,13 +484,15 @@ export interface components {
         Error403: {
             /** @enum {boolean} */
             success: false;
+            /** @description Once the credential is known: false for a test credential, true for a live one. */
+            livemode?: boolean;
             /** @description Human-readable message naming what is wrong. */
             error: string;
             /**
              * @description Machine-readable code of the condition (docs/errors.md): branch on it, not on the message.
              * @enum {string}
              */
-            code: "credential_inactive" | "provider_inactive" | "wrong_provider_type" | "permission_missing";
+            code: "credential_inactive" | "provider_inactive" | "wrong_provider_type" | "permission_missing" | "test_mode_only";
             /**
              * @description The request field at fault, as a dot path (`events.3.timestamp`), when one field is.
              * @example user_id
@@ -476,6 +502,8 @@ export interface components {
         Error413: {
             /** @enum {boolean} */
             success: false;
+            /** @description Once the credential is known: false for a test credential, true for a live one. */
+            livemode?: boolean;
             /** @description Human-readable message naming what is wrong. */
             error: string;
             /**
@@ -492,6 +520,8 @@ export interface components {
         Error415: {
             /** @enum {boolean} */
             success: false;
+            /** @description Once the credential is known: false for a test credential, true for a live one. */
+            livemode?: boolean;
             /** @description Human-readable message naming what is wrong. */
             error: string;
             /**
@@ -508,6 +538,8 @@ export interface components {
         Error500: {
             /** @enum {boolean} */
             success: false;
+            /** @description Once the credential is known: false for a test credential, true for a live one. */
+            livemode?: boolean;
             /** @description Human-readable message naming what is wrong. */
             error: string;
             /**
@@ -711,6 +743,8 @@ export interface components {
         Error404: {
             /** @enum {boolean} */
             success: false;
+            /** @description Once the credential is known: false for a test credential, true for a live one. */
+            livemode?: boolean;
             /** @description Human-readable message naming what is wrong. */
             error: string;
             /**
@@ -1160,6 +1194,8 @@ export interface components {
         Error409: {
             /** @enum {boolean} */
             success: false;
+            /** @description Once the credential is known: false for a test credential, true for a live one. */
+            livemode?: boolean;
             /** @description Human-readable message naming what is wrong. */
             error: string;
             /**
@@ -1428,6 +1464,26 @@ export interface components {
         };
         /**
          * @example {
+         *       "reset": true,
+         *       "deleted": {
+         *         "users": 12,
+         *         "events": 240,
+         *         "task_completions": 30,
+         *         "reward_claims": 4,
+         *         "webhook_endpoints": 1
+         *       }
+         *     }
+         */
+        TestModeReset: {
+            /** @enum {boolean} */
+            reset: true;
+            /** @description Rows deleted, by kind (users, events, task_completions, reward_claims, webhook_endpoints…). */
+            deleted: {
+                [key: string]: number;
+            };
+        };
+        /**
+         * @example {
          *       "id": "5b1e7c2a-9d3f-4e8a-b6c1-0f2d3e4a5b6c",
          *       "url": "https://example.com/webhooks/quest-chains",
          *       "event_types": [
@@ -1578,6 +1634,8 @@ export interface components {
         Error503: {
             /** @enum {boolean} */
             success: false;
+            /** @description Once the credential is known: false for a test credential, true for a live one. */
+            livemode?: boolean;
             /** @description Human-readable message naming what is wrong. */
             error: string;
             /**
@@ -1594,6 +1652,8 @@ export interface components {
         Error429: {
             /** @enum {boolean} */
             success: false;
+            /** @description Once the credential is known: false for a test credential, true for a live one. */
+            livemode?: boolean;
             /** @description Human-readable message naming what is wrong. */
             error: string;
             /**
@@ -1638,6 +1698,11 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
+                        /**
+                         * @description Answers to an API credential: false for a test credential (docs/test-mode.md), true for a live one.
+                         * @example true
+                         */
+                        livemode?: boolean;
                         data: components["schemas"]["RegisteredUser"];
                     };
                 };
@@ -1763,6 +1828,11 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
+                        /**
+                         * @description Answers to an API credential: false for a test credential (docs/test-mode.md), true for a live one.
+                         * @example true
+                         */
+                        livemode?: boolean;
                         data: components["schemas"]["RecordedEvent"];
                     };
                 };
@@ -1888,6 +1958,11 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
+                        /**
+                         * @description Answers to an API credential: false for a test credential (docs/test-mode.md), true for a live one.
+                         * @example true
+                         */
+                        livemode?: boolean;
                         data: {
                             results: components["schemas"]["EventBatchItemResult"][];
                         };
@@ -2015,6 +2090,11 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
+                        /**
+                         * @description Answers to an API credential: false for a test credential (docs/test-mode.md), true for a live one.
+                         * @example true
+                         */
+                        livemode?: boolean;
                         data: {
                             results: components["schemas"]["EventReversalResult"][];
                         };
@@ -2143,6 +2223,11 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
+                        /**
+                         * @description Answers to an API credential: false for a test credential (docs/test-mode.md), true for a live one.
+                         * @example true
+                         */
+                        livemode?: boolean;
                         data: components["schemas"]["ReversedEvent"];
                     };
                 };
@@ -2281,6 +2366,11 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
+                        /**
+                         * @description Answers to an API credential: false for a test credential (docs/test-mode.md), true for a live one.
+                         * @example true
+                         */
+                        livemode?: boolean;
                         data: components["schemas"]["ActiveQuestChains"];
                     };
                 };
@@ -2380,6 +2470,11 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
+                        /**
+                         * @description Answers to an API credential: false for a test credential (docs/test-mode.md), true for a live one.
+                         * @example true
+                         */
+                        livemode?: boolean;
                         data: components["schemas"]["QuestChainExplanation"];
                     };
                 };
@@ -2488,6 +2583,11 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
+                        /**
+                         * @description Answers to an API credential: false for a test credential (docs/test-mode.md), true for a live one.
+                         * @example true
+                         */
+                        livemode?: boolean;
                         data: components["schemas"]["StartedAccountLink"];
                     };
                 };
@@ -2613,6 +2713,11 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
+                        /**
+                         * @description Answers to an API credential: false for a test credential (docs/test-mode.md), true for a live one.
+                         * @example true
+                         */
+                        livemode?: boolean;
                         data: components["schemas"]["CompletedAccountLink"];
                     };
                 };
@@ -2758,6 +2863,11 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
+                        /**
+                         * @description Answers to an API credential: false for a test credential (docs/test-mode.md), true for a live one.
+                         * @example true
+                         */
+                        livemode?: boolean;
                         data: {
                             links: components["schemas"]["AccountLink"][];
                             /** @description True when more items follow: ask again with `starting_after` set to the last item of this page. */
@@ -2855,6 +2965,11 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
+                        /**
+                         * @description Answers to an API credential: false for a test credential (docs/test-mode.md), true for a live one.
+                         * @example true
+                         */
+                        livemode?: boolean;
                         data: components["schemas"]["RewardClaimResult"];
                     };
                 };
@@ -2994,6 +3109,11 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
+                        /**
+                         * @description Answers to an API credential: false for a test credential (docs/test-mode.md), true for a live one.
+                         * @example true
+                         */
+                        livemode?: boolean;
                         data: components["schemas"]["MysteryBoxDraw"];
                     };
                 };
@@ -3105,6 +3225,11 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
+                        /**
+                         * @description Answers to an API credential: false for a test credential (docs/test-mode.md), true for a live one.
+                         * @example true
+                         */
+                        livemode?: boolean;
                         data: components["schemas"]["Rewards"];
                     };
                 };
@@ -3176,6 +3301,83 @@ export interface operations {
             };
         };
     };
+    resetTestData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What was deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /**
+                         * @description Answers to an API credential: false for a test credential (docs/test-mode.md), true for a live one.
+                         * @example true
+                         */
+                        livemode?: boolean;
+                        data: components["schemas"]["TestModeReset"];
+                    };
+                };
+            };
+            /** @description Credentials missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "X-API-Key and X-API-Secret headers are required",
+                     *       "code": "missing_credentials"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Credential or provider inactive, wrong provider type, or permission missing. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Credential lacks the permission events:write",
+                     *       "code": "permission_missing"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description The service failed; retry with bounded exponential backoff and jitter. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The operation could not be completed",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
     listWebhookEndpoints: {
         parameters: {
             query?: never;
@@ -3194,6 +3396,11 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
+                        /**
+                         * @description Answers to an API credential: false for a test credential (docs/test-mode.md), true for a live one.
+                         * @example true
+                         */
+                        livemode?: boolean;
                         data: {
                             endpoints: components["schemas"]["WebhookEndpoint"][];
                         };
@@ -3272,6 +3479,11 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
+                        /**
+                         * @description Answers to an API credential: false for a test credential (docs/test-mode.md), true for a live one.
+                         * @example true
+                         */
+                        livemode?: boolean;
                         data: components["schemas"]["CreatedWebhookEndpoint"];
                     };
                 };
@@ -3395,6 +3607,11 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
+                        /**
+                         * @description Answers to an API credential: false for a test credential (docs/test-mode.md), true for a live one.
+                         * @example true
+                         */
+                        livemode?: boolean;
                         data: components["schemas"]["DeletedWebhookEndpoint"];
                     };
                 };
@@ -3510,6 +3727,11 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
+                        /**
+                         * @description Answers to an API credential: false for a test credential (docs/test-mode.md), true for a live one.
+                         * @example true
+                         */
+                        livemode?: boolean;
                         data: {
                             messages: components["schemas"]["WebhookMessage"][];
                             /** @description True when more items follow: ask again with `starting_after` set to the last item of this page. */
@@ -3623,6 +3845,11 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
+                        /**
+                         * @description Answers to an API credential: false for a test credential (docs/test-mode.md), true for a live one.
+                         * @example true
+                         */
+                        livemode?: boolean;
                         data: components["schemas"]["ReplayedWebhookMessage"];
                     };
                 };

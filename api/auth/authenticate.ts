@@ -49,7 +49,7 @@ export function requireOperation(name: OperationName): MiddlewareHandler<AppEnv>
       const message = failure === 'permission_missing' ? `${forbiddenMessages.permission_missing} ${operation.permission}` : forbiddenMessages[failure];
       throw new AppError(failure, message);
     }
-    c.set('caller', { key: credential.key, providerId: credential.providerId, providerType: credential.providerType });
+    c.set('caller', { key: credential.key, providerId: credential.providerId, providerType: credential.providerType, livemode: credential.livemode });
     await next();
   };
 }

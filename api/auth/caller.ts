@@ -5,4 +5,6 @@ export interface Caller {
   key: string;
   providerId: string;
   providerType: ProviderType;
+  /** False for a test credential, whose provider is a test twin (docs/test-mode.md). */
+  livemode: boolean;
 }

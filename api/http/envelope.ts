@@ -3,6 +3,7 @@ import { codesForStatus, ERROR_CODES, type ErrorCode } from './errors.js';
 
 const errorEnvelopeShape = (codes: [ErrorCode, ...ErrorCode[]]) => ({
   success: z.literal(false),
+  livemode: z.boolean().optional().openapi({ description: 'Once the credential is known: false for a test credential, true for a live one.' }),
   error: z.string().openapi({ description: 'Human-readable message naming what is wrong.' }),
   code: z.enum(codes).openapi({ description: 'Machine-readable code of the condition (docs/errors.md): branch on it, not on the message.' }),
   param: z
@@ -27,15 +28,21 @@ function errorSchemaFor(status: number) {
   return schema;
 }
 
+/** Every answer to an API credential says which mode it came from (docs/test-mode.md); admin and health answers do not. */
+export const livemodeField = () =>
+  z.boolean().optional().openapi({ description: 'Answers to an API credential: false for a test credential (docs/test-mode.md), true for a live one.', example: true });
+
 export function successEnvelope<T extends z.ZodTypeAny>(data: T) {
-  return z.object({ success: z.literal(true), data });
+  return z.object({ success: z.literal(true), livemode: livemodeField(), data });
 }
 
 /**
  * A success answer's body. Route schema.ts files shape the resource (`data`);
- * the envelope around it is added here alone, as errors get theirs in errors.ts.
+ * the envelope around it is added here alone, as errors get theirs in
+ * errors.ts. Given the caller (an API credential), it carries `livemode`.
  */
-export const ok = <T>(data: T) => ({ success: true as const, data });
+export const ok = <T>(data: T, caller?: { livemode: boolean }) =>
+  caller ? { success: true as const, livemode: caller.livemode, data } : { success: true as const, data };
 
 const errorDescriptions: Record<number, string> = {
   400: 'Request invalid (body not JSON, not an object, or a field fails validation).',

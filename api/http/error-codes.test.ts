@@ -213,6 +213,7 @@ const scenarios: Record<ErrorCode, { param: string | null; reach: () => Promise<
       return post('/v1/users/register', { platform_user_id: 'x' }, provider.headers);
     },
   },
+  test_mode_only: { param: null, reach: () => post('/v1/test/reset', {}) },
   payload_too_large: { param: null, reach: () => post('/v1/events', event({ metadata: { pad: 'x'.repeat(70 * 1024) } })) },
   unsupported_media_type: {
     param: null,

@@ -36,6 +36,7 @@ export const errorStatus = {
   provider_inactive: 403,
   wrong_provider_type: 403,
   permission_missing: 403,
+  test_mode_only: 403,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
@@ -72,7 +73,15 @@ export class AppError extends Error {
 export const fromDomainError = (error: DomainError) => new AppError(error.code, error.message, error.param);
 
 export function errorResponse(c: Context, error: AppError) {
-  const body = { success: false as const, error: error.message, code: error.code, ...(error.param !== undefined ? { param: error.param } : {}) };
+  // Once the credential is known, the answer says its mode (docs/test-mode.md).
+  const caller = c.get('caller') as { livemode: boolean } | undefined;
+  const body = {
+    success: false as const,
+    ...(caller ? { livemode: caller.livemode } : {}),
+    error: error.message,
+    code: error.code,
+    ...(error.param !== undefined ? { param: error.param } : {}),
+  };
   return c.json(body, error.status as ContentfulStatusCode);
 }
 

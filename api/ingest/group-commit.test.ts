@@ -117,7 +117,7 @@ describe('POST /v1/events through the group commit', () => {
     const bodies = [event('poison', 1), ...Array.from({ length: 10 }, (_, i) => event('http-fail', i))];
     const answers = await Promise.all(bodies.map(send));
     expect(answers[0]!.status).toBe(500);
-    expect(answers[0]!.json).toEqual({ success: false, error: 'The operation could not be completed', code: 'internal' });
+    expect(answers[0]!.json).toEqual({ success: false, livemode: true, error: 'The operation could not be completed', code: 'internal' });
     // Requests that shared the poisoned flush failed with it; the others were committed in flushes of their own.
     const stored = new Set(await storedIds('http-fail'));
     for (const answer of answers.slice(1)) {

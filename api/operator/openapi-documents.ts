@@ -31,6 +31,7 @@ const integratorTags = [
   { name: 'Quest chains', description: "Read a user's active chains with task states and progress." },
   { name: 'Account links', description: "Connect a platform user to an advertiser's account (platform starts, advertiser completes)." },
   { name: 'Rewards', description: 'List and claim the rewards of completed tasks and chains.' },
+  { name: 'Test mode', description: 'Sandbox credentials (pk_test_…) whose data never mixes with live data; reset a test mode (docs/test-mode.md).' },
   { name: 'Webhooks', description: 'Signed notifications (Standard Webhooks) of completions and claims, with a delivery log and replay.' },
   { name: 'Live updates', description: 'Server-Sent Events telling a browser when to refetch progress.' },
   { name: 'Operations', description: 'Liveness and readiness probes for orchestrators and load balancers (no credentials).' },

@@ -45,7 +45,7 @@ export function definitionsFingerprint(definitions: ChainDefinition[]): string {
  */
 export async function activeAnswer(
   deps: Pick<AppDeps, 'readDb' | 'chainCache' | 'liveTokens'>,
-  input: { platformId: string; platformUserId: SenderUserId; nowMs?: number | undefined },
+  input: { platformId: string; platformUserId: SenderUserId; livemode: boolean; nowMs?: number | undefined },
   render: (answer: ActiveChains) => unknown,
 ): Promise<ActiveAnswer> {
   const { platformId, platformUserId } = input;
@@ -66,7 +66,8 @@ export async function activeAnswer(
     definitions,
     tokenIssuedUs: dateToMicros(new Date(tokenIssuedAtMs)),
   });
-  const body = Buffer.from(JSON.stringify({ success: true, data: render(answer) }));
+  // The key's platform is a live provider or a test twin, so `livemode` is the same for every answer under it.
+  const body = Buffer.from(JSON.stringify({ success: true, livemode: input.livemode, data: render(answer) }));
   const etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
   if (answer.userId !== null && answers.enabled) {
     const expiresAtMs = Math.min(nowMs + answers.ttlMs, tokenIssuedAtMs, nextWindowEdgeMs(definitions, nowMs));

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { and, asc, desc, eq, gt, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import { seedHash } from '../rewards/verifiable-draw.js';
+import { twinId } from '../domain/test-mode.js';
 import type { ChainRules } from '../domain/progress.js';
 import type { Executor } from './client.js';
 import { afterKey, rowsToRead, toPage, type Page, type PageRequest } from './keyset.js';
@@ -129,7 +130,8 @@ export async function findChainDefinition(db: Executor, id: string): Promise<Cha
  * cursor names no chain of the listing.
  */
 export async function listChainDefinitions(db: Executor, platformId: string | undefined, page: PageRequest): Promise<Page<ChainDefinition> | null> {
-  const ofListing = platformId ? eq(questChains.platformId, platformId) : undefined;
+  // A platform's test chains are stored under its test twin (docs/test-mode.md).
+  const ofListing = platformId ? inArray(questChains.platformId, [platformId, twinId(platformId)]) : undefined;
   const order = [questChains.createdAt, questChains.id] as const;
   let after;
   if (page.startingAfter !== undefined) {

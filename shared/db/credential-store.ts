@@ -1,4 +1,5 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { twinId, type Mode } from '../domain/test-mode.js';
 import type { ProviderType } from '../domain/permissions.js';
 import type { Executor } from './client.js';
 import { afterKey, rowsToRead, toPage, type Page, type PageRequest } from './keyset.js';
@@ -7,13 +8,15 @@ import { credentials, providers } from './schema/index.js';
 /** A credential as stored: only the hash of its secret exists. */
 export type Credential = typeof credentials.$inferSelect;
 
-/** A credential as the admin sees it: never its hash, with the type of its provider. */
-export type ProviderCredential = Pick<Credential, 'key' | 'providerId' | 'permissions' | 'status'> & { providerType: ProviderType };
+/** A credential as the admin sees it: never its hash, with the type of its provider and its mode (`providerId` is the live provider's). */
+export type ProviderCredential = Pick<Credential, 'key' | 'providerId' | 'permissions' | 'status'> & { providerType: ProviderType; mode: Mode };
 
 /** What authentication needs of a credential: its hash, its permissions and both statuses. */
 export type CredentialForAuth = Pick<Credential, 'key' | 'secretHash' | 'status' | 'permissions' | 'providerId'> & {
   providerType: ProviderType;
   providerStatus: (typeof providers.$inferSelect)['status'];
+  /** False for a test credential: its provider is a test twin (docs/test-mode.md). */
+  livemode: boolean;
 };
 
 export async function insertCredential(
@@ -53,24 +56,29 @@ export async function listProviderCredentials(db: Executor, providerId: string, 
     const [cursor] = await db
       .select({ createdAt: credentials.createdAt, key: credentials.key })
       .from(credentials)
-      .where(and(eq(credentials.providerId, providerId), eq(credentials.key, page.startingAfter)));
+      .where(and(inArray(credentials.providerId, [providerId, twinId(providerId)]), eq(credentials.key, page.startingAfter)));
     if (!cursor) return null;
     after = afterKey(order, [cursor.createdAt, cursor.key]);
   }
+  // Its test credentials belong to its test twin (docs/test-mode.md).
   const rows = await db
     .select({
       key: credentials.key,
-      providerId: credentials.providerId,
+      holderId: credentials.providerId,
       providerType: providers.type,
       permissions: credentials.permissions,
       status: credentials.status,
     })
     .from(credentials)
     .innerJoin(providers, eq(credentials.providerId, providers.id))
-    .where(and(eq(credentials.providerId, providerId), after))
+    .where(and(inArray(credentials.providerId, [providerId, twinId(providerId)]), after))
     .orderBy(...order)
     .limit(rowsToRead(page.limit));
-  return toPage(rows, page.limit);
+  const { items, hasMore } = toPage(rows, page.limit);
+  return {
+    items: items.map(({ holderId, ...row }) => ({ ...row, providerId, mode: holderId === providerId ? ('live' as const) : ('test' as const) })),
+    hasMore,
+  };
 }
 
 /** The lookup behind every authenticated request (cached by the API for a few seconds). */
@@ -84,6 +92,7 @@ export async function findCredentialForAuth(db: Executor, key: string): Promise<
       providerId: providers.id,
       providerType: providers.type,
       providerStatus: providers.status,
+      livemode: sql<boolean>`${providers.liveProviderId} is null`,
     })
     .from(credentials)
     .innerJoin(providers, eq(credentials.providerId, providers.id))

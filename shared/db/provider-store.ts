@@ -1,4 +1,5 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import { twinId } from '../domain/test-mode.js';
 import type { ProviderType } from '../domain/permissions.js';
 import type { Executor } from './client.js';
 import { afterKey, rowsToRead, toPage, type Page, type PageRequest } from './keyset.js';
@@ -25,7 +26,7 @@ export async function selectProviders(db: Executor, page: PageRequest): Promise<
   const rows = await db
     .select()
     .from(providers)
-    .where(after)
+    .where(and(isNull(providers.liveProviderId), after))
     .orderBy(...order)
     .limit(rowsToRead(page.limit));
   return toPage(rows, page.limit);
@@ -36,21 +37,39 @@ export async function findActiveProviderByName(db: Executor, type: ProviderType,
   const [row] = await db
     .select()
     .from(providers)
-    .where(and(eq(providers.type, type), eq(providers.name, name), eq(providers.status, 'active')))
+    .where(and(eq(providers.type, type), eq(providers.name, name), eq(providers.status, 'active'), isNull(providers.liveProviderId)))
     .orderBy(providers.createdAt, providers.id)
     .limit(1);
   return row ?? null;
 }
 
+/** A live provider (the ids operators and integrators know); a test twin is not found by its own id. */
 export async function findProvider(db: Executor, id: string): Promise<Provider | null> {
-  const [row] = await db.select().from(providers).where(eq(providers.id, id)).limit(1);
+  const [row] = await db.select().from(providers).where(and(eq(providers.id, id), isNull(providers.liveProviderId))).limit(1);
   return row ?? null;
 }
 
-/** The provider with its new status; null when there is no such provider. */
+/** The live provider with its new status, which its test twin takes too; null when there is no such provider. */
 export async function setProviderStatus(db: Executor, id: string, status: ActiveStatus): Promise<Provider | null> {
-  const [row] = await db.update(providers).set({ status }).where(eq(providers.id, id)).returning();
-  return row ?? null;
+  const rows = await db
+    .update(providers)
+    .set({ status })
+    .where(or(and(eq(providers.id, id), isNull(providers.liveProviderId)), eq(providers.liveProviderId, id)))
+    .returning();
+  return rows.find((row) => row.id === id) ?? null;
+}
+
+/**
+ * The test twin of a live provider (docs/test-mode.md), made on first use: same
+ * type and status, id twinId(live id). Answers its id.
+ */
+export async function ensureTestTwin(db: Executor, live: Provider): Promise<string> {
+  const id = twinId(live.id);
+  await db
+    .insert(providers)
+    .values({ id, type: live.type, name: sql`${live.name} || ' (test)'`, status: live.status, liveProviderId: live.id })
+    .onConflictDoNothing();
+  return id;
 }
 
 /**

@@ -2,7 +2,7 @@ import { and, asc, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
 import { decodeTimestampUs, fromJson, type DriverRow } from './driver-row.js';
 import { afterKey, rowsToRead, toPage, type Page, type PageRequest } from './keyset.js';
-import { webhookAttempts, webhookEndpoints, webhookMessages, type WebhookMessageStatus } from './schema/index.js';
+import { providers, webhookAttempts, webhookEndpoints, webhookMessages, type WebhookMessageStatus } from './schema/index.js';
 import { instant } from './sql-fragments.js';
 import { appendTo } from '../collections.js';
 
@@ -117,6 +117,8 @@ export interface OutgoingMessage {
   attempts: number;
   url: string;
   secret: string;
+  /** False when the endpoint is a test twin's (docs/test-mode.md): the body says so. */
+  livemode: boolean;
 }
 
 const outgoingColumns = {
@@ -127,6 +129,7 @@ const outgoingColumns = {
   attempts: webhookMessages.attempts,
   url: webhookEndpoints.url,
   secret: webhookEndpoints.secret,
+  livemode: sql<boolean>`${providers.liveProviderId} is null`,
 };
 
 type OutgoingRow = DriverRow<Pick<typeof webhookMessages.$inferSelect, 'id' | 'type' | 'attempts'>> & {
@@ -136,6 +139,7 @@ type OutgoingRow = DriverRow<Pick<typeof webhookMessages.$inferSelect, 'id' | 't
   url: string;
   secret: string;
   deleted: boolean;
+  livemode: boolean;
 };
 
 /**
@@ -150,10 +154,11 @@ export async function claimAttempt(db: Executor, messageId: string, attempt: num
     update webhook_messages m
     set locked_until = case when e.deleted_at is null then now() + ${leaseMs} * interval '1 millisecond' end,
         status = case when e.deleted_at is null then m.status else 'failed' end
-    from webhook_endpoints e
+    from webhook_endpoints e join providers p on p.id = e.provider_id
     where m.id = ${messageId} and e.id = m.endpoint_id and m.status = 'pending' and m.attempts = ${attempt}
       and (m.locked_until is null or m.locked_until < now())
-    returning m.id, m.type, m.created_at::text as "createdAt", m.data, m.attempts, e.url, e.secret, e.deleted_at is not null as deleted`);
+    returning m.id, m.type, m.created_at::text as "createdAt", m.data, m.attempts, e.url, e.secret, e.deleted_at is not null as deleted,
+      p.live_provider_id is null as livemode`);
   if (!row || row.deleted) return null;
   return {
     id: row.id,
@@ -163,6 +168,7 @@ export async function claimAttempt(db: Executor, messageId: string, attempt: num
     attempts: row.attempts,
     url: row.url,
     secret: row.secret,
+    livemode: row.livemode,
   };
 }
 
@@ -172,6 +178,7 @@ export async function loadForReplay(db: Executor, messageId: string): Promise<Ou
     .select(outgoingColumns)
     .from(webhookMessages)
     .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookMessages.endpointId))
+    .innerJoin(providers, eq(providers.id, webhookEndpoints.providerId))
     .where(and(eq(webhookMessages.id, messageId), isNull(webhookEndpoints.deletedAt)));
   return row ?? null;
 }

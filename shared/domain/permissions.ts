@@ -43,6 +43,8 @@ export const OPERATIONS = {
   readDraw: { permission: 'rewards:read', providerTypes: ['platform'] },
   claimReward: { permission: 'rewards:claim', providerTypes: ['platform'] },
   manageWebhooks: { permission: 'webhooks:manage', providerTypes: ['platform', 'advertiser'] },
+  // Deleting what a provider's test mode wrote: whoever may write its events (both types hold events:write); test credentials only.
+  resetTestData: { permission: 'events:write', providerTypes: ['platform', 'advertiser'] },
 } as const satisfies Record<string, Operation>;
 
 export type OperationName = keyof typeof OPERATIONS;

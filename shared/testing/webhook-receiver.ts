@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 export interface ReceivedWebhook {
   headers: IncomingHttpHeaders;
   body: string;
-  json: { id: string; type: string; created_at: string; data: Record<string, unknown> };
+  json: { id: string; type: string; created_at: string; livemode: boolean; data: Record<string, unknown> };
   /** The status this receiver answered. */
   answered: number;
   atMs: number;

@@ -12,6 +12,8 @@ export interface WebhookMessageBody {
   id: string;
   type: string;
   created_at: string;
+  /** False for a test provider's endpoint (docs/test-mode.md). */
+  livemode: boolean;
   data: Record<string, unknown>;
 }
 

@@ -34,7 +34,8 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
 
   async function attempt(message: OutgoingMessage): Promise<AttemptResult & { atUs: bigint }> {
     const at = new Date();
-    const signed = signMessage(message.secret, { id: message.id, type: message.type, created_at: formatIsoMillis(message.createdUs), data: message.data }, at);
+    const body = { id: message.id, type: message.type, created_at: formatIsoMillis(message.createdUs), livemode: message.livemode, data: message.data };
+    const signed = signMessage(message.secret, body, at);
     return { ...(await deps.sender.send(message.url, signed)), atUs: dateToMicros(at) };
   }
 

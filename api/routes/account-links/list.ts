@@ -34,6 +34,6 @@ export function registerListAccountLinks(app: OpenAPIHono<AppEnv>) {
       platformUserId: senderUserId(c.req.valid('param').platformUserId),
       page: toPageRequest(c.req.valid('query')),
     });
-    return c.json(ok(toLinksResponse(links)), 200);
+    return c.json(ok(toLinksResponse(links, c.var.caller.livemode ? 'live' : 'test'), c.var.caller), 200);
   });
 }

@@ -132,7 +132,7 @@ describe('credentials', () => {
 
     const list = await admin('GET', `/admin/v1/providers/${provider.id}/credentials`);
     expect(list.status).toBe(200);
-    expect(list.json.data.credentials).toEqual([{ key, provider_id: provider.id, provider_type: 'platform', permissions: created.json.data.permissions, status: 'active' }]);
+    expect(list.json.data.credentials).toEqual([{ key, provider_id: provider.id, provider_type: 'platform', permissions: created.json.data.permissions, status: 'active', mode: 'live' }]);
     expect(list.text).not.toContain(secret);
     expect(list.text).not.toMatch(/secret/i);
 

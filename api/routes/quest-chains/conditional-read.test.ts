@@ -133,9 +133,9 @@ describe('ETag and If-None-Match', () => {
   it('renews the live token (and so the tag) once a minute, and keeps it within the minute', async () => {
     const { platform, platformUserId } = await userWithChain();
     const minute = Math.floor(Date.now() / 60_000) * 60_000;
-    const early = await activeAnswer(api.deps, { platformId: platform.id, platformUserId: senderUserId(platformUserId), nowMs: minute + 1_000 }, toActiveChainsResponse);
-    const late = await activeAnswer(api.deps, { platformId: platform.id, platformUserId: senderUserId(platformUserId), nowMs: minute + 59_000 }, toActiveChainsResponse);
-    const next = await activeAnswer(api.deps, { platformId: platform.id, platformUserId: senderUserId(platformUserId), nowMs: minute + 61_000 }, toActiveChainsResponse);
+    const early = await activeAnswer(api.deps, { platformId: platform.id, platformUserId: senderUserId(platformUserId), livemode: true, nowMs: minute + 1_000 }, toActiveChainsResponse);
+    const late = await activeAnswer(api.deps, { platformId: platform.id, platformUserId: senderUserId(platformUserId), livemode: true, nowMs: minute + 59_000 }, toActiveChainsResponse);
+    const next = await activeAnswer(api.deps, { platformId: platform.id, platformUserId: senderUserId(platformUserId), livemode: true, nowMs: minute + 61_000 }, toActiveChainsResponse);
     expect(late).toEqual(early);
     expect(next.etag).not.toBe(early.etag);
     const token = (body: Buffer) => JSON.parse(body.toString()).data.liveUpdates.token as string;

@@ -34,7 +34,7 @@ export function registerReadActiveChains(app: OpenAPIHono<AppEnv>) {
     const { platformUserId } = c.req.valid('param');
     const { deps, caller } = c.var;
     // The use-case's answer is rendered by the wire shaper once per cache fill; a cached answer is sent as stored.
-    const answer = await activeAnswer(deps, { platformId: caller.providerId, platformUserId: senderUserId(platformUserId) }, toActiveChainsResponse);
+    const answer = await activeAnswer(deps, { platformId: caller.providerId, platformUserId: senderUserId(platformUserId), livemode: caller.livemode }, toActiveChainsResponse);
     // Set before the response is built (keeps @hono/node-server's fast path); per credential, so private.
     c.header('ETag', answer.etag);
     c.header('Cache-Control', 'private, no-cache');

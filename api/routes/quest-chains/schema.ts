@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import type { ChainReward, ChainRow, PrizeRow, TaskRow } from '../../../shared/db/chain-store.js';
 import { prizeOdds } from '../../../shared/domain/draw.js';
+import { shownProviderId } from '../../../shared/domain/test-mode.js';
 import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
 import { storableString } from '../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../http/envelope.js';
@@ -179,8 +180,9 @@ export function toQuestChainResponse(chain: ChainRow) {
     start_date: formatIsoMillis(chain.startDate),
     end_date: formatIsoMillis(chain.endDate),
     status: chain.status,
-    platform_id: chain.platformId,
-    advertiser_id: chain.advertiserId,
+    // A test chain is stored with the test twins' ids; everyone is shown the ids they know (docs/test-mode.md).
+    platform_id: shownProviderId(chain.platformId, chain.mode),
+    advertiser_id: shownProviderId(chain.advertiserId, chain.mode),
     allow_any_order: chain.allowAnyOrder,
   };
 }

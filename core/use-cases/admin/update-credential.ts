@@ -8,6 +8,7 @@ import type { ActiveStatus } from '../../../shared/db/provider-store.js';
 import { invalidInput, notFound } from '../../../shared/errors.js';
 import type { CoreDeps } from '../../deps.js';
 import { checkPermissions } from './check-permissions.js';
+import { modeOfKey, shownProviderId } from '../../../shared/domain/test-mode.js';
 
 /** Changes a credential's status and/or permissions (each process applies it within its credential cache's TTL). */
 export async function updateCredential(
@@ -22,5 +23,7 @@ export async function updateCredential(
   if (Object.keys(changes).length === 0) throw invalidInput('body: give status and/or permissions', undefined, 'missing_field');
   const row = await saveCredentialChanges(deps.db, input.key, changes);
   if (!row) throw notFound(`Credential ${input.key} not found`, 'key');
-  return { key: row.key, providerId: row.providerId, providerType, permissions: row.permissions, status: row.status };
+  const mode = modeOfKey(row.key);
+  // A test credential belongs to its provider's test twin; the admin knows the live provider.
+  return { key: row.key, providerId: shownProviderId(row.providerId, mode), providerType, permissions: row.permissions, status: row.status, mode };
 }

@@ -42,8 +42,8 @@ function toDraft(input: CreateChainInput): BacktestDraft {
  */
 export async function startBacktest(deps: Pick<CoreDeps, 'db' | 'logger' | 'backtests'>, input: CreateChainInput): Promise<StoredBacktest> {
   checkChainRules(input);
-  await checkProviders(deps.db, input);
-  const draft = toDraft(input);
+  // A test draft runs over the platform's test data (docs/test-mode.md).
+  const draft = toDraft({ ...input, ...(await checkProviders(deps.db, input)) });
   const usersTotal = await countPlatformUsers(deps.db, draft.platformId);
   const backtest = await insertBacktest(deps.db, { draft, tally: emptyTally(draft), usersTotal });
   if (!(await deps.backtests.run(backtest.id))) deps.logger.warn({ backtestId: backtest.id }, 'backtest not queued (Redis unavailable); the reconciler queues it');

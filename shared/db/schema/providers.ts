@@ -1,17 +1,26 @@
 import { sql } from 'drizzle-orm';
-import { index, pgEnum, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { index, pgEnum, pgTable, text, uniqueIndex, uuid, type AnyPgColumn } from 'drizzle-orm/pg-core';
 import { timestampUs } from '../columns.js';
 
 export const providerType = pgEnum('provider_type', ['platform', 'advertiser']);
 export const activeStatus = pgEnum('active_status', ['active', 'inactive']);
 
-export const providers = pgTable('providers', {
-  id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
-  type: providerType('type').notNull(),
-  name: text('name').notNull(),
-  status: activeStatus('status').notNull().default('active'),
-  createdAt: timestampUs('created_at', { precision: 3 }).notNull().default(sql`now()`),
-});
+/** A credential's and a chain's mode (docs/test-mode.md). */
+export const mode = pgEnum('mode', ['live', 'test']);
+
+export const providers = pgTable(
+  'providers',
+  {
+    id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
+    type: providerType('type').notNull(),
+    name: text('name').notNull(),
+    status: activeStatus('status').notNull().default('active'),
+    createdAt: timestampUs('created_at', { precision: 3 }).notNull().default(sql`now()`),
+    /** Set on a test twin (docs/test-mode.md): the live provider it is the test mode of. Null for every live provider. */
+    liveProviderId: uuid('live_provider_id').references((): AnyPgColumn => providers.id),
+  },
+  (table) => [uniqueIndex('providers_live_provider_unique').on(table.liveProviderId)],
+);
 
 /** The secret itself is never stored: only its SHA-256 (it has 256 bits of entropy, so a slow KDF buys nothing). */
 export const credentials = pgTable(

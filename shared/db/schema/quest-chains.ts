@@ -12,7 +12,7 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core';
 import { timestampUs } from '../columns.js';
-import { providers } from './providers.js';
+import { mode, providers } from './providers.js';
 
 export const chainStatus = pgEnum('chain_status', ['draft', 'active', 'paused', 'ended']);
 
@@ -46,6 +46,8 @@ export const questChains = pgTable(
     maxCompletions: integer('max_completions'),
     /** Places taken so far (chain_admissions), moved by the matcher in the batch that admits. */
     admittedUsers: integer('admitted_users').notNull().default(0),
+    /** `test`: the chain of test twins (platform_id and advertiser_id are theirs), matched for test credentials only (docs/test-mode.md). */
+    mode: mode('mode').notNull().default('live'),
     createdAt: timestampUs('created_at', { precision: 3 }).notNull().default(sql`now()`),
     updatedAt: timestampUs('updated_at', { precision: 3 }).notNull().default(sql`now()`),
   },

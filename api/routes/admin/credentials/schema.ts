@@ -14,23 +14,29 @@ export const credentialSchema = z
     provider_type: z.enum(['platform', 'advertiser']),
     permissions: z.array(z.string()),
     status: z.enum(['active', 'inactive']),
+    mode: z.enum(['live', 'test']).openapi({ description: "`test`: opens the provider's test mode only (docs/test-mode.md)." }),
   })
   .openapi('Credential', {
-    example: { key: 'pk_Yx3mJvQ8x2LrT5nW9cYb4Ke7', provider_id: '3f0c1d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', provider_type: 'platform', permissions: ['users:register', 'events:write', 'quest_chains:read'], status: 'active' },
+    example: { key: 'pk_live_Yx3mJvQ8x2LrT5nW9cYb4Ke7', provider_id: '3f0c1d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', provider_type: 'platform', permissions: ['users:register', 'events:write', 'quest_chains:read'], status: 'active', mode: 'live' },
   });
 
 export const createdCredentialSchema = credentialSchema
   .extend({ secret: z.string().openapi({ description: 'Shown in this answer only; store it now.' }) })
   .openapi('CreatedCredential', {
     example: {
-      key: 'pk_Yx3mJvQ8x2LrT5nW9cYb4Ke7', provider_id: '3f0c1d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', provider_type: 'platform', permissions: ['users:register', 'events:write', 'quest_chains:read'],
-      status: 'active', secret: 'sk_example-secret-shown-in-this-answer-only',
+      key: 'pk_test_Yx3mJvQ8x2LrT5nW9cYb4Ke7', provider_id: '3f0c1d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', provider_type: 'platform', permissions: ['users:register', 'events:write', 'quest_chains:read'],
+      status: 'active', mode: 'test', secret: 'sk_test_example-secret-shown-in-this-answer-only',
     },
   });
 
+export const credentialModeSchema = z.enum(['live', 'test']);
+
 export const createCredentialSchema = z
-  .strictObject({ permissions: permissionList.optional().openapi({ description: 'Defaults to every permission the provider type may hold.' }) })
-  .openapi('CreateCredential', { example: { permissions: ['users:register', 'events:write', 'quest_chains:read'] } });
+  .strictObject({
+    permissions: permissionList.optional().openapi({ description: 'Defaults to every permission the provider type may hold.' }),
+    mode: credentialModeSchema.optional().openapi({ description: 'Default `live`. A `test` credential (keys `pk_test_…`) sees and makes test data only (docs/test-mode.md).' }),
+  })
+  .openapi('CreateCredential', { example: { permissions: ['users:register', 'events:write', 'quest_chains:read'], mode: 'test' } });
 
 export const updateCredentialSchema = z
   .strictObject({ status: z.enum(['active', 'inactive']).optional(), permissions: permissionList.optional() })
@@ -57,6 +63,7 @@ export function toCredentialResponse(credential: ProviderCredential): z.infer<ty
     provider_type: credential.providerType,
     permissions: credential.permissions,
     status: credential.status,
+    mode: credential.mode,
   };
 }
 

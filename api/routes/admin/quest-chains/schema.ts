@@ -87,6 +87,10 @@ export const createChainSchema = z
     start_date: offsetTimestamp(),
     end_date: offsetTimestamp().openapi({ description: 'Must be after start_date; events at or after it do not count.' }),
     status: z.enum(CHAIN_STATUSES).optional().openapi({ description: 'Default `active`.' }),
+    mode: z
+      .enum(['live', 'test'])
+      .optional()
+      .openapi({ description: "Default `live`. A `test` chain is matched for the providers' test credentials only, and a live one for live credentials only (docs/test-mode.md)." }),
     allow_any_order: z.boolean().optional().openapi({ description: 'Default false.' }),
     reward_hold_seconds: z
       .number()
@@ -210,6 +214,7 @@ export const chainDefinitionSchema = z
       .object({
         ...questChainShape,
         reward_hold_seconds: z.number().int(),
+        mode: z.enum(['live', 'test']),
         budget: z.number().nullable(),
         budget_spent: z.number().openapi({ description: "What the chain's claims add up to so far." }),
         max_claims_per_reward: z.number().int().nullable(),
@@ -231,7 +236,7 @@ export const chainDefinitionSchema = z
   .openapi('QuestChainDefinition', {
     example: {
       quest_chain: { id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70', name: 'Get started', description: 'Three steps to your first trade.', logo_url: 'https://example.com/logo.png', background_image_url: null,
-        start_date: '2026-01-01T00:00:00.000Z', end_date: '2026-07-01T00:00:00.000Z', status: 'active', platform_id: '3f0c1d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', advertiser_id: '7a1b2c3d-5e6f-4a8b-9c0d-1e2f3a4b5c6d', allow_any_order: false, reward_hold_seconds: 0, budget: 5000, budget_spent: 350, max_claims_per_reward: null, max_completions: 1000, admitted_users: 12, created_at: '2026-01-01T09:00:00.000Z', updated_at: '2026-01-01T09:00:00.000Z' },
+        start_date: '2026-01-01T00:00:00.000Z', end_date: '2026-07-01T00:00:00.000Z', status: 'active', platform_id: '3f0c1d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', advertiser_id: '7a1b2c3d-5e6f-4a8b-9c0d-1e2f3a4b5c6d', allow_any_order: false, reward_hold_seconds: 0, mode: 'live', budget: 5000, budget_spent: 350, max_claims_per_reward: null, max_completions: 1000, admitted_users: 12, created_at: '2026-01-01T09:00:00.000Z', updated_at: '2026-01-01T09:00:00.000Z' },
       tasks: [{ id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d', sequence_number: 1, name: 'Verify your identity', description: null, condition_event_type: 'kyc', condition_min_amount: null, condition_currency: null,
         condition_after_timestamp: null, condition_before_timestamp: null, reward_type: 'points', reward_name: 'Welcome points', reward_value: 100, reward_image_urls: null }, { id: 'b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e', sequence_number: 2, name: 'First deposit of 50 EUR', description: 'Any deposit of at least 50 EUR.', condition_event_type: 'transaction', condition_min_amount: 50,
         condition_currency: 'EUR', condition_after_timestamp: null, condition_before_timestamp: null, reward_type: 'points', reward_name: 'Deposit bonus', reward_value: 250, reward_image_urls: null }],
@@ -265,6 +270,7 @@ export function toCreateChainInput(body: CreateChainBody): CreateChainInput {
     startDate: instant(body.start_date),
     endDate: instant(body.end_date),
     status: body.status ?? 'active',
+    mode: body.mode ?? 'live',
     allowAnyOrder: body.allow_any_order ?? false,
     rewardHoldSeconds: body.reward_hold_seconds ?? 0,
     budget: body.budget ?? null,
@@ -309,6 +315,7 @@ export function toChainDefinitionResponse(definition: Pick<ChainDefinition, 'cha
     quest_chain: {
       ...toQuestChainResponse(chain),
       reward_hold_seconds: chain.rewardHoldSeconds,
+      mode: chain.mode,
       budget: chain.budget,
       budget_spent: chain.budgetSpent,
       max_claims_per_reward: chain.maxClaimsPerReward,

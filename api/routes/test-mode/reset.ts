@@ -1,0 +1,32 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { AppEnv } from '../../app-env.js';
+import { requireOperation } from '../../auth/authenticate.js';
+import { errorResponses, ok } from '../../http/envelope.js';
+import { AppError } from '../../http/errors.js';
+import { apiKeySecurity } from '../../http/security.js';
+import { resetTestData } from '../../../core/use-cases/test-mode/reset-test-data.js';
+import { resetResponseSchema, toResetResponse } from './schema.js';
+
+const route = createRoute({
+  method: 'post',
+  path: '/v1/test/reset',
+  operationId: 'resetTestData',
+  tags: ['Test mode'],
+  summary: "Delete your test mode's data",
+  description:
+    "Test credentials only (`pk_test_…`, `events:write`); a live credential answers 403 `test_mode_only` and nothing is touched. Deletes every user, event, completion, link, claim, webhook endpoint (with its messages) and backtest of your test mode, in one transaction; test chains stay, their budgets and caps counted from zero again (prize stock is not restored). Live data is never touched. See docs/test-mode.md.",
+  security: apiKeySecurity,
+  middleware: [requireOperation('resetTestData')] as const,
+  responses: {
+    200: { description: 'What was deleted.', content: { 'application/json': { schema: resetResponseSchema } } },
+    ...errorResponses(401, 403, 500),
+  },
+});
+
+export function registerResetTestData(app: OpenAPIHono<AppEnv>) {
+  app.openapi(route, async (c) => {
+    const { deps, caller } = c.var;
+    if (caller.livemode) throw new AppError('test_mode_only', 'POST /v1/test/reset needs a test credential (pk_test_…); live data is never reset');
+    return c.json(ok(toResetResponse(await resetTestData(deps, { twinProviderId: caller.providerId })), caller), 200);
+  });
+}

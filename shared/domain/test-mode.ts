@@ -1,0 +1,28 @@
+/**
+ * Test mode (docs/test-mode.md). Each provider may have a test twin: a
+ * provider of its own, whose id is the live provider's with fixed bits
+ * flipped. The map is its own inverse, so an id shown to a test caller is
+ * turned back into the one it knows with no lookup, and the version and
+ * variant bits of the UUID stay as they were.
+ */
+export type Mode = 'live' | 'test';
+
+// Zero at the version nibble (12) and the variant nibble (16) of the 32 hex digits.
+const MASK = '5a3c96e1d2b40f7803a5c6e9b1d2f48e';
+
+/** The test twin's id of a live provider, and the live provider's id of a twin. */
+export function twinId(id: string): string {
+  const hex = id.replaceAll('-', '').toLowerCase();
+  let out = '';
+  for (let i = 0; i < 32; i++) out += (parseInt(hex[i]!, 16) ^ parseInt(MASK[i]!, 16)).toString(16);
+  return `${out.slice(0, 8)}-${out.slice(8, 12)}-${out.slice(12, 16)}-${out.slice(16, 20)}-${out.slice(20)}`;
+}
+
+/** The id a caller of `mode` knows for a provider stored as `storedId`. */
+export const shownProviderId = (storedId: string, mode: Mode) => (mode === 'test' ? twinId(storedId) : storedId);
+
+/** Key and secret prefixes: a leaked value says which mode it opens. Keys made before modes existed (`pk_…`) stay valid as live. */
+export const KEY_PREFIXES = { live: { key: 'pk_live', secret: 'sk_live' }, test: { key: 'pk_test', secret: 'sk_test' } } as const;
+
+/** The mode a key opens: `pk_test_…` test, anything else (`pk_live_…`, and the `pk_…` keys made before modes) live. */
+export const modeOfKey = (key: string): Mode => (key.startsWith(`${KEY_PREFIXES.test.key}_`) ? 'test' : 'live');
