@@ -79,16 +79,10 @@ export async function findDraw(db: Executor, platformId: string, claimId: string
     .where(and(eq(rewardDraws.claimId, claimId), eq(users.platformId, platformId)));
   if (!row) return null;
   const revealedUs = row.retiredUs ?? (row.chainStatus === 'ended' ? row.chainUpdatedUs : row.chainEndUs <= nowUs ? row.chainEndUs : null);
-  const { draw } = row;
+  const { seedId: _seedId, drawnAt, ...draw } = row.draw;
   return {
-    claimId: draw.claimId,
-    chainId: draw.chainId,
-    candidates: draw.candidates,
-    digest: draw.digest,
-    roll: draw.roll,
-    totalWeight: draw.totalWeight,
-    prizeId: draw.prizeId,
-    drawnUs: draw.drawnAt,
+    ...draw,
+    drawnUs: drawnAt,
     seedHash: row.seedHash,
     serverSeed: revealedUs === null ? null : row.serverSeed,
     seedRevealedUs: revealedUs,
