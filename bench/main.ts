@@ -20,12 +20,13 @@ import { httpIngest } from './scenarios/http-ingest.js';
 import { httpReads } from './scenarios/http-reads.js';
 import { matching } from './scenarios/matching.js';
 import { matchingDrain } from './scenarios/matching-drain.js';
+import { pipeline } from './scenarios/pipeline.js';
 import { soak } from './scenarios/soak.js';
 import { webhooks } from './scenarios/webhooks.js';
 
 // Order matters: baselines first (every ratio needs them); reads before the
 // drain (the worker changes the users' progress); the soak last (it fills the database).
-const scenarios: Scenario[] = [baselines, httpReads, httpIngest, matchingDrain, matching, webhooks, soak];
+const scenarios: Scenario[] = [baselines, httpReads, httpIngest, matchingDrain, matching, pipeline, webhooks, soak];
 
 const options = parseOptions(process.argv.slice(2));
 const startedAt = new Date();

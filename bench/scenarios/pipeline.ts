@@ -1,0 +1,110 @@
+import { pendingEvents } from '../../shared/db/schema/index.js';
+import type { BenchContext, Scenario } from '../harness/context.js';
+import { lagBuckets, quantileBound, startWatchedWorker } from '../matching/lag.js';
+
+export const SUSTAINED_PIPELINE = 'sustained pipeline: batch ingest, one worker keeping up (backlog flat, answered → matched p99 <= 250 ms)';
+export const PIPELINE_THROUGHPUT = 'pipeline throughput with the backlog flat (any latency)';
+
+const EVENTS_PER_REQUEST = 100;
+// The matcher keeps up when the backlog at the end of a step is at most this much of a second's events (issue 24).
+const FLAT_BACKLOG_S = 0.5;
+const LAG_P99_BOUND_S = 0.25;
+
+interface Step {
+  rate: number;
+  achieved: number;
+  backlogGrowth: number;
+  lagP99S: number;
+  /** The producers got their rate and the backlog stayed flat. */
+  flat: boolean;
+  cpuPerEventUs: { api: number; worker: number; postgres: number };
+}
+
+const keptUp = (step: Step) => step.flat && step.lagP99S <= LAG_P99_BOUND_S;
+
+/**
+ * The whole pipeline as `npm start` runs it (the API and one worker, with
+ * Postgres, Redis and the load generator on the same cores): batch producers
+ * at a fixed rate, stepped up while the backlog stays flat. Two figures: the
+ * highest rate that also kept answered-to-matched p99 within 250 ms (issue
+ * 24's figure), and the highest rate with the backlog flat whatever the
+ * latency, each with the processes' CPU per event, so a miss shows its bound.
+ */
+export const pipeline: Scenario = {
+  name: 'pipeline',
+  async run(ctx) {
+    const worker = await startWatchedWorker(ctx);
+    try {
+      const rates = ctx.options.quick ? [2_000, 4_000] : [4_000, 6_000, 8_000, 10_000, 12_000, 14_000, 16_000];
+      // Warm-up, not measured: the processes' JIT, pools and the worker's first batches.
+      await sustain(ctx, worker, rates[0]!, 3);
+      const steps: Step[] = [];
+      for (const rate of rates) {
+        const step = await sustain(ctx, worker, rate);
+        steps.push(step);
+        ctx.log(`pipeline ${rate} events/s: achieved ${Math.round(step.achieved)}, backlog +${step.backlogGrowth}, answered → matched p99 <= ${step.lagP99S * 1000} ms`);
+        if (!step.flat) break;
+      }
+      const summary = steps.map((s) => `${s.rate}: ${s.flat ? 'flat' : `backlog +${s.backlogGrowth}`}, p99 <= ${s.lagP99S * 1000} ms`).join('; ');
+      const best = [...steps].reverse().find(keptUp);
+      const flat = [...steps].reverse().find((s) => s.flat);
+      ctx.results.addBound(
+        { figure: SUSTAINED_PIPELINE, value: best?.rate ?? 0, unit: 'events/s', note: `${best ? cpuNote(best) : 'no step kept p99 within 250 ms'}; steps (events/s): ${summary}` },
+        { atLeast: 10_000 },
+      );
+      ctx.results.add({ figure: PIPELINE_THROUGHPUT, value: flat?.rate ?? 0, unit: 'events/s', note: flat ? cpuNote(flat) : 'no step kept the backlog flat' });
+    } finally {
+      await worker.stop();
+    }
+  },
+};
+
+function cpuNote(step: Step) {
+  const { api, worker, postgres } = step.cpuPerEventUs;
+  return `CPU per event at ${step.rate} events/s: API ${api.toFixed(0)} µs, worker ${worker.toFixed(0)} µs, Postgres ${postgres.toFixed(0)} µs (${(api + worker + postgres).toFixed(0)} µs; two cores give 2,000,000 µs per second)`;
+}
+
+let sequence = 0;
+
+async function sustain(ctx: BenchContext, worker: { pid: number; metricsUrl: string }, rate: number, durationS?: number): Promise<Step> {
+  const { platform, users } = ctx.world;
+  const { db } = ctx.database;
+  const backlogBefore = await db.$count(pendingEvents);
+  const lagBefore = await lagBuckets(worker.metricsUrl);
+  const stopWorkerMeter = await ctx.meter.start(worker.pid);
+  const load = await ctx.load({
+    url: `${ctx.api.url}/v1/events/batch`,
+    method: 'POST',
+    headers: platform.headers,
+    overallRate: rate / EVENTS_PER_REQUEST,
+    connections: 8,
+    warmupS: 0,
+    ...(durationS === undefined ? {} : { duration: durationS }),
+    requests: [
+      {
+        setupRequest: (request) => {
+          const events = Array.from({ length: EVENTS_PER_REQUEST }, () => {
+            const n = sequence++;
+            return { user_id: users[n % users.length], event_type: `step-${n % 3}`, timestamp: new Date(Date.UTC(2029, 0, 1) + n * 1000).toISOString() };
+          });
+          return { ...request, body: JSON.stringify({ events }) };
+        },
+      },
+    ],
+  });
+  const workerCpu = await stopWorkerMeter();
+  const backlogGrowth = (await db.$count(pendingEvents)) - backlogBefore;
+  // Let what was sent last be matched before reading the histogram.
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const { bound } = quantileBound(lagBefore, await lagBuckets(worker.metricsUrl), 0.99);
+  const achieved = load.requestsPerSecond * EVENTS_PER_REQUEST;
+  const perEventUs = (perThousandRequests: number) => (perThousandRequests / 1000 / EVENTS_PER_REQUEST) * 1_000_000;
+  return {
+    rate,
+    achieved,
+    backlogGrowth,
+    lagP99S: bound,
+    flat: load.failures === 0 && achieved >= rate * 0.95 && backlogGrowth <= rate * FLAT_BACKLOG_S,
+    cpuPerEventUs: { api: perEventUs(load.cpuPer1k.api), worker: perEventUs((workerCpu.api / load.requests) * 1000), postgres: perEventUs(load.cpuPer1k.postgres) },
+  };
+}
