@@ -86,7 +86,7 @@ describe('test mode', () => {
     const testRead = await call(platform.test, 'GET', `/v1/quest-chains/active/${user}`);
     expect(testRead.json.livemode).toBe(false);
     const stream = readSse((await fetch(`${stack.api.url}/v1/live?${new URLSearchParams({ token: testRead.json.data.liveUpdates.token })}`)).body!);
-    await stream.nextEvent('ready');
+    expect(JSON.parse((await stream.nextEvent('ready')).data!)).toEqual({ user_exists: true, livemode: false });
 
     // Live: both tasks from the platform. Test: task 1 from the platform, task 2 from the advertiser about the linked id.
     await call(platform.live, 'POST', '/v1/events/batch', { events: ['tm-a', 'tm-b'].map((event_type, i) => ({ user_id: user, event_type, timestamp: minutesAgo(10 - i) })) });

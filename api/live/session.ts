@@ -106,7 +106,7 @@ export async function runLiveSession(stream: SSEStreamingApi, input: LiveSession
       // Redis confirmed the subscription after the wait: a registration before that sent its notice to nobody.
       void waiting.confirmedLate?.then(() => (following || ended ? undefined : logged(lookForUser())));
     }
-    write(() => stream.writeSSE({ event: 'ready', data: JSON.stringify({ user_exists: input.userId !== null }) }));
+    write(() => stream.writeSSE({ event: 'ready', data: JSON.stringify({ user_exists: input.userId !== null, livemode: input.scope.livemode ?? true }) }));
     if (catchUp) sendProgress(catchUp);
     heartbeat = setInterval(() => write(() => stream.write(': keep-alive\n\n')), hub.heartbeatMs);
     // Registered between the route's lookup and the subscription: found here, reported after `ready`.

@@ -65,6 +65,7 @@ export async function activeAnswer(
     nowUs: dateToMicros(new Date(nowMs)),
     definitions,
     tokenIssuedUs: dateToMicros(new Date(tokenIssuedAtMs)),
+    livemode: input.livemode,
   });
   // The key's platform is a live provider or a test twin, so `livemode` is the same for every answer under it.
   const body = Buffer.from(JSON.stringify({ success: true, livemode: input.livemode, data: render(answer) }));

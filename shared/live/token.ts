@@ -7,6 +7,8 @@ export const LIVE_TOKEN_TTL_MS = 60 * 60 * 1000;
 export interface LiveTokenScope {
   platformId: string;
   platformUserId: string;
+  /** False when issued to a test credential (docs/test-mode.md); the stream's `ready` says so. Absent: live. */
+  livemode?: boolean;
 }
 
 /**
@@ -17,7 +19,9 @@ export class LiveTokenSigner {
   constructor(private readonly key: Buffer) {}
 
   issue(scope: LiveTokenScope, now = Date.now()): string {
-    const payload = Buffer.from(JSON.stringify({ p: scope.platformId, u: scope.platformUserId, exp: now + LIVE_TOKEN_TTL_MS })).toString('base64url');
+    // `m: 0` only for test mode, so live tokens keep their shape.
+    const mode = scope.livemode === false ? { m: 0 } : {};
+    const payload = Buffer.from(JSON.stringify({ p: scope.platformId, u: scope.platformUserId, exp: now + LIVE_TOKEN_TTL_MS, ...mode })).toString('base64url');
     return `${payload}.${this.sign(payload)}`;
   }
 
@@ -29,10 +33,10 @@ export class LiveTokenSigner {
     const presented = Buffer.from(signature);
     if (expected.length !== presented.length || !timingSafeEqual(expected, presented)) return null;
     try {
-      const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { p?: unknown; u?: unknown; exp?: unknown };
+      const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { p?: unknown; u?: unknown; exp?: unknown; m?: unknown };
       if (typeof claims.p !== 'string' || typeof claims.u !== 'string' || typeof claims.exp !== 'number') return null;
       if (claims.exp <= now) return null;
-      return { platformId: claims.p, platformUserId: claims.u };
+      return { platformId: claims.p, platformUserId: claims.u, livemode: claims.m !== 0 };
     } catch {
       return null;
     }

@@ -80,7 +80,7 @@ describe('GET /v1/live: the stream', () => {
   it('sends ready, relays progress messages published after it, and heartbeats', async () => {
     const userId = await register('stream-1');
     const sse = await open({ token: tokenFor('stream-1') });
-    expect(JSON.parse((await sse.nextEvent('ready')).data!)).toEqual({ user_exists: true });
+    expect(JSON.parse((await sse.nextEvent('ready')).data!)).toEqual({ user_exists: true, livemode: true });
     const message = { quest_chain_ids: ['c-1'], changed_at: '2026-01-02T03:04:05.678Z' };
     await publish(userId, message);
     const progress = await sse.nextEvent('progress');
@@ -131,7 +131,7 @@ describe('GET /v1/live: the stream', () => {
 
   it('waits for a user who registers after connecting, then reports their progress', async () => {
     const sse = await open({ token: tokenFor('late-1') });
-    expect(JSON.parse((await sse.nextEvent('ready')).data!)).toEqual({ user_exists: false });
+    expect(JSON.parse((await sse.nextEvent('ready')).data!)).toEqual({ user_exists: false, livemode: true });
     const userId = await register('late-1');
     // The registration notice makes the stream follow the user, like any stream from then on.
     await eventually(async () => ((await subscribers(userId)) === 1 ? true : undefined), { what: 'subscription' });

@@ -34,14 +34,14 @@ export function parseSince(raw: string | undefined): bigint | null | undefined |
 
 export const liveStreamDescription = [
   'Server-Sent Events for one platform user; needs no API headers, only the token (safe to hand to a browser, valid 1 hour).',
-  'Events: `ready` once connected (data `{"user_exists": boolean}`); `progress` with data `{"quest_chain_ids": [...], "changed_at": "..."}` whenever the user\'s progress changes (its `id` is `changed_at`, so a reconnecting EventSource resumes from it via Last-Event-ID); a comment line (`: keep-alive`) at least every 25 seconds.',
+  'Events: `ready` once connected (data `{"user_exists": boolean, "livemode": boolean}`, livemode false for a token issued to a test credential); `progress` with data `{"quest_chain_ids": [...], "changed_at": "..."}` whenever the user\'s progress changes (its `id` is `changed_at`, so a reconnecting EventSource resumes from it via Last-Event-ID); a comment line (`: keep-alive`) at least every 25 seconds.',
   'On `progress`, refetch GET /v1/quest-chains/active/{platformUserId} through your backend.',
 ].join(' ');
 
 /** What a stream carries: the reference page's example of the 200 answer. */
 export const liveStreamExample = [
   'event: ready',
-  'data: {"user_exists":true}',
+  'data: {"user_exists":true,"livemode":true}',
   '',
   'event: progress',
   'data: {"quest_chain_ids":["c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70"],"changed_at":"2026-01-02T03:06:00.123Z"}',
