@@ -84,7 +84,7 @@ describe('openLiveUpdates against the real service (fetch transport)', () => {
     const userId = await register('live-1');
     const { live, seen } = follow('live-1', null);
     expect(live.transport).toBe('fetch');
-    await until(() => expect(seen.ready).toEqual([{ user_exists: true }]));
+    await until(() => expect(seen.ready).toEqual([{ user_exists: true, livemode: true }]));
     const message = { quest_chain_ids: ['c-1'], changed_at: '2026-01-02T03:04:05.678Z' };
     await api.deps.redis.publish(progressChannel(api.config.QUEUE_PREFIX, userId), JSON.stringify(message));
     await until(() => expect(seen.progress).toEqual([message]));

@@ -16,6 +16,8 @@ export interface LiveProgress {
 /** Data of the `ready` event sent on every (re)connect. */
 export interface LiveReady {
   user_exists: boolean;
+  /** False when the token was issued to a test credential (docs/test-mode.md). */
+  livemode: boolean;
 }
 
 /** The stream stopped for good: the token is refused (expired after an hour, or invalid). Fetch a new token and open again. */

@@ -112,7 +112,7 @@ describe('from plain JavaScript against the real service', () => {
       event: 'received',
       chains: ['Package chain'],
       refused: { status: 400, code: expect.any(String) },
-      ready: { user_exists: true, transport: 'fetch' },
+      ready: { user_exists: true, livemode: true, transport: 'fetch' },
     });
   });
 });

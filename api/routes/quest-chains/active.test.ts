@@ -69,7 +69,7 @@ describe('GET /v1/quest-chains/active/{platformUserId}: who is asked about', () 
       claimable_tasks: [],
       user: { exists: false },
     });
-    expect(api.deps.liveTokens.verify(answer.json.data.liveUpdates.token)).toEqual({ platformId: platform.id, platformUserId: 'nobody' });
+    expect(api.deps.liveTokens.verify(answer.json.data.liveUpdates.token)).toEqual({ platformId: platform.id, platformUserId: 'nobody', livemode: true });
   });
 
   it("answers another platform's user exactly as an unknown one", async () => {
@@ -85,7 +85,7 @@ describe('GET /v1/quest-chains/active/{platformUserId}: who is asked about', () 
       claimable_tasks: [],
       user: { exists: false },
     });
-    expect(api.deps.liveTokens.verify(answer.json.data.liveUpdates.token)).toEqual({ platformId: mine.platform.id, platformUserId: 'bob' });
+    expect(api.deps.liveTokens.verify(answer.json.data.liveUpdates.token)).toEqual({ platformId: mine.platform.id, platformUserId: 'bob', livemode: true });
   });
 
   it('answers a known user without active chains with exists true and empty lists', async () => {
