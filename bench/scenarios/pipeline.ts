@@ -1,9 +1,12 @@
+import { readSse } from '../../api/testing/sse-reader.js';
+import { requestJson } from '../../e2e/harness/http.js';
 import { pendingEvents } from '../../shared/db/schema/index.js';
 import type { BenchContext, Scenario } from '../harness/context.js';
 import { lagBuckets, quantileBound, startWatchedWorker } from '../matching/lag.js';
 
 export const SUSTAINED_PIPELINE = 'sustained pipeline: batch ingest, one worker keeping up (backlog flat, answered → matched p99 <= 250 ms)';
 export const PIPELINE_THROUGHPUT = 'pipeline throughput with the backlog flat (any latency)';
+export const LIVE_LATENCY = 'event answered 200 → live progress received (SSE), p99';
 
 const EVENTS_PER_REQUEST = 100;
 // The matcher keeps up when the backlog at the end of a step is at most this much of a second's events (issue 24).
@@ -53,6 +56,9 @@ export const pipeline: Scenario = {
         { atLeast: 10_000 },
       );
       ctx.results.add({ figure: PIPELINE_THROUGHPUT, value: flat?.rate ?? 0, unit: 'events/s', note: flat ? cpuNote(flat) : 'no step kept the backlog flat' });
+      // Issue 24 asks this at half the sustained rate; while none is sustained, at half the highest flat one.
+      const half = Math.round((best ?? flat ?? steps[0]!).rate / 2);
+      await liveLatency(ctx, worker, half);
     } finally {
       await worker.stop();
     }
@@ -62,6 +68,57 @@ export const pipeline: Scenario = {
 function cpuNote(step: Step) {
   const { api, worker, postgres } = step.cpuPerEventUs;
   return `CPU per event at ${step.rate} events/s: API ${api.toFixed(0)} µs, worker ${worker.toFixed(0)} µs, Postgres ${postgres.toFixed(0)} µs (${(api + worker + postgres).toFixed(0)} µs; two cores give 2,000,000 µs per second)`;
+}
+
+/**
+ * Under batch producers at `rate`, probes: a new user, registered, reads
+ * its chains, opens the live stream with the token, then one event that
+ * completes a task; the time from the event's 200 to the stream's
+ * `progress` frame is the figure (what a browser waits to refetch).
+ */
+async function liveLatency(ctx: BenchContext, worker: { pid: number; metricsUrl: string }, rate: number) {
+  const { platform } = ctx.world;
+  const latencies: number[] = [];
+  let loading = true;
+  const probes = (async () => {
+    for (let i = 0; loading || i < 5; i++) {
+      const user = `probe-${Date.now()}-${i}`;
+      await requestJson(ctx.api.url, 'POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: user } });
+      const read = await requestJson(ctx.api.url, 'GET', `/v1/quest-chains/active/${user}`, { headers: platform.headers });
+      const response = await fetch(`${ctx.api.url}/v1/live?${new URLSearchParams({ token: read.json.data.liveUpdates.token })}`);
+      const stream = readSse(response.body!);
+      try {
+        await stream.nextEvent('ready');
+        const sent = await requestJson(ctx.api.url, 'POST', '/v1/events', {
+          headers: platform.headers,
+          body: { user_id: user, event_type: 'step-0', timestamp: new Date(Date.UTC(2030, 0, 1) + i * 1000).toISOString() },
+        });
+        const answeredAt = performance.now();
+        if (sent.status !== 200) throw new Error(`probe event answered ${sent.status}`);
+        await stream.nextEvent('progress', 10_000);
+        latencies.push(performance.now() - answeredAt);
+      } finally {
+        await stream.cancel();
+      }
+    }
+  })();
+  await sustain(ctx, worker, rate).finally(() => {
+    loading = false;
+  });
+  await probes;
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)]!;
+  ctx.results.addBound(
+    {
+      figure: LIVE_LATENCY,
+      value: Math.round(at(0.99)),
+      unit: 'ms',
+      p50Ms: Math.round(at(0.5)),
+      p99Ms: Math.round(at(0.99)),
+      note: `${latencies.length} probes (a new user each: register, read, open the stream, one event) under batch producers at ${rate} events/s`,
+    },
+    { atMost: 250 },
+  );
 }
 
 let sequence = 0;
