@@ -21,7 +21,7 @@ export function registerCredentialCommands(program: Command, json: () => boolean
     .action((providerId: string, options: { permissions?: string; mode: string }) =>
       runCommand(json(), async ({ db, out }) => {
         const { id } = parseInput(providerIdParams, { id: providerId }, 'providerId');
-        const mode = parseInput(credentialModeSchema, options.mode, 'mode');
+        const mode = parseInput(credentialModeSchema(), options.mode, 'mode');
         const permissions = options.permissions === undefined ? undefined : commaList(options.permissions);
         const created = toCreatedCredentialResponse(await createCredential({ db }, { providerId: id, permissions, mode }));
         out.warn('the secret is shown only now; store it in your secret manager. It cannot be read again, only replaced.');

@@ -1,5 +1,5 @@
 import { findAdmissions, insertAdmissions, takePlaces } from '../../shared/db/admission-store.js';
-import type { ChainDefinition } from '../../shared/db/chain-store.js';
+import { admitsNoOneNew, type MatchingChain } from '../../shared/db/chain-store.js';
 import type { Executor } from '../../shared/db/client.js';
 import type { WalkState } from '../../shared/domain/progress.js';
 import { admissionCandidates, chooseAdmitted, walkKey, type BatchView } from './plan-batch.js';
@@ -16,7 +16,7 @@ export async function admitNewUsers(
   tx: Executor,
   view: BatchView,
   states: Map<string, WalkState>,
-  chainsById: ReadonlyMap<string, ChainDefinition>,
+  chainsById: ReadonlyMap<string, MatchingChain>,
 ): Promise<void> {
   const candidates = admissionCandidates(view, states, chainsById);
   if (candidates.length === 0) return;
@@ -24,9 +24,8 @@ export async function admitNewUsers(
   const waiting = candidates.filter((c) => !placed.has(walkKey(c.userId, c.chainId)));
   const needs = new Map<string, number>();
   for (const { chainId } of waiting) {
-    const { chain } = chainsById.get(chainId)!;
     // Full as loaded is full for good (places are never given back): no lock to take.
-    if (chain.admittedUsers < chain.maxCompletions!) needs.set(chainId, (needs.get(chainId) ?? 0) + 1);
+    if (!admitsNoOneNew(chainsById.get(chainId)!.chain)) needs.set(chainId, (needs.get(chainId) ?? 0) + 1);
   }
   const admitted = chooseAdmitted(waiting, await takePlaces(tx, needs));
   await insertAdmissions(tx, admitted);

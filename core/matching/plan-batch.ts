@@ -4,7 +4,7 @@ import { isChainCompleted } from '../../shared/domain/chain-view.js';
 import type { ServiceUserId } from '../../shared/domain/ids.js';
 import { countingFilter, sourceKey, sourcesOf, type ChainScope, type EventSource, type MatchUser } from '../../shared/domain/sources.js';
 import { advanceWalk, recomputeWalk, type Hold, type WalkState } from '../../shared/domain/progress.js';
-import type { ChainDefinition } from '../../shared/db/chain-store.js';
+import type { MatchingChain } from '../../shared/db/chain-store.js';
 import { groupBy } from '../../shared/collections.js';
 
 /**
@@ -15,19 +15,20 @@ import { groupBy } from '../../shared/collections.js';
 
 export interface BatchView {
   users: ReadonlyMap<ServiceUserId, MatchUser>;
-  chainsByPlatform: ReadonlyMap<string, readonly ChainDefinition[]>;
+  chainsByPlatform: ReadonlyMap<string, readonly MatchingChain[]>;
   walks: ReadonlyMap<string, StoredWalk>;
 }
 
 /** One (user, chain) the batch touches. */
 export interface WalkKey {
   userId: ServiceUserId;
-  chain: ChainDefinition;
+  chain: MatchingChain;
 }
 
 export const walkKey = (userId: ServiceUserId, chainId: string) => `${userId}/${chainId}`;
+const parseWalkKey = (key: string) => key.split('/') as [ServiceUserId, string];
 
-const scopeOf = (definition: ChainDefinition): ChainScope => ({
+const scopeOf = (definition: MatchingChain): ChainScope => ({
   platformId: definition.chain.platformId,
   advertiserId: definition.chain.advertiserId,
   startUs: definition.rules.startUs,
@@ -136,11 +137,11 @@ export interface AdmissionCandidate {
 }
 
 /** The walks that would start counting in a capped chain for a user with no completion stored there. */
-export function admissionCandidates(view: BatchView, states: ReadonlyMap<string, WalkState>, chainsById: ReadonlyMap<string, ChainDefinition>): AdmissionCandidate[] {
+export function admissionCandidates(view: BatchView, states: ReadonlyMap<string, WalkState>, chainsById: ReadonlyMap<string, MatchingChain>): AdmissionCandidate[] {
   const candidates: AdmissionCandidate[] = [];
   for (const [key, state] of states) {
     if (state.completions.size === 0) continue;
-    const [userId, chainId] = key.split('/') as [ServiceUserId, string];
+    const [userId, chainId] = parseWalkKey(key);
     if (chainsById.get(chainId)!.chain.maxCompletions === null) continue;
     // A stored completion means a place taken (and kept) before.
     if ((view.walks.get(key)?.completions.size ?? 0) > 0) continue;
@@ -184,10 +185,10 @@ const sameMark = (a: WalkState['mark'], b: WalkState['mark']) => (a === null ? b
  * by now standing only on its claim (held), moves the walk to its next
  * generation, which names the webhook facts of what follows (webhook-facts.ts).
  */
-export function diffWalks(view: BatchView, states: ReadonlyMap<string, WalkState>, chainsById: ReadonlyMap<string, ChainDefinition>): BatchWrites {
+export function diffWalks(view: BatchView, states: ReadonlyMap<string, WalkState>, chainsById: ReadonlyMap<string, MatchingChain>): BatchWrites {
   const writes: BatchWrites = { completions: [], undone: [], progress: [], standings: [], chainsUndone: new Set(), changedChains: new Map() };
   for (const [key, state] of states) {
-    const [userId, chainId] = key.split('/') as [ServiceUserId, string];
+    const [userId, chainId] = parseWalkKey(key);
     const definition = chainsById.get(chainId)!;
     const stored = view.walks.get(key);
     let changed = false;

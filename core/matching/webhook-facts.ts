@@ -1,5 +1,5 @@
 import type { ServiceUserId } from '../../shared/domain/ids.js';
-import type { ChainDefinition } from '../../shared/db/chain-store.js';
+import type { MatchingChain } from '../../shared/db/chain-store.js';
 import type { WebhookFact } from '../../shared/db/webhook-message-store.js';
 import { sourcesOf, type MatchUser } from '../../shared/domain/sources.js';
 import { formatIsoMillis } from '../../shared/domain/timestamp.js';
@@ -27,11 +27,11 @@ const named = (base: string, generation: number) => (generation === 0 ? base : `
 export function batchFacts(
   view: BatchView,
   writes: BatchWrites,
-  chainsById: ReadonlyMap<string, ChainDefinition>,
+  chainsById: ReadonlyMap<string, MatchingChain>,
   recipients: ReadonlySet<string> | null,
 ): WebhookFact[] {
   const facts: WebhookFact[] = [];
-  const announce = (user: MatchUser, chain: ChainDefinition, type: string, fact: string, data: Record<string, unknown>) => {
+  const announce = (user: MatchUser, chain: MatchingChain, type: string, fact: string, data: Record<string, unknown>) => {
     for (const { providerId, userId, role } of sourcesOf(user, chain.chain)) {
       if (recipients !== null && !recipients.has(providerId)) continue;
       facts.push({ providerId, type, fact, data: { ...data, [role === 'platform' ? 'platform_user_id' : 'advertiser_user_id']: userId } });

@@ -22,13 +22,24 @@ export type ChainReward = ChainRewardRow & { prizes: PrizeRow[]; drawSeedHash: s
 export const CHAIN_STATUSES = chainStatus.enumValues;
 export type ChainStatus = ChainRow['status'];
 
-/** A chain with its tasks (in sequence order) and optional chain reward, plus its rules in domain form. */
-export interface ChainDefinition {
+/** A chain with its tasks (in sequence order) and its rules in domain form: what matching reads. */
+export interface MatchingChain {
   chain: ChainRow;
   tasks: TaskRow[];
-  reward: ChainReward | null;
   rules: ChainRules;
 }
+
+/** A chain with its tasks, its optional chain reward (with a mystery box's prizes and seed hash) and its rules. */
+export interface ChainDefinition extends MatchingChain {
+  reward: ChainReward | null;
+}
+
+/** A prize that can still be drawn: unlimited, or some left. */
+export const inStock = (prize: Pick<PrizeRow, 'stock'>) => prize.stock === null || prize.stock > 0;
+
+/** Every place of the chain's max_completions is taken: it admits no new user (docs/budgets.md). */
+export const admitsNoOneNew = (chain: Pick<ChainRow, 'maxCompletions' | 'admittedUsers'>) =>
+  chain.maxCompletions !== null && chain.admittedUsers >= chain.maxCompletions;
 
 /** A chain to store: its columns (ids and bookkeeping times are the database's), its tasks and its optional reward. */
 export type NewChain = Omit<typeof questChains.$inferInsert, 'id' | 'createdAt' | 'updatedAt'> & {
@@ -63,11 +74,14 @@ export async function loadChainDefinitions(db: Executor, where: SQL | undefined)
   return chains.map(toDefinition);
 }
 
+const chainOrder = [asc(questChains.startDate), asc(questChains.id)];
+const tasksInOrder = { orderBy: [asc(questTasks.sequenceNumber)] };
+
 /** The shape of a definition's read: the chain with its tasks in order and its reward. */
 const definitionQuery = () => ({
-  orderBy: [asc(questChains.startDate), asc(questChains.id)],
+  orderBy: chainOrder,
   with: {
-    tasks: { orderBy: [asc(questTasks.sequenceNumber)] },
+    tasks: tasksInOrder,
     reward: {
       with: {
         prizes: { orderBy: [asc(rewardPrizes.position)] },
@@ -89,24 +103,26 @@ const hasLiveEndpoint = (provider: typeof questChains.platformId | typeof questC
   sql<boolean>`exists (select 1 from ${webhookEndpoints} e where e.provider_id = ${provider} and e.deleted_at is null)`;
 
 /**
- * The platforms' chains as the matcher needs them, and which of their
+ * The platforms' chains as the matcher needs them (tasks and rules; no
+ * reward, prizes or seed, which matching never reads), and which of their
  * providers (platform or advertiser) have a live webhook endpoint: read by the
  * same statement, so a batch sees every endpoint whose creation committed
  * before it looked (READ COMMITTED), and an endpoint created before an event
  * was sent receives that event's facts. No cache, no extra round trip.
  */
-export async function loadMatchingChains(tx: Executor, platformIds: readonly string[]): Promise<{ definitions: ChainDefinition[]; listening: Set<string> }> {
+export async function loadMatchingChains(tx: Executor, platformIds: readonly string[]): Promise<{ definitions: MatchingChain[]; listening: Set<string> }> {
   if (platformIds.length === 0) return { definitions: [], listening: new Set() };
   const chains = await tx.query.questChains.findMany({
     where: inArray(questChains.platformId, [...platformIds]),
-    ...definitionQuery(),
+    orderBy: chainOrder,
+    with: { tasks: tasksInOrder },
     extras: { platformListens: hasLiveEndpoint(questChains.platformId).as('platform_listens'), advertiserListens: hasLiveEndpoint(questChains.advertiserId).as('advertiser_listens') },
   });
   const listening = new Set<string>();
-  const definitions = chains.map(({ platformListens, advertiserListens, ...row }) => {
-    if (platformListens) listening.add(row.platformId);
-    if (advertiserListens) listening.add(row.advertiserId);
-    return toDefinition(row);
+  const definitions = chains.map(({ platformListens, advertiserListens, tasks, ...chain }): MatchingChain => {
+    if (platformListens) listening.add(chain.platformId);
+    if (advertiserListens) listening.add(chain.advertiserId);
+    return { chain, tasks, rules: toChainRules(chain, tasks) };
   });
   return { definitions, listening };
 }

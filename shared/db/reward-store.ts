@@ -93,6 +93,9 @@ export async function findClaimsByIds(db: Executor, ids: readonly string[]): Pro
   return rows.map((row) => ({ ...toClaim(row), userId: row.userId }));
 }
 
+/** A chain's limits as its claims read them (ClaimLimits). */
+const claimLimitColumns = { budget: questChains.budget, maxClaims: questChains.maxClaimsPerReward, advertiserId: questChains.advertiserId };
+
 /** A task of the platform with its reward, the chain's reward hold and the user's completion of it (null: not completed); null when the platform has no such task. */
 export async function findTaskReward(db: Executor, platformId: string, userId: ServiceUserId, taskId: string) {
   const [row] = await db
@@ -103,7 +106,7 @@ export async function findTaskReward(db: Executor, platformId: string, userId: S
       value: questTasks.rewardValue,
       imageUrls: questTasks.rewardImageUrls,
       holdSeconds: questChains.rewardHoldSeconds,
-      limits: { budget: questChains.budget, maxClaims: questChains.maxClaimsPerReward, advertiserId: questChains.advertiserId },
+      limits: claimLimitColumns,
       eventId: taskCompletions.eventId,
       completedUs: taskCompletions.completedAt,
     })
@@ -127,7 +130,7 @@ export async function findChainReward(db: Executor, platformId: string, userId: 
       value: chainRewards.value,
       imageUrls: chainRewards.imageUrls,
       holdSeconds: questChains.rewardHoldSeconds,
-      limits: { budget: questChains.budget, maxClaims: questChains.maxClaimsPerReward, advertiserId: questChains.advertiserId },
+      limits: claimLimitColumns,
       completedUs: chainProgress.completedAt,
     })
     .from(questChains)

@@ -5,7 +5,8 @@
  * turned back into the one it knows with no lookup, and the version and
  * variant bits of the UUID stay as they were.
  */
-export type Mode = 'live' | 'test';
+export const MODES = ['live', 'test'] as const;
+export type Mode = (typeof MODES)[number];
 
 // Zero at the version nibble (12) and the variant nibble (16) of the 32 hex digits.
 const MASK = '5a3c96e1d2b40f7803a5c6e9b1d2f48e';

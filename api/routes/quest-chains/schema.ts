@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import type { ChainReward, ChainRow, PrizeRow, TaskRow } from '../../../shared/db/chain-store.js';
+import { inStock, type ChainReward, type ChainRow, type PrizeRow, type TaskRow } from '../../../shared/db/chain-store.js';
 import { prizeOdds } from '../../../shared/domain/draw.js';
 import { shownProviderId } from '../../../shared/domain/test-mode.js';
 import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
@@ -211,7 +211,7 @@ export function toChainRewardResponse(reward: ChainReward) {
 
 /** The prize table with each prize's published odds, `extra` adding what the audience may see of its stock. */
 export function toPrizesResponse<T>(prizes: readonly PrizeRow[], extra: (prize: PrizeRow) => T) {
-  const odds = prizeOdds(prizes.map((prize) => ({ weight: prize.weight, inStock: prize.stock === null || prize.stock > 0 })));
+  const odds = prizeOdds(prizes.map((prize) => ({ weight: prize.weight, inStock: inStock(prize) })));
   return prizes.map((prize, index) => ({ prize_id: prize.prizeId, name: prize.name, value: prize.value, weight: prize.weight, odds: odds[index]!, ...extra(prize) }));
 }
 
@@ -232,7 +232,7 @@ function toActiveChainResponse({ definition, taskStatuses, progress, rewardClaim
     chain_reward: reward
       ? {
           ...toChainRewardResponse(reward),
-          prizes: toPrizesResponse(reward.prizes, (prize) => ({ in_stock: prize.stock === null || prize.stock > 0 })),
+          prizes: toPrizesResponse(reward.prizes, (prize) => ({ in_stock: inStock(prize) })),
           claimable: rewardClaimable, claimable_at: isoMillisOrNull(rewardClaimableUs),
         }
       : null,

@@ -1,5 +1,5 @@
 import type { SenderUserId } from '../../../shared/domain/ids.js';
-import { findChainDefinition, type ChainDefinition, type TaskRow } from '../../../shared/db/chain-store.js';
+import { admitsNoOneNew, findChainDefinition, type ChainDefinition, type TaskRow } from '../../../shared/db/chain-store.js';
 import { countPendingEvents, loadEventsToExplain, type ExplainedEvent } from '../../../shared/db/event-store.js';
 import { findMatchUser } from '../../../shared/db/user-store.js';
 import { sourcesOf, type UserSource } from '../../../shared/domain/sources.js';
@@ -52,7 +52,7 @@ export async function explainProgress(deps: Pick<CoreDeps, 'db'>, input: Explain
   const { chain, tasks, rules } = definition;
   const sources = sourcesOf(user, chain);
   const roleOf = new Map(sources.map((source) => [source.providerId, source.role]));
-  const full = chain.maxCompletions !== null && chain.admittedUsers >= chain.maxCompletions;
+  const full = admitsNoOneNew(chain);
   const [events, pendingEvents, holds, admitted] = await Promise.all([
     loadEventsToExplain(deps.db, sources, [...new Set(tasks.map((task) => task.conditionEventType))]),
     countPendingEvents(deps.db, sources),

@@ -1,6 +1,6 @@
 import { claimableAfterHold } from '../../../shared/db/reward-store.js';
 import type { SenderUserId, ServiceUserId } from '../../../shared/domain/ids.js';
-import type { ChainDefinition, TaskRow } from '../../../shared/db/chain-store.js';
+import { admitsNoOneNew, type ChainDefinition, type TaskRow } from '../../../shared/db/chain-store.js';
 import { loadReadUserState, type ReadUserState } from '../../../shared/db/progress-store.js';
 import { taskStatuses, userProgress, type TaskUserStatus, type UserProgress } from '../../../shared/domain/chain-view.js';
 import { dateToMicros } from '../../../shared/domain/timestamp.js';
@@ -107,9 +107,6 @@ function chainProgress(definition: ChainDefinition, user: ReadUserState): Active
     rewardClaimableUs: rewardClaimable && progress.completedUs !== null ? claimableAfterHold(progress.completedUs, chain.rewardHoldSeconds) : null,
   };
 }
-
-/** Every place of the chain's max_completions is taken (as of the definitions read). */
-const admitsNoOneNew = (chain: ChainDefinition['chain']) => chain.maxCompletions !== null && chain.admittedUsers >= chain.maxCompletions;
 
 function claimableTasks(definition: ChainDefinition, user: ReadUserState): ClaimableTask[] {
   return definition.tasks.flatMap((task) => {

@@ -10,8 +10,9 @@ import { getChain } from './get-chain.js';
  * is restocked: claims read the stock in their own transaction.
  */
 export async function restockPrize(deps: Pick<CoreDeps, 'db'>, input: { chainId: string; prizeId: string; stock: number | null }): Promise<ChainDefinition> {
-  await getChain(deps, input);
   if (!(await setPrizeStock(deps.db, input.chainId, input.prizeId, input.stock))) {
+    // No such chain (getChain answers its 404), or no such prize in it.
+    await getChain(deps, input);
     throw notFound(`Quest chain ${input.chainId} has no prize ${input.prizeId}`, 'prize_id');
   }
   return getChain(deps, input);

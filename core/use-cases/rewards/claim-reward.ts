@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { SenderUserId, ServiceUserId } from '../../../shared/domain/ids.js';
 import { drawPrize } from '../../../shared/rewards/verifiable-draw.js';
 import { currentSeed, insertDraw, lockPrizes, takePrize } from '../../../shared/db/draw-store.js';
+import { inStock } from '../../../shared/db/chain-store.js';
 import { claimableAfterHold, reserveClaim, type ClaimLimits, findChainReward, findClaim, findTaskReward, insertClaim, type Prize, type Reward, type RewardClaim, type RewardKind } from '../../../shared/db/reward-store.js';
 import { findUserId, lockUsers } from '../../../shared/db/user-store.js';
 import type { Executor } from '../../../shared/db/client.js';
@@ -93,12 +94,12 @@ export async function claimReward(deps: Pick<CoreDeps, 'db' | 'webhooks'>, input
 async function drawFromBox(tx: Executor, chainId: string, claimId: string) {
   const prizes = await lockPrizes(tx, chainId);
   if (prizes.length === 0) return null;
-  const inStock = prizes.filter((prize) => prize.stock === null || prize.stock > 0);
-  if (inStock.length === 0) throw conflict('out_of_stock', 'Every prize of the mystery box is out of stock; it is claimable again once restocked', 'quest_chain_id');
+  const available = prizes.filter(inStock);
+  if (available.length === 0) throw conflict('out_of_stock', 'Every prize of the mystery box is out of stock; it is claimable again once restocked', 'quest_chain_id');
   const seed = await currentSeed(tx, chainId);
-  const candidates = inStock.map((prize) => ({ prizeId: prize.prizeId, weight: prize.weight }));
+  const candidates = available.map((prize) => ({ prizeId: prize.prizeId, weight: prize.weight }));
   const draw = drawPrize(seed.serverSeed, claimId, candidates);
-  const won = inStock.find((prize) => prize.prizeId === draw.prizeId)!;
+  const won = available.find((prize) => prize.prizeId === draw.prizeId)!;
   await takePrize(tx, chainId, won);
   const prize: Prize = { prizeId: won.prizeId, name: won.name, value: won.value };
   return {

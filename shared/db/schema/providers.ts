@@ -1,12 +1,13 @@
 import { sql } from 'drizzle-orm';
 import { index, pgEnum, pgTable, text, uniqueIndex, uuid, type AnyPgColumn } from 'drizzle-orm/pg-core';
 import { timestampUs } from '../columns.js';
+import { MODES } from '../../domain/test-mode.js';
 
 export const providerType = pgEnum('provider_type', ['platform', 'advertiser']);
 export const activeStatus = pgEnum('active_status', ['active', 'inactive']);
 
 /** A credential's and a chain's mode (docs/test-mode.md). */
-export const mode = pgEnum('mode', ['live', 'test']);
+export const mode = pgEnum('mode', MODES);
 
 export const providers = pgTable(
   'providers',

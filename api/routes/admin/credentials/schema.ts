@@ -1,9 +1,13 @@
 import { z } from '@hono/zod-openapi';
 import type { ProviderCredential } from '../../../../shared/db/credential-store.js';
+import { MODES } from '../../../../shared/domain/test-mode.js';
 import { storableString } from '../../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../../http/envelope.js';
 import { hasMoreField, pageQuerySchema } from '../../../http/pagination.js';
 import type { Page } from '../../../../core/use-cases/page.js';
+
+/** A credential's or a chain's mode (docs/test-mode.md). */
+export const credentialModeSchema = () => z.enum(MODES);
 
 const permissionList = z.array(z.string().max(100)).max(50);
 
@@ -14,7 +18,7 @@ export const credentialSchema = z
     provider_type: z.enum(['platform', 'advertiser']),
     permissions: z.array(z.string()),
     status: z.enum(['active', 'inactive']),
-    mode: z.enum(['live', 'test']).openapi({ description: "`test`: opens the provider's test mode only (docs/test-mode.md)." }),
+    mode: credentialModeSchema().openapi({ description: "`test`: opens the provider's test mode only (docs/test-mode.md)." }),
   })
   .openapi('Credential', {
     example: { key: 'pk_live_Yx3mJvQ8x2LrT5nW9cYb4Ke7', provider_id: '3f0c1d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', provider_type: 'platform', permissions: ['users:register', 'events:write', 'quest_chains:read'], status: 'active', mode: 'live' },
@@ -29,12 +33,11 @@ export const createdCredentialSchema = credentialSchema
     },
   });
 
-export const credentialModeSchema = z.enum(['live', 'test']);
 
 export const createCredentialSchema = z
   .strictObject({
     permissions: permissionList.optional().openapi({ description: 'Defaults to every permission the provider type may hold.' }),
-    mode: credentialModeSchema.optional().openapi({ description: 'Default `live`. A `test` credential (keys `pk_test_…`) sees and makes test data only (docs/test-mode.md).' }),
+    mode: credentialModeSchema().optional().openapi({ description: 'Default `live`. A `test` credential (keys `pk_test_…`) sees and makes test data only (docs/test-mode.md).' }),
   })
   .openapi('CreateCredential', { example: { permissions: ['users:register', 'events:write', 'quest_chains:read'], mode: 'test' } });
 

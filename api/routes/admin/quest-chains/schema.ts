@@ -4,6 +4,7 @@ import { OFFSET_TIMESTAMP_RULE, parseOffsetTimestamp } from '../../../../shared/
 import { formatIsoMillis } from '../../../../shared/domain/timestamp.js';
 import { storableString } from '../../../../shared/validation/json-value.js';
 import { MAX_PRIZE_WEIGHT, MAX_PRIZES } from '../../../../shared/domain/draw.js';
+import { MODES } from '../../../../shared/domain/test-mode.js';
 import { successEnvelope } from '../../../http/envelope.js';
 import { hasMoreField, pageQueryShape } from '../../../http/pagination.js';
 import type { Page } from '../../../../core/use-cases/page.js';
@@ -88,7 +89,7 @@ export const createChainSchema = z
     end_date: offsetTimestamp().openapi({ description: 'Must be after start_date; events at or after it do not count.' }),
     status: z.enum(CHAIN_STATUSES).optional().openapi({ description: 'Default `active`.' }),
     mode: z
-      .enum(['live', 'test'])
+      .enum(MODES)
       .optional()
       .openapi({ description: "Default `live`. A `test` chain is matched for the providers' test credentials only, and a live one for live credentials only (docs/test-mode.md)." }),
     allow_any_order: z.boolean().optional().openapi({ description: 'Default false.' }),
@@ -214,7 +215,7 @@ export const chainDefinitionSchema = z
       .object({
         ...questChainShape,
         reward_hold_seconds: z.number().int(),
-        mode: z.enum(['live', 'test']),
+        mode: z.enum(MODES),
         budget: z.number().nullable(),
         budget_spent: z.number().openapi({ description: "What the chain's claims add up to so far." }),
         max_claims_per_reward: z.number().int().nullable(),
