@@ -1,6 +1,6 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { insertOrFindEvents } from '../../../shared/db/event-store.js';
+import { insertOrFindEvents, reverseEvents as storeReversals } from '../../../shared/db/event-store.js';
 import { accountLinks, chainProgress, rewardClaims, taskCompletions, webhookEndpoints, webhookMessages } from '../../../shared/db/schema/index.js';
 import { WEBHOOK_EVENT_TYPES } from '../../../shared/domain/webhooks.js';
 import { senderUserId, type ServiceUserId } from '../../../shared/domain/ids.js';
@@ -47,6 +47,11 @@ async function completions(userId: ServiceUserId, chainId: string) {
 const progressOf = async (userId: ServiceUserId, chainId: string) =>
   (await database.db.select().from(chainProgress).where(and(eq(chainProgress.userId, userId), eq(chainProgress.chainId, chainId))))[0];
 
+const backendsWaitingOnLocks = async () => {
+  const [row] = await database.db.execute<{ n: number }>(sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
+  return row!.n;
+};
+
 const chainOf = (types: string[], anyOrder = false) =>
   createTestChain(database.db, platform.id, advertiser.id, { start: '2026-01-01T00:00:00Z', end: '2027-01-01T00:00:00Z', anyOrder, tasks: types.map((event) => ({ event })) });
 
@@ -77,6 +82,27 @@ describe('reverseEvents', () => {
     const id = await send(platform, 'rv-2', 'rv-x', '2026-03-01T00:00:00Z');
     expect(await reverse(id, advertiser)).toEqual({ eventId: id, found: false });
     expect(await reverse('00000000-0000-4000-8000-000000000000')).toEqual({ eventId: '00000000-0000-4000-8000-000000000000', found: false });
+  });
+
+  it('answers a reversal that waited on a concurrent one of the same event as reversed before, never as unknown', async () => {
+    const id = await send(platform, 'rv-race', 'rv-x', '2026-03-01T00:00:00Z');
+    let commitFirst!: () => void;
+    const firstMayCommit = new Promise<void>((resolve) => (commitFirst = resolve));
+    let firstReversed!: () => void;
+    const firstHasReversed = new Promise<void>((resolve) => (firstReversed = resolve));
+    const first = database.db.transaction(async (tx) => {
+      const result = await storeReversals(tx, platform.id, [{ eventId: id, reason: 'first' }]);
+      firstReversed();
+      await firstMayCommit;
+      return result;
+    });
+    await firstHasReversed;
+    const second = storeReversals(database.db, platform.id, [{ eventId: id, reason: 'second' }]);
+    // Commit the first only once the second waits on its row lock: the interleaving this test is about.
+    await expect.poll(() => backendsWaitingOnLocks(), { timeout: 5000 }).toBe(1);
+    commitFirst();
+    expect(await first).toEqual([expect.objectContaining({ eventId: id, alreadyReversed: false, reason: 'first' })]);
+    expect(await second).toEqual([expect.objectContaining({ eventId: id, alreadyReversed: true, reason: 'first' })]);
   });
 
   it('moves a completion to the next event that fits when the first one is reversed', async () => {
