@@ -2,7 +2,7 @@ import { senderUserId } from '../../shared/domain/ids.js';
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../../shared/db/client.js';
 import { insertOrFindEvents } from '../../shared/db/event-store.js';
-import { pendingEvents, users } from '../../shared/db/schema/index.js';
+import { users } from '../../shared/db/schema/index.js';
 import { createTestChain } from '../../shared/testing/chains.js';
 import { createTestProvider } from '../../shared/testing/fixtures.js';
 import type { BenchContext } from '../harness/context.js';
@@ -44,8 +44,6 @@ export async function matchingTenant(ctx: BenchContext, label: string, userCount
     users: platformUserIds,
     /** Stores events (types cycling through the first `types` tasks' types) and answers their ids in order. */
     store: (events: readonly BenchEvent[], types = TASKS) => storeEvents(ctx.database.db, platform.id, events, types),
-    /** Rows of pending_events of this tenant. */
-    pending: (): Promise<number> => ctx.database.db.$count(pendingEvents, eq(pendingEvents.providerId, platform.id)),
     /** Users of this tenant still flagged for re-evaluation (a reversal flags them). */
     evaluating: (): Promise<number> => ctx.database.db.$count(users, and(eq(users.platformId, platform.id), eq(users.needsEvaluation, true))),
   };
