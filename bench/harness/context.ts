@@ -28,6 +28,8 @@ export interface BenchContext {
   /** autocannon against `url` at the run's duration and connections (both overridable), measuring the API's CPU. */
   load(options: LoadOptions & { url: string }, servingPid?: number): Promise<LoadFigure>;
   startWorker(): Promise<ServiceProcess>;
+  /** Node's arguments for a worker: `--cpu-prof` into the output directory with --profile-workers. */
+  workerArgs: string[];
   log(message: string): void;
 }
 
@@ -58,8 +60,9 @@ export async function openContext(options: BenchOptions, userCount: number): Pro
   const started: ServiceProcess[] = [];
   const apiPort = await freePort();
   const apiUrl = `http://127.0.0.1:${apiPort}`;
-  const profile = options.profileApi ? ['--cpu-prof', `--cpu-prof-dir=${outputDir}`] : [];
-  const api = await startProcess({ name: 'api', args: [...profile, 'dist/api/main.js'], env: { ...env, PORT: String(apiPort) }, outputDir, readyUrl: `${apiUrl}/healthz` });
+  const profile = ['--cpu-prof', `--cpu-prof-dir=${outputDir}`];
+  const workerArgs = [...(options.profileWorkers ? profile : []), 'dist/worker/main.js'];
+  const api = await startProcess({ name: 'api', args: [...(options.profileApi ? profile : []), 'dist/api/main.js'], env: { ...env, PORT: String(apiPort) }, outputDir, readyUrl: `${apiUrl}/healthz` });
   started.push(api);
   const meter = new CpuMeter(database.db, database.name, redis);
   let workers = 0;
@@ -80,12 +83,13 @@ export async function openContext(options: BenchOptions, userCount: number): Pro
         ...load,
         duration: Number(load.duration ?? options.durationS),
       }),
+    workerArgs,
     async startWorker() {
       const port = await freePort();
       workers += 1;
       const worker = await startProcess({
         name: `worker-${workers}`,
-        args: ['dist/worker/main.js'],
+        args: workerArgs,
         env: { ...env, WORKER_HEALTH_PORT: String(port) },
         outputDir,
         readyUrl: `http://127.0.0.1:${port}/healthz`,

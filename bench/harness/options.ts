@@ -11,13 +11,15 @@ export interface BenchOptions {
   only: string[] | null;
   /** Run the API under `node --cpu-prof`, its profile written to the output directory on exit. */
   profileApi: boolean;
+  /** The same for every worker the run starts. */
+  profileWorkers: boolean;
 }
 
-const USAGE = `usage: npm run bench -- [--quick] [--duration <s>] [--connections <n>] [--soak-minutes <m>] [--only <scenario,...>] [--profile-api]`;
+const USAGE = `usage: npm run bench -- [--quick] [--duration <s>] [--connections <n>] [--soak-minutes <m>] [--only <scenario,...>] [--profile-api] [--profile-workers]`;
 
 export function parseOptions(argv: readonly string[]): BenchOptions {
   const quick = argv.includes('--quick');
-  const options: BenchOptions = { quick, durationS: quick ? 1.5 : 10, connections: 32, soakMinutes: quick ? 0 : 5, only: null, profileApi: false };
+  const options: BenchOptions = { quick, durationS: quick ? 1.5 : 10, connections: 32, soakMinutes: quick ? 0 : 5, only: null, profileApi: false, profileWorkers: false };
   for (let i = 0; i < argv.length; i += 1) {
     const flag = argv[i]!;
     const value = argv[i + 1];
@@ -29,6 +31,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     };
     if (flag === '--quick') continue;
     else if (flag === '--profile-api') options.profileApi = true;
+    else if (flag === '--profile-workers') options.profileWorkers = true;
     else if (flag === '--duration') options.durationS = number();
     else if (flag === '--connections') options.connections = Math.max(1, Math.round(number()));
     else if (flag === '--soak-minutes') options.soakMinutes = number();

@@ -6,7 +6,7 @@ export async function startWatchedWorker(ctx: BenchContext): Promise<ServiceProc
   const port = await freePort();
   const worker = await startProcess({
     name: `worker-watched-${port}`,
-    args: ['dist/worker/main.js'],
+    args: ctx.workerArgs,
     env: { ...ctx.env, WORKER_HEALTH_PORT: String(port) },
     outputDir: ctx.outputDir,
     readyUrl: `http://127.0.0.1:${port}/healthz`,

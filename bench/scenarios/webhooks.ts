@@ -40,7 +40,7 @@ async function startWebhookWorker(ctx: BenchContext) {
   const port = await freePort();
   return startProcess({
     name: `worker-webhooks-${port}`,
-    args: ['dist/worker/main.js'],
+    args: ctx.workerArgs,
     env: { ...ctx.env, WORKER_HEALTH_PORT: String(port), WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' },
     outputDir: ctx.outputDir,
     readyUrl: `http://127.0.0.1:${port}/healthz`,
