@@ -72,16 +72,16 @@ const partitionsOf = (occurredUs: readonly bigint[]): SQL =>
   sql`e.occurred_at = any(${`{${[...new Set(occurredUs)].map((us) => `"${formatIsoMicros(us)}"`).join(',')}}`}::timestamptz[])`;
 
 /**
- * Inserts the events not stored yet, each with its pending marker, in one
- * statement, and reads the ones that were stored already (repeats, retries,
- * or an insert that lost the race to a statement committed after ours began)
- * in a second, only when there are some. Answers one outcome per input, in
- * input order; repeats of a dedup key answer the same row.
+ * Inserts the events not stored yet (each with its pending marker) and finds
+ * the ones that are, in ONE statement; a second one only when an insert lost
+ * the race to a statement that committed after ours began. Answers one outcome
+ * per input, in input order; repeats of a dedup key answer the same row.
  *
- * The read of stored events once ran inside the insert, for every batch: its
+ * The lookup of stored events once joined every input row to events: its
  * plan, cached by the connection while the partition was small, kept scanning
- * the whole partition once it had grown (90 ms a call at 300,000 events, the
- * pipeline bench's ceiling). New events now never read the table at all.
+ * the whole partition once it had grown (90 ms per 100-event insert at
+ * 300,000 events, the pipeline bench's ceiling). It now probes only the rows
+ * the insert skipped.
  */
 export async function insertOrFindEvents(db: Executor, newEvents: readonly NewEvent[]): Promise<EventWriteOutcome[]> {
   if (newEvents.length === 0) return [];
@@ -106,9 +106,16 @@ export async function insertOrFindEvents(db: Executor, newEvents: readonly NewEv
       metadata: event.metadata ?? null,
     }));
 
+  const occurred = [...unique.values()].map((event) => event.occurredAt);
   // The event and its pending marker in one statement: the matcher deletes the
-  // marker when it has matched the event.
-  const inserted = await db.execute<EventWriteRow>(sql`
+  // marker when it has matched the event. The same statement returns the events
+  // stored before it (with whether they still wait for the matcher), so a
+  // duplicate costs no extra round trip: the input the insert skipped is
+  // gathered first (materialised), and only its rows are looked up, one
+  // lateral probe each (the limit keeps Postgres from flattening the probe
+  // into a join it may plan as a scan), so a batch of new events never reads
+  // events at all.
+  const stored = await db.execute<EventWriteRow>(sql`
     with input as (
       select r.provider_id::uuid as provider_id, r.user_id, r.event_type, r.occurred_at::timestamptz as occurred_at,
              r.amount, r.currency, r.reference, r.metadata
@@ -121,17 +128,32 @@ export async function insertOrFindEvents(db: Executor, newEvents: readonly NewEv
       returning id, provider_id, user_id, event_type, occurred_at, received_at
     ), marked as (
       insert into pending_events (event_id, provider_id, occurred_at, received_at) select id, provider_id, occurred_at, received_at from inserted
+    ), skipped as materialized (
+      select i.provider_id, i.user_id, i.event_type, i.occurred_at from input i
+      where not exists (
+        select 1 from inserted x
+        where x.provider_id = i.provider_id and x.user_id = i.user_id and x.event_type = i.event_type and x.occurred_at = i.occurred_at)
     )
     select id, provider_id as "providerId", user_id as "userId", event_type as "eventType", ${occurredUsColumn(sql`occurred_at`)} as "occurredUs",
            received_at as "receivedAt", true as inserted, false as processed
-    from inserted`);
+    from inserted
+    union all
+    select e.id, e.provider_id, e.user_id, e.event_type, ${occurredUsColumn(sql`e.occurred_at`)},
+           e.received_at, false, not exists (select 1 from pending_events p where p.event_id = e.id)
+    from skipped i
+    cross join lateral (
+      select e.id, e.provider_id, e.user_id, e.event_type, e.occurred_at, e.received_at from events e
+      where e.provider_id = i.provider_id and e.user_id = i.user_id and e.event_type = i.event_type and e.occurred_at = i.occurred_at
+        and ${partitionsOf(occurred)}
+      limit 1
+    ) e`);
 
   const found = new Map<string, EventWriteRow>();
-  for (const row of inserted) found.set(keyOfRow(row), row);
+  for (const row of stored) found.set(keyOfRow(row), row);
 
   const missing = [...unique.keys()].filter((key) => !found.has(key)).map((key) => unique.get(key)!);
   if (missing.length > 0) {
-    // Stored before, by another statement: read now, this fresh statement also sees one that committed after the insert began.
+    // Lost the insert race to a statement that committed after ours began: read it now (a fresh statement sees that commit).
     const missingKeys = missing.map((event) => ({
       provider_id: event.providerId,
       user_id: event.userId,
