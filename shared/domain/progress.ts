@@ -148,6 +148,8 @@ export function computeCompletions(
  * far and the position of the last relevant event walked (null: none yet).
  * Passed-over events advance the mark too: an earlier event arriving later
  * could complete the task they were passed over for, and must be seen as late.
+ * Once every task is completed the mark stops (at or after the last
+ * completion): nothing after that can change the walk.
  */
 export type WalkState = { completions: Map<string, Completion>; mark: EventPosition | null };
 
@@ -170,6 +172,8 @@ export function recomputeWalk(chain: ChainRules, events: readonly CountingEvent[
   const last = lastHold !== undefined && (lastEvent === undefined || compareEventPositions(lastHold, lastEvent) > 0) ? lastHold : lastEvent;
   return { completions, mark: last === undefined ? null : positionOf(last) };
 }
+
+const isComplete = (chain: ChainRules, completions: ReadonlyMap<string, Completion>) => chain.tasks.every((task) => completions.has(task.id));
 
 /** The position of the latest completing event: the walk's state is final from there on. */
 function lastCompletion(completions: ReadonlyMap<string, Completion>): EventPosition | null {
@@ -207,7 +211,10 @@ export function advanceWalk(chain: ChainRules, state: WalkState, newEvents: read
   }
   const completions = new Map(state.completions);
   const last = fresh.at(-1);
-  if (last === undefined) return { state: { completions, mark }, changed: false };
+  // A complete walk is final: an event after its last completion changes
+  // nothing, whether it is seen as fresh or as late-and-harmless, so its mark
+  // stays (and its row is not written again for every later event).
+  if (last === undefined || isComplete(chain, completions)) return { state: { completions, mark }, changed: false };
   const changed = walkOn(chain, completions, fresh);
   return { state: { completions, mark: positionOf(last) }, changed };
 }

@@ -101,12 +101,19 @@ describe('advanceWalk', () => {
     expect(result).toEqual({ state, changed: false });
   });
 
-  it('changes no completion of a completed chain, but still moves the mark', () => {
+  it('changes neither the completions nor the mark of a completed chain (its row is not written again)', () => {
     const done = recomputeWalk(ordered, [ev('a1', 'a', 1n), ev('b2', 'b', 2n)]);
     const after = advanced(advanceWalk(ordered, done, [ev('a3', 'a', 3n), ev('b4', 'b', 4n)]));
-    expect(after.changed).toBe(false);
+    expect(after).toEqual({ state: done, changed: false });
+    // A later batch of events before the ones not walked (after the kept mark): nothing either.
+    expect(advanced(advanceWalk(ordered, after.state, [ev('a2', 'a', 3n), ev('b3', 'b', 3n)]))).toEqual({ state: done, changed: false });
+  });
+
+  it('moves the mark of a chain completed by this very batch to its last relevant event', () => {
+    const started = recomputeWalk(ordered, [ev('a1', 'a', 1n)]);
+    const after = advanced(advanceWalk(ordered, started, [ev('b2', 'b', 2n), ev('a3', 'a', 3n)]));
     expect(summary(after.state)).toEqual({ t1: 'a1@1', t2: 'b2@2' });
-    expect(markOf(after.state)).toBe('b4@4');
+    expect(markOf(after.state)).toBe('a3@3');
   });
 
   it('recomputes a state that has completions but no mark', () => {
