@@ -176,7 +176,7 @@ export function recomputeWalk(chain: ChainRules, events: readonly CountingEvent[
 const isComplete = (chain: ChainRules, completions: ReadonlyMap<string, Completion>) => chain.tasks.every((task) => completions.has(task.id));
 
 /** The position of the latest completing event: the walk's state is final from there on. */
-function lastCompletion(completions: ReadonlyMap<string, Completion>): EventPosition | null {
+export function lastCompletion(completions: ReadonlyMap<string, Completion>): EventPosition | null {
   let last: EventPosition | null = null;
   for (const c of completions.values()) {
     const position = { occurredUs: c.completedUs, id: c.eventId };

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CountingEvent } from './conditions.js';
 import { compareEventPositions } from './counting.js';
-import { advanceWalk, computeCompletions, recomputeWalk, type ChainRules, type Completion, type Hold, type WalkState } from './progress.js';
+import { advanceWalk, computeCompletions, lastCompletion, recomputeWalk, type ChainRules, type Completion, type Hold, type WalkState } from './progress.js';
 import { referenceCompletions } from './progress.reference.test-helper.js';
 import { chainArb, eventsArb } from './rules.arbitraries.test-helper.js';
 
@@ -26,9 +26,6 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 const scenarioArb = fc.record({ chain: chainArb, events: eventsArb.filter((e) => e.length > 0), ops: fc.array(opArb, { minLength: 1, maxLength: 14 }) });
 
 const byTask = (completions: Iterable<Completion>) => [...completions].sort((a, b) => (a.taskId < b.taskId ? -1 : 1)).map((c) => ({ ...c, held: c.held === true }));
-
-const lastCompletion = (state: WalkState) =>
-  [...state.completions.values()].map((c) => ({ occurredUs: c.completedUs, id: c.eventId })).reduce((a, b) => (compareEventPositions(a, b) >= 0 ? a : b));
 
 /** Runs the ops as the worker and the claim route do; yields the state, the model and the claims after each op. */
 function* simulate(chain: ChainRules, events: readonly CountingEvent[], ops: readonly Op[]) {
@@ -70,7 +67,7 @@ describe('reversals and claims in the walk', () => {
           // A mark left on a reversed event is later than the model's: safe, events before it are only looked at twice.
           // A complete walk's mark stops at or after its last completion (nothing later can change it).
           const complete = state.completions.size === chain.tasks.length;
-          const floor = complete ? lastCompletion(state) : model.mark;
+          const floor = complete ? lastCompletion(state.completions) : model.mark;
           if (floor !== null) expect(state.mark !== null && compareEventPositions(state.mark, floor) >= 0).toBe(true);
         }
       }),
