@@ -46,6 +46,11 @@ export function createDatabase(options: DatabaseOptions) {
       statement_timeout: timeouts.statementMs,
       lock_timeout: timeouts.lockMs,
       idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
+      // No JIT compilation: every statement here is short, and a plan whose cost
+      // is overestimated (a partition whose statistics lag its growth) crossed
+      // jit_above_cost and spent ~450 ms compiling a 5 ms reversal
+      // (docs/performance.md, "JIT compilation on an overestimated plan").
+      jit: 'off',
     },
     // Fail fast instead of queueing requests forever when Postgres is gone.
     connect_timeout: 10,
