@@ -1,3 +1,4 @@
+import { isChainCompleted } from './chain-view.js';
 import { inChainWindow, taskMatches } from './conditions.js';
 import type { CountingEvent, TaskCondition } from './conditions.js';
 import { compareEventPositions } from './counting.js';
@@ -173,8 +174,6 @@ export function recomputeWalk(chain: ChainRules, events: readonly CountingEvent[
   return { completions, mark: last === undefined ? null : positionOf(last) };
 }
 
-const isComplete = (chain: ChainRules, completions: ReadonlyMap<string, Completion>) => chain.tasks.every((task) => completions.has(task.id));
-
 /** The position of the latest completing event: the walk's state is final from there on. */
 export function lastCompletion(completions: ReadonlyMap<string, Completion>): EventPosition | null {
   let last: EventPosition | null = null;
@@ -214,7 +213,7 @@ export function advanceWalk(chain: ChainRules, state: WalkState, newEvents: read
   // A complete walk is final: an event after its last completion changes
   // nothing, whether it is seen as fresh or as late-and-harmless, so its mark
   // stays (and its row is not written again for every later event).
-  if (last === undefined || isComplete(chain, completions)) return { state: { completions, mark }, changed: false };
+  if (last === undefined || isChainCompleted(chain.tasks.length, completions.size)) return { state: { completions, mark }, changed: false };
   const changed = walkOn(chain, completions, fresh);
   return { state: { completions, mark: positionOf(last) }, changed };
 }
