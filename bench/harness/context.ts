@@ -27,9 +27,8 @@ export interface BenchContext {
   world: BenchWorld;
   /** autocannon against `url` at the run's duration and connections (both overridable), measuring the API's CPU. */
   load(options: LoadOptions & { url: string }, servingPid?: number): Promise<LoadFigure>;
-  startWorker(): Promise<ServiceProcess>;
-  /** Node's arguments for a worker: `--cpu-prof` into the output directory with --profile-workers. */
-  workerArgs: string[];
+  /** A worker (under `--cpu-prof` with --profile-workers), with `env` added to the run's; stopped by `close` if not before. */
+  startWorker(env?: Record<string, string>): Promise<ServiceProcess & { metricsUrl: string }>;
   log(message: string): void;
 }
 
@@ -83,19 +82,18 @@ export async function openContext(options: BenchOptions, userCount: number): Pro
         ...load,
         duration: Number(load.duration ?? options.durationS),
       }),
-    workerArgs,
-    async startWorker() {
+    async startWorker(extraEnv = {}) {
       const port = await freePort();
       workers += 1;
       const worker = await startProcess({
         name: `worker-${workers}`,
         args: workerArgs,
-        env: { ...env, WORKER_HEALTH_PORT: String(port) },
+        env: { ...env, ...extraEnv, WORKER_HEALTH_PORT: String(port) },
         outputDir,
         readyUrl: `http://127.0.0.1:${port}/healthz`,
       });
       started.push(worker);
-      return worker;
+      return { ...worker, metricsUrl: `http://127.0.0.1:${port}/metrics` };
     },
     log: (message) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`),
     async close() {

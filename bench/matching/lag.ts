@@ -1,19 +1,3 @@
-import type { BenchContext } from '../harness/context.js';
-import { freePort, startProcess, type ServiceProcess } from '../../e2e/harness/service.js';
-
-/** A worker whose health port is known, to read its metrics. */
-export async function startWatchedWorker(ctx: BenchContext): Promise<ServiceProcess & { metricsUrl: string }> {
-  const port = await freePort();
-  const worker = await startProcess({
-    name: `worker-watched-${port}`,
-    args: ctx.workerArgs,
-    env: { ...ctx.env, WORKER_HEALTH_PORT: String(port) },
-    outputDir: ctx.outputDir,
-    readyUrl: `http://127.0.0.1:${port}/healthz`,
-  });
-  return { ...worker, metricsUrl: `http://127.0.0.1:${port}/metrics` };
-}
-
 type Buckets = Map<number, number>;
 
 /** The cumulative buckets of the worker's event-to-progress lag histogram. */

@@ -3,7 +3,7 @@ import { vacuumAnalyze } from '../../shared/db/server-admin.js';
 import type { BenchContext, Scenario } from '../harness/context.js';
 import { drainBacklog, drainWith } from '../matching/drain.js';
 import { reverseAsMatched } from '../matching/reversals.js';
-import { lagBuckets, quantileBound, startWatchedWorker } from '../matching/lag.js';
+import { lagBuckets, quantileBound } from '../matching/lag.js';
 import { matchingTenant, roundRobin } from '../matching/seed.js';
 import { BATCH_INGEST, SINGLE_INGEST } from './http-ingest.js';
 
@@ -133,7 +133,7 @@ async function lag(ctx: BenchContext) {
   const single = ctx.results.get(SINGLE_INGEST);
   if (!single) return;
   const rate = Math.max(1, Math.round(single.value / 2));
-  const worker = await startWatchedWorker(ctx);
+  const worker = await ctx.startWorker();
   try {
     const { platform, users } = ctx.world;
     let n = 0;

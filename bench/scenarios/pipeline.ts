@@ -2,7 +2,7 @@ import { readSse } from '../../api/testing/sse-reader.js';
 import { requestJson } from '../../e2e/harness/http.js';
 import { pendingEvents } from '../../shared/db/schema/index.js';
 import type { BenchContext, Scenario } from '../harness/context.js';
-import { lagBuckets, quantileBound, startWatchedWorker } from '../matching/lag.js';
+import { lagBuckets, quantileBound } from '../matching/lag.js';
 
 export const SUSTAINED_PIPELINE = 'sustained pipeline: batch ingest, one worker keeping up (backlog flat, answered → matched p99 <= 250 ms)';
 export const PIPELINE_THROUGHPUT = 'pipeline throughput with the backlog flat (any latency)';
@@ -36,7 +36,7 @@ const keptUp = (step: Step) => step.flat && step.lagP99S <= LAG_P99_BOUND_S;
 export const pipeline: Scenario = {
   name: 'pipeline',
   async run(ctx) {
-    const worker = await startWatchedWorker(ctx);
+    const worker = await ctx.startWorker();
     try {
       const rates = ctx.options.quick ? [2_000, 4_000] : [4_000, 6_000, 8_000, 10_000, 12_000, 14_000, 16_000];
       // Warm-up, not measured: the processes' JIT, pools and the worker's first batches.

@@ -8,7 +8,6 @@ import { createTestProvider } from '../../shared/testing/fixtures.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../shared/testing/webhook-receiver.js';
 import { generateWebhookSecret } from '../../shared/webhooks/signing.js';
 import type { BenchContext, Scenario } from '../harness/context.js';
-import { freePort, startProcess } from '../../e2e/harness/service.js';
 import { drain } from '../matching/drain.js';
 import { matchingTenant, roundRobin } from '../matching/seed.js';
 import { MATCH_DRAIN } from './matching.js';
@@ -36,16 +35,8 @@ export const webhooks: Scenario = {
   },
 };
 
-async function startWebhookWorker(ctx: BenchContext) {
-  const port = await freePort();
-  return startProcess({
-    name: `worker-webhooks-${port}`,
-    args: ctx.workerArgs,
-    env: { ...ctx.env, WORKER_HEALTH_PORT: String(port), WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' },
-    outputDir: ctx.outputDir,
-    readyUrl: `http://127.0.0.1:${port}/healthz`,
-  });
-}
+/** A worker allowed to deliver to the local receiver (plain HTTP on a private address). */
+const startWebhookWorker = (ctx: BenchContext) => ctx.startWorker({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' });
 
 const firstReceipts = (receiver: WebhookReceiver, ids: ReadonlySet<string>) => {
   const first = new Map<string, number>();

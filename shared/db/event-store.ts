@@ -76,12 +76,6 @@ const partitionsOf = (occurredUs: readonly bigint[]): SQL =>
  * the ones that are, in ONE statement; a second one only when an insert lost
  * the race to a statement that committed after ours began. Answers one outcome
  * per input, in input order; repeats of a dedup key answer the same row.
- *
- * The lookup of stored events once joined every input row to events: its
- * plan, cached by the connection while the partition was small, kept scanning
- * the whole partition once it had grown (90 ms per 100-event insert at
- * 300,000 events, the pipeline bench's ceiling). It now probes only the rows
- * the insert skipped.
  */
 export async function insertOrFindEvents(db: Executor, newEvents: readonly NewEvent[]): Promise<EventWriteOutcome[]> {
   if (newEvents.length === 0) return [];
@@ -114,7 +108,8 @@ export async function insertOrFindEvents(db: Executor, newEvents: readonly NewEv
   // gathered first (materialised), and only its rows are looked up, one
   // lateral probe each (the limit keeps Postgres from flattening the probe
   // into a join it may plan as a scan), so a batch of new events never reads
-  // events at all.
+  // events at all. (A join of every input row, its plan cached while the
+  // partition was small, kept scanning the grown partition: docs/performance.md.)
   const stored = await db.execute<EventWriteRow>(sql`
     with input as (
       select r.provider_id::uuid as provider_id, r.user_id, r.event_type, r.occurred_at::timestamptz as occurred_at,
