@@ -11,6 +11,7 @@ const UNIT_TESTS = [
   'worker/matching/batcher.test.ts',
   '**/active-answer-cache.test.ts',
   'docs/**/*.test.ts',
+  'bench/**/*.test.ts',
 ];
 
 export default defineConfig({

@@ -23,10 +23,13 @@ import { matchingDrain } from './scenarios/matching-drain.js';
 import { pipeline } from './scenarios/pipeline.js';
 import { soak } from './scenarios/soak.js';
 import { webhooks } from './scenarios/webhooks.js';
+import { world } from './scenarios/world.js';
 
-// Order matters: baselines first (every ratio needs them); reads before the
-// drain (the worker changes the users' progress); the soak last (it fills the database).
-const scenarios: Scenario[] = [baselines, httpReads, httpIngest, matchingDrain, matching, pipeline, webhooks, soak];
+// Order matters: baselines first (every ratio needs them); the world, the run
+// of record, on its own deployment; then the micro-benchmarks on the 200-user
+// world (reads before the drain: the worker changes the users' progress); the
+// soak last (it fills the database).
+const scenarios: Scenario[] = [baselines, world, httpReads, httpIngest, matchingDrain, matching, pipeline, webhooks, soak];
 
 const options = parseOptions(process.argv.slice(2));
 const startedAt = new Date();

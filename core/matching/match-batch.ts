@@ -87,10 +87,15 @@ export async function matchBatch(
     const evaluateIds = new Set(users.filter((u) => requested.has(u.id)).map((u) => u.id));
     const { advanced, recompute } = advanceWalks(view, eventsByUser, evaluateIds);
     if (recompute.length > 0) {
-      const needs = historyNeeds(view, recompute);
-      const history = await loadHistory(tx, needs.sources, needs.eventTypes, needs.window);
       const holds = await loadClaimHolds(tx, [...new Set(recompute.map((key) => key.userId))]);
-      for (const [key, state] of recomputeWalks(view, recompute, history, holds)) advanced.set(key, state);
+      // A redo reads only its window of the history; the rare one that needs more goes round again, whole.
+      for (let keys = recompute; keys.length > 0; ) {
+        const needs = historyNeeds(view, keys);
+        const history = await loadHistory(tx, needs.sources, needs.eventTypes, needs.window);
+        const { states, unbounded } = recomputeWalks(view, keys, history, holds);
+        for (const [key, state] of states) advanced.set(key, state);
+        keys = unbounded;
+      }
     }
 
     const chainsById = new Map(chains.map((c) => [c.chain.id, c]));

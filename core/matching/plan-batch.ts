@@ -3,7 +3,7 @@ import type { StoredEvent } from '../../shared/db/event-store.js';
 import { isChainCompleted } from '../../shared/domain/chain-view.js';
 import type { ServiceUserId } from '../../shared/domain/ids.js';
 import { countingFilter, sourceKey, sourcesOf, type ChainScope, type EventSource, type MatchUser } from '../../shared/domain/sources.js';
-import { advanceWalk, recomputeWalk, type Hold, type WalkState } from '../../shared/domain/progress.js';
+import { advanceWalk, recomputeWalk, redoWalk, redoWindow, type Hold, type RedoWindow, type WalkAdvance, type WalkState } from '../../shared/domain/progress.js';
 import type { MatchingChain } from '../../shared/db/chain-store.js';
 import { groupBy } from '../../shared/collections.js';
 
@@ -19,10 +19,11 @@ export interface BatchView {
   walks: ReadonlyMap<string, StoredWalk>;
 }
 
-/** One (user, chain) the batch touches. */
+/** One (user, chain) the batch touches; `window`: only that part of its walk is redone (late events, see redoWalk). */
 export interface WalkKey {
   userId: ServiceUserId;
   chain: MatchingChain;
+  window?: RedoWindow;
 }
 
 export const walkKey = (userId: ServiceUserId, chainId: string) => `${userId}/${chainId}`;
@@ -64,53 +65,73 @@ export function advanceWalks(
       const counting = (eventsByUser.get(user.id) ?? []).filter(countingFilter(user, scopeOf(chain)));
       if (counting.length === 0) continue;
       const state = storedState(view.walks.get(walkKey(user.id, chain.chain.id)));
-      const result = state === null ? ({ recompute: true } as const) : advanceWalk(chain.rules, state, counting);
-      if ('recompute' in result) recompute.push({ userId: user.id, chain });
-      else advanced.set(walkKey(user.id, chain.chain.id), result.state);
+      const result: WalkAdvance = state === null ? { recompute: true } : advanceWalk(chain.rules, state, counting);
+      if (!('recompute' in result)) advanced.set(walkKey(user.id, chain.chain.id), result.state);
+      else if (state !== null && result.from !== undefined) recompute.push({ userId: user.id, chain, window: redoWindow(chain.rules, state, result.from) });
+      else recompute.push({ userId: user.id, chain });
     }
   }
   return { advanced, recompute };
 }
 
-/** Which history the recomputes need: every sender and id that counts for those users, the chains' types and their joint window. */
+/**
+ * Which history the recomputes need: every sender and id that counts for
+ * those users, each with the span its walks redo (the chain's window, or from
+ * the first late event up to a complete walk's last completion), the chains'
+ * types, and the joint window (for partition pruning).
+ */
 export function historyNeeds(view: BatchView, keys: readonly WalkKey[]) {
-  const sources = new Map<string, EventSource>();
+  const sources = new Map<string, EventSource & { fromUs: bigint; untilUs: bigint }>();
   const types = new Set<string>();
-  let fromUs: bigint | null = null;
-  let untilUs: bigint | null = null;
-  for (const { userId, chain } of keys) {
-    for (const { providerId, userId: sender } of sourcesOf(view.users.get(userId)!, chain.chain)) sources.set(sourceKey({ providerId, userId: sender }), { providerId, userId: sender });
+  let joint: { fromUs: bigint; untilUs: bigint } | null = null;
+  for (const { userId, chain, window } of keys) {
+    const { startUs, endUs } = chain.rules;
+    const fromUs = window && window.from.occurredUs > startUs ? window.from.occurredUs : startUs;
+    // Positions at the until instant count (the bound is a position), so the span ends just after it.
+    const untilUs = window?.until && window.until.occurredUs + 1n < endUs ? window.until.occurredUs + 1n : endUs;
+    for (const { providerId, userId: sender } of sourcesOf(view.users.get(userId)!, chain.chain)) {
+      const key = sourceKey({ providerId, userId: sender });
+      const known = sources.get(key);
+      sources.set(key, { providerId, userId: sender, fromUs: known && known.fromUs < fromUs ? known.fromUs : fromUs, untilUs: known && known.untilUs > untilUs ? known.untilUs : untilUs });
+    }
     for (const task of chain.rules.tasks) types.add(task.eventType);
-    if (fromUs === null || chain.rules.startUs < fromUs) fromUs = chain.rules.startUs;
-    if (untilUs === null || chain.rules.endUs > untilUs) untilUs = chain.rules.endUs;
+    joint = joint === null ? { fromUs, untilUs } : { fromUs: fromUs < joint.fromUs ? fromUs : joint.fromUs, untilUs: untilUs > joint.untilUs ? untilUs : joint.untilUs };
   }
-  return { sources: [...sources.values()], eventTypes: [...types], window: { fromUs: fromUs ?? 0n, untilUs: untilUs ?? 0n } };
+  return { sources: [...sources.values()], eventTypes: [...types], window: joint ?? { fromUs: 0n, untilUs: 0n } };
 }
 
 /**
- * The full §5 walk of each key over the user's stored events that count for
- * that chain. The history (every recomputed user's events at once) is split by
- * sender first, so each walk filters only its own user's events: filtering the
- * whole history per walk made a batch cost keys × history, which with a large
- * backlog (history in the hundreds of thousands) held the event loop for
- * minutes (docs/performance.md, "Full run after issues 11–13").
+ * The §5 walk of each key over the user's stored events that count for that
+ * chain: redone over its window when it has one, else in full. The history
+ * (every recomputed user's events at once) is split by sender first, so each
+ * walk filters only its own user's events: filtering the whole history per
+ * walk made a batch cost keys × history, which with a large backlog (history
+ * in the hundreds of thousands) held the event loop for minutes
+ * (docs/performance.md). `unbounded`: keys whose window, closed at a complete
+ * walk's last completion, did not end complete; they need their whole
+ * history (a second load, without the window).
  */
 export function recomputeWalks(
   view: BatchView,
   keys: readonly WalkKey[],
   history: readonly StoredEvent[],
   claimHolds: ReadonlyMap<string, readonly Hold[]>,
-): Map<string, WalkState> {
+): { states: Map<string, WalkState>; unbounded: WalkKey[] } {
   const bySource = groupBy(history, sourceKey);
   const states = new Map<string, WalkState>();
-  for (const { userId, chain } of keys) {
+  const unbounded: WalkKey[] = [];
+  for (const { userId, chain, window } of keys) {
     const user = view.users.get(userId)!;
     const key = walkKey(userId, chain.chain.id);
     const own = sourcesOf(user, chain.chain).flatMap((source) => bySource.get(sourceKey(source)) ?? []);
-    const holds = [...retainedHolds(view.walks.get(key), own), ...(claimHolds.get(key) ?? [])];
-    states.set(key, recomputeWalk(chain.rules, own.filter(countingFilter(user, scopeOf(chain))), holds));
+    const stored = view.walks.get(key);
+    const holds = [...retainedHolds(stored, own), ...(claimHolds.get(key) ?? [])];
+    const counting = own.filter(countingFilter(user, scopeOf(chain)));
+    const state = window === undefined ? recomputeWalk(chain.rules, counting, holds) : redoWalk(chain.rules, storedState(stored)!, window, counting, holds);
+    if (state === null) unbounded.push({ userId, chain });
+    else states.set(key, state);
   }
-  return states;
+  return { states, unbounded };
 }
 
 /**

@@ -5,7 +5,7 @@ import type { Executor } from './client.js';
 import { decodeTimestampUs, type DriverRow } from './driver-row.js';
 import { events, pendingEvents } from './schema/index.js';
 import { formatIsoMicros } from '../domain/timestamp.js';
-import { idArray, instant, occurredUsColumn, textArray } from './sql-fragments.js';
+import { fromUs, idArray, instant, numberArray, occurredUsColumn, textArray } from './sql-fragments.js';
 
 type EventColumns = typeof events.$inferSelect;
 
@@ -265,22 +265,28 @@ export type HistorySource = EventSource;
 
 /**
  * Every stored event of the given sources whose type is one of `eventTypes`
- * and whose timestamp lies in [fromUs, untilUs): what a recompute walks. Each
- * source is served by the dedup index (provider_id, user_id, event_type, occurred_at).
+ * and whose timestamp lies in [fromUs, untilUs), or in the source's own
+ * narrower window when it has one (a redo after late events reads only the
+ * part of a user's history it walks again): what a recompute walks. Each
+ * source is served by the dedup index (provider_id, user_id, event_type,
+ * occurred_at); the shared window also prunes partitions.
  */
 export async function loadHistory(
   tx: Executor,
-  sources: readonly HistorySource[],
+  sources: readonly (HistorySource & { fromUs?: bigint; untilUs?: bigint })[],
   eventTypes: readonly string[],
   window: { fromUs: bigint; untilUs: bigint },
 ): Promise<StoredEvent[]> {
   if (sources.length === 0 || eventTypes.length === 0) return [];
   const rows = await tx.execute<EventRow>(sql`
     select ${eventRowColumns}
-    from unnest(${idArray(sources.map((s) => s.providerId))}, ${textArray(sources.map((s) => s.userId))}) as s(provider_id, user_id)
+    from unnest(${idArray(sources.map((s) => s.providerId))}, ${textArray(sources.map((s) => s.userId))},
+                ${numberArray(sources.map((s) => s.fromUs ?? window.fromUs), 'bigint')}, ${numberArray(sources.map((s) => s.untilUs ?? window.untilUs), 'bigint')})
+           as s(provider_id, user_id, from_us, until_us)
     join events e on e.provider_id = s.provider_id and e.user_id = s.user_id
     where e.event_type = any(${textArray(eventTypes)})
-      and e.occurred_at >= ${instant(window.fromUs)} and e.occurred_at < ${instant(window.untilUs)}`);
+      and e.occurred_at >= ${instant(window.fromUs)} and e.occurred_at < ${instant(window.untilUs)}
+      and e.occurred_at >= ${fromUs(sql`s.from_us`)} and e.occurred_at < ${fromUs(sql`s.until_us`)}`);
   return rows.map(toStoredEvent);
 }
 

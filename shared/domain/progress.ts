@@ -154,7 +154,11 @@ export function computeCompletions(
  */
 export type WalkState = { completions: Map<string, Completion>; mark: EventPosition | null };
 
-export type WalkAdvance = { state: WalkState; changed: boolean } | { recompute: true };
+/**
+ * `from`: the earliest late event, when the walk before it stands as stored
+ * (see redoWalk); absent when the walk must be redone from the start.
+ */
+export type WalkAdvance = { state: WalkState; changed: boolean } | { recompute: true; from?: EventPosition };
 
 const positionOf = (event: EventPosition): EventPosition => ({ occurredUs: event.occurredUs, id: event.id });
 
@@ -185,12 +189,30 @@ export function lastCompletion(completions: ReadonlyMap<string, Completion>): Ev
 }
 
 /**
+ * The walk's state just before `position`: every step is a completion at its
+ * own position (an event's or a hold's), and the walk is a fold in position
+ * order, so the tasks completed before a position are exactly the stored
+ * completions positioned before it.
+ */
+function completedBefore(completions: ReadonlyMap<string, Completion>, position: EventPosition): { has(taskId: string): boolean } {
+  return {
+    has(taskId) {
+      const completion = completions.get(taskId);
+      return completion !== undefined && compareEventPositions({ occurredUs: completion.completedUs, id: completion.eventId }, position) < 0;
+    },
+  };
+}
+
+/**
  * Applies newly stored events to a walk state in O(tasks) each, when they all
- * come after its mark; otherwise the walk order changed and only
- * `recomputeWalk` over all the events is exact. One exception needs no
- * recompute: a late event after every completing event meets the walk in its
- * final state, so if it completes nothing there it is simply passed over (what
- * two batches committing in the other order, or a complete chain, mostly see).
+ * come after its mark; otherwise the walk order may have changed and only
+ * `recomputeWalk` over all the events is exact. A late event needs no
+ * recompute when it completes nothing in the state the walk had at its
+ * position (completedBefore): the walk would pass it over, leaving every
+ * later step as it was. That is what most late events of a busy user meet
+ * (a task of another type is open there, or the chain was complete), so the
+ * costly recompute, which reads the user's history, is left for the late
+ * events that really move a completion.
  * `changed`: a completion was added. Does not modify `state`.
  */
 export function advanceWalk(chain: ChainRules, state: WalkState, newEvents: readonly CountingEvent[]): WalkAdvance {
@@ -202,11 +224,9 @@ export function advanceWalk(chain: ChainRules, state: WalkState, newEvents: read
   const late = mark === null ? [] : relevant.filter((e) => compareEventPositions(e, mark) < 0);
   const fresh = relevant.slice(late.length);
   if (late.length > 0) {
-    const settled = lastCompletion(state.completions);
     const tasks = sortTasks(chain.tasks);
-    const harmless = (e: CountingEvent) =>
-      (settled === null || compareEventPositions(e, settled) > 0) && taskCompletedBy(chain, tasks, state.completions, e) === undefined;
-    if (!late.every(harmless)) return { recompute: true };
+    const harmless = (e: CountingEvent) => taskCompletedBy(chain, tasks, completedBefore(state.completions, e), e) === undefined;
+    if (!late.every(harmless)) return { recompute: true, from: positionOf(late[0]!) };
   }
   const completions = new Map(state.completions);
   const last = fresh.at(-1);
@@ -216,4 +236,41 @@ export function advanceWalk(chain: ChainRules, state: WalkState, newEvents: read
   if (last === undefined || isChainCompleted(chain.tasks.length, completions.size)) return { state: { completions, mark }, changed: false };
   const changed = walkOn(chain, completions, fresh);
   return { state: { completions, mark: positionOf(last) }, changed };
+}
+
+/**
+ * The part of a walk to redo after late events: from the first of them on
+ * (every step before it stands), and, for a walk that was complete, up to its
+ * last completion: an event can only move completions earlier, so the redone
+ * walk is complete by then too, unless it is not (redoWalk says so).
+ */
+export type RedoWindow = { from: EventPosition; until: EventPosition | null };
+
+/** The window to redo for a late event at `from` in the walk `stored`. */
+export function redoWindow(chain: ChainRules, stored: WalkState, from: EventPosition): RedoWindow {
+  return { from, until: isChainCompleted(chain.tasks.length, stored.completions.size) ? lastCompletion(stored.completions) : null };
+}
+
+/**
+ * `recomputeWalk` over only the events and holds inside `window`, starting
+ * from the stored walk's state at `window.from` (completedBefore): the walk
+ * is a fold in position order, so its state there does not depend on
+ * anything at or after it. `events` may hold more than the window; those
+ * inside it must all be there. Null when a window closed by `until` did not
+ * end complete: then only the walk over everything after `from` is exact.
+ * Property-tested against recomputeWalk (walk.property.test.ts).
+ */
+export function redoWalk(chain: ChainRules, stored: WalkState, window: RedoWindow, events: readonly CountingEvent[], holds: readonly Hold[] = []): WalkState | null {
+  const inWindow = (position: EventPosition) =>
+    compareEventPositions(position, window.from) >= 0 && (window.until === null || compareEventPositions(position, window.until) <= 0);
+  const before = completedBefore(stored.completions, window.from);
+  const completions = new Map([...stored.completions].filter(([taskId]) => before.has(taskId)));
+  const ordered = relevantInOrder(chain, events).filter(inWindow);
+  const steps = holdsInOrder(chain, holds).filter((hold) => inWindow(hold.at));
+  walkOn(chain, completions, ordered, undefined, steps);
+  if (window.until !== null && !isChainCompleted(chain.tasks.length, completions.size)) return null;
+  const lastEvent = ordered.at(-1);
+  const lastHold = steps.at(-1)?.at;
+  const last = lastHold !== undefined && (lastEvent === undefined || compareEventPositions(lastHold, lastEvent) > 0) ? lastHold : lastEvent;
+  return { completions, mark: last === undefined ? stored.mark : positionOf(last) };
 }

@@ -4,6 +4,7 @@ import type { CountingEvent } from './conditions.js';
 import { compareEventPositions } from './counting.js';
 import { advanceWalk, computeCompletions, lastCompletion, recomputeWalk, type ChainRules, type Completion, type Hold, type WalkState } from './progress.js';
 import { referenceCompletions } from './progress.reference.test-helper.js';
+import { workerStep } from './walk-step.test-helper.js';
 import { chainArb, eventsArb } from './rules.arbitraries.test-helper.js';
 
 // Reversals and claims (docs/reversals.md) at the walk's level: the worker's
@@ -39,7 +40,7 @@ function* simulate(chain: ChainRules, events: readonly CountingEvent[], ops: rea
       const batch = op.picks.map((i) => events[i % events.length]!);
       for (const e of batch) stored.set(e.id, e);
       const result = advanceWalk(chain, state, batch.filter((e) => !reversed.has(e.id)));
-      state = 'recompute' in result ? recomputeWalk(chain, standing(), holds) : result.state;
+      state = workerStep(chain, state, result, standing(), holds).state;
     } else if (op.kind === 'reverse') {
       const target = [...stored.keys()][op.pick % Math.max(1, stored.size)];
       if (target === undefined) continue;

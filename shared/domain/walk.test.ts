@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { advanceWalk, isRelevant, recomputeWalk } from './progress.js';
+import { advanceWalk, isRelevant, recomputeWalk, redoWalk, redoWindow } from './progress.js';
 import type { ChainRules, WalkAdvance, WalkState } from './progress.js';
 import type { CountingEvent } from './conditions.js';
 import { chain, ev, task } from './rules.test-helper.js';
@@ -60,7 +60,7 @@ describe('advanceWalk', () => {
   it('recomputes for a late event, which moves a completion earlier', () => {
     const rules = chain([task(1, 'a')]);
     const state = recomputeWalk(rules, [ev('a5', 'a', 5n)]);
-    expect(advanceWalk(rules, state, [ev('a3', 'a', 3n)])).toEqual({ recompute: true });
+    expect(advanceWalk(rules, state, [ev('a3', 'a', 3n)])).toEqual({ recompute: true, from: { occurredUs: 3n, id: 'a3' } });
     expect(summary(recomputeWalk(rules, [ev('a5', 'a', 5n), ev('a3', 'a', 3n)]))).toEqual({ t1: 'a3@3' });
   });
 
@@ -68,13 +68,15 @@ describe('advanceWalk', () => {
     // b@5 is passed over (t1 is open) but still moves the mark; a@3 is then late.
     const passed = advanced(advanceWalk(ordered, EMPTY, [ev('b5', 'b', 5n)]));
     expect(passed).toEqual({ state: { completions: new Map(), mark: { occurredUs: 5n, id: 'b5' } }, changed: false });
-    expect(advanceWalk(ordered, passed.state, [ev('a3', 'a', 3n)])).toEqual({ recompute: true });
+    expect(advanceWalk(ordered, passed.state, [ev('a3', 'a', 3n)])).toEqual({ recompute: true, from: { occurredUs: 3n, id: 'a3' } });
     expect(summary(recomputeWalk(ordered, [ev('b5', 'b', 5n), ev('a3', 'a', 3n)]))).toEqual({ t1: 'a3@3', t2: 'b5@5' });
   });
 
   it('breaks a timestamp tie with the mark by id', () => {
     const state = recomputeWalk(ordered, [ev('m', 'a', 5n)]);
-    expect(advanceWalk(ordered, state, [ev('l', 'b', 5n)])).toEqual({ recompute: true });
+    // l sorts before m at the same instant: late, and it would complete t1 there.
+    expect(advanceWalk(ordered, state, [ev('l', 'a', 5n)])).toEqual({ recompute: true, from: { occurredUs: 5n, id: 'l' } });
+    expect(summary(recomputeWalk(ordered, [ev('m', 'a', 5n), ev('l', 'a', 5n)]))).toEqual({ t1: 'l@5' });
     expect(summary(advanced(advanceWalk(ordered, state, [ev('n', 'b', 5n)])).state)).toEqual({ t1: 'm@5', t2: 'n@5' });
   });
 
@@ -93,6 +95,20 @@ describe('advanceWalk', () => {
     expect(advanceWalk(twice, state, [ev('a1', 'a', 1n), ev('a1', 'a', 1n)])).toEqual({ state, changed: false });
     const next = advanced(advanceWalk(twice, state, [ev('a2', 'a', 2n), ev('a1', 'a', 1n), ev('a2', 'a', 2n)]));
     expect(summary(next.state)).toEqual({ t1: 'a1@1', t2: 'a2@2' });
+  });
+
+  it('passes over a late event that completes nothing in the state at its position, even before a completion', () => {
+    const done = recomputeWalk(ordered, [ev('a1', 'a', 1n), ev('b5', 'b', 5n)]);
+    // At 3, t1 is done and t2 (b) is open: a3 is passed over there, so nothing after it changes.
+    expect(advanceWalk(ordered, done, [ev('a3', 'a', 3n)])).toEqual({ state: done, changed: false });
+    expect(summary(recomputeWalk(ordered, [ev('a1', 'a', 1n), ev('b5', 'b', 5n), ev('a3', 'a', 3n)]))).toEqual(summary(done));
+    // b3 would complete t2 there, earlier than b5: that one needs the recompute.
+    expect(advanceWalk(ordered, done, [ev('b3', 'b', 3n)])).toEqual({ recompute: true, from: { occurredUs: 3n, id: 'b3' } });
+    const anyOrder = chain([task(1, 'a'), task(2, 'b')], { allowAnyOrder: true });
+    const both = recomputeWalk(anyOrder, [ev('a4', 'a', 4n), ev('b2', 'b', 2n)]);
+    // At 3 only t1 is open and b3 does not match it; a3 would complete t1 earlier.
+    expect(advanceWalk(anyOrder, both, [ev('b3', 'b', 3n)])).toEqual({ state: both, changed: false });
+    expect(advanceWalk(anyOrder, both, [ev('a3', 'a', 3n)])).toEqual({ recompute: true, from: { occurredUs: 3n, id: 'a3' } });
   });
 
   it('ignores irrelevant events even before the mark: no recompute, no mark move', () => {
@@ -126,5 +142,29 @@ describe('advanceWalk', () => {
     const before = structuredClone(state);
     advanced(advanceWalk(ordered, state, [ev('b2', 'b', 2n)]));
     expect(state).toEqual(before);
+  });
+});
+
+describe('redoWalk', () => {
+  const ordered = chain([task(1, 'a'), task(2, 'b'), task(3, 'c')]);
+  const stored = [ev('a1', 'a', 1n), ev('b4', 'b', 4n), ev('c6', 'c', 6n), ev('c9', 'c', 9n)];
+
+  it('redoes from the late event on, keeping the walk before it, and a complete walk only up to its last completion', () => {
+    const done = recomputeWalk(ordered, stored);
+    const late = ev('b2', 'b', 2n);
+    const window = redoWindow(ordered, done, { occurredUs: 2n, id: 'b2' });
+    expect(window.until).toEqual({ occurredUs: 6n, id: 'c6' });
+    // Only the events inside the window are given: the walk before b2 comes from the stored state.
+    const redone = redoWalk(ordered, done, window, [late, ev('b4', 'b', 4n), ev('c6', 'c', 6n)]);
+    expect(summary(redone!)).toEqual(summary(recomputeWalk(ordered, [...stored, late])));
+    expect(summary(redone!)).toEqual({ t1: 'a1@1', t2: 'b2@2', t3: 'c6@6' });
+  });
+
+  it('answers null when a window closed by `until` does not end complete, so the caller walks everything', () => {
+    const done = recomputeWalk(ordered, stored);
+    // A window ending before c6 (as no real walk's would): t3 stays open inside it.
+    expect(redoWalk(ordered, done, { from: { occurredUs: 2n, id: 'b2' }, until: { occurredUs: 5n, id: 'z' } }, [ev('b2', 'b', 2n), ...stored])).toBeNull();
+    // The same without an end is the walk over everything after b2.
+    expect(summary(redoWalk(ordered, done, { from: { occurredUs: 2n, id: 'b2' }, until: null }, [ev('b2', 'b', 2n), ...stored])!)).toEqual({ t1: 'a1@1', t2: 'b2@2', t3: 'c6@6' });
   });
 });

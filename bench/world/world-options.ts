@@ -1,0 +1,54 @@
+/** The shape of the production-like world (issue 29); every size an option, the defaults as the issue gives them. */
+export interface WorldOptions {
+  users: number;
+  platforms: number;
+  advertisers: number;
+  chains: number;
+  /** Zipf exponent of the producers' choice of user (0: uniform). */
+  zipfS: number;
+  seed: number;
+  /** Share of events sent in batches of `batchSize` (the rest one per request). */
+  batchedShare: number;
+  batchSize: number;
+  /** Share of sends that repeat an event already sent, byte for byte. */
+  resendShare: number;
+  /** Share of events whose timestamp is up to `lateMaxS` in the past. */
+  lateShare: number;
+  lateMaxS: number;
+  /** Reads per second of GET active, users drawn uniformly, If-None-Match when the poller holds a tag. */
+  pollRate: number;
+  /** Users whose every event is recorded and whose stored progress is checked against the pure model at the end. */
+  sampledUsers: number;
+  /** Seconds each rate step lasts. */
+  stepS: number;
+}
+
+export const DEFAULT_WORLD: WorldOptions = {
+  users: 50_000,
+  platforms: 2,
+  advertisers: 4,
+  chains: 30,
+  zipfS: 1.1,
+  seed: 29,
+  batchedShare: 0.9,
+  batchSize: 100,
+  resendShare: 0.05,
+  lateShare: 0.1,
+  lateMaxS: 3600,
+  pollRate: 1000,
+  sampledUsers: 300,
+  stepS: 10,
+};
+
+/** `--world key=value,key=value` (e.g. `--world users=10000,zipfS=0`). */
+export function parseWorldOptions(text: string, base: WorldOptions = DEFAULT_WORLD): WorldOptions {
+  const options: WorldOptions = { ...base };
+  for (const pair of text.split(',').filter(Boolean)) {
+    const [key, raw] = pair.split('=');
+    if (key === undefined || !Object.hasOwn(base, key)) throw new Error(`--world: unknown size ${key} (known: ${Object.keys(base).join(', ')})`);
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value < 0) throw new Error(`--world: ${key} needs a number`);
+    options[key as keyof WorldOptions] = value;
+  }
+  return options;
+}
