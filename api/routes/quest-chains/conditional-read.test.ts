@@ -130,19 +130,27 @@ describe('ETag and If-None-Match', () => {
     expect(known.json.data.user.exists).toBe(true);
   });
 
-  it('renews the live token (and so the tag) once a minute, and keeps it within the minute', async () => {
+  it('renews the live token once a minute in the cached answer, under the same tag', async () => {
     const { platform, platformUserId } = await userWithChain();
     const minute = Math.floor(Date.now() / 60_000) * 60_000;
-    const early = await activeAnswer(api.deps, { platformId: platform.id, platformUserId: senderUserId(platformUserId), livemode: true, nowMs: minute + 1_000 }, toActiveChainsResponse);
-    const late = await activeAnswer(api.deps, { platformId: platform.id, platformUserId: senderUserId(platformUserId), livemode: true, nowMs: minute + 59_000 }, toActiveChainsResponse);
-    const next = await activeAnswer(api.deps, { platformId: platform.id, platformUserId: senderUserId(platformUserId), livemode: true, nowMs: minute + 61_000 }, toActiveChainsResponse);
+    const at = (nowMs: number, ifNoneMatch?: string) =>
+      activeAnswer(api.deps, { platformId: platform.id, platformUserId: senderUserId(platformUserId), livemode: true, nowMs, ifNoneMatch }, toActiveChainsResponse);
+    const early = await at(minute + 1_000);
+    const late = await at(minute + 59_000);
+    const entries = api.deps.chainCache.answers.size.entries;
+    const next = await at(minute + 61_000);
     expect(late).toEqual(early);
-    expect(next.etag).not.toBe(early.etag);
-    const token = (body: Buffer) => JSON.parse(body.toString()).data.liveUpdates.token as string;
+    expect(next.etag).toBe(early.etag);
+    expect(api.deps.chainCache.answers.size.entries).toBe(entries);
+    const token = (body: Buffer | null) => JSON.parse(body!.toString()).data.liveUpdates.token as string;
     expect(token(next.body)).not.toBe(token(early.body));
+    // The renewed body is the answer with only its token changed, and a fresh token of the new minute.
+    expect(next.body!.toString().replace(token(next.body), '')).toBe(early.body!.toString().replace(token(early.body), ''));
+    expect((await at(minute + 61_000, early.etag)).body).toBeNull();
     // Issued for the end of the minute: valid at least an hour from any moment in it.
-    const expiry = JSON.parse(Buffer.from(token(early.body).split('.')[0]!, 'base64url').toString()).exp as number;
-    expect(expiry).toBe(minute + 60_000 + 60 * 60_000);
+    const expiry = (body: Buffer | null) => JSON.parse(Buffer.from(token(body).split('.')[0]!, 'base64url').toString()).exp as number;
+    expect(expiry(early.body)).toBe(minute + 60_000 + 60 * 60_000);
+    expect(expiry(next.body)).toBe(minute + 120_000 + 60 * 60_000);
     expect(api.deps.liveTokens.verify(token(early.body), minute + 59_000 + 60 * 60_000)).not.toBeNull();
   });
 });
