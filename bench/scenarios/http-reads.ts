@@ -32,7 +32,7 @@ export const httpReads: Scenario = {
       { atLeast: 0.3 },
     );
 
-    // Each client holds its user's answer and revalidates it; a new tag (the live token renews each minute) is adopted.
+    // Each client holds its user's answer and revalidates it; a new tag (the answer changed) is adopted.
     const etags = new Map<string, string>();
     for (const user of users) {
       const answer = await fetch(`${ctx.api.url}${path(user)}`, { headers: credentials });
