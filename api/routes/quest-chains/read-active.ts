@@ -4,6 +4,7 @@ import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { platformUserIdParams } from '../../http/common-schemas.js';
 import { errorResponses } from '../../http/envelope.js';
+import { requestHeader } from '../../http/request-headers.js';
 import { apiKeySecurity } from '../../http/security.js';
 import { activeAnswer } from '../../read-cache/active-answer.js';
 import { activeChainsResponseSchema, toActiveChainsResponse } from './schema.js';
@@ -32,9 +33,11 @@ const route = createRoute({
 export function registerReadActiveChains(app: OpenAPIHono<AppEnv>) {
   app.openapi(route, async (c) => {
     const { platformUserId } = c.req.valid('param');
-    const { deps, caller } = c.var;
+    // c.get, not c.var: c.var copies every variable into a new object on each access.
+    const deps = c.get('deps');
+    const caller = c.get('caller');
     // The use-case's answer is rendered by the wire shaper once per cache fill; a cached answer is sent as stored.
-    const ifNoneMatch = c.req.header('if-none-match');
+    const ifNoneMatch = requestHeader(c, 'if-none-match');
     const answer = await activeAnswer(deps, { platformId: caller.providerId, platformUserId: senderUserId(platformUserId), livemode: caller.livemode, ifNoneMatch }, toActiveChainsResponse);
     // Set before the response is built (keeps @hono/node-server's fast path); per credential, so private.
     c.header('ETag', answer.etag);
