@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import { createAccessLog } from '../../shared/observability/access-log.js';
 import type { AppDeps, AppEnv } from '../app-env.js';
+import { NOT_MODIFIED_SENT } from './not-modified.js';
 import { requestHeader } from './request-headers.js';
 
 const REQUEST_ID = /^[\w.-]{1,100}$/;
@@ -29,7 +30,7 @@ export function requestContext(deps: AppDeps): MiddlewareHandler<AppEnv> {
     // Not an async function: one promise fewer per request (the chain's own).
     return next().then(() => {
       // A handler that returned a Response it built itself (docs page, queue dashboard) did not get the prepared header.
-      if (!c.res.headers.has('x-request-id')) c.header('X-Request-Id', requestId);
+      if (c.res !== NOT_MODIFIED_SENT && !c.res.headers.has('x-request-id')) c.header('X-Request-Id', requestId);
       const durationMs = Math.round((performance.now() - started) * 100) / 100;
       const route = c.req.routePath;
       const status = c.res.status;
