@@ -111,4 +111,14 @@ describe('ActiveAnswerCache', () => {
     cache.renewToken(answerKey('p', 'a'), renewed, 'short', 120_000);
     expect(cache.get(answerKey('p', 'a'), 'defs-1', 0)!.body.toString()).toBe('{"token":"short"}');
   });
+
+  it('counts a read of the body as a use of its tag', () => {
+    const cache = following(1000, 2);
+    cache.store(cache.ticket(), answerKey('p', 'a'), answer('id-a'));
+    cache.store(cache.ticket(), answerKey('p', 'b'), answer('id-b'));
+    expect(cache.get(answerKey('p', 'a'), 'defs-1', 0)).toBeDefined();
+    cache.store(cache.ticket(), answerKey('p', 'c'), answer('id-c'));
+    expect(cache.get(answerKey('p', 'a'), 'defs-1', 0)).toBeDefined();
+    expect(cache.tag(answerKey('p', 'b'), 'defs-1', 0)).toBeUndefined();
+  });
 });

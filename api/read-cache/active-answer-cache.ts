@@ -103,7 +103,11 @@ export class ActiveAnswerCache {
   get(key: string, definitionsFingerprint: string, nowMs: number): CachedAnswer | undefined {
     const entry = this.bodies.get(key);
     if (!entry) return undefined;
-    if (current(entry, definitionsFingerprint, nowMs)) return entry;
+    if (current(entry, definitionsFingerprint, nowMs)) {
+      // A read is a use of the tag too: a user read often must not lose its tag, and so its body, to the LRU.
+      this.tags.get(key);
+      return entry;
+    }
     this.remove(key);
     return undefined;
   }
