@@ -57,7 +57,10 @@ export async function createAppDeps(options: {
     caps: { perUser: config.LIVE_MAX_STREAMS_PER_USER, perPlatform: config.LIVE_MAX_STREAMS_PER_PLATFORM, perProcess: config.LIVE_MAX_STREAMS },
     providersServingLive: (providerIds) => providersServingLive({ db: database.db }, { providerIds }),
   });
-  const chainCache = new ActiveChainCache(database.db, config.CHAIN_CACHE_TTL_MS);
+  // Behind a read replica, an answer read during the replica's lag would outlive the notice that should have
+  // replaced it: there, answers keep the definitions' short lifetime (docs/operations.md, "Conditional reads").
+  const answerTtlMs = readDatabase ? Math.min(config.ANSWER_CACHE_TTL_MS, config.CHAIN_CACHE_TTL_MS) : config.ANSWER_CACHE_TTL_MS;
+  const chainCache = new ActiveChainCache(database.db, config.CHAIN_CACHE_TTL_MS, { ttlMs: answerTtlMs });
   followAnswerInvalidations(subscriber, config.QUEUE_PREFIX, chainCache.answers, logger, cluster);
   const rateLimits = createRateLimits({ redis, config, logger });
   const metrics = createApiMetrics({

@@ -113,7 +113,7 @@ export interface paths {
         };
         /**
          * A user's active quest chains with task states and progress
-         * @description Platform credentials (`quest_chains:read`). Every chain of your platform with status `active` and `start_date <= now < end_date`, with the user's progress (completed chains included, so rewards can be claimed). An unknown user, or one of another platform, answers 200 with `user.exists: false` and no chains. The answer carries an `ETag` that changes exactly when the answer does (progress, claims, the chains, the live token, which is renewed once a minute); send it back in `If-None-Match` to get `304 Not Modified` while nothing changed.
+         * @description Platform credentials (`quest_chains:read`). Every chain of your platform with status `active` and `start_date <= now < end_date`, with the user's progress (completed chains included, so rewards can be claimed). An unknown user, or one of another platform, answers 200 with `user.exists: false` and no chains. The answer carries an `ETag` that changes exactly when what it says does (progress, claims, the chains); send it back in `If-None-Match` to get `304 Not Modified` while nothing changed. The tag leaves out `liveUpdates.token`: a 304 means keep the answer you hold, token included. That token stays valid 1 hour from its issue; when GET /v1/live answers 401 to it, read again without `If-None-Match` for a fresh one.
          */
         get: operations["getActiveQuestChains"];
         put?: never;

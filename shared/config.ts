@@ -67,6 +67,9 @@ const configSchema = z.object({
   RECONCILE_MIN_AGE_MS: z.coerce.number().int().min(0).default(10000),
   CREDENTIAL_CACHE_TTL_MS: z.coerce.number().int().min(0).max(5000).default(3000),
   CHAIN_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60000).default(2000),
+  // Longest a cached GET active answer (and its tag) is kept: change notices drop answers, this is only the
+  // safety net should one be lost (docs/operations.md, "Conditional reads"). 0 turns the answer cache off.
+  ANSWER_CACHE_TTL_MS: z.coerce.number().int().min(0).max(86_400_000).default(600_000),
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).default(10000),
   MIGRATE_ON_START: booleanFlag.default(false),

@@ -1,9 +1,11 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler, Next } from 'hono';
 import { AppError } from '../http/errors.js';
-import { verifySecret } from '../../shared/auth/secrets.js';
-import { authorize, OPERATIONS, type OperationName } from '../../shared/domain/permissions.js';
+import { requestHeader } from '../http/request-headers.js';
+import type { CredentialForAuth } from '../../shared/db/credential-store.js';
+import { authorize, OPERATIONS, type Operation, type OperationName } from '../../shared/domain/permissions.js';
 import type { AppEnv } from '../app-env.js';
 import { clientAddress } from './client-address.js';
+import type { FailureLimiter } from './failure-limiter.js';
 
 export type { Caller } from './caller.js';
 
@@ -21,35 +23,61 @@ const forbiddenMessages = {
  * type, permission. Around it, the limits of docs/operations.md: an address
  * past its failed-authentication quota is refused (429) before anything else,
  * and an authenticated credential past its request quota right after.
+ *
+ * Synchronous up to `next()` on the hot path (credential cached, address not
+ * blocked, quota counted locally): no promise of its own per request. It
+ * waits only where there is something to wait for: a tarpit, a credential
+ * lookup, a failure to count, a quota to ask Redis about.
  */
 export function requireOperation(name: OperationName): MiddlewareHandler<AppEnv> {
   const operation = OPERATIONS[name];
-  return async (c, next) => {
-    const limits = c.var.deps.rateLimits;
+  return (c, next) => {
+    const deps = c.get('deps');
+    const limits = deps.rateLimits;
     const address = limits.authFailures ? clientAddress(c, limits.trustedProxies) : '';
-    const blocked = await limits.authFailures?.refusalLate(c, address);
-    if (blocked) throw blocked;
-    const fail = async (code: 'missing_credentials' | 'invalid_credentials', message: string): Promise<never> => {
-      throw (await limits.authFailures?.record(c, address)) ?? new AppError(code, message);
-    };
-
-    const key = c.req.header('x-api-key');
-    const secret = c.req.header('x-api-secret');
-    if (!key || !secret) return fail('missing_credentials', 'X-API-Key and X-API-Secret headers are required');
-    if (key.length > MAX_HEADER_LENGTH || secret.length > MAX_HEADER_LENGTH) return fail('invalid_credentials', 'Invalid API key or secret');
-    const credential = await c.var.deps.credentials.find(key);
-    // Verified whether or not the key exists (against a dummy hash if not): the time taken tells nothing.
-    const secretValid = verifySecret(secret, credential?.secretHash);
-    if (!credential || !secretValid) return fail('invalid_credentials', 'Invalid API key or secret');
-    const admitted = limits.credentials?.admit(c, credential.key);
-    const limited = admitted instanceof Promise ? await admitted : admitted;
-    if (limited) throw limited;
-    const failure = authorize(credential, operation);
-    if (failure) {
-      const message = failure === 'permission_missing' ? `${forbiddenMessages.permission_missing} ${operation.permission}` : forbiddenMessages[failure];
-      throw new AppError(failure, message);
-    }
-    c.set('caller', { key: credential.key, providerId: credential.providerId, providerType: credential.providerType, livemode: credential.livemode });
-    await next();
+    if (limits.authFailures?.refusal(c, address)) return refuseLate(c, next, operation, limits.authFailures, address);
+    return authenticate(c, next, operation, address);
   };
+}
+
+function authenticate(c: Context<AppEnv>, next: Next, operation: Operation, address: string): Promise<void> {
+  const deps = c.get('deps');
+  const key = requestHeader(c, 'x-api-key');
+  const secret = requestHeader(c, 'x-api-secret');
+  if (!key || !secret) return fail(c, address, 'missing_credentials', 'X-API-Key and X-API-Secret headers are required');
+  if (key.length > MAX_HEADER_LENGTH || secret.length > MAX_HEADER_LENGTH) return fail(c, address, 'invalid_credentials', 'Invalid API key or secret');
+  const cached = deps.credentials.cached(key);
+  if (cached === undefined) return deps.credentials.find(key).then((credential) => admit(c, next, operation, address, secret, credential));
+  return admit(c, next, operation, address, secret, cached);
+}
+
+function admit(c: Context<AppEnv>, next: Next, operation: Operation, address: string, secret: string, credential: CredentialForAuth | null): Promise<void> {
+  const { credentials, rateLimits } = c.get('deps');
+  // Verified whether or not the key exists (against a dummy hash if not): the time taken tells nothing.
+  if (!credentials.secretValid(secret, credential) || !credential) return fail(c, address, 'invalid_credentials', 'Invalid API key or secret');
+  const admitted = rateLimits.credentials?.admit(c, credential.key) ?? null;
+  if (admitted instanceof Promise) return admitted.then((limited) => (limited ? Promise.reject(limited) : authorized(c, next, operation, credential)));
+  if (admitted) throw admitted;
+  return authorized(c, next, operation, credential);
+}
+
+function authorized(c: Context<AppEnv>, next: Next, operation: Operation, credential: CredentialForAuth): Promise<void> {
+  const failure = authorize(credential, operation);
+  if (failure) {
+    const message = failure === 'permission_missing' ? `${forbiddenMessages.permission_missing} ${operation.permission}` : forbiddenMessages[failure];
+    throw new AppError(failure, message);
+  }
+  c.set('caller', { key: credential.key, providerId: credential.providerId, providerType: credential.providerType, livemode: credential.livemode });
+  return next();
+}
+
+async function refuseLate(c: Context<AppEnv>, next: Next, operation: Operation, limiter: FailureLimiter, address: string): Promise<void> {
+  const refused = await limiter.refusalLate(c, address);
+  if (refused) throw refused;
+  // The block ended during the tarpit: authenticate as usual.
+  return authenticate(c, next, operation, address);
+}
+
+async function fail(c: Context<AppEnv>, address: string, code: 'missing_credentials' | 'invalid_credentials', message: string): Promise<never> {
+  throw (await c.get('deps').rateLimits.authFailures?.record(c, address)) ?? new AppError(code, message);
 }

@@ -51,4 +51,21 @@ describe('CredentialCache', () => {
     await cache.find(known.key);
     expect(calls).toBe(2);
   });
+
+  it('accepts the right secret (the second time without hashing it) and refuses every other, known key or not', async () => {
+    const known = await createTestProvider(database.db, 'platform');
+    const { cache } = countingCache({ maxKnown: 10, maxUnknown: 10 });
+    const credential = await cache.find(known.key);
+    expect(cache.secretValid(known.secret, credential)).toBe(true);
+    expect(cache.secretValid(known.secret, credential)).toBe(true);
+    // Same length as the remembered secret, one character off: compared, then hashed, and refused.
+    const lastIndex = known.secret.length - 1;
+    const wrong = known.secret.slice(0, lastIndex) + (known.secret[lastIndex] === 'A' ? 'B' : 'A');
+    expect(cache.secretValid(wrong, credential)).toBe(false);
+    expect(cache.secretValid(`${known.secret}x`, credential)).toBe(false);
+    expect(cache.secretValid(known.secret, null)).toBe(false);
+    // A credential object that left the cache (invalidated) is not remembered: its secret is hashed again, still right.
+    cache.invalidate(known.key);
+    expect(cache.secretValid(known.secret, await cache.find(known.key))).toBe(true);
+  });
 });

@@ -42,4 +42,22 @@ describe('request time limit', () => {
     expect(response.status).toBe(503);
     expect(((await response.json()) as { code: string }).code).toBe('unavailable');
   });
+
+  it('answers each of many open requests on time, by its own start, and leaves the quick ones alone', async () => {
+    const app = appWithLimit(100);
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, async (_, n) => {
+        if (n % 2 === 0) await sleep(n * 2); // staggered starts: the sweep must expire each by its own start
+        const started = performance.now();
+        const response = await app.request(n % 2 === 0 ? '/slow' : '/quick');
+        return { n, status: response.status, tookMs: performance.now() - started };
+      }),
+    );
+    for (const { n, status, tookMs } of answers) {
+      expect(status, `request ${n}`).toBe(n % 2 === 0 ? 503 : 200);
+      // Between the limit and the limit plus one sweep (10 ms here); the upper bound leaves room for a loaded machine.
+      if (n % 2 === 0) expect(tookMs, `request ${n}`).toBeGreaterThanOrEqual(99);
+      if (n % 2 === 0) expect(tookMs, `request ${n}`).toBeLessThan(500);
+    }
+  });
 });

@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+
 /**
  * The serialised answer of GET active per (platform, platform user), kept
  * until anything in it can change, so a repeated read or a revalidation costs
@@ -8,21 +10,44 @@
  *   publishes it to the others;
  * - the platform's chain definitions or status: an entry is only served for
  *   the same definitions fingerprint it was built from (see active-answer.ts);
- * - the clock: an entry expires when a chain window opens or closes, when its
- *   live token's issue window ends, and in any case after `ttlMs` (the bound
- *   on staleness should a notification be lost, as for the chain cache).
+ * - the clock: an entry expires when a chain window opens or closes, and in
+ *   any case after `ttlMs` (ANSWER_CACHE_TTL_MS: a safety net should a
+ *   notice be lost, not the way answers normally go).
+ * The live token inside a body is not a change: it is renewed in place
+ * (`renewToken`) and left out of the tag.
+ *
+ * Two tiers: the bodies, bounded by bytes, and a compact index of tags for
+ * many more users, so a revalidation of an unchanged user whose body was
+ * evicted is still a 304 with no database work. Every tagged key may have a
+ * body, never the other way round; an invalidation drops both.
+ *
  * Unknown users are never stored: their registration notifies nobody.
  * Nothing is served or stored unless `following` is on: the owner turns it
  * on once the notifications are subscribed, and off while they may be lost.
  */
-export interface CachedAnswer {
-  /** The whole JSON response body, as bytes: written to the socket as is, with no string conversion per answer. */
-  body: Buffer;
-  /** Strong entity tag of `body`, quoted. */
+export interface AnswerTag {
+  /** Strong entity tag, quoted: a digest of the body without its live token. */
   etag: string;
   definitionsFingerprint: string;
   userId: string;
   expiresAtMs: number;
+}
+
+export interface CachedAnswer extends AnswerTag {
+  /** The whole JSON response body, as bytes: written to the socket as is, with no string conversion per answer. */
+  body: Buffer;
+  /** Where the live token's characters sit in `body` (UTF-8 bytes). */
+  tokenAt: number;
+  tokenLength: number;
+  /** The issue time the body's token was signed for. */
+  tokenIssuedAtMs: number;
+}
+
+export interface AnswerCacheLimits {
+  /** Bytes of bodies kept at most (oldest stored out first). */
+  maxBytes?: number;
+  /** Users whose tag is kept at most (least recently used out first); about 400 bytes each, measured (80 MiB full). */
+  maxTags?: number;
 }
 
 interface Invalidation {
@@ -37,8 +62,10 @@ const RECENT_INVALIDATIONS = 1024;
 export const answerKey = (platformId: string, platformUserId: string) => `${platformId}\u0000${platformUserId}`;
 
 export class ActiveAnswerCache {
-  private readonly entries = new Map<string, CachedAnswer>();
+  private readonly bodies = new Map<string, CachedAnswer>();
+  private readonly tags: LRUCache<string, AnswerTag>;
   private readonly keyByUserId = new Map<string, string>();
+  private readonly maxBytes: number;
   private bytes = 0;
   private sequence = 0;
   private readonly recent: Invalidation[] = [];
@@ -46,8 +73,17 @@ export class ActiveAnswerCache {
 
   constructor(
     readonly ttlMs: number,
-    private readonly maxBytes = 32 * 1024 * 1024,
-  ) {}
+    limits: AnswerCacheLimits = {},
+  ) {
+    this.maxBytes = limits.maxBytes ?? 32 * 1024 * 1024;
+    this.tags = new LRUCache<string, AnswerTag>({
+      max: limits.maxTags ?? 200_000,
+      // A tag pushed out takes its body and its user's index entry with it (every body has its tag).
+      dispose: (tag, key, reason) => {
+        if (reason === 'evict') this.forget(key, tag.userId);
+      },
+    });
+  }
 
   get enabled(): boolean {
     return this.ttlMs > 0 && this.following;
@@ -59,14 +95,28 @@ export class ActiveAnswerCache {
     this.following = on;
   }
 
-  get size(): { entries: number; bytes: number } {
-    return { entries: this.entries.size, bytes: this.bytes };
+  get size(): { entries: number; bytes: number; tags: number } {
+    return { entries: this.bodies.size, bytes: this.bytes, tags: this.tags.size };
   }
 
+  /** The stored answer with its body, while still current. */
   get(key: string, definitionsFingerprint: string, nowMs: number): CachedAnswer | undefined {
-    const entry = this.entries.get(key);
+    const entry = this.bodies.get(key);
     if (!entry) return undefined;
-    if (entry.expiresAtMs > nowMs && entry.definitionsFingerprint === definitionsFingerprint) return entry;
+    if (current(entry, definitionsFingerprint, nowMs)) {
+      // A read is a use of the tag too: a user read often must not lose its tag, and so its body, to the LRU.
+      this.tags.get(key);
+      return entry;
+    }
+    this.remove(key);
+    return undefined;
+  }
+
+  /** The current tag of the answer, body kept or not. */
+  tag(key: string, definitionsFingerprint: string, nowMs: number): string | undefined {
+    const entry = this.tags.get(key);
+    if (!entry) return undefined;
+    if (current(entry, definitionsFingerprint, nowMs)) return entry.etag;
     this.remove(key);
     return undefined;
   }
@@ -79,14 +129,27 @@ export class ActiveAnswerCache {
   store(ticket: number, key: string, answer: CachedAnswer): void {
     if (!this.enabled || this.invalidatedSince(ticket, key, answer.userId)) return;
     this.remove(key);
-    this.entries.set(key, answer);
-    this.keyByUserId.set(answer.userId, key);
+    const { etag, definitionsFingerprint, userId, expiresAtMs } = answer;
+    // Its own small object: the index must not hold the body alive once the body is evicted.
+    this.tags.set(key, { etag, definitionsFingerprint, userId, expiresAtMs });
+    this.keyByUserId.set(userId, key);
+    this.bodies.set(key, answer);
     this.bytes += answer.body.length;
-    // Oldest first (Map order): a bounded cache of bodies, whatever the number of users read.
-    for (const [oldest] of this.entries) {
+    // Oldest first (Map order): a bounded cache of bodies, whatever the number of users read; their tags stay.
+    for (const [oldest, entry] of this.bodies) {
       if (this.bytes <= this.maxBytes) break;
-      this.remove(oldest);
+      this.dropBody(oldest, entry);
     }
+  }
+
+  /** Swaps the body's live token for one issued later: same answer, same tag. */
+  renewToken(key: string, entry: CachedAnswer, token: string, issuedAtMs: number): void {
+    const { body, tokenAt, tokenLength } = entry;
+    const renewed = Buffer.concat([body.subarray(0, tokenAt), Buffer.from(token), body.subarray(tokenAt + tokenLength)]);
+    if (this.bodies.get(key) === entry) this.bytes += renewed.length - body.length;
+    entry.body = renewed;
+    entry.tokenLength = renewed.length - body.length + tokenLength;
+    entry.tokenIssuedAtMs = issuedAtMs;
   }
 
   /** The user's progress changed (by service-side user id). */
@@ -106,7 +169,8 @@ export class ActiveAnswerCache {
   clear(): void {
     this.sequence += RECENT_INVALIDATIONS + 1;
     this.recent.length = 0;
-    this.entries.clear();
+    this.bodies.clear();
+    this.tags.clear();
     this.keyByUserId.clear();
     this.bytes = 0;
   }
@@ -128,10 +192,23 @@ export class ActiveAnswerCache {
   }
 
   private remove(key: string) {
-    const entry = this.entries.get(key);
-    if (!entry) return;
-    this.entries.delete(key);
-    if (this.keyByUserId.get(entry.userId) === key) this.keyByUserId.delete(entry.userId);
+    const tag = this.tags.peek(key);
+    if (!tag) return;
+    this.tags.delete(key);
+    this.forget(key, tag.userId);
+  }
+
+  private forget(key: string, userId: string) {
+    const body = this.bodies.get(key);
+    if (body) this.dropBody(key, body);
+    if (this.keyByUserId.get(userId) === key) this.keyByUserId.delete(userId);
+  }
+
+  private dropBody(key: string, entry: CachedAnswer) {
+    this.bodies.delete(key);
     this.bytes -= entry.body.length;
   }
 }
+
+const current = (entry: AnswerTag, definitionsFingerprint: string, nowMs: number) =>
+  entry.expiresAtMs > nowMs && entry.definitionsFingerprint === definitionsFingerprint;

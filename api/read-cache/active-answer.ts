@@ -4,22 +4,33 @@ import type { ChainDefinition } from '../../shared/db/chain-store.js';
 import { dateToMicros } from '../../shared/domain/timestamp.js';
 import type { AppDeps } from '../app-env.js';
 import { readActiveChains, type ActiveChains } from '../../core/use-cases/quest-chains/read-active-chains.js';
+import { noneMatchHits } from '../http/conditional.js';
 import { answerKey, type CachedAnswer } from './active-answer-cache.js';
 
 /**
  * Live tokens are issued for the end of the current minute: every answer in
  * that minute carries the same token (valid from one hour to one hour and a
- * minute), so the answer, and its entity tag, stay the same until something
- * in them really changes. A revalidation at most a minute later keeps a token
- * with at least an hour left.
+ * minute). A cached answer gets the new minute's token spliced in when it is
+ * served after its minute (no database read, no rendering), and the tag
+ * leaves the token out, so a revalidation answers 304 across token renewals:
+ * the client keeps the token it holds (docs/operations.md, "Conditional reads").
  */
 export const TOKEN_WINDOW_MS = 60_000;
 
+/** The active answer's body and tag; `body` is null when the caller's `If-None-Match` holds (answer 304). */
 export interface ActiveAnswer {
   /** UTF-8 JSON. */
-  body: Buffer;
+  body: Buffer | null;
   etag: string;
 }
+
+/** What the wire shaper must give: the live token is where the body says it. */
+export interface RenderedAnswer {
+  liveUpdates: { token: string };
+}
+
+// Where the token sits once it is blanked: the first `"token":` of the body (liveUpdates leads the data).
+const BLANK_TOKEN = Buffer.from('"token":""');
 
 const fingerprints = new WeakMap<ChainDefinition[], string>();
 
@@ -41,24 +52,38 @@ export function definitionsFingerprint(definitions: ChainDefinition[]): string {
  * nothing in it can have changed, otherwise read (one statement with warm
  * definitions), rendered once by `render` (the route's wire shaper) and
  * stored, so a cache hit costs no rendering either. The tag is a digest of
- * the body itself, so it changes exactly when the answer does.
+ * the body with its live token left out, so it changes exactly when what the
+ * answer says does. With `ifNoneMatch`, a matching tag known to the cache's
+ * index answers without a body and without a read, even once the body itself
+ * was evicted.
  */
 export async function activeAnswer(
   deps: Pick<AppDeps, 'readDb' | 'chainCache' | 'liveTokens'>,
-  input: { platformId: string; platformUserId: SenderUserId; livemode: boolean; nowMs?: number | undefined },
-  render: (answer: ActiveChains) => unknown,
+  input: { platformId: string; platformUserId: SenderUserId; livemode: boolean; ifNoneMatch?: string | undefined; nowMs?: number | undefined },
+  render: (answer: ActiveChains) => RenderedAnswer,
 ): Promise<ActiveAnswer> {
-  const { platformId, platformUserId } = input;
+  const { platformId, platformUserId, ifNoneMatch } = input;
   const nowMs = input.nowMs ?? Date.now();
+  const tokenIssuedAtMs = Math.ceil(nowMs / TOKEN_WINDOW_MS) * TOKEN_WINDOW_MS;
   const answers = deps.chainCache.answers;
   const definitions = await deps.chainCache.get(platformId);
   const key = answerKey(platformId, platformUserId);
   const fingerprint = answers.enabled ? definitionsFingerprint(definitions) : '';
-  const cached = answers.enabled ? answers.get(key, fingerprint, nowMs) : undefined;
-  if (cached) return cached;
+  if (answers.enabled) {
+    if (ifNoneMatch !== undefined) {
+      const etag = answers.tag(key, fingerprint, nowMs);
+      if (etag !== undefined && noneMatchHits(ifNoneMatch, etag)) return { etag, body: null };
+    }
+    const cached = answers.get(key, fingerprint, nowMs);
+    if (cached) {
+      if (cached.tokenIssuedAtMs !== tokenIssuedAtMs) {
+        answers.renewToken(key, cached, deps.liveTokens.issue({ platformId, platformUserId, livemode: input.livemode }, tokenIssuedAtMs), tokenIssuedAtMs);
+      }
+      return { etag: cached.etag, body: cached.body };
+    }
+  }
 
   const ticket = answers.ticket();
-  const tokenIssuedAtMs = Math.ceil(nowMs / TOKEN_WINDOW_MS) * TOKEN_WINDOW_MS;
   const answer = await readActiveChains(deps, {
     platformId,
     platformUserId,
@@ -67,17 +92,31 @@ export async function activeAnswer(
     tokenIssuedUs: dateToMicros(new Date(tokenIssuedAtMs)),
     livemode: input.livemode,
   });
+  const data = render(answer);
+  const token = Buffer.from(data.liveUpdates.token);
+  data.liveUpdates.token = '';
   // The key's platform is a live provider or a test twin, so `livemode` is the same for every answer under it.
-  const body = Buffer.from(JSON.stringify({ success: true, livemode: input.livemode, data: render(answer) }));
-  const etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
+  const blank = Buffer.from(JSON.stringify({ success: true, livemode: input.livemode, data }));
+  const etag = `"${createHash('sha1').update(blank).digest('base64url')}"`;
+  const tokenAt = blank.indexOf(BLANK_TOKEN) + BLANK_TOKEN.length - 1;
+  if (tokenAt < BLANK_TOKEN.length - 1) throw new Error('the rendered answer has no liveUpdates.token');
+  const body = Buffer.concat([blank.subarray(0, tokenAt), token, blank.subarray(tokenAt)]);
   if (answer.userId !== null && answers.enabled) {
-    const expiresAtMs = Math.min(nowMs + answers.ttlMs, tokenIssuedAtMs, nextWindowEdgeMs(definitions, nowMs));
-    const entry: CachedAnswer = { body, etag, definitionsFingerprint: fingerprint, userId: answer.userId, expiresAtMs };
+    const expiresAtMs = Math.min(nowMs + answers.ttlMs, nextWindowEdgeMs(definitions, nowMs));
+    const entry: CachedAnswer = {
+      body,
+      etag,
+      tokenAt,
+      tokenLength: token.length,
+      tokenIssuedAtMs,
+      definitionsFingerprint: fingerprint,
+      userId: answer.userId,
+      expiresAtMs,
+    };
     answers.store(ticket, key, entry);
   }
-  return { body, etag };
+  return { etag, body: ifNoneMatch !== undefined && noneMatchHits(ifNoneMatch, etag) ? null : body };
 }
-
 /** The next instant a chain of the list opens or closes (the read filters by `start <= now < end`). */
 function nextWindowEdgeMs(definitions: ChainDefinition[], nowMs: number): number {
   const nowUs = dateToMicros(new Date(nowMs));

@@ -1,6 +1,6 @@
 import { loadLiveChains, type ChainDefinition } from '../../shared/db/chain-store.js';
 import type { Executor } from '../../shared/db/client.js';
-import { ActiveAnswerCache } from './active-answer-cache.js';
+import { ActiveAnswerCache, type AnswerCacheLimits } from './active-answer-cache.js';
 
 const MAX_PLATFORMS = 10_000;
 
@@ -17,7 +17,9 @@ const MAX_PLATFORMS = 10_000;
  * Concurrent misses share one load, so a cold cache is not a stampede.
  *
  * `answers` holds each user's serialised answer built on these definitions
- * (active-answer-cache.ts), under the same bound on staleness.
+ * (active-answer-cache.ts) for `answers.ttlMs`: change notices drop them, and
+ * a definitions change reaches them through the fingerprint within this
+ * cache's TTL. Off with this cache (there would be no fingerprint to follow).
  */
 export class ActiveChainCache {
   private readonly entries = new Map<string, { value: Promise<ChainDefinition[]>; expiresAt: number }>();
@@ -26,8 +28,9 @@ export class ActiveChainCache {
   constructor(
     private readonly db: Executor,
     private readonly ttlMs: number,
+    answers: AnswerCacheLimits & { ttlMs?: number } = {},
   ) {
-    this.answers = new ActiveAnswerCache(ttlMs);
+    this.answers = new ActiveAnswerCache(ttlMs > 0 ? (answers.ttlMs ?? ttlMs) : 0, answers);
   }
 
   get(platformId: string): Promise<ChainDefinition[]> {

@@ -75,7 +75,7 @@ function safeJson(raw: string): unknown {
   }
 }
 
-/** Tells every replica (this one included) that a user's answer changed. Best effort: a lost notice expires with the TTL. */
+/** Tells every replica (this one included) that a user's answer changed. Best effort: a lost notice expires with ANSWER_CACHE_TTL_MS. */
 export async function announceClaim(redis: RedisClient, prefix: string, platformId: string, platformUserId: string, sharded = false): Promise<void> {
   await publishOn(redis, claimChannel(prefix, sharded), JSON.stringify({ platformId, platformUserId }), sharded);
 }

@@ -18,7 +18,7 @@ export function forgetAnswerOnClaim(): MiddlewareHandler<AppEnv> {
     const { deps } = c.var;
     deps.chainCache.answers.invalidateKey(answerKey(caller.providerId, body.platform_user_id));
     await announceClaim(deps.redis, deps.config.QUEUE_PREFIX, caller.providerId, body.platform_user_id, deps.config.REDIS_CLUSTER).catch((error: unknown) =>
-      deps.logger.warn({ err: error }, 'claim not announced to other replicas; their cached answers expire with CHAIN_CACHE_TTL_MS'),
+      deps.logger.warn({ err: error }, 'claim not announced to other replicas; their cached answers expire with ANSWER_CACHE_TTL_MS'),
     );
   };
 }

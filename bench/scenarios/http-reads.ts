@@ -15,7 +15,8 @@ export const httpReads: Scenario = {
     ctx.results.addRatio(
       { figure: HEALTHZ, value: healthz.requestsPerSecond, unit: 'req/s', p50Ms: healthz.p50Ms, p99Ms: healthz.p99Ms, cpuPer1k: healthz.cpuPer1k, note: failures(healthz.failures) },
       BARE_GET,
-      { atLeast: 0.5 },
+      // Issue "A world like production": the request path near the framework.
+      { atLeast: 0.8 },
     );
 
     const path = (user: string) => `/v1/quest-chains/active/${user}`;
@@ -29,10 +30,10 @@ export const httpReads: Scenario = {
     ctx.results.addRatio(
       { figure: ACTIVE_READ, value: read.requestsPerSecond, unit: 'req/s', p50Ms: read.p50Ms, p99Ms: read.p99Ms, cpuPer1k: read.cpuPer1k, note: failures(read.failures) },
       BARE_GET,
-      { atLeast: 0.3 },
+      { atLeast: 0.4 },
     );
 
-    // Each client holds its user's answer and revalidates it; a new tag (the live token renews each minute) is adopted.
+    // Each client holds its user's answer and revalidates it; a new tag (the answer changed) is adopted.
     const etags = new Map<string, string>();
     for (const user of users) {
       const answer = await fetch(`${ctx.api.url}${path(user)}`, { headers: credentials });

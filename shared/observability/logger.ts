@@ -47,6 +47,13 @@ export function isoTimeOncePerMillisecond(): string {
   return lastTime;
 }
 
+// Named, so the declaration does not name sonic-boom's types by path (which breaks a build through a linked node_modules).
+export interface BufferedStdout {
+  stream: ReturnType<typeof pino.destination>;
+  flush(): void;
+  flushSync(): void;
+}
+
 /**
  * stdout through a buffer written asynchronously: many lines cost one
  * write(2) instead of one each (the API's request path stays cheap). Lines
@@ -55,7 +62,7 @@ export function isoTimeOncePerMillisecond(): string {
  * (pino also flushes such a destination on process exit). `maxLength` bounds
  * the memory a stalled stdout can pin: past it, lines are dropped.
  */
-export function bufferedStdout(options: { flushEveryMs?: number } = {}) {
+export function bufferedStdout(options: { flushEveryMs?: number } = {}): BufferedStdout {
   const stream = pino.destination({ dest: 1, sync: false, minLength: 8 * 1024, maxLength: 64 * 1024 * 1024 });
   const timer = setInterval(() => stream.flush(), options.flushEveryMs ?? 200);
   timer.unref();

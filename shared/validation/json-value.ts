@@ -9,7 +9,8 @@ const MAX_DEPTH = 16;
 const LONE_SURROGATE = /\p{Cs}/u;
 
 /** Why Postgres could not store this string as text or inside jsonb, or null. */
-function stringProblem(value: string): string | null {
+/** Why Postgres would refuse `value` as text, or null. */
+export function stringProblem(value: string): string | null {
   if (value.includes('\u0000')) return 'contains a NUL character';
   if (LONE_SURROGATE.test(value)) return 'contains an unpaired UTF-16 surrogate';
   return null;

@@ -11,6 +11,8 @@ import { createTestProvider, type TestProvider } from '../../../shared/testing/f
 import { toActiveChainsResponse } from './schema.js';
 import { chainBody } from '../../testing/chains.js';
 import { createTestApp, type TestApp } from '../../testing/test-app.js';
+import { listen } from '../../testing/http-server.js';
+import { connect } from 'node:net';
 import { useTestService } from '../../testing/test-service.js';
 
 // GET active answers with an ETag that changes exactly when the answer does,
@@ -130,19 +132,60 @@ describe('ETag and If-None-Match', () => {
     expect(known.json.data.user.exists).toBe(true);
   });
 
-  it('renews the live token (and so the tag) once a minute, and keeps it within the minute', async () => {
+  it('renews the live token once a minute in the cached answer, under the same tag', async () => {
     const { platform, platformUserId } = await userWithChain();
     const minute = Math.floor(Date.now() / 60_000) * 60_000;
-    const early = await activeAnswer(api.deps, { platformId: platform.id, platformUserId: senderUserId(platformUserId), livemode: true, nowMs: minute + 1_000 }, toActiveChainsResponse);
-    const late = await activeAnswer(api.deps, { platformId: platform.id, platformUserId: senderUserId(platformUserId), livemode: true, nowMs: minute + 59_000 }, toActiveChainsResponse);
-    const next = await activeAnswer(api.deps, { platformId: platform.id, platformUserId: senderUserId(platformUserId), livemode: true, nowMs: minute + 61_000 }, toActiveChainsResponse);
+    const at = (nowMs: number, ifNoneMatch?: string) =>
+      activeAnswer(api.deps, { platformId: platform.id, platformUserId: senderUserId(platformUserId), livemode: true, nowMs, ifNoneMatch }, toActiveChainsResponse);
+    const early = await at(minute + 1_000);
+    const late = await at(minute + 59_000);
+    const entries = api.deps.chainCache.answers.size.entries;
+    const next = await at(minute + 61_000);
     expect(late).toEqual(early);
-    expect(next.etag).not.toBe(early.etag);
-    const token = (body: Buffer) => JSON.parse(body.toString()).data.liveUpdates.token as string;
+    expect(next.etag).toBe(early.etag);
+    expect(api.deps.chainCache.answers.size.entries).toBe(entries);
+    const token = (body: Buffer | null) => JSON.parse(body!.toString()).data.liveUpdates.token as string;
     expect(token(next.body)).not.toBe(token(early.body));
+    // The renewed body is the answer with only its token changed, and a fresh token of the new minute.
+    expect(next.body!.toString().replace(token(next.body), '')).toBe(early.body!.toString().replace(token(early.body), ''));
+    expect((await at(minute + 61_000, early.etag)).body).toBeNull();
     // Issued for the end of the minute: valid at least an hour from any moment in it.
-    const expiry = JSON.parse(Buffer.from(token(early.body).split('.')[0]!, 'base64url').toString()).exp as number;
-    expect(expiry).toBe(minute + 60_000 + 60 * 60_000);
+    const expiry = (body: Buffer | null) => JSON.parse(Buffer.from(token(body).split('.')[0]!, 'base64url').toString()).exp as number;
+    expect(expiry(early.body)).toBe(minute + 60_000 + 60 * 60_000);
+    expect(expiry(next.body)).toBe(minute + 120_000 + 60 * 60_000);
     expect(api.deps.liveTokens.verify(token(early.body), minute + 59_000 + 60 * 60_000)).not.toBeNull();
+  });
+
+  it('answers 304 on the wire with the tag, the request id and no Content-Length, and the connection goes on', async () => {
+    const { platform, platformUserId } = await userWithChain('wire-user');
+    const server = await listen(api.app);
+    try {
+      const first = await fetch(`${server.url}/v1/quest-chains/active/${platformUserId}`, { headers: platform.headers });
+      expect(first.status).toBe(200);
+      const etag = first.headers.get('etag')!;
+      await first.arrayBuffer();
+      const { port } = new URL(server.url);
+      const head = (extra: string) =>
+        `GET /v1/quest-chains/active/${platformUserId} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${platform.headers['x-api-key']}\r\nX-API-Secret: ${platform.headers['x-api-secret']}\r\n${extra}\r\n`;
+      // Two requests on one keep-alive connection: a 304 that claimed a body would swallow the second answer.
+      const raw = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () => socket.write(head(`If-None-Match: ${etag}\r\nX-Request-Id: wire-304\r\n`) + head('')));
+        let text = '';
+        socket.on('data', (chunk) => {
+          text += chunk.toString();
+          if (/HTTP\/1\.1 200[\s\S]*\r\n\r\n\{[\s\S]*\}$/.test(text)) socket.end(), resolve(text);
+        });
+        socket.on('error', reject);
+      });
+      const [notModified, rest] = [raw.slice(0, raw.indexOf('\r\n\r\n')), raw.slice(raw.indexOf('\r\n\r\n') + 4)];
+      expect(notModified).toMatch(/^HTTP\/1\.1 304 /);
+      expect(notModified.toLowerCase()).not.toContain('content-length');
+      expect(notModified).toContain(`ETag: ${etag}`);
+      expect(notModified).toContain('X-Request-Id: wire-304');
+      expect(notModified).toContain('Cache-Control: private, no-cache');
+      expect(rest).toMatch(/^HTTP\/1\.1 200 /);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -1,4 +1,5 @@
 import { senderUserId, type SenderUserId } from '../../../shared/domain/ids.js';
+import { and, eq } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +9,7 @@ import { createTestProvider } from '../../../shared/testing/fixtures.js';
 import { createTestChain, createTestUser } from '../../../shared/testing/chains.js';
 import { storeClaim, storeCompletion } from '../../../shared/testing/progress.js';
 import { useTestData } from '../../../shared/testing/test-data.js';
+import { activeAnswer } from '../../read-cache/active-answer.js';
 import { ActiveChainCache } from '../../read-cache/active-chain-cache.js';
 import { toActiveChainsResponse } from './schema.js';
 import { readActiveChains } from '../../../core/use-cases/quest-chains/read-active-chains.js';
@@ -96,3 +98,66 @@ describe('readActiveChains statement count', () => {
     expect((await countStatements(cache, { platformId: fixture.platformId, platformUserId: senderUserId('nobody') })).count).toBe(1);
   });
 });
+
+describe('the answer cache spares the read', () => {
+  const userIds = (count: number) => Array.from({ length: count }, (_, n) => senderUserId(`cached-${n}`));
+  async function platformWithUsers(count: number) {
+    const platform = await createTestProvider(database.db, 'platform');
+    await createTestChain(database.db, platform.id, advertiser.id, { tasks: [{ event: 'a' }, { event: 'b' }] });
+    for (const user of userIds(count)) await createTestUser(database.db, platform.id, user);
+    return platform.id;
+  }
+  const answerOf = (cache: ActiveChainCache, platformId: string, platformUserId: SenderUserId, nowMs: number, ifNoneMatch?: string) =>
+    activeAnswer({ readDb: drizzle(counted, { schema }), chainCache: cache, liveTokens }, { platformId, platformUserId, livemode: true, nowMs, ifNoneMatch }, toActiveChainsResponse);
+
+  it('keeps an answer past the definitions’ lifetime and the token’s minute, until a notice', async () => {
+    const platformId = await platformWithUsers(1);
+    const [user] = userIds(1);
+    const cache = new ActiveChainCache(drizzle(counted, { schema }), 60_000, { ttlMs: 600_000 });
+    cache.answers.follow(true);
+    const now = Date.now();
+    const first = await answerOf(cache, platformId, user!, now);
+    // Five minutes on, the definitions read again (as CHAIN_CACHE_TTL_MS would): the same answer, no read of the user.
+    cache.invalidate(platformId);
+    const before = statements;
+    const later = await answerOf(cache, platformId, user!, now + 5 * 60_000);
+    expect(statements - before).toBe(1);
+    expect(later.etag).toBe(first.etag);
+    // Past ANSWER_CACHE_TTL_MS (the safety net), or after a notice, it is read again.
+    const beforeExpiry = statements;
+    await answerOf(cache, platformId, user!, now + 11 * 60_000);
+    expect(statements - beforeExpiry).toBe(1);
+    cache.answers.invalidateUser(await userIdOf(platformId, user!));
+    const beforeNotice = statements;
+    await answerOf(cache, platformId, user!, now + 11 * 60_000);
+    expect(statements - beforeNotice).toBe(1);
+  });
+
+  it('answers a revalidation from the tag index with no statement once the bodies were evicted; a notice drops both', async () => {
+    const users = userIds(20);
+    const platformId = await platformWithUsers(users.length);
+    // Room for no body at all: only the tags stay.
+    const cache = new ActiveChainCache(drizzle(counted, { schema }), 60_000, { ttlMs: 600_000, maxBytes: 1 });
+    cache.answers.follow(true);
+    const now = Date.now();
+    const etags = new Map<SenderUserId, string>();
+    for (const user of users) etags.set(user, (await answerOf(cache, platformId, user, now)).etag);
+    expect(cache.answers.size).toEqual({ entries: 0, bytes: 0, tags: users.length });
+
+    const before = statements;
+    for (const user of users) expect((await answerOf(cache, platformId, user, now + 90_000, etags.get(user))).body).toBeNull();
+    expect(statements - before).toBe(0);
+
+    cache.answers.invalidateUser(await userIdOf(platformId, users[0]!));
+    const beforeChange = statements;
+    // Read again (nothing really changed here, so the same tag answers 304 after the read).
+    const reread = await answerOf(cache, platformId, users[0]!, now + 90_000, etags.get(users[0]!));
+    expect(statements - beforeChange).toBe(1);
+    expect(reread).toEqual({ etag: etags.get(users[0]!), body: null });
+  });
+});
+
+async function userIdOf(platformId: string, platformUserId: SenderUserId): Promise<string> {
+  const [row] = await database.db.select({ id: schema.users.id }).from(schema.users).where(and(eq(schema.users.platformId, platformId), eq(schema.users.platformUserId, platformUserId)));
+  return row!.id;
+}
