@@ -31,7 +31,9 @@ export async function openWorldStack(ctx: BenchContext): Promise<WorldStack> {
   const close = async () => {
     await Promise.all(started.map((process) => process.stop()));
     redis.disconnect();
-    await database.drop();
+    // BENCH_KEEP_DB=1: the world's database stays (its name is logged), to look at its plans afterwards.
+    if (process.env.BENCH_KEEP_DB) process.stderr.write(`world database kept: ${database.name}\n`);
+    else await database.drop();
   };
   try {
     const api = await startService('api', env, { name: 'world-api', outputDir: ctx.outputDir, nodeArgs: profile(ctx.options.profileApi) });

@@ -32,35 +32,43 @@ export interface StoredWalk {
 }
 
 /**
- * A walk's row joined to one of its completions; the completion's columns are
- * null for a walk without one (left join). `completedUs` is `completed_at` in
+ * One row of loadWalks: a walk (its completion columns null) or one of its
+ * completions (its walk columns null). `completedUs` is `completed_at` in
  * epoch microseconds (occurredUsColumn).
  */
 type WalkRow = DriverRow<
-  Pick<typeof chainProgress.$inferSelect, 'userId' | 'chainId' | 'markUs' | 'markEventId' | 'generation'> & {
+  { [K in 'markUs' | 'markEventId' | 'generation']: (typeof chainProgress.$inferSelect)[K] | null } & Pick<typeof chainProgress.$inferSelect, 'userId' | 'chainId'> & {
     [K in 'taskId' | 'eventId' | 'held']: CompletionColumns[K] | null;
   } & { completedUs: bigint | null }
 >;
 
-/** Every stored walk of the given users, completions included: one row per completion (or per walk without one). */
+/**
+ * Every stored walk of the given users, completions included. The walks and
+ * the completions are read as two index range scans by user (each table's
+ * primary key starts with user_id) and put together here: joined in SQL on
+ * (user, chain), the planner hashed the whole task_completions table for
+ * every batch (a seq scan that grows with every user's progress).
+ */
 export async function loadWalks(tx: Executor, userIds: readonly ServiceUserId[]): Promise<StoredWalk[]> {
   if (userIds.length === 0) return [];
+  const ids = idArray(userIds);
   const rows = await tx.execute<WalkRow>(sql`
     select cp.user_id as "userId", cp.chain_id as "chainId", cp.mark_us::text as "markUs", cp.mark_event_id as "markEventId", cp.generation,
-           tc.task_id as "taskId", tc.event_id as "eventId", ${occurredUsColumn(sql`tc.completed_at`)} as "completedUs", tc.held
-    from chain_progress cp
-    left join task_completions tc on tc.user_id = cp.user_id and tc.chain_id = cp.chain_id
-    where cp.user_id = any(${idArray(userIds)})`);
+           null::uuid as "taskId", null::uuid as "eventId", null::text as "completedUs", null::boolean as held
+    from chain_progress cp where cp.user_id = any(${ids})
+    union all
+    select tc.user_id, tc.chain_id, null, null, null, tc.task_id, tc.event_id, ${occurredUsColumn(sql`tc.completed_at`)}, tc.held
+    from task_completions tc where tc.user_id = any(${ids})`);
   const walks = new Map<string, StoredWalk>();
   for (const row of rows) {
-    const key = `${row.userId}/${row.chainId}`;
-    let walk = walks.get(key);
-    if (!walk) {
-      const mark = row.markUs === null || row.markEventId === null ? null : { occurredUs: BigInt(row.markUs), id: row.markEventId };
-      walk = { userId: row.userId, chainId: row.chainId, mark, completions: new Map(), generation: row.generation };
-      walks.set(key, walk);
-    }
-    if (row.taskId !== null) walk.completions.set(row.taskId, { eventId: row.eventId!, completedUs: BigInt(row.completedUs!), held: row.held === true });
+    if (row.taskId !== null) continue;
+    const mark = row.markUs === null || row.markEventId === null ? null : { occurredUs: BigInt(row.markUs), id: row.markEventId };
+    walks.set(`${row.userId}/${row.chainId}`, { userId: row.userId, chainId: row.chainId, mark, completions: new Map(), generation: row.generation ?? 0 });
+  }
+  // A completion belongs to its walk's row; one without a row (none is written so) is not part of any walk.
+  for (const row of rows) {
+    if (row.taskId === null) continue;
+    walks.get(`${row.userId}/${row.chainId}`)?.completions.set(row.taskId, { eventId: row.eventId!, completedUs: BigInt(row.completedUs!), held: row.held === true });
   }
   return [...walks.values()];
 }
