@@ -55,7 +55,7 @@ export function isoTimeOncePerMillisecond(): string {
  * (pino also flushes such a destination on process exit). `maxLength` bounds
  * the memory a stalled stdout can pin: past it, lines are dropped.
  */
-export function bufferedStdout(options: { flushEveryMs?: number } = {}) {
+export function bufferedStdout(options: { flushEveryMs?: number } = {}): { stream: ReturnType<typeof pino.destination>; flush(): void; flushSync(): void } {
   const stream = pino.destination({ dest: 1, sync: false, minLength: 8 * 1024, maxLength: 64 * 1024 * 1024 });
   const timer = setInterval(() => stream.flush(), options.flushEveryMs ?? 200);
   timer.unref();
