@@ -48,7 +48,7 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
   /** Attempt number `made + 1` of each message, claimed, sent and recorded as one group; answers the count of each outcome. */
   async function scheduled(messageIds: readonly string[], made: number, outcomes: Record<string, number>): Promise<void> {
     const messages = await claimAttempts(deps.db, messageIds, made, LEASE_MS);
-    outcomes['skipped'] = (outcomes['skipped'] ?? 0) + messageIds.length - messages.length;
+    if (messages.length < messageIds.length) outcomes['skipped'] = (outcomes['skipped'] ?? 0) + messageIds.length - messages.length;
     if (messages.length === 0) return;
     const records: AttemptRecord[] = await Promise.all(
       messages.map(async (message) => {
