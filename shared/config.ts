@@ -110,6 +110,14 @@ const configSchema = z.object({
   WEBHOOK_RETRY_SCALE: z.coerce.number().positive().max(1).default(1),
   // Deliveries one worker makes at once (each waits up to 10 s on its receiver).
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),
+  // What this worker process does (docs/scaling.md, "Webhook delivery"): `matching` (the matching
+  // shards, reconciler, partitions, backtests) and `webhooks` (deliveries and their sweeper).
+  // Both by default; `matching` alone leaves deliveries to processes started with `webhooks`.
+  WORKER_ROLES: z
+    .string()
+    .regex(/^(matching|webhooks)(,(matching|webhooks))*$/, 'must be matching, webhooks or matching,webhooks')
+    .default('matching,webhooks')
+    .transform((value) => new Set(value.split(',') as ('matching' | 'webhooks')[])),
 });
 
 /** The nodes of REDIS_URL: one URL, or a cluster's comma-separated seeds. */

@@ -36,7 +36,7 @@ export const webhooks: Scenario = {
 };
 
 /** A worker allowed to deliver to the local receiver (plain HTTP on a private address). */
-const startWebhookWorker = (ctx: BenchContext) => ctx.startWorker({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' });
+const startWebhookWorker = (ctx: BenchContext, env: Record<string, string> = {}) => ctx.startWorker({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', ...env });
 
 const firstReceipts = (receiver: WebhookReceiver, ids: ReadonlySet<string>) => {
   const first = new Map<string, number>();
@@ -157,9 +157,13 @@ async function drainWithEndpoint(ctx: BenchContext, receiver: WebhookReceiver) {
   const perUser = ctx.options.quick ? 50 : 200;
   const bare = await matchingTenant(ctx, 'drain-no-webhooks', 200);
   const bareIds = await bare.store(roundRobin(bare.users, perUser));
-  const tenant = await matchingTenant(ctx, 'drain-webhooks', 200);
-  await insertEndpoint(ctx.database.db, { providerId: tenant.platformId, url: receiver.url, eventTypes: ['task.completed', 'chain.completed'], secret: generateWebhookSecret() }, 10);
-  const ids = await tenant.store(roundRobin(tenant.users, perUser));
+  const withEndpoint = async (label: string) => {
+    const tenant = await matchingTenant(ctx, label, 200);
+    await insertEndpoint(ctx.database.db, { providerId: tenant.platformId, url: receiver.url, eventTypes: ['task.completed', 'chain.completed'], secret: generateWebhookSecret() }, 10);
+    return { tenant, ids: await tenant.store(roundRobin(tenant.users, perUser)) };
+  };
+  const inline = await withEndpoint('drain-webhooks');
+  const apart = await withEndpoint('drain-webhooks-apart');
   const without = await drainOnce(ctx, bare, bareIds);
   ctx.results.add({
     figure: DRAIN_WITHOUT_ENDPOINT,
@@ -168,7 +172,7 @@ async function drainWithEndpoint(ctx: BenchContext, receiver: WebhookReceiver) {
     cpuPer1k: { api: without.workerCpuPer1k, postgres: without.postgresCpuPer1k, redis: 0 },
     note: `${without.events} events in ${without.seconds.toFixed(1)} s; CPU column: worker / PG`,
   });
-  const figure = await drainOnce(ctx, tenant, ids);
+  const figure = await drainOnce(ctx, inline.tenant, inline.ids);
   ctx.results.addRatio(
     {
       figure: `${MATCH_DRAIN}, platform with a webhook endpoint`,
@@ -180,15 +184,30 @@ async function drainWithEndpoint(ctx: BenchContext, receiver: WebhookReceiver) {
     DRAIN_WITHOUT_ENDPOINT,
     { atLeast: 0.8 },
   );
+  // Deliveries in a process of their own (WORKER_ROLES, docs/scaling.md): both processes' CPU is the figure's.
+  const separate = await drainOnce(ctx, apart.tenant, apart.ids, true);
+  ctx.results.addRatio(
+    {
+      figure: `${MATCH_DRAIN}, platform with a webhook endpoint, delivery in its own process`,
+      value: separate.eventsPerSecond,
+      unit: 'events/s',
+      cpuPer1k: { api: separate.workerCpuPer1k, postgres: separate.postgresCpuPer1k, redis: 0 },
+      note: `${separate.events} events in ${separate.seconds.toFixed(1)} s; a worker with WORKER_ROLES=matching, another with WORKER_ROLES=webhooks delivering meanwhile; CPU column: both workers / PG`,
+    },
+    DRAIN_WITHOUT_ENDPOINT,
+    { atLeast: 0.8 },
+  );
 }
 
-async function drainOnce(ctx: BenchContext, tenant: MatchingTenant, ids: readonly string[]) {
-  const worker = await startWebhookWorker(ctx);
+/** One drain by a worker started as the others; with `deliverer`, a second worker delivers and the first only matches, both metered. */
+async function drainOnce(ctx: BenchContext, tenant: MatchingTenant, ids: readonly string[], deliverer = false) {
+  const workers = [await startWebhookWorker(ctx, deliverer ? { WORKER_ROLES: 'matching' } : {})];
+  if (deliverer) workers.push(await startWebhookWorker(ctx, { WORKER_ROLES: 'webhooks' }));
   try {
-    // The batch reads which providers have endpoints with its chains; the pause lets the worker settle.
+    // The pause lets the workers settle after their start.
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    return await drain(ctx, tenant, [worker], ids);
+    return await drain(ctx, tenant, workers, ids);
   } finally {
-    await worker.stop();
+    await Promise.all(workers.map((worker) => worker.stop()));
   }
 }
