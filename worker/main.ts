@@ -23,6 +23,7 @@ import { startReconciler } from './reconciler.js';
 import { WEBHOOK_QUEUE } from '../shared/queue/webhook-contract.js';
 import { createWebhookProducer } from '../shared/queue/webhook-producer.js';
 import { createDeliveryProcessor } from './webhooks/delivery.js';
+import { createMatchingFirstGate } from './webhooks/matching-first.js';
 import { createSender } from './webhooks/send.js';
 import { startSweeper } from './webhooks/sweeper.js';
 import { createBacktestProcessor } from './backtests/processor.js';
@@ -140,12 +141,22 @@ const workers = (matches ? consumedShards : []).map(
       maxStalledCount: 100,
     }),
 );
+// Deliveries give way to matching jobs on any shard (every worker's, not only this one's), for at most WEBHOOK_YIELD_MS.
+// Active jobs count too: a worker takes up to WORKER_CONCURRENCY jobs at once, a third of the bench's drain.
+const matchingFirst = createMatchingFirstGate({
+  backlog: async () => {
+    const counts = await producer.getJobCounts('waiting', 'prioritized', 'active');
+    return (counts['waiting'] ?? 0) + (counts['prioritized'] ?? 0) + (counts['active'] ?? 0);
+  },
+  maxYieldMs: config.WEBHOOK_YIELD_MS,
+  pollMs: 100,
+});
 // Deliveries on a queue of their own, so a slow receiver never holds up matching.
 const webhookWorkers = (delivers ? [WEBHOOK_QUEUE] : []).map(
   (queue) =>
     new Worker(
       queue,
-      createDeliveryProcessor({ db: webhookDatabase.db, logger, webhooks: webhookProducer, sender, retryScale: config.WEBHOOK_RETRY_SCALE }),
+      createDeliveryProcessor({ db: webhookDatabase.db, logger, webhooks: webhookProducer, sender, retryScale: config.WEBHOOK_RETRY_SCALE, gate: matchingFirst }),
       {
         connection: workerRedis,
         prefix: layout.webhookPrefix,

@@ -12,6 +12,7 @@ import { createTestProvider } from '../../shared/testing/fixtures.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../shared/testing/webhook-receiver.js';
 import { generateWebhookSecret } from '../../shared/webhooks/signing.js';
 import { createDeliveryProcessor } from './delivery.js';
+import { createMatchingFirstGate, type MatchingFirstGate } from './matching-first.js';
 import { createSender, type Sender } from './send.js';
 
 // A first-attempts job (a matching batch's messages) is claimed, sent and recorded in groups:
@@ -59,7 +60,7 @@ function counted(db: Database) {
   return { db: proxy, count };
 }
 
-function processorWith(db: Database) {
+function processorWith(db: Database, gate?: MatchingFirstGate) {
   const retries: { messageId: string; attempt: number; delayMs?: number }[] = [];
   const webhooks = {
     deliver: (attempts: { messageId: string; attempt: number; delayMs?: number }[]) => {
@@ -67,7 +68,7 @@ function processorWith(db: Database) {
       return Promise.resolve(true);
     },
   } as unknown as WebhookProducer;
-  const process = createDeliveryProcessor({ db, logger: pino({ level: 'silent' }), webhooks, sender, retryScale: 1, random: () => 0.5 });
+  const process = createDeliveryProcessor({ db, logger: pino({ level: 'silent' }), webhooks, sender, retryScale: 1, random: () => 0.5, ...(gate ? { gate } : {}) });
   return { process, retries };
 }
 
@@ -124,5 +125,20 @@ describe('first attempts of a batch of messages', () => {
     expect(delivered[0]! + delivered[1]!).toBe(60);
     expect(receiver.received.length - before).toBe(60);
     for (const row of await rowsOf(ids)) expect(row).toMatchObject({ status: 'delivered', attempts: 1, logged: 1 });
+  });
+
+  it('waits for a matching backlog to clear before claiming (WEBHOOK_YIELD_MS), then delivers', async () => {
+    const ids = await newMessages(5);
+    let backlog = 3;
+    const gate = createMatchingFirstGate({ backlog: async () => backlog, maxYieldMs: 10_000, pollMs: 20 });
+    const { process } = processorWith(database.db, gate);
+    const before = receiver.received.length;
+    const done = process(job(ids));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(receiver.received.length - before).toBe(0);
+    for (const row of await rowsOf(ids)) expect(row).toMatchObject({ status: 'pending', attempts: 0, leased: false });
+    backlog = 0;
+    expect(JSON.parse(await done)).toEqual({ delivered: 5 });
+    expect(receiver.received.length - before).toBe(5);
   });
 });

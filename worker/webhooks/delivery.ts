@@ -7,6 +7,7 @@ import { webhookJobPayloads } from '../../shared/queue/webhook-contract.js';
 import type { WebhookProducer } from '../../shared/queue/webhook-producer.js';
 import { signMessage } from '../../shared/webhooks/signing.js';
 import type { WorkerDeps } from '../worker-deps.js';
+import type { MatchingFirstGate } from './matching-first.js';
 import { DELIVERY_TIMEOUT_MS, type AttemptResult, type Sender } from './send.js';
 
 export interface DeliveryDeps extends Pick<WorkerDeps, 'db' | 'logger'> {
@@ -15,6 +16,8 @@ export interface DeliveryDeps extends Pick<WorkerDeps, 'db' | 'logger'> {
   /** WEBHOOK_RETRY_SCALE: 1 in production, smaller in tests. */
   retryScale: number;
   random?: () => number;
+  /** Scheduled attempts wait for a matching backlog to clear (matching-first.ts); none: they never wait. */
+  gate?: MatchingFirstGate;
 }
 
 // Longer than one attempt can take, so a live attempt's lease never lapses; a dead worker's lapses soon after.
@@ -47,6 +50,8 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
 
   /** Attempt number `made + 1` of each message, claimed, sent and recorded as one group; answers the count of each outcome. */
   async function scheduled(messageIds: readonly string[], made: number, outcomes: Record<string, number>): Promise<void> {
+    // Before the claim, so a group waiting for the matcher holds no lease.
+    await deps.gate?.pass();
     const messages = await claimAttempts(deps.db, messageIds, made, LEASE_MS);
     if (messages.length < messageIds.length) outcomes['skipped'] = (outcomes['skipped'] ?? 0) + messageIds.length - messages.length;
     if (messages.length === 0) return;
