@@ -24,6 +24,7 @@ import { WEBHOOK_QUEUE } from '../shared/queue/webhook-contract.js';
 import { createWebhookProducer } from '../shared/queue/webhook-producer.js';
 import { createDeliveryProcessor } from './webhooks/delivery.js';
 import { createMatchingFirstGate } from './webhooks/matching-first.js';
+import { withTimeout } from '../shared/async/with-timeout.js';
 import { createSender } from './webhooks/send.js';
 import { startSweeper } from './webhooks/sweeper.js';
 import { createBacktestProcessor } from './backtests/processor.js';
@@ -145,7 +146,8 @@ const workers = (matches ? consumedShards : []).map(
 // Active jobs count too: a worker takes up to WORKER_CONCURRENCY jobs at once, a third of the bench's drain.
 const matchingFirst = createMatchingFirstGate({
   backlog: async () => {
-    const counts = await producer.getJobCounts('waiting', 'prioritized', 'active');
+    // A Redis that does not answer within a second counts as no backlog: deliveries never hang on it.
+    const counts = await withTimeout(producer.getJobCounts('waiting', 'prioritized', 'active'), 1000, 'matching backlog read timed out');
     return (counts['waiting'] ?? 0) + (counts['prioritized'] ?? 0) + (counts['active'] ?? 0);
   },
   maxYieldMs: config.WEBHOOK_YIELD_MS,
