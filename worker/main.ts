@@ -142,13 +142,16 @@ const workers = (matches ? consumedShards : []).map(
       maxStalledCount: 100,
     }),
 );
-// Deliveries give way to matching jobs on any shard (every worker's, not only this one's), for at most WEBHOOK_YIELD_MS.
-// Active jobs count too: a worker takes up to WORKER_CONCURRENCY jobs at once, a third of the bench's drain.
+// First attempts give way to a matching backlog on any shard (every worker's, not only this one's), for at most
+// WEBHOOK_YIELD_MS: jobs waiting, or more running than half a worker's intake (a worker takes up to
+// WORKER_CONCURRENCY jobs at once, so a backlog's last jobs are running, not waiting). A matcher that keeps
+// up runs a few jobs at a time and waits on none: then deliveries never wait.
+const busyActiveJobs = Math.max(1, Math.floor(config.WORKER_CONCURRENCY / 2));
 const matchingFirst = createMatchingFirstGate({
   backlog: async () => {
     // A Redis that does not answer within a second counts as no backlog: deliveries never hang on it.
     const counts = await withTimeout(producer.getJobCounts('waiting', 'prioritized', 'active'), 1000, 'matching backlog read timed out');
-    return (counts['waiting'] ?? 0) + (counts['prioritized'] ?? 0) + (counts['active'] ?? 0);
+    return (counts['waiting'] ?? 0) + (counts['prioritized'] ?? 0) + Math.max(0, (counts['active'] ?? 0) - busyActiveJobs);
   },
   maxYieldMs: config.WEBHOOK_YIELD_MS,
   pollMs: 100,

@@ -127,7 +127,7 @@ describe('first attempts of a batch of messages', () => {
     for (const row of await rowsOf(ids)) expect(row).toMatchObject({ status: 'delivered', attempts: 1, logged: 1 });
   });
 
-  it('waits for a matching backlog to clear before claiming (WEBHOOK_YIELD_MS), then delivers', async () => {
+  it('waits for a matching backlog to clear before a first attempt (WEBHOOK_YIELD_MS), never before a retry', async () => {
     const ids = await newMessages(5);
     let backlog = 3;
     const gate = createMatchingFirstGate({ backlog: async () => backlog, maxYieldMs: 10_000, pollMs: 20 });
@@ -137,8 +137,13 @@ describe('first attempts of a batch of messages', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(receiver.received.length - before).toBe(0);
     for (const row of await rowsOf(ids)) expect(row).toMatchObject({ status: 'pending', attempts: 0, leased: false });
+    // A retry keeps its schedule (§10: the first within ~5 s): it does not wait.
+    const [retried] = await newMessages(1);
+    await database.db.execute(sql`update webhook_messages set attempts = 1 where id = ${retried!}`);
+    expect(await process({ name: 'deliver-webhook', data: { messageId: retried, attempt: 1 } } as unknown as Job)).toBe('delivered');
+    expect(receiver.received.length - before).toBe(1);
     backlog = 0;
     expect(JSON.parse(await done)).toEqual({ delivered: 5 });
-    expect(receiver.received.length - before).toBe(5);
+    expect(receiver.received.length - before).toBe(6);
   });
 });

@@ -16,7 +16,7 @@ export interface DeliveryDeps extends Pick<WorkerDeps, 'db' | 'logger'> {
   /** WEBHOOK_RETRY_SCALE: 1 in production, smaller in tests. */
   retryScale: number;
   random?: () => number;
-  /** Scheduled attempts wait for a matching backlog to clear (matching-first.ts); none: they never wait. */
+  /** First attempts wait for a matching backlog to clear (matching-first.ts); none: they never wait. */
   gate?: MatchingFirstGate;
 }
 
@@ -50,8 +50,9 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
 
   /** Attempt number `made + 1` of each message, claimed, sent and recorded as one group; answers the count of each outcome. */
   async function scheduled(messageIds: readonly string[], made: number, outcomes: Record<string, number>): Promise<void> {
-    // Before the claim, so a group waiting for the matcher holds no lease.
-    await deps.gate?.pass();
+    // First attempts only (a retry keeps its schedule: the first within ~5 s, §10), before the claim, so a
+    // group waiting for the matcher holds no lease.
+    if (made === 0) await deps.gate?.pass();
     const messages = await claimAttempts(deps.db, messageIds, made, LEASE_MS);
     if (messages.length < messageIds.length) outcomes['skipped'] = (outcomes['skipped'] ?? 0) + messageIds.length - messages.length;
     if (messages.length === 0) return;
