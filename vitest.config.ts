@@ -9,6 +9,7 @@ import { defineConfig } from 'vitest/config';
 const UNIT_TESTS = [
   'shared/domain/**/*.test.ts',
   'worker/matching/batcher.test.ts',
+  'worker/webhooks/matching-first.test.ts',
   '**/active-answer-cache.test.ts',
   'docs/**/*.test.ts',
   'bench/**/*.test.ts',

@@ -32,6 +32,13 @@ describe('parseConfig', () => {
     expect(config.ADMIN_TOKEN).toBeUndefined();
   });
 
+  it('runs matching and webhook delivery in one worker unless WORKER_ROLES names one', () => {
+    expect([...parseConfig({}).WORKER_ROLES].sort()).toEqual(['matching', 'webhooks']);
+    expect([...parseConfig({ WORKER_ROLES: 'webhooks' }).WORKER_ROLES]).toEqual(['webhooks']);
+    expect([...parseConfig({ WORKER_ROLES: 'matching' }).WORKER_ROLES]).toEqual(['matching']);
+    expect(() => parseConfig({ WORKER_ROLES: 'matching,delivery' })).toThrow(ConfigError);
+  });
+
   it.each([
     ['PORT', 'abc'],
     ['PORT', '70000'],

@@ -113,6 +113,16 @@ const configSchema = z.object({
   WEBHOOK_RETRY_SCALE: z.coerce.number().positive().max(1).default(1),
   // Deliveries one worker makes at once (each waits up to 10 s on its receiver).
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),
+  // Longest a delivery gives way to a matching backlog (worker/webhooks/matching-first.ts); 0: never.
+  WEBHOOK_YIELD_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  // What this worker process does (docs/scaling.md, "Webhook delivery"): `matching` (the matching
+  // shards, reconciler, partitions, backtests) and `webhooks` (deliveries and their sweeper).
+  // Both by default; `matching` alone leaves deliveries to processes started with `webhooks`.
+  WORKER_ROLES: z
+    .string()
+    .regex(/^(matching|webhooks)(,(matching|webhooks))*$/, 'must be matching, webhooks or matching,webhooks')
+    .default('matching,webhooks')
+    .transform((value) => new Set(value.split(',') as ('matching' | 'webhooks')[])),
 });
 
 /** The nodes of REDIS_URL: one URL, or a cluster's comma-separated seeds. */

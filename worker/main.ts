@@ -23,6 +23,8 @@ import { startReconciler } from './reconciler.js';
 import { WEBHOOK_QUEUE } from '../shared/queue/webhook-contract.js';
 import { createWebhookProducer } from '../shared/queue/webhook-producer.js';
 import { createDeliveryProcessor } from './webhooks/delivery.js';
+import { createMatchingFirstGate } from './webhooks/matching-first.js';
+import { withTimeout } from '../shared/async/with-timeout.js';
 import { createSender } from './webhooks/send.js';
 import { startSweeper } from './webhooks/sweeper.js';
 import { createBacktestProcessor } from './backtests/processor.js';
@@ -76,25 +78,34 @@ const metrics = createWorkerMetrics({
 });
 const deps: WorkerDeps = { db: database.db, producer, logger, publish: createLivePublisher(producerRedis, config.QUEUE_PREFIX, logger, cluster) };
 let shuttingDown = false;
+// WORKER_ROLES: matching (and what goes with it) and webhook delivery, both by default; a process
+// with one role leaves the other to processes started with it (docs/scaling.md, "Webhook delivery").
+const matches = config.WORKER_ROLES.has('matching');
+const delivers = config.WORKER_ROLES.has('webhooks');
+const idle = { stop: async () => {} };
 
+// The matcher enqueues first attempts whatever the roles: the queue is what another process delivers from.
 const webhookProducer = createWebhookProducer(producerRedis, layout.webhookPrefix);
 const sender = createSender({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
-const sweeper = startSweeper(
-  { db: webhookDatabase.db, logger, webhooks: webhookProducer },
-  { intervalMs: config.RECONCILE_INTERVAL_MS, minAgeMs: config.RECONCILE_MIN_AGE_MS },
-);
+const sweeper = delivers
+  ? startSweeper({ db: webhookDatabase.db, logger, webhooks: webhookProducer }, { intervalMs: config.RECONCILE_INTERVAL_MS, minAgeMs: config.RECONCILE_MIN_AGE_MS })
+  : idle;
 
 // Backtests (§12) on a queue of their own, one at a time per worker; the sweeper queues again any running one without a job.
 const backtestProducer = createBacktestProducer(producerRedis, layout.backtestPrefix);
-const backtestSweeper = startBacktestSweeper({ db: backtestDatabase.db, logger, backtests: backtestProducer }, { intervalMs: config.RECONCILE_INTERVAL_MS });
+const backtestSweeper = matches
+  ? startBacktestSweeper({ db: backtestDatabase.db, logger, backtests: backtestProducer }, { intervalMs: config.RECONCILE_INTERVAL_MS })
+  : idle;
 
-const reconciler = startReconciler(deps, {
-  intervalMs: config.RECONCILE_INTERVAL_MS,
-  minAgeMs: config.RECONCILE_MIN_AGE_MS,
-  onPass: (counts) => metrics.reconciled(counts),
-});
+const reconciler = matches
+  ? startReconciler(deps, {
+      intervalMs: config.RECONCILE_INTERVAL_MS,
+      minAgeMs: config.RECONCILE_MIN_AGE_MS,
+      onPass: (counts) => metrics.reconciled(counts),
+    })
+  : { ...idle, runNow: async () => {} };
 // The coming months' partitions of events, and retention (EVENT_RETENTION_MONTHS): now, then hourly.
-const partitionMaintenance = startPartitionMaintenance(deps, { retentionMonths: config.EVENT_RETENTION_MONTHS });
+const partitionMaintenance = matches ? startPartitionMaintenance(deps, { retentionMonths: config.EVENT_RETENTION_MONTHS }) : idle;
 const lease = startLease(
   {
     db: leaseDatabase.db,
@@ -118,7 +129,7 @@ const processor = createProcessor({
 });
 // WORKER_CONCURRENCY is this process's intake in all: shared out over the shards it consumes.
 const shardConcurrency = Math.max(1, Math.ceil(config.WORKER_CONCURRENCY / consumedShards.length));
-const workers = consumedShards.map(
+const workers = (matches ? consumedShards : []).map(
   (shard) =>
     new Worker(MATCHING_QUEUE, processor, {
       connection: workerRedis,
@@ -131,32 +142,58 @@ const workers = consumedShards.map(
       maxStalledCount: 100,
     }),
 );
-// Deliveries on a queue of their own, so a slow receiver never holds up matching.
-const webhookWorker = new Worker(
-  WEBHOOK_QUEUE,
-  createDeliveryProcessor({ db: webhookDatabase.db, logger, webhooks: webhookProducer, sender, retryScale: config.WEBHOOK_RETRY_SCALE }),
-  {
-    connection: workerRedis,
-    prefix: layout.webhookPrefix,
-    concurrency: config.WEBHOOK_CONCURRENCY,
-    // An attempt lasts up to 10 s; the message's lease in Postgres, not this lock, keeps it from running twice.
-    lockDuration: 30_000,
-    maxStalledCount: 100,
+// First attempts give way to a matching backlog on any shard (every worker's, not only this one's), for at most
+// WEBHOOK_YIELD_MS: jobs waiting, or more running than half a worker's intake (a worker takes up to
+// WORKER_CONCURRENCY jobs at once, so a backlog's last jobs are running, not waiting). A matcher that keeps
+// up runs a few jobs at a time and waits on none: then deliveries never wait.
+const busyActiveJobs = Math.max(1, Math.floor(config.WORKER_CONCURRENCY / 2));
+const matchingFirst = createMatchingFirstGate({
+  backlog: async () => {
+    // A Redis that does not answer within a second counts as no backlog: deliveries never hang on it.
+    const counts = await withTimeout(producer.getJobCounts('waiting', 'prioritized', 'active'), 1000, 'matching backlog read timed out');
+    return (counts['waiting'] ?? 0) + (counts['prioritized'] ?? 0) + Math.max(0, (counts['active'] ?? 0) - busyActiveJobs);
   },
-);
-const backtestWorker = new Worker(BACKTEST_QUEUE, createBacktestProcessor({ db: backtestDatabase.db, logger }, () => shuttingDown), {
-  connection: workerRedis,
-  prefix: layout.backtestPrefix,
-  concurrency: 1,
-  // The run yields between pages, so the lock is renewed; a dead worker's backtest resumes elsewhere within 2 x JOB_LOCK_MS.
-  lockDuration: config.JOB_LOCK_MS,
-  stalledInterval: config.JOB_LOCK_MS,
-  maxStalledCount: BACKTEST_MAX_STALLS,
+  maxYieldMs: config.WEBHOOK_YIELD_MS,
+  pollMs: 100,
 });
-backtestWorker.on('failed', (job, error) => logger.warn({ jobId: job?.id, job: job?.name, err: error }, 'backtest job failed'));
-webhookWorker.on('failed', (job, error) => logger.warn({ jobId: job?.id, job: job?.name, err: error }, 'webhook job failed'));
+// Deliveries on a queue of their own, so a slow receiver never holds up matching.
+const webhookWorkers = (delivers ? [WEBHOOK_QUEUE] : []).map(
+  (queue) =>
+    new Worker(
+      queue,
+      createDeliveryProcessor({ db: webhookDatabase.db, logger, webhooks: webhookProducer, sender, retryScale: config.WEBHOOK_RETRY_SCALE, gate: matchingFirst }),
+      {
+        connection: workerRedis,
+        prefix: layout.webhookPrefix,
+        concurrency: config.WEBHOOK_CONCURRENCY,
+        // An attempt lasts up to 10 s; the message's lease in Postgres, not this lock, keeps it from running twice.
+        lockDuration: 30_000,
+        maxStalledCount: 100,
+      },
+    ),
+);
+const backtestWorkers = (matches ? [BACKTEST_QUEUE] : []).map(
+  (queue) =>
+    new Worker(queue, createBacktestProcessor({ db: backtestDatabase.db, logger }, () => shuttingDown), {
+      connection: workerRedis,
+      prefix: layout.backtestPrefix,
+      concurrency: 1,
+      // The run yields between pages, so the lock is renewed; a dead worker's backtest resumes elsewhere within 2 x JOB_LOCK_MS.
+      lockDuration: config.JOB_LOCK_MS,
+      stalledInterval: config.JOB_LOCK_MS,
+      maxStalledCount: BACKTEST_MAX_STALLS,
+    }),
+);
 // Connection errors are logged (rate-limited) and a worker that keeps failing pauses its fetching (error-backoff.ts).
-const backoffs = [backOffOnErrors(webhookWorker, logger, WEBHOOK_QUEUE), backOffOnErrors(backtestWorker, logger, BACKTEST_QUEUE)];
+const backoffs: ReturnType<typeof backOffOnErrors>[] = [];
+for (const worker of backtestWorkers) {
+  worker.on('failed', (job, error) => logger.warn({ jobId: job?.id, job: job?.name, err: error }, 'backtest job failed'));
+  backoffs.push(backOffOnErrors(worker, logger, BACKTEST_QUEUE));
+}
+for (const worker of webhookWorkers) {
+  worker.on('failed', (job, error) => logger.warn({ jobId: job?.id, job: job?.name, err: error }, 'webhook job failed'));
+  backoffs.push(backOffOnErrors(worker, logger, WEBHOOK_QUEUE));
+}
 
 workers.forEach((worker, i) => {
   const shard = consumedShards[i]!;
@@ -179,7 +216,10 @@ const health = await startHealthServer({
   metrics: metrics.exposition,
 });
 const address = health.address();
-logger.info({ healthPort: typeof address === 'object' && address ? address.port : null, concurrency: config.WORKER_CONCURRENCY, shards: consumedShards, cluster, workerId }, 'worker started');
+logger.info(
+  { healthPort: typeof address === 'object' && address ? address.port : null, roles: [...config.WORKER_ROLES], concurrency: config.WORKER_CONCURRENCY, shards: matches ? consumedShards : [], cluster, workerId },
+  'worker started',
+);
 
 async function shutdown(signal: string) {
   if (shuttingDown) return;
@@ -197,7 +237,7 @@ async function shutdown(signal: string) {
   await backtestSweeper.stop();
   for (const backoff of backoffs) backoff.stop();
   // Wait for active jobs to finish (a backtest stops at its next page and resumes elsewhere from there).
-  await Promise.all([...workers.map((worker) => worker.close()), webhookWorker.close(), backtestWorker.close()]);
+  await Promise.all([...workers, ...webhookWorkers, ...backtestWorkers].map((worker) => worker.close()));
   sender.close();
   await lease.stop();
   await Promise.allSettled([producer.close(), webhookProducer.close(), backtestProducer.close(), database.close(), webhookDatabase.close(), backtestDatabase.close(), leaseDatabase.close()]);

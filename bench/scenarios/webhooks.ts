@@ -1,3 +1,5 @@
+import { eq } from 'drizzle-orm';
+import { webhookEndpoints, webhookMessages } from '../../shared/db/schema/index.js';
 import { insertEndpoint } from '../../shared/db/webhook-endpoint-store.js';
 import { insertMessages, type WebhookFact } from '../../shared/db/webhook-message-store.js';
 import { createRedis } from '../../shared/queue/connection.js';
@@ -8,8 +10,8 @@ import { createTestProvider } from '../../shared/testing/fixtures.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../shared/testing/webhook-receiver.js';
 import { generateWebhookSecret } from '../../shared/webhooks/signing.js';
 import type { BenchContext, Scenario } from '../harness/context.js';
-import { drain } from '../matching/drain.js';
-import { matchingTenant, roundRobin } from '../matching/seed.js';
+import { drain, type DrainFigure } from '../matching/drain.js';
+import { matchingTenant, roundRobin, type MatchingTenant } from '../matching/seed.js';
 import { MATCH_DRAIN } from './matching.js';
 
 export const WEBHOOK_THROUGHPUT = 'webhook deliveries, 1 worker, receiver answering 200 at once';
@@ -36,7 +38,7 @@ export const webhooks: Scenario = {
 };
 
 /** A worker allowed to deliver to the local receiver (plain HTTP on a private address). */
-const startWebhookWorker = (ctx: BenchContext) => ctx.startWorker({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' });
+const startWebhookWorker = (ctx: BenchContext, env: Record<string, string> = {}) => ctx.startWorker({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', ...env });
 
 const firstReceipts = (receiver: WebhookReceiver, ids: ReadonlySet<string>) => {
   const first = new Map<string, number>();
@@ -141,32 +143,115 @@ async function delay(ctx: BenchContext, receiver: WebhookReceiver) {
   }
 }
 
+export const DRAIN_WITHOUT_ENDPOINT = `${MATCH_DRAIN}, no webhook endpoint (webhooks' own A)`;
+
 /**
  * The matcher's price for webhooks when they are used: the drain of the
  * matching scenario's backlog for a platform with an endpoint (one outbox
  * insert per batch, the worker delivering meanwhile), against the same drain
- * without one (MATCH_DRAIN, when the matching scenario ran before).
+ * for a tenant without one, measured just before it by a worker started the
+ * same way (an A/B within the scenario, so `--only baselines,webhooks` gives
+ * the ratio and both halves see the same machine). The drain ends when no
+ * event is pending; deliveries still running then do not count in it, but
+ * everything they spent during the drain is in its worker and Postgres CPU,
+ * and a second row times the same drain until its last message arrives,
+ * with all the CPU spent to then (deliveries give way to a matching backlog,
+ * WEBHOOK_YIELD_MS: this row shows what that moved, not removed).
  */
 async function drainWithEndpoint(ctx: BenchContext, receiver: WebhookReceiver) {
-  const tenant = await matchingTenant(ctx, 'drain-webhooks', 200);
-  await insertEndpoint(ctx.database.db, { providerId: tenant.platformId, url: receiver.url, eventTypes: ['task.completed', 'chain.completed'], secret: generateWebhookSecret() }, 10);
-  const ids = await tenant.store(roundRobin(tenant.users, ctx.options.quick ? 50 : 200));
-  const worker = await startWebhookWorker(ctx);
-  try {
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    const figure = await drain(ctx, tenant, [worker], ids);
+  const perUser = ctx.options.quick ? 50 : 200;
+  // Each tenant's events are stored just before its drain: stored earlier, they would grow old
+  // enough for the reconciler of the drain before to match them.
+  const bare = await matchingTenant(ctx, 'drain-no-webhooks', 200);
+  const withEndpoint = async (label: string) => {
+    const tenant = await matchingTenant(ctx, label, 200);
+    await insertEndpoint(ctx.database.db, { providerId: tenant.platformId, url: receiver.url, eventTypes: ['task.completed', 'chain.completed'], secret: generateWebhookSecret() }, 10);
+    return tenant;
+  };
+  const inline = await withEndpoint('drain-webhooks');
+  const apart = await withEndpoint('drain-webhooks-apart');
+  const eventsOf = (tenant: MatchingTenant) => tenant.store(roundRobin(tenant.users, perUser));
+  const without = await drainOnce(ctx, bare, await eventsOf(bare));
+  ctx.results.add({
+    figure: DRAIN_WITHOUT_ENDPOINT,
+    value: without.eventsPerSecond,
+    unit: 'events/s',
+    cpuPer1k: { api: without.workerCpuPer1k, postgres: without.postgresCpuPer1k, redis: 0 },
+    note: `${without.events} events in ${without.seconds.toFixed(1)} s; CPU column: worker / PG`,
+  });
+  const rows = (figure: string, measured: DrainWithDeliveries, how: string) => {
+    const { drained, delivered } = measured;
     ctx.results.addRatio(
       {
-        figure: `${MATCH_DRAIN}, platform with a webhook endpoint`,
-        value: figure.eventsPerSecond,
+        figure,
+        value: drained.eventsPerSecond,
         unit: 'events/s',
-        cpuPer1k: { api: figure.workerCpuPer1k, postgres: figure.postgresCpuPer1k, redis: 0 },
-        note: `${figure.events} events in ${figure.seconds.toFixed(1)} s, each announcing a task.completed (and the last ones chain.completed) while the same worker delivers; CPU column: worker / PG`,
+        cpuPer1k: { api: drained.workerCpuPer1k, postgres: drained.postgresCpuPer1k, redis: 0 },
+        note: `${drained.events} events in ${drained.seconds.toFixed(1)} s, announcing ${delivered.messages} task.completed and chain.completed; ${how}; CPU column: worker(s) / PG`,
       },
-      MATCH_DRAIN,
+      DRAIN_WITHOUT_ENDPOINT,
       { atLeast: 0.8 },
     );
+    // The same drain timed until its last message is delivered: what the deliveries cost, wherever they were paid.
+    ctx.results.addRatio(
+      {
+        figure: `${figure}, until every message delivered`,
+        value: drained.events / delivered.seconds,
+        unit: 'events/s',
+        cpuPer1k: { api: delivered.workerCpuPer1k, postgres: delivered.postgresCpuPer1k, redis: 0 },
+        note: `last delivery ${delivered.seconds.toFixed(1)} s after the drain began; CPU column: worker(s) / PG to then`,
+      },
+      DRAIN_WITHOUT_ENDPOINT,
+    );
+  };
+  rows(`${MATCH_DRAIN}, platform with a webhook endpoint`, await drainOnce(ctx, inline, await eventsOf(inline), receiver), 'the same worker delivers');
+  // Deliveries in a process of their own (WORKER_ROLES, docs/scaling.md): both processes' CPU is the figure's.
+  rows(
+    `${MATCH_DRAIN}, platform with a webhook endpoint, delivery in its own process`,
+    await drainOnce(ctx, apart, await eventsOf(apart), receiver, true),
+    'a worker with WORKER_ROLES=matching, another with WORKER_ROLES=webhooks',
+  );
+}
+
+interface DrainWithDeliveries {
+  drained: DrainFigure;
+  delivered: { messages: number; seconds: number; workerCpuPer1k: number; postgresCpuPer1k: number };
+}
+
+/** One drain by a worker started as the others; with `deliverer`, a second worker delivers and the first only matches, both metered. */
+async function drainOnce(ctx: BenchContext, tenant: MatchingTenant, ids: readonly string[]): Promise<DrainFigure>;
+async function drainOnce(ctx: BenchContext, tenant: MatchingTenant, ids: readonly string[], receiver: WebhookReceiver, deliverer?: boolean): Promise<DrainWithDeliveries>;
+async function drainOnce(ctx: BenchContext, tenant: MatchingTenant, ids: readonly string[], receiver?: WebhookReceiver, deliverer = false): Promise<DrainFigure | DrainWithDeliveries> {
+  const workers = [await startWebhookWorker(ctx, deliverer ? { WORKER_ROLES: 'matching' } : {})];
+  if (deliverer) workers.push(await startWebhookWorker(ctx, { WORKER_ROLES: 'webhooks' }));
+  try {
+    // The pause lets the workers settle after their start.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    if (!receiver) return await drain(ctx, tenant, workers, ids);
+    const stops = await Promise.all(workers.map((worker) => ctx.meter.start(worker.pid)));
+    const started = Date.now();
+    const drained = await drain(ctx, tenant, workers, ids);
+    // Every message is written by now (no event is pending): wait for each to arrive once.
+    const rows = await ctx.database.db
+      .select({ id: webhookMessages.id })
+      .from(webhookMessages)
+      .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookMessages.endpointId))
+      .where(eq(webhookEndpoints.providerId, tenant.platformId));
+    const wanted = new Set(rows.map((row) => row.id));
+    await waitFor(() => firstReceipts(receiver, wanted).size === wanted.size, 'deliveries after the drain');
+    const last = Math.max(...firstReceipts(receiver, wanted).values());
+    const cpu = await Promise.all(stops.map((stop) => stop()));
+    const thousands = ids.length / 1000;
+    return {
+      drained,
+      delivered: {
+        messages: wanted.size,
+        seconds: (last - started) / 1000,
+        workerCpuPer1k: cpu.reduce((sum, use) => sum + use.api, 0) / thousands,
+        postgresCpuPer1k: cpu[0]!.postgres / thousands,
+      },
+    };
   } finally {
-    await worker.stop();
+    await Promise.all(workers.map((worker) => worker.stop()));
   }
 }

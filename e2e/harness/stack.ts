@@ -9,7 +9,8 @@ export interface Stack {
   api: ServiceProcess;
   workers: ServiceProcess[];
   env: Record<string, string>;
-  startWorker(): Promise<ServiceProcess>;
+  /** Another worker, with `env` added to the stack's (WORKER_ROLES, say). */
+  startWorker(env?: Record<string, string>): Promise<ServiceProcess>;
   http(method: string, path: string, options?: { body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; json: any }>;
   createProvider(type: 'platform' | 'advertiser'): Promise<{ id: string; headers: Record<string, string> }>;
   stop(): Promise<void>;
@@ -44,8 +45,8 @@ export async function startStack(label: string, options: { workerCount?: number;
     api,
     workers,
     env,
-    async startWorker() {
-      const worker = await startService('worker', env);
+    async startWorker(extraEnv = {}) {
+      const worker = await startService('worker', { ...env, ...extraEnv });
       workers.push(worker);
       return worker;
     },

@@ -3,7 +3,7 @@ import type { Executor } from './client.js';
 import { decodeTimestampUs, fromJson, type DriverRow } from './driver-row.js';
 import { afterKey, rowsToRead, toPage, type Page, type PageRequest } from './keyset.js';
 import { providers, webhookAttempts, webhookEndpoints, webhookMessages, type WebhookMessageStatus } from './schema/index.js';
-import { instant } from './sql-fragments.js';
+import { fromUs, numberArray, textArray } from './sql-fragments.js';
 import { appendTo } from '../collections.js';
 
 /**
@@ -143,33 +143,36 @@ type OutgoingRow = DriverRow<Pick<typeof webhookMessages.$inferSelect, 'id' | 't
 };
 
 /**
- * Takes scheduled attempt number `attempt + 1` of a message for `leaseMs`:
- * only while it is pending, still at that count, unleased, and its endpoint
- * not deleted. Null when another worker has it, it moved on, or it is done.
- * A message whose endpoint was deleted since it was written is given up in
- * the same statement. One statement (a delivery's cost is its round trips).
+ * Takes scheduled attempt number `attempt + 1` of each message for `leaseMs`:
+ * only those still pending, at that count, unleased, and whose endpoint is
+ * not deleted. A message that another worker has, that moved on, or that is
+ * done is left out of the answer. A message whose endpoint was deleted since
+ * it was written is given up in the same statement. One statement for all of
+ * them (a delivery's cost was its round trips: two a message, docs/performance.md).
  */
-export async function claimAttempt(db: Executor, messageId: string, attempt: number, leaseMs: number): Promise<OutgoingMessage | null> {
-  const [row] = await db.execute<OutgoingRow>(sql`
+export async function claimAttempts(db: Executor, messageIds: readonly string[], attempt: number, leaseMs: number): Promise<OutgoingMessage[]> {
+  if (messageIds.length === 0) return [];
+  const rows = await db.execute<OutgoingRow>(sql`
     update webhook_messages m
     set locked_until = case when e.deleted_at is null then now() + ${leaseMs} * interval '1 millisecond' end,
         status = case when e.deleted_at is null then m.status else 'failed' end
     from webhook_endpoints e join providers p on p.id = e.provider_id
-    where m.id = ${messageId} and e.id = m.endpoint_id and m.status = 'pending' and m.attempts = ${attempt}
+    where m.id = any(${textArray(messageIds)}) and e.id = m.endpoint_id and m.status = 'pending' and m.attempts = ${attempt}
       and (m.locked_until is null or m.locked_until < now())
     returning m.id, m.type, m.created_at::text as "createdAt", m.data, m.attempts, e.url, e.secret, e.deleted_at is not null as deleted,
       p.live_provider_id is null as livemode`);
-  if (!row || row.deleted) return null;
-  return {
-    id: row.id,
-    type: row.type,
-    createdUs: decodeTimestampUs(webhookMessages.createdAt, row.createdAt),
-    data: fromJson(row.data),
-    attempts: row.attempts,
-    url: row.url,
-    secret: row.secret,
-    livemode: row.livemode,
-  };
+  return rows
+    .filter((row) => !row.deleted)
+    .map((row) => ({
+      id: row.id,
+      type: row.type,
+      createdUs: decodeTimestampUs(webhookMessages.createdAt, row.createdAt),
+      data: fromJson(row.data),
+      attempts: row.attempts,
+      url: row.url,
+      secret: row.secret,
+      livemode: row.livemode,
+    }));
 }
 
 /** A message to replay, whatever its status; null when unknown or its endpoint is deleted. */
@@ -186,31 +189,48 @@ export async function loadForReplay(db: Executor, messageId: string): Promise<Ou
 /** What an attempt leads to: delivered, another attempt after `delayMs`, failed for good, or (a replay) no change to the schedule. */
 export type AttemptOutcome = { next: 'delivered' } | { next: 'retry'; delayMs: number } | { next: 'failed' } | { next: 'unchanged' };
 
+/** An attempt made, for recordAttempts: the message, what happened, and what it leads to. */
+export interface AttemptRecord {
+  messageId: string;
+  attempt: WebhookAttempt;
+  outcome: AttemptOutcome;
+}
+
 /**
- * Records an attempt and its consequence in one statement. A scheduled
- * attempt advances the count and releases the lease; a replay touches only
- * the status, and only when it succeeded.
+ * Records attempts and their consequences in one statement, however many. A
+ * scheduled attempt advances the count and releases the lease; a replay
+ * touches only the status, and only when it succeeded.
  */
-export async function recordAttempt(
-  db: Executor,
-  messageId: string,
-  attempt: WebhookAttempt,
-  outcome: AttemptOutcome,
-  scheduled: boolean,
-): Promise<void> {
-  const status = outcome.next === 'delivered' || outcome.next === 'failed' ? outcome.next : null;
-  const delayMs = outcome.next === 'retry' ? outcome.delayMs : null;
+export async function recordAttempts(db: Executor, records: readonly AttemptRecord[], scheduled: boolean): Promise<void> {
+  if (records.length === 0) return;
+  const statusOf = (outcome: AttemptOutcome) => (outcome.next === 'delivered' || outcome.next === 'failed' ? outcome.next : null);
   await db.execute(sql`
-    with attempt as (
+    with made as (
+      select * from unnest(
+        ${textArray(records.map((r) => r.messageId))},
+        ${numberArray(records.map((r) => r.attempt.atUs), 'bigint')},
+        ${numberArray(records.map((r) => r.attempt.statusCode), 'int')},
+        ${textArray(records.map((r) => r.attempt.error))},
+        ${numberArray(records.map((r) => r.attempt.durationMs), 'int')},
+        ${textArray(records.map((r) => statusOf(r.outcome)))},
+        ${numberArray(records.map((r) => (r.outcome.next === 'retry' ? r.outcome.delayMs : null)), 'int')}
+      ) with ordinality as r(message_id, at_us, status_code, error, duration_ms, status, delay_ms, n)
+    ), attempt as (
       insert into webhook_attempts (message_id, at, status_code, error, duration_ms)
-      values (${messageId}, ${instant(attempt.atUs)}, ${attempt.statusCode}, ${attempt.error}, ${attempt.durationMs})
+      select message_id, ${fromUs(sql`at_us`)}, status_code, error, duration_ms from made order by n
     )
-    update webhook_messages
-    set attempts = attempts + ${scheduled ? 1 : 0},
-        locked_until = ${scheduled ? null : sql`locked_until`},
-        status = coalesce(${status}::text, status),
-        next_attempt_at = coalesce(now() + ${delayMs}::int * interval '1 millisecond', next_attempt_at)
-    where id = ${messageId}`);
+    update webhook_messages m
+    set attempts = m.attempts + ${scheduled ? 1 : 0},
+        locked_until = ${scheduled ? null : sql`m.locked_until`},
+        status = coalesce(made.status, m.status),
+        next_attempt_at = coalesce(now() + made.delay_ms * interval '1 millisecond', m.next_attempt_at)
+    from made
+    where m.id = made.message_id`);
+}
+
+/** One attempt (recordAttempts for one). */
+export function recordAttempt(db: Executor, messageId: string, attempt: WebhookAttempt, outcome: AttemptOutcome, scheduled: boolean): Promise<void> {
+  return recordAttempts(db, [{ messageId, attempt, outcome }], scheduled);
 }
 
 /** Pending messages whose attempt is overdue by `minAgeMs` and not leased: the sweeper's page. */

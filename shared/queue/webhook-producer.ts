@@ -4,8 +4,8 @@ import { addBestEffort } from './best-effort-add.js';
 import { deliveryJobId, MAX_MESSAGES_PER_JOB, WEBHOOK_QUEUE, webhookJobOptions, webhookJobPayloads, type WebhookJobPayload } from './webhook-contract.js';
 
 export interface WebhookProducer {
-  /** Attempts due now or after `delayMs`. Best effort: false when Redis is away (the sweeper covers it). */
-  deliver(attempts: readonly WebhookJobPayload<'deliver-webhook'>[], delayMs?: number): Promise<boolean>;
+  /** Attempts due now, or each after its `delayMs`. Best effort: false when Redis is away (the sweeper covers it). */
+  deliver(attempts: readonly (WebhookJobPayload<'deliver-webhook'> & { delayMs?: number })[]): Promise<boolean>;
   /** First attempts of new messages, MAX_MESSAGES_PER_JOB a job; best effort like `deliver`. */
   deliverNew(messageIds: readonly string[]): Promise<boolean>;
   /** A replay now; false when Redis is away. */
@@ -21,9 +21,9 @@ export function createWebhookProducer(connection: RedisClient, prefix: string): 
   const add = (jobs: Parameters<Queue['addBulk']>[0]) => addBestEffort(connection, queue, jobs);
 
   return {
-    deliver: (attempts, delayMs) =>
+    deliver: (attempts) =>
       add(
-        attempts.map((payload) => ({
+        attempts.map(({ delayMs, ...payload }) => ({
           name: 'deliver-webhook',
           data: webhookJobPayloads['deliver-webhook'].parse(payload),
           opts: { jobId: deliveryJobId(payload), ...(delayMs ? { delay: delayMs } : {}) },
