@@ -13,6 +13,7 @@ const UNIT_TESTS = [
   '**/active-answer-cache.test.ts',
   'docs/**/*.test.ts',
   'bench/**/*.test.ts',
+  'shared/async/coalesce.test.ts',
 ];
 
 export default defineConfig({

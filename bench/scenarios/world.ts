@@ -1,4 +1,4 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { events, pendingEvents, users } from '../../shared/db/schema/index.js';
 import { senderUserId } from '../../shared/domain/ids.js';
 import { nothingPending } from '../../shared/testing/progress.js';
@@ -90,6 +90,8 @@ async function runWorld(ctx: BenchContext, stack: WorldStack, seeded: SeededWorl
 
   async function step(rate: number, pollRate: number): Promise<Step> {
     const { db } = stack.database;
+    // BENCH_PG_STATEMENTS=1 (with BENCH_KEEP_DB=1): pg_stat_statements then holds the last step alone.
+    if (process.env.BENCH_PG_STATEMENTS) await db.execute(sql`select pg_stat_statements_reset()`);
     const backlogBefore = await db.$count(pendingEvents);
     const lagBefore = await lagBuckets(stack.worker.metricsUrl);
     const stopMeter = await stack.meter.start(stack.api.pid);
@@ -122,6 +124,13 @@ async function runWorld(ctx: BenchContext, stack: WorldStack, seeded: SeededWorl
   await produce(options.stepS > 5 ? 2_000 : 1_000, 3);
   await drain(ctx, stack);
 
+  if (options.fixedRate > 0) {
+    const result = await step(options.fixedRate, options.pollRate);
+    await drain(ctx, stack);
+    const check = await checkAgainstModel(stack.database.db, seeded, history);
+    ctx.log(`world at ${options.fixedRate} events/s: CPU per event ${JSON.stringify(result.cpuPerEventUs)}; model check ${check.mismatches.length} mismatches`);
+    return;
+  }
   const quick = ctx.options.quick;
   const alone: Step[] = [];
   for (const rate of quick ? [1_000, 2_000] : [2_000, 4_000, 6_000, 8_000, 10_000, 12_000]) {

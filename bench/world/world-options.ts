@@ -21,6 +21,8 @@ export interface WorldOptions {
   sampledUsers: number;
   /** Seconds each rate step lasts. */
   stepS: number;
+  /** Profiling: one step at this rate (with `pollRate` reads) instead of the stepped run; 0 for the run of record. */
+  fixedRate: number;
 }
 
 export const DEFAULT_WORLD: WorldOptions = {
@@ -38,6 +40,7 @@ export const DEFAULT_WORLD: WorldOptions = {
   pollRate: 1000,
   sampledUsers: 300,
   stepS: 10,
+  fixedRate: 0,
 };
 
 /** `--world key=value,key=value` (e.g. `--world users=10000,zipfS=0`). */

@@ -24,8 +24,11 @@ export async function openWorldStack(ctx: BenchContext): Promise<WorldStack> {
   const database = await createTestDatabase('bench-world');
   // BENCH_LOG_STATEMENTS=1: every statement of this database goes to the server log with its duration (Postgres statistics without pg_stat_statements).
   if (process.env.BENCH_LOG_STATEMENTS) await database.db.execute(sql.raw(`alter database "${database.name}" set log_min_duration_statement = 0`));
+  if (process.env.BENCH_PG_STATEMENTS) await database.db.execute(sql`create extension if not exists pg_stat_statements`);
   const redis = new Redis(ctx.env.REDIS_URL!, { maxRetriesPerRequest: 1 });
-  const env = { ...ctx.env, DATABASE_URL: database.url, QUEUE_PREFIX: `bench-world-${uniqueSuffix()}` };
+  // BENCH_WORLD_ENV='{"MATCH_BATCHES_IN_FLIGHT":"1"}': settings of the world's processes to compare (A/B in one build).
+  const extra = process.env.BENCH_WORLD_ENV ? (JSON.parse(process.env.BENCH_WORLD_ENV) as Record<string, string>) : {};
+  const env = { ...ctx.env, DATABASE_URL: database.url, QUEUE_PREFIX: `bench-world-${uniqueSuffix()}`, ...extra };
   const profile = (on: boolean) => (on ? ['--cpu-prof', `--cpu-prof-dir=${ctx.outputDir}`] : []);
   const started: ServiceProcess[] = [];
   const close = async () => {

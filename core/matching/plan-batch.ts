@@ -44,6 +44,19 @@ function storedState(walk: StoredWalk | undefined): WalkState | null {
   return { completions, mark: walk.mark };
 }
 
+const taskTypes = new WeakMap<MatchingChain, (event: StoredEvent) => boolean>();
+
+/** Whether an event's type is one some task of the chain waits for (no other event is relevant to it: isRelevant). */
+function hasTaskTypeOf(chain: MatchingChain): (event: StoredEvent) => boolean {
+  let test = taskTypes.get(chain);
+  if (test === undefined) {
+    const types = new Set(chain.rules.tasks.map((task) => task.eventType));
+    test = (event) => types.has(event.eventType);
+    taskTypes.set(chain, test);
+  }
+  return test;
+}
+
 /**
  * Applies the batch's new events to each affected walk where they all come
  * after its mark (O(tasks) per event); everything else (a late event, a user
@@ -62,7 +75,10 @@ export function advanceWalks(
         recompute.push({ userId: user.id, chain });
         continue;
       }
-      const counting = (eventsByUser.get(user.id) ?? []).filter(countingFilter(user, scopeOf(chain)));
+      const mine = eventsByUser.get(user.id);
+      // Most of a user's chains have no task of the batch's event types: nothing to walk, nothing to allocate.
+      if (mine === undefined || !mine.some(hasTaskTypeOf(chain))) continue;
+      const counting = mine.filter(countingFilter(user, scopeOf(chain)));
       if (counting.length === 0) continue;
       const state = storedState(view.walks.get(walkKey(user.id, chain.chain.id)));
       const result: WalkAdvance = state === null ? { recompute: true } : advanceWalk(chain.rules, state, counting);

@@ -77,6 +77,18 @@ async function eventPartitionsRead(statement: Recorded, analyze: boolean): Promi
   return [...names].sort();
 }
 
+/** The index scans of events partitions in a statement's plan, with their conditions. */
+async function indexScansOfEvents(statement: Recorded): Promise<{ 'Index Cond'?: string; Filter?: string }[]> {
+  const [row] = await client.unsafe(`explain (costs off, format json) ${statement.query}`, statement.params as never[]);
+  const scans: { 'Index Cond'?: string; Filter?: string }[] = [];
+  const visit = (node: PlanNode & { 'Node Type'?: string; 'Index Cond'?: string; Filter?: string }) => {
+    if (node['Node Type'] === 'Index Scan' && node['Relation Name']?.startsWith('events_')) scans.push(node);
+    node.Plans?.forEach(visit);
+  };
+  visit((row!['QUERY PLAN'] as { Plan: PlanNode }[])[0]!.Plan);
+  return scans;
+}
+
 const event = (userId: string, iso: string) => ({ providerId: platform.id, userId: senderUserId(userId), eventType: 'trade', occurredAt: us(iso) });
 
 describe('partitioned events', () => {
@@ -133,6 +145,27 @@ describe('partitioned events', () => {
     );
     expect(value.map((e) => e.occurredUs)).toEqual([us('2031-02-20T00:00:00Z')]);
     expect(await eventPartitionsRead(statements[0]!, false)).toEqual(['events_2031_02']);
+  });
+
+  it("the history read of a busy user takes one index range per type and window, not the user's whole range", async () => {
+    // 2,000 events of one user over two types in February: a redo reads an hour of one type.
+    const busy = Array.from({ length: 2000 }, (_, i) => ({
+      ...event('busy', new Date(Date.parse('2031-02-01T00:00:00Z') + i * 600_000).toISOString()),
+      eventType: i % 2 === 0 ? 'trade' : 'login',
+    }));
+    await insertOrFindEvents(database.db, busy);
+    await database.db.execute(sql`analyze events`);
+    const { value, statements } = await record((db) =>
+      loadHistory(db, [{ providerId: platform.id, userId: senderUserId('busy'), fromUs: us('2031-02-05T00:00:00Z'), untilUs: us('2031-02-05T01:00:00Z') }], ['trade'], {
+        fromUs: us('2031-02-01T00:00:00Z'),
+        untilUs: us('2031-03-01T00:00:00Z'),
+      }),
+    );
+    expect(value).toHaveLength(3);
+    const scans = await indexScansOfEvents(statements[0]!);
+    expect(scans.length).toBeGreaterThan(0);
+    // The type and the source's window bound the range itself (as index conditions, not filters over every entry of the user).
+    for (const scan of scans) expect(scan['Index Cond']).toMatch(/event_type = t\.event_type/);
   });
 
   it('creates partitions idempotently, when processes race, moving rows the default partition held for the month', async () => {

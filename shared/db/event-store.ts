@@ -267,9 +267,14 @@ export type HistorySource = EventSource;
  * Every stored event of the given sources whose type is one of `eventTypes`
  * and whose timestamp lies in [fromUs, untilUs), or in the source's own
  * narrower window when it has one (a redo after late events reads only the
- * part of a user's history it walks again): what a recompute walks. Each
- * source is served by the dedup index (provider_id, user_id, event_type,
- * occurred_at); the shared window also prunes partitions.
+ * part of a user's history it walks again): what a recompute walks.
+ *
+ * One range of the dedup index (provider_id, user_id, event_type,
+ * occurred_at) per source and type: the `offset 0` keeps the lateral scan
+ * from being flattened into a join, which the planner, counting few rows per
+ * user, planned as one scan of the user's whole index range with the type and
+ * the window as filters (a busy user's thousands of entries read for a few
+ * rows). The shared window also prunes partitions.
  */
 export async function loadHistory(
   tx: Executor,
@@ -283,10 +288,13 @@ export async function loadHistory(
     from unnest(${idArray(sources.map((s) => s.providerId))}, ${textArray(sources.map((s) => s.userId))},
                 ${numberArray(sources.map((s) => s.fromUs ?? window.fromUs), 'bigint')}, ${numberArray(sources.map((s) => s.untilUs ?? window.untilUs), 'bigint')})
            as s(provider_id, user_id, from_us, until_us)
-    join events e on e.provider_id = s.provider_id and e.user_id = s.user_id
-    where e.event_type = any(${textArray(eventTypes)})
-      and e.occurred_at >= ${instant(window.fromUs)} and e.occurred_at < ${instant(window.untilUs)}
-      and e.occurred_at >= ${fromUs(sql`s.from_us`)} and e.occurred_at < ${fromUs(sql`s.until_us`)}`);
+    cross join unnest(${textArray([...new Set(eventTypes)])}) as t(event_type)
+    cross join lateral (
+      select * from events e
+      where e.provider_id = s.provider_id and e.user_id = s.user_id and e.event_type = t.event_type
+        and e.occurred_at >= ${instant(window.fromUs)} and e.occurred_at < ${instant(window.untilUs)}
+        and e.occurred_at >= ${fromUs(sql`s.from_us`)} and e.occurred_at < ${fromUs(sql`s.until_us`)}
+      offset 0) e`);
   return rows.map(toStoredEvent);
 }
 

@@ -225,8 +225,9 @@ export function advanceWalk(chain: ChainRules, state: WalkState, newEvents: read
   const fresh = relevant.slice(late.length);
   if (late.length > 0) {
     const tasks = sortTasks(chain.tasks);
-    const harmless = (e: CountingEvent) => taskCompletedBy(chain, tasks, completedBefore(state.completions, e), e) === undefined;
-    if (!late.every(harmless)) return { recompute: true, from: positionOf(late[0]!) };
+    // The walk before the first late event that changes it stands: the redo starts there.
+    const firstHarmful = late.find((e) => taskCompletedBy(chain, tasks, completedBefore(state.completions, e), e) !== undefined);
+    if (firstHarmful !== undefined) return { recompute: true, from: positionOf(firstHarmful) };
   }
   const completions = new Map(state.completions);
   const last = fresh.at(-1);

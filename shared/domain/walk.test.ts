@@ -111,6 +111,12 @@ describe('advanceWalk', () => {
     expect(advanceWalk(anyOrder, both, [ev('a3', 'a', 3n)])).toEqual({ recompute: true, from: { occurredUs: 3n, id: 'a3' } });
   });
 
+  it('starts the redo at the first late event that changes the walk, not at the first late one', () => {
+    const done = recomputeWalk(ordered, [ev('a1', 'a', 1n), ev('b5', 'b', 5n)]);
+    // a2 is passed over at 2 (t1 done, t2 open): the walk before b3 stands.
+    expect(advanceWalk(ordered, done, [ev('a2', 'a', 2n), ev('b3', 'b', 3n)])).toEqual({ recompute: true, from: { occurredUs: 3n, id: 'b3' } });
+  });
+
   it('ignores irrelevant events even before the mark: no recompute, no mark move', () => {
     const state = recomputeWalk(ordered, [ev('a5', 'a', 5n)]);
     const result = advanceWalk(ordered, state, [ev('noise', 'zzz', 1n), ev('outside', 'b', 5_000n)]);

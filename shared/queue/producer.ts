@@ -10,6 +10,7 @@ import { createFairPriority, type FairnessOptions } from './fair-priority.js';
 import { probeQueueSlots, queueProbeKey } from './readiness.js';
 import { plainLayout, senderKey, shardOf, type QueueLayout } from './shards.js';
 import { groupBy } from '../collections.js';
+import { coalesce } from '../async/coalesce.js';
 
 export interface MatchingProducer {
   /** Best effort: resolves false instead of throwing when Redis is unavailable (logged, counted); the reconciler covers the gap. */
@@ -147,8 +148,11 @@ export function createMatchingProducer(
     return enqueueByShard(name, groupBy(payloads, (payload) => shardOfPayload(name, payload)));
   }
 
-  const enqueueEvents = (events: readonly EventRef[]) =>
-    enqueueByShard('match-events', new Map([...eventsByShard(events)].map(([shard, refs]) => [shard, eventBatches(refs)])));
+  // Concurrent ingest calls share their adds: every job costs the API, Redis and the worker a
+  // fixed round of scripts whatever its size, and single events would otherwise be a job each.
+  const enqueueEvents = coalesce((events: EventRef[]) =>
+    enqueueByShard('match-events', new Map([...eventsByShard(events)].map(([shard, refs]) => [shard, eventBatches(refs)]))),
+  );
 
   // A failed job is retried rather than re-added (its id is taken for an hour); a waiting or active one is left alone.
   async function requeue<N extends JobName>(shard: number, name: N, payload: JobPayload<N>, id: string): Promise<boolean> {
