@@ -164,6 +164,18 @@ describe('test mode', () => {
     expect((await stack.http('GET', `/admin/v1/quest-chains/${testChain}`, { headers: adminHeaders })).status).toBe(200);
   }, 120_000);
 
+  it('answers a read right after the reset from the reset data, not from the cached answer of before', async () => {
+    const platform = await provider('platform');
+    const user = `cached-${randomUUID()}`;
+    expect((await call(platform.test, 'POST', '/v1/users/register', { platform_user_id: user })).status).toBe(200);
+    const before = await call(platform.test, 'GET', `/v1/quest-chains/active/${user}`);
+    expect(before.json.data.user.exists).toBe(true);
+    // Cached now: the same tag again.
+    expect((await call(platform.test, 'GET', `/v1/quest-chains/active/${user}`)).json.data.user.exists).toBe(true);
+    expect((await call(platform.test, 'POST', '/v1/test/reset')).status).toBe(200);
+    expect((await call(platform.test, 'GET', `/v1/quest-chains/active/${user}`)).json.data.user.exists).toBe(false);
+  });
+
   it('keeps keys made before modes (pk_…) valid as live, and a deactivated provider closes both modes', async () => {
     const platform = await provider('platform');
     const key = `pk_${randomUUID().replaceAll('-', '')}`;

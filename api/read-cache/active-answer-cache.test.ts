@@ -28,6 +28,22 @@ describe('ActiveAnswerCache', () => {
     expect(cache.get(answerKey('p', 'u'), 'defs-1', 10_000)).toBeUndefined();
   });
 
+  it("drops every answer of a reset platform, tags and bodies, keeps other platforms', and refuses a fill read before the reset", () => {
+    const cache = following();
+    const inFlight = cache.ticket();
+    cache.store(cache.ticket(), answerKey('test-p', 'a'), answer('id-a'));
+    cache.store(cache.ticket(), answerKey('test-p', 'b'), answer('id-b'));
+    cache.store(cache.ticket(), answerKey('p', 'a'), answer('id-live-a'));
+    cache.invalidatePlatform('test-p');
+    expect(cache.get(answerKey('test-p', 'a'), 'defs-1', 0)).toBeUndefined();
+    expect(cache.tag(answerKey('test-p', 'b'), 'defs-1', 0)).toBeUndefined();
+    expect(cache.get(answerKey('p', 'a'), 'defs-1', 0)?.userId).toBe('id-live-a');
+    expect(cache.size.tags).toBe(1);
+    // Read from the database before the reset, stored after it: refused.
+    cache.store(inFlight, answerKey('test-p', 'c'), answer('id-c'));
+    expect(cache.get(answerKey('test-p', 'c'), 'defs-1', 0)).toBeUndefined();
+  });
+
   it('drops an entry on its user’s progress notice or its key’s claim', () => {
     const cache = following();
     cache.store(cache.ticket(), answerKey('p', 'a'), answer('id-a'));

@@ -54,6 +54,7 @@ interface Invalidation {
   sequence: number;
   key?: string;
   userId?: string;
+  platformId?: string;
 }
 
 // A fill takes a round trip; this many invalidations during one is already far beyond any real load.
@@ -165,6 +166,13 @@ export class ActiveAnswerCache {
     this.remove(key);
   }
 
+  /** Every answer of a platform changed at once (its test data was reset), by platform id. */
+  invalidatePlatform(platformId: string): void {
+    this.note({ sequence: ++this.sequence, platformId });
+    const prefix = answerKey(platformId, '');
+    for (const key of [...this.tags.keys()]) if (key.startsWith(prefix)) this.remove(key);
+  }
+
   /** Notifications may have been missed (the subscription was down): forget everything. */
   clear(): void {
     this.sequence += RECENT_INVALIDATIONS + 1;
@@ -187,6 +195,7 @@ export class ActiveAnswerCache {
       const invalidation = this.recent[i]!;
       if (invalidation.sequence <= ticket) break;
       if (invalidation.key === key || invalidation.userId === userId) return true;
+      if (invalidation.platformId !== undefined && key.startsWith(answerKey(invalidation.platformId, ''))) return true;
     }
     return false;
   }

@@ -25,8 +25,9 @@ export function followAnswerInvalidations(subscriber: RedisClient, prefix: strin
   const claims = claimChannel(prefix, sharded);
   const onClaim = (raw: string) => {
     try {
-      const { platformId, platformUserId } = JSON.parse(raw) as { platformId?: unknown; platformUserId?: unknown };
+      const { platformId, platformUserId, everyone } = JSON.parse(raw) as { platformId?: unknown; platformUserId?: unknown; everyone?: unknown };
       if (typeof platformId === 'string' && typeof platformUserId === 'string') answers.invalidateKey(answerKey(platformId, platformUserId));
+      else if (typeof platformId === 'string' && everyone === true) answers.invalidatePlatform(platformId);
     } catch {
       logger.warn({ channel: claims }, 'ignoring malformed claim notice');
     }
@@ -78,4 +79,9 @@ function safeJson(raw: string): unknown {
 /** Tells every replica (this one included) that a user's answer changed. Best effort: a lost notice expires with ANSWER_CACHE_TTL_MS. */
 export async function announceClaim(redis: RedisClient, prefix: string, platformId: string, platformUserId: string, sharded = false): Promise<void> {
   await publishOn(redis, claimChannel(prefix, sharded), JSON.stringify({ platformId, platformUserId }), sharded);
+}
+
+/** Tells every replica (this one included) that all of a platform's answers changed (a test-mode reset). Best effort, like announceClaim. */
+export async function announcePlatformChanged(redis: RedisClient, prefix: string, platformId: string, sharded = false): Promise<void> {
+  await publishOn(redis, claimChannel(prefix, sharded), JSON.stringify({ platformId, everyone: true }), sharded);
 }

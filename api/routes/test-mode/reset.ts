@@ -5,6 +5,7 @@ import { errorResponses, ok } from '../../http/envelope.js';
 import { AppError } from '../../http/errors.js';
 import { apiKeySecurity } from '../../http/security.js';
 import { resetTestData } from '../../../core/use-cases/test-mode/reset-test-data.js';
+import { announcePlatformChanged } from '../../read-cache/answer-invalidation.js';
 import { resetResponseSchema, toResetResponse } from './schema.js';
 
 const route = createRoute({
@@ -27,6 +28,12 @@ export function registerResetTestData(app: OpenAPIHono<AppEnv>) {
   app.openapi(route, async (c) => {
     const { deps, caller } = c.var;
     if (caller.livemode) throw new AppError('test_mode_only', 'POST /v1/test/reset needs a test credential (pk_test_…); live data is never reset');
-    return c.json(ok(toResetResponse(await resetTestData(deps, { twinProviderId: caller.providerId })), caller), 200);
+    const deleted = await resetTestData(deps, { twinProviderId: caller.providerId });
+    // The deleted users' answers go now, here and on every replica (no progress notice tells of a deletion).
+    deps.chainCache.answers.invalidatePlatform(caller.providerId);
+    await announcePlatformChanged(deps.redis, deps.config.QUEUE_PREFIX, caller.providerId, deps.config.REDIS_CLUSTER).catch((error: unknown) =>
+      deps.logger.warn({ err: error }, 'reset not announced to other replicas; their cached answers expire with ANSWER_CACHE_TTL_MS'),
+    );
+    return c.json(ok(toResetResponse(deleted), caller), 200);
   });
 }
