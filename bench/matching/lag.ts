@@ -1,5 +1,10 @@
 type Buckets = Map<number, number>;
 
+/** The latency bound of a sustained step: answered → matched p99 (issues 24 and 29). */
+export const LAG_P99_BOUND_S = 0.25;
+/** A step kept up when its backlog grew by at most this much of a second's events. */
+export const FLAT_BACKLOG_S = 0.5;
+
 /** The cumulative buckets of the worker's event-to-progress lag histogram. */
 export async function lagBuckets(metricsUrl: string): Promise<Buckets> {
   const text = await (await fetch(metricsUrl)).text();

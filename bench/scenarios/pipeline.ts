@@ -2,16 +2,13 @@ import { readSse } from '../../api/testing/sse-reader.js';
 import { requestJson } from '../../e2e/harness/http.js';
 import { pendingEvents } from '../../shared/db/schema/index.js';
 import type { BenchContext, Scenario } from '../harness/context.js';
-import { lagBuckets, quantileBound } from '../matching/lag.js';
+import { FLAT_BACKLOG_S, LAG_P99_BOUND_S, lagBuckets, quantileBound } from '../matching/lag.js';
 
 export const SUSTAINED_PIPELINE = 'sustained pipeline: batch ingest, one worker keeping up (backlog flat, answered → matched p99 <= 250 ms)';
 export const PIPELINE_THROUGHPUT = 'pipeline throughput with the backlog flat (any latency)';
 export const LIVE_LATENCY = 'event answered 200 → live progress received (SSE), p99';
 
 const EVENTS_PER_REQUEST = 100;
-// The matcher keeps up when the backlog at the end of a step is at most this much of a second's events (issue 24).
-const FLAT_BACKLOG_S = 0.5;
-const LAG_P99_BOUND_S = 0.25;
 
 interface Step {
   rate: number;

@@ -6,7 +6,7 @@ import { eventually } from '../../shared/testing/eventually.js';
 import { seededRandom } from '../../shared/testing/random.js';
 import { cpuSeconds } from '../../e2e/harness/proc-stats.js';
 import type { BenchContext, Scenario } from '../harness/context.js';
-import { lagBuckets, quantileBound } from '../matching/lag.js';
+import { FLAT_BACKLOG_S, LAG_P99_BOUND_S, lagBuckets, quantileBound } from '../matching/lag.js';
 import { createEventSource, isoMicros, type Send, type WorldEvent } from '../world/event-source.js';
 import { openLoop, quantile } from '../world/open-loop.js';
 import { PROBE_EVENT_TYPE } from '../world/world-chains.js';
@@ -15,9 +15,6 @@ import { openWorldStack, type WorldStack } from '../world/world-stack.js';
 import { seedProductionWorld, type SeededWorld } from '../world/world-seed.js';
 import { zipfHeadShare } from '../world/zipf.js';
 
-const LAG_P99_BOUND_S = 0.25;
-// Flat: the backlog grew by at most half a second's events over the step (as the micro pipeline).
-const FLAT_BACKLOG_S = 0.5;
 const MAX_OUTSTANDING_SENDS = 256;
 const MAX_OUTSTANDING_READS = 256;
 const PROBES = 400;

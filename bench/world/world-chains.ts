@@ -1,5 +1,4 @@
-import type { ChainRules } from '../../shared/domain/progress.js';
-import { parseUtcTimestamp } from '../../shared/domain/timestamp.js';
+import { wireChainBody, type WireChain, type WireTask } from '../../e2e/support/wire-rules.js';
 import type { SeededRandom } from '../../shared/testing/random.js';
 
 /** Event types the producers send, with their weights: everyday activity dominates, milestones are rare. */
@@ -17,21 +16,12 @@ export const CURRENCIES = ['usd', 'eur'] as const;
 /** The event type of the probes: every platform's first chain opens with it, so a probe's event always changes progress. */
 export const PROBE_EVENT_TYPE = 'signup';
 
-export interface WorldTask {
-  condition_event_type: string;
-  condition_min_amount?: number;
-  condition_currency?: string;
-  condition_after_timestamp?: string;
-  condition_before_timestamp?: string;
-}
+export type WorldTask = WireTask;
 
-export interface WorldChain {
+export interface WorldChain extends WireChain {
   platformIndex: number;
   advertiserIndex: number;
   name: string;
-  allow_any_order: boolean;
-  start_date: string;
-  end_date: string;
   tasks: WorldTask[];
 }
 
@@ -69,35 +59,7 @@ export function worldChains(random: SeededRandom, count: number, platforms: numb
   });
 }
 
-/** The admin API body of a chain. */
+/** The admin API body of a chain, with a chain reward. */
 export function chainBody(chain: WorldChain, platformId: string, advertiserId: string) {
-  return {
-    platform_id: platformId,
-    advertiser_id: advertiserId,
-    name: chain.name,
-    start_date: chain.start_date,
-    end_date: chain.end_date,
-    allow_any_order: chain.allow_any_order,
-    tasks: chain.tasks.map((task, index) => ({ ...task, sequence_number: index + 1, name: `t${index + 1}`, reward_type: 'points', reward_name: 'points', reward_value: 10 })),
-    chain_reward: { type: 'points', name: 'chain bonus', value: 100 },
-  };
-}
-
-/** The pure model's rules of a chain, from its definition here (not from the service's stored copy). */
-export function rulesOf(chain: WorldChain, taskIds: readonly string[]): ChainRules {
-  const us = (value: string | undefined) => (value === undefined ? null : parseUtcTimestamp(value));
-  return {
-    allowAnyOrder: chain.allow_any_order,
-    startUs: us(chain.start_date)!,
-    endUs: us(chain.end_date)!,
-    tasks: chain.tasks.map((task, index) => ({
-      id: taskIds[index]!,
-      sequenceNumber: index + 1,
-      eventType: task.condition_event_type,
-      minAmount: task.condition_min_amount ?? null,
-      currency: task.condition_currency ?? null,
-      afterUs: us(task.condition_after_timestamp),
-      beforeUs: us(task.condition_before_timestamp),
-    })),
-  };
+  return { ...wireChainBody(chain, platformId, advertiserId, 10), chain_reward: { type: 'points', name: 'chain bonus', value: 100 } };
 }

@@ -1,6 +1,7 @@
 import { seededRandom } from '../../shared/testing/random.js';
 import type { HttpClient } from './http-client.js';
-import { chainBody, rulesOf, worldChains, type WorldChain } from './world-chains.js';
+import { chainBody, worldChains, type WorldChain } from './world-chains.js';
+import { rulesOfWireChain } from '../../e2e/support/wire-rules.js';
 import type { ChainRules } from '../../shared/domain/progress.js';
 import type { WorldOptions } from './world-options.js';
 
@@ -48,7 +49,7 @@ export async function seedProductionWorld(http: HttpClient, adminToken: string, 
   for (const chain of worldChains(random, options.chains, options.platforms, options.advertisers, Date.now())) {
     const created = await call('POST', '/admin/v1/quest-chains', admin, chainBody(chain, platforms[chain.platformIndex]!.id, advertisers[chain.advertiserIndex]!.id));
     const taskIds = (created.tasks as { id: string }[]).map((task) => task.id);
-    chains.push({ ...chain, id: created.quest_chain.id, rules: rulesOf(chain, taskIds) });
+    chains.push({ ...chain, id: created.quest_chain.id, rules: rulesOfWireChain(chain, taskIds) });
   }
 
   const users = Array.from({ length: options.users }, (_, i) => ({ platformIndex: i % options.platforms, platformUserId: `w${i % options.platforms}-${i}` }));

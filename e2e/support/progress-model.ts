@@ -2,6 +2,7 @@ import { senderUserId, serviceUserId } from '../../shared/domain/ids.js';
 import { and, eq } from 'drizzle-orm';
 import { taskCompletions, users } from '../../shared/db/schema/index.js';
 import type { ChainRules } from '../../shared/domain/progress.js';
+import { rulesOfWireChain, wireChainBody } from './wire-rules.js';
 import { parseUtcTimestamp } from '../../shared/domain/timestamp.js';
 import type { TestDatabase } from '../../shared/testing/database.js';
 import { nothingPending } from '../../shared/testing/progress.js';
@@ -53,42 +54,13 @@ export async function createModelChains(stack: Pick<Stack, 'http' | 'env'>, plat
   for (const chain of MODEL_CHAINS) {
     const answer = await stack.http('POST', '/admin/v1/quest-chains', {
       headers: { authorization: `Bearer ${stack.env.ADMIN_TOKEN}` },
-      body: {
-        platform_id: platformId,
-        advertiser_id: advertiserId,
-        name: chain.name,
-        start_date: chain.start_date,
-        end_date: chain.end_date,
-        allow_any_order: chain.allow_any_order,
-        tasks: chain.tasks.map((task, index) => ({ ...task, sequence_number: index + 1, name: `t${index + 1}`, reward_type: 'points', reward_name: 'points', reward_value: 5 })),
-      },
+      body: wireChainBody(chain, platformId, advertiserId, 5),
     });
     if (answer.status !== 200) throw new Error(`chain create failed: ${JSON.stringify(answer.json)}`);
     const taskIds: string[] = answer.json.data.tasks.map((task: { id: string }) => task.id);
-    created.push({ id: answer.json.data.quest_chain?.id ?? answer.json.data.id, taskIds, rules: rulesOf(chain, taskIds) });
+    created.push({ id: answer.json.data.quest_chain?.id ?? answer.json.data.id, taskIds, rules: rulesOfWireChain(chain, taskIds) });
   }
   return created;
-}
-
-function rulesOf(chain: ModelChain, taskIds: string[]): ChainRules {
-  const us = (value: string | undefined) => (value === undefined ? null : parseUtcTimestamp(value));
-  return {
-    allowAnyOrder: chain.allow_any_order,
-    startUs: us(chain.start_date)!,
-    endUs: us(chain.end_date)!,
-    tasks: chain.tasks.map((task, index) => {
-      const t = task as { condition_event_type: string; condition_min_amount?: number; condition_currency?: string; condition_after_timestamp?: string; condition_before_timestamp?: string };
-      return {
-        id: taskIds[index]!,
-        sequenceNumber: index + 1,
-        eventType: t.condition_event_type,
-        minAmount: t.condition_min_amount ?? null,
-        currency: t.condition_currency ?? null,
-        afterUs: us(t.condition_after_timestamp),
-        beforeUs: us(t.condition_before_timestamp),
-      };
-    }),
-  };
 }
 
 export interface GeneratedEvent {

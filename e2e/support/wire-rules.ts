@@ -1,0 +1,55 @@
+import type { ChainRules } from '../../shared/domain/progress.js';
+import { parseUtcTimestamp } from '../../shared/domain/timestamp.js';
+
+/** A task as the admin API takes it (the conditions only). */
+export interface WireTask {
+  condition_event_type: string;
+  condition_min_amount?: number;
+  condition_currency?: string;
+  condition_after_timestamp?: string;
+  condition_before_timestamp?: string;
+}
+
+/** A chain as the admin API takes it (what the walk reads of it). */
+export interface WireChain {
+  allow_any_order: boolean;
+  start_date: string;
+  end_date: string;
+  tasks: readonly WireTask[];
+}
+
+/**
+ * The pure model's rules of a chain, from the body it was created with (not
+ * from the service's stored copy), so a model check does not trust what it
+ * checks. `taskIds` in sequence order, as the creation answered them.
+ */
+export function rulesOfWireChain(chain: WireChain, taskIds: readonly string[]): ChainRules {
+  const us = (value: string | undefined) => (value === undefined ? null : parseUtcTimestamp(value));
+  return {
+    allowAnyOrder: chain.allow_any_order,
+    startUs: us(chain.start_date)!,
+    endUs: us(chain.end_date)!,
+    tasks: chain.tasks.map((task, index) => ({
+      id: taskIds[index]!,
+      sequenceNumber: index + 1,
+      eventType: task.condition_event_type,
+      minAmount: task.condition_min_amount ?? null,
+      currency: task.condition_currency ?? null,
+      afterUs: us(task.condition_after_timestamp),
+      beforeUs: us(task.condition_before_timestamp),
+    })),
+  };
+}
+
+/** The admin API body of a chain: its tasks numbered in order, each rewarding `taskPoints` points. */
+export function wireChainBody(chain: WireChain & { name: string }, platformId: string, advertiserId: string, taskPoints: number) {
+  return {
+    platform_id: platformId,
+    advertiser_id: advertiserId,
+    name: chain.name,
+    start_date: chain.start_date,
+    end_date: chain.end_date,
+    allow_any_order: chain.allow_any_order,
+    tasks: chain.tasks.map((task, index) => ({ ...task, sequence_number: index + 1, name: `t${index + 1}`, reward_type: 'points', reward_name: 'points', reward_value: taskPoints })),
+  };
+}
