@@ -124,6 +124,7 @@ const processor = createProcessor({
   ...deps,
   maxBatchSize: config.MATCH_BATCH_SIZE,
   batchesInFlight: config.MATCH_BATCHES_IN_FLIGHT,
+  batchLingerMs: config.MATCH_BATCH_LINGER_MS,
   onEventProcessed: (receivedUs) => metrics.eventProcessed(receivedUs),
   webhooks: { producer: webhookProducer },
 });

@@ -10,6 +10,8 @@ import type { WorkerDeps } from './worker-deps.js';
 export interface ProcessorDeps extends Pick<WorkerDeps, 'db' | 'logger' | 'publish'> {
   maxBatchSize: number;
   batchesInFlight: number;
+  /** MATCH_BATCH_LINGER_MS: how long a small batch may wait for more work (batcher.ts). */
+  batchLingerMs?: number;
   onEventProcessed: (receivedUs: bigint) => void;
   /** Webhooks: who has endpoints (the outbox is skipped for the others) and the delivery queue. */
   webhooks?: { producer: WebhookProducer };
@@ -74,7 +76,7 @@ export function createProcessor(deps: ProcessorDeps) {
       'batch committed',
     );
     return { ...outcome, unreported: new Set(outcome.matched.map((e) => e.id)) };
-  }, { maxBatchSize: deps.maxBatchSize, inFlight: deps.batchesInFlight });
+  }, { maxBatchSize: deps.maxBatchSize, inFlight: deps.batchesInFlight, lingerMs: deps.batchLingerMs ?? 0 });
 
   return async function process(job: Job): Promise<string> {
     if (!isJobName(job.name)) throw new UnrecoverableError(`unknown job ${job.name}`);

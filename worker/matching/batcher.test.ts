@@ -24,6 +24,18 @@ describe('createBatcher', () => {
     expect(runs).toEqual([events('a', 'b'), { eventIds: ['c'], userIds: [serviceUserId('u')] }]);
   });
 
+  it('with a linger, lets a small batch wait for work that arrives soon after; without one, runs at once', async () => {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    for (const lingerMs of [0, 200]) {
+      const runs: string[][] = [];
+      const batcher = createBatcher(async (work) => runs.push([...work.eventIds]), { maxBatchSize: 100, inFlight: 1, lingerMs });
+      const first = batcher.submit(events('a'));
+      await sleep(20);
+      await Promise.all([first, batcher.submit(events('b'))]);
+      expect(runs, `lingerMs ${lingerMs}`).toEqual(lingerMs === 0 ? [['a'], ['b']] : [['a', 'b']]);
+    }
+  });
+
   it('never puts more than the limit in a batch, but never splits a job', async () => {
     const sizes: number[] = [];
     const batcher = createBatcher(async (work) => sizes.push(work.eventIds.length), { maxBatchSize: 3, inFlight: 1 });

@@ -25,17 +25,21 @@ export interface MatchWork {
 
 interface Pending<R> {
   work: MatchWork;
+  /** performance.now() at submission. */
+  at: number;
   resolve: (result: R) => void;
   reject: (error: unknown) => void;
 }
 
 const size = (work: MatchWork) => work.eventIds.length + work.userIds.length;
 
-export function createBatcher<R>(run: (work: MatchWork) => Promise<R>, options: { maxBatchSize: number; inFlight: number }) {
+export function createBatcher<R>(run: (work: MatchWork) => Promise<R>, options: { maxBatchSize: number; inFlight: number; lingerMs?: number }) {
   // Lanes in turn order (a Map keeps insertion order): a lane that gave a job goes to the back.
   const lanes = new Map<string, Pending<R>[]>();
   let waiting = 0;
+  let waitingSize = 0;
   let running = 0;
+  const lingerMs = options.lingerMs ?? 0;
 
   function takeBatch(): Pending<R>[] {
     const batch: Pending<R>[] = [];
@@ -50,6 +54,7 @@ export function createBatcher<R>(run: (work: MatchWork) => Promise<R>, options: 
       if (batch.length === 0 || total + size(next.work) <= options.maxBatchSize) {
         lane.shift();
         waiting -= 1;
+        waitingSize -= size(next.work);
         total += size(next.work);
         batch.push(next);
         passed = 0;
@@ -76,9 +81,25 @@ export function createBatcher<R>(run: (work: MatchWork) => Promise<R>, options: 
     }
   }
 
+  /**
+   * A small batch costs nearly what a large one does (its statements and round
+   * trips, whatever their rows): while less than a quarter of a batch waits,
+   * give the oldest waiting work up to `lingerMs` to be joined by more.
+   */
+  async function lingerForMore(): Promise<void> {
+    if (lingerMs <= 0 || waitingSize >= options.maxBatchSize / 4) return;
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const lane of lanes.values()) oldest = Math.min(oldest, lane[0]!.at);
+    const left = oldest + lingerMs - performance.now();
+    if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
+  }
+
   async function drain(): Promise<void> {
     try {
-      while (waiting > 0) await runBatch(takeBatch());
+      while (waiting > 0) {
+        await lingerForMore();
+        await runBatch(takeBatch());
+      }
     } finally {
       running -= 1;
     }
@@ -90,9 +111,11 @@ export function createBatcher<R>(run: (work: MatchWork) => Promise<R>, options: 
       return new Promise<R>((resolve, reject) => {
         const source = work.source ?? '';
         const lane = lanes.get(source);
-        if (lane) lane.push({ work, resolve, reject });
-        else lanes.set(source, [{ work, resolve, reject }]);
+        const pending = { work, resolve, reject, at: performance.now() };
+        if (lane) lane.push(pending);
+        else lanes.set(source, [pending]);
         waiting += 1;
+        waitingSize += size(work);
         // Start on the next turn, so jobs delivered together start together.
         if (running < options.inFlight) {
           running += 1;
