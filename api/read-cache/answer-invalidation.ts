@@ -3,6 +3,7 @@ import { publishOn } from '../../shared/live/publish.js';
 import type { Logger } from '../../shared/observability/logger.js';
 import type { RedisClient } from '../../shared/queue/connection.js';
 import { answerKey, type ActiveAnswerCache } from './active-answer-cache.js';
+import type { AppDeps } from '../app-env.js';
 
 /** Claims granted by one API replica, announced to the others: `{platformId, platformUserId}`. Hash-tagged when sharded. */
 export const claimChannel = (prefix: string, sharded = false) =>
@@ -76,12 +77,19 @@ function safeJson(raw: string): unknown {
   }
 }
 
-/** Tells every replica (this one included) that a user's answer changed. Best effort: a lost notice expires with ANSWER_CACHE_TTL_MS. */
-export async function announceClaim(redis: RedisClient, prefix: string, platformId: string, platformUserId: string, sharded = false): Promise<void> {
-  await publishOn(redis, claimChannel(prefix, sharded), JSON.stringify({ platformId, platformUserId }), sharded);
-}
-
-/** Tells every replica (this one included) that all of a platform's answers changed (a test-mode reset). Best effort, like announceClaim. */
-export async function announcePlatformChanged(redis: RedisClient, prefix: string, platformId: string, sharded = false): Promise<void> {
-  await publishOn(redis, claimChannel(prefix, sharded), JSON.stringify({ platformId, everyone: true }), sharded);
+/**
+ * Drops answers that another change than progress made stale (no progress
+ * notice tells of it): one user's (a claim) or, without `platformUserId`,
+ * every answer of the platform (a test-mode reset). This replica drops them
+ * at once; the others are told on the claims channel, best effort: should
+ * that fail, theirs go with ANSWER_CACHE_TTL_MS.
+ */
+export async function forgetAnswers(deps: Pick<AppDeps, 'chainCache' | 'redis' | 'config' | 'logger'>, platformId: string, platformUserId?: string): Promise<void> {
+  const { answers } = deps.chainCache;
+  if (platformUserId === undefined) answers.invalidatePlatform(platformId);
+  else answers.invalidateKey(answerKey(platformId, platformUserId));
+  const notice = platformUserId === undefined ? { platformId, everyone: true } : { platformId, platformUserId };
+  await publishOn(deps.redis, claimChannel(deps.config.QUEUE_PREFIX, deps.config.REDIS_CLUSTER), JSON.stringify(notice), deps.config.REDIS_CLUSTER).catch((error: unknown) =>
+    deps.logger.warn({ err: error }, 'change not announced to other replicas; their cached answers expire with ANSWER_CACHE_TTL_MS'),
+  );
 }

@@ -1,6 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { answerKey } from './active-answer-cache.js';
-import { announceClaim } from './answer-invalidation.js';
+import { forgetAnswers } from './answer-invalidation.js';
 import type { AppEnv } from '../app-env.js';
 
 /**
@@ -15,10 +14,6 @@ export function forgetAnswerOnClaim(): MiddlewareHandler<AppEnv> {
     const caller = c.get('caller');
     const body = c.req.valid('json' as never) as { platform_user_id?: unknown } | undefined;
     if (!caller || typeof body?.platform_user_id !== 'string') return;
-    const { deps } = c.var;
-    deps.chainCache.answers.invalidateKey(answerKey(caller.providerId, body.platform_user_id));
-    await announceClaim(deps.redis, deps.config.QUEUE_PREFIX, caller.providerId, body.platform_user_id, deps.config.REDIS_CLUSTER).catch((error: unknown) =>
-      deps.logger.warn({ err: error }, 'claim not announced to other replicas; their cached answers expire with ANSWER_CACHE_TTL_MS'),
-    );
+    await forgetAnswers(c.var.deps, caller.providerId, body.platform_user_id);
   };
 }

@@ -19,11 +19,11 @@ export interface BatchView {
   walks: ReadonlyMap<string, StoredWalk>;
 }
 
-/** One (user, chain) the batch touches; `window`: only that part of its walk is redone (late events, see redoWalk). */
+/** One (user, chain) the batch touches; `redo`: only that window of its stored walk is walked again (late events, see redoWalk). */
 export interface WalkKey {
   userId: ServiceUserId;
   chain: MatchingChain;
-  window?: RedoWindow;
+  redo?: { stored: WalkState; window: RedoWindow };
 }
 
 export const walkKey = (userId: ServiceUserId, chainId: string) => `${userId}/${chainId}`;
@@ -83,7 +83,7 @@ export function advanceWalks(
       const state = storedState(view.walks.get(walkKey(user.id, chain.chain.id)));
       const result: WalkAdvance = state === null ? { recompute: true } : advanceWalk(chain.rules, state, counting);
       if (!('recompute' in result)) advanced.set(walkKey(user.id, chain.chain.id), result.state);
-      else if (state !== null && result.from !== undefined) recompute.push({ userId: user.id, chain, window: redoWindow(chain.rules, state, result.from) });
+      else if (state !== null && result.from !== undefined) recompute.push({ userId: user.id, chain, redo: { stored: state, window: redoWindow(chain.rules, state, result.from) } });
       else recompute.push({ userId: user.id, chain });
     }
   }
@@ -100,8 +100,9 @@ export function historyNeeds(view: BatchView, keys: readonly WalkKey[]) {
   const sources = new Map<string, EventSource & { fromUs: bigint; untilUs: bigint }>();
   const types = new Set<string>();
   let joint: { fromUs: bigint; untilUs: bigint } | null = null;
-  for (const { userId, chain, window } of keys) {
+  for (const { userId, chain, redo } of keys) {
     const { startUs, endUs } = chain.rules;
+    const window = redo?.window;
     const fromUs = window && window.from.occurredUs > startUs ? window.from.occurredUs : startUs;
     // Positions at the until instant count (the bound is a position), so the span ends just after it.
     const untilUs = window?.until && window.until.occurredUs + 1n < endUs ? window.until.occurredUs + 1n : endUs;
@@ -136,14 +137,14 @@ export function recomputeWalks(
   const bySource = groupBy(history, sourceKey);
   const states = new Map<string, WalkState>();
   const unbounded: WalkKey[] = [];
-  for (const { userId, chain, window } of keys) {
+  for (const { userId, chain, redo } of keys) {
     const user = view.users.get(userId)!;
     const key = walkKey(userId, chain.chain.id);
     const own = sourcesOf(user, chain.chain).flatMap((source) => bySource.get(sourceKey(source)) ?? []);
     const stored = view.walks.get(key);
     const holds = [...retainedHolds(stored, own), ...(claimHolds.get(key) ?? [])];
     const counting = own.filter(countingFilter(user, scopeOf(chain)));
-    const state = window === undefined ? recomputeWalk(chain.rules, counting, holds) : redoWalk(chain.rules, storedState(stored)!, window, counting, holds);
+    const state = redo === undefined ? recomputeWalk(chain.rules, counting, holds) : redoWalk(chain.rules, redo.stored, redo.window, counting, holds);
     if (state === null) unbounded.push({ userId, chain });
     else states.set(key, state);
   }

@@ -172,10 +172,15 @@ export function recomputeWalk(chain: ChainRules, events: readonly CountingEvent[
   const steps = holdsInOrder(chain, holds);
   const completions = new Map<string, Completion>();
   walkOn(chain, completions, ordered, undefined, steps);
+  return { completions, mark: lastStep(ordered, steps) };
+}
+
+/** The latest step a walk took, event or hold (in position order, each list sorted): its mark. */
+function lastStep(ordered: readonly CountingEvent[], steps: readonly Hold[]): EventPosition | null {
   const lastEvent = ordered.at(-1);
   const lastHold = steps.at(-1)?.at;
   const last = lastHold !== undefined && (lastEvent === undefined || compareEventPositions(lastHold, lastEvent) > 0) ? lastHold : lastEvent;
-  return { completions, mark: last === undefined ? null : positionOf(last) };
+  return last === undefined ? null : positionOf(last);
 }
 
 /** The position of the latest completing event: the walk's state is final from there on. */
@@ -270,8 +275,5 @@ export function redoWalk(chain: ChainRules, stored: WalkState, window: RedoWindo
   const steps = holdsInOrder(chain, holds).filter((hold) => inWindow(hold.at));
   walkOn(chain, completions, ordered, undefined, steps);
   if (window.until !== null && !isChainCompleted(chain.tasks.length, completions.size)) return null;
-  const lastEvent = ordered.at(-1);
-  const lastHold = steps.at(-1)?.at;
-  const last = lastHold !== undefined && (lastEvent === undefined || compareEventPositions(lastHold, lastEvent) > 0) ? lastHold : lastEvent;
-  return { completions, mark: last === undefined ? stored.mark : positionOf(last) };
+  return { completions, mark: lastStep(ordered, steps) ?? stored.mark };
 }

@@ -5,7 +5,7 @@ import { errorResponses, ok } from '../../http/envelope.js';
 import { AppError } from '../../http/errors.js';
 import { apiKeySecurity } from '../../http/security.js';
 import { resetTestData } from '../../../core/use-cases/test-mode/reset-test-data.js';
-import { announcePlatformChanged } from '../../read-cache/answer-invalidation.js';
+import { forgetAnswers } from '../../read-cache/answer-invalidation.js';
 import { resetResponseSchema, toResetResponse } from './schema.js';
 
 const route = createRoute({
@@ -30,10 +30,7 @@ export function registerResetTestData(app: OpenAPIHono<AppEnv>) {
     if (caller.livemode) throw new AppError('test_mode_only', 'POST /v1/test/reset needs a test credential (pk_test_…); live data is never reset');
     const deleted = await resetTestData(deps, { twinProviderId: caller.providerId });
     // The deleted users' answers go now, here and on every replica (no progress notice tells of a deletion).
-    deps.chainCache.answers.invalidatePlatform(caller.providerId);
-    await announcePlatformChanged(deps.redis, deps.config.QUEUE_PREFIX, caller.providerId, deps.config.REDIS_CLUSTER).catch((error: unknown) =>
-      deps.logger.warn({ err: error }, 'reset not announced to other replicas; their cached answers expire with ANSWER_CACHE_TTL_MS'),
-    );
+    await forgetAnswers(deps, caller.providerId);
     return c.json(ok(toResetResponse(deleted), caller), 200);
   });
 }
