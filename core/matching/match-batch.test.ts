@@ -2,12 +2,14 @@ import { senderUserId, serviceUserId, type ServiceUserId } from '../../shared/do
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { insertOrFindEvents } from '../../shared/db/event-store.js';
-import { accountLinks, chainProgress, taskCompletions, users } from '../../shared/db/schema/index.js';
+import { accountLinks, chainProgress, taskCompletions, users, webhookMessages } from '../../shared/db/schema/index.js';
 import { formatIsoMicros, parseUtcTimestamp } from '../../shared/domain/timestamp.js';
 import { createTestChain, createTestUser } from '../../shared/testing/chains.js';
 import type { TestProvider } from '../../shared/testing/fixtures.js';
 import { useTestData } from '../../shared/testing/test-data.js';
 import { matchBatch } from './match-batch.js';
+import { deleteEndpoint, insertEndpoint } from '../../shared/db/webhook-endpoint-store.js';
+import { generateWebhookSecret } from '../../shared/webhooks/signing.js';
 
 // The matching use-case called directly (the queue is exercised by the end-to-end tests):
 // enqueueing is dropped, not sent.
@@ -136,5 +138,23 @@ describe('matchBatch, one event at a time', () => {
     stored = await completions(userId, chainId);
     expect([stored.get(taskIds[0]!), stored.get(taskIds[1]!), stored.get(taskIds[2]!)]).toEqual([first, late, second]);
   });
-});
 
+  it('announces to a webhook endpoint what a late event completes (who listens is read again after the redo)', async () => {
+    const { taskIds } = await createChain(['wh-a', 'wh-b']);
+    await registerUser('hooked');
+    const endpoint = await insertEndpoint(database.db, { providerId: platform.id, url: 'https://example.test/hook', eventTypes: ['task.completed'], secret: generateWebhookSecret() }, 10);
+    try {
+      const later = await send(platform, 'hooked', 'wh-b', '2026-08-02T00:00:00Z');
+      await processEvent(database.db, later);
+      // Older than the walk's mark and completing task 1: the walk is redone, and task 2 then completes at `later`.
+      const early = await send(platform, 'hooked', 'wh-a', '2026-08-01T00:00:00Z');
+      const outcome = await matchBatch({ db: database.db }, { eventIds: [early], evaluateUserIds: [] });
+      expect(outcome.recomputed).toBe(1);
+      const facts = await database.db.select({ fact: webhookMessages.fact }).from(webhookMessages).where(eq(webhookMessages.endpointId, endpoint!.id));
+      expect(facts.map((row) => row.fact.split('/')[2]).sort()).toEqual([...taskIds].sort());
+      expect(outcome.webhookMessageIds).toHaveLength(2);
+    } finally {
+      await deleteEndpoint(database.db, platform.id, endpoint!.id);
+    }
+  });
+});

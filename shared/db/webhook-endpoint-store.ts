@@ -1,4 +1,4 @@
-import { and, asc, count, eq, isNull, sql } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
 import { providers, webhookEndpoints, webhookMessages } from './schema/index.js';
 import { withTransaction } from './transaction.js';
@@ -21,6 +21,16 @@ const endpointColumns = {
 };
 
 const live = (providerId: string) => and(eq(webhookEndpoints.providerId, providerId), isNull(webhookEndpoints.deletedAt));
+
+/** Which of these providers have a live endpoint now (a statement's snapshot: every creation committed before it). */
+export async function providersListening(db: Executor, providerIds: readonly string[]): Promise<Set<string>> {
+  if (providerIds.length === 0) return new Set();
+  const rows = await db
+    .selectDistinct({ providerId: webhookEndpoints.providerId })
+    .from(webhookEndpoints)
+    .where(and(inArray(webhookEndpoints.providerId, [...providerIds]), isNull(webhookEndpoints.deletedAt)));
+  return new Set(rows.map((row) => row.providerId));
+}
 
 /**
  * Adds an endpoint unless the provider has `max` already (null then). The
