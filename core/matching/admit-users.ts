@@ -2,7 +2,8 @@ import { findAdmissions, insertAdmissions, takePlaces } from '../../shared/db/ad
 import { admitsNoOneNew, type MatchingChain } from '../../shared/db/chain-store.js';
 import type { Executor } from '../../shared/db/client.js';
 import type { WalkState } from '../../shared/domain/progress.js';
-import { admissionCandidates, chooseAdmitted, walkKey, type BatchView } from './plan-batch.js';
+import { admissionCandidates, chooseAdmitted, type BatchView } from './plan-batch.js';
+import { walkKey } from '../../shared/domain/walk-key.js';
 
 /**
  * max_completions (docs/budgets.md, "Completion caps"): before a batch writes

@@ -6,6 +6,7 @@ import { countingFilter, sourceKey, sourcesOf, type ChainScope, type EventSource
 import { advanceWalk, recomputeWalk, redoWalk, redoWindow, type Hold, type RedoWindow, type WalkAdvance, type WalkState } from '../../shared/domain/progress.js';
 import type { MatchingChain } from '../../shared/db/chain-store.js';
 import { groupBy } from '../../shared/collections.js';
+import { parseWalkKey, walkKey } from '../../shared/domain/walk-key.js';
 
 /**
  * The in-memory half of a batch: given what the batch loaded, decide each
@@ -26,8 +27,6 @@ export interface WalkKey {
   redo?: { stored: WalkState; window: RedoWindow };
 }
 
-export const walkKey = (userId: ServiceUserId, chainId: string) => `${userId}/${chainId}`;
-const parseWalkKey = (key: string) => key.split('/') as [ServiceUserId, string];
 
 const scopeOf = (definition: MatchingChain): ChainScope => ({
   platformId: definition.chain.platformId,
@@ -57,6 +56,33 @@ function hasTaskTypeOf(chain: MatchingChain): (event: StoredEvent) => boolean {
   return test;
 }
 
+/** The user's events of this batch that count toward the chain; none when no task waits for their types (the common case, with nothing allocated). */
+function countingEvents(user: MatchUser, chain: MatchingChain, mine: readonly StoredEvent[] | undefined): readonly StoredEvent[] {
+  if (mine === undefined || !mine.some(hasTaskTypeOf(chain))) return [];
+  return mine.filter(countingFilter(user, scopeOf(chain)));
+}
+
+/**
+ * The walks the batch can change, to load before planning: every chain of a
+ * user to re-evaluate, and each other user's chains that some of its events
+ * count toward (the walks advanceWalks looks at; the rest are not read).
+ */
+export function wantedWalks(
+  users: readonly MatchUser[],
+  chainsByPlatform: BatchView['chainsByPlatform'],
+  eventsByUser: ReadonlyMap<ServiceUserId, readonly StoredEvent[]>,
+  evaluateIds: ReadonlySet<ServiceUserId>,
+): Map<ServiceUserId, string[]> {
+  const wanted = new Map<ServiceUserId, string[]>();
+  for (const user of users) {
+    const chains = chainsByPlatform.get(user.platformId) ?? [];
+    const mine = eventsByUser.get(user.id);
+    const ids = evaluateIds.has(user.id) ? chains.map((c) => c.chain.id) : chains.filter((c) => countingEvents(user, c, mine).length > 0).map((c) => c.chain.id);
+    if (ids.length > 0) wanted.set(user.id, ids);
+  }
+  return wanted;
+}
+
 /**
  * Applies the batch's new events to each affected walk where they all come
  * after its mark (O(tasks) per event); everything else (a late event, a user
@@ -75,10 +101,7 @@ export function advanceWalks(
         recompute.push({ userId: user.id, chain });
         continue;
       }
-      const mine = eventsByUser.get(user.id);
-      // Most of a user's chains have no task of the batch's event types: nothing to walk, nothing to allocate.
-      if (mine === undefined || !mine.some(hasTaskTypeOf(chain))) continue;
-      const counting = mine.filter(countingFilter(user, scopeOf(chain)));
+      const counting = countingEvents(user, chain, eventsByUser.get(user.id));
       if (counting.length === 0) continue;
       const state = storedState(view.walks.get(walkKey(user.id, chain.chain.id)));
       const result: WalkAdvance = state === null ? { recompute: true } : advanceWalk(chain.rules, state, counting);

@@ -5,6 +5,7 @@ import type { StoredWalk } from '../../shared/db/progress-store.js';
 import type { MatchUser } from '../../shared/domain/sources.js';
 import type { BatchView, BatchWrites } from './plan-batch.js';
 import { batchFacts } from './webhook-facts.js';
+import { walkKey } from '../../shared/domain/walk-key.js';
 
 // Which facts a batch announces (§10), from what it loaded under its users' locks.
 
@@ -18,7 +19,7 @@ function view(walks: StoredWalk[] = []): BatchView {
   return {
     users: new Map([linked, unlinked].map((u) => [u.id, u])),
     chainsByPlatform: new Map([[PLATFORM, [chain]]]),
-    walks: new Map(walks.map((w) => [`${w.userId}/${w.chainId}`, w])),
+    walks: new Map(walks.map((w) => [walkKey(w.userId, w.chainId), w])),
   };
 }
 const completion = (userId: string, taskId: string, us = 1_000_000n) => ({ userId: serviceUserId(userId), chainId: 'chain-1', taskId, eventId: `event-${taskId}`, completedUs: us, held: false });

@@ -3,7 +3,8 @@ import type { MatchingChain } from '../../shared/db/chain-store.js';
 import type { WebhookFact } from '../../shared/db/webhook-message-store.js';
 import { sourcesOf, type MatchUser } from '../../shared/domain/sources.js';
 import { formatIsoMillis } from '../../shared/domain/timestamp.js';
-import { walkKey, type BatchView, type BatchWrites } from './plan-batch.js';
+import type { BatchView, BatchWrites } from './plan-batch.js';
+import { walkKey } from '../../shared/domain/walk-key.js';
 
 /** A fact's name: the first generation of a walk keeps the names facts had before reversals existed. */
 const named = (base: string, generation: number) => (generation === 0 ? base : `${base}/${generation}`);

@@ -5,7 +5,8 @@ import { decodeTimestampUs, type DriverRow, fromJson } from './driver-row.js';
 import { chainProgress, rewardClaims, taskCompletions, users } from './schema/index.js';
 import type { Hold } from '../domain/progress.js';
 import { appendTo } from '../collections.js';
-import { booleanArray, fromUs, idArray, nullableIdArray, numberArray, occurredUsColumn } from './sql-fragments.js';
+import { booleanArray, fromUs, idArray, nullableIdArray, numberArray, occurredUsColumn, textArray } from './sql-fragments.js';
+import { walkKey } from '../domain/walk-key.js';
 
 /**
  * The SQL about users' progress, set-based: every function here is one
@@ -42,33 +43,42 @@ type WalkRow = DriverRow<
   } & { completedUs: bigint | null }
 >;
 
+/** The walks a batch needs: for each user, the chains whose walk it may change. */
+export type WantedWalks = ReadonlyMap<ServiceUserId, readonly string[]>;
+
 /**
- * Every stored walk of the given users, completions included. The walks and
- * the completions are read as two index range scans by user (each table's
- * primary key starts with user_id) and put together here: joined in SQL on
- * (user, chain), the planner hashed the whole task_completions table for
- * every batch (a seq scan that grows with every user's progress).
+ * The stored walks a batch needs, completions included: for each user only
+ * the chains its events can change (plan-batch.ts, wantedWalks), not every
+ * walk it has (in the production-like world that was ~18 rows an event, about
+ * half of them for chains that no event of the batch concerned). Each table is
+ * read by one probe per user, inside that user's primary-key range (the
+ * lateral keeps it a probe: joined in SQL on (user, chain), the planner once
+ * hashed the whole task_completions table for every batch, a scan that grows
+ * with every user's progress), and walks and completions are put together here.
  */
-export async function loadWalks(tx: Executor, userIds: readonly ServiceUserId[]): Promise<StoredWalk[]> {
+export async function loadWalks(tx: Executor, wanted: WantedWalks): Promise<StoredWalk[]> {
+  const userIds = [...wanted.keys()].filter((id) => wanted.get(id)!.length > 0);
   if (userIds.length === 0) return [];
   const ids = idArray(userIds);
+  const chainLists = textArray(userIds.map((id) => wanted.get(id)!.join(',')));
   const rows = await tx.execute<WalkRow>(sql`
+    with w as (select w.u, string_to_array(w.cs, ',')::uuid[] as cs from unnest(${ids}, ${chainLists}) as w(u, cs))
     select cp.user_id as "userId", cp.chain_id as "chainId", cp.mark_us::text as "markUs", cp.mark_event_id as "markEventId", cp.generation,
            null::uuid as "taskId", null::uuid as "eventId", null::text as "completedUs", null::boolean as held
-    from chain_progress cp where cp.user_id = any(${ids})
+    from w cross join lateral (select * from chain_progress cp where cp.user_id = w.u and cp.chain_id = any(w.cs) offset 0) cp
     union all
     select tc.user_id, tc.chain_id, null, null, null, tc.task_id, tc.event_id, ${occurredUsColumn(sql`tc.completed_at`)}, tc.held
-    from task_completions tc where tc.user_id = any(${ids})`);
+    from w cross join lateral (select * from task_completions tc where tc.user_id = w.u and tc.chain_id = any(w.cs) offset 0) tc`);
   const walks = new Map<string, StoredWalk>();
   for (const row of rows) {
     if (row.taskId !== null) continue;
     const mark = row.markUs === null || row.markEventId === null ? null : { occurredUs: BigInt(row.markUs), id: row.markEventId };
-    walks.set(`${row.userId}/${row.chainId}`, { userId: row.userId, chainId: row.chainId, mark, completions: new Map(), generation: row.generation ?? 0 });
+    walks.set(walkKey(row.userId, row.chainId), { userId: row.userId, chainId: row.chainId, mark, completions: new Map(), generation: row.generation ?? 0 });
   }
   // A completion belongs to its walk's row; one without a row (none is written so) is not part of any walk.
   for (const row of rows) {
     if (row.taskId === null) continue;
-    walks.get(`${row.userId}/${row.chainId}`)?.completions.set(row.taskId, { eventId: row.eventId!, completedUs: BigInt(row.completedUs!), held: row.held === true });
+    walks.get(walkKey(row.userId, row.chainId))?.completions.set(row.taskId, { eventId: row.eventId!, completedUs: BigInt(row.completedUs!), held: row.held === true });
   }
   return [...walks.values()];
 }
@@ -117,13 +127,13 @@ export async function usersCompletedBy(tx: Executor, userIds: readonly ServiceUs
 export async function loadClaimHolds(tx: Executor, userIds: readonly ServiceUserId[]): Promise<Map<string, Hold[]>> {
   const holds = new Map<string, Hold[]>();
   if (userIds.length === 0) return holds;
-  const rows = await tx.execute<{ userId: string; chainId: string; taskId: string; eventId: string; completedUs: string }>(sql`
+  const rows = await tx.execute<{ userId: ServiceUserId; chainId: string; taskId: string; eventId: string; completedUs: string }>(sql`
     select user_id as "userId", chain_id as "chainId", task_id as "taskId", completed_event_id as "eventId",
            ${occurredUsColumn(sql`completed_at`)} as "completedUs"
     from reward_claims
     where user_id = any(${idArray(userIds)}) and task_id is not null and completed_event_id is not null`);
   for (const row of rows) {
-    appendTo(holds, `${row.userId}/${row.chainId}`, { taskId: row.taskId, at: { occurredUs: BigInt(row.completedUs), id: row.eventId }, kind: 'claim' } satisfies Hold);
+    appendTo(holds, walkKey(row.userId, row.chainId), { taskId: row.taskId, at: { occurredUs: BigInt(row.completedUs), id: row.eventId }, kind: 'claim' } satisfies Hold);
   }
   return holds;
 }

@@ -3,6 +3,7 @@ import { admitsNoOneNew, findChainDefinition, type ChainDefinition, type TaskRow
 import { countPendingEvents, loadEventsToExplain, type ExplainedEvent } from '../../../shared/db/event-store.js';
 import { findMatchUser } from '../../../shared/db/user-store.js';
 import { sourcesOf, type UserSource } from '../../../shared/domain/sources.js';
+import { walkKey } from '../../../shared/domain/walk-key.js';
 import { taskStatuses, type TaskUserStatus } from '../../../shared/domain/chain-view.js';
 import { loadClaimHolds } from '../../../shared/db/progress-store.js';
 import { admittedChainsOf } from '../../../shared/db/admission-store.js';
@@ -65,7 +66,7 @@ export async function explainProgress(deps: Pick<CoreDeps, 'db'>, input: Explain
   const byId = new Map(events.map((event) => [event.id, event]));
   const sourceOf = (event: ExplainedEvent): EventSource => roleOf.get(event.providerId)!;
   // With the holds of the user's claims, as the matcher walks it (docs/reversals.md).
-  const explained = explainChain(rules, events, undefined, holds.get(`${user.id}/${chain.id}`) ?? [], capReached);
+  const explained = explainChain(rules, events, undefined, holds.get(walkKey(user.id, chain.id)) ?? [], capReached);
   const statuses = taskStatuses(chain.allowAnyOrder, tasks, new Set(explained.completions.keys()));
   const rowsById = new Map(tasks.map((task) => [task.id, task]));
   return {
