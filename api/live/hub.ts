@@ -4,6 +4,7 @@ import type { LiveTokenScope } from '../../shared/live/token.js';
 import type { Logger } from '../../shared/observability/logger.js';
 import { ProviderWatch, type ProvidersServingLive } from './provider-watch.js';
 import { StreamRegistry, type StreamCapReached, type StreamCaps, type StreamTicket } from './stream-registry.js';
+import { sendOutsideHandshake, type SubscriberCommandSender } from './subscriber-handshake.js';
 
 export type ProgressListener = (message: ProgressMessage) => void;
 type RawListener = (raw: string) => void;
@@ -41,7 +42,9 @@ export const DEFAULT_CAPS: StreamCaps = { perUser: 10, perPlatform: 5000, perPro
  * live stream. Channels are reference-counted: the first stream of a user
  * subscribes, the last one to leave unsubscribes. ioredis sends commands in
  * order on the one connection, so a subscribe that follows an unsubscribe of
- * the same channel always wins, and it re-subscribes by itself after a reconnect.
+ * the same channel always wins, and it re-subscribes by itself after a
+ * reconnect; both hold only because the hub never sends them during the
+ * connection's handshake (subscriber-handshake.ts).
  * On a cluster (sharded) it is one connection per master, each holding the
  * SSUBSCRIBEs of its slots, which ioredis moves after a failover.
  * It also holds the open streams (caps, revocation, shutdown).
@@ -53,6 +56,7 @@ export class LiveHub {
   private readonly subscribeTimeoutMs: number;
   private readonly channels = new Map<string, { listeners: Set<RawListener>; ready: Promise<void> }>();
   private readonly reconnectListeners = new Set<() => void>();
+  private readonly send: SubscriberCommandSender;
   private closing = false;
   private readonly sharded: boolean;
 
@@ -61,6 +65,7 @@ export class LiveHub {
     this.sharded = options.sharded ?? false;
     this.subscribeTimeoutMs = options.subscribeTimeoutMs ?? 2_000;
     this.streams = new StreamRegistry(options.caps ?? DEFAULT_CAPS);
+    this.send = sendOutsideHandshake(options.redis);
     this.providers = options.providersServingLive
       ? new ProviderWatch({
           check: options.providersServingLive,
@@ -143,7 +148,8 @@ export class LiveHub {
   private async listen(channel: string, listener: RawListener): Promise<Listening> {
     let entry = this.channels.get(channel);
     if (!entry) {
-      const subscribed = this.sharded ? this.options.redis.ssubscribe(channel) : this.options.redis.subscribe(channel);
+      const { redis } = this.options;
+      const subscribed = this.send(() => (this.sharded ? redis.ssubscribe(channel) : redis.subscribe(channel)));
       const ready = subscribed.then(
         () => undefined,
         (error: unknown) => this.options.logger.warn({ err: error, channel }, 'live subscribe failed'),
@@ -162,7 +168,8 @@ export class LiveHub {
       current.listeners.delete(listener);
       if (current.listeners.size === 0) {
         this.channels.delete(channel);
-        if (!this.closing) (this.sharded ? this.options.redis.sunsubscribe(channel) : this.options.redis.unsubscribe(channel)).catch(() => {});
+        const { redis } = this.options;
+        if (!this.closing) this.send(() => (this.sharded ? redis.sunsubscribe(channel) : redis.unsubscribe(channel))).catch(() => {});
       }
     };
     return { stop, confirmedLate: confirmed ? null : entry.ready };
