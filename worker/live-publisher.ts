@@ -1,4 +1,4 @@
-import type { ProgressChange } from '../core/matching/match-batch.js';
+import type { UserProgressChange } from '../core/matching/match-batch.js';
 import { formatIsoMillis } from '../shared/domain/timestamp.js';
 import { CHANGED_USER_BUCKETS, changedUsersChannel, progressChannel, type ProgressMessage } from '../shared/live/channel.js';
 import { publishOn } from '../shared/live/publish.js';
@@ -25,7 +25,7 @@ export function createLivePublisher(redis: RedisClient, prefix: string, logger: 
   const report = (error: unknown, users: number) =>
     failures.run((suppressed) => logger.warn({ err: error, users, suppressed }, 'live updates not published'));
 
-  return async function publish(changes: readonly ProgressChange[]): Promise<void> {
+  return async function publish(changes: readonly UserProgressChange[]): Promise<void> {
     if (changes.length === 0) return;
     const messages = changes.map((change) => {
       const message: ProgressMessage = { quest_chain_ids: change.chainIds, changed_at: formatIsoMillis(change.changedUs) };

@@ -2,7 +2,7 @@ import { claimPendingEvents, deletePending, loadHistory, type StoredEvent } from
 import { deleteCompletions, loadClaimHolds, loadWalks, markClaimsReversed, saveChainProgress, saveCompletions, stampUsers } from '../../shared/db/progress-store.js';
 import { findClaimsByIds } from '../../shared/db/reward-store.js';
 import { reversalFact } from '../use-cases/webhooks/claim-fact.js';
-import { findSourceUsers, loadMatchUsers, lockUsers } from '../../shared/db/user-store.js';
+import { findSourceUsers, loadMatchUsers, lockUsers, type ProgressChange } from '../../shared/db/user-store.js';
 import type { ServiceUserId } from '../../shared/domain/ids.js';
 import { sourceKey, usersBySource, type EventSource } from '../../shared/domain/sources.js';
 import { withTransaction } from '../../shared/db/transaction.js';
@@ -17,10 +17,8 @@ import { admitNewUsers } from './admit-users.js';
 import { appendTo, groupBy } from '../../shared/collections.js';
 
 /** A user whose progress changed, with the chains that changed and the stamp stored for it (what live streams are told). */
-export interface ProgressChange {
+export interface UserProgressChange extends ProgressChange {
   userId: ServiceUserId;
-  chainIds: string[];
-  changedUs: bigint;
 }
 
 const providersOf = (chains: readonly MatchingChain[]) => new Set(chains.flatMap((c) => [c.chain.platformId, c.chain.advertiserId]));
@@ -33,7 +31,7 @@ export interface BatchOutcome {
   matched: { id: string; receivedUs: bigint }[];
   /** Users whose re-evaluation ran. */
   evaluated: string[];
-  changes: ProgressChange[];
+  changes: UserProgressChange[];
   /** How many (user, chain) walks needed the full recompute (late events, re-evaluations). */
   recomputed: number;
   /** Webhook messages this batch wrote to the outbox, to enqueue after the commit. */

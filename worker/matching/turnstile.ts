@@ -36,4 +36,3 @@ export interface Ticket {
   release(): void;
 }
 
-export type InTurn = Ticket['inTurn'];

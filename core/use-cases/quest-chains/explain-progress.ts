@@ -19,13 +19,13 @@ export interface ExplainProgressInput {
 }
 
 /** The part an event's sender plays in the chain (§4). */
-export type EventSource = UserSource['role'];
+export type SenderRole = UserSource['role'];
 
 export interface ExplainedTask {
   task: TaskRow;
   userStatus: TaskUserStatus;
-  completedBy: { event: ExplainedEvent; source: EventSource } | null;
-  candidates: { event: ExplainedEvent; source: EventSource; verdict: Verdict }[];
+  completedBy: { event: ExplainedEvent; source: SenderRole } | null;
+  candidates: { event: ExplainedEvent; source: SenderRole; verdict: Verdict }[];
 }
 
 export interface Explanation {
@@ -64,7 +64,7 @@ export async function explainProgress(deps: Pick<CoreDeps, 'db'>, input: Explain
   const capReached = full && !admitted.has(chain.id);
 
   const byId = new Map(events.map((event) => [event.id, event]));
-  const sourceOf = (event: ExplainedEvent): EventSource => roleOf.get(event.providerId)!;
+  const sourceOf = (event: ExplainedEvent): SenderRole => roleOf.get(event.providerId)!;
   // With the holds of the user's claims, as the matcher walks it (docs/reversals.md).
   const explained = explainChain(rules, events, undefined, holds.get(walkKey(user.id, chain.id)) ?? [], capReached);
   const statuses = taskStatuses(chain.allowAnyOrder, tasks, new Set(explained.completions.keys()));
