@@ -57,7 +57,7 @@ async function collectPending(db: WorkerDeps['db'], minAgeMs: number): Promise<P
  * may simply not have had its turn: its job is still in the queue. Without
  * this, every pass over a large backlog re-added its oldest 20,000 events as
  * new jobs, and about half of what the worker then matched was duplicates
- * (docs/performance.md, "Full run after issues 11–13"). An event older than
+ * (docs/performance.md, "What each change bought"). An event older than
  * the oldest waiting job with no job left is put back as before.
  */
 async function queueLagMs(producer: WorkerDeps['producer']): Promise<number> {

@@ -10,11 +10,12 @@ import { BATCH_INGEST, SINGLE_INGEST } from './http-ingest.js';
 export const MATCH_DRAIN = 'matching drain, 1 worker, 200 users';
 
 /**
- * The matcher's figures (issue targets in docs/performance.md): how fast one
- * worker drains a backlog against the ingest rates of the same run, whether
- * that depends on stored history or on one user holding all the work, the
- * CPU per event, and the delay from an accepted event to its progress while
- * events arrive at half the single-ingest maximum.
+ * The matcher's figures (targets in docs/performance.md, "Micro-benchmarks
+ * (200-user scenarios)"): how fast one worker drains a backlog against the
+ * ingest rates of the same run, whether that depends on stored history or on
+ * one user holding all the work, the CPU per event, and the delay from an
+ * accepted event to its progress while events arrive at half the
+ * single-ingest maximum.
  */
 export const matching: Scenario = {
   name: 'matching',
@@ -75,7 +76,7 @@ async function reversedBacklog(ctx: BenchContext) {
  * A backlog of 500,000 events (50,000 in a quick run), queued with the API's
  * fair tags before the worker starts and older than the reconciler's minimum
  * age by then: it must drain at the small backlog's rate. A worker once
- * stalled on exactly this (docs/performance.md, "Full run after issues 11–13").
+ * stalled on exactly this (docs/performance.md, "What each change bought").
  */
 async function largeBacklog(ctx: BenchContext) {
   const tenant = await matchingTenant(ctx, 'large', 200);

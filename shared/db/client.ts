@@ -49,7 +49,7 @@ export function createDatabase(options: DatabaseOptions) {
       // No JIT compilation: every statement here is short, and a plan whose cost
       // is overestimated (a partition whose statistics lag its growth) crossed
       // jit_above_cost and spent ~450 ms compiling a 5 ms reversal
-      // (docs/performance.md, "JIT compilation on an overestimated plan").
+      // (docs/performance.md, "What each change bought").
       jit: 'off',
     },
     // Fail fast instead of queueing requests forever when Postgres is gone.

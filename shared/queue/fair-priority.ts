@@ -16,7 +16,7 @@
  * (a priority level per doubling of recent volume) let a provider's level fall
  * and its newer jobs overtake its older ones; with a large backlog nearly
  * every batch became a recompute over a growing history, and the worker
- * stalled (docs/performance.md, "Full run after issues 11–13").
+ * stalled (docs/performance.md, "What each change bought").
  */
 
 export interface FairnessOptions {
