@@ -10,7 +10,7 @@ import { loadMatchingChains, type MatchingChain } from '../../shared/db/chain-st
 import { insertMessages } from '../../shared/db/webhook-message-store.js';
 import { providersListening } from '../../shared/db/webhook-endpoint-store.js';
 import type { CoreDeps } from '../deps.js';
-import { advanceWalks, diffWalks, historyNeeds, recomputeWalks, wantedWalks, type BatchView } from './plan-batch.js';
+import { advanceWalks, diffWalks, historyNeeds, recomputeWalks, type BatchView } from './plan-batch.js';
 import { walkKey } from '../../shared/domain/walk-key.js';
 import { batchFacts } from './webhook-facts.js';
 import { admitNewUsers } from './admit-users.js';
@@ -68,11 +68,17 @@ export async function matchBatch(
       await lockUsers(tx, userIds);
       return { events, userIds };
     });
-    // The users and their platforms' chains in one round trip (with the chains,
-    // which of their providers have a webhook endpoint now: chain-store.ts),
-    // then only the walks the batch's events can change.
-    const [users, { definitions: chains, listening }] = await Promise.all([loadMatchUsers(tx, userIds, input.evaluateUserIds), loadMatchingChains(tx, userIds)]);
-    const chainsByPlatform = groupBy(chains, (c) => c.chain.platformId);
+    // The users and their walks in one round trip (a user id with no row has no walk either).
+    const [users, walks] = await Promise.all([loadMatchUsers(tx, userIds, input.evaluateUserIds), loadWalks(tx, userIds)]);
+    const platformIds = [...new Set(users.map((u) => u.platformId))];
+    // With the chains, which of their providers have a webhook endpoint now (shared/db/chain-store.ts).
+    const { definitions: chains, listening } = await loadMatchingChains(tx, platformIds);
+
+    const view: BatchView = {
+      users: new Map(users.map((u) => [u.id, u])),
+      chainsByPlatform: groupBy(chains, (c) => c.chain.platformId),
+      walks: new Map(walks.map((w) => [walkKey(w.userId, w.chainId), w])),
+    };
     // §4 reversed on the loaded users (the lookup above only found candidates).
     const usersOfSource = usersBySource(users);
     const eventsByUser = new Map<ServiceUserId, StoredEvent[]>();
@@ -81,12 +87,6 @@ export async function matchBatch(
     }
     const requested = new Set(input.evaluateUserIds);
     const evaluateIds = new Set(users.filter((u) => requested.has(u.id)).map((u) => u.id));
-    const walks = await loadWalks(tx, wantedWalks(users, chainsByPlatform, eventsByUser, evaluateIds));
-    const view: BatchView = {
-      users: new Map(users.map((u) => [u.id, u])),
-      chainsByPlatform,
-      walks: new Map(walks.map((w) => [walkKey(w.userId, w.chainId), w])),
-    };
     const { advanced, recompute } = advanceWalks(view, eventsByUser, evaluateIds);
     if (recompute.length > 0) {
       const holds = await loadClaimHolds(tx, [...new Set(recompute.map((key) => key.userId))]);

@@ -63,27 +63,6 @@ function countingEvents(user: MatchUser, chain: MatchingChain, mine: readonly St
 }
 
 /**
- * The walks the batch can change, to load before planning: every chain of a
- * user to re-evaluate, and each other user's chains that some of its events
- * count toward (the walks advanceWalks looks at; the rest are not read).
- */
-export function wantedWalks(
-  users: readonly MatchUser[],
-  chainsByPlatform: BatchView['chainsByPlatform'],
-  eventsByUser: ReadonlyMap<ServiceUserId, readonly StoredEvent[]>,
-  evaluateIds: ReadonlySet<ServiceUserId>,
-): Map<ServiceUserId, string[]> {
-  const wanted = new Map<ServiceUserId, string[]>();
-  for (const user of users) {
-    const chains = chainsByPlatform.get(user.platformId) ?? [];
-    const mine = eventsByUser.get(user.id);
-    const ids = evaluateIds.has(user.id) ? chains.map((c) => c.chain.id) : chains.filter((c) => countingEvents(user, c, mine).length > 0).map((c) => c.chain.id);
-    if (ids.length > 0) wanted.set(user.id, ids);
-  }
-  return wanted;
-}
-
-/**
  * Applies the batch's new events to each affected walk where they all come
  * after its mark (O(tasks) per event); everything else (a late event, a user
  * to re-evaluate, a walk without a mark) is returned for a full recompute.

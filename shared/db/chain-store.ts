@@ -4,8 +4,6 @@ import { seedHash } from '../rewards/verifiable-draw.js';
 import { twinId } from '../domain/test-mode.js';
 import type { ChainRules } from '../domain/progress.js';
 import type { Executor } from './client.js';
-import type { ServiceUserId } from '../domain/ids.js';
-import { idArray } from './sql-fragments.js';
 import { afterKey, rowsToRead, toPage, type Page, type PageRequest } from './keyset.js';
 import { chainRewards, chainStatus, drawSeeds, questChains, questTasks, rewardPrizes, webhookEndpoints } from './schema/index.js';
 
@@ -105,18 +103,17 @@ const hasLiveEndpoint = (provider: typeof questChains.platformId | typeof questC
   sql<boolean>`exists (select 1 from ${webhookEndpoints} e where e.provider_id = ${provider} and e.deleted_at is null)`;
 
 /**
- * The chains of the users' platforms as the matcher needs them (tasks and rules; no
+ * The platforms' chains as the matcher needs them (tasks and rules; no
  * reward, prizes or seed, which matching never reads), and which of their
  * providers (platform or advertiser) have a live webhook endpoint: read by the
  * same statement, so a batch sees every endpoint whose creation committed
  * before it looked (READ COMMITTED), and an endpoint created before an event
  * was sent receives that event's facts. No cache, no extra round trip.
  */
-export async function loadMatchingChains(tx: Executor, userIds: readonly ServiceUserId[]): Promise<{ definitions: MatchingChain[]; listening: Set<string> }> {
-  if (userIds.length === 0) return { definitions: [], listening: new Set() };
+export async function loadMatchingChains(tx: Executor, platformIds: readonly string[]): Promise<{ definitions: MatchingChain[]; listening: Set<string> }> {
+  if (platformIds.length === 0) return { definitions: [], listening: new Set() };
   const chains = await tx.query.questChains.findMany({
-    // By the users' ids, not their platforms: read beside the users, in the same round trip.
-    where: inArray(questChains.platformId, sql`(select distinct platform_id from users where id = any(${idArray(userIds)}))`),
+    where: inArray(questChains.platformId, [...platformIds]),
     orderBy: chainOrder,
     with: { tasks: tasksInOrder },
     extras: { platformListens: hasLiveEndpoint(questChains.platformId).as('platform_listens'), advertiserListens: hasLiveEndpoint(questChains.advertiserId).as('advertiser_listens') },

@@ -5,7 +5,7 @@ import { decodeTimestampUs, type DriverRow, fromJson } from './driver-row.js';
 import { chainProgress, rewardClaims, taskCompletions, users } from './schema/index.js';
 import type { Hold } from '../domain/progress.js';
 import { appendTo } from '../collections.js';
-import { booleanArray, fromUs, idArray, nullableIdArray, numberArray, occurredUsColumn, textArray } from './sql-fragments.js';
+import { booleanArray, fromUs, idArray, nullableIdArray, numberArray, occurredUsColumn } from './sql-fragments.js';
 import { walkKey } from '../domain/walk-key.js';
 
 /**
@@ -43,32 +43,23 @@ type WalkRow = DriverRow<
   } & { completedUs: bigint | null }
 >;
 
-/** The walks a batch needs: for each user, the chains whose walk it may change. */
-export type WantedWalks = ReadonlyMap<ServiceUserId, readonly string[]>;
-
 /**
- * The stored walks a batch needs, completions included: for each user only
- * the chains its events can change (plan-batch.ts, wantedWalks), not every
- * walk it has (in the production-like world that was ~18 rows an event, about
- * half of them for chains that no event of the batch concerned). Each table is
- * read by one probe per user, inside that user's primary-key range (the
- * lateral keeps it a probe: joined in SQL on (user, chain), the planner once
- * hashed the whole task_completions table for every batch, a scan that grows
- * with every user's progress), and walks and completions are put together here.
+ * Every stored walk of the given users, completions included. The walks and
+ * the completions are read as two index range scans by user (each table's
+ * primary key starts with user_id) and put together here: joined in SQL on
+ * (user, chain), the planner hashed the whole task_completions table for
+ * every batch (a seq scan that grows with every user's progress).
  */
-export async function loadWalks(tx: Executor, wanted: WantedWalks): Promise<StoredWalk[]> {
-  const userIds = [...wanted.keys()].filter((id) => wanted.get(id)!.length > 0);
+export async function loadWalks(tx: Executor, userIds: readonly ServiceUserId[]): Promise<StoredWalk[]> {
   if (userIds.length === 0) return [];
   const ids = idArray(userIds);
-  const chainLists = textArray(userIds.map((id) => wanted.get(id)!.join(',')));
   const rows = await tx.execute<WalkRow>(sql`
-    with w as (select w.u, string_to_array(w.cs, ',')::uuid[] as cs from unnest(${ids}, ${chainLists}) as w(u, cs))
     select cp.user_id as "userId", cp.chain_id as "chainId", cp.mark_us::text as "markUs", cp.mark_event_id as "markEventId", cp.generation,
            null::uuid as "taskId", null::uuid as "eventId", null::text as "completedUs", null::boolean as held
-    from w cross join lateral (select * from chain_progress cp where cp.user_id = w.u and cp.chain_id = any(w.cs) offset 0) cp
+    from chain_progress cp where cp.user_id = any(${ids})
     union all
     select tc.user_id, tc.chain_id, null, null, null, tc.task_id, tc.event_id, ${occurredUsColumn(sql`tc.completed_at`)}, tc.held
-    from w cross join lateral (select * from task_completions tc where tc.user_id = w.u and tc.chain_id = any(w.cs) offset 0) tc`);
+    from task_completions tc where tc.user_id = any(${ids})`);
   const walks = new Map<string, StoredWalk>();
   for (const row of rows) {
     if (row.taskId !== null) continue;
