@@ -47,7 +47,7 @@ function appWithHub(caps: StreamCaps = { perUser: 10, perPlatform: 100, perProce
 const hubState = (hub: LiveHub, subscriber: ReturnType<typeof createRedis>) =>
   JSON.stringify({ ...hub.size, channels: [...(hub as unknown as { channels: Map<string, unknown> }).channels.keys()], connection: subscriber.status });
 
-const tokenFor = (provider: { id: string }, platformUserId: string) => api.deps.liveTokens.issue({ platformId: provider.id, platformUserId });
+const tokenFor = (provider: { id: string }, platformUserId: string) => api.deps.liveTokens.issue({ platformId: provider.id, platformUserId, livemode: true });
 const subscribers = async (channel: string) => Number(((await api.deps.redis.call('pubsub', 'numsub', channel)) as [string, number])[1]);
 
 async function openStream(app: ReturnType<typeof createApp>, token: string) {
