@@ -24,7 +24,8 @@ const testModeOnlyMessage = (c: Context) => `${c.req.method} ${c.req.path} needs
 
 /**
  * Product rules §1: 401 for missing/unknown/wrong, then 403 inactive, provider
- * type, permission. Around it, the limits of docs/operations.md: an address
+ * type, permission, then a test-only operation refusing a live credential
+ * (docs/test-mode.md). Around it, the limits of docs/operations.md: an address
  * past its failed-authentication quota is refused (429) before anything else,
  * and an authenticated credential past its request quota right after.
  *
