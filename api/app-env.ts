@@ -28,6 +28,7 @@ export interface AppDeps extends CoreDeps {
 export interface AppEnv {
   Variables: {
     deps: AppDeps;
+    /** Set by `requireOperation` once the credential's secret is verified; handlers run only once it is also authorized. */
     caller: Caller;
     requestId: string;
   };

@@ -89,7 +89,7 @@ export function registerSeedDemoCommand(program: Command, json: () => boolean) {
         // -w adds the newline the API's compact JSON lacks, so pasted lines print one answer per line.
         const post = (path: string, body: unknown) => `curl -sS -w '\\n' -X POST ${baseUrl}${path} -H 'content-type: application/json' ${keys} -d ${quoted(body)}`;
         const signer = await loadLiveTokenSigner(db, config.LIVE_TOKEN_SECRET);
-        const liveUrl = `${baseUrl}/v1/live?token=${signer.issue({ platformId: platform.provider.id, platformUserId: user }, now)}`;
+        const liveUrl = `${baseUrl}/v1/live?token=${signer.issue({ platformId: platform.provider.id, platformUserId: user, livemode: platformCredential.mode === 'live' }, now)}`;
         const curl = [
           post('/v1/users/register', { platform_user_id: user }),
           post('/v1/events', { user_id: user, event_type: 'registration', timestamp: at(3) }),

@@ -68,7 +68,7 @@ describe('openLiveUpdates against the real service (fetch transport)', () => {
 
   function follow(platformUserId: string, baselineTimestamp: string | null) {
     const seen = { ready: [] as LiveReady[], progress: [] as LiveProgress[], errors: [] as LiveStreamError[] };
-    const token = api.deps.liveTokens.issue({ platformId: platform.id, platformUserId });
+    const token = api.deps.liveTokens.issue({ platformId: platform.id, platformUserId, livemode: true });
     const live = openLiveUpdates(baseUrl, { token, baselineTimestamp }, {
       EventSource: false,
       reconnectDelayMs: 50,

@@ -4,6 +4,7 @@ import { requestHeader } from '../http/request-headers.js';
 import type { CredentialForAuth } from '../../shared/db/credential-store.js';
 import { authorize, OPERATIONS, type Operation, type OperationName } from '../../shared/domain/permissions.js';
 import type { AppEnv } from '../app-env.js';
+import { callerOf } from './caller.js';
 import { clientAddress } from './client-address.js';
 import type { FailureLimiter } from './failure-limiter.js';
 
@@ -18,9 +19,13 @@ const forbiddenMessages = {
   permission_missing: 'Credential lacks the permission',
 } as const;
 
+// A live credential on a test-only operation: a script pointed at the wrong key fails loudly.
+const testModeOnlyMessage = (c: Context) => `${c.req.method} ${c.req.path} needs a test credential (pk_test_…); live data is never reset`;
+
 /**
  * Product rules §1: 401 for missing/unknown/wrong, then 403 inactive, provider
- * type, permission. Around it, the limits of docs/operations.md: an address
+ * type, permission, then a test-only operation refusing a live credential
+ * (docs/test-mode.md). Around it, the limits of docs/operations.md: an address
  * past its failed-authentication quota is refused (429) before anything else,
  * and an authenticated credential past its request quota right after.
  *
@@ -55,6 +60,8 @@ function admit(c: Context<AppEnv>, next: Next, operation: Operation, address: st
   const { credentials, rateLimits } = c.get('deps');
   // Verified whether or not the key exists (against a dummy hash if not): the time taken tells nothing.
   if (!credentials.secretValid(secret, credential) || !credential) return fail(c, address, 'invalid_credentials', 'Invalid API key or secret');
+  // Known from here on: every answer, a refusal below included, says the credential's mode.
+  c.set('caller', callerOf(credential));
   const admitted = rateLimits.credentials?.admit(c, credential.key) ?? null;
   if (admitted instanceof Promise) return admitted.then((limited) => (limited ? Promise.reject(limited) : authorized(c, next, operation, credential)));
   if (admitted) throw admitted;
@@ -63,11 +70,11 @@ function admit(c: Context<AppEnv>, next: Next, operation: Operation, address: st
 
 function authorized(c: Context<AppEnv>, next: Next, operation: Operation, credential: CredentialForAuth): Promise<void> {
   const failure = authorize(credential, operation);
+  if (failure === 'test_mode_only') throw new AppError(failure, testModeOnlyMessage(c));
   if (failure) {
     const message = failure === 'permission_missing' ? `${forbiddenMessages.permission_missing} ${operation.permission}` : forbiddenMessages[failure];
     throw new AppError(failure, message);
   }
-  c.set('caller', { key: credential.key, providerId: credential.providerId, providerType: credential.providerType, livemode: credential.livemode });
   return next();
 }
 

@@ -1,5 +1,8 @@
 import { z } from '@hono/zod-openapi';
+import type { Context, TypedResponse } from 'hono';
+import type { JSONParsed } from 'hono/utils/types';
 import { codesForStatus, ERROR_CODES, type ErrorCode } from './errors.js';
+import { answerLivemode } from './livemode.js';
 
 const errorEnvelopeShape = (codes: [ErrorCode, ...ErrorCode[]]) => ({
   success: z.literal(false),
@@ -39,10 +42,20 @@ export function successEnvelope<T extends z.ZodTypeAny>(data: T) {
 /**
  * A success answer's body. Route schema.ts files shape the resource (`data`);
  * the envelope around it is added here alone, as errors get theirs in
- * errors.ts. Given the caller (an API credential), it carries `livemode`.
+ * errors.ts, with `livemode` when the answer is to an API credential
+ * (api/http/livemode.ts). The read cache stores bodies built here too.
  */
-export const ok = <T>(data: T, caller?: { livemode: boolean }) =>
-  caller ? { success: true as const, livemode: caller.livemode, data } : { success: true as const, data };
+export function successBody<T>(c: Context, data: T): SuccessBody<T> {
+  const livemode = answerLivemode(c);
+  return livemode === undefined ? { success: true, data } : { success: true, livemode, data };
+}
+
+export type SuccessBody<T> = { success: true; data: T } | { success: true; livemode: boolean; data: T };
+
+/** Every success answer of a route: `return ok(c, to<Thing>Response(value))` (202 where the route says so). */
+export function ok<T, S extends 200 | 202 = 200>(c: Context, data: T, status: S = 200 as S): Response & TypedResponse<JSONParsed<SuccessBody<T>>, S, 'json'> {
+  return c.json(successBody(c, data), status);
+}
 
 const errorDescriptions: Record<number, string> = {
   400: 'Request invalid (body not JSON, not an object, or a field fails validation).',

@@ -230,7 +230,7 @@ const scenarios: Record<ErrorCode, { param: string | null; reach: () => Promise<
   too_many_streams: {
     param: null,
     reach: async () => {
-      const token = oneStream.deps.liveTokens.issue({ platformId: platform.id, platformUserId: 'streamer' });
+      const token = oneStream.deps.liveTokens.issue({ platformId: platform.id, platformUserId: 'streamer', livemode: true });
       const open = await oneStream.app.request(`/v1/live?token=${token}`);
       expect(open.status).toBe(200);
       const stream = readSse(open.body!);

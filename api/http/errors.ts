@@ -6,6 +6,7 @@ import { DOMAIN_ERROR_KINDS, DomainError, type DomainErrorCode, type DomainError
 import type { Logger } from '../../shared/observability/logger.js';
 import { isConnectionError } from '../../shared/db/connection-loss.js';
 import { isTimeLimitError } from '../../shared/db/query-errors.js';
+import { answerLivemode } from './livemode.js';
 import { describeValidationFailure } from './validation-errors.js';
 
 export { describeZodError } from './validation-errors.js';
@@ -72,12 +73,12 @@ export class AppError extends Error {
 
 export const fromDomainError = (error: DomainError) => new AppError(error.code, error.message, error.param);
 
+/** Every error answer, in the one envelope; `livemode` once the credential is verified (api/http/livemode.ts). */
 export function errorResponse(c: Context, error: AppError) {
-  // Once the credential is known, the answer says its mode (docs/test-mode.md).
-  const caller = c.get('caller') as { livemode: boolean } | undefined;
+  const livemode = answerLivemode(c);
   const body = {
     success: false as const,
-    ...(caller ? { livemode: caller.livemode } : {}),
+    ...(livemode === undefined ? {} : { livemode }),
     error: error.message,
     code: error.code,
     ...(error.param !== undefined ? { param: error.param } : {}),

@@ -4,7 +4,7 @@ import type { ProgressMessage } from '../../shared/live/channel.js';
 import type { LiveTokenScope } from '../../shared/live/token.js';
 import type { Logger } from '../../shared/observability/logger.js';
 import type { AppDeps } from '../app-env.js';
-import { toProgressMessage } from '../routes/live/schema.js';
+import { toProgressMessage, toReadyMessage } from '../routes/live/schema.js';
 import { progressChangedSince } from '../../core/use-cases/live/progress-changed-since.js';
 import { findUserId } from '../../core/use-cases/users/find-user-id.js';
 import type { LiveHub } from './hub.js';
@@ -106,7 +106,7 @@ export async function runLiveSession(stream: SSEStreamingApi, input: LiveSession
       // Redis confirmed the subscription after the wait: a registration before that sent its notice to nobody.
       void waiting.confirmedLate?.then(() => (following || ended ? undefined : logged(lookForUser())));
     }
-    write(() => stream.writeSSE({ event: 'ready', data: JSON.stringify({ user_exists: input.userId !== null, livemode: input.scope.livemode ?? true }) }));
+    write(() => stream.writeSSE({ event: 'ready', data: JSON.stringify(toReadyMessage(input.userId !== null, input.scope)) }));
     if (catchUp) sendProgress(catchUp);
     heartbeat = setInterval(() => write(() => stream.write(': keep-alive\n\n')), hub.heartbeatMs);
     // Registered between the route's lookup and the subscription: found here, reported after `ready`.

@@ -65,7 +65,7 @@ describe('GET /metrics', () => {
 
   it('counts open live streams', async () => {
     const before = sample(await scrape(), 'qcr_live_streams');
-    const token = api.deps.liveTokens.issue({ platformId: platform.id, platformUserId: 'metrics-live' });
+    const token = api.deps.liveTokens.issue({ platformId: platform.id, platformUserId: 'metrics-live', livemode: true });
     const response = await api.app.request(`/v1/live?token=${token}`);
     const reader = response.body!.getReader();
     await reader.read(); // `ready`

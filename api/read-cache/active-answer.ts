@@ -24,9 +24,9 @@ export interface ActiveAnswer {
   etag: string;
 }
 
-/** What the wire shaper must give: the live token is where the body says it. */
+/** What the renderer must give: the whole body in its envelope (`successBody`), the live token where the data says it. */
 export interface RenderedAnswer {
-  liveUpdates: { token: string };
+  data: { liveUpdates: { token: string } };
 }
 
 // Where the token sits once it is blanked: the first `"token":` of the body (liveUpdates leads the data).
@@ -50,7 +50,8 @@ export function definitionsFingerprint(definitions: ChainDefinition[]): string {
 /**
  * The JSON body of GET active and its entity tag: from the answer cache when
  * nothing in it can have changed, otherwise read (one statement with warm
- * definitions), rendered once by `render` (the route's wire shaper) and
+ * definitions), rendered once by `render` (the route's wire shaper inside the
+ * one success envelope, api/http/envelope.ts) and
  * stored, so a cache hit costs no rendering either. The tag is a digest of
  * the body with its live token left out, so it changes exactly when what the
  * answer says does. With `ifNoneMatch`, a matching tag known to the cache's
@@ -92,11 +93,11 @@ export async function activeAnswer(
     tokenIssuedUs: dateToMicros(new Date(tokenIssuedAtMs)),
     livemode: input.livemode,
   });
-  const data = render(answer);
-  const token = Buffer.from(data.liveUpdates.token);
-  data.liveUpdates.token = '';
-  // The key's platform is a live provider or a test twin, so `livemode` is the same for every answer under it.
-  const blank = Buffer.from(JSON.stringify({ success: true, livemode: input.livemode, data }));
+  // The key's platform is a live provider or a test twin, so the envelope's `livemode` is the same for every answer under it.
+  const rendered = render(answer);
+  const token = Buffer.from(rendered.data.liveUpdates.token);
+  rendered.data.liveUpdates.token = '';
+  const blank = Buffer.from(JSON.stringify(rendered));
   const etag = `"${createHash('sha1').update(blank).digest('base64url')}"`;
   const tokenAt = blank.indexOf(BLANK_TOKEN) + BLANK_TOKEN.length - 1;
   if (tokenAt < BLANK_TOKEN.length - 1) throw new Error('the rendered answer has no liveUpdates.token');

@@ -1,8 +1,9 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
-import { twinId, type Mode } from '../domain/test-mode.js';
+import { and, eq, inArray } from 'drizzle-orm';
+import { modeOf, twinId, type Mode } from '../domain/test-mode.js';
 import type { ProviderType } from '../domain/permissions.js';
 import type { Executor } from './client.js';
 import { afterKey, rowsToRead, toPage, type Page, type PageRequest } from './keyset.js';
+import { providerIsLive } from './provider-mode.js';
 import { credentials, providers } from './schema/index.js';
 
 /** A credential as stored: only the hash of its secret exists. */
@@ -27,15 +28,15 @@ export async function insertCredential(
   return row!;
 }
 
-/** The type of the provider holding `key`; null when no credential has that key. */
-export async function findCredentialProviderType(db: Executor, key: string): Promise<ProviderType | null> {
+/** The type and mode of the provider holding `key`; null when no credential has that key. */
+export async function findCredentialProvider(db: Executor, key: string): Promise<{ type: ProviderType; mode: Mode } | null> {
   const [row] = await db
-    .select({ type: providers.type })
+    .select({ type: providers.type, livemode: providerIsLive() })
     .from(credentials)
     .innerJoin(providers, eq(credentials.providerId, providers.id))
     .where(eq(credentials.key, key))
     .limit(1);
-  return row?.type ?? null;
+  return row ? { type: row.type, mode: modeOf(row.livemode) } : null;
 }
 
 /** The credential after the change; null when no credential has that key. */
@@ -64,8 +65,8 @@ export async function listProviderCredentials(db: Executor, providerId: string, 
   const rows = await db
     .select({
       key: credentials.key,
-      holderId: credentials.providerId,
       providerType: providers.type,
+      livemode: providerIsLive(),
       permissions: credentials.permissions,
       status: credentials.status,
     })
@@ -76,7 +77,7 @@ export async function listProviderCredentials(db: Executor, providerId: string, 
     .limit(rowsToRead(page.limit));
   const { items, hasMore } = toPage(rows, page.limit);
   return {
-    items: items.map(({ holderId, ...row }) => ({ ...row, providerId, mode: holderId === providerId ? ('live' as const) : ('test' as const) })),
+    items: items.map(({ livemode, ...row }) => ({ ...row, providerId, mode: modeOf(livemode) })),
     hasMore,
   };
 }
@@ -92,7 +93,7 @@ export async function findCredentialForAuth(db: Executor, key: string): Promise<
       providerId: providers.id,
       providerType: providers.type,
       providerStatus: providers.status,
-      livemode: sql<boolean>`${providers.liveProviderId} is null`,
+      livemode: providerIsLive(),
     })
     .from(credentials)
     .innerJoin(providers, eq(credentials.providerId, providers.id))

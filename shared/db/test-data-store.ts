@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
+import { providerIsLive } from './provider-mode.js';
 
 /**
  * Deletes everything a test twin provider made (docs/test-mode.md,
@@ -9,7 +10,7 @@ import type { Executor } from './client.js';
  * be a twin). Answers how many rows of each kind went.
  */
 export async function deleteTestData(tx: Executor, twinId: string): Promise<Record<string, number>> {
-  const twin = sql`(select id from providers where id = ${twinId} and live_provider_id is not null)`;
+  const twin = sql`(select id from providers where id = ${twinId} and not (${providerIsLive()}))`;
   const users = sql`(select id from users where platform_id = ${twin})`;
   const counts: Record<string, number> = {};
   const run = async (name: string, statement: ReturnType<typeof sql>) => {

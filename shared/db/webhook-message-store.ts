@@ -2,6 +2,7 @@ import { and, asc, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
 import { decodeTimestampUs, fromJson, type DriverRow } from './driver-row.js';
 import { afterKey, rowsToRead, toPage, type Page, type PageRequest } from './keyset.js';
+import { providerIsLive } from './provider-mode.js';
 import { providers, webhookAttempts, webhookEndpoints, webhookMessages, type WebhookMessageStatus } from './schema/index.js';
 import { fromUs, numberArray, textArray } from './sql-fragments.js';
 import { appendTo } from '../collections.js';
@@ -129,7 +130,7 @@ const outgoingColumns = {
   attempts: webhookMessages.attempts,
   url: webhookEndpoints.url,
   secret: webhookEndpoints.secret,
-  livemode: sql<boolean>`${providers.liveProviderId} is null`,
+  livemode: providerIsLive(),
 };
 
 type OutgoingRow = DriverRow<Pick<typeof webhookMessages.$inferSelect, 'id' | 'type' | 'attempts'>> & {
@@ -156,11 +157,11 @@ export async function claimAttempts(db: Executor, messageIds: readonly string[],
     update webhook_messages m
     set locked_until = case when e.deleted_at is null then now() + ${leaseMs} * interval '1 millisecond' end,
         status = case when e.deleted_at is null then m.status else 'failed' end
-    from webhook_endpoints e join providers p on p.id = e.provider_id
+    from webhook_endpoints e join providers on providers.id = e.provider_id
     where m.id = any(${textArray(messageIds)}) and e.id = m.endpoint_id and m.status = 'pending' and m.attempts = ${attempt}
       and (m.locked_until is null or m.locked_until < now())
     returning m.id, m.type, m.created_at::text as "createdAt", m.data, m.attempts, e.url, e.secret, e.deleted_at is not null as deleted,
-      p.live_provider_id is null as livemode`);
+      ${providerIsLive()} as livemode`);
   return rows
     .filter((row) => !row.deleted)
     .map((row) => ({

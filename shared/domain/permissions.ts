@@ -22,10 +22,11 @@ export function permissionsFor(type: ProviderType): Permission[] {
   );
 }
 
-/** An operation is open to some provider types and needs one permission. */
+/** An operation is open to some provider types and needs one permission; a few are for test credentials only (docs/test-mode.md). */
 export interface Operation {
   permission: Permission;
   providerTypes: readonly ProviderType[];
+  testModeOnly?: true;
 }
 
 export const OPERATIONS = {
@@ -44,21 +45,22 @@ export const OPERATIONS = {
   claimReward: { permission: 'rewards:claim', providerTypes: ['platform'] },
   manageWebhooks: { permission: 'webhooks:manage', providerTypes: ['platform', 'advertiser'] },
   // Deleting what a provider's test mode wrote: whoever may write its events (both types hold events:write); test credentials only.
-  resetTestData: { permission: 'events:write', providerTypes: ['platform', 'advertiser'] },
+  resetTestData: { permission: 'events:write', providerTypes: ['platform', 'advertiser'], testModeOnly: true },
 } as const satisfies Record<string, Operation>;
 
 export type OperationName = keyof typeof OPERATIONS;
 
-export type AuthorizationFailure = 'credential_inactive' | 'provider_inactive' | 'wrong_provider_type' | 'permission_missing';
+export type AuthorizationFailure = 'credential_inactive' | 'provider_inactive' | 'wrong_provider_type' | 'permission_missing' | 'test_mode_only';
 
-/** The 403 half of §1's order: inactive (credential, then provider), then provider type, then permission. Null when allowed. */
+/** The 403 half of §1's order: inactive (credential, then provider), then provider type, then permission, then mode. Null when allowed. */
 export function authorize(
-  credential: { status: string; providerStatus: string; providerType: ProviderType; permissions: readonly string[] },
+  credential: { status: string; providerStatus: string; providerType: ProviderType; permissions: readonly string[]; livemode: boolean },
   operation: Operation,
 ): AuthorizationFailure | null {
   if (credential.status !== 'active') return 'credential_inactive';
   if (credential.providerStatus !== 'active') return 'provider_inactive';
   if (!operation.providerTypes.includes(credential.providerType)) return 'wrong_provider_type';
   if (!credential.permissions.includes(operation.permission)) return 'permission_missing';
+  if (operation.testModeOnly && credential.livemode) return 'test_mode_only';
   return null;
 }

@@ -19,11 +19,19 @@ export function twinId(id: string): string {
   return `${out.slice(0, 8)}-${out.slice(8, 12)}-${out.slice(12, 16)}-${out.slice(16, 20)}-${out.slice(20)}`;
 }
 
-/** The id a caller of `mode` knows for a provider stored as `storedId`. */
-export const shownProviderId = (storedId: string, mode: Mode) => (mode === 'test' ? twinId(storedId) : storedId);
+/**
+ * Between the provider ids a caller knows (the live ones) and those its mode
+ * stores (a test caller's are the twins'). The map is its own inverse, so one
+ * function serves the way in and the way out; use-cases apply it to their
+ * inputs and answers, given the caller's `livemode`.
+ */
+export const providerIdForMode = (id: string, livemode: boolean) => (livemode ? id : twinId(id));
+
+/** The id everyone knows for a provider stored as `storedId` in something of `mode` (a chain, a credential). */
+export const shownProviderId = (storedId: string, mode: Mode) => providerIdForMode(storedId, mode === 'live');
+
+/** The mode named by an answer's `livemode`. */
+export const modeOf = (livemode: boolean): Mode => (livemode ? 'live' : 'test');
 
 /** Key and secret prefixes: a leaked value says which mode it opens. Keys made before modes existed (`pk_…`) stay valid as live. */
 export const KEY_PREFIXES = { live: { key: 'pk_live', secret: 'sk_live' }, test: { key: 'pk_test', secret: 'sk_test' } } as const;
-
-/** The mode a key opens: `pk_test_…` test, anything else (`pk_live_…`, and the `pk_…` keys made before modes) live. */
-export const modeOfKey = (key: string): Mode => (key.startsWith(`${KEY_PREFIXES.test.key}_`) ? 'test' : 'live');

@@ -7,8 +7,8 @@ export const LIVE_TOKEN_TTL_MS = 60 * 60 * 1000;
 export interface LiveTokenScope {
   platformId: string;
   platformUserId: string;
-  /** False when issued to a test credential (docs/test-mode.md); the stream's `ready` says so. Absent: live. */
-  livemode?: boolean;
+  /** The mode of the credential whose read issued the token (docs/test-mode.md); the stream's `ready` says it. */
+  livemode: boolean;
 }
 
 /**
@@ -19,8 +19,8 @@ export class LiveTokenSigner {
   constructor(private readonly key: Buffer) {}
 
   issue(scope: LiveTokenScope, now = Date.now()): string {
-    // `m: 0` only for test mode, so live tokens keep their shape.
-    const mode = scope.livemode === false ? { m: 0 } : {};
+    // `m: 0` only for test mode, so live tokens keep the shape they had before modes (and verify reads no `m` as live).
+    const mode = scope.livemode ? {} : { m: 0 };
     const payload = Buffer.from(JSON.stringify({ p: scope.platformId, u: scope.platformUserId, exp: now + LIVE_TOKEN_TTL_MS, ...mode })).toString('base64url');
     return `${payload}.${this.sign(payload)}`;
   }

@@ -39,6 +39,6 @@ export function registerCompleteAccountLink(app: OpenAPIHono<AppEnv>) {
       connectionToken: body.connection_token,
       advertiserUserId: senderUserId(body.advertiser_user_id),
     });
-    return c.json(ok(toCompletedLinkResponse(link), c.var.caller), 200);
+    return ok(c, toCompletedLinkResponse(link));
   });
 }

@@ -32,8 +32,9 @@ export function registerListAccountLinks(app: OpenAPIHono<AppEnv>) {
     const links = await listAccountLinks(deps, {
       platformId: caller.providerId,
       platformUserId: senderUserId(c.req.valid('param').platformUserId),
+      livemode: caller.livemode,
       page: toPageRequest(c.req.valid('query')),
     });
-    return c.json(ok(toLinksResponse(links, c.var.caller.livemode ? 'live' : 'test'), c.var.caller), 200);
+    return ok(c, toLinksResponse(links));
   });
 }

@@ -1,4 +1,3 @@
-import { shownProviderId, type Mode } from '../../../shared/domain/test-mode.js';
 import { z } from '@hono/zod-openapi';
 import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
 import { storableString } from '../../../shared/validation/json-value.js';
@@ -59,12 +58,11 @@ export const toCompletedLinkResponse = (link: CompletedLink): z.infer<typeof com
   already_linked: link.alreadyLinked,
 });
 
-/** `mode`: the caller's; a test caller's links are to test twins, shown by the ids it knows (docs/test-mode.md). */
-export const toLinksResponse = (links: Page<AccountLinkView>, mode: Mode): z.infer<typeof listLinksResponseSchema>['data'] => ({
+export const toLinksResponse = (links: Page<AccountLinkView>): z.infer<typeof listLinksResponseSchema>['data'] => ({
   has_more: links.hasMore,
   links: links.items.map((link) => ({
     link_id: link.linkId,
-    advertiser_id: shownProviderId(link.advertiserId, mode),
+    advertiser_id: link.advertiserId,
     advertiser_user_id: link.advertiserUserId,
     linked_at: formatIsoMillis(link.linkedUs),
   })),

@@ -1,4 +1,3 @@
-import { twinId } from '../../../shared/domain/test-mode.js';
 import { senderUserId } from '../../../shared/domain/ids.js';
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../app-env.js';
@@ -33,9 +32,9 @@ export function registerStartAccountLink(app: OpenAPIHono<AppEnv>) {
     const started = await startAccountLink(deps, {
       platformId: caller.providerId,
       platformUserId: senderUserId(body.platform_user_id),
-      // A test credential links to the advertiser's test twin (docs/test-mode.md).
-      advertiserId: caller.livemode ? body.advertiser_id : twinId(body.advertiser_id),
+      advertiserId: body.advertiser_id,
+      livemode: caller.livemode,
     });
-    return c.json(ok(toStartedLinkResponse(started), c.var.caller), 200);
+    return ok(c, toStartedLinkResponse(started));
   });
 }

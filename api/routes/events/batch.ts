@@ -50,6 +50,6 @@ export function registerSendEventBatch(app: OpenAPIHono<AppEnv>) {
       results[item.index] = toBatchItemResult(ingested[position]!);
     });
     for (const item of results) deps.metrics.countEvents(item.status);
-    return c.json(ok(toBatchResponse(results), c.var.caller), 200);
+    return ok(c, toBatchResponse(results));
   });
 }

@@ -29,6 +29,6 @@ export function registerReverseEventBatch(app: OpenAPIHono<AppEnv>) {
     const { deps, caller } = c.var;
     const { events } = c.req.valid('json');
     const results = await reverseEvents(deps, { providerId: caller.providerId, reversals: events.map((e) => ({ eventId: e.event_id, reason: e.reason })) });
-    return c.json(ok({ results: results.map(toReversalItem) }, c.var.caller), 200);
+    return ok(c, { results: results.map(toReversalItem) });
   });
 }

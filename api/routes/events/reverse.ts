@@ -32,6 +32,6 @@ export function registerReverseEvent(app: OpenAPIHono<MountedEnv>) {
     const { event_id: eventId } = c.req.valid('param');
     const [result] = await reverseEvents(deps, { providerId: caller.providerId, reversals: [{ eventId, reason: c.req.valid('json')?.reason }] });
     if (!result?.found) throw notFound(notYours(eventId), 'event_id');
-    return c.json(ok(toReversedEvent(result), c.var.caller), 200);
+    return ok(c, toReversedEvent(result));
   });
 }

@@ -31,6 +31,6 @@ export function registerSendEvent(app: OpenAPIHono<AppEnv>) {
     // Shares one statement and one enqueue with the other events arriving now (api/ingest/group-commit.ts).
     const event = await groupCommitFor(deps).submit({ providerId: caller.providerId, input, requestId: c.var.requestId });
     deps.metrics.countEvents(event.status);
-    return c.json(ok(toRecordedEventResponse(input, event), c.var.caller), 200);
+    return ok(c, toRecordedEventResponse(input, event));
   });
 }

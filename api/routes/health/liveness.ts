@@ -15,5 +15,5 @@ const route = createRoute({
 });
 
 export function registerLiveness(app: OpenAPIHono<AppEnv>) {
-  app.openapi(route, (c) => c.json(ok(toStatusResponse('ok')), 200));
+  app.openapi(route, (c) => ok(c, toStatusResponse('ok')));
 }

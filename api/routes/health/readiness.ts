@@ -25,6 +25,6 @@ export function registerReadiness(app: OpenAPIHono<AppEnv>) {
     if (deps.isShuttingDown()) throw new AppError('unavailable', 'Shutting down');
     const { unreachable } = await checkReadiness(deps);
     if (unreachable.length > 0) throw new AppError('unavailable', `Not ready: ${unreachable.join(' and ')} unreachable`);
-    return c.json(ok(toStatusResponse('ready')), 200);
+    return ok(c, toStatusResponse('ready'));
   });
 }

@@ -42,7 +42,7 @@ function appWithHub(caps: StreamCaps = { perUser: 10, perPlatform: 100, perProce
   return { hub, subscriber, app: createApp({ ...api.deps, liveHub: hub, logger: warnings }) };
 }
 
-const tokenFor = (provider: { id: string }, platformUserId: string) => api.deps.liveTokens.issue({ platformId: provider.id, platformUserId });
+const tokenFor = (provider: { id: string }, platformUserId: string) => api.deps.liveTokens.issue({ platformId: provider.id, platformUserId, livemode: true });
 const subscribers = async (channel: string) => Number(((await api.deps.redis.call('pubsub', 'numsub', channel)) as [string, number])[1]);
 
 async function openStream(app: ReturnType<typeof createApp>, token: string) {

@@ -34,7 +34,7 @@ afterAll(async () => {
   await hub.close();
 });
 
-const tokenFor = (platformUserId: string, now?: number) => api.deps.liveTokens.issue({ platformId: platform.id, platformUserId }, now);
+const tokenFor = (platformUserId: string, now?: number) => api.deps.liveTokens.issue({ platformId: platform.id, platformUserId, livemode: true }, now);
 
 async function register(platformUserId: string): Promise<ServiceUserId> {
   const answer = await api.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: platformUserId } });
@@ -58,7 +58,7 @@ const subscribers = async (userId: string) => {
 
 describe('GET /v1/live: refusals', () => {
   it('answers 401 in the envelope for a missing, forged or expired token', async () => {
-    const forged = new LiveTokenSigner(Buffer.from('another key entirely, 32+ bytes long')).issue({ platformId: platform.id, platformUserId: 'u' });
+    const forged = new LiveTokenSigner(Buffer.from('another key entirely, 32+ bytes long')).issue({ platformId: platform.id, platformUserId: 'u', livemode: true });
     const expired = tokenFor('u', Date.now() - 2 * 60 * 60 * 1000);
     for (const query of ['', '?token=', '?token=garbage', `?token=${forged}`, `?token=${expired}`]) {
       const response = await app.request(`/v1/live${query}`);

@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import type { ProgressChange } from '../../../shared/db/user-store.js';
 import { formatIsoMillis, parseUtcTimestamp } from '../../../shared/domain/timestamp.js';
 import type { ProgressMessage } from '../../../shared/live/channel.js';
+import type { LiveTokenScope } from '../../../shared/live/token.js';
 
 // Both are checked in the handler, not by the validator, to keep §1's order: the token (401) before `since` (400).
 export const liveQuerySchema = z.object({
@@ -56,3 +57,6 @@ export const toProgressMessage = (change: ProgressChange): ProgressMessage => ({
   quest_chain_ids: change.chainIds,
   changed_at: formatIsoMillis(change.changedUs),
 });
+
+/** The `ready` frame: `livemode` is the token's, which is the mode of the credential whose read issued it (docs/test-mode.md). */
+export const toReadyMessage = (userExists: boolean, scope: LiveTokenScope) => ({ user_exists: userExists, livemode: scope.livemode });

@@ -136,7 +136,7 @@ describe('ETag and If-None-Match', () => {
     const { platform, platformUserId } = await userWithChain();
     const minute = Math.floor(Date.now() / 60_000) * 60_000;
     const at = (nowMs: number, ifNoneMatch?: string) =>
-      activeAnswer(api.deps, { platformId: platform.id, platformUserId: senderUserId(platformUserId), livemode: true, nowMs, ifNoneMatch }, toActiveChainsResponse);
+      activeAnswer(api.deps, { platformId: platform.id, platformUserId: senderUserId(platformUserId), livemode: true, nowMs, ifNoneMatch }, (answer) => ({ success: true, data: toActiveChainsResponse(answer) }));
     const early = await at(minute + 1_000);
     const late = await at(minute + 59_000);
     const entries = api.deps.chainCache.answers.size.entries;

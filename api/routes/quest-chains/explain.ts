@@ -33,6 +33,6 @@ export function registerExplainProgress<E extends AppEnv>(app: OpenAPIHono<E>) {
     const { questChainId, platformUserId } = c.req.valid('param');
     const { deps, caller } = c.var;
     const explanation = await explainProgress(deps, { platformId: caller.providerId, chainId: questChainId, platformUserId: senderUserId(platformUserId) });
-    return c.json(ok(toExplanationResponse(explanation), c.var.caller), 200);
+    return ok(c, toExplanationResponse(explanation));
   });
 }

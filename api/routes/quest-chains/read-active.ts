@@ -6,7 +6,7 @@ import { platformUserIdParams } from '../../http/common-schemas.js';
 import { validationHook } from '../../http/errors.js';
 import { notModified } from '../../http/not-modified.js';
 import { stringProblem } from '../../../shared/validation/json-value.js';
-import { errorResponses } from '../../http/envelope.js';
+import { errorResponses, successBody } from '../../http/envelope.js';
 import { requestHeader } from '../../http/request-headers.js';
 import { apiKeySecurity } from '../../http/security.js';
 import { activeAnswer } from '../../read-cache/active-answer.js';
@@ -55,9 +55,10 @@ export function registerReadActiveChains(app: OpenAPIHono<AppEnv>) {
     // c.get, not c.var: c.var copies every variable into a new object on each access.
     const deps = c.get('deps');
     const caller = c.get('caller');
-    // The use-case's answer is rendered by the wire shaper once per cache fill; a cached answer is sent as stored.
+    // The use-case's answer is rendered in its envelope once per cache fill; a cached answer is sent as stored.
     const ifNoneMatch = requestHeader(c, 'if-none-match');
-    const answer = await activeAnswer(deps, { platformId: caller.providerId, platformUserId: senderUserId(platformUserId), livemode: caller.livemode, ifNoneMatch }, toActiveChainsResponse);
+    const input = { platformId: caller.providerId, platformUserId: senderUserId(platformUserId), livemode: caller.livemode, ifNoneMatch };
+    const answer = await activeAnswer(deps, input, (read) => successBody(c, toActiveChainsResponse(read)));
     // Per credential, so private.
     if (answer.body === null) return notModified(c, { ETag: answer.etag, 'Cache-Control': 'private, no-cache' });
     // Set before the response is built (keeps @hono/node-server's light path).

@@ -64,7 +64,7 @@ afterAll(async () => {
 async function countStatements(cache: ActiveChainCache, fixture: Fixture) {
   const db = drizzle(counted, { schema });
   const before = statements;
-  const data = toActiveChainsResponse(await readActiveChains({ readDb: db, chainCache: cache, liveTokens }, fixture));
+  const data = toActiveChainsResponse(await readActiveChains({ readDb: db, chainCache: cache, liveTokens }, { ...fixture, livemode: true }));
   return { count: statements - before, data };
 }
 
@@ -108,7 +108,7 @@ describe('the answer cache spares the read', () => {
     return platform.id;
   }
   const answerOf = (cache: ActiveChainCache, platformId: string, platformUserId: SenderUserId, nowMs: number, ifNoneMatch?: string) =>
-    activeAnswer({ readDb: drizzle(counted, { schema }), chainCache: cache, liveTokens }, { platformId, platformUserId, livemode: true, nowMs, ifNoneMatch }, toActiveChainsResponse);
+    activeAnswer({ readDb: drizzle(counted, { schema }), chainCache: cache, liveTokens }, { platformId, platformUserId, livemode: true, nowMs, ifNoneMatch }, (answer) => ({ success: true, data: toActiveChainsResponse(answer) }));
 
   it('keeps an answer past the definitions’ lifetime and the token’s minute, until a notice', async () => {
     const platformId = await platformWithUsers(1);

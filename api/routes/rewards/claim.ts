@@ -35,6 +35,6 @@ export function registerClaimReward(app: OpenAPIHono<AppEnv>) {
     const body = c.req.valid('json');
     const target = body.task_id !== undefined ? { taskId: body.task_id } : { chainId: body.quest_chain_id! };
     const claim = await claimReward(deps, { platformId: caller.providerId, platformUserId: senderUserId(body.platform_user_id), ...target });
-    return c.json(ok(toClaimResultResponse(claim), c.var.caller), 200);
+    return ok(c, toClaimResultResponse(claim));
   });
 }

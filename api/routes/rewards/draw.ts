@@ -27,6 +27,6 @@ export function registerGetDraw(app: OpenAPIHono<MountedEnv>) {
   app.openapi(drawRoute, async (c) => {
     const { deps, caller } = c.var;
     const draw = await getDraw(deps, { platformId: caller.providerId, claimId: c.req.valid('param').claim_id });
-    return c.json(ok(toDrawResponse(draw), c.var.caller), 200);
+    return ok(c, toDrawResponse(draw));
   });
 }

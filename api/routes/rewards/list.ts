@@ -35,6 +35,6 @@ export function registerListRewards(app: OpenAPIHono<MountedEnv>) {
       platformUserId: senderUserId(c.req.valid('param').platformUserId),
       page: toPageRequest(c.req.valid('query')),
     });
-    return c.json(ok(toRewardsResponse(rewards), c.var.caller), 200);
+    return ok(c, toRewardsResponse(rewards));
   });
 }

@@ -35,6 +35,6 @@ export function registerRegisterUser(app: OpenAPIHono<AppEnv>) {
       countryCode: body.country_code,
       userMetadata: body.user_metadata,
     });
-    return c.json(ok(toRegisteredUserResponse(user), c.var.caller), 200);
+    return ok(c, toRegisteredUserResponse(user));
   });
 }

@@ -32,6 +32,6 @@ export function registerCreateWebhookEndpoint(app: OpenAPIHono<AppEnv>) {
       { db: deps.db, urlPolicy: { allowHttp: deps.config.WEBHOOK_ALLOW_HTTP, allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE } },
       { providerId: caller.providerId, providerType: caller.providerType, url: body.url, eventTypes: body.event_types },
     );
-    return c.json(ok(toCreatedEndpointResponse(created), c.var.caller), 200);
+    return ok(c, toCreatedEndpointResponse(created));
   });
 }

@@ -26,6 +26,6 @@ export function registerDeleteWebhookEndpoint(app: OpenAPIHono<AppEnv>) {
   app.openapi(route, async (c) => {
     const { deps, caller } = c.var;
     const { id } = await deleteEndpoint(deps, { providerId: caller.providerId, endpointId: c.req.valid('param').id });
-    return c.json(ok({ id, deleted: true as const }, c.var.caller), 200);
+    return ok(c, { id, deleted: true as const });
   });
 }

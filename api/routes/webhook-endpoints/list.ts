@@ -24,6 +24,6 @@ const route = createRoute({
 export function registerListWebhookEndpoints(app: OpenAPIHono<AppEnv>) {
   app.openapi(route, async (c) => {
     const { deps, caller } = c.var;
-    return c.json(ok(toEndpointsResponse(await listEndpoints(deps, { providerId: caller.providerId })), c.var.caller), 200);
+    return ok(c, toEndpointsResponse(await listEndpoints(deps, { providerId: caller.providerId })));
   });
 }

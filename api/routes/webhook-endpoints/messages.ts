@@ -29,6 +29,6 @@ export function registerListWebhookMessages(app: OpenAPIHono<AppEnv>) {
     const { deps, caller } = c.var;
     const query = c.req.valid('query');
     const page = await listMessages(deps, { providerId: caller.providerId, endpointId: c.req.valid('param').id, status: query.status, page: toPageRequest(query) });
-    return c.json(ok(toMessagesResponse(page), c.var.caller), 200);
+    return ok(c, toMessagesResponse(page));
   });
 }

@@ -30,6 +30,6 @@ export function registerReplayWebhookMessage(app: OpenAPIHono<AppEnv>) {
     const params = c.req.valid('param');
     const { queued } = await replayMessage(deps, { providerId: caller.providerId, endpointId: params.id, messageId: params.message_id });
     if (!queued) throw new AppError('unavailable', 'The delivery queue is unreachable; try again');
-    return c.json(ok({ id: params.message_id, queued: true as const }, c.var.caller), 200);
+    return ok(c, { id: params.message_id, queued: true as const });
   });
 }

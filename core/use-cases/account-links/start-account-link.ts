@@ -2,6 +2,7 @@ import type { SenderUserId } from '../../../shared/domain/ids.js';
 import { generateOpaqueToken, hashSecret } from '../../../shared/auth/secrets.js';
 import { findLinkParties, insertLinkToken } from '../../../shared/db/link-store.js';
 import { invalidInput } from '../../../shared/errors.js';
+import { providerIdForMode } from '../../../shared/domain/test-mode.js';
 import type { CoreDeps } from '../../deps.js';
 
 /** How long a connection token may wait for the advertiser's OAuth callback. */
@@ -10,7 +11,10 @@ export const LINK_TOKEN_TTL_MINUTES = 15;
 export interface StartAccountLinkInput {
   platformId: string;
   platformUserId: SenderUserId;
+  /** As the caller knows it: the advertiser's own (live) id in both modes. */
   advertiserId: string;
+  /** The caller's mode: a test platform links to the advertiser's test twin (docs/test-mode.md). */
+  livemode: boolean;
 }
 
 export interface StartedLink {
@@ -24,7 +28,8 @@ export interface StartedLink {
  * SHA-256 is stored, so the database never holds a usable token.
  */
 export async function startAccountLink(deps: Pick<CoreDeps, 'db'>, input: StartAccountLinkInput): Promise<StartedLink> {
-  const parties = await findLinkParties(deps.db, input);
+  const advertiserId = providerIdForMode(input.advertiserId, input.livemode);
+  const parties = await findLinkParties(deps.db, { platformId: input.platformId, platformUserId: input.platformUserId, advertiserId });
   if (!parties.userId) throw invalidInput('platform_user_id: no registered user with this id', 'platform_user_id', 'user_not_registered');
   if (!parties.advertiserActive) throw invalidInput('advertiser_id: not an active advertiser', 'advertiser_id', 'advertiser_not_active');
 
@@ -33,7 +38,7 @@ export async function startAccountLink(deps: Pick<CoreDeps, 'db'>, input: StartA
     tokenHash: hashSecret(connectionToken),
     userId: parties.userId,
     platformId: input.platformId,
-    advertiserId: input.advertiserId,
+    advertiserId,
     ttlMinutes: LINK_TOKEN_TTL_MINUTES,
   });
   return { connectionToken, expiresUs };

@@ -15,8 +15,8 @@ export interface ReadActiveChainsInput {
   definitions?: readonly ChainDefinition[] | undefined;
   /** Issue time of the live token (default `nowUs`): a fixed time makes the token, and so the answer, repeatable. */
   tokenIssuedUs?: bigint | undefined;
-  /** The caller's mode, carried by the live token (docs/test-mode.md); default live. */
-  livemode?: boolean | undefined;
+  /** The caller's mode (its credential's), carried by the live token to the stream's `ready` (docs/test-mode.md). */
+  livemode: boolean;
 }
 
 /** One active chain as the user stands in it. */
@@ -76,7 +76,7 @@ export async function readActiveChains(
   // The baseline is read with (not after) the progress it describes, so the
   // progress returned is never older than it: a client following the live
   // stream `since` this baseline cannot miss a change that the answer lacks.
-  const liveToken = deps.liveTokens.issue({ platformId, platformUserId, livemode: input.livemode ?? true }, Number((input.tokenIssuedUs ?? nowUs) / 1000n));
+  const liveToken = deps.liveTokens.issue({ platformId, platformUserId, livemode: input.livemode }, Number((input.tokenIssuedUs ?? nowUs) / 1000n));
   const baselineUs = user?.progressChangedUs ?? null;
   if (!user) return { userId: null, liveToken, baselineUs, chains: [], claimableTasks: [] };
   return {

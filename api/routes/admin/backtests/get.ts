@@ -24,6 +24,6 @@ export function registerGetBacktest(app: OpenAPIHono<AppEnv>, admin: MiddlewareH
   });
   app.openapi(route, async (c) => {
     const backtest = await getBacktest(c.var.deps, { backtestId: c.req.valid('param').id });
-    return c.json(ok(toBacktestResponse(backtest)), 200);
+    return ok(c, toBacktestResponse(backtest));
   });
 }

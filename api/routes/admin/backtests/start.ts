@@ -27,6 +27,6 @@ export function registerStartBacktest(app: OpenAPIHono<AppEnv>, admin: Middlewar
   });
   app.openapi(route, async (c) => {
     const backtest = await startBacktest(c.var.deps, toCreateChainInput(c.req.valid('json')));
-    return c.json(ok(toStartedBacktestResponse(backtest)), 202);
+    return ok(c, toStartedBacktestResponse(backtest), 202);
   });
 }

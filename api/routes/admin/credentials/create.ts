@@ -26,6 +26,6 @@ export function registerCreateCredential(app: OpenAPIHono<AppEnv>, admin: Middle
   app.openapi(route, async (c) => {
     const body = c.req.valid('json');
     const created = await createCredential(c.var.deps, { providerId: c.req.valid('param').id, permissions: body.permissions, mode: body.mode });
-    return c.json(ok(toCreatedCredentialResponse(created)), 200);
+    return ok(c, toCreatedCredentialResponse(created));
   });
 }

@@ -26,6 +26,6 @@ export function registerListCredentials(app: OpenAPIHono<AppEnv>, admin: Middlew
   app.openapi(route, async (c) => {
     const page = toPageRequest(c.req.valid('query'));
     const credentials = await listCredentials(c.var.deps, { providerId: c.req.valid('param').id, page });
-    return c.json(ok(toCredentialListResponse(credentials)), 200);
+    return ok(c, toCredentialListResponse(credentials));
   });
 }

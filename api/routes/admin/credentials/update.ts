@@ -27,6 +27,6 @@ export function registerUpdateCredential(app: OpenAPIHono<AppEnv>, admin: Middle
     const credential = await updateCredential(c.var.deps, { key: c.req.valid('param').key, status, permissions });
     // This process applies the change at once; other processes within the credential cache's TTL.
     c.var.deps.credentials.invalidate(credential.key);
-    return c.json(ok(toCredentialResponse(credential)), 200);
+    return ok(c, toCredentialResponse(credential));
   });
 }

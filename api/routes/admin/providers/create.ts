@@ -24,6 +24,6 @@ export function registerCreateProvider(app: OpenAPIHono<AppEnv>, admin: Middlewa
   });
   app.openapi(route, async (c) => {
     const provider = await createProvider(c.var.deps, c.req.valid('json'));
-    return c.json(ok(toProviderResponse(provider)), 200);
+    return ok(c, toProviderResponse(provider));
   });
 }

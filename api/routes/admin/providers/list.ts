@@ -24,6 +24,6 @@ export function registerListProviders(app: OpenAPIHono<AppEnv>, admin: Middlewar
   });
   app.openapi(route, async (c) => {
     const providers = await listProviders(c.var.deps, toPageRequest(c.req.valid('query')));
-    return c.json(ok(toProviderListResponse(providers)), 200);
+    return ok(c, toProviderListResponse(providers));
   });
 }

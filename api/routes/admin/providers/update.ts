@@ -26,6 +26,6 @@ export function registerUpdateProvider(app: OpenAPIHono<AppEnv>, admin: Middlewa
     const provider = await updateProvider(c.var.deps, { providerId: c.req.valid('param').id, status: c.req.valid('json').status });
     // This process's cached credentials of the provider apply the change at once; other processes within the TTL.
     c.var.deps.credentials.clear();
-    return c.json(ok(toProviderResponse(provider)), 200);
+    return ok(c, toProviderResponse(provider));
   });
 }

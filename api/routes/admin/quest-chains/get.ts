@@ -23,6 +23,6 @@ export function registerGetQuestChain(app: OpenAPIHono<AppEnv>, admin: Middlewar
   });
   app.openapi(route, async (c) => {
     const definition = await getChain(c.var.deps, { chainId: c.req.valid('param').id });
-    return c.json(ok(toChainDefinitionResponse(definition)), 200);
+    return ok(c, toChainDefinitionResponse(definition));
   });
 }

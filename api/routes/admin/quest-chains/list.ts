@@ -25,6 +25,6 @@ export function registerListQuestChains(app: OpenAPIHono<AppEnv>, admin: Middlew
   app.openapi(route, async (c) => {
     const query = c.req.valid('query');
     const definitions = await listChains(c.var.deps, { platformId: query.platform_id, page: toPageRequest(query) });
-    return c.json(ok(toChainListResponse(definitions)), 200);
+    return ok(c, toChainListResponse(definitions));
   });
 }

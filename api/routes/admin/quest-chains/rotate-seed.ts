@@ -29,6 +29,6 @@ export function registerRotateDrawSeed(app: OpenAPIHono<AppEnv>, admin: Middlewa
     const rotated = await rotateDrawSeed(deps, { chainId: id });
     // The new hash is part of the chain's definition as GET active shows it.
     deps.chainCache.invalidate(rotated.platformId);
-    return c.json(ok(toRotatedSeedResponse(id, rotated)), 200);
+    return ok(c, toRotatedSeedResponse(id, rotated));
   });
 }

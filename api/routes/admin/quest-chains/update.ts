@@ -27,6 +27,6 @@ export function registerUpdateQuestChain(app: OpenAPIHono<AppEnv>, admin: Middle
     const { deps } = c.var;
     const definition = await setChainStatus(deps, { chainId: c.req.valid('param').id, status: c.req.valid('json').status });
     deps.chainCache.invalidate(definition.chain.platformId);
-    return c.json(ok(toChainDefinitionResponse(definition)), 200);
+    return ok(c, toChainDefinitionResponse(definition));
   });
 }
