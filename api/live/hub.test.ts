@@ -42,7 +42,7 @@ const readyConnection = (subscriber: ReturnType<typeof createRedis>) =>
 describe('LiveHub on a connection in its handshake', () => {
   it('subscribes a registration channel asked for during the first handshake, so the notice reaches the stream', async () => {
     const { hub, subscriber } = hubOnNewConnection();
-    const scope = { platformId: 'platform-1', platformUserId: `handshake-${uniqueSuffix()}` };
+    const scope = { platformId: 'platform-1', platformUserId: `handshake-${uniqueSuffix()}`, livemode: true };
     const notices: string[] = [];
     await duringNextHandshake(subscriber, () => hub.awaitRegistration(scope, (userId) => notices.push(userId)));
     await readyConnection(subscriber);
