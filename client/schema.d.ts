@@ -675,7 +675,7 @@ export interface components {
          *     }
          */
         EventBatch: {
-            events: components["schemas"]["EventInput"][];
+            events: unknown[];
         };
         /**
          * @example {

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { OpenAPIBackend } from 'openapi-backend';
 import { runBacktest } from '../../core/use-cases/backtests/run-backtest.js';
 import { createTestProvider } from '../../shared/testing/fixtures.js';
-import { conformanceTo, OUTSIDE_THE_DOCUMENTS, type Conformance } from '../../shared/testing/openapi-conformance.js';
+import { conformanceTo, openApiBackend, OUTSIDE_THE_DOCUMENTS, type Conformance } from '../../shared/testing/openapi-conformance.js';
 import { storeCompletion } from '../../shared/testing/progress.js';
 import { useTestService } from '../testing/test-service.js';
 
@@ -106,6 +107,20 @@ describe('answers of the running service match the document', () => {
       body: { events: [{ ...event, event_type: 'kyc' }, event, { user_id: '' }] },
     });
     expect(batch.json.data.results.map((r: { status: string }) => r.status)).toEqual(['received', 'duplicate', 'rejected']);
+    validateResponse('/v1/events/batch', 'post', 200, batch.json);
+  });
+
+  it('a partial batch: the document lets a validating client send it, and the service answers it item by item', async () => {
+    const backend: OpenAPIBackend = await openApiBackend(integrator);
+    const documentAllows = (body: unknown) => backend.validateRequest({ method: 'post', path: '/v1/events/batch', headers: { 'content-type': 'application/json' }, body });
+    const partial = { events: [{ ...event, event_type: 'partial' }, { ...event, userId: 'typo' }, { user_id: '' }, 'not an event', null] };
+    expect(documentAllows(partial).errors).toBeNull();
+    // The envelope is still the document's to refuse, as the service answers it 400.
+    for (const envelope of [{}, { events: [] }, { events: [event], extra: 1 }]) expect(documentAllows(envelope).valid, JSON.stringify(envelope)).toBe(false);
+
+    const batch = await api.call('POST', '/v1/events/batch', { headers: platform.headers, body: partial });
+    expect(batch.status).toBe(200);
+    expect(batch.json.data.results.map((r: { status: string }) => r.status)).toEqual(['received', 'rejected', 'rejected', 'rejected', 'rejected']);
     validateResponse('/v1/events/batch', 'post', 200, batch.json);
   });
 
