@@ -73,6 +73,17 @@ describe('GET /openapi.json', () => {
     expect(headings).toEqual(['Authentication', 'Errors and retries', 'Idempotency and deduplication', 'Limits', 'Versioning', 'Live updates']);
   });
 
+  it('lists the answers of the shared middleware on every route they can come from (api/http/shared-error-answers.ts)', () => {
+    const operations = [integrator, admin].flatMap((document) =>
+      Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, operation }))),
+    );
+    const statuses = ({ operation }: (typeof operations)[number]) => Object.keys(operation.responses ?? {});
+    const credentialed = operations.filter(({ operation }) => Array.isArray(operation.security) && operation.security.length > 0);
+    expect(credentialed.length).toBeGreaterThan(20);
+    expect(credentialed.filter((entry) => !statuses(entry).includes('429')).map((entry) => entry.name)).toEqual([]);
+    expect(operations.filter((entry) => statuses(entry).includes('500') && !statuses(entry).includes('503')).map((entry) => entry.name)).toEqual([]);
+  });
+
   it('documents every route the app serves', () => {
     const served = api.app.routes
       .filter((route) => route.method !== 'ALL' && !UNDOCUMENTED.some((pattern) => pattern.test(route.path)))
