@@ -15,5 +15,6 @@ export default defineConfig({
     testTimeout: 180_000,
     hookTimeout: 90_000,
     globalSetup: ['./shared/testing/global-setup.ts'],
+    setupFiles: ['./shared/testing/fail-on-openapi-mismatches.ts'],
   },
 });

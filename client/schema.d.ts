@@ -535,6 +535,24 @@ export interface components {
              */
             param?: string;
         };
+        Error429: {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Once the credential is known: false for a test credential, true for a live one. */
+            livemode?: boolean;
+            /** @description Human-readable message naming what is wrong. */
+            error: string;
+            /**
+             * @description Machine-readable code of the condition (docs/errors.md): branch on it, not on the message.
+             * @enum {string}
+             */
+            code: "rate_limited" | "too_many_streams";
+            /**
+             * @description The request field at fault, as a dot path (`events.3.timestamp`), when one field is.
+             * @example user_id
+             */
+            param?: string;
+        };
         Error500: {
             /** @enum {boolean} */
             success: false;
@@ -547,6 +565,24 @@ export interface components {
              * @enum {string}
              */
             code: "internal";
+            /**
+             * @description The request field at fault, as a dot path (`events.3.timestamp`), when one field is.
+             * @example user_id
+             */
+            param?: string;
+        };
+        Error503: {
+            /** @enum {boolean} */
+            success: false;
+            /** @description Once the credential is known: false for a test credential, true for a live one. */
+            livemode?: boolean;
+            /** @description Human-readable message naming what is wrong. */
+            error: string;
+            /**
+             * @description Machine-readable code of the condition (docs/errors.md): branch on it, not on the message.
+             * @enum {string}
+             */
+            code: "unavailable";
             /**
              * @description The request field at fault, as a dot path (`events.3.timestamp`), when one field is.
              * @example user_id
@@ -675,7 +711,7 @@ export interface components {
          *     }
          */
         EventBatch: {
-            events: components["schemas"]["EventInput"][];
+            events: unknown[];
         };
         /**
          * @example {
@@ -1631,42 +1667,6 @@ export interface components {
             /** @enum {boolean} */
             queued: true;
         };
-        Error503: {
-            /** @enum {boolean} */
-            success: false;
-            /** @description Once the credential is known: false for a test credential, true for a live one. */
-            livemode?: boolean;
-            /** @description Human-readable message naming what is wrong. */
-            error: string;
-            /**
-             * @description Machine-readable code of the condition (docs/errors.md): branch on it, not on the message.
-             * @enum {string}
-             */
-            code: "unavailable";
-            /**
-             * @description The request field at fault, as a dot path (`events.3.timestamp`), when one field is.
-             * @example user_id
-             */
-            param?: string;
-        };
-        Error429: {
-            /** @enum {boolean} */
-            success: false;
-            /** @description Once the credential is known: false for a test credential, true for a live one. */
-            livemode?: boolean;
-            /** @description Human-readable message naming what is wrong. */
-            error: string;
-            /**
-             * @description Machine-readable code of the condition (docs/errors.md): branch on it, not on the message.
-             * @enum {string}
-             */
-            code: "rate_limited" | "too_many_streams";
-            /**
-             * @description The request field at fault, as a dot path (`events.3.timestamp`), when one field is.
-             * @example user_id
-             */
-            param?: string;
-        };
     };
     responses: never;
     parameters: never;
@@ -1788,6 +1788,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
+            /** @description Too many requests; retry after the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests for this credential: at most 6000 per 60 s; retry after 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             /** @description The service failed; retry with bounded exponential backoff and jitter. */
             500: {
                 headers: {
@@ -1802,6 +1818,22 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Unavailable for now (Postgres or Redis unreachable, the request limit reached, or shutting down); retry with bounded exponential backoff and jitter. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The service is temporarily unavailable; try again",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -1918,6 +1950,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
+            /** @description Too many requests; retry after the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests for this credential: at most 6000 per 60 s; retry after 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             /** @description The service failed; retry with bounded exponential backoff and jitter. */
             500: {
                 headers: {
@@ -1932,6 +1980,22 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Unavailable for now (Postgres or Redis unreachable, the request limit reached, or shutting down); retry with bounded exponential backoff and jitter. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The service is temporarily unavailable; try again",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2050,6 +2114,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
+            /** @description Too many requests; retry after the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests for this credential: at most 6000 per 60 s; retry after 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             /** @description The service failed; retry with bounded exponential backoff and jitter. */
             500: {
                 headers: {
@@ -2064,6 +2144,22 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Unavailable for now (Postgres or Redis unreachable, the request limit reached, or shutting down); retry with bounded exponential backoff and jitter. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The service is temporarily unavailable; try again",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2181,6 +2277,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
+            /** @description Too many requests; retry after the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests for this credential: at most 6000 per 60 s; retry after 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             /** @description The service failed; retry with bounded exponential backoff and jitter. */
             500: {
                 headers: {
@@ -2195,6 +2307,22 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Unavailable for now (Postgres or Redis unreachable, the request limit reached, or shutting down); retry with bounded exponential backoff and jitter. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The service is temporarily unavailable; try again",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2328,6 +2456,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
+            /** @description Too many requests; retry after the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests for this credential: at most 6000 per 60 s; retry after 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             /** @description The service failed; retry with bounded exponential backoff and jitter. */
             500: {
                 headers: {
@@ -2342,6 +2486,22 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Unavailable for now (Postgres or Redis unreachable, the request limit reached, or shutting down); retry with bounded exponential backoff and jitter. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The service is temporarily unavailable; try again",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2431,6 +2591,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
+            /** @description Too many requests; retry after the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests for this credential: at most 6000 per 60 s; retry after 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             /** @description The service failed; retry with bounded exponential backoff and jitter. */
             500: {
                 headers: {
@@ -2445,6 +2621,22 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Unavailable for now (Postgres or Redis unreachable, the request limit reached, or shutting down); retry with bounded exponential backoff and jitter. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The service is temporarily unavailable; try again",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2543,6 +2735,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
+            /** @description Too many requests; retry after the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests for this credential: at most 6000 per 60 s; retry after 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             /** @description The service failed; retry with bounded exponential backoff and jitter. */
             500: {
                 headers: {
@@ -2557,6 +2765,22 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Unavailable for now (Postgres or Redis unreachable, the request limit reached, or shutting down); retry with bounded exponential backoff and jitter. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The service is temporarily unavailable; try again",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2673,6 +2897,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
+            /** @description Too many requests; retry after the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests for this credential: at most 6000 per 60 s; retry after 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             /** @description The service failed; retry with bounded exponential backoff and jitter. */
             500: {
                 headers: {
@@ -2687,6 +2927,22 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Unavailable for now (Postgres or Redis unreachable, the request limit reached, or shutting down); retry with bounded exponential backoff and jitter. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The service is temporarily unavailable; try again",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2820,6 +3076,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
+            /** @description Too many requests; retry after the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests for this credential: at most 6000 per 60 s; retry after 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             /** @description The service failed; retry with bounded exponential backoff and jitter. */
             500: {
                 headers: {
@@ -2834,6 +3106,22 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Unavailable for now (Postgres or Redis unreachable, the request limit reached, or shutting down); retry with bounded exponential backoff and jitter. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The service is temporarily unavailable; try again",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2925,6 +3213,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
+            /** @description Too many requests; retry after the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests for this credential: at most 6000 per 60 s; retry after 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             /** @description The service failed; retry with bounded exponential backoff and jitter. */
             500: {
                 headers: {
@@ -2939,6 +3243,22 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Unavailable for now (Postgres or Redis unreachable, the request limit reached, or shutting down); retry with bounded exponential backoff and jitter. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The service is temporarily unavailable; try again",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3071,6 +3391,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
+            /** @description Too many requests; retry after the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests for this credential: at most 6000 per 60 s; retry after 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             /** @description The service failed; retry with bounded exponential backoff and jitter. */
             500: {
                 headers: {
@@ -3085,6 +3421,22 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Unavailable for now (Postgres or Redis unreachable, the request limit reached, or shutting down); retry with bounded exponential backoff and jitter. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The service is temporarily unavailable; try again",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3182,6 +3534,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
+            /** @description Too many requests; retry after the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests for this credential: at most 6000 per 60 s; retry after 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             /** @description The service failed; retry with bounded exponential backoff and jitter. */
             500: {
                 headers: {
@@ -3196,6 +3564,22 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Unavailable for now (Postgres or Redis unreachable, the request limit reached, or shutting down); retry with bounded exponential backoff and jitter. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The service is temporarily unavailable; try again",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3283,6 +3667,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
+            /** @description Too many requests; retry after the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests for this credential: at most 6000 per 60 s; retry after 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             /** @description The service failed; retry with bounded exponential backoff and jitter. */
             500: {
                 headers: {
@@ -3297,6 +3697,22 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Unavailable for now (Postgres or Redis unreachable, the request limit reached, or shutting down); retry with bounded exponential backoff and jitter. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The service is temporarily unavailable; try again",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3360,6 +3776,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
+            /** @description Too many requests; retry after the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests for this credential: at most 6000 per 60 s; retry after 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             /** @description The service failed; retry with bounded exponential backoff and jitter. */
             500: {
                 headers: {
@@ -3374,6 +3806,22 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Unavailable for now (Postgres or Redis unreachable, the request limit reached, or shutting down); retry with bounded exponential backoff and jitter. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The service is temporarily unavailable; try again",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3439,6 +3887,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
+            /** @description Too many requests; retry after the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests for this credential: at most 6000 per 60 s; retry after 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             /** @description The service failed; retry with bounded exponential backoff and jitter. */
             500: {
                 headers: {
@@ -3453,6 +3917,22 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Unavailable for now (Postgres or Redis unreachable, the request limit reached, or shutting down); retry with bounded exponential backoff and jitter. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The service is temporarily unavailable; try again",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3569,6 +4049,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
+            /** @description Too many requests; retry after the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests for this credential: at most 6000 per 60 s; retry after 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             /** @description The service failed; retry with bounded exponential backoff and jitter. */
             500: {
                 headers: {
@@ -3583,6 +4079,22 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Unavailable for now (Postgres or Redis unreachable, the request limit reached, or shutting down); retry with bounded exponential backoff and jitter. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The service is temporarily unavailable; try again",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3682,6 +4194,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
+            /** @description Too many requests; retry after the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests for this credential: at most 6000 per 60 s; retry after 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             /** @description The service failed; retry with bounded exponential backoff and jitter. */
             500: {
                 headers: {
@@ -3696,6 +4224,22 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Unavailable for now (Postgres or Redis unreachable, the request limit reached, or shutting down); retry with bounded exponential backoff and jitter. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The service is temporarily unavailable; try again",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3806,6 +4350,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
+            /** @description Too many requests; retry after the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests for this credential: at most 6000 per 60 s; retry after 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             /** @description The service failed; retry with bounded exponential backoff and jitter. */
             500: {
                 headers: {
@@ -3820,6 +4380,22 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Unavailable for now (Postgres or Redis unreachable, the request limit reached, or shutting down); retry with bounded exponential backoff and jitter. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The service is temporarily unavailable; try again",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3920,6 +4496,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
+            /** @description Too many requests; retry after the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests for this credential: at most 6000 per 60 s; retry after 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             /** @description The service failed; retry with bounded exponential backoff and jitter. */
             500: {
                 headers: {
@@ -3936,7 +4528,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description Not ready. */
+            /** @description Unavailable for now (Postgres or Redis unreachable, the request limit reached, or shutting down); retry with bounded exponential backoff and jitter. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4060,7 +4652,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description Not ready. */
+            /** @description Unavailable for now (Postgres or Redis unreachable, the request limit reached, or shutting down); retry with bounded exponential backoff and jitter. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4136,7 +4728,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not ready. */
+            /** @description Unavailable for now (Postgres or Redis unreachable, the request limit reached, or shutting down); retry with bounded exponential backoff and jitter. */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -67,7 +67,7 @@ const errorDescriptions: Record<number, string> = {
   415: 'Content-Type is not application/json.',
   429: 'Too many requests; retry after the `Retry-After` seconds.',
   500: 'The service failed; retry with bounded exponential backoff and jitter.',
-  503: 'Not ready.',
+  503: 'Unavailable for now (Postgres or Redis unreachable, the request limit reached, or shutting down); retry with bounded exponential backoff and jitter.',
 };
 
 /** OpenAPI `responses` entries for the given error statuses, all in the one error envelope. */

@@ -25,7 +25,7 @@ const byStatus: Record<number, ErrorExample> = {
   415: { error: 'Content-Type must be application/json', code: 'unsupported_media_type' },
   429: { error: 'Too many requests for this credential: at most 6000 per 60 s; retry after 12 s', code: 'rate_limited' },
   500: { error: 'The operation could not be completed', code: 'internal' },
-  503: { error: 'Not ready: redis unreachable', code: 'unavailable' },
+  503: { error: 'The service is temporarily unavailable; try again', code: 'unavailable' },
 };
 
 const adminUnauthorized: ErrorExample = { error: 'Authorization: Bearer <ADMIN_TOKEN> required', code: 'missing_credentials' };
@@ -85,6 +85,7 @@ const byOperation: Record<string, Partial<Record<number, ErrorExample>>> = {
     429: { error: 'Too many live streams: this user already has 10 open streams (close one first)', code: 'too_many_streams' },
     503: { error: 'Shutting down', code: 'unavailable' },
   },
+  getReadiness: { 503: { error: 'Not ready: redis unreachable', code: 'unavailable' } },
   createProvider: {
     400: { error: 'type: Invalid option: expected one of "platform"|"advertiser"', code: 'invalid_field', param: 'type' },
     401: adminUnauthorized,

@@ -1,5 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../app-env.js';
+import { withSharedErrorAnswers } from '../http/shared-error-answers.js';
 import { addErrorExamples } from './error-examples.js';
 import { adminGuide, integratorGuide } from './reference-guide.js';
 
@@ -62,7 +63,7 @@ function buildDocument(app: OpenAPIHono<AppEnv>, spec: DocumentSpec): OpenApiDoc
     return rank;
   };
   const builder = new OpenAPIHono();
-  for (const route of routes.sort((a, b) => tagRank(a) - tagRank(b))) builder.openAPIRegistry.registerPath(route);
+  for (const route of routes.sort((a, b) => tagRank(a) - tagRank(b))) builder.openAPIRegistry.registerPath(withSharedErrorAnswers(route));
   for (const name of spec.schemes) builder.openAPIRegistry.registerComponent('securitySchemes', name, securitySchemes[name]);
   const document = builder.getOpenAPI31Document({ openapi: '3.1.0', info: spec.info, servers, tags: spec.tags });
   addErrorExamples(document);

@@ -1,13 +1,10 @@
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { OpenAPIBackend } from 'openapi-backend';
 import { runBacktest } from '../../core/use-cases/backtests/run-backtest.js';
 import { createTestProvider } from '../../shared/testing/fixtures.js';
+import { conformanceTo, openApiBackend, OUTSIDE_THE_DOCUMENTS, type Conformance } from '../../shared/testing/openapi-conformance.js';
 import { storeCompletion } from '../../shared/testing/progress.js';
 import { useTestService } from '../testing/test-service.js';
-
-// ajv-formats is CommonJS: under NodeNext the default import is module.exports, whose `default` is the plugin.
-const addFormats = addFormatsModule.default;
 
 type Operation = { responses?: Record<string, unknown>; security?: unknown };
 type OpenApiDocument = {
@@ -22,31 +19,19 @@ type OpenApiDocument = {
 const { database, api, platform } = useTestService('openapi');
 let integrator: OpenApiDocument;
 let admin: OpenApiDocument;
-let ajv: Ajv2020;
+let conformance: Conformance;
 
-// Operator surfaces that are deliberately not part of either document.
-// The explain wildcard forwards to explain's own app (api/routes/quest-chains/index.ts), documented by its route.
-const UNDOCUMENTED = [/^\/(admin\/)?docs(\/|$)/, /^\/(admin\/)?openapi\.json$/, /^\/metrics$/, /^\/admin\/queues(\/|$)/, /^\/v1\/quest-chains\/\*$/, /^\/v1\/events\/\*$/, /^\/v1\/rewards\/\*$/];
-
-/** The document describing `path`: the admin one for /admin, the integrators' otherwise. */
-const documentOf = (path: string) => (path.startsWith('/admin/') ? { document: admin, id: 'admin.json' } : { document: integrator, id: 'openapi.json' });
+// Routes that are deliberately in neither document (the black-box suites skip
+// the same paths), and the wildcards that forward to an operation documented
+// by its own route (api/routes/quest-chains/index.ts, api/http/wildcard-mount.ts).
+const UNDOCUMENTED = [...OUTSIDE_THE_DOCUMENTS, /^\/v1\/quest-chains\/\*$/, /^\/v1\/events\/\*$/, /^\/v1\/rewards\/\*$/];
 
 /** Hono's `/a/:id{[0-9]+}` as OpenAPI's `/a/{id}`. */
 const toOpenApiPath = (path: string) => path.replace(/:(\w+)(\{[^}]*\})?/g, '{$1}');
 
-const pointerSegment = (segment: string) => encodeURIComponent(segment.replace(/~/g, '~0').replace(/\//g, '~1'));
-
-/** Validates `body` against the document's schema for (path, method, status); fails when the status is not documented. */
+/** Checks `body` against the served documents' schema for (path, method, status), the black-box suites' check; fails when the status is not documented. */
 function validateResponse(path: string, method: string, status: number, body: unknown) {
-  const { document, id } = documentOf(path);
-  const responses = document.paths[path]?.[method]?.responses ?? {};
-  expect(Object.keys(responses), `${method.toUpperCase()} ${path} documents status ${status}`).toContain(String(status));
-  const pointer = ['paths', path, method, 'responses', String(status), 'content', 'application/json', 'schema'].map(pointerSegment).join('/');
-  const validate = ajv.getSchema(`${id}#/${pointer}`);
-  if (!validate) throw new Error(`no schema at ${pointer}`);
-  const valid = validate(body);
-  expect(validate.errors ?? [], `${method.toUpperCase()} ${path} ${status}: ${JSON.stringify(body)}`).toEqual([]);
-  expect(valid).toBe(true);
+  expect(conformance({ method, path, status, body })).toBeUndefined();
 }
 
 beforeAll(async () => {
@@ -55,11 +40,7 @@ beforeAll(async () => {
   expect([answer.status, adminAnswer.status]).toEqual([200, 200]);
   integrator = answer.json;
   admin = adminAnswer.json;
-  // strict: false because an OpenAPI document carries keywords JSON Schema does not know (example, openapi, info, ...).
-  ajv = new Ajv2020({ strict: false, allErrors: true });
-  addFormats(ajv);
-  ajv.addSchema({ ...answer.json, $id: 'openapi.json' });
-  ajv.addSchema({ ...adminAnswer.json, $id: 'admin.json' });
+  conformance = await conformanceTo({ integrator, admin });
 });
 
 describe('GET /openapi.json', () => {
@@ -90,6 +71,17 @@ describe('GET /openapi.json', () => {
   it('opens with the integrator guides', () => {
     const headings = [...integrator.info.description.matchAll(/^## (.+)$/gm)].map((match) => match[1]);
     expect(headings).toEqual(['Authentication', 'Errors and retries', 'Idempotency and deduplication', 'Limits', 'Versioning', 'Live updates']);
+  });
+
+  it('lists the answers of the shared middleware on every route they can come from (api/http/shared-error-answers.ts)', () => {
+    const operations = [integrator, admin].flatMap((document) =>
+      Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, operation }))),
+    );
+    const statuses = ({ operation }: (typeof operations)[number]) => Object.keys(operation.responses ?? {});
+    const credentialed = operations.filter(({ operation }) => Array.isArray(operation.security) && operation.security.length > 0);
+    expect(credentialed.length).toBeGreaterThan(20);
+    expect(credentialed.filter((entry) => !statuses(entry).includes('429')).map((entry) => entry.name)).toEqual([]);
+    expect(operations.filter((entry) => statuses(entry).includes('500') && !statuses(entry).includes('503')).map((entry) => entry.name)).toEqual([]);
   });
 
   it('documents every route the app serves', () => {
@@ -126,6 +118,20 @@ describe('answers of the running service match the document', () => {
       body: { events: [{ ...event, event_type: 'kyc' }, event, { user_id: '' }] },
     });
     expect(batch.json.data.results.map((r: { status: string }) => r.status)).toEqual(['received', 'duplicate', 'rejected']);
+    validateResponse('/v1/events/batch', 'post', 200, batch.json);
+  });
+
+  it('a partial batch: the document lets a validating client send it, and the service answers it item by item', async () => {
+    const backend: OpenAPIBackend = await openApiBackend(integrator);
+    const documentAllows = (body: unknown) => backend.validateRequest({ method: 'post', path: '/v1/events/batch', headers: { 'content-type': 'application/json' }, body });
+    const partial = { events: [{ ...event, event_type: 'partial' }, { ...event, userId: 'typo' }, { user_id: '' }, 'not an event', null] };
+    expect(documentAllows(partial).errors).toBeNull();
+    // The envelope is still the document's to refuse, as the service answers it 400.
+    for (const envelope of [{}, { events: [] }, { events: [event], extra: 1 }]) expect(documentAllows(envelope).valid, JSON.stringify(envelope)).toBe(false);
+
+    const batch = await api.call('POST', '/v1/events/batch', { headers: platform.headers, body: partial });
+    expect(batch.status).toBe(200);
+    expect(batch.json.data.results.map((r: { status: string }) => r.status)).toEqual(['received', 'rejected', 'rejected', 'rejected', 'rejected']);
     validateResponse('/v1/events/batch', 'post', 200, batch.json);
   });
 

@@ -2,7 +2,7 @@ import { type ServiceUserId } from '../../shared/domain/ids.js';
 import { eq } from 'drizzle-orm';
 import { users as userRows } from '../../shared/db/schema/index.js';
 import type { TestDatabase } from '../../shared/testing/database.js';
-import { requestJson } from '../../e2e/harness/http.js';
+import { requestJsonUnchecked } from '../../e2e/harness/http.js';
 import { storeCompletion } from '../../shared/testing/progress.js';
 
 /** What seeding needs of the bench context (declared here: context.ts imports this module). */
@@ -35,7 +35,7 @@ export const eventTypeOfTask = (task: number) => `step-${task % 3}`;
 const admin = { authorization: `Bearer ${BENCH_ADMIN_TOKEN}` };
 
 async function call(ctx: SeedContext, method: string, path: string, options: { headers?: Record<string, string>; body?: unknown }) {
-  const answer = await requestJson(ctx.api.url, method, path, options);
+  const answer = await requestJsonUnchecked(ctx.api.url, method, path, options);
   if (answer.status !== 200) throw new Error(`${method} ${path} answered ${answer.status}: ${JSON.stringify(answer.json)}`);
   return answer.json.data;
 }
