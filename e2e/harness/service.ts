@@ -70,6 +70,15 @@ export async function startService(
   });
 }
 
+// Every process started here and still running. A test that times out is abandoned by vitest
+// without its own cleanup (a `finally` in its body never runs), which left API and worker
+// processes polling Redis and Postgres after the run (found orphaned under load); when the
+// test process exits, whatever it started goes with it.
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 /** Starts `node <args>` from the project root with `env` (and PATH), and waits until `readyUrl` answers 200 (30 s at most). */
 export async function startProcess(options: { name: string; args: string[]; env: Record<string, string>; outputDir?: string | undefined; readyUrl: string }): Promise<ServiceProcess> {
   const outputDir = options.outputDir ?? mkdtempSync(join(tmpdir(), 'qcr-process-'));
@@ -81,6 +90,8 @@ export async function startProcess(options: { name: string; args: string[]; env:
     stdio: ['ignore', output, output],
   });
   closeSync(output);
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   const lines = () => {
     try {
       return readFileSync(logFile, 'utf8').split('\n').filter((line) => line.length > 0);
