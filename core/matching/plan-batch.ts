@@ -27,7 +27,6 @@ export interface WalkKey {
   redo?: { stored: WalkState; window: RedoWindow };
 }
 
-
 const scopeOf = (definition: MatchingChain): ChainScope => ({
   platformId: definition.chain.platformId,
   advertiserId: definition.chain.advertiserId,

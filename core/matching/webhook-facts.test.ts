@@ -28,13 +28,15 @@ const progress = (userId: string, completedTasks: number) => ({
 });
 const writes = (w: Partial<BatchWrites>): BatchWrites => ({ completions: [], undone: [], progress: [], standings: [], chainsUndone: new Set(), changedChains: new Map(), ...w });
 const chains = new Map([['chain-1', chain]]);
+// Both providers listen: every fact is built.
+const everyone = new Set([PLATFORM, ADVERTISER]);
 const stored = (userId: string, taskIds: string[]): StoredWalk => ({
   userId: serviceUserId(userId), chainId: 'chain-1', mark: null, completions: new Map(taskIds.map((t) => [t, { eventId: `old-${t}`, completedUs: 500_000n, held: false }])), generation: 0,
 });
 
 describe('batchFacts', () => {
   it('announces a new completion to the platform (platform_user_id) and to the linked sponsor (advertiser_user_id only)', () => {
-    const facts = batchFacts(view(), writes({ completions: [completion('user-1', 'task-1')] }), chains, null);
+    const facts = batchFacts(view(), writes({ completions: [completion('user-1', 'task-1')] }), chains, everyone);
     expect(facts).toEqual([
       { providerId: PLATFORM, type: 'task.completed', fact: 'task.completed/user-1/task-1', data: { quest_chain_id: 'chain-1', task_id: 'task-1', sequence_number: 1, completed_at: '1970-01-01T00:00:01.000Z', event_id: 'event-task-1', platform_user_id: 'pu-1' } },
       { providerId: ADVERTISER, type: 'task.completed', fact: 'task.completed/user-1/task-1', data: { quest_chain_id: 'chain-1', task_id: 'task-1', sequence_number: 1, completed_at: '1970-01-01T00:00:01.000Z', event_id: 'event-task-1', advertiser_user_id: 'adv-1' } },
@@ -42,18 +44,18 @@ describe('batchFacts', () => {
   });
 
   it('gives an unlinked user\'s completion to the platform only', () => {
-    expect(batchFacts(view(), writes({ completions: [completion('user-2', 'task-1')] }), chains, null).map((f) => f.providerId)).toEqual([PLATFORM]);
+    expect(batchFacts(view(), writes({ completions: [completion('user-2', 'task-1')] }), chains, everyone).map((f) => f.providerId)).toEqual([PLATFORM]);
   });
 
   it('does not announce a completion moved to an earlier event (it was stored before)', () => {
-    expect(batchFacts(view([stored('user-1', ['task-1'])]), writes({ completions: [completion('user-1', 'task-1', 100n)] }), chains, null)).toEqual([]);
+    expect(batchFacts(view([stored('user-1', ['task-1'])]), writes({ completions: [completion('user-1', 'task-1', 100n)] }), chains, everyone)).toEqual([]);
   });
 
   it('announces a chain completion on the batch that completes it, and not again', () => {
-    const first = batchFacts(view([stored('user-2', ['task-1'])]), writes({ progress: [progress('user-2', 2)] }), chains, null);
+    const first = batchFacts(view([stored('user-2', ['task-1'])]), writes({ progress: [progress('user-2', 2)] }), chains, everyone);
     expect(first).toEqual([{ providerId: PLATFORM, type: 'chain.completed', fact: 'chain.completed/user-2/chain-1', data: { quest_chain_id: 'chain-1', completed_at: '1970-01-01T00:00:02.000Z', platform_user_id: 'pu-2' } }]);
-    expect(batchFacts(view([stored('user-2', ['task-1', 'task-2'])]), writes({ progress: [progress('user-2', 2)] }), chains, null)).toEqual([]);
-    expect(batchFacts(view(), writes({ progress: [progress('user-2', 1)] }), chains, null)).toEqual([]);
+    expect(batchFacts(view([stored('user-2', ['task-1', 'task-2'])]), writes({ progress: [progress('user-2', 2)] }), chains, everyone)).toEqual([]);
+    expect(batchFacts(view(), writes({ progress: [progress('user-2', 1)] }), chains, everyone)).toEqual([]);
   });
 
   it('builds facts only for providers with an endpoint, none at all when nobody has one', () => {
@@ -70,7 +72,7 @@ describe('batchFacts', () => {
       progress: [{ ...progress('user-1', 1), generation: 3, changedUs: 3_000_000n }],
       chainsUndone: new Set(['user-1/chain-1']),
     });
-    const facts = batchFacts(view([before]), undoing, chains, null);
+    const facts = batchFacts(view([before]), undoing, chains, everyone);
     expect(facts.filter((f) => f.providerId === PLATFORM)).toEqual([
       { providerId: PLATFORM, type: 'task.reverted', fact: 'task.reverted/user-1/task-2/3', data: { quest_chain_id: 'chain-1', task_id: 'task-2', sequence_number: 2, reverted_at: '1970-01-01T00:00:03.000Z', event_id: 'old-task-2', platform_user_id: 'pu-1' } },
       { providerId: PLATFORM, type: 'chain.reverted', fact: 'chain.reverted/user-1/chain-1/3', data: { quest_chain_id: 'chain-1', reverted_at: '1970-01-01T00:00:03.000Z', platform_user_id: 'pu-1' } },
@@ -80,9 +82,9 @@ describe('batchFacts', () => {
 
   it('names a completion made again after an undoing with its generation, and announces no held completion', () => {
     const after = { ...stored('user-2', []), generation: 1 };
-    const again = batchFacts(view([after]), writes({ completions: [completion('user-2', 'task-1')], progress: [{ ...progress('user-2', 1), generation: 1 }] }), chains, null);
+    const again = batchFacts(view([after]), writes({ completions: [completion('user-2', 'task-1')], progress: [{ ...progress('user-2', 1), generation: 1 }] }), chains, everyone);
     expect(again.map((f) => f.fact)).toEqual(['task.completed/user-2/task-1/1']);
-    const held = batchFacts(view([after]), writes({ completions: [{ ...completion('user-2', 'task-1'), held: true }] }), chains, null);
+    const held = batchFacts(view([after]), writes({ completions: [{ ...completion('user-2', 'task-1'), held: true }] }), chains, everyone);
     expect(held).toEqual([]);
   });
 });

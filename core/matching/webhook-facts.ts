@@ -22,23 +22,23 @@ const named = (base: string, generation: number) => (generation === 0 ? base : `
  * advertiser_user_id only). Facts are named with the walk's generation
  * (plan-batch.ts, diffWalks), so a task completed again after a reversal is
  * announced again, and each once. `recipients`: the providers with a live
- * endpoint, as the batch read them with its chains (null: announce to all);
+ * endpoint, as the batch read them after its last event read (match-batch.ts);
  * facts for nobody are not built at all.
  */
 export function batchFacts(
   view: BatchView,
   writes: BatchWrites,
   chainsById: ReadonlyMap<string, MatchingChain>,
-  recipients: ReadonlySet<string> | null,
+  recipients: ReadonlySet<string>,
 ): WebhookFact[] {
   const facts: WebhookFact[] = [];
   const announce = (user: MatchUser, chain: MatchingChain, type: string, fact: string, data: Record<string, unknown>) => {
     for (const { providerId, userId, role } of sourcesOf(user, chain.chain)) {
-      if (recipients !== null && !recipients.has(providerId)) continue;
+      if (!recipients.has(providerId)) continue;
       facts.push({ providerId, type, fact, data: { ...data, [role === 'platform' ? 'platform_user_id' : 'advertiser_user_id']: userId } });
     }
   };
-  if (recipients !== null && recipients.size === 0) return facts;
+  if (recipients.size === 0) return facts;
   const rows = new Map(writes.progress.map((row) => [walkKey(row.userId, row.chainId), row]));
   const generationOf = (userId: ServiceUserId, chainId: string) => rows.get(walkKey(userId, chainId))?.generation ?? view.walks.get(walkKey(userId, chainId))?.generation ?? 0;
   // When it was undone: the user's progress stamp of this batch (a change always stamps the user).
