@@ -76,7 +76,7 @@ export function createProcessor(deps: ProcessorDeps) {
       'batch committed',
     );
     return { ...outcome, unreported: new Set(outcome.matched.map((e) => e.id)) };
-  }, { maxBatchSize: deps.maxBatchSize, inFlight: deps.batchesInFlight, lingerMs: deps.batchLingerMs ?? 0 });
+  }, { maxBatchSize: deps.maxBatchSize, inFlight: deps.batchesInFlight, lingerMs: deps.batchLingerMs });
 
   return async function process(job: Job): Promise<string> {
     if (!isJobName(job.name)) throw new UnrecoverableError(`unknown job ${job.name}`);
