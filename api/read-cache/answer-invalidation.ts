@@ -5,7 +5,7 @@ import type { RedisClient } from '../../shared/queue/connection.js';
 import { answerKey, type ActiveAnswerCache } from './active-answer-cache.js';
 import type { AppDeps } from '../app-env.js';
 
-/** Claims granted by one API replica, announced to the others: `{platformId, platformUserId}`. Hash-tagged when sharded. */
+/** What one API replica changed, announced to the others (forgetAnswers): a claim `{platformId, platformUserId}`, a test-data reset `{platformId, everyone: true}`. Hash-tagged when sharded. */
 export const claimChannel = (prefix: string, sharded = false) =>
   sharded ? `{${prefix.replace(/[{}]/g, '') || 'qcr'}:read:claimed}` : `${prefix}:read:claimed`;
 
