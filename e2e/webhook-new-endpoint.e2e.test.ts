@@ -11,8 +11,8 @@ import { createChain, createEndpoint, registerUser } from './support/webhook-wor
 // answered. The matcher once kept a per-worker set of the providers with
 // endpoints, refreshed every second, and skipped the outbox for the others:
 // an event sent right after creating an endpoint was matched, and its
-// task.completed never written. Now the batch reads the endpoints with its
-// chains (shared/db/chain-store.ts loadMatchingChains), in its own transaction.
+// task.completed never written. Now the batch reads the endpoints in its own
+// transaction, after its events (core/matching/match-batch.ts, providersListening).
 
 const ROUNDS = 20;
 let stack: Stack;

@@ -71,8 +71,7 @@ export async function matchBatch(
     // The users and their walks in one round trip (a user id with no row has no walk either).
     const [users, walks] = await Promise.all([loadMatchUsers(tx, userIds, input.evaluateUserIds), loadWalks(tx, userIds)]);
     const platformIds = [...new Set(users.map((u) => u.platformId))];
-    // With the chains, which of their providers have a webhook endpoint now (shared/db/chain-store.ts).
-    const { definitions: chains, listening } = await loadMatchingChains(tx, platformIds);
+    const chains = await loadMatchingChains(tx, platformIds);
 
     const view: BatchView = {
       users: new Map(users.map((u) => [u.id, u])),
@@ -109,20 +108,17 @@ export async function matchBatch(
     // process costs more than most of these statements). They touch disjoint
     // rows, so their order inside the transaction changes nothing.
     //
-    // Who listens for webhooks must be read after every event the facts come
-    // from: the claimed events were read before the chains (and `listening`
-    // with them), but a recompute's history after, so an event sent after an
-    // endpoint's creation could be walked by a batch that saw no endpoint.
-    // After a recompute it is read again in this group, after the history
-    // (offering every fact to the insert instead cost ~6 ms of Postgres per
-    // batch in the production-like world, where nearly every batch redoes a
-    // late event and nobody listens).
+    // Who listens for webhooks is read here, after every event the facts come
+    // from (a recompute's history included): an event sent after an endpoint's
+    // creation is then announced to it (READ COMMITTED). Offering every fact to
+    // the outbox insert instead cost ~6 ms of Postgres a batch in the
+    // production-like world, where nobody listened.
     const [stamps, , , , recipients] = await Promise.all([
       stampUsers(tx, [...writes.changedChains.keys()]),
       saveCompletions(tx, writes.completions),
       deleteCompletions(tx, writes.undone),
       deletePending(tx, events.map((e) => e.id)),
-      recompute.length > 0 ? providersListening(tx, [...providersOf(chains)]) : listening,
+      providersListening(tx, [...providersOf(chains)]),
     ]);
     for (const row of writes.progress) if (writes.changedChains.get(row.userId)?.includes(row.chainId)) row.changedUs = stamps.get(row.userId) ?? null;
     const [, reversedIds] = await Promise.all([saveChainProgress(tx, writes.progress), markClaimsReversed(tx, writes.standings)]);

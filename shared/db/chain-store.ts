@@ -5,7 +5,7 @@ import { twinId } from '../domain/test-mode.js';
 import type { ChainRules } from '../domain/progress.js';
 import type { Executor } from './client.js';
 import { afterKey, rowsToRead, toPage, type Page, type PageRequest } from './keyset.js';
-import { chainRewards, chainStatus, drawSeeds, questChains, questTasks, rewardPrizes, webhookEndpoints } from './schema/index.js';
+import { chainRewards, chainStatus, drawSeeds, questChains, questTasks, rewardPrizes } from './schema/index.js';
 
 /** A chain, a task and a chain reward as stored (timestamps in epoch microseconds). */
 export type ChainRow = typeof questChains.$inferSelect;
@@ -99,32 +99,15 @@ function toDefinition({ tasks, reward, ...chain }: ChainRow & { tasks: TaskRow[]
 
 const toChainReward = ({ drawSeeds: seeds, ...reward }: StoredReward): ChainReward => ({ ...reward, drawSeedHash: seeds[0]?.seedHash ?? null });
 
-const hasLiveEndpoint = (provider: typeof questChains.platformId | typeof questChains.advertiserId) =>
-  sql<boolean>`exists (select 1 from ${webhookEndpoints} e where e.provider_id = ${provider} and e.deleted_at is null)`;
-
-/**
- * The platforms' chains as the matcher needs them (tasks and rules; no
- * reward, prizes or seed, which matching never reads), and which of their
- * providers (platform or advertiser) have a live webhook endpoint: read by the
- * same statement, so a batch sees every endpoint whose creation committed
- * before it looked (READ COMMITTED), and an endpoint created before an event
- * was sent receives that event's facts. No cache, no extra round trip.
- */
-export async function loadMatchingChains(tx: Executor, platformIds: readonly string[]): Promise<{ definitions: MatchingChain[]; listening: Set<string> }> {
-  if (platformIds.length === 0) return { definitions: [], listening: new Set() };
+/** The platforms' chains as the matcher needs them: tasks and rules (no reward, prizes or seed, which matching never reads). */
+export async function loadMatchingChains(tx: Executor, platformIds: readonly string[]): Promise<MatchingChain[]> {
+  if (platformIds.length === 0) return [];
   const chains = await tx.query.questChains.findMany({
     where: inArray(questChains.platformId, [...platformIds]),
     orderBy: chainOrder,
     with: { tasks: tasksInOrder },
-    extras: { platformListens: hasLiveEndpoint(questChains.platformId).as('platform_listens'), advertiserListens: hasLiveEndpoint(questChains.advertiserId).as('advertiser_listens') },
   });
-  const listening = new Set<string>();
-  const definitions = chains.map(({ platformListens, advertiserListens, tasks, ...chain }): MatchingChain => {
-    if (platformListens) listening.add(chain.platformId);
-    if (advertiserListens) listening.add(chain.advertiserId);
-    return { chain, tasks, rules: toChainRules(chain, tasks) };
-  });
-  return { definitions, listening };
+  return chains.map(({ tasks, ...chain }): MatchingChain => ({ chain, tasks, rules: toChainRules(chain, tasks) }));
 }
 
 /** A platform's chains with status `active` that have not ended (those not yet open included). */
