@@ -25,6 +25,7 @@ export function createMatchingFirstGate(options: {
   let reading: Promise<number> | null = null;
   let readAt = -Infinity;
   let lastRead = 0;
+  let tick: Promise<void> | null = null;
 
   // One read of the backlog per pollMs, whoever asks.
   const backlog = (): Promise<number> => {
@@ -41,6 +42,16 @@ export function createMatchingFirstGate(options: {
     return reading;
   };
 
+  // Every yielding delivery sleeps on one shared timer, so they all wake in the same turn and
+  // share that poll's read; separate timers drift apart on a busy machine and each read again.
+  const nextPoll = (): Promise<void> =>
+    (tick ??= new Promise<void>((resolve) =>
+      setTimeout(() => {
+        tick = null;
+        resolve();
+      }, options.pollMs),
+    ));
+
   return {
     async pass() {
       if (options.maxYieldMs <= 0) return;
@@ -51,7 +62,7 @@ export function createMatchingFirstGate(options: {
         }
         yieldingSince ??= now();
         if (now() - yieldingSince >= options.maxYieldMs) return;
-        await new Promise((resolve) => setTimeout(resolve, options.pollMs));
+        await nextPoll();
       }
     },
   };
