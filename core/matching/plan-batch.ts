@@ -6,6 +6,7 @@ import { countingFilter, sourceKey, sourcesOf, type ChainScope, type EventSource
 import { advanceWalk, recomputeWalk, redoWalk, redoWindow, type Hold, type RedoWindow, type WalkAdvance, type WalkState } from '../../shared/domain/progress.js';
 import type { MatchingChain } from '../../shared/db/chain-store.js';
 import { groupBy } from '../../shared/collections.js';
+import type { StoredTallies } from '../../shared/domain/tally.js';
 import { parseWalkKey, walkKey } from '../../shared/domain/walk-key.js';
 
 /**
@@ -39,7 +40,7 @@ function storedState(walk: StoredWalk | undefined): WalkState | null {
   // A row from before marks existed: its walk cannot be continued, only redone.
   if (walk.mark === null) return null;
   const completions = new Map([...walk.completions].map(([taskId, c]) => [taskId, { taskId, eventId: c.eventId, completedUs: c.completedUs, held: c.held }]));
-  return { completions, mark: walk.mark };
+  return { completions, mark: walk.mark, tallies: new Map(Object.entries(walk.tallies ?? {})) };
 }
 
 const taskTypes = new WeakMap<MatchingChain, (event: StoredEvent) => boolean>();
@@ -216,6 +217,12 @@ export interface BatchWrites {
   changedChains: Map<ServiceUserId, string[]>;
 }
 
+/** The walk's tallies as stored: null when it keeps none (a chain without counted, summed or streak tasks). */
+const storedTallies = (state: WalkState): StoredTallies | null =>
+  state.tallies === undefined || state.tallies.size === 0 ? null : Object.fromEntries([...state.tallies].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+
+const sameTallies = (a: StoredTallies | null, b: StoredTallies | null) => JSON.stringify(a) === JSON.stringify(b);
+
 const sameMark = (a: WalkState['mark'], b: WalkState['mark']) => (a === null ? b === null : b !== null && a.id === b.id && a.occurredUs === b.occurredUs);
 
 /**
@@ -247,6 +254,9 @@ export function diffWalks(view: BatchView, states: ReadonlyMap<string, WalkState
       undone = true;
       changed = true;
     }
+    // A tally that grew is progress the user sees (docs/quest-language.md), as a completion is.
+    const tallies = storedTallies(state);
+    if (!sameTallies(stored?.tallies ?? null, tallies)) changed = true;
     if (!changed && stored !== undefined && sameMark(stored.mark, state.mark)) continue;
     if (!changed && stored === undefined && state.mark === null) continue;
     const total = definition.tasks.length;
@@ -277,6 +287,7 @@ export function diffWalks(view: BatchView, states: ReadonlyMap<string, WalkState
       mark: state.mark,
       changedUs: null,
       generation: (stored?.generation ?? 0) + (undone ? 1 : 0),
+      tallies,
     });
   }
   return writes;

@@ -24,14 +24,14 @@ function view(walks: StoredWalk[] = []): BatchView {
 }
 const completion = (userId: string, taskId: string, us = 1_000_000n) => ({ userId: serviceUserId(userId), chainId: 'chain-1', taskId, eventId: `event-${taskId}`, completedUs: us, held: false });
 const progress = (userId: string, completedTasks: number) => ({
-  userId: serviceUserId(userId), chainId: 'chain-1', completedTasks, totalTasks: 2, completedUs: completedTasks === 2 ? 2_000_000n : null, mark: null, changedUs: null, generation: 0,
+  userId: serviceUserId(userId), chainId: 'chain-1', completedTasks, totalTasks: 2, completedUs: completedTasks === 2 ? 2_000_000n : null, mark: null, changedUs: null, generation: 0, tallies: null,
 });
 const writes = (w: Partial<BatchWrites>): BatchWrites => ({ completions: [], undone: [], progress: [], standings: [], chainsUndone: new Set(), changedChains: new Map(), ...w });
 const chains = new Map([['chain-1', chain]]);
 // Both providers listen: every fact is built.
 const everyone = new Set([PLATFORM, ADVERTISER]);
 const stored = (userId: string, taskIds: string[]): StoredWalk => ({
-  userId: serviceUserId(userId), chainId: 'chain-1', mark: null, completions: new Map(taskIds.map((t) => [t, { eventId: `old-${t}`, completedUs: 500_000n, held: false }])), generation: 0,
+  userId: serviceUserId(userId), chainId: 'chain-1', mark: null, completions: new Map(taskIds.map((t) => [t, { eventId: `old-${t}`, completedUs: 500_000n, held: false }])), generation: 0, tallies: null,
 });
 
 describe('batchFacts', () => {

@@ -5,6 +5,18 @@ import { sourcesOf, type MatchUser } from '../../shared/domain/sources.js';
 import { formatIsoMillis } from '../../shared/domain/timestamp.js';
 import type { BatchView, BatchWrites } from './plan-batch.js';
 import { walkKey } from '../../shared/domain/walk-key.js';
+import { taskProgress, taskProgressWire } from '../../shared/domain/chain-view.js';
+import type { StoredTallies } from '../../shared/domain/tally.js';
+
+/** A counted, summed or streak task's progress as it completed (docs/quest-language.md); nothing for a plain task. */
+function progressAtCompletion(chain: MatchingChain, taskId: string, tallies: StoredTallies | null, completedUs: bigint) {
+  // Only such a task keeps a tally, and the event that completed it was counted into it.
+  const tally = tallies?.[taskId];
+  if (tally === undefined) return {};
+  const condition = chain.rules.tasks.find((t) => t.id === taskId);
+  const progress = condition && taskProgress(condition, tally, true, completedUs, chain.rules.timezone ?? 'UTC');
+  return progress === undefined ? {} : { progress: taskProgressWire(progress) };
+}
 
 /** A fact's name: the first generation of a walk keeps the names facts had before reversals existed. */
 const named = (base: string, generation: number) => (generation === 0 ? base : `${base}/${generation}`);
@@ -59,6 +71,7 @@ export function batchFacts(
       sequence_number: task.sequenceNumber,
       completed_at: formatIsoMillis(completion.completedUs),
       event_id: completion.eventId,
+      ...progressAtCompletion(chain, task.id, rows.get(walkKey(user.id, chain.chain.id))?.tallies ?? null, completion.completedUs),
     });
   }
   for (const undone of writes.undone) {

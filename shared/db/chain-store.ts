@@ -56,6 +56,7 @@ export function toChainRules(chain: ChainRow, tasks: readonly TaskRow[]): ChainR
     allowAnyOrder: chain.allowAnyOrder,
     startUs: chain.startDate,
     endUs: chain.endDate,
+    timezone: chain.timezone,
     tasks: tasks.map((task) => ({
       id: task.id,
       sequenceNumber: task.sequenceNumber,
@@ -64,6 +65,9 @@ export function toChainRules(chain: ChainRow, tasks: readonly TaskRow[]): ChainR
       currency: task.conditionCurrency,
       afterUs: task.conditionAfterTimestamp,
       beforeUs: task.conditionBeforeTimestamp,
+      minCount: task.conditionMinCount,
+      minTotal: task.conditionMinTotal,
+      streak: task.conditionStreak,
     })),
   };
 }

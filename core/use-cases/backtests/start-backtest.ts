@@ -14,6 +14,7 @@ function toDraft(input: CreateChainInput): BacktestDraft {
       allowAnyOrder: input.allowAnyOrder ?? false,
       startUs: input.startDate,
       endUs: input.endDate,
+      timezone: input.timezone ?? 'UTC',
       tasks: input.tasks.map((task) => ({
         id: id(task.sequenceNumber),
         sequenceNumber: task.sequenceNumber,
@@ -22,6 +23,9 @@ function toDraft(input: CreateChainInput): BacktestDraft {
         currency: task.conditionCurrency ?? null,
         afterUs: task.conditionAfterTimestamp ?? null,
         beforeUs: task.conditionBeforeTimestamp ?? null,
+        minCount: task.conditionMinCount ?? 1,
+        minTotal: task.conditionMinTotal ?? null,
+        streak: task.conditionStreak ?? null,
       })),
     },
     taskRewards: Object.fromEntries(input.tasks.map((task) => [id(task.sequenceNumber), task.rewardValue])),

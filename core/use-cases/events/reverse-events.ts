@@ -1,7 +1,7 @@
 import { deletePending, reverseEvents as storeReversals } from '../../../shared/db/event-store.js';
 import { withTransaction } from '../../../shared/db/transaction.js';
 import { findSourceUsers, flagUsersForEvaluation, lockUsers } from '../../../shared/db/user-store.js';
-import { usersCompletedBy } from '../../../shared/db/progress-store.js';
+import { usersCompletedBy, usersWithTallies } from '../../../shared/db/progress-store.js';
 import type { CoreDeps } from '../../deps.js';
 
 export interface ReverseEventsInput {
@@ -20,10 +20,12 @@ export type ReversalResult =
  * deleted (after any batch holding one has committed: the row lock waits),
  * and the users their sender's id counts for (§4) are locked, the matcher's
  * lock, so no batch of theirs is half done. Of those, the users with a
- * completion made by a reversed event are flagged for re-evaluation, which
- * the matcher runs after the commit, without the events. The others need
- * none: an event that completed nothing was passed over, and a walk without
- * it takes every other step the same (the property test in
+ * completion made by a reversed event, or with a tally in some chain (a
+ * counted event moves one without completing anything, docs/quest-language.md),
+ * are flagged for re-evaluation, which the matcher runs after the commit,
+ * without the events. The others need none: an event that completed nothing
+ * in a chain without tallies was passed over, and a walk without it takes
+ * every other step the same (the property test in
  * shared/domain/reversals.property.test.ts). Users registered or linked while
  * the transaction ran are looked up again after it and evaluated in full.
  * Idempotent: an event reversed before answers its first reversal,
@@ -41,7 +43,8 @@ export async function reverseEvents(deps: Pick<CoreDeps, 'db' | 'producer'>, inp
     const senders = reversed.map((e) => ({ providerId: input.providerId, userId: e.userId }));
     const sourceUsers = await findSourceUsers(tx, senders);
     await lockUsers(tx, sourceUsers);
-    const affected = await usersCompletedBy(tx, sourceUsers, reversedIds);
+    // A counted event that completed nothing still moved a tally: those users are walked again too.
+    const affected = [...new Set([...(await usersCompletedBy(tx, sourceUsers, reversedIds)), ...(await usersWithTallies(tx, sourceUsers))])];
     await flagUsersForEvaluation(tx, affected);
     return { found, sourceUsers, affected, senders };
   });

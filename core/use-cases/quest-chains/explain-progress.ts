@@ -1,4 +1,5 @@
 import type { SenderUserId } from '../../../shared/domain/ids.js';
+import type { Tally } from '../../../shared/domain/tally.js';
 import { admitsNoOneNew, findChainDefinition, type ChainDefinition, type TaskRow } from '../../../shared/db/chain-store.js';
 import { countPendingEvents, loadEventsToExplain, type ExplainedEvent } from '../../../shared/db/event-store.js';
 import { findMatchUser } from '../../../shared/db/user-store.js';
@@ -25,7 +26,7 @@ export interface ExplainedTask {
   task: TaskRow;
   userStatus: TaskUserStatus;
   completedBy: { event: ExplainedEvent; source: SenderRole } | null;
-  candidates: { event: ExplainedEvent; source: SenderRole; verdict: Verdict }[];
+  candidates: { event: ExplainedEvent; source: SenderRole; verdict: Verdict; tally?: Tally | undefined }[];
 }
 
 export interface Explanation {
@@ -80,7 +81,7 @@ export async function explainProgress(deps: Pick<CoreDeps, 'db'>, input: Explain
         task: rowsById.get(task.id)!,
         userStatus: statuses.get(task.id)!,
         completedBy: completing === undefined ? null : { event: completing, source: sourceOf(completing) },
-        candidates: candidates.map(({ event, verdict }) => ({ event, source: sourceOf(event), verdict })),
+        candidates: candidates.map(({ event, verdict, tally }) => ({ event, source: sourceOf(event), verdict, tally })),
       };
     }),
   };

@@ -2,7 +2,8 @@ import { claimableAfterHold } from '../../../shared/db/reward-store.js';
 import type { SenderUserId, ServiceUserId } from '../../../shared/domain/ids.js';
 import { admitsNoOneNew, type ChainDefinition, type TaskRow } from '../../../shared/db/chain-store.js';
 import { loadReadUserState, type ReadUserState } from '../../../shared/db/progress-store.js';
-import { taskStatuses, userProgress, type TaskUserStatus, type UserProgress } from '../../../shared/domain/chain-view.js';
+import { taskProgress, taskStatuses, userProgress, type TaskProgress, type TaskUserStatus, type UserProgress } from '../../../shared/domain/chain-view.js';
+import { hasTallies, type ChainRules } from '../../../shared/domain/progress.js';
 import { dateToMicros } from '../../../shared/domain/timestamp.js';
 import type { CoreDeps } from '../../deps.js';
 
@@ -24,6 +25,8 @@ export interface ActiveChainProgress {
   definition: ChainDefinition;
   /** completed, available or locked, by task id. */
   taskStatuses: ReadonlyMap<string, TaskUserStatus>;
+  /** Counted, summed and streak tasks' progress by task id (docs/quest-language.md); other tasks are absent. */
+  taskProgress: ReadonlyMap<string, TaskProgress>;
   progress: UserProgress;
   /** Completed, with a chain reward not yet claimed. */
   rewardClaimable: boolean;
@@ -72,7 +75,8 @@ export async function readActiveChains(
   );
   // From the read replica when there is one (progress is eventual anyway; the definitions come from the primary's cache).
   const full = definitions.filter((d) => admitsNoOneNew(d.chain)).map((d) => d.chain.id);
-  const user = await loadReadUserState(deps.readDb, platformId, platformUserId, definitions.map((d) => d.chain.id), full);
+  const withTallies = definitions.filter((d) => hasTallies(d.rules)).map((d) => d.chain.id);
+  const user = await loadReadUserState(deps.readDb, platformId, platformUserId, definitions.map((d) => d.chain.id), full, withTallies);
   // The baseline is read with (not after) the progress it describes, so the
   // progress returned is never older than it: a client following the live
   // stream `since` this baseline cannot miss a change that the answer lacks.
@@ -83,12 +87,12 @@ export async function readActiveChains(
     userId: user.id,
     liveToken,
     baselineUs,
-    chains: definitions.map((definition) => chainProgress(definition, user)),
+    chains: definitions.map((definition) => chainProgress(definition, user, nowUs)),
     claimableTasks: definitions.flatMap((definition) => claimableTasks(definition, user)),
   };
 }
 
-function chainProgress(definition: ChainDefinition, user: ReadUserState): ActiveChainProgress {
+function chainProgress(definition: ChainDefinition, user: ReadUserState, nowUs: bigint): ActiveChainProgress {
   const { chain, tasks, reward, rules } = definition;
   const completedIds = new Set(tasks.filter((task) => user.completedAt.has(task.id)).map((task) => task.id));
   const progress = userProgress({
@@ -102,10 +106,20 @@ function chainProgress(definition: ChainDefinition, user: ReadUserState): Active
     definition,
     capReached: admitsNoOneNew(chain) && completedIds.size === 0 && !user.admittedChains.has(chain.id),
     taskStatuses: taskStatuses(chain.allowAnyOrder, tasks, completedIds),
+    taskProgress: tasksProgress(rules, user, completedIds, nowUs),
     progress,
     rewardClaimable,
     rewardClaimableUs: rewardClaimable && progress.completedUs !== null ? claimableAfterHold(progress.completedUs, chain.rewardHoldSeconds) : null,
   };
+}
+
+function tasksProgress(rules: ChainRules, user: ReadUserState, completedIds: ReadonlySet<string>, nowUs: bigint): Map<string, TaskProgress> {
+  const shown = new Map<string, TaskProgress>();
+  for (const task of rules.tasks) {
+    const progress = taskProgress(task, user.tallies.get(task.id), completedIds.has(task.id), nowUs, rules.timezone ?? 'UTC');
+    if (progress !== undefined) shown.set(task.id, progress);
+  }
+  return shown;
 }
 
 function claimableTasks(definition: ChainDefinition, user: ReadUserState): ClaimableTask[] {
