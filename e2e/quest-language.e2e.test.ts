@@ -131,6 +131,22 @@ describe('counted, summed and streak tasks over HTTP', () => {
     expect(reopened).toMatchObject({ progress: { count: 2, count_required: 3 } });
   });
 
+  it('a backtest of a counted draft projects the completions the walk makes over the stored events', async () => {
+    const draft = base();
+    draft.tasks = [{ ...draft.tasks[0], condition_min_count: 3 }, { ...draft.tasks[1], condition_min_total: 1000, condition_currency: 'USD' }];
+    const started = await stack.http('POST', '/admin/v1/quest-chains/backtest', { headers: adminHeaders, body: draft });
+    expect(started.status, JSON.stringify(started.json)).toBe(202);
+    const result = await eventually(async () => {
+      const answer = await stack.http('GET', `/admin/v1/backtests/${started.json.data.backtest_id}`, { headers: adminHeaders });
+      return answer.json.data.status === 'completed' ? answer.json.data.result : undefined;
+    }, { what: 'the backtest', timeoutMs: 30_000 });
+    // kim and lee each made 3 trades (one of lee's reversed: 2 stand); kim's deposits add up to 500 USD, not 1,000.
+    expect(result.tasks).toEqual([
+      { sequence_number: 1, users_completed: 1 },
+      { sequence_number: 2, users_completed: 0 },
+    ]);
+  });
+
   it('refuses inconsistent or unknown fields with a 400 naming them', async () => {
     const refused = async (edit: (body: WireChain) => void, field: string) => {
       const body = base();
