@@ -76,7 +76,7 @@ export async function matchBatch(
     const view: BatchView = {
       users: new Map(users.map((u) => [u.id, u])),
       chainsByPlatform: groupBy(chains, (c) => c.chain.platformId),
-      walks: new Map(walks.map((w) => [walkKey(w.userId, w.chainId), w])),
+      walks: new Map(walks.map((w) => [walkKey(w.userId, w.chainId, w.periodStartUs), w])),
     };
     // §4 reversed on the loaded users (the lookup above only found candidates).
     const usersOfSource = usersBySource(users);

@@ -3,7 +3,9 @@ import type { StoredEvent } from '../../shared/db/event-store.js';
 import { isChainCompleted } from '../../shared/domain/chain-view.js';
 import type { ServiceUserId } from '../../shared/domain/ids.js';
 import { countingFilter, sourceKey, sourcesOf, type ChainScope, type EventSource, type MatchUser } from '../../shared/domain/sources.js';
-import { advanceWalk, recomputeWalk, redoWalk, redoWindow, type Hold, type RedoWindow, type WalkAdvance, type WalkState } from '../../shared/domain/progress.js';
+import { advanceWalk, recomputeWalk, redoWalk, redoWindow, type ChainRules, type Hold, type RedoWindow, type WalkAdvance, type WalkState } from '../../shared/domain/progress.js';
+import { ONLY_RUN } from '../../shared/domain/recurrence.js';
+import { eventsByRun, runRules } from '../../shared/domain/runs.js';
 import type { MatchingChain } from '../../shared/db/chain-store.js';
 import { groupBy } from '../../shared/collections.js';
 import type { StoredTallies } from '../../shared/domain/tally.js';
@@ -21,12 +23,20 @@ export interface BatchView {
   walks: ReadonlyMap<string, StoredWalk>;
 }
 
-/** One (user, chain) the batch touches; `redo`: only that window of its stored walk is walked again (late events, see redoWalk). */
+/**
+ * One (user, chain, run) the batch touches; `periodStartUs` null: every run
+ * of a repeating chain (a re-evaluation); `redo`: only that window of its
+ * stored walk is walked again (late events, see redoWalk).
+ */
 export interface WalkKey {
   userId: ServiceUserId;
   chain: MatchingChain;
+  periodStartUs: bigint | null;
   redo?: { stored: WalkState; window: RedoWindow };
 }
+
+/** The rules a key walks: its run's, or the whole chain's for every run at once. */
+const rulesOfKey = ({ chain, periodStartUs }: WalkKey): ChainRules => (periodStartUs === null ? chain.rules : runRules(chain.rules, periodStartUs)!);
 
 const scopeOf = (definition: MatchingChain): ChainScope => ({
   platformId: definition.chain.platformId,
@@ -77,16 +87,21 @@ export function advanceWalks(
   for (const user of view.users.values()) {
     for (const chain of view.chainsByPlatform.get(user.platformId) ?? []) {
       if (evaluateIds.has(user.id)) {
-        recompute.push({ userId: user.id, chain });
+        recompute.push({ userId: user.id, chain, periodStartUs: chain.rules.recurrence ? null : ONLY_RUN });
         continue;
       }
       const counting = countingEvents(user, chain, eventsByUser.get(user.id));
       if (counting.length === 0) continue;
-      const state = storedState(view.walks.get(walkKey(user.id, chain.chain.id)));
-      const result: WalkAdvance = state === null ? { recompute: true } : advanceWalk(chain.rules, state, counting);
-      if (!('recompute' in result)) advanced.set(walkKey(user.id, chain.chain.id), result.state);
-      else if (state !== null && result.from !== undefined) recompute.push({ userId: user.id, chain, redo: { stored: state, window: redoWindow(chain.rules, state, result.from) } });
-      else recompute.push({ userId: user.id, chain });
+      // One walk per run the events fall in (a chain that does not repeat has one).
+      for (const [periodStartUs, events] of eventsByRun(chain.rules, counting)) {
+        const key = walkKey(user.id, chain.chain.id, periodStartUs);
+        const rules = runRules(chain.rules, periodStartUs)!;
+        const state = storedState(view.walks.get(key));
+        const result: WalkAdvance = state === null ? { recompute: true } : advanceWalk(rules, state, events);
+        if (!('recompute' in result)) advanced.set(key, result.state);
+        else if (state !== null && result.from !== undefined) recompute.push({ userId: user.id, chain, periodStartUs, redo: { stored: state, window: redoWindow(rules, state, result.from) } });
+        else recompute.push({ userId: user.id, chain, periodStartUs });
+      }
     }
   }
   return { advanced, recompute };
@@ -102,8 +117,9 @@ export function historyNeeds(view: BatchView, keys: readonly WalkKey[]) {
   const sources = new Map<string, EventSource & { fromUs: bigint; untilUs: bigint }>();
   const types = new Set<string>();
   let joint: { fromUs: bigint; untilUs: bigint } | null = null;
-  for (const { userId, chain, redo } of keys) {
-    const { startUs, endUs } = chain.rules;
+  for (const key of keys) {
+    const { userId, chain, redo } = key;
+    const { startUs, endUs } = rulesOfKey(key);
     const window = redo?.window;
     const fromUs = window && window.from.occurredUs > startUs ? window.from.occurredUs : startUs;
     // Positions at the until instant count (the bound is a position), so the span ends just after it.
@@ -139,18 +155,38 @@ export function recomputeWalks(
   const bySource = groupBy(history, sourceKey);
   const states = new Map<string, WalkState>();
   const unbounded: WalkKey[] = [];
-  for (const { userId, chain, redo } of keys) {
+  for (const { userId, chain, periodStartUs, redo } of keys) {
     const user = view.users.get(userId)!;
-    const key = walkKey(userId, chain.chain.id);
     const own = sourcesOf(user, chain.chain).flatMap((source) => bySource.get(sourceKey(source)) ?? []);
-    const stored = view.walks.get(key);
-    const holds = [...retainedHolds(stored, own), ...(claimHolds.get(key) ?? [])];
     const counting = own.filter(countingFilter(user, scopeOf(chain)));
-    const state = redo === undefined ? recomputeWalk(chain.rules, counting, holds) : redoWalk(chain.rules, redo.stored, redo.window, counting, holds);
-    if (state === null) unbounded.push({ userId, chain });
-    else states.set(key, state);
+    const periods = periodStartUs === null ? runsToWalk(view, userId, chain, counting, claimHolds) : [periodStartUs];
+    for (const period of periods) {
+      const key = walkKey(userId, chain.chain.id, period);
+      const rules = runRules(chain.rules, period);
+      // A stored run the chain no longer has (its dates changed): nothing counts in it any more.
+      if (rules === null) continue;
+      const stored = view.walks.get(key);
+      const holds = [...retainedHolds(stored, own), ...(claimHolds.get(key) ?? [])];
+      const state = redo === undefined ? recomputeWalk(rules, counting, holds) : redoWalk(rules, redo.stored, redo.window, counting, holds);
+      if (state === null) unbounded.push({ userId, chain, periodStartUs: period });
+      else states.set(key, state);
+    }
   }
   return { states, unbounded };
+}
+
+/**
+ * Every run of a repeating chain a re-evaluation walks again: those its
+ * counting events fall in, and those with a stored walk or a claim (which
+ * may now have nothing left in them).
+ */
+function runsToWalk(view: BatchView, userId: ServiceUserId, chain: MatchingChain, counting: readonly StoredEvent[], claimHolds: ReadonlyMap<string, readonly Hold[]>): bigint[] {
+  const periods = new Set(eventsByRun(chain.rules, counting).keys());
+  for (const key of [...view.walks.keys(), ...claimHolds.keys()]) {
+    const [walkUser, chainId, period] = parseWalkKey(key);
+    if (walkUser === userId && chainId === chain.chain.id) periods.add(period);
+  }
+  return [...periods];
 }
 
 /**
@@ -178,18 +214,21 @@ export interface AdmissionCandidate {
 
 /** The walks that would start counting in a capped chain for a user with no completion stored there. */
 export function admissionCandidates(view: BatchView, states: ReadonlyMap<string, WalkState>, chainsById: ReadonlyMap<string, MatchingChain>): AdmissionCandidate[] {
-  const candidates: AdmissionCandidate[] = [];
+  const candidates = new Map<string, AdmissionCandidate>();
+  let placed: Set<string> | undefined;
   for (const [key, state] of states) {
     if (state.completions.size === 0) continue;
     const [userId, chainId] = parseWalkKey(key);
     if (chainsById.get(chainId)!.chain.maxCompletions === null) continue;
-    // A stored completion means a place taken (and kept) before.
-    if ((view.walks.get(key)?.completions.size ?? 0) > 0) continue;
-    let firstUs: bigint | null = null;
+    // A stored completion, in any run of the chain, means a place taken (and kept) before: a user is admitted once.
+    placed ??= new Set([...view.walks.values()].filter((w) => w.completions.size > 0).map((w) => walkKey(w.userId, w.chainId)));
+    const chainKey = walkKey(userId, chainId);
+    if (placed.has(chainKey)) continue;
+    let firstUs = candidates.get(chainKey)?.firstUs ?? null;
     for (const c of state.completions.values()) if (firstUs === null || c.completedUs < firstUs) firstUs = c.completedUs;
-    candidates.push({ userId, chainId, firstUs: firstUs! });
+    candidates.set(chainKey, { userId, chainId, firstUs: firstUs! });
   }
-  return candidates;
+  return [...candidates.values()];
 }
 
 /** Of the candidates for each chain, the first `granted` by earliest completion (then user id): those admitted. */
@@ -206,12 +245,12 @@ export interface BatchWrites {
   /** New, moved, and newly held or no longer held completions. */
   completions: CompletionWrite[];
   /** Completions undone (a reversal): nothing completes their tasks any more. */
-  undone: { userId: ServiceUserId; chainId: string; taskId: string; eventId: string }[];
+  undone: { userId: ServiceUserId; chainId: string; periodStartUs: bigint; taskId: string; eventId: string }[];
   /** Rows for chain_progress; `changedUs` is filled in once the users are stamped. */
   progress: ChainProgressWrite[];
   /** Claims whose completion stopped (or started again) standing on counting events. */
   standings: ClaimStanding[];
-  /** Chains whose completion was undone: `user/chain`. */
+  /** Runs whose completion was undone: their walk keys. */
   chainsUndone: Set<string>;
   /** user id -> chains whose completions changed */
   changedChains: Map<ServiceUserId, string[]>;
@@ -234,7 +273,7 @@ const sameMark = (a: WalkState['mark'], b: WalkState['mark']) => (a === null ? b
 export function diffWalks(view: BatchView, states: ReadonlyMap<string, WalkState>, chainsById: ReadonlyMap<string, MatchingChain>): BatchWrites {
   const writes: BatchWrites = { completions: [], undone: [], progress: [], standings: [], chainsUndone: new Set(), changedChains: new Map() };
   for (const [key, state] of states) {
-    const [userId, chainId] = parseWalkKey(key);
+    const [userId, chainId, periodStartUs] = parseWalkKey(key);
     const definition = chainsById.get(chainId)!;
     const stored = view.walks.get(key);
     let changed = false;
@@ -243,14 +282,14 @@ export function diffWalks(view: BatchView, states: ReadonlyMap<string, WalkState
       const before = stored?.completions.get(completion.taskId);
       const held = completion.held === true;
       if (before?.eventId === completion.eventId && before.held === held) continue;
-      writes.completions.push({ userId, chainId, taskId: completion.taskId, eventId: completion.eventId, completedUs: completion.completedUs, held });
-      if ((before?.held ?? false) !== held) writes.standings.push({ userId, chainId, taskId: completion.taskId, reversed: held });
+      writes.completions.push({ userId, chainId, periodStartUs, taskId: completion.taskId, eventId: completion.eventId, completedUs: completion.completedUs, held });
+      if ((before?.held ?? false) !== held) writes.standings.push({ userId, chainId, periodStartUs, taskId: completion.taskId, reversed: held });
       if (held && before?.held !== true) undone = true;
       changed = true;
     }
     for (const [taskId, before] of stored?.completions ?? []) {
       if (state.completions.has(taskId)) continue;
-      writes.undone.push({ userId, chainId, taskId, eventId: before.eventId });
+      writes.undone.push({ userId, chainId, periodStartUs, taskId, eventId: before.eventId });
       undone = true;
       changed = true;
     }
@@ -266,14 +305,16 @@ export function diffWalks(view: BatchView, states: ReadonlyMap<string, WalkState
     // A chain reward's claim stands while the chain is completed. Only a walk
     // undone before (generation > 0) can have a claim marked reversed to clear.
     if (wasComplete && !isComplete) {
-      writes.standings.push({ userId, chainId, taskId: null, reversed: true });
+      writes.standings.push({ userId, chainId, periodStartUs, taskId: null, reversed: true });
       writes.chainsUndone.add(key);
       undone = true;
     }
-    if (!wasComplete && isComplete && (stored?.generation ?? 0) > 0) writes.standings.push({ userId, chainId, taskId: null, reversed: false });
+    if (!wasComplete && isComplete && (stored?.generation ?? 0) > 0) writes.standings.push({ userId, chainId, periodStartUs, taskId: null, reversed: false });
     if (changed) {
       const chains = writes.changedChains.get(userId);
-      if (chains) chains.push(chainId);
+      if (chains) {
+        if (!chains.includes(chainId)) chains.push(chainId);
+      }
       else writes.changedChains.set(userId, [chainId]);
     }
     let latest: bigint | null = null;
@@ -281,6 +322,7 @@ export function diffWalks(view: BatchView, states: ReadonlyMap<string, WalkState
     writes.progress.push({
       userId,
       chainId,
+      periodStartUs,
       completedTasks: completed,
       totalTasks: total,
       completedUs: isComplete ? latest : null,

@@ -22,16 +22,16 @@ function view(walks: StoredWalk[] = []): BatchView {
     walks: new Map(walks.map((w) => [walkKey(w.userId, w.chainId), w])),
   };
 }
-const completion = (userId: string, taskId: string, us = 1_000_000n) => ({ userId: serviceUserId(userId), chainId: 'chain-1', taskId, eventId: `event-${taskId}`, completedUs: us, held: false });
+const completion = (userId: string, taskId: string, us = 1_000_000n) => ({ userId: serviceUserId(userId), chainId: "chain-1", periodStartUs: 0n, taskId, eventId: `event-${taskId}`, completedUs: us, held: false });
 const progress = (userId: string, completedTasks: number) => ({
-  userId: serviceUserId(userId), chainId: 'chain-1', completedTasks, totalTasks: 2, completedUs: completedTasks === 2 ? 2_000_000n : null, mark: null, changedUs: null, generation: 0, tallies: null,
+  userId: serviceUserId(userId), chainId: "chain-1", periodStartUs: 0n, completedTasks, totalTasks: 2, completedUs: completedTasks === 2 ? 2_000_000n : null, mark: null, changedUs: null, generation: 0, tallies: null,
 });
 const writes = (w: Partial<BatchWrites>): BatchWrites => ({ completions: [], undone: [], progress: [], standings: [], chainsUndone: new Set(), changedChains: new Map(), ...w });
 const chains = new Map([['chain-1', chain]]);
 // Both providers listen: every fact is built.
 const everyone = new Set([PLATFORM, ADVERTISER]);
 const stored = (userId: string, taskIds: string[]): StoredWalk => ({
-  userId: serviceUserId(userId), chainId: 'chain-1', mark: null, completions: new Map(taskIds.map((t) => [t, { eventId: `old-${t}`, completedUs: 500_000n, held: false }])), generation: 0, tallies: null,
+  userId: serviceUserId(userId), chainId: "chain-1", periodStartUs: 0n, mark: null, completions: new Map(taskIds.map((t) => [t, { eventId: `old-${t}`, completedUs: 500_000n, held: false }])), generation: 0, tallies: null,
 });
 
 describe('batchFacts', () => {
@@ -68,7 +68,7 @@ describe('batchFacts', () => {
   it('announces undone completions and an undone chain with the new generation, to the same recipients, at the batch stamp', () => {
     const before = { ...stored('user-1', ['task-1', 'task-2']), generation: 2 };
     const undoing = writes({
-      undone: [{ userId: serviceUserId('user-1'), chainId: 'chain-1', taskId: 'task-2', eventId: 'old-task-2' }],
+      undone: [{ userId: serviceUserId('user-1'), chainId: 'chain-1', periodStartUs: 0n, taskId: 'task-2', eventId: 'old-task-2' }],
       progress: [{ ...progress('user-1', 1), generation: 3, changedUs: 3_000_000n }],
       chainsUndone: new Set(['user-1/chain-1']),
     });

@@ -5,6 +5,7 @@ import { sourcesOf, type MatchUser } from '../../shared/domain/sources.js';
 import { formatIsoMillis } from '../../shared/domain/timestamp.js';
 import type { BatchView, BatchWrites } from './plan-batch.js';
 import { walkKey } from '../../shared/domain/walk-key.js';
+import { ONLY_RUN } from '../../shared/domain/recurrence.js';
 import { taskProgress, taskProgressWire } from '../../shared/domain/chain-view.js';
 import type { StoredTallies } from '../../shared/domain/tally.js';
 
@@ -18,8 +19,16 @@ function progressAtCompletion(chain: MatchingChain, taskId: string, tallies: Sto
   return progress === undefined ? {} : { progress: taskProgressWire(progress) };
 }
 
-/** A fact's name: the first generation of a walk keeps the names facts had before reversals existed. */
-const named = (base: string, generation: number) => (generation === 0 ? base : `${base}/${generation}`);
+/**
+ * A fact's name: the first generation of a walk keeps the names facts had
+ * before reversals existed, and a chain that does not repeat those it had
+ * before runs existed; a run of a repeating chain is named after its period.
+ */
+const named = (base: string, generation: number, periodStartUs: bigint = ONLY_RUN) =>
+  `${periodStartUs === ONLY_RUN ? base : `${base}@${periodStartUs}`}${generation === 0 ? '' : `/${generation}`}`;
+
+/** A repeating chain's facts say which run they are about. */
+const runFields = (periodStartUs: bigint) => (periodStartUs === ONLY_RUN ? {} : { period_start: formatIsoMillis(periodStartUs) });
 
 /**
  * The facts a batch announces (product rules §10, docs/reversals.md),
@@ -51,27 +60,30 @@ export function batchFacts(
     }
   };
   if (recipients.size === 0) return facts;
-  const rows = new Map(writes.progress.map((row) => [walkKey(row.userId, row.chainId), row]));
-  const generationOf = (userId: ServiceUserId, chainId: string) => rows.get(walkKey(userId, chainId))?.generation ?? view.walks.get(walkKey(userId, chainId))?.generation ?? 0;
+  const rows = new Map(writes.progress.map((row) => [walkKey(row.userId, row.chainId, row.periodStartUs), row]));
+  const generationOf = (userId: ServiceUserId, chainId: string, period: bigint) =>
+    rows.get(walkKey(userId, chainId, period))?.generation ?? view.walks.get(walkKey(userId, chainId, period))?.generation ?? 0;
   // When it was undone: the user's progress stamp of this batch (a change always stamps the user).
-  const revertedAt = (userId: ServiceUserId, chainId: string) => {
-    const stamp = rows.get(walkKey(userId, chainId))?.changedUs;
+  const revertedAt = (userId: ServiceUserId, chainId: string, period: bigint) => {
+    const stamp = rows.get(walkKey(userId, chainId, period))?.changedUs;
     return stamp == null ? null : formatIsoMillis(stamp);
   };
 
   for (const completion of writes.completions) {
-    if (completion.held || view.walks.get(walkKey(completion.userId, completion.chainId))?.completions.has(completion.taskId)) continue;
+    const period = completion.periodStartUs;
+    if (completion.held || view.walks.get(walkKey(completion.userId, completion.chainId, period))?.completions.has(completion.taskId)) continue;
     const user = view.users.get(completion.userId);
     const chain = chainsById.get(completion.chainId);
     const task = chain?.tasks.find((t) => t.id === completion.taskId);
     if (!user || !chain || !task) continue;
-    announce(user, chain, 'task.completed', named(`task.completed/${user.id}/${task.id}`, generationOf(user.id, chain.chain.id)), {
+    announce(user, chain, 'task.completed', named(`task.completed/${user.id}/${task.id}`, generationOf(user.id, chain.chain.id, period), period), {
       quest_chain_id: chain.chain.id,
       task_id: task.id,
       sequence_number: task.sequenceNumber,
       completed_at: formatIsoMillis(completion.completedUs),
       event_id: completion.eventId,
-      ...progressAtCompletion(chain, task.id, rows.get(walkKey(user.id, chain.chain.id))?.tallies ?? null, completion.completedUs),
+      ...runFields(period),
+      ...progressAtCompletion(chain, task.id, rows.get(walkKey(user.id, chain.chain.id, period))?.tallies ?? null, completion.completedUs),
     });
   }
   for (const undone of writes.undone) {
@@ -79,29 +91,37 @@ export function batchFacts(
     const chain = chainsById.get(undone.chainId);
     const task = chain?.tasks.find((t) => t.id === undone.taskId);
     if (!user || !chain || !task) continue;
-    announce(user, chain, 'task.reverted', `task.reverted/${user.id}/${task.id}/${generationOf(user.id, chain.chain.id)}`, {
+    const period = undone.periodStartUs;
+    announce(user, chain, 'task.reverted', `${named(`task.reverted/${user.id}/${task.id}`, 0, period)}/${generationOf(user.id, chain.chain.id, period)}`, {
       quest_chain_id: chain.chain.id,
       task_id: task.id,
       sequence_number: task.sequenceNumber,
-      reverted_at: revertedAt(user.id, chain.chain.id),
+      reverted_at: revertedAt(user.id, chain.chain.id, period),
       event_id: undone.eventId,
+      ...runFields(period),
     });
   }
   for (const row of writes.progress) {
-    const key = walkKey(row.userId, row.chainId);
+    const period = row.periodStartUs;
+    const key = walkKey(row.userId, row.chainId, period);
     const stored = view.walks.get(key);
     const user = view.users.get(row.userId);
     const chain = chainsById.get(row.chainId);
     if (!user || !chain) continue;
     if (writes.chainsUndone.has(key)) {
-      announce(user, chain, 'chain.reverted', `chain.reverted/${user.id}/${chain.chain.id}/${row.generation}`, { quest_chain_id: chain.chain.id, reverted_at: revertedAt(user.id, chain.chain.id) });
+      announce(user, chain, 'chain.reverted', `${named(`chain.reverted/${user.id}/${chain.chain.id}`, 0, period)}/${row.generation}`, {
+        quest_chain_id: chain.chain.id,
+        reverted_at: revertedAt(user.id, chain.chain.id, period),
+        ...runFields(period),
+      });
       continue;
     }
     if (row.completedUs === null) continue;
     if (stored !== undefined && stored.completions.size >= row.totalTasks) continue;
-    announce(user, chain, 'chain.completed', named(`chain.completed/${user.id}/${chain.chain.id}`, row.generation), {
+    announce(user, chain, 'chain.completed', named(`chain.completed/${user.id}/${chain.chain.id}`, row.generation, period), {
       quest_chain_id: chain.chain.id,
       completed_at: formatIsoMillis(row.completedUs),
+      ...runFields(period),
     });
   }
   return facts;

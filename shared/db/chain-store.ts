@@ -57,6 +57,7 @@ export function toChainRules(chain: ChainRow, tasks: readonly TaskRow[]): ChainR
     startUs: chain.startDate,
     endUs: chain.endDate,
     timezone: chain.timezone,
+    recurrence: chain.recurrence,
     tasks: tasks.map((task) => ({
       id: task.id,
       sequenceNumber: task.sequenceNumber,

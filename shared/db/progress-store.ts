@@ -28,6 +28,8 @@ export interface StoredCompletion {
 export interface StoredWalk {
   userId: ServiceUserId;
   chainId: string;
+  /** The run of a repeating chain (docs/quest-language.md); 0 in a chain that does not repeat. */
+  periodStartUs: bigint;
   mark: { occurredUs: bigint; id: string } | null;
   completions: Map<string, StoredCompletion>;
   generation: number;
@@ -43,7 +45,7 @@ export interface StoredWalk {
 type WalkRow = DriverRow<
   { [K in 'markUs' | 'markEventId' | 'generation' | 'tallies']: (typeof chainProgress.$inferSelect)[K] | null } & Pick<typeof chainProgress.$inferSelect, 'userId' | 'chainId'> & {
     [K in 'taskId' | 'eventId' | 'held']: CompletionColumns[K] | null;
-  } & { completedUs: bigint | null }
+  } & { completedUs: bigint | null; periodStartUs: string }
 >;
 
 /**
@@ -58,21 +60,24 @@ export async function loadWalks(tx: Executor, userIds: readonly ServiceUserId[])
   const ids = idArray(userIds);
   const rows = await tx.execute<WalkRow>(sql`
     select cp.user_id as "userId", cp.chain_id as "chainId", cp.mark_us::text as "markUs", cp.mark_event_id as "markEventId", cp.generation, cp.tallies,
-           null::uuid as "taskId", null::uuid as "eventId", null::text as "completedUs", null::boolean as held
+           null::uuid as "taskId", null::uuid as "eventId", null::text as "completedUs", null::boolean as held, cp.period_start_us::text as "periodStartUs"
     from chain_progress cp where cp.user_id = any(${ids})
     union all
-    select tc.user_id, tc.chain_id, null, null, null, null, tc.task_id, tc.event_id, ${occurredUsColumn(sql`tc.completed_at`)}, tc.held
+    select tc.user_id, tc.chain_id, null, null, null, null, tc.task_id, tc.event_id, ${occurredUsColumn(sql`tc.completed_at`)}, tc.held, tc.period_start_us::text
     from task_completions tc where tc.user_id = any(${ids})`);
   const walks = new Map<string, StoredWalk>();
   for (const row of rows) {
     if (row.taskId !== null) continue;
     const mark = row.markUs === null || row.markEventId === null ? null : { occurredUs: BigInt(row.markUs), id: row.markEventId };
-    walks.set(walkKey(row.userId, row.chainId), { userId: row.userId, chainId: row.chainId, mark, completions: new Map(), generation: row.generation ?? 0, tallies: fromJson(row.tallies) });
+    const periodStartUs = BigInt(row.periodStartUs);
+    walks.set(walkKey(row.userId, row.chainId, periodStartUs), {
+      userId: row.userId, chainId: row.chainId, periodStartUs, mark, completions: new Map(), generation: row.generation ?? 0, tallies: fromJson(row.tallies),
+    });
   }
   // A completion belongs to its walk's row; one without a row (none is written so) is not part of any walk.
   for (const row of rows) {
     if (row.taskId === null) continue;
-    walks.get(walkKey(row.userId, row.chainId))?.completions.set(row.taskId, { eventId: row.eventId!, completedUs: BigInt(row.completedUs!), held: row.held === true });
+    walks.get(walkKey(row.userId, row.chainId, BigInt(row.periodStartUs)))?.completions.set(row.taskId, { eventId: row.eventId!, completedUs: BigInt(row.completedUs!), held: row.held === true });
   }
   return [...walks.values()];
 }
@@ -80,6 +85,7 @@ export async function loadWalks(tx: Executor, userIds: readonly ServiceUserId[])
 export interface CompletionWrite {
   userId: ServiceUserId;
   chainId: string;
+  periodStartUs: bigint;
   taskId: string;
   eventId: string;
   completedUs: bigint;
@@ -90,22 +96,22 @@ export interface CompletionWrite {
 export async function saveCompletions(tx: Executor, writes: readonly CompletionWrite[]): Promise<void> {
   if (writes.length === 0) return;
   await tx.execute(sql`
-    insert into task_completions (user_id, task_id, chain_id, event_id, completed_at, held)
-    select r.u, r.t, r.c, r.e, ${fromUs(sql`r.us`)}, r.held
+    insert into task_completions (user_id, task_id, chain_id, event_id, completed_at, held, period_start_us)
+    select r.u, r.t, r.c, r.e, ${fromUs(sql`r.us`)}, r.held, r.period
     from unnest(${idArray(writes.map((w) => w.userId))}, ${idArray(writes.map((w) => w.taskId))}, ${idArray(writes.map((w) => w.chainId))},
                 ${idArray(writes.map((w) => w.eventId))}, ${numberArray(writes.map((w) => w.completedUs), 'bigint')},
-                ${booleanArray(writes.map((w) => w.held))}) as r(u, t, c, e, us, held)
-    on conflict (user_id, task_id) do update
+                ${booleanArray(writes.map((w) => w.held))}, ${numberArray(writes.map((w) => w.periodStartUs), 'bigint')}) as r(u, t, c, e, us, held, period)
+    on conflict (user_id, task_id, period_start_us) do update
       set event_id = excluded.event_id, completed_at = excluded.completed_at, held = excluded.held, recorded_at = now()`);
 }
 
 /** Completions undone: their events were reversed and nothing else completes their tasks (docs/reversals.md). */
-export async function deleteCompletions(tx: Executor, rows: readonly { userId: ServiceUserId; taskId: string }[]): Promise<void> {
+export async function deleteCompletions(tx: Executor, rows: readonly { userId: ServiceUserId; taskId: string; periodStartUs: bigint }[]): Promise<void> {
   if (rows.length === 0) return;
   await tx.execute(sql`
     delete from task_completions c
-    using unnest(${idArray(rows.map((r) => r.userId))}, ${idArray(rows.map((r) => r.taskId))}) as r(u, t)
-    where c.user_id = r.u and c.task_id = r.t`);
+    using unnest(${idArray(rows.map((r) => r.userId))}, ${idArray(rows.map((r) => r.taskId))}, ${numberArray(rows.map((r) => r.periodStartUs), 'bigint')}) as r(u, t, p)
+    where c.user_id = r.u and c.task_id = r.t and c.period_start_us = r.p`);
 }
 
 /** Which of these users have a task completed by one of these events (by the primary key's user prefix: no index on event_id). */
@@ -134,13 +140,13 @@ export async function usersWithTallies(tx: Executor, userIds: readonly ServiceUs
 export async function loadClaimHolds(tx: Executor, userIds: readonly ServiceUserId[]): Promise<Map<string, Hold[]>> {
   const holds = new Map<string, Hold[]>();
   if (userIds.length === 0) return holds;
-  const rows = await tx.execute<{ userId: ServiceUserId; chainId: string; taskId: string; eventId: string; completedUs: string }>(sql`
+  const rows = await tx.execute<{ userId: ServiceUserId; chainId: string; taskId: string; eventId: string; completedUs: string; periodStartUs: string }>(sql`
     select user_id as "userId", chain_id as "chainId", task_id as "taskId", completed_event_id as "eventId",
-           ${occurredUsColumn(sql`completed_at`)} as "completedUs"
+           ${occurredUsColumn(sql`completed_at`)} as "completedUs", period_start_us::text as "periodStartUs"
     from reward_claims
     where user_id = any(${idArray(userIds)}) and task_id is not null and completed_event_id is not null`);
   for (const row of rows) {
-    appendTo(holds, walkKey(row.userId, row.chainId), { taskId: row.taskId, at: { occurredUs: BigInt(row.completedUs), id: row.eventId }, kind: 'claim' } satisfies Hold);
+    appendTo(holds, walkKey(row.userId, row.chainId, BigInt(row.periodStartUs)), { taskId: row.taskId, at: { occurredUs: BigInt(row.completedUs), id: row.eventId }, kind: 'claim' } satisfies Hold);
   }
   return holds;
 }
@@ -149,6 +155,7 @@ export async function loadClaimHolds(tx: Executor, userIds: readonly ServiceUser
 export interface ClaimStanding {
   userId: ServiceUserId;
   chainId: string;
+  periodStartUs: bigint;
   /** null: the chain reward's claim. */
   taskId: string | null;
   reversed: boolean;
@@ -165,9 +172,10 @@ export async function markClaimsReversed(tx: Executor, standings: readonly Claim
     update reward_claims c
     set reversed_at = case when r.reversed then now() end
     from unnest(${idArray(standings.map((s) => s.userId))}, ${idArray(standings.map((s) => s.chainId))},
-                ${nullableIdArray(standings.map((s) => s.taskId))}, ${booleanArray(standings.map((s) => s.reversed))})
-      as r(u, c, t, reversed)
-    where c.user_id = r.u and c.chain_id = r.c and c.task_id is not distinct from r.t
+                ${nullableIdArray(standings.map((s) => s.taskId))}, ${booleanArray(standings.map((s) => s.reversed))},
+                ${numberArray(standings.map((s) => s.periodStartUs), 'bigint')})
+      as r(u, c, t, reversed, p)
+    where c.user_id = r.u and c.chain_id = r.c and c.task_id is not distinct from r.t and c.period_start_us = r.p
       and (c.reversed_at is null) = r.reversed
     returning c.id, r.reversed`);
   return rows.filter((row) => row.reversed).map((row) => row.id);
@@ -195,6 +203,7 @@ export async function stampUsers(tx: Executor, userIds: readonly ServiceUserId[]
 export interface ChainProgressWrite {
   userId: ServiceUserId;
   chainId: string;
+  periodStartUs: bigint;
   completedTasks: number;
   totalTasks: number;
   completedUs: bigint | null;
@@ -209,15 +218,16 @@ export interface ChainProgressWrite {
 export async function saveChainProgress(tx: Executor, writes: readonly ChainProgressWrite[]): Promise<void> {
   if (writes.length === 0) return;
   await tx.execute(sql`
-    insert into chain_progress (user_id, chain_id, completed_tasks, total_tasks, completed_at, mark_us, mark_event_id, updated_at, generation, tallies)
-    select r.u, r.c, r.done, r.total, ${fromUs(sql`r.done_us`)}, r.mark_us, r.mark_id, ${fromUs(sql`r.changed_us`)}, r.generation, r.tallies::jsonb
+    insert into chain_progress (user_id, chain_id, completed_tasks, total_tasks, completed_at, mark_us, mark_event_id, updated_at, generation, tallies, period_start_us)
+    select r.u, r.c, r.done, r.total, ${fromUs(sql`r.done_us`)}, r.mark_us, r.mark_id, ${fromUs(sql`r.changed_us`)}, r.generation, r.tallies::jsonb, r.period
     from unnest(${idArray(writes.map((w) => w.userId))}, ${idArray(writes.map((w) => w.chainId))},
                 ${numberArray(writes.map((w) => w.completedTasks), 'int')}, ${numberArray(writes.map((w) => w.totalTasks), 'int')},
                 ${numberArray(writes.map((w) => w.completedUs), 'bigint')}, ${numberArray(writes.map((w) => w.mark?.occurredUs ?? null), 'bigint')},
                 ${nullableIdArray(writes.map((w) => w.mark?.id ?? null))}, ${numberArray(writes.map((w) => w.changedUs), 'bigint')},
-                ${numberArray(writes.map((w) => w.generation), 'int')}, ${textArray(writes.map((w) => (w.tallies === null ? null : JSON.stringify(w.tallies))))})
-      as r(u, c, done, total, done_us, mark_us, mark_id, changed_us, generation, tallies)
-    on conflict (user_id, chain_id) do update
+                ${numberArray(writes.map((w) => w.generation), 'int')}, ${textArray(writes.map((w) => (w.tallies === null ? null : JSON.stringify(w.tallies))))},
+                ${numberArray(writes.map((w) => w.periodStartUs), 'bigint')})
+      as r(u, c, done, total, done_us, mark_us, mark_id, changed_us, generation, tallies, period)
+    on conflict (user_id, chain_id, period_start_us) do update
       set completed_tasks = excluded.completed_tasks, total_tasks = excluded.total_tasks, completed_at = excluded.completed_at,
           mark_us = excluded.mark_us, mark_event_id = excluded.mark_event_id, generation = excluded.generation, tallies = excluded.tallies,
           updated_at = coalesce(excluded.updated_at, chain_progress.updated_at)`);

@@ -3,6 +3,7 @@ import { inChainWindow, taskMatches } from './conditions.js';
 import type { CountingEvent, TaskCondition } from './conditions.js';
 import { compareEventPositions } from './counting.js';
 import type { EventPosition } from './counting.js';
+import type { Recurrence } from './recurrence.js';
 import { countEvent, EMPTY_TALLY, isAccumulating, meetsThresholds, type Tally } from './tally.js';
 
 // Progress is a pure function of the chain and the SET of counting events
@@ -20,6 +21,8 @@ export type ChainRules = {
   tasks: TaskCondition[];
   /** IANA zone of streak periods (§16); UTC when absent. */
   timezone?: string;
+  /** A repeating chain (§16): each period is a run walked on its own (runs.ts). Absent or null: one run. */
+  recurrence?: Recurrence | null;
 };
 
 /** What each task gathered so far (§16), by task id; only tasks that counted an event are present. */

@@ -1,3 +1,4 @@
+import { localDay } from './calendar.js';
 import type { CountingEvent, StreakCondition, TaskCondition } from './conditions.js';
 
 // Counted, summed and streak tasks (docs/quest-language.md, §16): what a
@@ -46,42 +47,11 @@ export function meetsThresholds(task: TaskCondition, tally: Tally): boolean {
   return true;
 }
 
-const MICROS_PER_DAY = 86_400_000_000n;
-const dateFormats = new Map<string, Intl.DateTimeFormat>();
-
-/** Whether `timezone` names an IANA zone this runtime knows (UTC included). */
-export function isKnownTimezone(timezone: string): boolean {
-  try {
-    localDay(0n, timezone);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Days since 1970-01-01 of the calendar date at `occurredUs` in `timezone`. */
-function localDay(occurredUs: bigint, timezone: string): number {
-  if (timezone === 'UTC') return Number(floorDiv(occurredUs, MICROS_PER_DAY));
-  let format = dateFormats.get(timezone);
-  if (format === undefined) {
-    format = new Intl.DateTimeFormat('en-US', { timeZone: timezone, year: 'numeric', month: 'numeric', day: 'numeric' });
-    dateFormats.set(timezone, format);
-  }
-  const parts = format.formatToParts(new Date(Number(floorDiv(occurredUs, 1000n))));
-  const part = (type: string) => Number(parts.find((p) => p.type === type)!.value);
-  return Date.UTC(part('year'), part('month') - 1, part('day')) / 86_400_000;
-}
-
 /**
  * The period index of a timestamp: its local day, or its week (weeks start on
- * Monday; 1970-01-01 was a Thursday, so day 0 is in week 0 and day -3 starts it).
+ * Monday: the index is the week's Monday over 7).
  */
 export function periodOf(occurredUs: bigint, every: StreakEvery, timezone: string): number {
   const day = localDay(occurredUs, timezone);
   return every === 'day' ? day : Math.floor((day + 3) / 7);
-}
-
-function floorDiv(a: bigint, b: bigint): bigint {
-  const q = a / b;
-  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
 }

@@ -26,8 +26,10 @@ export const taskCompletions = pgTable(
     recordedAt: timestampUs('recorded_at', { precision: 3 }).notNull().default(sql`now()`),
     /** The task stays completed only because its reward was claimed: its events no longer complete it (a reversal, docs/reversals.md). */
     held: boolean('held').notNull().default(false),
+    /** The run of a repeating chain this completion is in (its first instant, epoch µs); 0 in a chain that does not repeat. */
+    periodStartUs: bigint('period_start_us', { mode: 'bigint' }).notNull().default(0n),
   },
-  (table) => [primaryKey({ columns: [table.userId, table.taskId] }), index('task_completions_chain_idx').on(table.chainId)],
+  (table) => [primaryKey({ columns: [table.userId, table.taskId, table.periodStartUs] }), index('task_completions_chain_idx').on(table.chainId)],
 );
 
 /**
@@ -57,8 +59,10 @@ export const chainProgress = pgTable(
     tallies: jsonb('tallies').$type<StoredTallies>(),
     /** How many times a completion here was undone: names each completion and reversal once in webhook facts. */
     generation: integer('generation').notNull().default(0),
+    /** The run of a repeating chain this walk is (its first instant, epoch µs); 0 in a chain that does not repeat. */
+    periodStartUs: bigint('period_start_us', { mode: 'bigint' }).notNull().default(0n),
   },
-  (table) => [primaryKey({ columns: [table.userId, table.chainId] })],
+  (table) => [primaryKey({ columns: [table.userId, table.chainId, table.periodStartUs] })],
 );
 
 /**

@@ -12,6 +12,7 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core';
 import type { StreakCondition } from '../../domain/conditions.js';
+import type { Recurrence } from '../../domain/recurrence.js';
 import { timestampUs } from '../columns.js';
 import { mode, providers } from './providers.js';
 
@@ -51,6 +52,8 @@ export const questChains = pgTable(
     mode: mode('mode').notNull().default('live'),
     /** IANA zone in which streak periods (days, weeks) are counted (docs/quest-language.md). */
     timezone: text('timezone').notNull().default('UTC'),
+    /** A repeating chain: each day, week or month of it is a run of its own (docs/quest-language.md); null: one run. */
+    recurrence: jsonb('recurrence').$type<Recurrence>(),
     createdAt: timestampUs('created_at', { precision: 3 }).notNull().default(sql`now()`),
     updatedAt: timestampUs('updated_at', { precision: 3 }).notNull().default(sql`now()`),
   },

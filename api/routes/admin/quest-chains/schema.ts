@@ -5,7 +5,7 @@ import { formatIsoMillis } from '../../../../shared/domain/timestamp.js';
 import { storableString } from '../../../../shared/validation/json-value.js';
 import { MAX_PRIZE_WEIGHT, MAX_PRIZES } from '../../../../shared/domain/draw.js';
 import { MODES } from '../../../../shared/domain/test-mode.js';
-import { isKnownTimezone } from '../../../../shared/domain/tally.js';
+import { isKnownTimezone } from '../../../../shared/domain/calendar.js';
 import { successEnvelope } from '../../../http/envelope.js';
 import { hasMoreField, pageQueryShape } from '../../../http/pagination.js';
 import type { Page } from '../../../../core/use-cases/page.js';
