@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
-import { inStock, type ChainReward, type ChainRow, type PrizeRow, type TaskRow } from '../../../shared/db/chain-store.js';
+import type { ChainReward, ChainRow, PrizeRow, TaskRow } from '../../../shared/db/chain-store.js';
 import { prizeOdds } from '../../../shared/domain/draw.js';
+import { inStock } from '../../../shared/domain/draw-stock.js';
 import { shownProviderId } from '../../../shared/domain/test-mode.js';
 import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
 import { storableString } from '../../../shared/validation/json-value.js';

@@ -1,5 +1,6 @@
 import type { SenderUserId } from '../../../shared/domain/ids.js';
-import { admitsNoOneNew, findChainDefinition, type ChainDefinition, type TaskRow } from '../../../shared/db/chain-store.js';
+import { admitsNoOneNew } from '../../../shared/domain/admission.js';
+import { findChainDefinition, type ChainDefinition, type TaskRow } from '../../../shared/db/chain-store.js';
 import { countPendingEvents, loadEventsToExplain, type ExplainedEvent } from '../../../shared/db/event-store.js';
 import { findMatchUser } from '../../../shared/db/user-store.js';
 import { sourcesOf, type UserSource } from '../../../shared/domain/sources.js';

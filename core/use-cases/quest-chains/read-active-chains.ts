@@ -1,6 +1,7 @@
-import { claimableAfterHold } from '../../../shared/db/reward-store.js';
+import { claimableAfterHold } from '../../../shared/domain/reward-hold.js';
+import { admitsNoOneNew } from '../../../shared/domain/admission.js';
 import type { SenderUserId, ServiceUserId } from '../../../shared/domain/ids.js';
-import { admitsNoOneNew, type ChainDefinition, type TaskRow } from '../../../shared/db/chain-store.js';
+import type { ChainDefinition, TaskRow } from '../../../shared/db/chain-store.js';
 import { loadReadUserState, type ReadUserState } from '../../../shared/db/progress-store.js';
 import { taskStatuses, userProgress, type TaskUserStatus, type UserProgress } from '../../../shared/domain/chain-view.js';
 import { dateToMicros } from '../../../shared/domain/timestamp.js';
