@@ -1,7 +1,7 @@
 import { claimPendingEvents, deletePending, loadHistory, type StoredEvent } from '../../shared/db/event-store.js';
 import { deleteCompletions, loadClaimHolds, loadWalks, markClaimsReversed, saveChainProgress, saveCompletions, stampUsers } from '../../shared/db/progress-store.js';
 import { findClaimsByIds } from '../../shared/db/reward-store.js';
-import { reversalFact } from '../use-cases/webhooks/claim-fact.js';
+import { reversalFact } from '../webhooks/claim-fact.js';
 import { findSourceUsers, loadMatchUsers, lockUsers, type ProgressChange } from '../../shared/db/user-store.js';
 import type { ServiceUserId } from '../../shared/domain/ids.js';
 import { sourceKey, usersBySource, type EventSource } from '../../shared/domain/sources.js';
@@ -12,7 +12,7 @@ import { providersListening } from '../../shared/db/webhook-endpoint-store.js';
 import type { CoreDeps } from '../deps.js';
 import { advanceWalks, diffWalks, historyNeeds, recomputeWalks, type BatchView } from './plan-batch.js';
 import { walkKey } from '../../shared/domain/walk-key.js';
-import { batchFacts } from './webhook-facts.js';
+import { batchFacts } from '../webhooks/batch-facts.js';
 import { admitNewUsers } from './admit-users.js';
 import { appendTo, groupBy } from '../../shared/collections.js';
 

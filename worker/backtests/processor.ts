@@ -1,5 +1,5 @@
 import { UnrecoverableError, type Job } from 'bullmq';
-import { runBacktest } from '../../core/use-cases/backtests/run-backtest.js';
+import { runBacktest } from '../../core/backtests/run-backtest.js';
 import { backtestJobPayloads } from '../../shared/queue/backtest-contract.js';
 import type { WorkerDeps } from '../worker-deps.js';
 

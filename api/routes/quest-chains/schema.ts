@@ -8,8 +8,8 @@ import { storableString } from '../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../http/envelope.js';
 import { isoMillis, platformUserIdParams } from '../../http/common-schemas.js';
 import type { Verdict } from '../../../shared/domain/explain.js';
-import type { Explanation } from '../../../core/use-cases/quest-chains/explain-progress.js';
-import type { ActiveChainProgress, ActiveChains, ClaimableTask } from '../../../core/use-cases/quest-chains/read-active-chains.js';
+import type { Explanation } from '../../../core/quest-chains/explain-progress.js';
+import type { ActiveChainProgress, ActiveChains, ClaimableTask } from '../../../core/quest-chains/read-active-chains.js';
 
 // Field shapes shared by the read (with the user's fields) and the admin
 // answers (without them). Built as separate objects from plain shapes so
