@@ -10,9 +10,8 @@ import {
   type ChainDefinitionResponse,
 } from '../api/routes/admin/quest-chains/schema.js';
 import { createChain } from '../core/quest-chains/create-chain.js';
-import { listChains } from '../core/quest-chains/list-chains.js';
+import { listChains, setChainStatus } from '../core/quest-chains/chains.js';
 import { everyItem } from '../core/page.js';
-import { setChainStatus } from '../core/quest-chains/set-chain-status.js';
 import { registerChainAnalysisCommands } from './chain-analysis.js';
 import { CliInputError, parseInput, runCommand } from './context.js';
 

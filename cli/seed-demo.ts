@@ -5,8 +5,8 @@ import { findActiveProviderByName, type Provider } from '../shared/db/provider-s
 import type { ProviderType } from '../shared/domain/permissions.js';
 import { loadLiveTokenSigner } from '../shared/live/token.js';
 import { toCreateChainInput } from '../api/routes/admin/quest-chains/schema.js';
-import { createCredential } from '../core/admin/create-credential.js';
-import { createProvider } from '../core/admin/create-provider.js';
+import { createCredential } from '../core/admin/credentials.js';
+import { createProvider } from '../core/admin/providers.js';
 import { createChain } from '../core/quest-chains/create-chain.js';
 import { runCommand } from './context.js';
 

@@ -2,7 +2,7 @@ import { type ChainDefinition } from '../../shared/db/chain-store.js';
 import { setPrizeStock } from '../../shared/db/draw-store.js';
 import { notFound } from '../../shared/errors.js';
 import type { CoreDeps } from '../deps.js';
-import { getChain } from './get-chain.js';
+import { getChain } from './chains.js';
 
 /**
  * Sets what is left of one prize of a chain's mystery box (null: unlimited).

@@ -2,7 +2,7 @@ import { rotateSeed } from '../../shared/db/draw-store.js';
 import { withTransaction } from '../../shared/db/transaction.js';
 import { conflict } from '../../shared/errors.js';
 import type { CoreDeps } from '../deps.js';
-import { getChain } from './get-chain.js';
+import { getChain } from './chains.js';
 
 /**
  * Reveals the chain's current draw seed and commits to a new one (an

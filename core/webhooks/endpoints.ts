@@ -1,10 +1,20 @@
-import { insertEndpoint } from '../../shared/db/webhook-endpoint-store.js';
+import {
+  deleteEndpoint as deleteStored,
+  insertEndpoint,
+  listEndpoints as listStored,
+  type WebhookEndpoint,
+} from '../../shared/db/webhook-endpoint-store.js';
 import type { ProviderType } from '../../shared/domain/permissions.js';
 import { ADVERTISER_EVENT_TYPES, PLATFORM_EVENT_TYPES, type WebhookEventType } from '../../shared/domain/webhooks.js';
-import { invalidInput } from '../../shared/errors.js';
+import { invalidInput, notFound } from '../../shared/errors.js';
 import { refuseWebhookUrl, type UrlPolicy } from './address-guard.js';
 import { generateWebhookSecret } from './signing.js';
 import type { CoreDeps } from '../deps.js';
+
+// A provider's webhook endpoints (§10): create, list, delete. Every verb is
+// scoped to the caller's provider id: another provider's endpoint is unknown.
+
+export type { WebhookEndpoint };
 
 /** §10: at most this many endpoints per provider. */
 export const MAX_ENDPOINTS_PER_PROVIDER = 10;
@@ -43,4 +53,15 @@ export async function createEndpoint(
   const endpoint = await insertEndpoint(deps.db, { providerId: input.providerId, url: input.url, eventTypes, secret }, MAX_ENDPOINTS_PER_PROVIDER);
   if (!endpoint) throw invalidInput(`You have ${MAX_ENDPOINTS_PER_PROVIDER} webhook endpoints already; delete one first`, undefined, 'webhook_endpoint_limit');
   return { id: endpoint.id, url: endpoint.url, eventTypes: endpoint.eventTypes, secret, createdUs: endpoint.createdUs };
+}
+
+/** The caller's endpoints, oldest first, without secrets. */
+export function listEndpoints(deps: Pick<CoreDeps, 'db'>, input: { providerId: string }): Promise<WebhookEndpoint[]> {
+  return listStored(deps.db, input.providerId);
+}
+
+/** Deletes one of the caller's endpoints; nothing more is sent to it. */
+export async function deleteEndpoint(deps: Pick<CoreDeps, 'db'>, input: { providerId: string; endpointId: string }): Promise<{ id: string }> {
+  if (!(await deleteStored(deps.db, input.providerId, input.endpointId))) throw notFound('No such webhook endpoint', 'id');
+  return { id: input.endpointId };
 }

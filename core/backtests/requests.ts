@@ -1,8 +1,12 @@
-import { insertBacktest, type StoredBacktest } from '../../shared/db/backtest-store.js';
+import { findBacktest, insertBacktest, type StoredBacktest } from '../../shared/db/backtest-store.js';
 import { countPlatformUsers } from '../../shared/db/user-store.js';
 import { emptyTally, type BacktestDraft } from '../../shared/domain/backtest.js';
+import { notFound } from '../../shared/errors.js';
 import type { CoreDeps } from '../deps.js';
 import { checkChainRules, checkProviders, type CreateChainInput } from '../quest-chains/create-chain.js';
+
+// What the admin API asks of backtests: start one, read one. The run itself
+// is a worker's job (run-backtest.ts).
 
 /** The draft in the rules' terms: the tasks get made-up ids (`task-<sequence number>`); nothing is stored as a chain. */
 function toDraft(input: CreateChainInput): BacktestDraft {
@@ -35,7 +39,7 @@ function toDraft(input: CreateChainInput): BacktestDraft {
 /**
  * POST /admin/v1/quest-chains/backtest (§12): the chain body is checked as a
  * create would check it (its status is ignored), stored as a running
- * backtest, and queued for a worker (core/use-cases/backtests/run-backtest.ts),
+ * backtest, and queued for a worker (run-backtest.ts),
  * which evaluates it against every registered user of the platform. Answers
  * the stored backtest, running. If Redis is away the job is not queued now;
  * the worker's reconciler queues every running backtest again.
@@ -47,5 +51,12 @@ export async function startBacktest(deps: Pick<CoreDeps, 'db' | 'logger' | 'back
   const usersTotal = await countPlatformUsers(deps.db, draft.platformId);
   const backtest = await insertBacktest(deps.db, { draft, tally: emptyTally(draft), usersTotal });
   if (!(await deps.backtests.run(backtest.id))) deps.logger.warn({ backtestId: backtest.id }, 'backtest not queued (Redis unavailable); the reconciler queues it');
+  return backtest;
+}
+
+/** GET /admin/v1/backtests/{id}: reads the backtest as its runner last checkpointed it. Starts nothing. */
+export async function getBacktest(deps: Pick<CoreDeps, 'db'>, input: { backtestId: string }): Promise<StoredBacktest> {
+  const backtest = await findBacktest(deps.db, input.backtestId);
+  if (!backtest) throw notFound(`Backtest ${input.backtestId} not found`, 'id');
   return backtest;
 }
