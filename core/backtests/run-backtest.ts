@@ -9,14 +9,12 @@ import {
   type StoredBacktest,
 } from '../../shared/db/backtest-store.js';
 import type { Executor } from '../../shared/db/client.js';
-import { groupBy } from '../../shared/collections.js';
-import { loadHistory } from '../../shared/db/event-store.js';
 import { loadMatchUsers, pagePlatformUserIds } from '../../shared/db/user-store.js';
 import { backtestResult, tallyUser, type BacktestDraft, type BacktestTally } from '../../shared/domain/backtest.js';
 import type { ServiceUserId } from '../../shared/domain/ids.js';
-import { countingFilter, sourceKey, sourcesOf, type EventSource } from '../../shared/domain/sources.js';
 import { computeCompletions } from '../../shared/domain/progress.js';
 import type { CoreDeps } from '../deps.js';
+import { loadCountingHistory } from '../matching/counting-history.js';
 
 // A backtest runs as a job on the backtest queue, in a worker (never in the
 // API: it is a long read, and an API replica's requests come first). Its
@@ -89,17 +87,13 @@ async function runPages(db: Executor, owner: BacktestOwner, backtest: StoredBack
 /** The §4-5 rules for one page of users, as the matcher's recompute applies them, added to `tally`; answers how many events it read. */
 async function evaluatePage(db: Executor, draft: BacktestDraft, userIds: readonly ServiceUserId[], tally: BacktestTally): Promise<number> {
   const users = await loadMatchUsers(db, userIds, []);
-  const sources = new Map<string, EventSource>();
-  for (const user of users) for (const { providerId, userId } of sourcesOf(user, draft)) sources.set(sourceKey({ providerId, userId }), { providerId, userId });
-  const eventTypes = [...new Set(draft.rules.tasks.map((task) => task.eventType))];
-  const window = { fromUs: draft.rules.startUs, untilUs: draft.rules.endUs };
-  const events = await loadHistory(db, [...sources.values()], eventTypes, window);
-  const bySource = groupBy(events, sourceKey);
+  const eventTypes = draft.rules.tasks.map((task) => task.eventType);
+  const span = { fromUs: draft.rules.startUs, untilUs: draft.rules.endUs };
+  const history = await loadCountingHistory(db, users.map((user) => ({ user, chain: draft, eventTypes, span })));
   const scope = { platformId: draft.platformId, advertiserId: draft.advertiserId, startUs: draft.rules.startUs, endUs: draft.rules.endUs };
   // In id order, so the sample is the same however the work was split between processes.
   for (const user of [...users].sort((a, b) => (a.id < b.id ? -1 : 1))) {
-    const own = sourcesOf(user, draft).flatMap((source) => bySource.get(sourceKey(source)) ?? []);
-    tallyUser(tally, draft, user.platformUserId, computeCompletions(draft.rules, own.filter(countingFilter(user, scope))));
+    tallyUser(tally, draft, user.platformUserId, computeCompletions(draft.rules, history.countingOf(user, scope)));
   }
-  return events.length;
+  return history.size;
 }

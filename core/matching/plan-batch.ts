@@ -2,11 +2,12 @@ import type { ClaimStanding, CompletionWrite, ChainProgressWrite, StoredWalk } f
 import type { StoredEvent } from '../../shared/db/event-store.js';
 import { isChainCompleted } from '../../shared/domain/chain-view.js';
 import type { ServiceUserId } from '../../shared/domain/ids.js';
-import { countingFilter, sourceKey, sourcesOf, type ChainScope, type EventSource, type MatchUser } from '../../shared/domain/sources.js';
+import { countingFilter, type ChainScope, type MatchUser, type SourceHistory } from '../../shared/domain/sources.js';
 import { advanceWalk, recomputeWalk, redoWalk, redoWindow, type Hold, type RedoWindow, type WalkAdvance, type WalkState } from '../../shared/domain/progress.js';
 import type { MatchingChain } from '../../shared/db/chain-store.js';
 import { groupBy } from '../../shared/collections.js';
 import { parseWalkKey, walkKey } from '../../shared/domain/walk-key.js';
+import type { SpannedRead } from './counting-history.js';
 
 /**
  * The in-memory half of a batch: given what the batch loaded, decide each
@@ -92,30 +93,19 @@ export function advanceWalks(
 }
 
 /**
- * Which history the recomputes need: every sender and id that counts for
- * those users, each with the span its walks redo (the chain's window, or from
- * the first late event up to a complete walk's last completion), the chains'
- * types, and the joint window (for partition pruning).
+ * Which history the recomputes need: each key's user in its chain, over the
+ * span its walk redoes (the chain's window, or from the first late event up
+ * to a complete walk's last completion), of the chain's types.
  */
-export function historyNeeds(view: BatchView, keys: readonly WalkKey[]) {
-  const sources = new Map<string, EventSource & { fromUs: bigint; untilUs: bigint }>();
-  const types = new Set<string>();
-  let joint: { fromUs: bigint; untilUs: bigint } | null = null;
-  for (const { userId, chain, redo } of keys) {
+export function historyNeeds(view: BatchView, keys: readonly WalkKey[]): SpannedRead[] {
+  return keys.map(({ userId, chain, redo }) => {
     const { startUs, endUs } = chain.rules;
     const window = redo?.window;
     const fromUs = window && window.from.occurredUs > startUs ? window.from.occurredUs : startUs;
     // Positions at the until instant count (the bound is a position), so the span ends just after it.
     const untilUs = window?.until && window.until.occurredUs + 1n < endUs ? window.until.occurredUs + 1n : endUs;
-    for (const { providerId, userId: sender } of sourcesOf(view.users.get(userId)!, chain.chain)) {
-      const key = sourceKey({ providerId, userId: sender });
-      const known = sources.get(key);
-      sources.set(key, { providerId, userId: sender, fromUs: known && known.fromUs < fromUs ? known.fromUs : fromUs, untilUs: known && known.untilUs > untilUs ? known.untilUs : untilUs });
-    }
-    for (const task of chain.rules.tasks) types.add(task.eventType);
-    joint = joint === null ? { fromUs, untilUs } : { fromUs: fromUs < joint.fromUs ? fromUs : joint.fromUs, untilUs: untilUs > joint.untilUs ? untilUs : joint.untilUs };
-  }
-  return { sources: [...sources.values()], eventTypes: [...types], window: joint ?? { fromUs: 0n, untilUs: 0n } };
+    return { user: view.users.get(userId)!, chain: chain.chain, eventTypes: chain.rules.tasks.map((task) => task.eventType), span: { fromUs, untilUs } };
+  });
 }
 
 /**
@@ -132,16 +122,15 @@ export function historyNeeds(view: BatchView, keys: readonly WalkKey[]) {
 export function recomputeWalks(
   view: BatchView,
   keys: readonly WalkKey[],
-  history: readonly StoredEvent[],
+  history: SourceHistory<StoredEvent>,
   claimHolds: ReadonlyMap<string, readonly Hold[]>,
 ): { states: Map<string, WalkState>; unbounded: WalkKey[] } {
-  const bySource = groupBy(history, sourceKey);
   const states = new Map<string, WalkState>();
   const unbounded: WalkKey[] = [];
   for (const { userId, chain, redo } of keys) {
     const user = view.users.get(userId)!;
     const key = walkKey(userId, chain.chain.id);
-    const own = sourcesOf(user, chain.chain).flatMap((source) => bySource.get(sourceKey(source)) ?? []);
+    const own = history.eventsOf(user, chain.chain);
     const stored = view.walks.get(key);
     const holds = [...retainedHolds(stored, own), ...(claimHolds.get(key) ?? [])];
     const counting = own.filter(countingFilter(user, scopeOf(chain)));

@@ -1,7 +1,8 @@
 import type { SenderUserId } from '../../shared/domain/ids.js';
 import { admitsNoOneNew } from '../../shared/domain/admission.js';
 import { findChainDefinition, type ChainDefinition, type TaskRow } from '../../shared/db/chain-store.js';
-import { countPendingEvents, loadEventsToExplain, type ExplainedEvent } from '../../shared/db/event-store.js';
+import { countPendingEvents, type ExplainedEvent } from '../../shared/db/event-store.js';
+import { loadCountingHistory } from '../matching/counting-history.js';
 import { findMatchUser } from '../../shared/db/user-store.js';
 import { sourcesOf, type UserSource } from '../../shared/domain/sources.js';
 import { walkKey } from '../../shared/domain/walk-key.js';
@@ -55,8 +56,8 @@ export async function explainProgress(deps: Pick<CoreDeps, 'db'>, input: Explain
   const sources = sourcesOf(user, chain);
   const roleOf = new Map(sources.map((source) => [source.providerId, source.role]));
   const full = admitsNoOneNew(chain);
-  const [events, pendingEvents, holds, admitted] = await Promise.all([
-    loadEventsToExplain(deps.db, sources, [...new Set(tasks.map((task) => task.conditionEventType))]),
+  const [history, pendingEvents, holds, admitted] = await Promise.all([
+    loadCountingHistory(deps.db, [{ user, chain, eventTypes: tasks.map((task) => task.conditionEventType) }], { withPending: true }),
     countPendingEvents(deps.db, sources),
     loadClaimHolds(deps.db, [user.id]),
     full ? admittedChainsOf(deps.db, user.id, [chain.id]) : Promise.resolve(new Set<string>()),
@@ -64,6 +65,8 @@ export async function explainProgress(deps: Pick<CoreDeps, 'db'>, input: Explain
   // max_completions: a full chain counts nothing for a user it never admitted (docs/budgets.md).
   const capReached = full && !admitted.has(chain.id);
 
+  // Every event of the user's sources, counting or not: explain gives each its verdict.
+  const events = history.eventsOf(user, chain);
   const byId = new Map(events.map((event) => [event.id, event]));
   const sourceOf = (event: ExplainedEvent): SenderRole => roleOf.get(event.providerId)!;
   // With the holds of the user's claims, as the matcher walks it (docs/reversals.md).
