@@ -211,7 +211,7 @@ const sameMark = (a: WalkState['mark'], b: WalkState['mark']) => (a === null ? b
  * The rows that differ from what is stored. A walk whose completions and mark
  * are unchanged writes nothing. A completion undone, by being taken away or
  * by now standing only on its claim (held), moves the walk to its next
- * generation, which names the webhook facts of what follows (webhook-facts.ts).
+ * generation, which names the webhook facts of what follows (core/webhooks/batch-facts.ts).
  */
 export function diffWalks(view: BatchView, states: ReadonlyMap<string, WalkState>, chainsById: ReadonlyMap<string, MatchingChain>): BatchWrites {
   const writes: BatchWrites = { completions: [], undone: [], progress: [], standings: [], chainsUndone: new Set(), changedChains: new Map() };

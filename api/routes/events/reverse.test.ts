@@ -8,7 +8,7 @@ import { useTestService } from '../../testing/test-service.js';
 
 // POST /v1/events/{event_id}/reverse and its batch form over HTTP: who may
 // reverse what, idempotency, and the answers. What a reversal does to
-// progress is core/use-cases/events/reverse-events.test.ts.
+// progress is core/events/reverse-events.test.ts.
 
 const { database, api, platform, advertiser } = useTestService('reverse_events');
 
