@@ -7,8 +7,7 @@ import { DomainError } from '../../shared/errors.js';
 import { createTestChain, createTestUser, type ChainRewardSpec, type TestChain } from '../../shared/testing/chains.js';
 import { useTestData } from '../../shared/testing/test-data.js';
 import type { CoreDeps } from '../deps.js';
-import { restockPrize } from '../quest-chains/restock-prize.js';
-import { rotateDrawSeed } from '../quest-chains/rotate-draw-seed.js';
+import { restockPrize, rotateDrawSeed } from '../quest-chains/mystery-box.js';
 import { claimReward } from './claim-reward.js';
 import { getDraw } from './get-draw.js';
 
