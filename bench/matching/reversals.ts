@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { reverseEvents } from '../../core/use-cases/events/reverse-events.js';
+import { reverseEvents } from '../../core/events/reverse-events.js';
 import { idArray } from '../../shared/db/sql-fragments.js';
 import { createRedis } from '../../shared/queue/connection.js';
 import { createMatchingProducer } from '../../shared/queue/producer.js';

@@ -8,7 +8,7 @@ import { createMatchingProducer } from '../../shared/queue/producer.js';
 import { createWebhookProducer } from '../../shared/queue/webhook-producer.js';
 import { createTestProvider } from '../../shared/testing/fixtures.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../shared/testing/webhook-receiver.js';
-import { generateWebhookSecret } from '../../shared/webhooks/signing.js';
+import { generateWebhookSecret } from '../../core/webhooks/signing.js';
 import type { BenchContext, Scenario } from '../harness/context.js';
 import { drain, type DrainFigure } from '../matching/drain.js';
 import { matchingTenant, roundRobin, type MatchingTenant } from '../matching/seed.js';

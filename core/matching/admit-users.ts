@@ -1,5 +1,6 @@
 import { findAdmissions, insertAdmissions, takePlaces } from '../../shared/db/admission-store.js';
-import { admitsNoOneNew, type MatchingChain } from '../../shared/db/chain-store.js';
+import type { MatchingChain } from '../../shared/db/chain-store.js';
+import { admitsNoOneNew } from '../../shared/domain/admission.js';
 import type { Executor } from '../../shared/db/client.js';
 import type { WalkState } from '../../shared/domain/progress.js';
 import { admissionCandidates, chooseAdmitted, type BatchView } from './plan-batch.js';

@@ -2,7 +2,7 @@ import type { ClaimStanding, CompletionWrite, ChainProgressWrite, StoredWalk } f
 import type { StoredEvent } from '../../shared/db/event-store.js';
 import { isChainCompleted } from '../../shared/domain/chain-view.js';
 import type { ServiceUserId } from '../../shared/domain/ids.js';
-import { countingFilter, sourceKey, sourcesOf, type ChainScope, type EventSource, type MatchUser } from '../../shared/domain/sources.js';
+import { countingFilter, type ChainScope, type MatchUser, type SourceHistory } from '../../shared/domain/sources.js';
 import { advanceWalk, recomputeWalk, redoWalk, redoWindow, type ChainRules, type Hold, type RedoWindow, type WalkAdvance, type WalkState } from '../../shared/domain/progress.js';
 import { ONLY_RUN } from '../../shared/domain/recurrence.js';
 import { eventsByRun, runRules } from '../../shared/domain/runs.js';
@@ -10,6 +10,7 @@ import type { MatchingChain } from '../../shared/db/chain-store.js';
 import { groupBy } from '../../shared/collections.js';
 import type { StoredTallies } from '../../shared/domain/tally.js';
 import { parseWalkKey, walkKey } from '../../shared/domain/walk-key.js';
+import type { SpannedRead } from './counting-history.js';
 
 /**
  * The in-memory half of a batch: given what the batch loaded, decide each
@@ -108,31 +109,20 @@ export function advanceWalks(
 }
 
 /**
- * Which history the recomputes need: every sender and id that counts for
- * those users, each with the span its walks redo (the chain's window, or from
- * the first late event up to a complete walk's last completion), the chains'
- * types, and the joint window (for partition pruning).
+ * Which history the recomputes need: each key's user in its chain, over the
+ * span its walk redoes (the chain's window, or from the first late event up
+ * to a complete walk's last completion), of the chain's types.
  */
-export function historyNeeds(view: BatchView, keys: readonly WalkKey[]) {
-  const sources = new Map<string, EventSource & { fromUs: bigint; untilUs: bigint }>();
-  const types = new Set<string>();
-  let joint: { fromUs: bigint; untilUs: bigint } | null = null;
-  for (const key of keys) {
+export function historyNeeds(view: BatchView, keys: readonly WalkKey[]): SpannedRead[] {
+  return keys.map((key) => {
     const { userId, chain, redo } = key;
     const { startUs, endUs } = rulesOfKey(key);
     const window = redo?.window;
     const fromUs = window && window.from.occurredUs > startUs ? window.from.occurredUs : startUs;
     // Positions at the until instant count (the bound is a position), so the span ends just after it.
     const untilUs = window?.until && window.until.occurredUs + 1n < endUs ? window.until.occurredUs + 1n : endUs;
-    for (const { providerId, userId: sender } of sourcesOf(view.users.get(userId)!, chain.chain)) {
-      const key = sourceKey({ providerId, userId: sender });
-      const known = sources.get(key);
-      sources.set(key, { providerId, userId: sender, fromUs: known && known.fromUs < fromUs ? known.fromUs : fromUs, untilUs: known && known.untilUs > untilUs ? known.untilUs : untilUs });
-    }
-    for (const task of chain.rules.tasks) types.add(task.eventType);
-    joint = joint === null ? { fromUs, untilUs } : { fromUs: fromUs < joint.fromUs ? fromUs : joint.fromUs, untilUs: untilUs > joint.untilUs ? untilUs : joint.untilUs };
-  }
-  return { sources: [...sources.values()], eventTypes: [...types], window: joint ?? { fromUs: 0n, untilUs: 0n } };
+    return { user: view.users.get(userId)!, chain: chain.chain, eventTypes: chain.rules.tasks.map((task) => task.eventType), span: { fromUs, untilUs } };
+  });
 }
 
 /**
@@ -149,15 +139,14 @@ export function historyNeeds(view: BatchView, keys: readonly WalkKey[]) {
 export function recomputeWalks(
   view: BatchView,
   keys: readonly WalkKey[],
-  history: readonly StoredEvent[],
+  history: SourceHistory<StoredEvent>,
   claimHolds: ReadonlyMap<string, readonly Hold[]>,
 ): { states: Map<string, WalkState>; unbounded: WalkKey[] } {
-  const bySource = groupBy(history, sourceKey);
   const states = new Map<string, WalkState>();
   const unbounded: WalkKey[] = [];
   for (const { userId, chain, periodStartUs, redo } of keys) {
     const user = view.users.get(userId)!;
-    const own = sourcesOf(user, chain.chain).flatMap((source) => bySource.get(sourceKey(source)) ?? []);
+    const own = history.eventsOf(user, chain.chain);
     const counting = own.filter(countingFilter(user, scopeOf(chain)));
     const periods = periodStartUs === null ? runsToWalk(view, userId, chain, counting, claimHolds) : [periodStartUs];
     for (const period of periods) {
@@ -268,7 +257,7 @@ const sameMark = (a: WalkState['mark'], b: WalkState['mark']) => (a === null ? b
  * The rows that differ from what is stored. A walk whose completions and mark
  * are unchanged writes nothing. A completion undone, by being taken away or
  * by now standing only on its claim (held), moves the walk to its next
- * generation, which names the webhook facts of what follows (webhook-facts.ts).
+ * generation, which names the webhook facts of what follows (core/webhooks/batch-facts.ts).
  */
 export function diffWalks(view: BatchView, states: ReadonlyMap<string, WalkState>, chainsById: ReadonlyMap<string, MatchingChain>): BatchWrites {
   const writes: BatchWrites = { completions: [], undone: [], progress: [], standings: [], chainsUndone: new Set(), changedChains: new Map() };

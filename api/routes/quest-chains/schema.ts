@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
-import { inStock, type ChainReward, type ChainRow, type PrizeRow, type TaskRow } from '../../../shared/db/chain-store.js';
+import type { ChainReward, ChainRow, PrizeRow, TaskRow } from '../../../shared/db/chain-store.js';
 import { prizeOdds } from '../../../shared/domain/draw.js';
+import { inStock } from '../../../shared/domain/draw-stock.js';
 import { shownProviderId } from '../../../shared/domain/test-mode.js';
 import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
 import { storableString } from '../../../shared/validation/json-value.js';
@@ -9,8 +10,8 @@ import { isoMillis, platformUserIdParams } from '../../http/common-schemas.js';
 import type { Verdict } from '../../../shared/domain/explain.js';
 import { taskProgressWire, type TaskProgress } from '../../../shared/domain/chain-view.js';
 import { fromMicros } from '../../../shared/domain/tally.js';
-import type { Explanation } from '../../../core/use-cases/quest-chains/explain-progress.js';
-import type { ActiveChainProgress, ActiveChains, ClaimableTask } from '../../../core/use-cases/quest-chains/read-active-chains.js';
+import type { Explanation } from '../../../core/quest-chains/explain-progress.js';
+import type { ActiveChainProgress, ActiveChains, ClaimableTask } from '../../../core/quest-chains/read-active-chains.js';
 
 // Field shapes shared by the read (with the user's fields) and the admin
 // answers (without them). Built as separate objects from plain shapes so

@@ -8,8 +8,8 @@ import { MODES } from '../../../../shared/domain/test-mode.js';
 import { isKnownTimezone } from '../../../../shared/domain/calendar.js';
 import { successEnvelope } from '../../../http/envelope.js';
 import { hasMoreField, pageQueryShape } from '../../../http/pagination.js';
-import type { Page } from '../../../../core/use-cases/page.js';
-import type { CreateChainInput } from '../../../../core/use-cases/quest-chains/create-chain.js';
+import type { Page } from '../../../../core/page.js';
+import type { CreateChainInput } from '../../../../core/quest-chains/create-chain.js';
 import {
   chainRewardShape,
   prizeShape,
