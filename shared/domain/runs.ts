@@ -23,8 +23,9 @@ export function runOf(rules: ChainRules, us: bigint): Run | null {
 export const periodOfRun = (rules: ChainRules, run: Run): bigint => (rules.recurrence ? run.startUs : ONLY_RUN);
 
 /** Events by the period of the run they fall in (events outside the chain's dates are in none). */
-export function eventsByRun<E extends { occurredUs: bigint }>(rules: ChainRules, events: readonly E[]): Map<bigint, E[]> {
-  if (!rules.recurrence) return new Map([[ONLY_RUN, [...events]]]);
+export function eventsByRun<E extends { occurredUs: bigint }>(rules: ChainRules, events: readonly E[]): Map<bigint, readonly E[]> {
+  // The matcher's hot path for every chain that does not repeat: no copy.
+  if (!rules.recurrence) return new Map([[ONLY_RUN, events]]);
   const byRun = new Map<bigint, E[]>();
   for (const event of events) {
     const run = runAt(rules, rules.recurrence, event.occurredUs);
