@@ -825,7 +825,9 @@ export interface components {
          *             "status": "active",
          *             "platform_id": "3f0c1d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f",
          *             "advertiser_id": "7a1b2c3d-5e6f-4a8b-9c0d-1e2f3a4b5c6d",
-         *             "allow_any_order": false
+         *             "allow_any_order": false,
+         *             "timezone": "UTC",
+         *             "recurrence": null
          *           },
          *           "tasks": [
          *             {
@@ -842,7 +844,11 @@ export interface components {
          *               "reward_name": "Welcome points",
          *               "reward_value": 100,
          *               "reward_image_urls": null,
-         *               "user_status": "completed"
+         *               "condition_min_count": 1,
+         *               "condition_min_total": null,
+         *               "condition_streak": null,
+         *               "user_status": "completed",
+         *               "progress": null
          *             },
          *             {
          *               "id": "b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e",
@@ -858,7 +864,11 @@ export interface components {
          *               "reward_name": "Deposit bonus",
          *               "reward_value": 250,
          *               "reward_image_urls": null,
-         *               "user_status": "available"
+         *               "condition_min_count": 1,
+         *               "condition_min_total": null,
+         *               "condition_streak": null,
+         *               "user_status": "available",
+         *               "progress": null
          *             }
          *           ],
          *           "user_progress": {
@@ -868,7 +878,9 @@ export interface components {
          *             "completed_at": null,
          *             "completed_tasks": 1,
          *             "total_tasks": 2,
-         *             "cap_reached": false
+         *             "cap_reached": false,
+         *             "period_start": null,
+         *             "period_end": null
          *           },
          *           "chain_reward": {
          *             "id": "d3e4f5a6-b7c8-4d9e-8f0a-2b3c4d5e6f7a",
@@ -898,7 +910,8 @@ export interface components {
          *               }
          *             ],
          *             "claimable": false,
-         *             "claimable_at": null
+         *             "claimable_at": null,
+         *             "claimable_periods": []
          *           }
          *         }
          *       ],
@@ -912,7 +925,9 @@ export interface components {
          *           "reward_value": 100,
          *           "reward_image_urls": null,
          *           "completed_at": "2026-01-02T03:02:00.500Z",
-         *           "claimable_at": "2026-01-02T03:02:00.500Z"
+         *           "claimable_at": "2026-01-02T03:02:00.500Z",
+         *           "period_start": null,
+         *           "period_end": null
          *         }
          *       ],
          *       "user": {

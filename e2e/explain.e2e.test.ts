@@ -120,7 +120,7 @@ describe('GET /v1/quest-chains/{id}/users/{platformUserId}/explain', () => {
   it('answers 200 with user.exists false and no tasks for a user the platform has not registered', async () => {
     const answer = await explain(ordered.id, 'nobody');
     expect(answer.status).toBe(200);
-    expect(answer.json.data).toEqual({ quest_chain_id: ordered.id, user: { exists: false }, cap_reached: false, pending_events: 0, tasks: [] });
+    expect(answer.json.data).toEqual({ quest_chain_id: ordered.id, user: { exists: false }, cap_reached: false, pending_events: 0, period_start: null, period_end: null, tasks: [] });
   });
 
   it("answers 404 for another platform's chain and for no chain, 400 naming the field for a malformed id", async () => {

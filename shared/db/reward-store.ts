@@ -353,7 +353,8 @@ export async function listClaimableChainRewards(
   userId: ServiceUserId,
   window: RewardWindow<Extract<RewardCursor, { section: 'chain' }>['key']>,
 ): Promise<ClaimableChainReward[]> {
-  const order = [questChains.startDate, questChains.id, chainProgress.periodStartUs] as const;
+  // The cursor names a chain (its start, its id); a repeating chain's runs follow each other inside it (docs/quest-language.md, "Known limit").
+  const order = [questChains.startDate, questChains.id] as const;
   const claimed = db
     .select({ one: sql`1` })
     .from(rewardClaims)
@@ -381,7 +382,7 @@ export async function listClaimableChainRewards(
         window.after && afterKey(order, window.after),
       ),
     )
-    .orderBy(...order)
+    .orderBy(...order, chainProgress.periodStartUs)
     .limit(window.limit);
   return rows.map(({ chainId, holdSeconds, completedUs, timing, periodStartUs, ...reward }) => ({
     chainId,

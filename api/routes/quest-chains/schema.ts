@@ -190,14 +190,16 @@ export const activeChainsSchema = z
       quest_chains: [
         {
           quest_chain: { id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70', name: 'Get started', description: 'Three steps to your first trade.', logo_url: 'https://example.com/logo.png', background_image_url: null,
-        start_date: '2026-01-01T00:00:00.000Z', end_date: '2026-07-01T00:00:00.000Z', status: 'active', platform_id: '3f0c1d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', advertiser_id: '7a1b2c3d-5e6f-4a8b-9c0d-1e2f3a4b5c6d', allow_any_order: false },
+        start_date: '2026-01-01T00:00:00.000Z', end_date: '2026-07-01T00:00:00.000Z', status: 'active', platform_id: '3f0c1d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', advertiser_id: '7a1b2c3d-5e6f-4a8b-9c0d-1e2f3a4b5c6d', allow_any_order: false, timezone: 'UTC', recurrence: null },
           tasks: [
             { id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d', sequence_number: 1, name: 'Verify your identity', description: null, condition_event_type: 'kyc', condition_min_amount: null, condition_currency: null,
-        condition_after_timestamp: null, condition_before_timestamp: null, reward_type: 'points', reward_name: 'Welcome points', reward_value: 100, reward_image_urls: null, user_status: 'completed' },
+        condition_after_timestamp: null, condition_before_timestamp: null, reward_type: 'points', reward_name: 'Welcome points', reward_value: 100, reward_image_urls: null,
+        condition_min_count: 1, condition_min_total: null, condition_streak: null, user_status: 'completed', progress: null },
             { id: 'b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e', sequence_number: 2, name: 'First deposit of 50 EUR', description: 'Any deposit of at least 50 EUR.', condition_event_type: 'transaction', condition_min_amount: 50,
-        condition_currency: 'EUR', condition_after_timestamp: null, condition_before_timestamp: null, reward_type: 'points', reward_name: 'Deposit bonus', reward_value: 250, reward_image_urls: null, user_status: 'available' },
+        condition_currency: 'EUR', condition_after_timestamp: null, condition_before_timestamp: null, reward_type: 'points', reward_name: 'Deposit bonus', reward_value: 250, reward_image_urls: null,
+        condition_min_count: 1, condition_min_total: null, condition_streak: null, user_status: 'available', progress: null },
           ],
-          user_progress: { status: 'in_progress', progress: 50, joined_at: '2026-01-02T03:00:00.000Z', completed_at: null, completed_tasks: 1, total_tasks: 2, cap_reached: false },
+          user_progress: { status: 'in_progress', progress: 50, joined_at: '2026-01-02T03:00:00.000Z', completed_at: null, completed_tasks: 1, total_tasks: 2, cap_reached: false, period_start: null, period_end: null },
           chain_reward: {
             id: 'd3e4f5a6-b7c8-4d9e-8f0a-2b3c4d5e6f7a', type: 'mystery_box', name: 'Mystery box', value: 5, image_urls: ['https://example.com/box.png'],
             draw_seed_hash: '9f2c0d6d1f7f0b7a3c6b1f1e0c4a2d8e5b7a9c3d1e2f4a6b8c0d2e4f6a8b0c2d',
@@ -205,12 +207,12 @@ export const activeChainsSchema = z
               { prize_id: 'gold', name: '50 EUR voucher', value: 50, weight: 1, odds: 0.0099, in_stock: true },
               { prize_id: 'silver', name: '5 EUR voucher', value: 5, weight: 100, odds: 0.9901, in_stock: true },
             ],
-            claimable: false, claimable_at: null,
+            claimable: false, claimable_at: null, claimable_periods: [],
           },
         },
       ],
       claimable_tasks: [
-        { task_id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d', quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70', sequence_number: 1, reward_type: 'points', reward_name: 'Welcome points', reward_value: 100, reward_image_urls: null, completed_at: '2026-01-02T03:02:00.500Z', claimable_at: '2026-01-02T03:02:00.500Z' },
+        { task_id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d', quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70', sequence_number: 1, reward_type: 'points', reward_name: 'Welcome points', reward_value: 100, reward_image_urls: null, completed_at: '2026-01-02T03:02:00.500Z', claimable_at: '2026-01-02T03:02:00.500Z', period_start: null, period_end: null },
       ],
       user: { exists: true },
     },

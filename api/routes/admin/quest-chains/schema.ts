@@ -282,10 +282,12 @@ export const chainDefinitionSchema = z
   .openapi('QuestChainDefinition', {
     example: {
       quest_chain: { id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70', name: 'Get started', description: 'Three steps to your first trade.', logo_url: 'https://example.com/logo.png', background_image_url: null,
-        start_date: '2026-01-01T00:00:00.000Z', end_date: '2026-07-01T00:00:00.000Z', status: 'active', platform_id: '3f0c1d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', advertiser_id: '7a1b2c3d-5e6f-4a8b-9c0d-1e2f3a4b5c6d', allow_any_order: false, reward_hold_seconds: 0, mode: 'live', budget: 5000, budget_spent: 350, max_claims_per_reward: null, max_completions: 1000, admitted_users: 12, created_at: '2026-01-01T09:00:00.000Z', updated_at: '2026-01-01T09:00:00.000Z' },
+        start_date: '2026-01-01T00:00:00.000Z', end_date: '2026-07-01T00:00:00.000Z', status: 'active', platform_id: '3f0c1d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', advertiser_id: '7a1b2c3d-5e6f-4a8b-9c0d-1e2f3a4b5c6d', allow_any_order: false, timezone: 'UTC', recurrence: null, reward_hold_seconds: 0, mode: 'live', budget: 5000, budget_spent: 350, max_claims_per_reward: null, max_completions: 1000, admitted_users: 12, created_at: '2026-01-01T09:00:00.000Z', updated_at: '2026-01-01T09:00:00.000Z' },
       tasks: [{ id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d', sequence_number: 1, name: 'Verify your identity', description: null, condition_event_type: 'kyc', condition_min_amount: null, condition_currency: null,
-        condition_after_timestamp: null, condition_before_timestamp: null, reward_type: 'points', reward_name: 'Welcome points', reward_value: 100, reward_image_urls: null }, { id: 'b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e', sequence_number: 2, name: 'First deposit of 50 EUR', description: 'Any deposit of at least 50 EUR.', condition_event_type: 'transaction', condition_min_amount: 50,
-        condition_currency: 'EUR', condition_after_timestamp: null, condition_before_timestamp: null, reward_type: 'points', reward_name: 'Deposit bonus', reward_value: 250, reward_image_urls: null }],
+        condition_after_timestamp: null, condition_before_timestamp: null, reward_type: 'points', reward_name: 'Welcome points', reward_value: 100, reward_image_urls: null,
+        condition_min_count: 1, condition_min_total: null, condition_streak: null }, { id: 'b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e', sequence_number: 2, name: 'First deposit of 50 EUR', description: 'Any deposit of at least 50 EUR.', condition_event_type: 'transaction', condition_min_amount: 50,
+        condition_currency: 'EUR', condition_after_timestamp: null, condition_before_timestamp: null, reward_type: 'points', reward_name: 'Deposit bonus', reward_value: 250, reward_image_urls: null,
+        condition_min_count: 1, condition_min_total: null, condition_streak: null }],
       chain_reward: {
         id: 'd3e4f5a6-b7c8-4d9e-8f0a-2b3c4d5e6f7a', type: 'mystery_box', name: 'Mystery box', value: 5, image_urls: ['https://example.com/box.png'],
         draw_seed_hash: '9f2c0d6d1f7f0b7a3c6b1f1e0c4a2d8e5b7a9c3d1e2f4a6b8c0d2e4f6a8b0c2d',
