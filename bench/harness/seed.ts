@@ -4,14 +4,13 @@ import { users as userRows } from '../../shared/db/schema/index.js';
 import type { TestDatabase } from '../../shared/testing/database.js';
 import { requestJsonUnchecked } from '../../e2e/harness/http.js';
 import { storeCompletion } from '../../shared/testing/progress.js';
+import { adminHeaders } from '../../shared/testing/admin-token.js';
 
 /** What seeding needs of the bench context (declared here: context.ts imports this module). */
 export interface SeedContext {
   api: { url: string };
   database: TestDatabase;
 }
-
-export const BENCH_ADMIN_TOKEN = 'bench-admin-token-0123456789';
 
 export interface BenchProvider {
   id: string;
@@ -32,7 +31,7 @@ export const TASKS = 5;
 /** Event types of the seeded tasks: task i matches `step-<i % 3>`. */
 export const eventTypeOfTask = (task: number) => `step-${task % 3}`;
 
-const admin = { authorization: `Bearer ${BENCH_ADMIN_TOKEN}` };
+const admin = adminHeaders;
 
 async function call(ctx: SeedContext, method: string, path: string, options: { headers?: Record<string, string>; body?: unknown }) {
   const answer = await requestJsonUnchecked(ctx.api.url, method, path, options);

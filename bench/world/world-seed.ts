@@ -4,6 +4,7 @@ import { chainBody, worldChains, type WorldChain } from './world-chains.js';
 import { rulesOfWireChain } from '../../e2e/support/wire-rules.js';
 import type { ChainRules } from '../../shared/domain/progress.js';
 import type { WorldOptions } from './world-options.js';
+import { adminHeaders } from '../../shared/testing/admin-token.js';
 
 export interface WorldProvider {
   id: string;
@@ -27,9 +28,9 @@ const REGISTER_CONCURRENCY = 32;
  * their credentials, the chains (admin API), then every user registered.
  * Deterministic for a seed, except the ids the service assigns.
  */
-export async function seedProductionWorld(http: HttpClient, adminToken: string, options: WorldOptions, probeCount: number, log: (message: string) => void): Promise<SeededWorld> {
+export async function seedProductionWorld(http: HttpClient, options: WorldOptions, probeCount: number, log: (message: string) => void): Promise<SeededWorld> {
   const random = seededRandom(options.seed);
-  const admin = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
+  const admin = { ...adminHeaders, 'content-type': 'application/json' };
   const call = async (method: string, path: string, headers: Record<string, string>, body: unknown) => {
     const answer = await http.call(method, path, headers, JSON.stringify(body));
     if (answer.status !== 200) throw new Error(`${method} ${path} answered ${answer.status}: ${answer.body}`);

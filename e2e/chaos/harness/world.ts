@@ -1,9 +1,8 @@
 import type { ChainRules } from '../../../shared/domain/progress.js';
 import { createModelChains } from '../../support/progress-model.js';
 import type { HttpClient } from './http.js';
+import { adminHeaders } from '../../../shared/testing/admin-token.js';
 
-export const CHAOS_ADMIN_TOKEN = 'chaos-admin-token-0123456789abcdef';
-const admin = { authorization: `Bearer ${CHAOS_ADMIN_TOKEN}` };
 
 export interface Tenant {
   id: string;
@@ -31,7 +30,6 @@ export async function createProvider(client: HttpClient, type: 'platform' | 'adv
 export async function seedWorld(client: HttpClient, options: { platforms: number; usersPerPlatform: number }): Promise<Tenant[]> {
   const advertiser = await createProvider(client, 'advertiser', 'chaos advertiser');
   const stack = {
-    env: { ADMIN_TOKEN: CHAOS_ADMIN_TOKEN },
     http: async (method: string, path: string, request: { body?: unknown; headers?: Record<string, string> } = {}) => {
       const answer = await client.call(method, path, request);
       return { status: answer.status, json: 'json' in answer ? answer.json : { error: answer.error } };
@@ -51,7 +49,7 @@ export async function seedWorld(client: HttpClient, options: { platforms: number
   return tenants;
 }
 
-async function must(client: HttpClient, method: string, path: string, body: unknown, headers: Record<string, string> = admin) {
+async function must(client: HttpClient, method: string, path: string, body: unknown, headers: Record<string, string> = adminHeaders) {
   const answer = await client.call(method, path, { headers, body });
   if (answer.status !== 200) throw new Error(`${method} ${path} answered ${answer.status}: ${JSON.stringify('json' in answer ? answer.json : answer.error)}`);
   return answer.json.data;
