@@ -1,6 +1,6 @@
-import { adminHeaders } from '../../shared/testing/admin-token.js';
 import { createTestDatabase, uniqueSuffix, type TestDatabase } from '../../shared/testing/database.js';
 import { serviceEnv } from '../../shared/testing/service-env.js';
+import { seedProvider, type ApiCall } from '../../shared/testing/world-seeder.js';
 import { requestJson } from './http.js';
 import { startService, type ServiceKind, type ServiceProcess } from './service.js';
 
@@ -87,6 +87,11 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
   };
   let turn = 0;
   const http: Stack['http'] = (method, path, request = {}) => requestJson(stack.apis[turn++ % stack.apis.length]!.url, method, path, request);
+  const apiCall: ApiCall = async (method, path, headers, body) => {
+    const answer = await http(method, path, { headers, body });
+    if (answer.status !== 200) throw new Error(`${method} ${path} answered ${answer.status}: ${JSON.stringify(answer.json)}`);
+    return answer.json.data;
+  };
 
   const stack: Stack = {
     database,
@@ -98,14 +103,7 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
     processes,
     startWorker,
     http,
-    async createProvider(type) {
-      const provider = await http('POST', '/admin/v1/providers', { headers: adminHeaders, body: { type, name: `${type} ${label}` } });
-      const credential = await http('POST', `/admin/v1/providers/${provider.json.data.id}/credentials`, { headers: adminHeaders, body: {} });
-      return {
-        id: provider.json.data.id,
-        headers: { 'x-api-key': credential.json.data.key, 'x-api-secret': credential.json.data.secret },
-      };
-    },
+    createProvider: (type) => seedProvider(apiCall, type, `${type} ${label}`),
     async stop(stopOptions = {}) {
       await Promise.all(processes.map((process) => process.stop('SIGTERM')));
       if (stopOptions.keepDatabase) await database.close();
