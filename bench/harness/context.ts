@@ -8,6 +8,8 @@ import { measureLoad, type LoadFigure, type LoadOptions } from './load.js';
 import type { BenchOptions } from './options.js';
 import type { ServiceProcess } from '../../e2e/harness/service.js';
 import { startStack, type StackOptions } from '../../e2e/harness/stack.js';
+import { parseConfig } from '../../shared/config.js';
+import { openQueueProducers, type QueueProducers } from '../../shared/wiring/queues.js';
 import { Results } from './results.js';
 import { seedWorld, type BenchWorld } from './seed.js';
 
@@ -26,6 +28,8 @@ export interface BenchContext {
   world: BenchWorld;
   /** autocannon against `url` at the run's duration and connections (both overridable), measuring the API's CPU. */
   load(options: LoadOptions & { url: string }, servingPid?: number): Promise<LoadFigure>;
+  /** The queues as the run's API and workers address them (shared/wiring); the caller closes them. */
+  openQueues(): QueueProducers;
   /** A worker (under `--cpu-prof` with --profile-workers), with `env` added to the run's; stopped by `close` if not before. */
   startWorker(env?: Record<string, string>): Promise<ServiceProcess & { metricsUrl: string }>;
   log(message: string): void;
@@ -79,6 +83,7 @@ export async function openContext(options: BenchOptions, userCount: number): Pro
         ...load,
         duration: Number(load.duration ?? options.durationS),
       }),
+    openQueues: () => openQueueProducers(parseConfig(env)),
     async startWorker(extraEnv = {}) {
       const worker = await stack.startWorker(extraEnv);
       return { ...worker, metricsUrl: `${worker.url}/metrics` };
