@@ -1,18 +1,17 @@
 import { loadConfig } from '../shared/config.js';
 import { migrateWithLock } from '../shared/db/migrate.js';
-import { bufferedStdout, createLogger } from '../shared/observability/logger.js';
+import { apiLogger } from '../shared/wiring/process-logger.js';
 import { stopOnSignals } from '../shared/wiring/stop-on-signals.js';
 import { startApi } from './start-api.js';
 
 const config = loadConfig();
-// Buffered: one write(2) per 8 KiB of lines, not per line (docs/performance.md); flushed on every exit path.
-const logOutput = bufferedStdout();
-const logger = createLogger({ level: config.LOG_LEVEL, name: 'api', destination: logOutput.stream });
+const { logger, output } = apiLogger(config);
 if (config.MIGRATE_ON_START) await migrateWithLock(config.DATABASE_URL);
-const api = await startApi(config, logger, logOutput);
+const api = await startApi(config, logger, output);
 stopOnSignals((signal) => api.stop(signal), {
   timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
   logger,
   deadlineMessage: 'shutdown deadline passed; exiting',
-  beforeExit: () => logOutput.flushSync(),
+  // What the buffer still holds is written before the process exits.
+  beforeExit: () => output.flushSync(),
 });
