@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { serve } from '@hono/node-server';
 import type { Config } from '../shared/config.js';
 import type { BufferedStdout, Logger } from '../shared/observability/logger.js';
@@ -8,6 +9,8 @@ import { startMetricsServer } from './operator/metrics.js';
 
 /** A listening API process; `stop` ends it gracefully and closes every connection (it does not exit). */
 export interface RunningApi {
+  /** The port it listens on (PORT, or the one picked for 0). */
+  port: number;
   stop(signal: string): Promise<void>;
 }
 
@@ -30,8 +33,11 @@ export async function startApi(config: Config, logger: Logger, logOutput: Buffer
     // Supervisors and tests wait for this line: do not leave it in the buffer.
     logOutput.flush();
   });
+  await once(server, 'listening');
+  const address = server.address();
 
   return {
+    port: typeof address === 'object' && address ? address.port : config.PORT,
     async stop(signal) {
       if (shuttingDown) return;
       shuttingDown = true;
