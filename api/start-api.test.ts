@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../shared/config.js';
 import { bufferedStdout, createLogger } from '../shared/observability/logger.js';
 import { uniqueSuffix } from '../shared/testing/database.js';
@@ -12,22 +12,17 @@ const { database } = useTestData('start_api', { providers: false });
 const output = bufferedStdout();
 const silent = createLogger({ level: 'silent', name: 'start-api-test', destination: output.stream });
 
-let running: RunningApi | undefined;
-afterEach(async () => {
-  await running?.stop('test');
-  running = undefined;
-});
-
 describe('startApi', () => {
   it('listens on the port it was given (0: any), answers ready, and stops answering once stopped', async () => {
     const config = parseConfig({ DATABASE_URL: database.url, QUEUE_PREFIX: `start-api-${uniqueSuffix()}`, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent' });
-    running = await startApi(config, silent, output);
-    const url = `http://127.0.0.1:${running.port}`;
-    expect(running.port).toBeGreaterThan(0);
-    expect((await fetch(`${url}/readyz`)).status).toBe(200);
-
-    await running.stop('test');
-    running = undefined;
+    const api: RunningApi = await startApi(config, silent, output);
+    const url = `http://127.0.0.1:${api.port}`;
+    try {
+      expect(api.port).toBeGreaterThan(0);
+      expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    } finally {
+      await api.stop('test');
+    }
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
   });
 });
