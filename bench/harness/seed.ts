@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { users as userRows } from '../../shared/db/schema/index.js';
 import type { TestDatabase } from '../../shared/testing/database.js';
 import { requestJsonUnchecked } from '../../e2e/harness/http.js';
-import { seedProvider, seedWorld as seedThroughApi, type ApiCall } from '../../shared/testing/world-seeder.js';
+import { dataOf, seedProvider, seedWorld as seedThroughApi, type ApiCall } from '../../shared/testing/world-seeder.js';
 import { storeCompletion } from '../../shared/testing/progress.js';
 
 /** What seeding needs of the bench context (declared here: context.ts imports this module). */
@@ -34,11 +34,8 @@ export const eventTypeOfTask = (task: number) => `step-${task % 3}`;
 /** The bench's requests as the seeder makes them: unchecked against the documents (the load shares the cores). */
 const apiCallOf =
   (ctx: SeedContext): ApiCall =>
-  async (method, path, headers, body) => {
-    const answer = await requestJsonUnchecked(ctx.api.url, method, path, { headers, body });
-    if (answer.status !== 200) throw new Error(`${method} ${path} answered ${answer.status}: ${JSON.stringify(answer.json)}`);
-    return answer.json.data;
-  };
+  async (method, path, headers, body) =>
+    dataOf(method, path, await requestJsonUnchecked(ctx.api.url, method, path, { headers, body }));
 
 const JSON_CONTENT = { 'content-type': 'application/json' };
 

@@ -4,7 +4,7 @@ import { chainBody, worldChains, type WorldChain } from './world-chains.js';
 import { rulesOfWireChain } from '../../e2e/support/wire-rules.js';
 import type { ChainRules } from '../../shared/domain/progress.js';
 import type { WorldOptions } from './world-options.js';
-import { seedWorld, type ApiCall, type SeededProvider } from '../../shared/testing/world-seeder.js';
+import { dataOf, seedWorld, type ApiCall, type SeededProvider } from '../../shared/testing/world-seeder.js';
 
 export type WorldProvider = SeededProvider;
 
@@ -30,8 +30,7 @@ export async function seedProductionWorld(http: HttpClient, options: WorldOption
   const random = seededRandom(options.seed);
   const call: ApiCall = async (method, path, headers, body) => {
     const answer = await http.call(method, path, { ...headers, ...JSON_CONTENT }, JSON.stringify(body));
-    if (answer.status !== 200) throw new Error(`${method} ${path} answered ${answer.status}: ${answer.body}`);
-    return (JSON.parse(answer.body) as { data: any }).data;
+    return dataOf(method, path, { status: answer.status, json: answer.status === 200 ? JSON.parse(answer.body) : undefined }, () => answer.body);
   };
   const users = Array.from({ length: options.users }, (_, i) => ({ platformIndex: i % options.platforms, platformUserId: `w${i % options.platforms}-${i}` }));
   const probeUsers = Array.from({ length: probeCount }, (_, i) => `probe-${i}`);

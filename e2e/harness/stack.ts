@@ -1,6 +1,6 @@
 import { createTestDatabase, uniqueSuffix, type TestDatabase } from '../../shared/testing/database.js';
 import { serviceEnv } from '../../shared/testing/service-env.js';
-import { seedProvider, type ApiCall } from '../../shared/testing/world-seeder.js';
+import { dataOf, seedProvider, type ApiCall } from '../../shared/testing/world-seeder.js';
 import { requestJson } from './http.js';
 import { startService, type ServiceKind, type ServiceProcess } from './service.js';
 
@@ -87,11 +87,7 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
   };
   let turn = 0;
   const http: Stack['http'] = (method, path, request = {}) => requestJson(stack.apis[turn++ % stack.apis.length]!.url, method, path, request);
-  const apiCall: ApiCall = async (method, path, headers, body) => {
-    const answer = await http(method, path, { headers, body });
-    if (answer.status !== 200) throw new Error(`${method} ${path} answered ${answer.status}: ${JSON.stringify(answer.json)}`);
-    return answer.json.data;
-  };
+  const apiCall: ApiCall = async (method, path, headers, body) => dataOf(method, path, await http(method, path, { headers, body }));
 
   const stack: Stack = {
     database,

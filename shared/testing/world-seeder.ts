@@ -8,6 +8,12 @@ import { adminHeaders } from './admin-token.js';
 /** One JSON call to the API: answers the `data` of a 200, throws on anything else. */
 export type ApiCall = (method: string, path: string, headers: Record<string, string>, body: unknown) => Promise<any>;
 
+/** The `data` of a 200 answer for an ApiCall; any other status throws, naming the call and what came back. */
+export function dataOf(method: string, path: string, answer: { status: number; json?: any }, described: () => string = () => JSON.stringify(answer.json)): any {
+  if (answer.status !== 200) throw new Error(`${method} ${path} answered ${answer.status}: ${described()}`);
+  return answer.json.data;
+}
+
 export interface SeededProvider {
   id: string;
   /** X-API-Key and X-API-Secret of its credential (and `providerHeaders`, when given). */

@@ -1,5 +1,5 @@
 import type { ChainRules } from '../../../shared/domain/progress.js';
-import { seedWorld as seedThroughApi, type ApiCall } from '../../../shared/testing/world-seeder.js';
+import { dataOf, seedWorld as seedThroughApi, type ApiCall } from '../../../shared/testing/world-seeder.js';
 import { MODEL_CHAINS } from '../../support/progress-model.js';
 import { rulesOfWireChain, wireChainBody } from '../../support/wire-rules.js';
 import type { HttpClient } from './http.js';
@@ -21,8 +21,7 @@ const apiCallOf =
   (client: HttpClient): ApiCall =>
   async (method, path, headers, body) => {
     const answer = await client.call(method, path, { headers, body });
-    if (answer.status !== 200) throw new Error(`${method} ${path} answered ${answer.status}: ${JSON.stringify('json' in answer ? answer.json : answer.error)}`);
-    return answer.json.data;
+    return dataOf(method, path, answer, () => JSON.stringify('json' in answer ? answer.json : answer.error));
   };
 
 /**
