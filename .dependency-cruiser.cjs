@@ -18,7 +18,7 @@ module.exports = {
     },
     {
       name: 'core-imports-a-process',
-      comment: 'core/ holds the use-cases and the matching plan, typed on core/deps.ts: it never imports api/, worker/ or cli/ (a process passes its pieces in).',
+      comment: 'core/ holds the use-cases and the matcher in feature folders, typed on core/deps.ts: it never imports api/, worker/ or cli/ (a process passes its pieces in).',
       severity: 'error',
       from: { path: '^core/' },
       to: { path: '^(api|worker|cli)/' },
@@ -29,6 +29,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^core/' },
       to: { path: '^node_modules/(hono|@hono)/' },
+    },
+    {
+      name: 'core-by-feature',
+      comment: 'core/ is one folder per feature (core/webhooks, core/backtests, ...): a folder of use-cases by kind would scatter a feature again (docs/decisions.md).',
+      severity: 'error',
+      from: { path: '^core/use-cases/' },
+      to: {},
     },
     {
       name: 'api-holds-use-cases',

@@ -11,7 +11,7 @@ import type { AppDeps } from './app-env.js';
 import { CredentialCache } from './auth/credential-cache.js';
 import { createRateLimits } from './auth/rate-limits.js';
 import { LiveHub } from './live/hub.js';
-import { providersServingLive } from '../core/use-cases/live/providers-serving-live.js';
+import { providersServingLive } from '../core/live/live-streams.js';
 
 /**
  * Opens everything a request handler may use, on top of an open database.

@@ -1,10 +1,8 @@
 import type { Command } from 'commander';
 import { credentialKeyParams, credentialModeSchema, toCreatedCredentialResponse, toCredentialResponse } from '../api/routes/admin/credentials/schema.js';
 import { providerIdParams } from '../api/routes/admin/providers/schema.js';
-import { createCredential } from '../core/use-cases/admin/create-credential.js';
-import { listCredentials } from '../core/use-cases/admin/list-credentials.js';
-import { everyItem } from '../core/use-cases/page.js';
-import { updateCredential } from '../core/use-cases/admin/update-credential.js';
+import { createCredential, listCredentials, updateCredential } from '../core/admin/credentials.js';
+import { everyItem } from '../core/page.js';
 import { commaList, parseInput, runCommand } from './context.js';
 
 type CredentialView = ReturnType<typeof toCredentialResponse>;

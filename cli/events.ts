@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { listEventPartitions } from '../shared/db/event-partitions.js';
 import { formatIsoMillis } from '../shared/domain/timestamp.js';
-import { dropExpiredEvents } from '../core/use-cases/events/drop-expired-events.js';
+import { dropExpiredEvents } from '../core/events/drop-expired-events.js';
 import { CliInputError, runCommand } from './context.js';
 
 const iso = (us: bigint | null) => (us === null ? null : formatIsoMillis(us));

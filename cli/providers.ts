@@ -1,9 +1,7 @@
 import type { Command } from 'commander';
 import { createProviderSchema, providerIdParams, toProviderResponse } from '../api/routes/admin/providers/schema.js';
-import { createProvider } from '../core/use-cases/admin/create-provider.js';
-import { listProviders } from '../core/use-cases/admin/list-providers.js';
-import { everyItem } from '../core/use-cases/page.js';
-import { updateProvider } from '../core/use-cases/admin/update-provider.js';
+import { createProvider, listProviders, updateProvider } from '../core/admin/providers.js';
+import { everyItem } from '../core/page.js';
 import { parseInput, runCommand } from './context.js';
 
 type ProviderView = ReturnType<typeof toProviderResponse>;

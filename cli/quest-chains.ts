@@ -9,10 +9,9 @@ import {
   updateChainSchema,
   type ChainDefinitionResponse,
 } from '../api/routes/admin/quest-chains/schema.js';
-import { createChain } from '../core/use-cases/quest-chains/create-chain.js';
-import { listChains } from '../core/use-cases/quest-chains/list-chains.js';
-import { everyItem } from '../core/use-cases/page.js';
-import { setChainStatus } from '../core/use-cases/quest-chains/set-chain-status.js';
+import { createChain } from '../core/quest-chains/create-chain.js';
+import { listChains, setChainStatus } from '../core/quest-chains/chains.js';
+import { everyItem } from '../core/page.js';
 import { registerChainAnalysisCommands } from './chain-analysis.js';
 import { CliInputError, parseInput, runCommand } from './context.js';
 

@@ -5,9 +5,9 @@ import { findActiveProviderByName, type Provider } from '../shared/db/provider-s
 import type { ProviderType } from '../shared/domain/permissions.js';
 import { loadLiveTokenSigner } from '../shared/live/token.js';
 import { toCreateChainInput } from '../api/routes/admin/quest-chains/schema.js';
-import { createCredential } from '../core/use-cases/admin/create-credential.js';
-import { createProvider } from '../core/use-cases/admin/create-provider.js';
-import { createChain } from '../core/use-cases/quest-chains/create-chain.js';
+import { createCredential } from '../core/admin/credentials.js';
+import { createProvider } from '../core/admin/providers.js';
+import { createChain } from '../core/quest-chains/create-chain.js';
 import { runCommand } from './context.js';
 
 const HOUR_MS = 3600_000;

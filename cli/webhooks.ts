@@ -4,11 +4,8 @@ import { WEBHOOK_MESSAGE_STATUSES } from '../shared/db/schema/index.js';
 import { notFound } from '../shared/errors.js';
 import { providerIdParams } from '../api/routes/admin/providers/schema.js';
 import { createEndpointSchema, endpointParams, messageParams, messagesQuery, toCreatedEndpointResponse, toEndpointsResponse, toMessagesResponse } from '../api/routes/webhook-endpoints/schema.js';
-import { createEndpoint } from '../core/use-cases/webhooks/create-endpoint.js';
-import { deleteEndpoint } from '../core/use-cases/webhooks/delete-endpoint.js';
-import { listEndpoints } from '../core/use-cases/webhooks/list-endpoints.js';
-import { listMessages } from '../core/use-cases/webhooks/list-messages.js';
-import { replayMessage } from '../core/use-cases/webhooks/replay-message.js';
+import { createEndpoint, deleteEndpoint, listEndpoints } from '../core/webhooks/endpoints.js';
+import { listMessages, replayMessage } from '../core/webhooks/messages.js';
 import { toPageRequest } from '../api/http/pagination.js';
 import { commaList, parseInput, runCommand, withQueues, type CliContext } from './context.js';
 

@@ -964,8 +964,13 @@ export interface components {
             platform_id: string;
             /** Format: uuid */
             advertiser_id: string;
-            /** @description false: one task at a time in sequence order; true: an event completes the lowest-numbered open task it matches. */
+            /** @description false: one task at a time in sequence order; true: an event counts toward the lowest-numbered open task it matches. */
             allow_any_order: boolean;
+            /**
+             * @description The IANA time zone in which streak periods are counted (docs/quest-language.md).
+             * @example UTC
+             */
+            timezone: string;
         };
         QuestTask: {
             /** Format: uuid */
@@ -990,9 +995,32 @@ export interface components {
             reward_name: string;
             reward_value: number;
             reward_image_urls: string[] | null;
+            /** @description How many counting events complete the task; 1 for a task one event completes (docs/quest-language.md). */
+            condition_min_count: number;
+            /** @description The sum of the counting events' amounts (in condition_currency) that completes the task; null: none. */
+            condition_min_total: number | null;
+            /** @description Consecutive periods (in the chain's timezone) each holding a counting event; null: none. */
+            condition_streak: {
+                periods: number;
+                /** @enum {string} */
+                every: "day" | "week";
+            } | null;
             /** @enum {string} */
             user_status: "completed" | "available" | "locked";
+            progress: components["schemas"]["TaskProgress"];
         };
+        /** @description For a counted, summed or streak task: what the user has gathered toward it (docs/quest-language.md); null for a task one event completes. */
+        TaskProgress: {
+            /** @description Events counted toward the task so far. */
+            count: number;
+            count_required: number;
+            /** @description Sum of the counted events' amounts; null when the task sets no total. */
+            total: number | null;
+            total_required: number | null;
+            /** @description Consecutive periods with a counted event, up to the current one (0 once a period passed without one); null when the task sets no streak. */
+            streak: number | null;
+            streak_required: number | null;
+        } | null;
         UserProgress: {
             /** @enum {string} */
             status: "not_started" | "in_progress" | "completed";
@@ -1099,7 +1127,8 @@ export interface components {
          *               "source": "advertiser",
          *               "amount": 20,
          *               "currency": "EUR",
-         *               "verdict": "amount_below_minimum"
+         *               "verdict": "amount_below_minimum",
+         *               "progress": null
          *             },
          *             {
          *               "event_id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
@@ -1107,7 +1136,8 @@ export interface components {
          *               "source": "platform",
          *               "amount": 80,
          *               "currency": "EUR",
-         *               "verdict": "waiting_for_earlier_task"
+         *               "verdict": "waiting_for_earlier_task",
+         *               "progress": null
          *             }
          *           ]
          *         }
@@ -1166,10 +1196,16 @@ export interface components {
             amount: number | null;
             currency: string | null;
             /**
-             * @description Why this event did not complete the task (product rules §11).
+             * @description Why this event did not complete the task (product rules §11). `counted`: it counted toward this task, which needs more (docs/quest-language.md); `streak_broken`: it counted, and a streak task's run started again from it after a period without one.
              * @enum {string}
              */
-            verdict: "outside_chain_window" | "before_task_window" | "after_task_window" | "amount_below_minimum" | "amount_missing" | "currency_mismatch" | "waiting_for_earlier_task" | "used_by_other_task" | "after_completion" | "not_yet_processed" | "reversed" | "cap_reached";
+            verdict: "outside_chain_window" | "before_task_window" | "after_task_window" | "amount_below_minimum" | "amount_missing" | "currency_mismatch" | "waiting_for_earlier_task" | "used_by_other_task" | "after_completion" | "not_yet_processed" | "reversed" | "cap_reached" | "counted" | "streak_broken";
+            /** @description With `counted` and `streak_broken`: the task's running tally with this event; null otherwise. */
+            progress: {
+                count: number;
+                total: number;
+                streak: number;
+            } | null;
         };
         /**
          * @example {

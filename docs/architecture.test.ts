@@ -27,7 +27,7 @@ describe('docs/architecture.md', () => {
   it('walks an event through both processes, file by file', () => {
     const files = namedPaths(walk).filter((path) => /\.(ts|mjs)$/.test(path));
     // Both ends of the queue and the rules between them.
-    for (const expected of ['api/routes/events/send.ts', 'core/use-cases/events/ingest-events.ts', 'shared/queue/producer.ts', 'worker/processor.ts', 'core/matching/match-batch.ts', 'shared/domain/sources.ts', 'core/matching/plan-batch.ts', 'shared/db/progress-store.ts']) {
+    for (const expected of ['api/routes/events/send.ts', 'core/events/ingest-events.ts', 'shared/queue/producer.ts', 'worker/processor.ts', 'core/matching/match-batch.ts', 'shared/domain/sources.ts', 'core/matching/plan-batch.ts', 'core/matching/counting-history.ts', 'shared/db/progress-store.ts']) {
       expect(files).toContain(expected);
     }
     expect(files.length).toBeGreaterThanOrEqual(25);

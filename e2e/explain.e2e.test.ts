@@ -95,7 +95,7 @@ describe('GET /v1/quest-chains/{id}/users/{platformUserId}/explain', () => {
       [ids.early, 'before_task_window'],
       [ids.outside, 'outside_chain_window'],
     ]);
-    expect(deposit.candidates[5]).toEqual({ event_id: ids.small, timestamp: day(-7), source: 'platform', amount: 10, currency: 'EUR', verdict: 'amount_below_minimum' });
+    expect(deposit.candidates[5]).toEqual({ event_id: ids.small, timestamp: day(-7), source: 'platform', amount: 10, currency: 'EUR', verdict: 'amount_below_minimum', progress: null });
     // Task 3 was current from -5 days: the first trade completed it, the second came after.
     expect(trade).toMatchObject({ user_status: 'completed', completed_by: { event_id: ids.trade1 } });
     expect(trade.candidates.map((c: { event_id: string; verdict: string }) => [c.event_id, c.verdict])).toEqual([[ids.trade2, 'after_completion']]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { updateCredential } from '../../core/use-cases/admin/update-credential.js';
-import { updateProvider } from '../../core/use-cases/admin/update-provider.js';
+import { updateCredential } from '../../core/admin/credentials.js';
+import { updateProvider } from '../../core/admin/providers.js';
 import { eventually } from '../../shared/testing/eventually.js';
 import { createTestProvider } from '../../shared/testing/fixtures.js';
 import { createTestApp } from '../testing/test-app.js';

@@ -11,8 +11,8 @@ import { createTestChain, createTestUser } from '../../shared/testing/chains.js'
 import { createEmptyTestDatabase, type TestDatabase } from '../../shared/testing/database.js';
 import { eventually } from '../../shared/testing/eventually.js';
 import { createTestProvider } from '../../shared/testing/fixtures.js';
-import { updateCredential } from '../../core/use-cases/admin/update-credential.js';
-import { updateProvider } from '../../core/use-cases/admin/update-provider.js';
+import { updateCredential } from '../../core/admin/credentials.js';
+import { updateProvider } from '../../core/admin/providers.js';
 import { readSse } from '../testing/sse-reader.js';
 import { createTestApp, type TestApp } from '../testing/test-app.js';
 import { useTestService } from '../testing/test-service.js';

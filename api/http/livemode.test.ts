@@ -4,7 +4,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../shared/db/project-root.js';
 import { invalidInput } from '../../shared/errors.js';
-import { createCredential } from '../../core/use-cases/admin/create-credential.js';
+import { createCredential } from '../../core/admin/credentials.js';
 import { createApp } from '../app.js';
 import { requireOperation } from '../auth/authenticate.js';
 import { useTestService } from '../testing/test-service.js';

@@ -5,7 +5,7 @@ import { installRefusingEventTrigger } from '../../shared/db/refusing-trigger.te
 import { events } from '../../shared/db/schema/index.js';
 import type { MatchingProducer } from '../../shared/queue/producer.js';
 import type { EventRef } from '../../shared/queue/contract.js';
-import { ingestEvents, type EventInput, type ProviderEvent } from '../../core/use-cases/events/ingest-events.js';
+import { ingestEvents, type EventInput, type ProviderEvent } from '../../core/events/ingest-events.js';
 import { GroupCommit } from './group-commit.js';
 import { useTestService } from '../testing/test-service.js';
 

@@ -1,7 +1,7 @@
 import type { Logger } from '../../shared/observability/logger.js';
 import type { StreamRegistry } from './stream-registry.js';
 
-/** Of the given providers, those whose live tokens still count (core/use-cases/live/providers-serving-live.ts). */
+/** Of the given providers, those whose live tokens still count (providersServingLive in core/live/live-streams.ts). */
 export type ProvidersServingLive = (providerIds: readonly string[]) => Promise<Set<string>>;
 
 /**

@@ -5,8 +5,7 @@ import type { LiveTokenScope } from '../../shared/live/token.js';
 import type { Logger } from '../../shared/observability/logger.js';
 import type { AppDeps } from '../app-env.js';
 import { toProgressMessage, toReadyMessage } from '../routes/live/schema.js';
-import { progressChangedSince } from '../../core/use-cases/live/progress-changed-since.js';
-import { findUserId } from '../../core/use-cases/users/find-user-id.js';
+import { findUserId, progressChangedSince } from '../../core/live/live-streams.js';
 import type { LiveHub } from './hub.js';
 import type { StreamTicket } from './stream-registry.js';
 

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { OpenAPIBackend } from 'openapi-backend';
-import { runBacktest } from '../../core/use-cases/backtests/run-backtest.js';
+import { runBacktest } from '../../core/backtests/run-backtest.js';
 import { createTestProvider } from '../../shared/testing/fixtures.js';
 import { conformanceTo, openApiBackend, OUTSIDE_THE_DOCUMENTS, type Conformance } from '../../shared/testing/openapi-conformance.js';
 import { storeCompletion } from '../../shared/testing/progress.js';

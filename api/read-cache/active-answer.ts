@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { ChainDefinition } from '../../shared/db/chain-store.js';
 import { dateToMicros } from '../../shared/domain/timestamp.js';
 import type { AppDeps } from '../app-env.js';
-import { readActiveChains, type ActiveChains } from '../../core/use-cases/quest-chains/read-active-chains.js';
+import { readActiveChains, type ActiveChains } from '../../core/quest-chains/read-active-chains.js';
 import { noneMatchHits } from '../http/conditional.js';
 import { answerKey, type CachedAnswer } from './active-answer-cache.js';
 

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { reverseEvents } from '../../core/use-cases/events/reverse-events.js';
+import { reverseEvents } from '../../core/events/reverse-events.js';
 import { idArray } from '../../shared/db/sql-fragments.js';
 import type { BenchContext } from '../harness/context.js';
 import type { MatchingTenant } from './seed.js';

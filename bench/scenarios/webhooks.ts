@@ -5,7 +5,7 @@ import { insertMessages, type WebhookFact } from '../../shared/db/webhook-messag
 import { eventBatches } from '../../shared/queue/contract.js';
 import { createTestProvider } from '../../shared/testing/fixtures.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../shared/testing/webhook-receiver.js';
-import { generateWebhookSecret } from '../../shared/webhooks/signing.js';
+import { generateWebhookSecret } from '../../core/webhooks/signing.js';
 import type { BenchContext, Scenario } from '../harness/context.js';
 import { drain, type DrainFigure } from '../matching/drain.js';
 import { matchingTenant, roundRobin, type MatchingTenant } from '../matching/seed.js';

@@ -1,9 +1,10 @@
 import { findAdmissions, insertAdmissions, takePlaces } from '../../shared/db/admission-store.js';
-import { admitsNoOneNew, type MatchingChain } from '../../shared/db/chain-store.js';
+import type { MatchingChain } from '../../shared/db/chain-store.js';
+import { admitsNoOneNew } from '../../shared/domain/admission.js';
 import type { Executor } from '../../shared/db/client.js';
 import type { WalkState } from '../../shared/domain/progress.js';
 import { admissionCandidates, chooseAdmitted, type BatchView } from './plan-batch.js';
-import { walkKey } from '../../shared/domain/walk-key.js';
+import { parseWalkKey, walkKey } from '../../shared/domain/walk-key.js';
 
 /**
  * max_completions (docs/budgets.md, "Completion caps"): before a batch writes
@@ -31,8 +32,11 @@ export async function admitNewUsers(
   const admitted = chooseAdmitted(waiting, await takePlaces(tx, needs));
   await insertAdmissions(tx, admitted);
   const admittedKeys = new Set(admitted.map((a) => walkKey(a.userId, a.chainId)));
-  for (const { userId, chainId } of waiting) {
-    const key = walkKey(userId, chainId);
-    if (!admittedKeys.has(key)) states.delete(key);
+  const shutOut = new Set(waiting.map((c) => walkKey(c.userId, c.chainId)).filter((key) => !admittedKeys.has(key)));
+  if (shutOut.size === 0) return;
+  // Every run of the chain: a user without a place counts in none of them.
+  for (const key of [...states.keys()]) {
+    const [userId, chainId] = parseWalkKey(key);
+    if (shutOut.has(walkKey(userId, chainId))) states.delete(key);
   }
 }

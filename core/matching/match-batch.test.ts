@@ -9,7 +9,7 @@ import type { TestProvider } from '../../shared/testing/fixtures.js';
 import { useTestData } from '../../shared/testing/test-data.js';
 import { matchBatch } from './match-batch.js';
 import { deleteEndpoint, insertEndpoint } from '../../shared/db/webhook-endpoint-store.js';
-import { generateWebhookSecret } from '../../shared/webhooks/signing.js';
+import { generateWebhookSecret } from '../webhooks/signing.js';
 
 // The matching use-case called directly (the queue is exercised by the end-to-end tests):
 // enqueueing is dropped, not sent.

@@ -1,7 +1,7 @@
-import { claimPendingEvents, deletePending, loadHistory, type StoredEvent } from '../../shared/db/event-store.js';
+import { claimPendingEvents, deletePending, type StoredEvent } from '../../shared/db/event-store.js';
 import { deleteCompletions, loadClaimHolds, loadWalks, markClaimsReversed, saveChainProgress, saveCompletions, stampUsers } from '../../shared/db/progress-store.js';
 import { findClaimsByIds } from '../../shared/db/reward-store.js';
-import { reversalFact } from '../use-cases/webhooks/claim-fact.js';
+import { reversalFact } from '../webhooks/claim-fact.js';
 import { findSourceUsers, loadMatchUsers, lockUsers, type ProgressChange } from '../../shared/db/user-store.js';
 import type { ServiceUserId } from '../../shared/domain/ids.js';
 import { sourceKey, usersBySource, type EventSource } from '../../shared/domain/sources.js';
@@ -12,8 +12,9 @@ import { providersListening } from '../../shared/db/webhook-endpoint-store.js';
 import type { CoreDeps } from '../deps.js';
 import { advanceWalks, diffWalks, historyNeeds, recomputeWalks, type BatchView } from './plan-batch.js';
 import { walkKey } from '../../shared/domain/walk-key.js';
-import { batchFacts } from './webhook-facts.js';
+import { batchFacts } from '../webhooks/batch-facts.js';
 import { admitNewUsers } from './admit-users.js';
+import { loadCountingHistory } from './counting-history.js';
 import { appendTo, groupBy } from '../../shared/collections.js';
 
 /** A user whose progress changed, with the chains that changed and the stamp stored for it (what live streams are told). */
@@ -76,7 +77,7 @@ export async function matchBatch(
     const view: BatchView = {
       users: new Map(users.map((u) => [u.id, u])),
       chainsByPlatform: groupBy(chains, (c) => c.chain.platformId),
-      walks: new Map(walks.map((w) => [walkKey(w.userId, w.chainId), w])),
+      walks: new Map(walks.map((w) => [walkKey(w.userId, w.chainId, w.periodStartUs), w])),
     };
     // §4 reversed on the loaded users (the lookup above only found candidates).
     const usersOfSource = usersBySource(users);
@@ -91,8 +92,7 @@ export async function matchBatch(
       const holds = await loadClaimHolds(tx, [...new Set(recompute.map((key) => key.userId))]);
       // A redo reads only its window of the history; the rare one that needs more goes round again, whole.
       for (let keys = recompute; keys.length > 0; ) {
-        const needs = historyNeeds(view, keys);
-        const history = await loadHistory(tx, needs.sources, needs.eventTypes, needs.window);
+        const history = await loadCountingHistory(tx, historyNeeds(view, keys));
         const { states, unbounded } = recomputeWalks(view, keys, history, holds);
         for (const [key, state] of states) advanced.set(key, state);
         keys = unbounded;

@@ -2,11 +2,15 @@ import type { ClaimStanding, CompletionWrite, ChainProgressWrite, StoredWalk } f
 import type { StoredEvent } from '../../shared/db/event-store.js';
 import { isChainCompleted } from '../../shared/domain/chain-view.js';
 import type { ServiceUserId } from '../../shared/domain/ids.js';
-import { countingFilter, sourceKey, sourcesOf, type ChainScope, type EventSource, type MatchUser } from '../../shared/domain/sources.js';
-import { advanceWalk, recomputeWalk, redoWalk, redoWindow, type Hold, type RedoWindow, type WalkAdvance, type WalkState } from '../../shared/domain/progress.js';
+import { countingFilter, type ChainScope, type MatchUser, type SourceHistory } from '../../shared/domain/sources.js';
+import { advanceWalk, recomputeWalk, redoWalk, redoWindow, type ChainRules, type Hold, type RedoWindow, type WalkAdvance, type WalkState } from '../../shared/domain/progress.js';
+import { ONLY_RUN } from '../../shared/domain/recurrence.js';
+import { eventsByRun, runRules } from '../../shared/domain/runs.js';
 import type { MatchingChain } from '../../shared/db/chain-store.js';
 import { groupBy } from '../../shared/collections.js';
+import type { StoredTallies } from '../../shared/domain/tally.js';
 import { parseWalkKey, walkKey } from '../../shared/domain/walk-key.js';
+import type { SpannedRead } from './counting-history.js';
 
 /**
  * The in-memory half of a batch: given what the batch loaded, decide each
@@ -20,12 +24,20 @@ export interface BatchView {
   walks: ReadonlyMap<string, StoredWalk>;
 }
 
-/** One (user, chain) the batch touches; `redo`: only that window of its stored walk is walked again (late events, see redoWalk). */
+/**
+ * One (user, chain, run) the batch touches; `periodStartUs` null: every run
+ * of a repeating chain (a re-evaluation); `redo`: only that window of its
+ * stored walk is walked again (late events, see redoWalk).
+ */
 export interface WalkKey {
   userId: ServiceUserId;
   chain: MatchingChain;
+  periodStartUs: bigint | null;
   redo?: { stored: WalkState; window: RedoWindow };
 }
+
+/** The rules a key walks: its run's, or the whole chain's for every run at once. */
+const rulesOfKey = ({ chain, periodStartUs }: WalkKey): ChainRules => (periodStartUs === null ? chain.rules : runRules(chain.rules, periodStartUs)!);
 
 const scopeOf = (definition: MatchingChain): ChainScope => ({
   platformId: definition.chain.platformId,
@@ -39,7 +51,7 @@ function storedState(walk: StoredWalk | undefined): WalkState | null {
   // A row from before marks existed: its walk cannot be continued, only redone.
   if (walk.mark === null) return null;
   const completions = new Map([...walk.completions].map(([taskId, c]) => [taskId, { taskId, eventId: c.eventId, completedUs: c.completedUs, held: c.held }]));
-  return { completions, mark: walk.mark };
+  return { completions, mark: walk.mark, tallies: new Map(Object.entries(walk.tallies ?? {})) };
 }
 
 const taskTypes = new WeakMap<MatchingChain, (event: StoredEvent) => boolean>();
@@ -76,46 +88,41 @@ export function advanceWalks(
   for (const user of view.users.values()) {
     for (const chain of view.chainsByPlatform.get(user.platformId) ?? []) {
       if (evaluateIds.has(user.id)) {
-        recompute.push({ userId: user.id, chain });
+        recompute.push({ userId: user.id, chain, periodStartUs: chain.rules.recurrence ? null : ONLY_RUN });
         continue;
       }
       const counting = countingEvents(user, chain, eventsByUser.get(user.id));
       if (counting.length === 0) continue;
-      const state = storedState(view.walks.get(walkKey(user.id, chain.chain.id)));
-      const result: WalkAdvance = state === null ? { recompute: true } : advanceWalk(chain.rules, state, counting);
-      if (!('recompute' in result)) advanced.set(walkKey(user.id, chain.chain.id), result.state);
-      else if (state !== null && result.from !== undefined) recompute.push({ userId: user.id, chain, redo: { stored: state, window: redoWindow(chain.rules, state, result.from) } });
-      else recompute.push({ userId: user.id, chain });
+      // One walk per run the events fall in (a chain that does not repeat has one).
+      for (const [periodStartUs, events] of eventsByRun(chain.rules, counting)) {
+        const key = walkKey(user.id, chain.chain.id, periodStartUs);
+        const rules = runRules(chain.rules, periodStartUs)!;
+        const state = storedState(view.walks.get(key));
+        const result: WalkAdvance = state === null ? { recompute: true } : advanceWalk(rules, state, events);
+        if (!('recompute' in result)) advanced.set(key, result.state);
+        else if (state !== null && result.from !== undefined) recompute.push({ userId: user.id, chain, periodStartUs, redo: { stored: state, window: redoWindow(rules, state, result.from) } });
+        else recompute.push({ userId: user.id, chain, periodStartUs });
+      }
     }
   }
   return { advanced, recompute };
 }
 
 /**
- * Which history the recomputes need: every sender and id that counts for
- * those users, each with the span its walks redo (the chain's window, or from
- * the first late event up to a complete walk's last completion), the chains'
- * types, and the joint window (for partition pruning).
+ * Which history the recomputes need: each key's user in its chain, over the
+ * span its walk redoes (the chain's window, or from the first late event up
+ * to a complete walk's last completion), of the chain's types.
  */
-export function historyNeeds(view: BatchView, keys: readonly WalkKey[]) {
-  const sources = new Map<string, EventSource & { fromUs: bigint; untilUs: bigint }>();
-  const types = new Set<string>();
-  let joint: { fromUs: bigint; untilUs: bigint } | null = null;
-  for (const { userId, chain, redo } of keys) {
-    const { startUs, endUs } = chain.rules;
+export function historyNeeds(view: BatchView, keys: readonly WalkKey[]): SpannedRead[] {
+  return keys.map((key) => {
+    const { userId, chain, redo } = key;
+    const { startUs, endUs } = rulesOfKey(key);
     const window = redo?.window;
     const fromUs = window && window.from.occurredUs > startUs ? window.from.occurredUs : startUs;
     // Positions at the until instant count (the bound is a position), so the span ends just after it.
     const untilUs = window?.until && window.until.occurredUs + 1n < endUs ? window.until.occurredUs + 1n : endUs;
-    for (const { providerId, userId: sender } of sourcesOf(view.users.get(userId)!, chain.chain)) {
-      const key = sourceKey({ providerId, userId: sender });
-      const known = sources.get(key);
-      sources.set(key, { providerId, userId: sender, fromUs: known && known.fromUs < fromUs ? known.fromUs : fromUs, untilUs: known && known.untilUs > untilUs ? known.untilUs : untilUs });
-    }
-    for (const task of chain.rules.tasks) types.add(task.eventType);
-    joint = joint === null ? { fromUs, untilUs } : { fromUs: fromUs < joint.fromUs ? fromUs : joint.fromUs, untilUs: untilUs > joint.untilUs ? untilUs : joint.untilUs };
-  }
-  return { sources: [...sources.values()], eventTypes: [...types], window: joint ?? { fromUs: 0n, untilUs: 0n } };
+    return { user: view.users.get(userId)!, chain: chain.chain, eventTypes: chain.rules.tasks.map((task) => task.eventType), span: { fromUs, untilUs } };
+  });
 }
 
 /**
@@ -132,24 +139,43 @@ export function historyNeeds(view: BatchView, keys: readonly WalkKey[]) {
 export function recomputeWalks(
   view: BatchView,
   keys: readonly WalkKey[],
-  history: readonly StoredEvent[],
+  history: SourceHistory<StoredEvent>,
   claimHolds: ReadonlyMap<string, readonly Hold[]>,
 ): { states: Map<string, WalkState>; unbounded: WalkKey[] } {
-  const bySource = groupBy(history, sourceKey);
   const states = new Map<string, WalkState>();
   const unbounded: WalkKey[] = [];
-  for (const { userId, chain, redo } of keys) {
+  for (const { userId, chain, periodStartUs, redo } of keys) {
     const user = view.users.get(userId)!;
-    const key = walkKey(userId, chain.chain.id);
-    const own = sourcesOf(user, chain.chain).flatMap((source) => bySource.get(sourceKey(source)) ?? []);
-    const stored = view.walks.get(key);
-    const holds = [...retainedHolds(stored, own), ...(claimHolds.get(key) ?? [])];
+    const own = history.eventsOf(user, chain.chain);
     const counting = own.filter(countingFilter(user, scopeOf(chain)));
-    const state = redo === undefined ? recomputeWalk(chain.rules, counting, holds) : redoWalk(chain.rules, redo.stored, redo.window, counting, holds);
-    if (state === null) unbounded.push({ userId, chain });
-    else states.set(key, state);
+    const periods = periodStartUs === null ? runsToWalk(view, userId, chain, counting, claimHolds) : [periodStartUs];
+    for (const period of periods) {
+      const key = walkKey(userId, chain.chain.id, period);
+      const rules = runRules(chain.rules, period);
+      // A stored run the chain no longer has (its dates changed): nothing counts in it any more.
+      if (rules === null) continue;
+      const stored = view.walks.get(key);
+      const holds = [...retainedHolds(stored, own), ...(claimHolds.get(key) ?? [])];
+      const state = redo === undefined ? recomputeWalk(rules, counting, holds) : redoWalk(rules, redo.stored, redo.window, counting, holds);
+      if (state === null) unbounded.push({ userId, chain, periodStartUs: period });
+      else states.set(key, state);
+    }
   }
   return { states, unbounded };
+}
+
+/**
+ * Every run of a repeating chain a re-evaluation walks again: those its
+ * counting events fall in, and those with a stored walk or a claim (which
+ * may now have nothing left in them).
+ */
+function runsToWalk(view: BatchView, userId: ServiceUserId, chain: MatchingChain, counting: readonly StoredEvent[], claimHolds: ReadonlyMap<string, readonly Hold[]>): bigint[] {
+  const periods = new Set(eventsByRun(chain.rules, counting).keys());
+  for (const key of [...view.walks.keys(), ...claimHolds.keys()]) {
+    const [walkUser, chainId, period] = parseWalkKey(key);
+    if (walkUser === userId && chainId === chain.chain.id) periods.add(period);
+  }
+  return [...periods];
 }
 
 /**
@@ -177,18 +203,21 @@ export interface AdmissionCandidate {
 
 /** The walks that would start counting in a capped chain for a user with no completion stored there. */
 export function admissionCandidates(view: BatchView, states: ReadonlyMap<string, WalkState>, chainsById: ReadonlyMap<string, MatchingChain>): AdmissionCandidate[] {
-  const candidates: AdmissionCandidate[] = [];
+  const candidates = new Map<string, AdmissionCandidate>();
+  let placed: Set<string> | undefined;
   for (const [key, state] of states) {
     if (state.completions.size === 0) continue;
     const [userId, chainId] = parseWalkKey(key);
     if (chainsById.get(chainId)!.chain.maxCompletions === null) continue;
-    // A stored completion means a place taken (and kept) before.
-    if ((view.walks.get(key)?.completions.size ?? 0) > 0) continue;
-    let firstUs: bigint | null = null;
+    // A stored completion, in any run of the chain, means a place taken (and kept) before: a user is admitted once.
+    placed ??= new Set([...view.walks.values()].filter((w) => w.completions.size > 0).map((w) => walkKey(w.userId, w.chainId)));
+    const chainKey = walkKey(userId, chainId);
+    if (placed.has(chainKey)) continue;
+    let firstUs = candidates.get(chainKey)?.firstUs ?? null;
     for (const c of state.completions.values()) if (firstUs === null || c.completedUs < firstUs) firstUs = c.completedUs;
-    candidates.push({ userId, chainId, firstUs: firstUs! });
+    candidates.set(chainKey, { userId, chainId, firstUs: firstUs! });
   }
-  return candidates;
+  return [...candidates.values()];
 }
 
 /** Of the candidates for each chain, the first `granted` by earliest completion (then user id): those admitted. */
@@ -205,16 +234,22 @@ export interface BatchWrites {
   /** New, moved, and newly held or no longer held completions. */
   completions: CompletionWrite[];
   /** Completions undone (a reversal): nothing completes their tasks any more. */
-  undone: { userId: ServiceUserId; chainId: string; taskId: string; eventId: string }[];
+  undone: { userId: ServiceUserId; chainId: string; periodStartUs: bigint; taskId: string; eventId: string }[];
   /** Rows for chain_progress; `changedUs` is filled in once the users are stamped. */
   progress: ChainProgressWrite[];
   /** Claims whose completion stopped (or started again) standing on counting events. */
   standings: ClaimStanding[];
-  /** Chains whose completion was undone: `user/chain`. */
+  /** Runs whose completion was undone: their walk keys. */
   chainsUndone: Set<string>;
   /** user id -> chains whose completions changed */
   changedChains: Map<ServiceUserId, string[]>;
 }
+
+/** The walk's tallies as stored: null when it keeps none (a chain without counted, summed or streak tasks). */
+const storedTallies = (state: WalkState): StoredTallies | null =>
+  state.tallies === undefined || state.tallies.size === 0 ? null : Object.fromEntries([...state.tallies].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+
+const sameTallies = (a: StoredTallies | null, b: StoredTallies | null) => JSON.stringify(a) === JSON.stringify(b);
 
 const sameMark = (a: WalkState['mark'], b: WalkState['mark']) => (a === null ? b === null : b !== null && a.id === b.id && a.occurredUs === b.occurredUs);
 
@@ -222,12 +257,12 @@ const sameMark = (a: WalkState['mark'], b: WalkState['mark']) => (a === null ? b
  * The rows that differ from what is stored. A walk whose completions and mark
  * are unchanged writes nothing. A completion undone, by being taken away or
  * by now standing only on its claim (held), moves the walk to its next
- * generation, which names the webhook facts of what follows (webhook-facts.ts).
+ * generation, which names the webhook facts of what follows (core/webhooks/batch-facts.ts).
  */
 export function diffWalks(view: BatchView, states: ReadonlyMap<string, WalkState>, chainsById: ReadonlyMap<string, MatchingChain>): BatchWrites {
   const writes: BatchWrites = { completions: [], undone: [], progress: [], standings: [], chainsUndone: new Set(), changedChains: new Map() };
   for (const [key, state] of states) {
-    const [userId, chainId] = parseWalkKey(key);
+    const [userId, chainId, periodStartUs] = parseWalkKey(key);
     const definition = chainsById.get(chainId)!;
     const stored = view.walks.get(key);
     let changed = false;
@@ -236,17 +271,20 @@ export function diffWalks(view: BatchView, states: ReadonlyMap<string, WalkState
       const before = stored?.completions.get(completion.taskId);
       const held = completion.held === true;
       if (before?.eventId === completion.eventId && before.held === held) continue;
-      writes.completions.push({ userId, chainId, taskId: completion.taskId, eventId: completion.eventId, completedUs: completion.completedUs, held });
-      if ((before?.held ?? false) !== held) writes.standings.push({ userId, chainId, taskId: completion.taskId, reversed: held });
+      writes.completions.push({ userId, chainId, periodStartUs, taskId: completion.taskId, eventId: completion.eventId, completedUs: completion.completedUs, held });
+      if ((before?.held ?? false) !== held) writes.standings.push({ userId, chainId, periodStartUs, taskId: completion.taskId, reversed: held });
       if (held && before?.held !== true) undone = true;
       changed = true;
     }
     for (const [taskId, before] of stored?.completions ?? []) {
       if (state.completions.has(taskId)) continue;
-      writes.undone.push({ userId, chainId, taskId, eventId: before.eventId });
+      writes.undone.push({ userId, chainId, periodStartUs, taskId, eventId: before.eventId });
       undone = true;
       changed = true;
     }
+    // A tally that grew is progress the user sees (docs/quest-language.md), as a completion is.
+    const tallies = storedTallies(state);
+    if (!sameTallies(stored?.tallies ?? null, tallies)) changed = true;
     if (!changed && stored !== undefined && sameMark(stored.mark, state.mark)) continue;
     if (!changed && stored === undefined && state.mark === null) continue;
     const total = definition.tasks.length;
@@ -256,14 +294,16 @@ export function diffWalks(view: BatchView, states: ReadonlyMap<string, WalkState
     // A chain reward's claim stands while the chain is completed. Only a walk
     // undone before (generation > 0) can have a claim marked reversed to clear.
     if (wasComplete && !isComplete) {
-      writes.standings.push({ userId, chainId, taskId: null, reversed: true });
+      writes.standings.push({ userId, chainId, periodStartUs, taskId: null, reversed: true });
       writes.chainsUndone.add(key);
       undone = true;
     }
-    if (!wasComplete && isComplete && (stored?.generation ?? 0) > 0) writes.standings.push({ userId, chainId, taskId: null, reversed: false });
+    if (!wasComplete && isComplete && (stored?.generation ?? 0) > 0) writes.standings.push({ userId, chainId, periodStartUs, taskId: null, reversed: false });
     if (changed) {
       const chains = writes.changedChains.get(userId);
-      if (chains) chains.push(chainId);
+      if (chains) {
+        if (!chains.includes(chainId)) chains.push(chainId);
+      }
       else writes.changedChains.set(userId, [chainId]);
     }
     let latest: bigint | null = null;
@@ -271,12 +311,14 @@ export function diffWalks(view: BatchView, states: ReadonlyMap<string, WalkState
     writes.progress.push({
       userId,
       chainId,
+      periodStartUs,
       completedTasks: completed,
       totalTasks: total,
       completedUs: isComplete ? latest : null,
       mark: state.mark,
       changedUs: null,
       generation: (stored?.generation ?? 0) + (undone ? 1 : 0),
+      tallies,
     });
   }
   return writes;

@@ -17,7 +17,7 @@ export type StoredBacktest = Pick<BacktestColumns, 'id' | 'platformId' | 'status
 // JSON has no bigint: the draft's microsecond times travel as decimal strings.
 type Micros = string | null;
 type DraftJson = Omit<BacktestDraft, 'rules'> & {
-  rules: { allowAnyOrder: boolean; startUs: string; endUs: string; tasks: (Omit<TaskCondition, 'afterUs' | 'beforeUs'> & { afterUs: Micros; beforeUs: Micros })[] };
+  rules: { allowAnyOrder: boolean; startUs: string; endUs: string; timezone?: string; tasks: (Omit<TaskCondition, 'afterUs' | 'beforeUs'> & { afterUs: Micros; beforeUs: Micros })[] };
 };
 
 const micros = (us: bigint | null): Micros => (us === null ? null : us.toString());
@@ -31,6 +31,7 @@ function draftToJson(draft: BacktestDraft): DraftJson {
       allowAnyOrder: rules.allowAnyOrder,
       startUs: rules.startUs.toString(),
       endUs: rules.endUs.toString(),
+      ...(rules.timezone === undefined ? {} : { timezone: rules.timezone }),
       tasks: rules.tasks.map((task) => ({ ...task, afterUs: micros(task.afterUs), beforeUs: micros(task.beforeUs) })),
     },
   };
@@ -44,6 +45,7 @@ function draftFromJson(json: DraftJson): BacktestDraft {
       allowAnyOrder: rules.allowAnyOrder,
       startUs: BigInt(rules.startUs),
       endUs: BigInt(rules.endUs),
+      ...(rules.timezone === undefined ? {} : { timezone: rules.timezone }),
       tasks: rules.tasks.map((task) => ({ ...task, afterUs: bigintOrNull(task.afterUs), beforeUs: bigintOrNull(task.beforeUs) })),
     },
   };

@@ -34,13 +34,6 @@ export interface ChainDefinition extends MatchingChain {
   reward: ChainReward | null;
 }
 
-/** A prize that can still be drawn: unlimited, or some left. */
-export const inStock = (prize: Pick<PrizeRow, 'stock'>) => prize.stock === null || prize.stock > 0;
-
-/** Every place of the chain's max_completions is taken: it admits no new user (docs/budgets.md). */
-export const admitsNoOneNew = (chain: Pick<ChainRow, 'maxCompletions' | 'admittedUsers'>) =>
-  chain.maxCompletions !== null && chain.admittedUsers >= chain.maxCompletions;
-
 /** A chain to store: its columns (ids and bookkeeping times are the database's), its tasks and its optional reward. */
 export type NewChain = Omit<typeof questChains.$inferInsert, 'id' | 'createdAt' | 'updatedAt'> & {
   tasks: NewTask[];
@@ -56,6 +49,8 @@ export function toChainRules(chain: ChainRow, tasks: readonly TaskRow[]): ChainR
     allowAnyOrder: chain.allowAnyOrder,
     startUs: chain.startDate,
     endUs: chain.endDate,
+    timezone: chain.timezone,
+    recurrence: chain.recurrence,
     tasks: tasks.map((task) => ({
       id: task.id,
       sequenceNumber: task.sequenceNumber,
@@ -64,6 +59,9 @@ export function toChainRules(chain: ChainRow, tasks: readonly TaskRow[]): ChainR
       currency: task.conditionCurrency,
       afterUs: task.conditionAfterTimestamp,
       beforeUs: task.conditionBeforeTimestamp,
+      minCount: task.conditionMinCount,
+      minTotal: task.conditionMinTotal,
+      streak: task.conditionStreak,
     })),
   };
 }

@@ -260,68 +260,79 @@ export async function pagePendingEvents(
   return rows.map((row) => ({ eventId: row.eventId, providerId: row.providerId, receivedAt: BigInt(row.receivedUs), userId: row.userId }));
 }
 
-/** Whose history to read: a sender and the user id it used (§4's sources, shared/domain/sources.ts). */
-export type HistorySource = EventSource;
+/** Whose history to read: a sender and the user id it used (§4's sources, shared/domain/sources.ts), and the span of it to read. */
+export type HistorySource = EventSource & { fromUs?: bigint; untilUs?: bigint };
+
+/** A stored event as explain shows it: whether the matcher has processed it yet. */
+export type ExplainedEvent = StoredEvent & { pending: boolean };
 
 /**
  * Every stored event of the given sources whose type is one of `eventTypes`
  * and whose timestamp lies in [fromUs, untilUs), or in the source's own
  * narrower window when it has one (a redo after late events reads only the
  * part of a user's history it walks again): what a recompute walks.
- *
+ */
+export async function loadHistory(
+  tx: Executor,
+  sources: readonly HistorySource[],
+  eventTypes: readonly string[],
+  window: { fromUs: bigint; untilUs: bigint },
+): Promise<StoredEvent[]> {
+  if (sources.length === 0 || eventTypes.length === 0) return [];
+  const rows = await tx.execute<EventRow>(historyStatement(sources, eventTypes, window, sql``));
+  return rows.map(toStoredEvent);
+}
+
+/**
+ * Every stored event of the given sources whose type is one of `eventTypes`,
+ * at any time (explain shows those outside the chain's dates too), each with
+ * whether it still waits for the matcher.
+ */
+export async function loadHistoryWithPending(db: Executor, sources: readonly HistorySource[], eventTypes: readonly string[]): Promise<ExplainedEvent[]> {
+  if (sources.length === 0 || eventTypes.length === 0) return [];
+  const pending = sql`, exists (select 1 from pending_events p where p.event_id = e.id) as pending`;
+  const rows = await db.execute<EventRow & { pending: boolean }>(historyStatement(sources, eventTypes, null, pending));
+  return rows.map((row) => ({ ...toStoredEvent(row), pending: row.pending }));
+}
+
+/**
  * One range of the dedup index (provider_id, user_id, event_type,
  * occurred_at) per source and type: the `offset 0` keeps the lateral scan
  * from being flattened into a join, which the planner, counting few rows per
  * user, planned as one scan of the user's whole index range with the type and
  * the window as filters (a busy user's thousands of entries read for a few
- * rows). The shared window also prunes partitions.
+ * rows). The shared window (null: none) also prunes partitions.
  */
-export async function loadHistory(
-  tx: Executor,
-  sources: readonly (HistorySource & { fromUs?: bigint; untilUs?: bigint })[],
+function historyStatement(
+  sources: readonly HistorySource[],
   eventTypes: readonly string[],
-  window: { fromUs: bigint; untilUs: bigint },
-): Promise<StoredEvent[]> {
-  if (sources.length === 0 || eventTypes.length === 0) return [];
-  const rows = await tx.execute<EventRow>(sql`
-    select ${eventRowColumns}
-    from unnest(${idArray(sources.map((s) => s.providerId))}, ${textArray(sources.map((s) => s.userId))},
-                ${numberArray(sources.map((s) => s.fromUs ?? window.fromUs), 'bigint')}, ${numberArray(sources.map((s) => s.untilUs ?? window.untilUs), 'bigint')})
-           as s(provider_id, user_id, from_us, until_us)
+  window: { fromUs: bigint; untilUs: bigint } | null,
+  extraColumns: SQL,
+): SQL {
+  const inWindow = window
+    ? sql`and e.occurred_at >= ${instant(window.fromUs)} and e.occurred_at < ${instant(window.untilUs)}
+        and e.occurred_at >= ${fromUs(sql`s.from_us`)} and e.occurred_at < ${fromUs(sql`s.until_us`)}`
+    : sql``;
+  const spans = window
+    ? sql`, ${numberArray(sources.map((s) => s.fromUs ?? window.fromUs), 'bigint')}, ${numberArray(sources.map((s) => s.untilUs ?? window.untilUs), 'bigint')}`
+    : sql``;
+  return sql`
+    select ${eventRowColumns}${extraColumns}
+    from unnest(${idArray(sources.map((s) => s.providerId))}, ${textArray(sources.map((s) => s.userId))}${spans})
+           as s(provider_id, user_id${window ? sql`, from_us, until_us` : sql``})
     cross join unnest(${textArray([...new Set(eventTypes)])}) as t(event_type)
     cross join lateral (
       select * from events e
       where e.provider_id = s.provider_id and e.user_id = s.user_id and e.event_type = t.event_type
-        and e.occurred_at >= ${instant(window.fromUs)} and e.occurred_at < ${instant(window.untilUs)}
-        and e.occurred_at >= ${fromUs(sql`s.from_us`)} and e.occurred_at < ${fromUs(sql`s.until_us`)}
-      offset 0) e`);
-  return rows.map(toStoredEvent);
+        ${inWindow}
+      offset 0) e`;
 }
 
-/** A stored event as explain shows it: whether the matcher has processed it yet. */
-export type ExplainedEvent = StoredEvent & { pending: boolean };
-
-const sourcesTable = (sources: readonly HistorySource[]) =>
+const sourcesTable = (sources: readonly EventSource[]) =>
   sql`unnest(${idArray(sources.map((s) => s.providerId))}, ${textArray(sources.map((s) => s.userId))}) as s(provider_id, user_id)`;
 
-/**
- * Every stored event of the given sources (§4: the user's platform id, the id
- * linked for the chain's advertiser) whose type is one of `eventTypes`, at any
- * time (explain shows those outside the chain's dates too), each with whether
- * it still waits for the matcher. Served by the dedup index per source.
- */
-export async function loadEventsToExplain(db: Executor, sources: readonly HistorySource[], eventTypes: readonly string[]): Promise<ExplainedEvent[]> {
-  if (sources.length === 0 || eventTypes.length === 0) return [];
-  const rows = await db.execute<EventRow & { pending: boolean }>(sql`
-    select ${eventRowColumns}, exists (select 1 from pending_events p where p.event_id = e.id) as pending
-    from ${sourcesTable(sources)}
-    join events e on e.provider_id = s.provider_id and e.user_id = s.user_id
-    where e.event_type = any(${textArray(eventTypes)})`);
-  return rows.map((row) => ({ ...toStoredEvent(row), pending: row.pending }));
-}
-
 /** How many stored events of the sources (any type) still wait for the matcher. */
-export async function countPendingEvents(db: Executor, sources: readonly HistorySource[]): Promise<number> {
+export async function countPendingEvents(db: Executor, sources: readonly EventSource[]): Promise<number> {
   if (sources.length === 0) return 0;
   const [row] = await db.execute<{ n: string }>(sql`
     select count(*)::text as n from ${sourcesTable(sources)}

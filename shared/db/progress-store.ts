@@ -4,8 +4,9 @@ import type { Executor } from './client.js';
 import { decodeTimestampUs, type DriverRow, fromJson } from './driver-row.js';
 import { chainProgress, rewardClaims, taskCompletions, users } from './schema/index.js';
 import type { Hold } from '../domain/progress.js';
+import type { StoredTallies, Tally } from '../domain/tally.js';
 import { appendTo } from '../collections.js';
-import { booleanArray, fromUs, idArray, nullableIdArray, numberArray, occurredUsColumn } from './sql-fragments.js';
+import { booleanArray, fromUs, idArray, nullableIdArray, numberArray, occurredUsColumn, textArray } from './sql-fragments.js';
 import { walkKey } from '../domain/walk-key.js';
 
 /**
@@ -27,9 +28,13 @@ export interface StoredCompletion {
 export interface StoredWalk {
   userId: ServiceUserId;
   chainId: string;
+  /** The run of a repeating chain (docs/quest-language.md); 0 in a chain that does not repeat. */
+  periodStartUs: bigint;
   mark: { occurredUs: bigint; id: string } | null;
   completions: Map<string, StoredCompletion>;
   generation: number;
+  /** Counted, summed and streak tasks' tallies (docs/quest-language.md); null in other chains. */
+  tallies: StoredTallies | null;
 }
 
 /**
@@ -38,9 +43,9 @@ export interface StoredWalk {
  * epoch microseconds (occurredUsColumn).
  */
 type WalkRow = DriverRow<
-  { [K in 'markUs' | 'markEventId' | 'generation']: (typeof chainProgress.$inferSelect)[K] | null } & Pick<typeof chainProgress.$inferSelect, 'userId' | 'chainId'> & {
+  { [K in 'markUs' | 'markEventId' | 'generation' | 'tallies']: (typeof chainProgress.$inferSelect)[K] | null } & Pick<typeof chainProgress.$inferSelect, 'userId' | 'chainId'> & {
     [K in 'taskId' | 'eventId' | 'held']: CompletionColumns[K] | null;
-  } & { completedUs: bigint | null }
+  } & { completedUs: bigint | null; periodStartUs: string }
 >;
 
 /**
@@ -54,22 +59,25 @@ export async function loadWalks(tx: Executor, userIds: readonly ServiceUserId[])
   if (userIds.length === 0) return [];
   const ids = idArray(userIds);
   const rows = await tx.execute<WalkRow>(sql`
-    select cp.user_id as "userId", cp.chain_id as "chainId", cp.mark_us::text as "markUs", cp.mark_event_id as "markEventId", cp.generation,
-           null::uuid as "taskId", null::uuid as "eventId", null::text as "completedUs", null::boolean as held
+    select cp.user_id as "userId", cp.chain_id as "chainId", cp.mark_us::text as "markUs", cp.mark_event_id as "markEventId", cp.generation, cp.tallies,
+           null::uuid as "taskId", null::uuid as "eventId", null::text as "completedUs", null::boolean as held, cp.period_start_us::text as "periodStartUs"
     from chain_progress cp where cp.user_id = any(${ids})
     union all
-    select tc.user_id, tc.chain_id, null, null, null, tc.task_id, tc.event_id, ${occurredUsColumn(sql`tc.completed_at`)}, tc.held
+    select tc.user_id, tc.chain_id, null, null, null, null, tc.task_id, tc.event_id, ${occurredUsColumn(sql`tc.completed_at`)}, tc.held, tc.period_start_us::text
     from task_completions tc where tc.user_id = any(${ids})`);
   const walks = new Map<string, StoredWalk>();
   for (const row of rows) {
     if (row.taskId !== null) continue;
     const mark = row.markUs === null || row.markEventId === null ? null : { occurredUs: BigInt(row.markUs), id: row.markEventId };
-    walks.set(walkKey(row.userId, row.chainId), { userId: row.userId, chainId: row.chainId, mark, completions: new Map(), generation: row.generation ?? 0 });
+    const periodStartUs = BigInt(row.periodStartUs);
+    walks.set(walkKey(row.userId, row.chainId, periodStartUs), {
+      userId: row.userId, chainId: row.chainId, periodStartUs, mark, completions: new Map(), generation: row.generation ?? 0, tallies: fromJson(row.tallies),
+    });
   }
   // A completion belongs to its walk's row; one without a row (none is written so) is not part of any walk.
   for (const row of rows) {
     if (row.taskId === null) continue;
-    walks.get(walkKey(row.userId, row.chainId))?.completions.set(row.taskId, { eventId: row.eventId!, completedUs: BigInt(row.completedUs!), held: row.held === true });
+    walks.get(walkKey(row.userId, row.chainId, BigInt(row.periodStartUs)))?.completions.set(row.taskId, { eventId: row.eventId!, completedUs: BigInt(row.completedUs!), held: row.held === true });
   }
   return [...walks.values()];
 }
@@ -77,6 +85,7 @@ export async function loadWalks(tx: Executor, userIds: readonly ServiceUserId[])
 export interface CompletionWrite {
   userId: ServiceUserId;
   chainId: string;
+  periodStartUs: bigint;
   taskId: string;
   eventId: string;
   completedUs: bigint;
@@ -87,22 +96,22 @@ export interface CompletionWrite {
 export async function saveCompletions(tx: Executor, writes: readonly CompletionWrite[]): Promise<void> {
   if (writes.length === 0) return;
   await tx.execute(sql`
-    insert into task_completions (user_id, task_id, chain_id, event_id, completed_at, held)
-    select r.u, r.t, r.c, r.e, ${fromUs(sql`r.us`)}, r.held
+    insert into task_completions (user_id, task_id, chain_id, event_id, completed_at, held, period_start_us)
+    select r.u, r.t, r.c, r.e, ${fromUs(sql`r.us`)}, r.held, r.period
     from unnest(${idArray(writes.map((w) => w.userId))}, ${idArray(writes.map((w) => w.taskId))}, ${idArray(writes.map((w) => w.chainId))},
                 ${idArray(writes.map((w) => w.eventId))}, ${numberArray(writes.map((w) => w.completedUs), 'bigint')},
-                ${booleanArray(writes.map((w) => w.held))}) as r(u, t, c, e, us, held)
-    on conflict (user_id, task_id) do update
+                ${booleanArray(writes.map((w) => w.held))}, ${numberArray(writes.map((w) => w.periodStartUs), 'bigint')}) as r(u, t, c, e, us, held, period)
+    on conflict (user_id, task_id, period_start_us) do update
       set event_id = excluded.event_id, completed_at = excluded.completed_at, held = excluded.held, recorded_at = now()`);
 }
 
 /** Completions undone: their events were reversed and nothing else completes their tasks (docs/reversals.md). */
-export async function deleteCompletions(tx: Executor, rows: readonly { userId: ServiceUserId; taskId: string }[]): Promise<void> {
+export async function deleteCompletions(tx: Executor, rows: readonly { userId: ServiceUserId; taskId: string; periodStartUs: bigint }[]): Promise<void> {
   if (rows.length === 0) return;
   await tx.execute(sql`
     delete from task_completions c
-    using unnest(${idArray(rows.map((r) => r.userId))}, ${idArray(rows.map((r) => r.taskId))}) as r(u, t)
-    where c.user_id = r.u and c.task_id = r.t`);
+    using unnest(${idArray(rows.map((r) => r.userId))}, ${idArray(rows.map((r) => r.taskId))}, ${numberArray(rows.map((r) => r.periodStartUs), 'bigint')}) as r(u, t, p)
+    where c.user_id = r.u and c.task_id = r.t and c.period_start_us = r.p`);
 }
 
 /** Which of these users have a task completed by one of these events (by the primary key's user prefix: no index on event_id). */
@@ -114,17 +123,30 @@ export async function usersCompletedBy(tx: Executor, userIds: readonly ServiceUs
   return rows.map((row) => row.userId);
 }
 
+/**
+ * Which of these users keep tallies in some chain (docs/quest-language.md): a
+ * reversed event of theirs may have been counted toward a task without
+ * completing it, so only a new walk knows what its reversal changes.
+ */
+export async function usersWithTallies(tx: Executor, userIds: readonly ServiceUserId[]): Promise<ServiceUserId[]> {
+  if (userIds.length === 0) return [];
+  const rows = await tx.execute<{ userId: ServiceUserId }>(sql`
+    select distinct user_id as "userId" from chain_progress
+    where user_id = any(${idArray(userIds)}) and tallies is not null`);
+  return rows.map((row) => row.userId);
+}
+
 /** The holds of the users' task claims (shared/domain/progress.ts, Hold), by `user/chain`. */
 export async function loadClaimHolds(tx: Executor, userIds: readonly ServiceUserId[]): Promise<Map<string, Hold[]>> {
   const holds = new Map<string, Hold[]>();
   if (userIds.length === 0) return holds;
-  const rows = await tx.execute<{ userId: ServiceUserId; chainId: string; taskId: string; eventId: string; completedUs: string }>(sql`
+  const rows = await tx.execute<{ userId: ServiceUserId; chainId: string; taskId: string; eventId: string; completedUs: string; periodStartUs: string }>(sql`
     select user_id as "userId", chain_id as "chainId", task_id as "taskId", completed_event_id as "eventId",
-           ${occurredUsColumn(sql`completed_at`)} as "completedUs"
+           ${occurredUsColumn(sql`completed_at`)} as "completedUs", period_start_us::text as "periodStartUs"
     from reward_claims
     where user_id = any(${idArray(userIds)}) and task_id is not null and completed_event_id is not null`);
   for (const row of rows) {
-    appendTo(holds, walkKey(row.userId, row.chainId), { taskId: row.taskId, at: { occurredUs: BigInt(row.completedUs), id: row.eventId }, kind: 'claim' } satisfies Hold);
+    appendTo(holds, walkKey(row.userId, row.chainId, BigInt(row.periodStartUs)), { taskId: row.taskId, at: { occurredUs: BigInt(row.completedUs), id: row.eventId }, kind: 'claim' } satisfies Hold);
   }
   return holds;
 }
@@ -133,6 +155,7 @@ export async function loadClaimHolds(tx: Executor, userIds: readonly ServiceUser
 export interface ClaimStanding {
   userId: ServiceUserId;
   chainId: string;
+  periodStartUs: bigint;
   /** null: the chain reward's claim. */
   taskId: string | null;
   reversed: boolean;
@@ -149,9 +172,10 @@ export async function markClaimsReversed(tx: Executor, standings: readonly Claim
     update reward_claims c
     set reversed_at = case when r.reversed then now() end
     from unnest(${idArray(standings.map((s) => s.userId))}, ${idArray(standings.map((s) => s.chainId))},
-                ${nullableIdArray(standings.map((s) => s.taskId))}, ${booleanArray(standings.map((s) => s.reversed))})
-      as r(u, c, t, reversed)
-    where c.user_id = r.u and c.chain_id = r.c and c.task_id is not distinct from r.t
+                ${nullableIdArray(standings.map((s) => s.taskId))}, ${booleanArray(standings.map((s) => s.reversed))},
+                ${numberArray(standings.map((s) => s.periodStartUs), 'bigint')})
+      as r(u, c, t, reversed, p)
+    where c.user_id = r.u and c.chain_id = r.c and c.task_id is not distinct from r.t and c.period_start_us = r.p
       and (c.reversed_at is null) = r.reversed
     returning c.id, r.reversed`);
   return rows.filter((row) => row.reversed).map((row) => row.id);
@@ -179,6 +203,7 @@ export async function stampUsers(tx: Executor, userIds: readonly ServiceUserId[]
 export interface ChainProgressWrite {
   userId: ServiceUserId;
   chainId: string;
+  periodStartUs: bigint;
   completedTasks: number;
   totalTasks: number;
   completedUs: bigint | null;
@@ -186,23 +211,25 @@ export interface ChainProgressWrite {
   /** The user's new stamp when the completions changed; null keeps the stored one. */
   changedUs: bigint | null;
   generation: number;
+  tallies: StoredTallies | null;
 }
 
 /** The summary and the walk mark of each (user, chain), in one statement. */
 export async function saveChainProgress(tx: Executor, writes: readonly ChainProgressWrite[]): Promise<void> {
   if (writes.length === 0) return;
   await tx.execute(sql`
-    insert into chain_progress (user_id, chain_id, completed_tasks, total_tasks, completed_at, mark_us, mark_event_id, updated_at, generation)
-    select r.u, r.c, r.done, r.total, ${fromUs(sql`r.done_us`)}, r.mark_us, r.mark_id, ${fromUs(sql`r.changed_us`)}, r.generation
+    insert into chain_progress (user_id, chain_id, completed_tasks, total_tasks, completed_at, mark_us, mark_event_id, updated_at, generation, tallies, period_start_us)
+    select r.u, r.c, r.done, r.total, ${fromUs(sql`r.done_us`)}, r.mark_us, r.mark_id, ${fromUs(sql`r.changed_us`)}, r.generation, r.tallies::jsonb, r.period
     from unnest(${idArray(writes.map((w) => w.userId))}, ${idArray(writes.map((w) => w.chainId))},
                 ${numberArray(writes.map((w) => w.completedTasks), 'int')}, ${numberArray(writes.map((w) => w.totalTasks), 'int')},
                 ${numberArray(writes.map((w) => w.completedUs), 'bigint')}, ${numberArray(writes.map((w) => w.mark?.occurredUs ?? null), 'bigint')},
                 ${nullableIdArray(writes.map((w) => w.mark?.id ?? null))}, ${numberArray(writes.map((w) => w.changedUs), 'bigint')},
-                ${numberArray(writes.map((w) => w.generation), 'int')})
-      as r(u, c, done, total, done_us, mark_us, mark_id, changed_us, generation)
-    on conflict (user_id, chain_id) do update
+                ${numberArray(writes.map((w) => w.generation), 'int')}, ${textArray(writes.map((w) => (w.tallies === null ? null : JSON.stringify(w.tallies))))},
+                ${numberArray(writes.map((w) => w.periodStartUs), 'bigint')})
+      as r(u, c, done, total, done_us, mark_us, mark_id, changed_us, generation, tallies, period)
+    on conflict (user_id, chain_id, period_start_us) do update
       set completed_tasks = excluded.completed_tasks, total_tasks = excluded.total_tasks, completed_at = excluded.completed_at,
-          mark_us = excluded.mark_us, mark_event_id = excluded.mark_event_id, generation = excluded.generation,
+          mark_us = excluded.mark_us, mark_event_id = excluded.mark_event_id, generation = excluded.generation, tallies = excluded.tallies,
           updated_at = coalesce(excluded.updated_at, chain_progress.updated_at)`);
 }
 
@@ -218,6 +245,8 @@ export interface ReadUserState {
   claimedChains: Set<string>;
   /** Of the full chains asked about (max_completions reached), those that admitted the user. */
   admittedChains: Set<string>;
+  /** Counted, summed and streak tasks' tallies by task id, in the tally chains asked about (docs/quest-language.md). */
+  tallies: Map<string, Tally>;
 }
 
 type ClaimColumns = typeof rewardClaims.$inferSelect;
@@ -229,6 +258,8 @@ type ReadUserRow = DriverRow<Pick<UserColumns, 'id' | 'createdAt' | 'progressCha
   claims: string | [ClaimColumns['chainId'], ClaimColumns['taskId']][];
   /** Chain ids; only when full chains were asked about. */
   admissions?: string | string[];
+  /** Each walk's stored tallies; only when tally chains were asked about. */
+  tallies?: string | (StoredTallies | null)[];
 };
 
 /**
@@ -242,6 +273,7 @@ export async function loadReadUserState(
   platformUserId: SenderUserId,
   chainIds: readonly string[],
   fullChainIds: readonly string[] = [],
+  tallyChainIds: readonly string[] = [],
 ): Promise<ReadUserState | null> {
   const chains = idArray(chainIds);
   // Only a chain that admits no one new needs its admissions read (docs/budgets.md).
@@ -250,13 +282,19 @@ export async function loadReadUserState(
       ? sql``
       : sql`, coalesce((select json_agg(a.chain_id) from chain_admissions a
                   where a.user_id = u.id and a.chain_id = any(${idArray(fullChainIds)})), '[]'::json) as admissions`;
+  // Only a chain with counted, summed or streak tasks keeps tallies to show.
+  const tallies =
+    tallyChainIds.length === 0
+      ? sql``
+      : sql`, coalesce((select json_agg(p.tallies) from chain_progress p
+                  where p.user_id = u.id and p.chain_id = any(${idArray(tallyChainIds)}) and p.tallies is not null), '[]'::json) as tallies`;
   const [row] = await db.execute<ReadUserRow>(sql`
     select u.id, u.created_at as "createdAt", u.progress_changed_at as "progressChangedAt",
       coalesce((select json_agg(json_build_array(c.task_id, c.completed_at::text)) from task_completions c
                 where c.user_id = u.id and c.chain_id = any(${chains})), '[]'::json) as completions,
       coalesce((select json_agg(json_build_array(r.chain_id, r.task_id)) from reward_claims r
                 where r.user_id = u.id and r.chain_id = any(${chains})), '[]'::json) as claims
-      ${admissions}
+      ${admissions}${tallies}
     from users u
     where u.platform_id = ${platformId} and u.platform_user_id = ${platformUserId}`);
   if (!row) return null;
@@ -268,6 +306,7 @@ export async function loadReadUserState(
     claimedTasks: new Set(),
     claimedChains: new Set(),
     admittedChains: new Set(row.admissions === undefined ? [] : fromJson(row.admissions)),
+    tallies: new Map((row.tallies === undefined ? [] : fromJson(row.tallies)).flatMap((byTask) => Object.entries(byTask ?? {}))),
   };
   for (const [taskId, completedAt] of fromJson(row.completions)) {
     state.completedAt.set(taskId, decodeTimestampUs(taskCompletions.completedAt, completedAt));

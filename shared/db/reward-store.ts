@@ -1,4 +1,5 @@
 import type { ServiceUserId } from '../domain/ids.js';
+import { claimableAfterHold } from '../domain/reward-hold.js';
 import { and, eq, inArray, isNotNull, isNull, notExists, sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
 import { afterKey } from './keyset.js';
@@ -55,9 +56,6 @@ export interface ClaimableChainReward {
   /** The chain's completion plus its reward hold. */
   claimableUs: bigint;
 }
-
-/** When a reward completed at `completedUs` may be claimed under a hold of `holdSeconds`. */
-export const claimableAfterHold = (completedUs: bigint, holdSeconds: number) => completedUs + BigInt(holdSeconds) * 1_000_000n;
 
 /** The snapshot's stored form: the published reward's field names, and the prize a box gave. */
 type RewardSnapshot = Omit<Reward, 'imageUrls'> & { image_urls: string[] | null; prize?: { prize_id: string; name: string; value: number | null } };

@@ -1,3 +1,6 @@
+import type { TaskCondition } from './conditions.js';
+import { EMPTY_TALLY, fromMicros, isAccumulating, periodOf, type Tally } from './tally.js';
+
 // Fields derived from completions for the read side (product rules §5).
 
 export type TaskUserStatus = 'completed' | 'available' | 'locked';
@@ -67,5 +70,49 @@ export function userProgress(input: {
     totalTasks,
     completedUs,
     joinedUs: registeredUs > chainStartUs ? registeredUs : chainStartUs,
+  };
+}
+
+/** What a user has gathered toward a counted, summed or streak task (§16), as the read shows it. */
+export type TaskProgress = {
+  count: number;
+  countRequired: number;
+  /** null: the task sets no total. */
+  total: number | null;
+  totalRequired: number | null;
+  /** null: the task sets no streak. */
+  streak: number | null;
+  streakRequired: number | null;
+};
+
+/**
+ * A task's progress from its tally, or undefined for a task one event
+ * completes. An open streak task's run is 0 once a whole period has passed
+ * without a counted event (the run is broken, even before the next event
+ * says so); a completed task shows the run it completed with.
+ */
+export function taskProgress(task: TaskCondition, tally: Tally | undefined, completed: boolean, nowUs: bigint, timezone: string): TaskProgress | undefined {
+  if (!isAccumulating(task)) return undefined;
+  const { count, totalMicros, run, lastPeriod } = tally ?? EMPTY_TALLY;
+  const broken = task.streak != null && !completed && lastPeriod !== null && periodOf(nowUs, task.streak.every, timezone) > lastPeriod + 1;
+  return {
+    count,
+    countRequired: task.minCount ?? 1,
+    total: task.minTotal == null ? null : fromMicros(totalMicros),
+    totalRequired: task.minTotal ?? null,
+    streak: task.streak == null ? null : broken ? 0 : run,
+    streakRequired: task.streak?.periods ?? null,
+  };
+}
+
+/** A task's progress as GET active and the task.completed webhook spell it. */
+export function taskProgressWire(progress: TaskProgress) {
+  return {
+    count: progress.count,
+    count_required: progress.countRequired,
+    total: progress.total,
+    total_required: progress.totalRequired,
+    streak: progress.streak,
+    streak_required: progress.streakRequired,
   };
 }

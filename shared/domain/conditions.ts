@@ -8,7 +8,15 @@ export type TaskCondition = {
   currency: string | null;
   afterUs: bigint | null;
   beforeUs: bigint | null;
+  /** §16: events needed (default 1). Absent on a plain task. */
+  minCount?: number;
+  /** §16: the sum of the counted events' amounts needed. */
+  minTotal?: number | null;
+  /** §16: consecutive periods each holding a counted event. */
+  streak?: StreakCondition | null;
 };
+
+export type StreakCondition = { periods: number; every: 'day' | 'week' };
 
 export type CountingEvent = {
   id: string;

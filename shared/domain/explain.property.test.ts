@@ -65,6 +65,10 @@ function verdictHolds(chain: ChainRules, progress: readonly Completion[], task: 
     case 'cap_reached':
       // Only a chain that shut the user out (max_completions) says it; these explanations are not of one.
       return false;
+    case 'counted':
+    case 'streak_broken':
+      // Only counted, summed and streak tasks say these (quest-language.property.test.ts); these chains have none.
+      return false;
   }
 }
 

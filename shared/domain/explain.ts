@@ -1,6 +1,7 @@
 import { inChainWindow, taskMismatch, type CountingEvent, type TaskCondition, type TaskMismatch } from './conditions.js';
 import { compareEventPositions } from './counting.js';
 import { computeCompletions, type ChainRules, type Completion, type Hold } from './progress.js';
+import type { Tally } from './tally.js';
 
 // Product rules §11: why each of a user's events did or did not complete a
 // task. Not a second reading of §4-5: the walk that computes progress
@@ -16,7 +17,9 @@ export type Verdict =
   | 'used_by_other_task'
   | 'after_completion'
   | 'waiting_for_earlier_task'
-  | 'cap_reached';
+  | 'cap_reached'
+  | 'counted'
+  | 'streak_broken';
 
 /** A stored event of the user's §4 sources; `pending`: the matcher has not processed it yet; `reversed`: its sender took it back. */
 export type ExplainEvent = CountingEvent & { pending: boolean; reversed?: boolean };
@@ -24,6 +27,8 @@ export type ExplainEvent = CountingEvent & { pending: boolean; reversed?: boolea
 export interface Candidate<E extends ExplainEvent = ExplainEvent> {
   event: E;
   verdict: Verdict;
+  /** `counted` and `streak_broken`: the task's tally with this event (§16). */
+  tally?: Tally;
 }
 
 export interface TaskExplanation<E extends ExplainEvent = ExplainEvent> {
@@ -41,9 +46,12 @@ export interface ChainExplanation<E extends ExplainEvent = ExplainEvent> {
   tasks: TaskExplanation<E>[];
 }
 
-/** What the walk did at one event: the task it completed (if any) and the tasks done before it. */
+/** What the walk did at one event: the task it counted toward (if any), that task's tally with it, and the tasks done before it. */
 interface Step {
-  completedTaskId: string | undefined;
+  countedTaskId: string | undefined;
+  tally: Tally | undefined;
+  /** A streak task's run started again at this event after a period without one (§16). */
+  streakBroken: boolean;
   doneBefore: ReadonlySet<string>;
 }
 
@@ -64,12 +72,18 @@ export function explainChain<E extends ExplainEvent>(
 ): ChainExplanation<E> {
   const distinct = [...new Map(events.map((e) => [e.id, e])).values()];
   const steps = new Map<string, Step>();
+  const lastTallies = new Map<string, Tally>();
   const completions = capReached
     ? new Map<string, Completion>()
     : computeCompletions(
         chain,
         distinct.filter((e) => !e.pending && e.reversed !== true),
-        (event, completed, done) => steps.set(event.id, { completedTaskId: completed?.id, doneBefore: new Set(done.keys()) }),
+        (event, counted, done, tally) => {
+          const before = counted === undefined ? undefined : lastTallies.get(counted.id);
+          const streakBroken = counted?.streak != null && tally !== undefined && before?.lastPeriod != null && tally.lastPeriod !== before.lastPeriod && tally.run === 1;
+          if (counted !== undefined && tally !== undefined) lastTallies.set(counted.id, tally);
+          steps.set(event.id, { countedTaskId: counted?.id, tally, streakBroken, doneBefore: new Set(done.keys()) });
+        },
         holds,
       );
   const latestFirst = distinct.sort((a, b) => compareEventPositions(b, a));
@@ -81,10 +95,16 @@ export function explainChain<E extends ExplainEvent>(
       const candidates = latestFirst
         .filter((e) => e.eventType === task.eventType && e.id !== completion?.eventId)
         .slice(0, limit)
-        .map((event) => ({ event, verdict: verdictOf(chain, task, event, capReached ? 'cap_reached' : steps.get(event.id)) }));
+        .map((event) => candidateOf(chain, task, event, capReached ? 'cap_reached' : steps.get(event.id)));
       return { task, completion, candidates };
     }),
   };
+}
+
+function candidateOf<E extends ExplainEvent>(chain: ChainRules, task: TaskCondition, event: E, step: Step | 'cap_reached' | undefined): Candidate<E> {
+  const verdict = verdictOf(chain, task, event, step);
+  const tally = typeof step === 'object' && (verdict === 'counted' || verdict === 'streak_broken') ? step.tally : undefined;
+  return tally === undefined ? { event, verdict } : { event, verdict, tally };
 }
 
 function verdictOf(chain: ChainRules, task: TaskCondition, event: ExplainEvent, step: Step | 'cap_reached' | undefined): Verdict {
@@ -99,7 +119,9 @@ function verdictOf(chain: ChainRules, task: TaskCondition, event: ExplainEvent, 
   // In the window and accepted by this task: the walk stepped over it, unless
   // every task was completed before it came (the walk stops there).
   if (step === undefined) return 'after_completion';
-  if (step.completedTaskId !== undefined) return 'used_by_other_task';
+  // Counted toward this task without completing it (a counted, summed or streak task, §16).
+  if (step.countedTaskId === task.id) return step.streakBroken ? 'streak_broken' : 'counted';
+  if (step.countedTaskId !== undefined) return 'used_by_other_task';
   if (step.doneBefore.has(task.id)) return 'after_completion';
   // Passed over while this task was open and accepted it: only an ordered
   // chain does that, when the current task was an earlier one.

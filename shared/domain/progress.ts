@@ -3,6 +3,8 @@ import { inChainWindow, taskMatches } from './conditions.js';
 import type { CountingEvent, TaskCondition } from './conditions.js';
 import { compareEventPositions } from './counting.js';
 import type { EventPosition } from './counting.js';
+import type { Recurrence } from './recurrence.js';
+import { countEvent, EMPTY_TALLY, isAccumulating, meetsThresholds, type Tally } from './tally.js';
 
 // Progress is a pure function of the chain and the SET of counting events
 // (product rules §5), so that retries, replays, duplicates and concurrent
@@ -17,7 +19,14 @@ export type ChainRules = {
   endUs: bigint;
   /** Any order on input; walked by sequenceNumber. */
   tasks: TaskCondition[];
+  /** IANA zone of streak periods (§16); UTC when absent. */
+  timezone?: string;
+  /** A repeating chain (§16): each period is a run walked on its own (runs.ts). Absent or null: one run. */
+  recurrence?: Recurrence | null;
 };
+
+/** What each task gathered so far (§16), by task id; only tasks that counted an event are present. */
+export type Tallies = Map<string, Tally>;
 
 /** `held`: the task stands completed only by its claim's hold (its events no longer complete it; docs/reversals.md). */
 export type Completion = { taskId: string; eventId: string; completedUs: bigint; held?: boolean };
@@ -69,11 +78,13 @@ function relevantInOrder(chain: ChainRules, events: readonly CountingEvent[]): C
 }
 
 /**
- * One step of the §5 walk: the task `event` completes given the tasks already
- * completed, or undefined. Ordered chains: only the lowest-numbered open task
- * may be completed; any-order chains: the lowest-numbered open task it matches.
+ * One step of the §5 walk: the task `event` counts toward given the tasks
+ * already completed, or undefined. Ordered chains: only the lowest-numbered
+ * open task; any-order chains: the lowest-numbered open task it matches. A
+ * plain task is completed by the event it counts; a counted, summed or streak
+ * task (§16) once its tally meets the thresholds.
  */
-function taskCompletedBy(
+function taskCountedBy(
   chain: ChainRules,
   sortedTasks: readonly TaskCondition[],
   completed: { has(taskId: string): boolean },
@@ -86,12 +97,19 @@ function taskCompletedBy(
 
 /**
  * Told the fate of each event the walk steps over, before its completion (if
- * any) is recorded: `completed` is the task it completes, undefined when it is
- * passed over; `completions` the tasks completed by earlier events. Explain
- * (explain.ts) reads its verdicts from these calls, so they cannot disagree
- * with progress. Events after the chain's last completion are not stepped over.
+ * any) is recorded: `counted` is the task it counts toward (a plain task: the
+ * one it completes), undefined when it is passed over; `completions` the tasks
+ * completed by earlier events; `tally` the task's tally with this event.
+ * Explain (explain.ts) reads its verdicts from these calls, so they cannot
+ * disagree with progress. Events after the chain's last completion are not
+ * stepped over.
  */
-export type WalkObserver = (event: CountingEvent, completed: TaskCondition | undefined, completions: ReadonlyMap<string, Completion>) => void;
+export type WalkObserver = (
+  event: CountingEvent,
+  counted: TaskCondition | undefined,
+  completions: ReadonlyMap<string, Completion>,
+  tally?: Tally,
+) => void;
 
 /**
  * Continues the walk that produced `completions` over `ordered` (in §5 order,
@@ -105,8 +123,10 @@ function walkOn(
   ordered: readonly CountingEvent[],
   observe?: WalkObserver,
   holds: readonly Hold[] = [],
+  tallies: Tallies = new Map(),
 ): boolean {
   const tasks = sortTasks(chain.tasks);
+  const timezone = chain.timezone ?? 'UTC';
   let changed = false;
   let nextHold = 0;
   // The holds at or before `position` step now, in their order (events first at an equal position).
@@ -122,11 +142,20 @@ function walkOn(
   for (const event of ordered) {
     holdUntil(event);
     if (completions.size === tasks.length) break;
-    const task = taskCompletedBy(chain, tasks, completions, event);
-    if (observe !== undefined) observe(event, task, completions);
-    if (task === undefined) continue;
-    completions.set(task.id, { taskId: task.id, eventId: event.id, completedUs: event.occurredUs });
+    const task = taskCountedBy(chain, tasks, completions, event);
+    if (task === undefined) {
+      if (observe !== undefined) observe(event, undefined, completions);
+      continue;
+    }
+    // A plain task keeps no tally: its one counted event completes it.
+    const tally = isAccumulating(task) ? countEvent(task, tallies.get(task.id) ?? EMPTY_TALLY, event, timezone) : undefined;
+    if (observe !== undefined) observe(event, task, completions, tally);
     changed = true;
+    if (tally !== undefined) {
+      tallies.set(task.id, tally);
+      if (!meetsThresholds(task, tally)) continue;
+    }
+    completions.set(task.id, { taskId: task.id, eventId: event.id, completedUs: event.occurredUs });
   }
   holdUntil(null);
   return changed;
@@ -152,7 +181,7 @@ export function computeCompletions(
  * Once every task is completed the mark stops (at or after the last
  * completion): nothing after that can change the walk.
  */
-export type WalkState = { completions: Map<string, Completion>; mark: EventPosition | null };
+export type WalkState = { completions: Map<string, Completion>; mark: EventPosition | null; tallies?: Tallies };
 
 /**
  * `from`: the earliest late event, when the walk before it stands as stored
@@ -171,8 +200,9 @@ export function recomputeWalk(chain: ChainRules, events: readonly CountingEvent[
   const ordered = relevantInOrder(chain, events);
   const steps = holdsInOrder(chain, holds);
   const completions = new Map<string, Completion>();
-  walkOn(chain, completions, ordered, undefined, steps);
-  return { completions, mark: lastStep(ordered, steps) };
+  const tallies: Tallies = new Map();
+  walkOn(chain, completions, ordered, undefined, steps, tallies);
+  return withTallies(chain, { completions, mark: lastStep(ordered, steps) }, tallies);
 }
 
 /** The latest step a walk took, event or hold (in position order, each list sorted): its mark. */
@@ -218,7 +248,7 @@ function completedBefore(completions: ReadonlyMap<string, Completion>, position:
  * (a task of another type is open there, or the chain was complete), so the
  * costly recompute, which reads the user's history, is left for the late
  * events that really move a completion.
- * `changed`: a completion was added. Does not modify `state`.
+ * `changed`: a completion was added (or a §16 tally grew). Does not modify `state`.
  */
 export function advanceWalk(chain: ChainRules, state: WalkState, newEvents: readonly CountingEvent[]): WalkAdvance {
   const { mark } = state;
@@ -231,17 +261,19 @@ export function advanceWalk(chain: ChainRules, state: WalkState, newEvents: read
   if (late.length > 0) {
     const tasks = sortTasks(chain.tasks);
     // The walk before the first late event that changes it stands: the redo starts there.
-    const firstHarmful = late.find((e) => taskCompletedBy(chain, tasks, completedBefore(state.completions, e), e) !== undefined);
-    if (firstHarmful !== undefined) return { recompute: true, from: positionOf(firstHarmful) };
+    const firstHarmful = late.find((e) => taskCountedBy(chain, tasks, completedBefore(state.completions, e), e) !== undefined);
+    // The tallies at a late event's position are not kept, so a chain that keeps tallies is walked again from the start.
+    if (firstHarmful !== undefined) return hasTallies(chain) ? { recompute: true } : { recompute: true, from: positionOf(firstHarmful) };
   }
   const completions = new Map(state.completions);
+  const tallies: Tallies = new Map(state.tallies);
   const last = fresh.at(-1);
   // A complete walk is final: an event after its last completion changes
   // nothing, whether it is seen as fresh or as late-and-harmless, so its mark
   // stays (and its row is not written again for every later event).
-  if (last === undefined || isChainCompleted(chain.tasks.length, completions.size)) return { state: { completions, mark }, changed: false };
-  const changed = walkOn(chain, completions, fresh);
-  return { state: { completions, mark: positionOf(last) }, changed };
+  if (last === undefined || isChainCompleted(chain.tasks.length, completions.size)) return { state: withTallies(chain, { completions, mark }, tallies), changed: false };
+  const changed = walkOn(chain, completions, fresh, undefined, [], tallies);
+  return { state: withTallies(chain, { completions, mark: positionOf(last) }, tallies), changed };
 }
 
 /**
@@ -251,6 +283,14 @@ export function advanceWalk(chain: ChainRules, state: WalkState, newEvents: read
  * walk is complete by then too, unless it is not (redoWalk says so).
  */
 export type RedoWindow = { from: EventPosition; until: EventPosition | null };
+
+/** The state with its tallies, in a chain that keeps them: a plain chain's state is exactly what it was before §16. */
+const withTallies = (chain: ChainRules, state: WalkState, tallies: Tallies): WalkState => (hasTallies(chain) ? { ...state, tallies } : state);
+
+/** A chain with a counted, summed or streak task (§16): its walk state includes tallies. */
+export function hasTallies(chain: ChainRules): boolean {
+  return chain.tasks.some(isAccumulating);
+}
 
 /** The window to redo for a late event at `from` in the walk `stored`. */
 export function redoWindow(chain: ChainRules, stored: WalkState, from: EventPosition): RedoWindow {
@@ -267,6 +307,8 @@ export function redoWindow(chain: ChainRules, stored: WalkState, from: EventPosi
  * Property-tested against recomputeWalk (walk.property.test.ts).
  */
 export function redoWalk(chain: ChainRules, stored: WalkState, window: RedoWindow, events: readonly CountingEvent[], holds: readonly Hold[] = []): WalkState | null {
+  // Tallies before the window are not kept: only the walk from the start is exact (advanceWalk never asks for a window then).
+  if (hasTallies(chain)) return null;
   const inWindow = (position: EventPosition) =>
     compareEventPositions(position, window.from) >= 0 && (window.until === null || compareEventPositions(position, window.until) <= 0);
   const before = completedBefore(stored.completions, window.from);

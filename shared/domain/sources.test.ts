@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, it, expect } from 'vitest';
 import { compareEventPositions } from './counting.js';
 import { senderUserId as sent, serviceUserId } from './ids.js';
-import { countsFor, everySourceOf, sourceKey, sourcesOf, usersBySource } from './sources.js';
+import { countsFor, everySourceOf, historyBySource, sourceKey, sourcesOf, usersBySource } from './sources.js';
 import type { ChainScope, MatchUser, SourcedEvent } from './sources.js';
 
 // User U of platform P, linked to advertiser A as 'a-7' (and to B as 'b-1').
@@ -96,6 +96,33 @@ describe('everySourceOf and usersBySource (the reverse)', () => {
         expect(usersBySource(users).get(sourceKey(source)) ?? []).toEqual(expected);
       }),
       { seed: 5, numRuns: 2000 },
+    );
+  });
+});
+
+// The split history must hand each (user, chain) what filtering the whole
+// history by the rule would: the matcher, explain and backtest all read it.
+describe('historyBySource', () => {
+  const eventArb = fc.record({
+    id: fc.uuid(),
+    providerId: fc.constantFrom('P', 'Q', 'A', 'B'),
+    userId: fc.constantFrom('u-1', 'a-7', 'b-1', 'x'),
+    occurredUs: fc.bigInt({ min: 90n, max: 210n }),
+    reversed: fc.boolean(),
+  }).map((over) => event(over));
+  const chainArb = fc.record({ platformId: fc.constantFrom('P', 'Q'), advertiserId: fc.constantFrom('A', 'B'), startUs: fc.constant(100n), endUs: fc.constant(200n) });
+
+  it('eventsOf is the events of sourcesOf, in the order given; countingOf those that count', () => {
+    fc.assert(
+      fc.property(fc.array(eventArb, { maxLength: 30 }), fc.constantFrom(user, unlinked), chainArb, (events, u, c) => {
+        const history = historyBySource(events);
+        const sources = sourcesOf(u, c).map(sourceKey);
+        const own = sources.flatMap((key) => events.filter((e) => sourceKey(e) === key));
+        expect(history.eventsOf(u, c)).toEqual(own);
+        expect(history.countingOf(u, c)).toEqual(own.filter((e) => countsFor(u, c, e)));
+        expect(history.size).toBe(events.length);
+      }),
+      { seed: 6, numRuns: 1000 },
     );
   });
 });

@@ -90,3 +90,30 @@ export function countingFilter(user: MatchUser, chain: ChainScope): (event: Sour
 
 /** §4 for one event: countingFilter(user, chain)(event). */
 export const countsFor = (user: MatchUser, chain: ChainScope, event: SourcedEvent): boolean => countingFilter(user, chain)(event);
+
+/** Events read for many users at once, split by source, so each (user, chain) takes its own (§4) without scanning the rest. */
+export interface SourceHistory<E extends SourcedEvent> {
+  /** The events of sourcesOf(user, chain), in the order read: reversed ones and those outside the chain's dates included. */
+  eventsOf(user: MatchUser, chain: ChainParties): E[];
+  /** Those of them that count for the user in the chain (countingFilter). */
+  countingOf(user: MatchUser, chain: ChainScope): E[];
+  /** How many events there are in all. */
+  readonly size: number;
+}
+
+/** Splits events by their source (sourceKey), each source's events in the order given. */
+export function historyBySource<E extends SourcedEvent>(events: readonly E[]): SourceHistory<E> {
+  const bySource = new Map<string, E[]>();
+  for (const event of events) {
+    const key = sourceKey(event);
+    const list = bySource.get(key);
+    if (list) list.push(event);
+    else bySource.set(key, [event]);
+  }
+  const eventsOf = (user: MatchUser, chain: ChainParties) => sourcesOf(user, chain).flatMap((source) => bySource.get(sourceKey(source)) ?? []);
+  return {
+    eventsOf,
+    countingOf: (user, chain) => eventsOf(user, chain).filter(countingFilter(user, chain)),
+    size: events.length,
+  };
+}

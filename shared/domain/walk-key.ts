@@ -1,6 +1,15 @@
 import type { ServiceUserId } from './ids.js';
+import { ONLY_RUN } from './recurrence.js';
 
-/** One walk: a user's progress in one chain, as a map key (`user/chain`; both are uuids, so `/` cannot occur inside either). */
-export const walkKey = (userId: ServiceUserId, chainId: string) => `${userId}/${chainId}`;
+/**
+ * One walk: a user's progress in one run of one chain, as a map key
+ * (`user/chain`, and `/period` for a run of a repeating chain; ids are uuids
+ * and the period an integer, so `/` cannot occur inside any of them).
+ */
+export const walkKey = (userId: ServiceUserId, chainId: string, periodStartUs: bigint = ONLY_RUN) =>
+  periodStartUs === ONLY_RUN ? `${userId}/${chainId}` : `${userId}/${chainId}/${periodStartUs}`;
 
-export const parseWalkKey = (key: string) => key.split('/') as [ServiceUserId, string];
+export const parseWalkKey = (key: string): [ServiceUserId, string, bigint] => {
+  const [userId, chainId, period] = key.split('/') as [ServiceUserId, string, string | undefined];
+  return [userId, chainId, period === undefined ? ONLY_RUN : BigInt(period)];
+};

@@ -42,7 +42,7 @@ export async function storeCompletion(
       .insert(chainProgress)
       .values({ userId: input.userId, chainId: input.chainId, completedTasks: done, totalTasks: total, completedAt })
       .onConflictDoUpdate({
-        target: [chainProgress.userId, chainProgress.chainId],
+        target: [chainProgress.userId, chainProgress.chainId, chainProgress.periodStartUs],
         set: { completedTasks: done, totalTasks: total, completedAt, updatedAt: dateToMicros(new Date()) },
       });
   });

@@ -1,11 +1,11 @@
 import { UnrecoverableError, type Job } from 'bullmq';
-import { runBacktest } from '../../core/use-cases/backtests/run-backtest.js';
+import { runBacktest } from '../../core/backtests/run-backtest.js';
 import { backtestJobPayloads } from '../../shared/queue/backtest-contract.js';
 import type { WorkerDeps } from '../worker-deps.js';
 
 /**
  * The backtest queue's processor: re-parses the job and runs the backtest
- * (core/use-cases/backtests/run-backtest.ts) to its end. The job holds its
+ * (core/backtests/run-backtest.ts) to its end. The job holds its
  * lock while the run yields between pages; if this process dies, BullMQ
  * hands the stalled job to another worker, which resumes from the last page.
  * On shutdown (`stopping`) the run ends at its next page and the job

@@ -10,7 +10,7 @@ import type { WebhookProducer } from '../../shared/queue/webhook-producer.js';
 import { createTestDatabase, type TestDatabase } from '../../shared/testing/database.js';
 import { createTestProvider } from '../../shared/testing/fixtures.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../shared/testing/webhook-receiver.js';
-import { generateWebhookSecret } from '../../shared/webhooks/signing.js';
+import { generateWebhookSecret } from '../../core/webhooks/signing.js';
 import { createDeliveryProcessor } from './delivery.js';
 import { createMatchingFirstGate, type MatchingFirstGate } from './matching-first.js';
 import { createSender, type Sender } from './send.js';

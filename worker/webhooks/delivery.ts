@@ -5,7 +5,7 @@ import { claimAttempts, loadForReplay, recordAttempt, recordAttempts, type Attem
 import { dateToMicros } from '../../shared/domain/timestamp.js';
 import { webhookJobPayloads } from '../../shared/queue/webhook-contract.js';
 import type { WebhookProducer } from '../../shared/queue/webhook-producer.js';
-import { signMessage } from '../../shared/webhooks/signing.js';
+import { signMessage } from '../../core/webhooks/signing.js';
 import type { WorkerDeps } from '../worker-deps.js';
 import type { MatchingFirstGate } from './matching-first.js';
 import { DELIVERY_TIMEOUT_MS, type AttemptResult, type Sender } from './send.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signMessage } from '../../shared/webhooks/signing.js';
+import { signMessage } from '../../core/webhooks/signing.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../shared/testing/webhook-receiver.js';
 import { createSender } from './send.js';
 

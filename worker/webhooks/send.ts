@@ -1,7 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { guardedLookup, isPrivateAddress, literalAddress } from '../../shared/webhooks/address-guard.js';
-import type { SignedRequest } from '../../shared/webhooks/signing.js';
+import { guardedLookup, isPrivateAddress, literalAddress } from '../../core/webhooks/address-guard.js';
+import type { SignedRequest } from '../../core/webhooks/signing.js';
 
 /** §10: any 2xx within this long is success; anything else, or nothing, is a failed attempt. */
 export const DELIVERY_TIMEOUT_MS = 10_000;

@@ -4,7 +4,7 @@ import { and, count as countRows, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dateToMicros, formatIsoMicros } from '../../../shared/domain/timestamp.js';
 import { accountLinks, events, linkTokens, users } from '../../../shared/db/schema/index.js';
-import { updateProvider } from '../../../core/use-cases/admin/update-provider.js';
+import { updateProvider } from '../../../core/admin/providers.js';
 import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
 import { useTestService } from '../../testing/test-service.js';
 

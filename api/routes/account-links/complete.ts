@@ -5,7 +5,7 @@ import { requireOperation } from '../../auth/authenticate.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../http/body-guard.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { completeAccountLink } from '../../../core/use-cases/account-links/complete-account-link.js';
+import { completeAccountLink } from '../../../core/account-links/complete-account-link.js';
 import { completeLinkResponseSchema, completeLinkSchema, toCompletedLinkResponse } from './schema.js';
 
 const route = createRoute({

@@ -4,7 +4,7 @@ import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { listAccountLinks } from '../../../core/use-cases/account-links/list-account-links.js';
+import { listAccountLinks } from '../../../core/account-links/list-account-links.js';
 import { toPageRequest } from '../../http/pagination.js';
 import { linksPageQuery, listLinksResponseSchema, toLinksResponse } from './schema.js';
 import { platformUserIdParams } from '../../http/common-schemas.js';

@@ -4,10 +4,10 @@ import { storableString } from '../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../http/envelope.js';
 import { isoMillis } from '../../http/common-schemas.js';
 import { hasMoreField, pageQuerySchema } from '../../http/pagination.js';
-import type { Page } from '../../../core/use-cases/page.js';
-import type { CompletedLink } from '../../../core/use-cases/account-links/complete-account-link.js';
-import type { AccountLinkView } from '../../../core/use-cases/account-links/list-account-links.js';
-import type { StartedLink } from '../../../core/use-cases/account-links/start-account-link.js';
+import type { Page } from '../../../core/page.js';
+import type { CompletedLink } from '../../../core/account-links/complete-account-link.js';
+import type { AccountLinkView } from '../../../core/account-links/list-account-links.js';
+import type { StartedLink } from '../../../core/account-links/start-account-link.js';
 
 export const startLinkSchema = z
   .strictObject({

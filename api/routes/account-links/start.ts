@@ -5,7 +5,7 @@ import { requireOperation } from '../../auth/authenticate.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../http/body-guard.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { startAccountLink } from '../../../core/use-cases/account-links/start-account-link.js';
+import { startAccountLink } from '../../../core/account-links/start-account-link.js';
 import { startLinkResponseSchema, startLinkSchema, toStartedLinkResponse } from './schema.js';
 
 const route = createRoute({

@@ -5,7 +5,7 @@ import { BATCH_BODY_LIMIT, jsonBodyGuard } from '../../http/body-guard.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { describeValidationFailure } from '../../http/validation-errors.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { ingestEvents, type ProviderEvent } from '../../../core/use-cases/events/ingest-events.js';
+import { ingestEvents, type ProviderEvent } from '../../../core/events/ingest-events.js';
 import {
   batchRequestSchema,
   batchResponseSchema,

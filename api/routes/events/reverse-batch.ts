@@ -4,7 +4,7 @@ import { requireOperation } from '../../auth/authenticate.js';
 import { BATCH_BODY_LIMIT, jsonBodyGuard } from '../../http/body-guard.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { reverseEvents } from '../../../core/use-cases/events/reverse-events.js';
+import { reverseEvents } from '../../../core/events/reverse-events.js';
 import { reverseBatchBodySchema, reverseBatchResponseSchema, toReversalItem } from './reverse-schema.js';
 
 const route = createRoute({

@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
 import { successEnvelope } from '../../http/envelope.js';
 import { isoMillis } from '../../http/common-schemas.js';
-import type { ReversalResult } from '../../../core/use-cases/events/reverse-events.js';
+import type { ReversalResult } from '../../../core/events/reverse-events.js';
 
 const EVENT_ID = '0b8e6c52-1d3f-4a7e-9b2c-5d6e7f8a9b0c';
 export const MAX_REVERSALS = 500;

@@ -3,12 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { events, pendingEvents, taskCompletions, users } from '../../../shared/db/schema/index.js';
 import type { ServiceUserId } from '../../../shared/domain/ids.js';
 import { createTestChain, createTestUser } from '../../../shared/testing/chains.js';
-import { runBacktest } from '../../../core/use-cases/backtests/run-backtest.js';
+import { runBacktest } from '../../../core/backtests/run-backtest.js';
 import { useTestService } from '../../testing/test-service.js';
 
 // POST /v1/events/{event_id}/reverse and its batch form over HTTP: who may
 // reverse what, idempotency, and the answers. What a reversal does to
-// progress is core/use-cases/events/reverse-events.test.ts.
+// progress is core/events/reverse-events.test.ts.
 
 const { database, api, platform, advertiser } = useTestService('reverse_events');
 

@@ -4,7 +4,7 @@ import { requireOperation } from '../../auth/authenticate.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../http/body-guard.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { reverseEvents } from '../../../core/use-cases/events/reverse-events.js';
+import { reverseEvents } from '../../../core/events/reverse-events.js';
 import { notFound } from '../../../shared/errors.js';
 import { notYours, reverseBodySchema, reverseParams, reverseResponseSchema, toReversedEvent } from './reverse-schema.js';
 

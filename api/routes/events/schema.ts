@@ -5,7 +5,7 @@ import { storableObject, storableString } from '../../../shared/validation/json-
 import { successEnvelope } from '../../http/envelope.js';
 import { isoMillis } from '../../http/common-schemas.js';
 import type { ValidationFailure } from '../../http/validation-errors.js';
-import type { EventInput, IngestedEvent } from '../../../core/use-cases/events/ingest-events.js';
+import type { EventInput, IngestedEvent } from '../../../core/events/ingest-events.js';
 
 const TIMESTAMP_RULE = 'must be an ISO 8601 UTC date-time (ending Z or +00:00) with at most 6 fractional digits';
 

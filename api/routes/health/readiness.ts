@@ -2,7 +2,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../app-env.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { AppError } from '../../http/errors.js';
-import { checkReadiness } from '../../../core/use-cases/health/check-readiness.js';
+import { checkReadiness } from '../../../core/health/check-readiness.js';
 import { statusSchema, toStatusResponse } from './schema.js';
 
 const route = createRoute({

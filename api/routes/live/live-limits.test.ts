@@ -12,9 +12,9 @@ import type { StreamCaps } from '../../live/stream-registry.js';
 import { readSse } from '../../testing/sse-reader.js';
 import { createTestApp, type TestApp } from '../../testing/test-app.js';
 import { useTestService } from '../../testing/test-service.js';
-import { updateCredential } from '../../../core/use-cases/admin/update-credential.js';
-import { updateProvider } from '../../../core/use-cases/admin/update-provider.js';
-import { providersServingLive } from '../../../core/use-cases/live/providers-serving-live.js';
+import { updateCredential } from '../../../core/admin/credentials.js';
+import { updateProvider } from '../../../core/admin/providers.js';
+import { providersServingLive } from '../../../core/live/live-streams.js';
 
 // Issue 12 (bounded streams, revocation, no polling) and product rules §8 (CORS).
 const { database, api, platform } = useTestService('live_limits');

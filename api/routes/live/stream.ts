@@ -6,7 +6,7 @@ import type { AppEnv } from '../../app-env.js';
 import { errorResponses } from '../../http/envelope.js';
 import { runLiveSession } from '../../live/session.js';
 import type { StreamCapReached, StreamCaps } from '../../live/stream-registry.js';
-import { findUserId } from '../../../core/use-cases/users/find-user-id.js';
+import { findUserId } from '../../../core/live/live-streams.js';
 import { liveQuerySchema, liveStreamDescription, liveStreamExample, parseSince, SINCE_RULE } from './schema.js';
 
 const route = createRoute({

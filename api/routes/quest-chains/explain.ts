@@ -4,7 +4,7 @@ import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { explainProgress } from '../../../core/use-cases/quest-chains/explain-progress.js';
+import { explainProgress } from '../../../core/quest-chains/explain-progress.js';
 import { explainParams, explanationResponseSchema, toExplanationResponse } from './schema.js';
 
 export const explainRoute = createRoute({

@@ -12,7 +12,7 @@ import { useTestData } from '../../../shared/testing/test-data.js';
 import { activeAnswer } from '../../read-cache/active-answer.js';
 import { ActiveChainCache } from '../../read-cache/active-chain-cache.js';
 import { toActiveChainsResponse } from './schema.js';
-import { readActiveChains } from '../../../core/use-cases/quest-chains/read-active-chains.js';
+import { readActiveChains } from '../../../core/quest-chains/read-active-chains.js';
 
 // The read must cost a bounded number of statements whatever the number of
 // chains and tasks. Statements are counted with postgres.js's `debug` hook,

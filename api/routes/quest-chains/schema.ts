@@ -1,14 +1,17 @@
 import { z } from '@hono/zod-openapi';
-import { inStock, type ChainReward, type ChainRow, type PrizeRow, type TaskRow } from '../../../shared/db/chain-store.js';
+import type { ChainReward, ChainRow, PrizeRow, TaskRow } from '../../../shared/db/chain-store.js';
 import { prizeOdds } from '../../../shared/domain/draw.js';
+import { inStock } from '../../../shared/domain/draw-stock.js';
 import { shownProviderId } from '../../../shared/domain/test-mode.js';
 import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
 import { storableString } from '../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../http/envelope.js';
 import { isoMillis, platformUserIdParams } from '../../http/common-schemas.js';
 import type { Verdict } from '../../../shared/domain/explain.js';
-import type { Explanation } from '../../../core/use-cases/quest-chains/explain-progress.js';
-import type { ActiveChainProgress, ActiveChains, ClaimableTask } from '../../../core/use-cases/quest-chains/read-active-chains.js';
+import { taskProgressWire, type TaskProgress } from '../../../shared/domain/chain-view.js';
+import { fromMicros } from '../../../shared/domain/tally.js';
+import type { Explanation } from '../../../core/quest-chains/explain-progress.js';
+import type { ActiveChainProgress, ActiveChains, ClaimableTask } from '../../../core/quest-chains/read-active-chains.js';
 
 // Field shapes shared by the read (with the user's fields) and the admin
 // answers (without them). Built as separate objects from plain shapes so
@@ -26,7 +29,8 @@ export const questChainShape = {
   status: z.enum(['draft', 'active', 'paused', 'ended']),
   platform_id: z.uuid(),
   advertiser_id: z.uuid(),
-  allow_any_order: z.boolean().openapi({ description: 'false: one task at a time in sequence order; true: an event completes the lowest-numbered open task it matches.' }),
+  allow_any_order: z.boolean().openapi({ description: 'false: one task at a time in sequence order; true: an event counts toward the lowest-numbered open task it matches.' }),
+  timezone: z.string().openapi({ description: 'The IANA time zone in which streak periods are counted (docs/quest-language.md).', example: 'UTC' }),
 };
 
 export const taskShape = {
@@ -43,6 +47,12 @@ export const taskShape = {
   reward_name: z.string(),
   reward_value: z.number(),
   reward_image_urls: z.array(z.string()).nullable(),
+  condition_min_count: z.number().int().openapi({ description: 'How many counting events complete the task; 1 for a task one event completes (docs/quest-language.md).' }),
+  condition_min_total: z.number().nullable().openapi({ description: "The sum of the counting events' amounts (in condition_currency) that completes the task; null: none." }),
+  condition_streak: z
+    .object({ periods: z.number().int(), every: z.enum(['day', 'week']) })
+    .nullable()
+    .openapi({ description: "Consecutive periods (in the chain's timezone) each holding a counting event; null: none." }),
 };
 
 export const chainRewardShape = {
@@ -70,8 +80,29 @@ const activePrizeSchema = z.object({ ...prizeShape, in_stock: z.boolean() }).ope
 
 const activeChainSchema = z.object(questChainShape).openapi('QuestChain');
 
+const taskProgressSchema = z
+  .object({
+    count: z.number().int().openapi({ description: 'Events counted toward the task so far.' }),
+    count_required: z.number().int(),
+    total: z.number().nullable().openapi({ description: "Sum of the counted events' amounts; null when the task sets no total." }),
+    total_required: z.number().nullable(),
+    streak: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'Consecutive periods with a counted event, up to the current one (0 once a period passed without one); null when the task sets no streak.' }),
+    streak_required: z.number().int().nullable(),
+  })
+  .openapi('TaskProgress');
+
 const activeTaskSchema = z
-  .object({ ...taskShape, user_status: z.enum(['completed', 'available', 'locked']) })
+  .object({
+    ...taskShape,
+    user_status: z.enum(['completed', 'available', 'locked']),
+    progress: taskProgressSchema
+      .nullable()
+      .openapi({ description: 'For a counted, summed or streak task: what the user has gathered toward it (docs/quest-language.md); null for a task one event completes.' }),
+  })
   .openapi('QuestTask');
 
 const activeChainRewardSchema = z
@@ -184,6 +215,7 @@ export function toQuestChainResponse(chain: ChainRow) {
     platform_id: shownProviderId(chain.platformId, chain.mode),
     advertiser_id: shownProviderId(chain.advertiserId, chain.mode),
     allow_any_order: chain.allowAnyOrder,
+    timezone: chain.timezone,
   };
 }
 
@@ -202,6 +234,9 @@ export function toTaskResponse(task: TaskRow) {
     reward_name: task.rewardName,
     reward_value: task.rewardValue,
     reward_image_urls: task.rewardImageUrls ?? null,
+    condition_min_count: task.conditionMinCount,
+    condition_min_total: task.conditionMinTotal,
+    condition_streak: task.conditionStreak,
   };
 }
 
@@ -215,11 +250,13 @@ export function toPrizesResponse<T>(prizes: readonly PrizeRow[], extra: (prize: 
   return prizes.map((prize, index) => ({ prize_id: prize.prizeId, name: prize.name, value: prize.value, weight: prize.weight, odds: odds[index]!, ...extra(prize) }));
 }
 
-function toActiveChainResponse({ definition, taskStatuses, progress, rewardClaimable, rewardClaimableUs, capReached }: ActiveChainProgress) {
+const taskProgressOrNull = (progress: TaskProgress | undefined) => (progress === undefined ? null : taskProgressWire(progress));
+
+function toActiveChainResponse({ definition, taskStatuses, taskProgress, progress, rewardClaimable, rewardClaimableUs, capReached }: ActiveChainProgress) {
   const { chain, tasks, reward } = definition;
   return {
     quest_chain: toQuestChainResponse(chain),
-    tasks: tasks.map((task) => ({ ...toTaskResponse(task), user_status: taskStatuses.get(task.id)! })),
+    tasks: tasks.map((task) => ({ ...toTaskResponse(task), user_status: taskStatuses.get(task.id)!, progress: taskProgressOrNull(taskProgress.get(task.id)) })),
     user_progress: {
       status: progress.status,
       progress: progress.progress,
@@ -273,6 +310,7 @@ export const explainParams = z.object({
 const VERDICTS = [
   'outside_chain_window', 'before_task_window', 'after_task_window', 'amount_below_minimum', 'amount_missing', 'currency_mismatch',
   'waiting_for_earlier_task', 'used_by_other_task', 'after_completion', 'not_yet_processed', 'reversed', 'cap_reached',
+  'counted', 'streak_broken',
 ] as const satisfies readonly Verdict[];
 
 const eventSource = () => z.enum(['platform', 'advertiser']).openapi({ description: 'Sent by the chain\'s platform, or by its advertiser about the id linked to the user.' });
@@ -284,7 +322,14 @@ const explainCandidateSchema = z
     source: eventSource(),
     amount: z.number().nullable(),
     currency: z.string().nullable(),
-    verdict: z.enum(VERDICTS).openapi({ description: 'Why this event did not complete the task (product rules §11).' }),
+    verdict: z.enum(VERDICTS).openapi({
+      description:
+        "Why this event did not complete the task (product rules §11). `counted`: it counted toward this task, which needs more (docs/quest-language.md); `streak_broken`: it counted, and a streak task's run started again from it after a period without one.",
+    }),
+    progress: z
+      .object({ count: z.number().int(), total: z.number(), streak: z.number().int() })
+      .nullable()
+      .openapi({ description: 'With `counted` and `streak_broken`: the task\'s running tally with this event; null otherwise.' }),
   })
   .openapi('ExplainCandidate');
 
@@ -315,8 +360,8 @@ export const explanationSchema = z
           completed_by: { event_id: '0d9f8e7c-6b5a-4c3d-9e2f-1a0b9c8d7e6f', event_type: 'kyc', timestamp: '2026-01-02T03:00:00.000Z', source: 'platform' }, candidates: [] },
         { task_id: 'b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e', sequence_number: 2, user_status: 'available', completed_by: null,
           candidates: [
-            { event_id: '5e4d3c2b-1a09-4f8e-8d7c-6b5a4f3e2d1c', timestamp: '2026-01-03T10:00:00.000Z', source: 'advertiser', amount: 20, currency: 'EUR', verdict: 'amount_below_minimum' },
-            { event_id: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d', timestamp: '2026-01-01T12:00:00.000Z', source: 'platform', amount: 80, currency: 'EUR', verdict: 'waiting_for_earlier_task' },
+            { event_id: '5e4d3c2b-1a09-4f8e-8d7c-6b5a4f3e2d1c', timestamp: '2026-01-03T10:00:00.000Z', source: 'advertiser', amount: 20, currency: 'EUR', verdict: 'amount_below_minimum', progress: null },
+            { event_id: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d', timestamp: '2026-01-01T12:00:00.000Z', source: 'platform', amount: 80, currency: 'EUR', verdict: 'waiting_for_earlier_task', progress: null },
           ] },
       ],
     },
@@ -338,13 +383,14 @@ export function toExplanationResponse(explanation: Explanation) {
         completedBy === null
           ? null
           : { event_id: completedBy.event.id, event_type: completedBy.event.eventType, timestamp: formatIsoMillis(completedBy.event.occurredUs), source: completedBy.source },
-      candidates: candidates.map(({ event, source, verdict }) => ({
+      candidates: candidates.map(({ event, source, verdict, tally }) => ({
         event_id: event.id,
         timestamp: formatIsoMillis(event.occurredUs),
         source,
         amount: event.amount,
         currency: event.currency,
         verdict,
+        progress: tally === undefined ? null : { count: tally.count, total: fromMicros(tally.totalMicros), streak: tally.run },
       })),
     })),
   };

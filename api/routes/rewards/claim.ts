@@ -5,7 +5,7 @@ import { requireOperation } from '../../auth/authenticate.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../http/body-guard.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { claimReward } from '../../../core/use-cases/rewards/claim-reward.js';
+import { claimReward } from '../../../core/rewards/claim-reward.js';
 import { claimResponseSchema, claimRewardSchema, toClaimResultResponse } from './schema.js';
 
 const route = createRoute({

@@ -3,7 +3,7 @@ import type { MountedEnv } from '../../http/wildcard-mount.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { getDraw } from '../../../core/use-cases/rewards/get-draw.js';
+import { getDraw } from '../../../core/rewards/get-draw.js';
 import { drawParams, drawResponseSchema, toDrawResponse } from './schema.js';
 
 export const drawRoute = createRoute({

@@ -5,7 +5,7 @@ import { requireOperation } from '../../auth/authenticate.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
 import { platformUserIdParams } from '../../http/common-schemas.js';
-import { listRewards } from '../../../core/use-cases/rewards/list-rewards.js';
+import { listRewards } from '../../../core/rewards/list-rewards.js';
 import { toPageRequest } from '../../http/pagination.js';
 import { rewardsPageQuery, rewardsResponseSchema, toRewardsResponse } from './schema.js';
 

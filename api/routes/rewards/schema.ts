@@ -6,9 +6,9 @@ import { successEnvelope } from '../../http/envelope.js';
 import { claimableTaskSchema as activeClaimableTaskSchema } from '../quest-chains/schema.js';
 import { isoMillis } from '../../http/common-schemas.js';
 import { hasMoreField, pageQuerySchema } from '../../http/pagination.js';
-import type { ClaimedReward } from '../../../core/use-cases/rewards/claim-reward.js';
-import type { RewardsOverview } from '../../../core/use-cases/rewards/list-rewards.js';
-import { claimData } from '../../../core/use-cases/webhooks/claim-fact.js';
+import type { ClaimedReward } from '../../../core/rewards/claim-reward.js';
+import type { RewardsOverview } from '../../../core/rewards/list-rewards.js';
+import { claimData } from '../../../core/webhooks/claim-fact.js';
 import type { StoredDraw } from '../../../shared/db/draw-store.js';
 import { DRAW_ALGORITHM } from '../../../shared/domain/draw.js';
 

@@ -3,7 +3,7 @@ import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { resetTestData } from '../../../core/use-cases/test-mode/reset-test-data.js';
+import { resetTestData } from '../../../core/test-mode/reset-test-data.js';
 import { forgetAnswers } from '../../read-cache/answer-invalidation.js';
 import { resetResponseSchema, toResetResponse } from './schema.js';
 

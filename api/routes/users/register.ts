@@ -5,7 +5,7 @@ import { requireOperation } from '../../auth/authenticate.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../http/body-guard.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { registerUser } from '../../../core/use-cases/users/register-user.js';
+import { registerUser } from '../../../core/users/register-user.js';
 import { registerUserResponseSchema, registerUserSchema, toRegisteredUserResponse } from './schema.js';
 
 const route = createRoute({

@@ -3,7 +3,7 @@ import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
 import { storableObject, storableString } from '../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../http/envelope.js';
 import { isoMillis } from '../../http/common-schemas.js';
-import type { RegisteredUser } from '../../../core/use-cases/users/register-user.js';
+import type { RegisteredUser } from '../../../core/users/register-user.js';
 
 export const registerUserSchema = z
   .strictObject({

@@ -4,7 +4,7 @@ import { requireOperation } from '../../auth/authenticate.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../http/body-guard.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { createEndpoint } from '../../../core/use-cases/webhooks/create-endpoint.js';
+import { createEndpoint } from '../../../core/webhooks/endpoints.js';
 import { createEndpointResponseSchema, createEndpointSchema, toCreatedEndpointResponse } from './schema.js';
 
 const route = createRoute({

@@ -3,7 +3,7 @@ import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { deleteEndpoint } from '../../../core/use-cases/webhooks/delete-endpoint.js';
+import { deleteEndpoint } from '../../../core/webhooks/endpoints.js';
 import { deleteEndpointResponseSchema, endpointParams } from './schema.js';
 
 const route = createRoute({

@@ -3,7 +3,7 @@ import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { listEndpoints } from '../../../core/use-cases/webhooks/list-endpoints.js';
+import { listEndpoints } from '../../../core/webhooks/endpoints.js';
 import { listEndpointsResponseSchema, toEndpointsResponse } from './schema.js';
 
 const route = createRoute({

@@ -4,7 +4,7 @@ import { requireOperation } from '../../auth/authenticate.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { toPageRequest } from '../../http/pagination.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { listMessages } from '../../../core/use-cases/webhooks/list-messages.js';
+import { listMessages } from '../../../core/webhooks/messages.js';
 import { endpointParams, listMessagesResponseSchema, messagesQuery, toMessagesResponse } from './schema.js';
 
 const route = createRoute({

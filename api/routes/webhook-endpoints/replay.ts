@@ -4,7 +4,7 @@ import { requireOperation } from '../../auth/authenticate.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { AppError } from '../../http/errors.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { replayMessage } from '../../../core/use-cases/webhooks/replay-message.js';
+import { replayMessage } from '../../../core/webhooks/messages.js';
 import { messageParams, replayResponseSchema } from './schema.js';
 
 const route = createRoute({

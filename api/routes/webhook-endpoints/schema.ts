@@ -5,10 +5,9 @@ import { WEBHOOK_EVENT_TYPES } from '../../../shared/domain/webhooks.js';
 import { successEnvelope } from '../../http/envelope.js';
 import { isoMillis } from '../../http/common-schemas.js';
 import { hasMoreField, pageQueryShape } from '../../http/pagination.js';
-import type { Page } from '../../../core/use-cases/page.js';
-import type { CreatedEndpoint } from '../../../core/use-cases/webhooks/create-endpoint.js';
-import type { WebhookEndpoint } from '../../../core/use-cases/webhooks/list-endpoints.js';
-import type { WebhookMessageView } from '../../../core/use-cases/webhooks/list-messages.js';
+import type { Page } from '../../../core/page.js';
+import type { CreatedEndpoint, WebhookEndpoint } from '../../../core/webhooks/endpoints.js';
+import type { WebhookMessageView } from '../../../core/webhooks/messages.js';
 
 const ENDPOINT_ID = '5b1e7c2a-9d3f-4e8a-b6c1-0f2d3e4a5b6c';
 const MESSAGE_ID = 'msg_2f9c1b7e4d6a4c0e8b3a5d7f9e1c2b4a';

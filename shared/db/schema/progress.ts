@@ -1,9 +1,10 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, integer, pgTable, primaryKey, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, uuid } from 'drizzle-orm/pg-core';
 import { timestampUs } from '../columns.js';
 import { questChains, questTasks } from './quest-chains.js';
 import { users } from './users.js';
 import type { ServiceUserId } from '../../domain/ids.js';
+import type { StoredTallies } from '../../domain/tally.js';
 
 /** Which event completed which task for which user (the matcher's output). */
 export const taskCompletions = pgTable(
@@ -25,8 +26,10 @@ export const taskCompletions = pgTable(
     recordedAt: timestampUs('recorded_at', { precision: 3 }).notNull().default(sql`now()`),
     /** The task stays completed only because its reward was claimed: its events no longer complete it (a reversal, docs/reversals.md). */
     held: boolean('held').notNull().default(false),
+    /** The run of a repeating chain this completion is in (its first instant, epoch µs); 0 in a chain that does not repeat. */
+    periodStartUs: bigint('period_start_us', { mode: 'bigint' }).notNull().default(0n),
   },
-  (table) => [primaryKey({ columns: [table.userId, table.taskId] }), index('task_completions_chain_idx').on(table.chainId)],
+  (table) => [primaryKey({ columns: [table.userId, table.taskId, table.periodStartUs] }), index('task_completions_chain_idx').on(table.chainId)],
 );
 
 /**
@@ -52,10 +55,14 @@ export const chainProgress = pgTable(
     updatedAt: timestampUs('updated_at', { precision: 3 }).default(sql`now()`),
     markUs: bigint('mark_us', { mode: 'bigint' }),
     markEventId: uuid('mark_event_id'),
+    /** What each task of a counted, summed or streak chain gathered so far, by task id (docs/quest-language.md); null in other chains. */
+    tallies: jsonb('tallies').$type<StoredTallies>(),
     /** How many times a completion here was undone: names each completion and reversal once in webhook facts. */
     generation: integer('generation').notNull().default(0),
+    /** The run of a repeating chain this walk is (its first instant, epoch µs); 0 in a chain that does not repeat. */
+    periodStartUs: bigint('period_start_us', { mode: 'bigint' }).notNull().default(0n),
   },
-  (table) => [primaryKey({ columns: [table.userId, table.chainId] })],
+  (table) => [primaryKey({ columns: [table.userId, table.chainId, table.periodStartUs] })],
 );
 
 /**

@@ -11,6 +11,8 @@ import {
   unique,
   uuid,
 } from 'drizzle-orm/pg-core';
+import type { StreakCondition } from '../../domain/conditions.js';
+import type { Recurrence } from '../../domain/recurrence.js';
 import { timestampUs } from '../columns.js';
 import { mode, providers } from './providers.js';
 
@@ -48,6 +50,10 @@ export const questChains = pgTable(
     admittedUsers: integer('admitted_users').notNull().default(0),
     /** `test`: the chain of test twins (platform_id and advertiser_id are theirs), matched for test credentials only (docs/test-mode.md). */
     mode: mode('mode').notNull().default('live'),
+    /** IANA zone in which streak periods (days, weeks) are counted (docs/quest-language.md). */
+    timezone: text('timezone').notNull().default('UTC'),
+    /** A repeating chain: each day, week or month of it is a run of its own (docs/quest-language.md); null: one run. */
+    recurrence: jsonb('recurrence').$type<Recurrence>(),
     createdAt: timestampUs('created_at', { precision: 3 }).notNull().default(sql`now()`),
     updatedAt: timestampUs('updated_at', { precision: 3 }).notNull().default(sql`now()`),
   },
@@ -69,6 +75,12 @@ export const questTasks = pgTable(
     conditionCurrency: text('condition_currency'),
     conditionAfterTimestamp: timestampUs('condition_after_timestamp', { precision: 6 }),
     conditionBeforeTimestamp: timestampUs('condition_before_timestamp', { precision: 6 }),
+    /** Counted events needed (docs/quest-language.md); 1: a plain task. */
+    conditionMinCount: integer('condition_min_count').notNull().default(1),
+    /** The sum of the counted events' amounts needed; null: none. */
+    conditionMinTotal: doublePrecision('condition_min_total'),
+    /** Consecutive periods each holding a counted event; null: none. */
+    conditionStreak: jsonb('condition_streak').$type<StreakCondition>(),
     rewardType: text('reward_type').notNull(),
     rewardName: text('reward_name').notNull(),
     rewardValue: doublePrecision('reward_value').notNull(),

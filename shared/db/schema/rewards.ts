@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { jsonb, pgEnum, pgTable, unique, uuid } from 'drizzle-orm/pg-core';
+import { bigint, jsonb, pgEnum, pgTable, unique, uuid } from 'drizzle-orm/pg-core';
 import { timestampUs } from '../columns.js';
 import { questChains, questTasks } from './quest-chains.js';
 import { users } from './users.js';
@@ -8,7 +8,7 @@ import type { ServiceUserId } from '../../domain/ids.js';
 export const rewardKind = pgEnum('reward_kind', ['task', 'chain']);
 
 /**
- * A granted reward. The unique key (user, chain, task) with NULLS NOT DISTINCT
+ * A granted reward. The unique key (user, chain, task, run) with NULLS NOT DISTINCT
  * makes "granted at most once" a database guarantee, for chain rewards
  * (task_id null) as well as task rewards, whatever the concurrency.
  */
@@ -32,6 +32,8 @@ export const rewardClaims = pgTable(
     completedAt: timestampUs('completed_at', { precision: 6 }),
     /** Set while the claimed completion no longer stands on events that count (the reward is kept, marked reversed). */
     reversedAt: timestampUs('reversed_at', { precision: 3 }),
+    /** The run of a repeating chain claimed from (its first instant, epoch µs); 0 in a chain that does not repeat. */
+    periodStartUs: bigint('period_start_us', { mode: 'bigint' }).notNull().default(0n),
   },
-  (table) => [unique('reward_claims_once').on(table.userId, table.chainId, table.taskId).nullsNotDistinct()],
+  (table) => [unique('reward_claims_once').on(table.userId, table.chainId, table.taskId, table.periodStartUs).nullsNotDistinct()],
 );

@@ -2,7 +2,7 @@ import { senderUserId } from '../../../../shared/domain/ids.js';
 import { eq, sql } from 'drizzle-orm';
 import { Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runBacktest } from '../../../../core/use-cases/backtests/run-backtest.js';
+import { runBacktest } from '../../../../core/backtests/run-backtest.js';
 import { BACKTEST_QUEUE } from '../../../../shared/queue/backtest-contract.js';
 import { createRedis } from '../../../../shared/queue/connection.js';
 import { insertOrFindEvents, type NewEvent } from '../../../../shared/db/event-store.js';

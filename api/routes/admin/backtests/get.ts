@@ -3,7 +3,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../../../app-env.js';
 import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
-import { getBacktest } from '../../../../core/use-cases/backtests/get-backtest.js';
+import { getBacktest } from '../../../../core/backtests/requests.js';
 import { backtestIdParams, backtestResponseSchema, toBacktestResponse } from './schema.js';
 
 export function registerGetBacktest(app: OpenAPIHono<AppEnv>, admin: MiddlewareHandler<AppEnv>) {

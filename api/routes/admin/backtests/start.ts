@@ -4,7 +4,7 @@ import type { AppEnv } from '../../../app-env.js';
 import { BATCH_BODY_LIMIT, jsonBodyGuard } from '../../../http/body-guard.js';
 import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
-import { startBacktest } from '../../../../core/use-cases/backtests/start-backtest.js';
+import { startBacktest } from '../../../../core/backtests/requests.js';
 import { createChainSchema, toCreateChainInput } from '../quest-chains/schema.js';
 import { startedBacktestResponseSchema, toStartedBacktestResponse } from './schema.js';
 

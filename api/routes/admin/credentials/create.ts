@@ -4,7 +4,7 @@ import type { AppEnv } from '../../../app-env.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../../http/body-guard.js';
 import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
-import { createCredential } from '../../../../core/use-cases/admin/create-credential.js';
+import { createCredential } from '../../../../core/admin/credentials.js';
 import { providerIdParams } from '../providers/schema.js';
 import { createCredentialSchema, createdCredentialResponseSchema, toCreatedCredentialResponse } from './schema.js';
 

@@ -3,7 +3,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../../../app-env.js';
 import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
-import { listCredentials } from '../../../../core/use-cases/admin/list-credentials.js';
+import { listCredentials } from '../../../../core/admin/credentials.js';
 import { providerIdParams } from '../providers/schema.js';
 import { toPageRequest } from '../../../http/pagination.js';
 import { credentialListResponseSchema, credentialsPageQuery, toCredentialListResponse } from './schema.js';

@@ -4,7 +4,7 @@ import { MODES } from '../../../../shared/domain/test-mode.js';
 import { storableString } from '../../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../../http/envelope.js';
 import { hasMoreField, pageQuerySchema } from '../../../http/pagination.js';
-import type { Page } from '../../../../core/use-cases/page.js';
+import type { Page } from '../../../../core/page.js';
 
 /** A credential's or a chain's mode (docs/test-mode.md). */
 export const credentialModeSchema = () => z.enum(MODES);

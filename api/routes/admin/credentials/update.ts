@@ -4,7 +4,7 @@ import type { AppEnv } from '../../../app-env.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../../http/body-guard.js';
 import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
-import { updateCredential } from '../../../../core/use-cases/admin/update-credential.js';
+import { updateCredential } from '../../../../core/admin/credentials.js';
 import { credentialKeyParams, credentialResponseSchema, toCredentialResponse, updateCredentialSchema } from './schema.js';
 
 export function registerUpdateCredential(app: OpenAPIHono<AppEnv>, admin: MiddlewareHandler<AppEnv>) {

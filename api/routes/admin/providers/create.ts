@@ -4,7 +4,7 @@ import type { AppEnv } from '../../../app-env.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../../http/body-guard.js';
 import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
-import { createProvider } from '../../../../core/use-cases/admin/create-provider.js';
+import { createProvider } from '../../../../core/admin/providers.js';
 import { createProviderSchema, providerResponseSchema, toProviderResponse } from './schema.js';
 
 export function registerCreateProvider(app: OpenAPIHono<AppEnv>, admin: MiddlewareHandler<AppEnv>) {

@@ -3,7 +3,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../../../app-env.js';
 import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
-import { listProviders } from '../../../../core/use-cases/admin/list-providers.js';
+import { listProviders } from '../../../../core/admin/providers.js';
 import { toPageRequest } from '../../../http/pagination.js';
 import { providerListResponseSchema, providersPageQuery, toProviderListResponse } from './schema.js';
 

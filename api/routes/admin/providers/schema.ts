@@ -4,7 +4,7 @@ import { formatIsoMillis } from '../../../../shared/domain/timestamp.js';
 import { storableString } from '../../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../../http/envelope.js';
 import { hasMoreField, pageQuerySchema } from '../../../http/pagination.js';
-import type { Page } from '../../../../core/use-cases/page.js';
+import type { Page } from '../../../../core/page.js';
 
 export const providerSchema = z
   .object({

@@ -4,7 +4,7 @@ import type { AppEnv } from '../../../app-env.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../../http/body-guard.js';
 import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
-import { updateProvider } from '../../../../core/use-cases/admin/update-provider.js';
+import { updateProvider } from '../../../../core/admin/providers.js';
 import { providerIdParams, providerResponseSchema, toProviderResponse, updateProviderSchema } from './schema.js';
 
 export function registerUpdateProvider(app: OpenAPIHono<AppEnv>, admin: MiddlewareHandler<AppEnv>) {

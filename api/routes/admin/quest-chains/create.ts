@@ -4,7 +4,7 @@ import type { AppEnv } from '../../../app-env.js';
 import { BATCH_BODY_LIMIT, jsonBodyGuard } from '../../../http/body-guard.js';
 import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
-import { createChain } from '../../../../core/use-cases/quest-chains/create-chain.js';
+import { createChain } from '../../../../core/quest-chains/create-chain.js';
 import { chainResponseSchema, createChainSchema, toChainDefinitionResponse, toCreateChainInput } from './schema.js';
 
 export function registerCreateQuestChain(app: OpenAPIHono<AppEnv>, admin: MiddlewareHandler<AppEnv>) {

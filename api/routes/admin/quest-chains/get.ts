@@ -3,7 +3,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../../../app-env.js';
 import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
-import { getChain } from '../../../../core/use-cases/quest-chains/get-chain.js';
+import { getChain } from '../../../../core/quest-chains/chains.js';
 import { chainIdParams, chainResponseSchema, toChainDefinitionResponse } from './schema.js';
 
 export function registerGetQuestChain(app: OpenAPIHono<AppEnv>, admin: MiddlewareHandler<AppEnv>) {

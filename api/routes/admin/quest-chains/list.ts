@@ -3,7 +3,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../../../app-env.js';
 import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
-import { listChains } from '../../../../core/use-cases/quest-chains/list-chains.js';
+import { listChains } from '../../../../core/quest-chains/chains.js';
 import { toPageRequest } from '../../../http/pagination.js';
 import { chainListQuery, chainListResponseSchema, toChainListResponse } from './schema.js';
 

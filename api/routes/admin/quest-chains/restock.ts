@@ -4,7 +4,7 @@ import type { AppEnv } from '../../../app-env.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../../http/body-guard.js';
 import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
-import { restockPrize } from '../../../../core/use-cases/quest-chains/restock-prize.js';
+import { restockPrize } from '../../../../core/quest-chains/mystery-box.js';
 import { chainResponseSchema, prizeParams, restockSchema, toChainDefinitionResponse } from './schema.js';
 
 export function registerRestockPrize(app: OpenAPIHono<AppEnv>, admin: MiddlewareHandler<AppEnv>) {

@@ -3,7 +3,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../../../app-env.js';
 import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
-import { rotateDrawSeed } from '../../../../core/use-cases/quest-chains/rotate-draw-seed.js';
+import { rotateDrawSeed } from '../../../../core/quest-chains/mystery-box.js';
 import { chainIdParams, rotatedSeedResponseSchema, toRotatedSeedResponse } from './schema.js';
 
 export function registerRotateDrawSeed(app: OpenAPIHono<AppEnv>, admin: MiddlewareHandler<AppEnv>) {

@@ -5,10 +5,11 @@ import { formatIsoMillis } from '../../../../shared/domain/timestamp.js';
 import { storableString } from '../../../../shared/validation/json-value.js';
 import { MAX_PRIZE_WEIGHT, MAX_PRIZES } from '../../../../shared/domain/draw.js';
 import { MODES } from '../../../../shared/domain/test-mode.js';
+import { isKnownTimezone } from '../../../../shared/domain/calendar.js';
 import { successEnvelope } from '../../../http/envelope.js';
 import { hasMoreField, pageQueryShape } from '../../../http/pagination.js';
-import type { Page } from '../../../../core/use-cases/page.js';
-import type { CreateChainInput } from '../../../../core/use-cases/quest-chains/create-chain.js';
+import type { Page } from '../../../../core/page.js';
+import type { CreateChainInput } from '../../../../core/quest-chains/create-chain.js';
 import {
   chainRewardShape,
   prizeShape,
@@ -25,6 +26,8 @@ import {
 // names 200, descriptions 2000, URLs 2048, at most 100 tasks and 20 image
 // URLs per reward. They keep one chain, and the read that lists it, small.
 export const MAX_TASKS = 100;
+const MAX_MIN_COUNT = 10_000;
+const MAX_STREAK_PERIODS = 366;
 const MAX_IMAGES = 20;
 
 const name = () => storableString().trim().min(1).max(200);
@@ -61,6 +64,32 @@ const taskInputSchema = z
     reward_name: name(),
     reward_value: amount(),
     reward_image_urls: imageUrls(),
+    condition_min_count: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_MIN_COUNT)
+      .optional()
+      .openapi({ description: 'How many counting events complete the task (docs/quest-language.md). Default 1.' }),
+    condition_min_total: z
+      .number()
+      .gt(0)
+      .max(1e12)
+      .nullish()
+      .openapi({ description: "The sum of the counting events' amounts that completes the task; needs condition_currency (docs/quest-language.md)." }),
+    condition_streak: z
+      .strictObject({
+        periods: z.number().int().min(2).max(MAX_STREAK_PERIODS),
+        every: z.enum(['day', 'week']),
+      })
+      .nullish()
+      .openapi('StreakCondition', { description: "Consecutive periods (days, or weeks from Monday, in the chain's timezone) each holding a counting event (docs/quest-language.md)." }),
+  })
+  .superRefine((task, context) => {
+    // A sum is of amounts in one currency: without one, 5 USD and 5 JPY would add up.
+    if (task.condition_min_total != null && task.condition_currency == null) {
+      context.addIssue({ code: 'custom', path: ['condition_min_total'], message: 'needs condition_currency (a total sums amounts of one currency)' });
+    }
   })
   .openapi('QuestTaskInput');
 
@@ -93,6 +122,12 @@ export const createChainSchema = z
       .optional()
       .openapi({ description: "Default `live`. A `test` chain is matched for the providers' test credentials only, and a live one for live credentials only (docs/test-mode.md)." }),
     allow_any_order: z.boolean().optional().openapi({ description: 'Default false.' }),
+    timezone: z
+      .string()
+      .max(64)
+      .refine(isKnownTimezone, 'must be an IANA time zone name, e.g. Europe/Berlin')
+      .optional()
+      .openapi({ description: 'The IANA time zone in which streak periods are counted (docs/quest-language.md). Default UTC.', example: 'Europe/Berlin' }),
     reward_hold_seconds: z
       .number()
       .int()
@@ -273,6 +308,7 @@ export function toCreateChainInput(body: CreateChainBody): CreateChainInput {
     status: body.status ?? 'active',
     mode: body.mode ?? 'live',
     allowAnyOrder: body.allow_any_order ?? false,
+    timezone: body.timezone ?? 'UTC',
     rewardHoldSeconds: body.reward_hold_seconds ?? 0,
     budget: body.budget ?? null,
     maxClaimsPerReward: body.max_claims_per_reward ?? null,
@@ -290,6 +326,9 @@ export function toCreateChainInput(body: CreateChainBody): CreateChainInput {
       rewardName: task.reward_name,
       rewardValue: task.reward_value,
       rewardImageUrls: task.reward_image_urls ?? null,
+      conditionMinCount: task.condition_min_count ?? 1,
+      conditionMinTotal: task.condition_min_total ?? null,
+      conditionStreak: task.condition_streak ?? null,
     })),
     reward: body.chain_reward
       ? {

@@ -1,0 +1,132 @@
+import { claimableAfterHold } from '../../shared/domain/reward-hold.js';
+import { admitsNoOneNew } from '../../shared/domain/admission.js';
+import type { SenderUserId, ServiceUserId } from '../../shared/domain/ids.js';
+import type { ChainDefinition, TaskRow } from '../../shared/db/chain-store.js';
+import { loadReadUserState, type ReadUserState } from '../../shared/db/progress-store.js';
+import { taskProgress, taskStatuses, userProgress, type TaskProgress, type TaskUserStatus, type UserProgress } from '../../shared/domain/chain-view.js';
+import { dateToMicros } from '../../shared/domain/timestamp.js';
+import type { CoreDeps } from '../deps.js';
+import { hasTallies, type ChainRules } from '../../shared/domain/progress.js';
+
+export interface ReadActiveChainsInput {
+  platformId: string;
+  platformUserId: SenderUserId;
+  /** The read's clock (default: now): chains with `start_date <= now < end_date` are shown. */
+  nowUs?: bigint | undefined;
+  /** The platform's definitions when the caller already holds them (it fingerprints what was read). */
+  definitions?: readonly ChainDefinition[] | undefined;
+  /** Issue time of the live token (default `nowUs`): a fixed time makes the token, and so the answer, repeatable. */
+  tokenIssuedUs?: bigint | undefined;
+  /** The caller's mode (its credential's), carried by the live token to the stream's `ready` (docs/test-mode.md). */
+  livemode: boolean;
+}
+
+/** One active chain as the user stands in it. */
+export interface ActiveChainProgress {
+  definition: ChainDefinition;
+  /** completed, available or locked, by task id. */
+  taskStatuses: ReadonlyMap<string, TaskUserStatus>;
+  /** Counted, summed and streak tasks' progress by task id (docs/quest-language.md); other tasks are absent. */
+  taskProgress: ReadonlyMap<string, TaskProgress>;
+  progress: UserProgress;
+  /** Completed, with a chain reward not yet claimed. */
+  rewardClaimable: boolean;
+  /** While claimable: when a claim is accepted (the completion plus the chain's reward hold, docs/reversals.md). */
+  rewardClaimableUs: bigint | null;
+  /** Every place of max_completions is taken and the user holds none: the chain will not count their events (docs/budgets.md). */
+  capReached: boolean;
+}
+
+/** §7: a completed task whose reward has not been claimed. */
+export interface ClaimableTask {
+  chainId: string;
+  task: TaskRow;
+  completedUs: bigint;
+  /** The completion plus the chain's reward hold: a claim before answers 409 reward_on_hold. */
+  claimableUs: bigint;
+}
+
+export interface ActiveChains {
+  /** The service-side id of the user; null when the platform has not registered them (then nothing else is shown). */
+  userId: ServiceUserId | null;
+  /** Live-updates token for this platform user. */
+  liveToken: string;
+  /** The user's latest progress change (the live stream's `since`), null if none ever. */
+  baselineUs: bigint | null;
+  chains: ActiveChainProgress[];
+  /** In chain then sequence order. */
+  claimableTasks: ClaimableTask[];
+}
+
+/**
+ * GET /v1/quest-chains/active/{platformUserId}. One statement per read while
+ * the platform's definitions are cached (one more when they are not): the
+ * active chains' ids come from the cache, so the user, their completions and
+ * their claims in those chains are fetched together. An unknown user, or
+ * another platform's, answers exactly like an unknown one.
+ */
+export async function readActiveChains(
+  deps: Pick<CoreDeps, 'readDb' | 'chainCache' | 'liveTokens'>,
+  input: ReadActiveChainsInput,
+): Promise<ActiveChains> {
+  const { platformId, platformUserId } = input;
+  const nowUs = input.nowUs ?? dateToMicros(new Date());
+  const definitions = (input.definitions ?? (await deps.chainCache.get(platformId))).filter(
+    (d) => d.chain.status === 'active' && d.rules.startUs <= nowUs && nowUs < d.rules.endUs,
+  );
+  // From the read replica when there is one (progress is eventual anyway; the definitions come from the primary's cache).
+  const full = definitions.filter((d) => admitsNoOneNew(d.chain)).map((d) => d.chain.id);
+  const withTallies = definitions.filter((d) => hasTallies(d.rules)).map((d) => d.chain.id);
+  const user = await loadReadUserState(deps.readDb, platformId, platformUserId, definitions.map((d) => d.chain.id), full, withTallies);
+  // The baseline is read with (not after) the progress it describes, so the
+  // progress returned is never older than it: a client following the live
+  // stream `since` this baseline cannot miss a change that the answer lacks.
+  const liveToken = deps.liveTokens.issue({ platformId, platformUserId, livemode: input.livemode }, Number((input.tokenIssuedUs ?? nowUs) / 1000n));
+  const baselineUs = user?.progressChangedUs ?? null;
+  if (!user) return { userId: null, liveToken, baselineUs, chains: [], claimableTasks: [] };
+  return {
+    userId: user.id,
+    liveToken,
+    baselineUs,
+    chains: definitions.map((definition) => chainProgress(definition, user, nowUs)),
+    claimableTasks: definitions.flatMap((definition) => claimableTasks(definition, user)),
+  };
+}
+
+function chainProgress(definition: ChainDefinition, user: ReadUserState, nowUs: bigint): ActiveChainProgress {
+  const { chain, tasks, reward, rules } = definition;
+  const completedIds = new Set(tasks.filter((task) => user.completedAt.has(task.id)).map((task) => task.id));
+  const progress = userProgress({
+    totalTasks: tasks.length,
+    completions: [...completedIds].map((id) => ({ completedUs: user.completedAt.get(id)! })),
+    registeredUs: user.registeredUs,
+    chainStartUs: rules.startUs,
+  });
+  const rewardClaimable = reward !== null && progress.status === 'completed' && !user.claimedChains.has(chain.id);
+  return {
+    definition,
+    capReached: admitsNoOneNew(chain) && completedIds.size === 0 && !user.admittedChains.has(chain.id),
+    taskStatuses: taskStatuses(chain.allowAnyOrder, tasks, completedIds),
+    taskProgress: tasksProgress(rules, user, completedIds, nowUs),
+    progress,
+    rewardClaimable,
+    rewardClaimableUs: rewardClaimable && progress.completedUs !== null ? claimableAfterHold(progress.completedUs, chain.rewardHoldSeconds) : null,
+  };
+}
+
+function tasksProgress(rules: ChainRules, user: ReadUserState, completedIds: ReadonlySet<string>, nowUs: bigint): Map<string, TaskProgress> {
+  const shown = new Map<string, TaskProgress>();
+  for (const task of rules.tasks) {
+    const progress = taskProgress(task, user.tallies.get(task.id), completedIds.has(task.id), nowUs, rules.timezone ?? 'UTC');
+    if (progress !== undefined) shown.set(task.id, progress);
+  }
+  return shown;
+}
+
+function claimableTasks(definition: ChainDefinition, user: ReadUserState): ClaimableTask[] {
+  return definition.tasks.flatMap((task) => {
+    const completedUs = user.completedAt.get(task.id);
+    if (completedUs === undefined || user.claimedTasks.has(task.id)) return [];
+    return [{ chainId: definition.chain.id, task, completedUs, claimableUs: claimableAfterHold(completedUs, definition.chain.rewardHoldSeconds) }];
+  });
+}

@@ -1,0 +1,40 @@
+import { localDay, mondayOf, monthOf, startOfDay } from './calendar.js';
+import type { ChainWindow } from './conditions.js';
+
+// Repeating chains (docs/quest-language.md, "Repeating chains"): each
+// calendar day, week (from Monday) or month inside the chain's dates is a run
+// of its own. A run is named by its first instant (`startUs`, epoch µs).
+
+export type Recurrence = { every: 'day' | 'week' | 'month'; timezone: string };
+
+/** One run of a chain: [startUs, endUs), its calendar period cut to the chain's dates. */
+export type Run = { startUs: bigint; endUs: bigint };
+
+/** The period of a chain that does not repeat: the whole chain, stored under period 0. */
+export const ONLY_RUN = 0n;
+
+/** The calendar period holding `us` (uncut). */
+function periodAt(us: bigint, recurrence: Recurrence): Run {
+  const { every, timezone } = recurrence;
+  const day = localDay(us, timezone);
+  if (every === 'day') return { startUs: startOfDay(day, timezone), endUs: startOfDay(day + 1, timezone) };
+  if (every === 'week') {
+    const monday = mondayOf(day);
+    return { startUs: startOfDay(monday, timezone), endUs: startOfDay(monday + 7, timezone) };
+  }
+  const { first, next } = monthOf(day);
+  return { startUs: startOfDay(first, timezone), endUs: startOfDay(next, timezone) };
+}
+
+/** The run holding `us`, or null outside the chain's dates. */
+export function runAt(window: ChainWindow, recurrence: Recurrence, us: bigint): Run | null {
+  if (us < window.startUs || us >= window.endUs) return null;
+  const period = periodAt(us, recurrence);
+  return { startUs: period.startUs > window.startUs ? period.startUs : window.startUs, endUs: period.endUs < window.endUs ? period.endUs : window.endUs };
+}
+
+/** The run that starts at `startUs`, or null when no run of the chain starts there. */
+export function runStartingAt(window: ChainWindow, recurrence: Recurrence, startUs: bigint): Run | null {
+  const run = runAt(window, recurrence, startUs);
+  return run !== null && run.startUs === startUs ? run : null;
+}

@@ -1,0 +1,37 @@
+import type { ChainRules } from './progress.js';
+import { ONLY_RUN, runAt, runStartingAt, type Run } from './recurrence.js';
+
+// The runs of a chain as the §5 walk sees them (docs/quest-language.md,
+// "Repeating chains"): a chain that does not repeat has one run (period 0,
+// its own dates); a repeating chain's run is a walk of its own over the
+// events inside the run's dates, so each is the plain walk with other dates.
+
+/** The rules of the run starting at `periodStartUs`: the chain's, with the run's dates; null when no run starts there. */
+export function runRules(rules: ChainRules, periodStartUs: bigint): ChainRules | null {
+  if (!rules.recurrence) return periodStartUs === ONLY_RUN ? rules : null;
+  const run = runStartingAt(rules, rules.recurrence, periodStartUs);
+  return run === null ? null : { ...rules, startUs: run.startUs, endUs: run.endUs, recurrence: null };
+}
+
+/** The run holding `us` (null outside the chain's dates); a chain that does not repeat has one, from its start to its end. */
+export function runOf(rules: ChainRules, us: bigint): Run | null {
+  if (!rules.recurrence) return us >= rules.startUs && us < rules.endUs ? { startUs: rules.startUs, endUs: rules.endUs } : null;
+  return runAt(rules, rules.recurrence, us);
+}
+
+/** The period a run is stored under: its start in a repeating chain, 0 in one that does not repeat. */
+export const periodOfRun = (rules: ChainRules, run: Run): bigint => (rules.recurrence ? run.startUs : ONLY_RUN);
+
+/** Events by the period of the run they fall in (events outside the chain's dates are in none). */
+export function eventsByRun<E extends { occurredUs: bigint }>(rules: ChainRules, events: readonly E[]): Map<bigint, E[]> {
+  if (!rules.recurrence) return new Map([[ONLY_RUN, [...events]]]);
+  const byRun = new Map<bigint, E[]>();
+  for (const event of events) {
+    const run = runAt(rules, rules.recurrence, event.occurredUs);
+    if (run === null) continue;
+    const list = byRun.get(run.startUs);
+    if (list) list.push(event);
+    else byRun.set(run.startUs, [event]);
+  }
+  return byRun;
+}

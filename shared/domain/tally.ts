@@ -1,0 +1,57 @@
+import { localDay } from './calendar.js';
+import type { CountingEvent, StreakCondition, TaskCondition } from './conditions.js';
+
+// Counted, summed and streak tasks (docs/quest-language.md, §16): what a
+// task has gathered from the events the §5 walk gave it, and when that is
+// enough. Pure: the walk (progress.ts) folds events into tallies in §5 order.
+
+export type StreakEvery = StreakCondition['every'];
+
+/**
+ * What a task has counted so far. `totalMicros`: the sum of the counted
+ * events' amounts in millionths, summed as integers so that 0.7 + 0.1 meets
+ * a total of 0.8 (doubles would not). `run`: consecutive periods with a
+ * counted event, ending at `lastPeriod` (null before the first).
+ */
+export type Tally = { count: number; totalMicros: number; run: number; lastPeriod: number | null };
+
+/** Tallies as stored (JSON), by task id. */
+export type StoredTallies = Record<string, Tally>;
+
+export const EMPTY_TALLY: Tally = { count: 0, totalMicros: 0, run: 0, lastPeriod: null };
+
+/** Sums are kept to six decimal places. */
+export const toMicros = (amount: number): number => Math.round(amount * 1_000_000);
+export const fromMicros = (micros: number): number => micros / 1_000_000;
+
+/** A task that needs more than one event: its progress is a tally the walk must keep between events. */
+export function isAccumulating(task: TaskCondition): boolean {
+  return (task.minCount ?? 1) > 1 || (task.minTotal ?? null) !== null || (task.streak ?? null) !== null;
+}
+
+/** The tally after one more event counted toward `task`. */
+export function countEvent(task: TaskCondition, tally: Tally, event: CountingEvent, timezone: string): Tally {
+  const counted = { ...tally, count: tally.count + 1, totalMicros: tally.totalMicros + toMicros(event.amount ?? 0) };
+  if (!task.streak) return counted;
+  const period = periodOf(event.occurredUs, task.streak.every, timezone);
+  if (period === tally.lastPeriod) return counted;
+  const run = tally.lastPeriod !== null && period === tally.lastPeriod + 1 ? tally.run + 1 : 1;
+  return { ...counted, run, lastPeriod: period };
+}
+
+/** Whether the tally meets every threshold the task sets (a plain task: its first counted event). */
+export function meetsThresholds(task: TaskCondition, tally: Tally): boolean {
+  if (tally.count < (task.minCount ?? 1)) return false;
+  if (task.minTotal != null && tally.totalMicros < toMicros(task.minTotal)) return false;
+  if (task.streak && tally.run < task.streak.periods) return false;
+  return true;
+}
+
+/**
+ * The period index of a timestamp: its local day, or its week (weeks start on
+ * Monday: the index is the week's Monday over 7).
+ */
+export function periodOf(occurredUs: bigint, every: StreakEvery, timezone: string): number {
+  const day = localDay(occurredUs, timezone);
+  return every === 'day' ? day : Math.floor((day + 3) / 7);
+}
