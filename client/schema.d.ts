@@ -971,7 +971,14 @@ export interface components {
              * @example UTC
              */
             timezone: string;
+            recurrence: components["schemas"]["Recurrence"];
         };
+        /** @description A repeating chain: each calendar day, week (from Monday) or month, in `timezone`, is a run of its own (docs/quest-language.md); null: one run. */
+        Recurrence: {
+            /** @enum {string} */
+            every: "day" | "week" | "month";
+            timezone: string;
+        } | null;
         QuestTask: {
             /** Format: uuid */
             id: string;
@@ -1043,6 +1050,16 @@ export interface components {
             total_tasks: number;
             /** @description The chain's max_completions places are all taken and this user holds none: their events no longer count in it (docs/budgets.md). False for every chain without a cap. */
             cap_reached: boolean;
+            /**
+             * @description A repeating chain: the start of the current run, the one this progress is of (docs/quest-language.md); null for a chain that does not repeat.
+             * @example 2026-01-02T03:04:05.678Z
+             */
+            period_start: string | null;
+            /**
+             * @description A repeating chain: the end of the current run (exclusive); null otherwise.
+             * @example 2026-01-02T03:04:05.678Z
+             */
+            period_end: string | null;
         };
         ChainReward: {
             /** Format: uuid */
@@ -1059,10 +1076,33 @@ export interface components {
             /** @description Chain completed and its reward not yet claimed. */
             claimable: boolean;
             /**
-             * @description While claimable: from when a claim is accepted (the chain's completion plus its reward_hold_seconds); null otherwise.
+             * @description While claimable: from when a claim is accepted (the chain's completion plus its reward_hold_seconds; a repeating chain: the earliest of its claimable runs'); null otherwise.
              * @example 2026-01-02T03:04:05.678Z
              */
             claimable_at: string | null;
+            /** @description A repeating chain: each run (earlier ones included) completed and its chain reward not yet claimed; claim one with its period_start. Empty for a chain that does not repeat. */
+            claimable_periods: {
+                /**
+                 * @description ISO 8601 UTC with milliseconds.
+                 * @example 2026-01-02T03:04:05.678Z
+                 */
+                period_start: string;
+                /**
+                 * @description ISO 8601 UTC with milliseconds.
+                 * @example 2026-01-02T03:04:05.678Z
+                 */
+                period_end: string;
+                /**
+                 * @description ISO 8601 UTC with milliseconds.
+                 * @example 2026-01-02T03:04:05.678Z
+                 */
+                completed_at: string;
+                /**
+                 * @description ISO 8601 UTC with milliseconds.
+                 * @example 2026-01-02T03:04:05.678Z
+                 */
+                claimable_at: string;
+            }[];
         } | null;
         Prize: {
             prize_id: string;
@@ -1093,6 +1133,16 @@ export interface components {
              * @example 2026-01-02T03:04:05.678Z
              */
             claimable_at: string;
+            /**
+             * @description A repeating chain: the run it was completed in (claim it with this period_start); null for a chain that does not repeat.
+             * @example 2026-01-02T03:04:05.678Z
+             */
+            period_start: string | null;
+            /**
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-01-02T03:04:05.678Z
+             */
+            period_end: string | null;
         };
         /**
          * @example {
@@ -1102,6 +1152,8 @@ export interface components {
          *       },
          *       "cap_reached": false,
          *       "pending_events": 0,
+         *       "period_start": null,
+         *       "period_end": null,
          *       "tasks": [
          *         {
          *           "task_id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
@@ -1154,6 +1206,16 @@ export interface components {
             cap_reached: boolean;
             /** @description The user's stored events (any type) the matcher has not processed yet: they may still count. */
             pending_events: number;
+            /**
+             * @description A repeating chain: the start of the run explained; null for a chain that does not repeat.
+             * @example 2026-01-02T03:04:05.678Z
+             */
+            period_start: string | null;
+            /**
+             * @description A repeating chain: the end of the run explained (exclusive); null otherwise.
+             * @example 2026-01-02T03:04:05.678Z
+             */
+            period_end: string | null;
             tasks: components["schemas"]["ExplainTask"][];
         };
         ExplainTask: {
@@ -1196,10 +1258,10 @@ export interface components {
             amount: number | null;
             currency: string | null;
             /**
-             * @description Why this event did not complete the task (product rules §11). `counted`: it counted toward this task, which needs more (docs/quest-language.md); `streak_broken`: it counted, and a streak task's run started again from it after a period without one.
+             * @description Why this event did not complete the task (product rules §11). `counted`: it counted toward this task, which needs more (docs/quest-language.md); `streak_broken`: it counted, and a streak task's run started again from it after a period without one; `outside_period`: a repeating chain's event of another run than the one explained.
              * @enum {string}
              */
-            verdict: "outside_chain_window" | "before_task_window" | "after_task_window" | "amount_below_minimum" | "amount_missing" | "currency_mismatch" | "waiting_for_earlier_task" | "used_by_other_task" | "after_completion" | "not_yet_processed" | "reversed" | "cap_reached" | "counted" | "streak_broken";
+            verdict: "outside_chain_window" | "before_task_window" | "after_task_window" | "amount_below_minimum" | "amount_missing" | "currency_mismatch" | "waiting_for_earlier_task" | "used_by_other_task" | "after_completion" | "not_yet_processed" | "reversed" | "cap_reached" | "counted" | "streak_broken" | "outside_period";
             /** @description With `counted` and `streak_broken`: the task's running tally with this event; null otherwise. */
             progress: {
                 count: number;
@@ -1329,6 +1391,7 @@ export interface components {
          *       "claimed_at": "2026-01-02T03:05:00.000Z",
          *       "reversed": false,
          *       "reversed_at": null,
+         *       "period_start": null,
          *       "already_claimed": false
          *     }
          */
@@ -1362,7 +1425,8 @@ export interface components {
          *       "prize": null,
          *       "claimed_at": "2026-01-02T03:05:00.000Z",
          *       "reversed": false,
-         *       "reversed_at": null
+         *       "reversed_at": null,
+         *       "period_start": null
          *     }
          */
         RewardClaim: {
@@ -1396,6 +1460,11 @@ export interface components {
              * @example 2026-01-02T03:04:05.678Z
              */
             reversed_at: string | null;
+            /**
+             * @description A repeating chain: the run claimed from; null for a chain that does not repeat.
+             * @example 2026-01-02T03:04:05.678Z
+             */
+            period_start: string | null;
         };
         /**
          * @example {
@@ -1416,6 +1485,11 @@ export interface components {
              * @description Claim this completed chain's chain reward.
              */
             quest_chain_id?: string;
+            /**
+             * Format: date-time
+             * @description A repeating chain: the run to claim from, as its period_start in GET active (earlier runs' rewards stay claimable). Absent: the current run. Refused for a chain that does not repeat (docs/quest-language.md).
+             */
+            period_start?: string;
         };
         /**
          * @example {
@@ -1499,7 +1573,9 @@ export interface components {
          *       "reward_value": 250,
          *       "reward_image_urls": null,
          *       "completed_at": "2026-01-03T09:00:00.000Z",
-         *       "claimable_at": "2026-01-03T09:00:00.000Z"
+         *       "claimable_at": "2026-01-03T09:00:00.000Z",
+         *       "period_start": null,
+         *       "period_end": null
          *     }
          */
         ClaimableTaskReward: components["schemas"]["ClaimableTask"] & {
@@ -1519,7 +1595,9 @@ export interface components {
          *           "https://example.com/box.png"
          *         ]
          *       },
-         *       "claimable_at": "2026-01-03T09:00:00.000Z"
+         *       "claimable_at": "2026-01-03T09:00:00.000Z",
+         *       "period_start": null,
+         *       "period_end": null
          *     }
          */
         ClaimableChainReward: {
@@ -1533,6 +1611,16 @@ export interface components {
              * @example 2026-01-02T03:04:05.678Z
              */
             claimable_at: string;
+            /**
+             * @description A repeating chain: the run completed (claim it with this period_start); null for a chain that does not repeat.
+             * @example 2026-01-02T03:04:05.678Z
+             */
+            period_start: string | null;
+            /**
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-01-02T03:04:05.678Z
+             */
+            period_end: string | null;
         };
         /**
          * @example {
@@ -2679,7 +2767,10 @@ export interface operations {
     };
     explainQuestChainProgress: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A repeating chain: the run to explain, as its period_start; absent: the current run. Refused for a chain that does not repeat (docs/quest-language.md). */
+                period_start?: string;
+            };
             header?: never;
             path: {
                 questChainId: string;

@@ -40,7 +40,8 @@ async function tasksOf(userId: string): Promise<TaskAnswer[]> {
 }
 
 beforeAll(async () => {
-  stack = await startStack('quest-language', { workerCount: 1 });
+  // Two workers: the result must not depend on which one matches which batch.
+  stack = await startStack('quest-language', { workerCount: 2 });
   platform = await stack.createProvider('platform');
   advertiser = await stack.createProvider('advertiser');
   const body = base();

@@ -19,6 +19,7 @@ function toDraft(input: CreateChainInput): BacktestDraft {
       startUs: input.startDate,
       endUs: input.endDate,
       timezone: input.timezone ?? 'UTC',
+      recurrence: input.recurrence ?? null,
       tasks: input.tasks.map((task) => ({
         id: id(task.sequenceNumber),
         sequenceNumber: task.sequenceNumber,

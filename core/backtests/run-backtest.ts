@@ -13,6 +13,7 @@ import { loadMatchUsers, pagePlatformUserIds } from '../../shared/db/user-store.
 import { backtestResult, tallyUser, type BacktestDraft, type BacktestTally } from '../../shared/domain/backtest.js';
 import type { ServiceUserId } from '../../shared/domain/ids.js';
 import { computeCompletions } from '../../shared/domain/progress.js';
+import { eventsByRun, runRules } from '../../shared/domain/runs.js';
 import type { CoreDeps } from '../deps.js';
 import { loadCountingHistory } from '../matching/counting-history.js';
 
@@ -93,7 +94,9 @@ async function evaluatePage(db: Executor, draft: BacktestDraft, userIds: readonl
   const scope = { platformId: draft.platformId, advertiserId: draft.advertiserId, startUs: draft.rules.startUs, endUs: draft.rules.endUs };
   // In id order, so the sample is the same however the work was split between processes.
   for (const user of [...users].sort((a, b) => (a.id < b.id ? -1 : 1))) {
-    tallyUser(tally, draft, user.platformUserId, computeCompletions(draft.rules, history.countingOf(user, scope)));
+    // One walk per run (a repeating draft's runs each earn their rewards; others have one).
+    const runs = [...eventsByRun(draft.rules, history.countingOf(user, scope))].map(([period, events]) => computeCompletions(runRules(draft.rules, period)!, events));
+    tallyUser(tally, draft, user.platformUserId, runs);
   }
   return history.size;
 }

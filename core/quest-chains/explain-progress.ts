@@ -10,7 +10,10 @@ import { taskStatuses, type TaskUserStatus } from '../../shared/domain/chain-vie
 import { loadClaimHolds } from '../../shared/db/progress-store.js';
 import { admittedChainsOf } from '../../shared/db/admission-store.js';
 import { explainChain, type Verdict } from '../../shared/domain/explain.js';
-import { notFound } from '../../shared/errors.js';
+import { invalidInput, notFound } from '../../shared/errors.js';
+import type { ChainRules } from '../../shared/domain/progress.js';
+import { ONLY_RUN, currentRun, runStartingAt, type Run } from '../../shared/domain/recurrence.js';
+import { runOf, runRules } from '../../shared/domain/runs.js';
 import type { CoreDeps } from '../deps.js';
 import type { Tally } from '../../shared/domain/tally.js';
 
@@ -19,6 +22,8 @@ export interface ExplainProgressInput {
   platformId: string;
   chainId: string;
   platformUserId: SenderUserId;
+  /** A repeating chain's run to explain (its start); absent: the current run (docs/quest-language.md). */
+  periodStartUs?: bigint | undefined;
 }
 
 /** The part an event's sender plays in the chain (§4). */
@@ -40,6 +45,8 @@ export interface Explanation {
   pendingEvents: number;
   /** In sequence order; empty for an unknown user. */
   tasks: ExplainedTask[];
+  /** A repeating chain: the run explained; null for a chain that does not repeat. */
+  run: Run | null;
 }
 
 /**
@@ -51,9 +58,11 @@ export async function explainProgress(deps: Pick<CoreDeps, 'db'>, input: Explain
   const definition = await findChainDefinition(deps.db, input.chainId);
   if (definition?.chain.platformId !== input.platformId) throw notFound(`Quest chain ${input.chainId} not found`, 'questChainId');
   const user = await findMatchUser(deps.db, input.platformId, input.platformUserId);
-  if (!user) return { definition, userExists: false, capReached: false, pendingEvents: 0, tasks: [] };
-
   const { chain, tasks, rules } = definition;
+  const period = explainedPeriod(rules, input.periodStartUs);
+  const run = rules.recurrence ? runOf(rules, period)! : null;
+  if (!user) return { definition, userExists: false, capReached: false, pendingEvents: 0, tasks: [], run };
+
   const sources = sourcesOf(user, chain);
   const roleOf = new Map(sources.map((source) => [source.providerId, source.role]));
   const full = admitsNoOneNew(chain);
@@ -71,7 +80,8 @@ export async function explainProgress(deps: Pick<CoreDeps, 'db'>, input: Explain
   const byId = new Map(events.map((event) => [event.id, event]));
   const sourceOf = (event: ExplainedEvent): SenderRole => roleOf.get(event.providerId)!;
   // With the holds of the user's claims, as the matcher walks it (docs/reversals.md).
-  const explained = explainChain(rules, events, undefined, holds.get(walkKey(user.id, chain.id)) ?? [], capReached);
+  // A repeating chain: the run's own walk, as the matcher walks it; events of other runs are outside_period.
+  const explained = explainChain(runRules(rules, period)!, events, undefined, holds.get(walkKey(user.id, chain.id, period)) ?? [], capReached, rules.recurrence ? rules : undefined);
   const statuses = taskStatuses(chain.allowAnyOrder, tasks, new Set(explained.completions.keys()));
   const rowsById = new Map(tasks.map((task) => [task.id, task]));
   return {
@@ -79,6 +89,7 @@ export async function explainProgress(deps: Pick<CoreDeps, 'db'>, input: Explain
     userExists: true,
     capReached,
     pendingEvents,
+    run,
     tasks: explained.tasks.map(({ task, completion, candidates }) => {
       const completing = completion === null ? undefined : byId.get(completion.eventId);
       return {
@@ -89,4 +100,15 @@ export async function explainProgress(deps: Pick<CoreDeps, 'db'>, input: Explain
       };
     }),
   };
+}
+
+/** The run explained: the one asked for, which must be a run of the chain; by default the current run (0 in a chain that does not repeat). */
+function explainedPeriod(rules: ChainRules, asked: bigint | undefined): bigint {
+  if (!rules.recurrence) {
+    if (asked !== undefined) throw invalidInput('period_start: the quest chain does not repeat; explain it without a period_start', 'period_start');
+    return ONLY_RUN;
+  }
+  if (asked === undefined) return currentRun(rules, rules.recurrence, BigInt(Date.now()) * 1000n).startUs;
+  if (runStartingAt(rules, rules.recurrence, asked) === null) throw invalidInput('period_start: no run of the quest chain starts there (see period_start in GET active)', 'period_start');
+  return asked;
 }

@@ -3,10 +3,12 @@ import { admitsNoOneNew } from '../../shared/domain/admission.js';
 import type { SenderUserId, ServiceUserId } from '../../shared/domain/ids.js';
 import type { ChainDefinition, TaskRow } from '../../shared/db/chain-store.js';
 import { loadReadUserState, type ReadUserState } from '../../shared/db/progress-store.js';
-import { taskProgress, taskStatuses, userProgress, type TaskProgress, type TaskUserStatus, type UserProgress } from '../../shared/domain/chain-view.js';
+import { isChainCompleted, taskProgress, taskStatuses, userProgress, type TaskProgress, type TaskUserStatus, type UserProgress } from '../../shared/domain/chain-view.js';
 import { dateToMicros } from '../../shared/domain/timestamp.js';
 import type { CoreDeps } from '../deps.js';
 import { hasTallies, type ChainRules } from '../../shared/domain/progress.js';
+import { inRun, type Run } from '../../shared/domain/recurrence.js';
+import { periodOfRun, runOf, runRules } from '../../shared/domain/runs.js';
 
 export interface ReadActiveChainsInput {
   platformId: string;
@@ -35,6 +37,17 @@ export interface ActiveChainProgress {
   rewardClaimableUs: bigint | null;
   /** Every place of max_completions is taken and the user holds none: the chain will not count their events (docs/budgets.md). */
   capReached: boolean;
+  /** A repeating chain's current run, the one shown (docs/quest-language.md); null for a chain that does not repeat. */
+  run: Run | null;
+  /** A repeating chain's runs whose chain reward is claimable (earlier runs included), in run order; empty otherwise. */
+  claimableRuns: ClaimableRun[];
+}
+
+/** A completed run of a repeating chain whose chain reward is not claimed yet. */
+export interface ClaimableRun {
+  run: Run;
+  completedUs: bigint;
+  claimableUs: bigint;
 }
 
 /** §7: a completed task whose reward has not been claimed. */
@@ -44,6 +57,8 @@ export interface ClaimableTask {
   completedUs: bigint;
   /** The completion plus the chain's reward hold: a claim before answers 409 reward_on_hold. */
   claimableUs: bigint;
+  /** The run of a repeating chain it was completed in; null for a chain that does not repeat. */
+  run: Run | null;
 }
 
 export interface ActiveChains {
@@ -93,40 +108,82 @@ export async function readActiveChains(
   };
 }
 
+/** The chain as the user stands in its current run (the only run of a chain that does not repeat). */
 function chainProgress(definition: ChainDefinition, user: ReadUserState, nowUs: bigint): ActiveChainProgress {
   const { chain, tasks, reward, rules } = definition;
-  const completedIds = new Set(tasks.filter((task) => user.completedAt.has(task.id)).map((task) => task.id));
+  // Only active chains are read, so `now` is inside the chain's dates and in a run.
+  const run = runOf(rules, nowUs)!;
+  const period = periodOfRun(rules, run);
+  const completedIds = new Set(tasks.filter((task) => user.completedAt.has(inRun(task.id, period))).map((task) => task.id));
   const progress = userProgress({
     totalTasks: tasks.length,
-    completions: [...completedIds].map((id) => ({ completedUs: user.completedAt.get(id)! })),
+    completions: [...completedIds].map((id) => ({ completedUs: user.completedAt.get(inRun(id, period))! })),
     registeredUs: user.registeredUs,
     chainStartUs: rules.startUs,
   });
-  const rewardClaimable = reward !== null && progress.status === 'completed' && !user.claimedChains.has(chain.id);
+  // Every completed run whose chain reward is unclaimed; a chain that does not repeat has at most its one.
+  const claimable = reward === null ? [] : completedRuns(definition, user).filter((r) => !user.claimedChains.has(inRun(chain.id, periodOfRun(rules, r.run))));
+  const first = claimable[0];
   return {
     definition,
-    capReached: admitsNoOneNew(chain) && completedIds.size === 0 && !user.admittedChains.has(chain.id),
+    capReached: admitsNoOneNew(chain) && user.completions.every((c) => !tasks.some((t) => t.id === c.taskId)) && !user.admittedChains.has(chain.id),
     taskStatuses: taskStatuses(chain.allowAnyOrder, tasks, completedIds),
-    taskProgress: tasksProgress(rules, user, completedIds, nowUs),
+    taskProgress: tasksProgress(rules, user, completedIds, period, nowUs),
     progress,
-    rewardClaimable,
-    rewardClaimableUs: rewardClaimable && progress.completedUs !== null ? claimableAfterHold(progress.completedUs, chain.rewardHoldSeconds) : null,
+    rewardClaimable: first !== undefined,
+    rewardClaimableUs: first === undefined ? null : claimable.reduce((earliest, r) => (r.claimableUs < earliest ? r.claimableUs : earliest), first.claimableUs),
+    run: rules.recurrence ? run : null,
+    claimableRuns: rules.recurrence ? claimable : [],
   };
 }
 
-function tasksProgress(rules: ChainRules, user: ReadUserState, completedIds: ReadonlySet<string>, nowUs: bigint): Map<string, TaskProgress> {
+/** The runs in which the user completed every task, with when (the latest completion) and from when the chain reward is claimable. */
+function completedRuns(definition: ChainDefinition, user: ReadUserState): ClaimableRun[] {
+  const { tasks, rules, chain } = definition;
+  const latestByRun = new Map<bigint, { done: number; latestUs: bigint }>();
+  for (const completion of user.completions) {
+    if (!tasks.some((task) => task.id === completion.taskId)) continue;
+    const known = latestByRun.get(completion.periodStartUs);
+    const latestUs = known === undefined || completion.completedUs > known.latestUs ? completion.completedUs : known.latestUs;
+    latestByRun.set(completion.periodStartUs, { done: (known?.done ?? 0) + 1, latestUs });
+  }
+  return [...latestByRun]
+    .filter(([, { done }]) => isChainCompleted(tasks.length, done))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([period, { latestUs }]) => ({
+      run: runOfPeriod(rules, period),
+      completedUs: latestUs,
+      claimableUs: claimableAfterHold(latestUs, chain.rewardHoldSeconds),
+    }));
+}
+
+/** The run stored under `period`: a chain that does not repeat has one, its whole dates. */
+const runOfPeriod = (rules: ChainRules, period: bigint): Run => {
+  const own = runRules(rules, period);
+  return own === null ? { startUs: period, endUs: period } : { startUs: own.startUs, endUs: own.endUs };
+};
+
+function tasksProgress(rules: ChainRules, user: ReadUserState, completedIds: ReadonlySet<string>, period: bigint, nowUs: bigint): Map<string, TaskProgress> {
   const shown = new Map<string, TaskProgress>();
   for (const task of rules.tasks) {
-    const progress = taskProgress(task, user.tallies.get(task.id), completedIds.has(task.id), nowUs, rules.timezone ?? 'UTC');
+    const progress = taskProgress(task, user.tallies.get(inRun(task.id, period)), completedIds.has(task.id), nowUs, rules.timezone ?? 'UTC');
     if (progress !== undefined) shown.set(task.id, progress);
   }
   return shown;
 }
 
+/** Completed tasks whose reward is unclaimed, in every run (a repeating chain's earlier runs included), in run then sequence order. */
 function claimableTasks(definition: ChainDefinition, user: ReadUserState): ClaimableTask[] {
-  return definition.tasks.flatMap((task) => {
-    const completedUs = user.completedAt.get(task.id);
-    if (completedUs === undefined || user.claimedTasks.has(task.id)) return [];
-    return [{ chainId: definition.chain.id, task, completedUs, claimableUs: claimableAfterHold(completedUs, definition.chain.rewardHoldSeconds) }];
-  });
+  const { chain, rules } = definition;
+  const byTask = new Map(definition.tasks.map((task) => [task.id, task]));
+  return user.completions
+    .filter((c) => byTask.has(c.taskId) && !user.claimedTasks.has(inRun(c.taskId, c.periodStartUs)))
+    .sort((a, b) => (a.periodStartUs < b.periodStartUs ? -1 : a.periodStartUs > b.periodStartUs ? 1 : byTask.get(a.taskId)!.sequenceNumber - byTask.get(b.taskId)!.sequenceNumber))
+    .map((c) => ({
+      chainId: chain.id,
+      task: byTask.get(c.taskId)!,
+      completedUs: c.completedUs,
+      claimableUs: claimableAfterHold(c.completedUs, chain.rewardHoldSeconds),
+      run: rules.recurrence ? runOfPeriod(rules, c.periodStartUs) : null,
+    }));
 }

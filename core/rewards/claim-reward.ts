@@ -4,7 +4,8 @@ import { drawPrize } from '../../shared/rewards/verifiable-draw.js';
 import { currentSeed, insertDraw, lockPrizes, takePrize } from '../../shared/db/draw-store.js';
 import { inStock } from '../../shared/domain/draw-stock.js';
 import { claimableAfterHold } from '../../shared/domain/reward-hold.js';
-import { reserveClaim, type ClaimLimits, findChainReward, findClaim, findTaskReward, insertClaim, type Prize, type Reward, type RewardClaim, type RewardKind } from '../../shared/db/reward-store.js';
+import { ONLY_RUN, currentRun, runStartingAt } from '../../shared/domain/recurrence.js';
+import { reserveClaim, type ChainTiming, type ClaimLimits, findChainReward, findClaim, findTaskReward, insertClaim, type Prize, type Reward, type RewardClaim, type RewardKind } from '../../shared/db/reward-store.js';
 import { findUserId, lockUsers } from '../../shared/db/user-store.js';
 import type { Executor } from '../../shared/db/client.js';
 import { formatIsoMillis } from '../../shared/domain/timestamp.js';
@@ -15,7 +16,12 @@ import type { CoreDeps } from '../deps.js';
 import { claimFact } from '../webhooks/claim-fact.js';
 
 /** The claimer (a platform's user) and exactly one of a task (its reward) or a chain (its chain reward). */
-export type ClaimRewardInput = { platformId: string; platformUserId: SenderUserId } & (
+export type ClaimRewardInput = {
+  platformId: string;
+  platformUserId: SenderUserId;
+  /** A repeating chain's run to claim from (its start); absent: the current run (docs/quest-language.md). */
+  periodStartUs?: bigint | undefined;
+} & (
   | { taskId: string; chainId?: undefined }
   | { chainId: string; taskId?: undefined }
 );
@@ -32,6 +38,7 @@ interface ClaimTarget {
   reward: Reward;
   completion: { eventId: string; completedUs: bigint } | null;
   limits: ClaimLimits;
+  periodStartUs: bigint;
 }
 
 /**
@@ -58,9 +65,9 @@ export async function claimReward(deps: Pick<CoreDeps, 'db' | 'webhooks'>, input
     await lockUsers(tx, [userId]);
     const target =
       input.taskId !== undefined
-        ? await taskTarget(tx, input.platformId, userId, input.taskId)
-        : await chainTarget(tx, input.platformId, userId, input.chainId);
-    const existing = await findClaim(tx, userId, target.chainId, target.taskId);
+        ? await taskTarget(tx, input.platformId, userId, input.taskId, input.periodStartUs)
+        : await chainTarget(tx, input.platformId, userId, input.chainId, input.periodStartUs);
+    const existing = await findClaim(tx, userId, target.chainId, target.taskId, target.periodStartUs);
     if (existing) return { existing };
     assertClaimable(target);
     const claimId = randomUUID();
@@ -137,11 +144,30 @@ function assertClaimable(target: Claimable) {
   }
 }
 
-async function taskTarget(db: Executor, platformId: string, userId: ServiceUserId, taskId: string): Promise<Claimable> {
+/**
+ * The run a claim is of: the one asked for, which must be a run of the chain;
+ * by default the current run (docs/quest-language.md). A chain that does not
+ * repeat has one run, and a period named for it is refused.
+ */
+function claimedPeriod(timing: ChainTiming, asked: bigint | undefined): bigint {
+  if (timing.recurrence === null) {
+    if (asked !== undefined) throw invalidInput('period_start: the quest chain does not repeat; claim without a period_start', 'period_start');
+    return ONLY_RUN;
+  }
+  if (asked === undefined) return currentRun(timing, timing.recurrence, BigInt(Date.now()) * 1000n).startUs;
+  if (runStartingAt(timing, timing.recurrence, asked) === null) {
+    throw invalidInput(`period_start: no run of the quest chain starts at ${formatIsoMillis(asked)} (see period_start in GET active)`, 'period_start');
+  }
+  return asked;
+}
+
+async function taskTarget(db: Executor, platformId: string, userId: ServiceUserId, taskId: string, asked: bigint | undefined): Promise<Claimable> {
   const task = await findTaskReward(db, platformId, userId, taskId);
   if (!task) throw invalidInput('task_id: no such task for your platform', 'task_id', 'task_not_found');
-  const { completion } = task;
+  const periodStartUs = claimedPeriod(task.timing, asked);
+  const completion = task.completions.get(periodStartUs) ?? null;
   return {
+    periodStartUs,
     kind: 'task',
     chainId: task.chainId,
     taskId,
@@ -153,19 +179,22 @@ async function taskTarget(db: Executor, platformId: string, userId: ServiceUserI
   };
 }
 
-async function chainTarget(db: Executor, platformId: string, userId: ServiceUserId, chainId: string): Promise<Claimable> {
+async function chainTarget(db: Executor, platformId: string, userId: ServiceUserId, chainId: string, asked: bigint | undefined): Promise<Claimable> {
   const chain = await findChainReward(db, platformId, userId, chainId);
   if (!chain) throw invalidInput('quest_chain_id: no such quest chain for your platform', 'quest_chain_id', 'quest_chain_not_found');
   // No reward, no claim of it either: refused before looking for one.
   if (!chain.reward) throw conflict('reward_not_claimable', 'The quest chain has no chain reward', 'quest_chain_id');
+  const periodStartUs = claimedPeriod(chain.timing, asked);
+  const completedUs = chain.completions.get(periodStartUs) ?? null;
   return {
+    periodStartUs,
     kind: 'chain',
     chainId,
     taskId: null,
     reward: chain.reward,
     completion: null,
     limits: chain.limits,
-    claimableUs: chain.completedUs === null ? null : claimableAfterHold(chain.completedUs, chain.holdSeconds),
-    notCompleted: chain.completedUs === null ? 'The quest chain is not completed yet; its reward is not claimable' : null,
+    claimableUs: completedUs === null ? null : claimableAfterHold(completedUs, chain.holdSeconds),
+    notCompleted: completedUs === null ? 'The quest chain is not completed yet; its reward is not claimable' : null,
   };
 }

@@ -3,6 +3,7 @@ import type { MatchUser } from '../../shared/domain/sources.js';
 import type { RewardClaim } from '../../shared/db/reward-store.js';
 import type { WebhookFact } from '../../shared/db/webhook-message-store.js';
 import { formatIsoMillis } from '../../shared/domain/timestamp.js';
+import { ONLY_RUN } from '../../shared/domain/recurrence.js';
 
 /** A claim as its webhook facts and its reads show it. */
 export function claimData(claim: RewardClaim) {
@@ -15,6 +16,8 @@ export function claimData(claim: RewardClaim) {
     reward: { ...(reward.id !== undefined ? { id: reward.id } : {}), type: reward.type, name: reward.name, value: reward.value, image_urls: reward.imageUrls },
     prize: claim.prize ? { prize_id: claim.prize.prizeId, name: claim.prize.name, value: claim.prize.value } : null,
     claimed_at: formatIsoMillis(claim.claimedUs),
+    // A run of a repeating chain is named by its start (docs/quest-language.md).
+    period_start: claim.periodStartUs === ONLY_RUN ? null : formatIsoMillis(claim.periodStartUs),
   };
 }
 

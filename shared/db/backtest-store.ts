@@ -1,4 +1,5 @@
 import type { ServiceUserId } from '../domain/ids.js';
+import type { Recurrence } from '../domain/recurrence.js';
 import { and, eq, sql } from 'drizzle-orm';
 import type { BacktestDraft, BacktestResult, BacktestTally } from '../domain/backtest.js';
 import type { TaskCondition } from '../domain/conditions.js';
@@ -17,7 +18,7 @@ export type StoredBacktest = Pick<BacktestColumns, 'id' | 'platformId' | 'status
 // JSON has no bigint: the draft's microsecond times travel as decimal strings.
 type Micros = string | null;
 type DraftJson = Omit<BacktestDraft, 'rules'> & {
-  rules: { allowAnyOrder: boolean; startUs: string; endUs: string; timezone?: string; tasks: (Omit<TaskCondition, 'afterUs' | 'beforeUs'> & { afterUs: Micros; beforeUs: Micros })[] };
+  rules: { allowAnyOrder: boolean; startUs: string; endUs: string; timezone?: string; recurrence?: Recurrence | null; tasks: (Omit<TaskCondition, 'afterUs' | 'beforeUs'> & { afterUs: Micros; beforeUs: Micros })[] };
 };
 
 const micros = (us: bigint | null): Micros => (us === null ? null : us.toString());
@@ -32,6 +33,7 @@ function draftToJson(draft: BacktestDraft): DraftJson {
       startUs: rules.startUs.toString(),
       endUs: rules.endUs.toString(),
       ...(rules.timezone === undefined ? {} : { timezone: rules.timezone }),
+      ...(rules.recurrence == null ? {} : { recurrence: rules.recurrence }),
       tasks: rules.tasks.map((task) => ({ ...task, afterUs: micros(task.afterUs), beforeUs: micros(task.beforeUs) })),
     },
   };
@@ -46,6 +48,7 @@ function draftFromJson(json: DraftJson): BacktestDraft {
       startUs: BigInt(rules.startUs),
       endUs: BigInt(rules.endUs),
       ...(rules.timezone === undefined ? {} : { timezone: rules.timezone }),
+      ...(rules.recurrence == null ? {} : { recurrence: rules.recurrence }),
       tasks: rules.tasks.map((task) => ({ ...task, afterUs: bigintOrNull(task.afterUs), beforeUs: bigintOrNull(task.beforeUs) })),
     },
   };

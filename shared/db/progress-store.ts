@@ -8,6 +8,7 @@ import type { StoredTallies, Tally } from '../domain/tally.js';
 import { appendTo } from '../collections.js';
 import { booleanArray, fromUs, idArray, nullableIdArray, numberArray, occurredUsColumn, textArray } from './sql-fragments.js';
 import { walkKey } from '../domain/walk-key.js';
+import { inRun } from '../domain/recurrence.js';
 
 /**
  * The SQL about users' progress, set-based: every function here is one
@@ -239,27 +240,30 @@ export interface ReadUserState {
   registeredUs: bigint;
   /** The live-updates baseline: the latest change of the user's progress, null if none ever. */
   progressChangedUs: bigint | null;
-  /** completed_at (epoch µs) by task id. */
+  /** completed_at (epoch µs) by task id within its run (inRun: the task id in a chain that does not repeat). */
   completedAt: Map<string, bigint>;
+  /** Every completion, with its run: a repeating chain's earlier runs are shown for their rewards. */
+  completions: { taskId: string; periodStartUs: bigint; completedUs: bigint }[];
+  /** Claimed task ids and chain ids, within their run (inRun). */
   claimedTasks: Set<string>;
   claimedChains: Set<string>;
   /** Of the full chains asked about (max_completions reached), those that admitted the user. */
   admittedChains: Set<string>;
-  /** Counted, summed and streak tasks' tallies by task id, in the tally chains asked about (docs/quest-language.md). */
+  /** Counted, summed and streak tasks' tallies by task id within its run (inRun), in the tally chains asked about (docs/quest-language.md). */
   tallies: Map<string, Tally>;
 }
 
 type ClaimColumns = typeof rewardClaims.$inferSelect;
 
 type ReadUserRow = DriverRow<Pick<UserColumns, 'id' | 'createdAt' | 'progressChangedAt'>> & {
-  /** [task id, completed_at text] pairs; the driver may hand json over unparsed (drizzle configures postgres.js that way). */
-  completions: string | [CompletionColumns['taskId'], DriverRow<Pick<CompletionColumns, 'completedAt'>>['completedAt']][];
-  /** [chain id, task id (null: the chain reward)] pairs. */
-  claims: string | [ClaimColumns['chainId'], ClaimColumns['taskId']][];
+  /** [task id, completed_at text, run] triples; the driver may hand json over unparsed (drizzle configures postgres.js that way). */
+  completions: string | [CompletionColumns['taskId'], DriverRow<Pick<CompletionColumns, 'completedAt'>>['completedAt'], string][];
+  /** [chain id, task id (null: the chain reward), run] triples. */
+  claims: string | [ClaimColumns['chainId'], ClaimColumns['taskId'], string][];
   /** Chain ids; only when full chains were asked about. */
   admissions?: string | string[];
-  /** Each walk's stored tallies; only when tally chains were asked about. */
-  tallies?: string | (StoredTallies | null)[];
+  /** Each walk's [run, stored tallies]; only when tally chains were asked about. */
+  tallies?: string | [string, StoredTallies | null][];
 };
 
 /**
@@ -286,13 +290,13 @@ export async function loadReadUserState(
   const tallies =
     tallyChainIds.length === 0
       ? sql``
-      : sql`, coalesce((select json_agg(p.tallies) from chain_progress p
+      : sql`, coalesce((select json_agg(json_build_array(p.period_start_us::text, p.tallies)) from chain_progress p
                   where p.user_id = u.id and p.chain_id = any(${idArray(tallyChainIds)}) and p.tallies is not null), '[]'::json) as tallies`;
   const [row] = await db.execute<ReadUserRow>(sql`
     select u.id, u.created_at as "createdAt", u.progress_changed_at as "progressChangedAt",
-      coalesce((select json_agg(json_build_array(c.task_id, c.completed_at::text)) from task_completions c
+      coalesce((select json_agg(json_build_array(c.task_id, c.completed_at::text, c.period_start_us::text)) from task_completions c
                 where c.user_id = u.id and c.chain_id = any(${chains})), '[]'::json) as completions,
-      coalesce((select json_agg(json_build_array(r.chain_id, r.task_id)) from reward_claims r
+      coalesce((select json_agg(json_build_array(r.chain_id, r.task_id, r.period_start_us::text)) from reward_claims r
                 where r.user_id = u.id and r.chain_id = any(${chains})), '[]'::json) as claims
       ${admissions}${tallies}
     from users u
@@ -303,17 +307,24 @@ export async function loadReadUserState(
     registeredUs: decodeTimestampUs(users.createdAt, row.createdAt),
     progressChangedUs: row.progressChangedAt === null ? null : decodeTimestampUs(users.progressChangedAt, row.progressChangedAt),
     completedAt: new Map(),
+    completions: [],
     claimedTasks: new Set(),
     claimedChains: new Set(),
     admittedChains: new Set(row.admissions === undefined ? [] : fromJson(row.admissions)),
-    tallies: new Map((row.tallies === undefined ? [] : fromJson(row.tallies)).flatMap((byTask) => Object.entries(byTask ?? {}))),
+    tallies: new Map(
+      (row.tallies === undefined ? [] : fromJson(row.tallies)).flatMap(([period, byTask]) =>
+        Object.entries(byTask ?? {}).map(([taskId, tally]) => [inRun(taskId, BigInt(period)), tally] as const),
+      ),
+    ),
   };
-  for (const [taskId, completedAt] of fromJson(row.completions)) {
-    state.completedAt.set(taskId, decodeTimestampUs(taskCompletions.completedAt, completedAt));
+  for (const [taskId, completedAt, period] of fromJson(row.completions)) {
+    const completedUs = decodeTimestampUs(taskCompletions.completedAt, completedAt);
+    state.completedAt.set(inRun(taskId, BigInt(period)), completedUs);
+    state.completions.push({ taskId, periodStartUs: BigInt(period), completedUs });
   }
-  for (const [chainId, taskId] of fromJson(row.claims)) {
-    if (taskId === null) state.claimedChains.add(chainId);
-    else state.claimedTasks.add(taskId);
+  for (const [chainId, taskId, period] of fromJson(row.claims)) {
+    if (taskId === null) state.claimedChains.add(inRun(chainId, BigInt(period)));
+    else state.claimedTasks.add(inRun(taskId, BigInt(period)));
   }
   return state;
 }

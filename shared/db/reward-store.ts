@@ -2,6 +2,7 @@ import type { ServiceUserId } from '../domain/ids.js';
 import { claimableAfterHold } from '../domain/reward-hold.js';
 import { and, eq, inArray, isNotNull, isNull, notExists, sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
+import type { Recurrence } from '../domain/recurrence.js';
 import { afterKey } from './keyset.js';
 import { chainProgress, chainRewards, questChains, questTasks, rewardClaims, taskCompletions } from './schema/index.js';
 
@@ -38,7 +39,18 @@ export interface RewardClaim {
   claimedUs: bigint;
   /** When the claimed completion stopped standing on counting events (the reward is kept, marked reversed); null while it stands. */
   reversedUs: bigint | null;
+  /** The run of a repeating chain claimed from (docs/quest-language.md); 0 in a chain that does not repeat. */
+  periodStartUs: bigint;
 }
+
+/** A chain's dates and recurrence: what places a stored period in its run. */
+export interface ChainTiming {
+  startUs: bigint;
+  endUs: bigint;
+  recurrence: Recurrence | null;
+}
+
+const chainTimingColumns = { startUs: questChains.startDate, endUs: questChains.endDate, recurrence: questChains.recurrence };
 
 export interface ClaimableTaskReward {
   taskId: string;
@@ -48,6 +60,8 @@ export interface ClaimableTaskReward {
   completedUs: bigint;
   /** The completion plus the chain's reward hold (docs/reversals.md): not claimable before. */
   claimableUs: bigint;
+  periodStartUs: bigint;
+  timing: ChainTiming;
 }
 
 export interface ClaimableChainReward {
@@ -55,6 +69,8 @@ export interface ClaimableChainReward {
   reward: Reward;
   /** The chain's completion plus its reward hold. */
   claimableUs: bigint;
+  periodStartUs: bigint;
+  timing: ChainTiming;
 }
 
 /** The snapshot's stored form: the published reward's field names, and the prize a box gave. */
@@ -82,6 +98,7 @@ const toClaim = (row: typeof rewardClaims.$inferSelect): RewardClaim => ({
   ...fromSnapshot(row.reward),
   claimedUs: row.claimedAt,
   reversedUs: row.reversedAt,
+  periodStartUs: row.periodStartUs,
 });
 
 /** The claims with these ids, with their users (what a reward.reversed fact needs). */
@@ -94,10 +111,16 @@ export async function findClaimsByIds(db: Executor, ids: readonly string[]): Pro
 /** A chain's limits as its claims read them (ClaimLimits). */
 const claimLimitColumns = { budget: questChains.budget, maxClaims: questChains.maxClaimsPerReward, advertiserId: questChains.advertiserId };
 
-/** A task of the platform with its reward, the chain's reward hold and the user's completion of it (null: not completed); null when the platform has no such task. */
+/**
+ * A task of the platform with its reward, the chain's reward hold and timing,
+ * and the user's completions of it by run (none: not completed); null when
+ * the platform has no such task.
+ */
 export async function findTaskReward(db: Executor, platformId: string, userId: ServiceUserId, taskId: string) {
-  const [row] = await db
+  const rows = await db
     .select({
+      timing: chainTimingColumns,
+      periodStartUs: taskCompletions.periodStartUs,
       chainId: questTasks.chainId,
       type: questTasks.rewardType,
       name: questTasks.rewardName,
@@ -112,16 +135,27 @@ export async function findTaskReward(db: Executor, platformId: string, userId: S
     .innerJoin(questChains, eq(questChains.id, questTasks.chainId))
     .leftJoin(taskCompletions, and(eq(taskCompletions.userId, userId), eq(taskCompletions.taskId, questTasks.id)))
     .where(and(eq(questTasks.id, taskId), eq(questChains.platformId, platformId)));
+  const [row] = rows;
   if (!row) return null;
   const reward: Reward = { type: row.type, name: row.name, value: row.value, imageUrls: row.imageUrls };
-  const completion = row.eventId === null || row.completedUs === null ? null : { eventId: row.eventId, completedUs: row.completedUs };
-  return { chainId: row.chainId, reward, holdSeconds: row.holdSeconds, limits: row.limits, completion };
+  const completions = new Map<bigint, { eventId: string; completedUs: bigint }>();
+  for (const { eventId, completedUs, periodStartUs } of rows) {
+    if (eventId !== null && completedUs !== null && periodStartUs !== null) completions.set(periodStartUs, { eventId, completedUs });
+  }
+  return { chainId: row.chainId, reward, holdSeconds: row.holdSeconds, limits: row.limits, timing: row.timing, completions };
 }
 
-/** A chain of the platform with its reward (null without one), its reward hold and the user's completion of it (`completedUs`, from chain_progress: null while not completed); null when the platform has no such chain. */
+/**
+ * A chain of the platform with its reward (null without one), its reward hold
+ * and timing, and the user's completions of it by run (`completedUs` from
+ * chain_progress; absent while not completed); null when the platform has no
+ * such chain.
+ */
 export async function findChainReward(db: Executor, platformId: string, userId: ServiceUserId, chainId: string) {
-  const [row] = await db
+  const rows = await db
     .select({
+      timing: chainTimingColumns,
+      periodStartUs: chainProgress.periodStartUs,
       id: chainRewards.id,
       type: chainRewards.type,
       name: chainRewards.name,
@@ -135,12 +169,15 @@ export async function findChainReward(db: Executor, platformId: string, userId: 
     .leftJoin(chainRewards, eq(chainRewards.chainId, questChains.id))
     .leftJoin(chainProgress, and(eq(chainProgress.userId, userId), eq(chainProgress.chainId, questChains.id)))
     .where(and(eq(questChains.id, chainId), eq(questChains.platformId, platformId)));
+  const [row] = rows;
   if (!row) return null;
+  const completions = new Map<bigint, bigint>();
+  for (const { completedUs, periodStartUs } of rows) if (completedUs !== null && periodStartUs !== null) completions.set(periodStartUs, completedUs);
   const reward: Reward | null =
     row.id === null || row.type === null || row.name === null
       ? null
       : { id: row.id, type: row.type, name: row.name, value: row.value, imageUrls: row.imageUrls };
-  return { reward, holdSeconds: row.holdSeconds, limits: row.limits, completedUs: row.completedUs };
+  return { reward, holdSeconds: row.holdSeconds, limits: row.limits, timing: row.timing, completions };
 }
 
 /** A chain's limits on its claims (docs/budgets.md); null: none. */
@@ -199,6 +236,7 @@ export async function insertClaim(
     prize: Prize | null;
     /** A task claim's completion, where the walk holds it (docs/reversals.md). */
     completion: { eventId: string; completedUs: bigint } | null;
+    periodStartUs: bigint;
   },
 ): Promise<RewardClaim> {
   const [row] = await db
@@ -212,13 +250,14 @@ export async function insertClaim(
       reward: toSnapshot(claim.reward, claim.prize),
       completedEventId: claim.completion?.eventId ?? null,
       completedAt: claim.completion?.completedUs ?? null,
+      periodStartUs: claim.periodStartUs,
     })
     .returning();
   return toClaim(row!);
 }
 
-/** The user's claim of a task's reward, or of the chain's reward when `taskId` is null. */
-export async function findClaim(db: Executor, userId: ServiceUserId, chainId: string, taskId: string | null): Promise<RewardClaim | null> {
+/** The user's claim of a task's reward, or of the chain's reward when `taskId` is null, in one run. */
+export async function findClaim(db: Executor, userId: ServiceUserId, chainId: string, taskId: string | null, periodStartUs: bigint): Promise<RewardClaim | null> {
   const [row] = await db
     .select()
     .from(rewardClaims)
@@ -227,6 +266,7 @@ export async function findClaim(db: Executor, userId: ServiceUserId, chainId: st
         eq(rewardClaims.userId, userId),
         eq(rewardClaims.chainId, chainId),
         taskId === null ? isNull(rewardClaims.taskId) : eq(rewardClaims.taskId, taskId),
+        eq(rewardClaims.periodStartUs, periodStartUs),
       ),
     );
   return row ? toClaim(row) : null;
@@ -278,9 +318,11 @@ export async function listClaimableTaskRewards(
   const claimed = db
     .select({ one: sql`1` })
     .from(rewardClaims)
-    .where(and(eq(rewardClaims.userId, userId), eq(rewardClaims.taskId, taskCompletions.taskId)));
+    .where(and(eq(rewardClaims.userId, userId), eq(rewardClaims.taskId, taskCompletions.taskId), eq(rewardClaims.periodStartUs, taskCompletions.periodStartUs)));
   const rows = await db
     .select({
+      timing: chainTimingColumns,
+      periodStartUs: taskCompletions.periodStartUs,
       taskId: taskCompletions.taskId,
       chainId: taskCompletions.chainId,
       sequenceNumber: questTasks.sequenceNumber,
@@ -311,13 +353,15 @@ export async function listClaimableChainRewards(
   userId: ServiceUserId,
   window: RewardWindow<Extract<RewardCursor, { section: 'chain' }>['key']>,
 ): Promise<ClaimableChainReward[]> {
-  const order = [questChains.startDate, questChains.id] as const;
+  const order = [questChains.startDate, questChains.id, chainProgress.periodStartUs] as const;
   const claimed = db
     .select({ one: sql`1` })
     .from(rewardClaims)
-    .where(and(eq(rewardClaims.userId, userId), eq(rewardClaims.chainId, questChains.id), isNull(rewardClaims.taskId)));
+    .where(and(eq(rewardClaims.userId, userId), eq(rewardClaims.chainId, questChains.id), isNull(rewardClaims.taskId), eq(rewardClaims.periodStartUs, chainProgress.periodStartUs)));
   const rows = await db
     .select({
+      timing: chainTimingColumns,
+      periodStartUs: chainProgress.periodStartUs,
       chainId: questChains.id,
       id: chainRewards.id,
       type: chainRewards.type,
@@ -339,7 +383,13 @@ export async function listClaimableChainRewards(
     )
     .orderBy(...order)
     .limit(window.limit);
-  return rows.map(({ chainId, holdSeconds, completedUs, ...reward }) => ({ chainId, reward, claimableUs: claimableAfterHold(completedUs!, holdSeconds) }));
+  return rows.map(({ chainId, holdSeconds, completedUs, timing, periodStartUs, ...reward }) => ({
+    chainId,
+    reward,
+    claimableUs: claimableAfterHold(completedUs!, holdSeconds),
+    periodStartUs,
+    timing,
+  }));
 }
 
 /** The user's claims, oldest first. */

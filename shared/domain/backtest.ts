@@ -28,7 +28,9 @@ export interface BacktestTally {
   /** Users with at least one predicted task completion. */
   usersStarted: number;
   usersCompleted: number;
-  /** task id -> users predicted to complete it */
+  /** Completed runs (a repeating chain's users can complete it once a run; otherwise usersCompleted). Absent in tallies checkpointed before runs existed. */
+  runsCompleted?: number;
+  /** task id -> completions predicted (a repeating chain's: one a run) */
   tasksCompleted: Record<string, number>;
   /** Sum of reward_value over predicted task completions. */
   taskRewards: number;
@@ -41,22 +43,33 @@ export function emptyTally(draft: BacktestDraft): BacktestTally {
     usersEvaluated: 0,
     usersStarted: 0,
     usersCompleted: 0,
+    runsCompleted: 0,
     tasksCompleted: Object.fromEntries(draft.rules.tasks.map((task) => [task.id, 0])),
     taskRewards: 0,
     sample: [],
   };
 }
 
-/** Adds one user's predicted completions to the tally (in place). */
-export function tallyUser(tally: BacktestTally, draft: BacktestDraft, platformUserId: string, completions: ReadonlyMap<string, Completion>): void {
+/**
+ * Adds one user's predicted completions to the tally (in place), given per
+ * run: a chain that does not repeat has one; each run of a repeating chain
+ * earns its rewards again (docs/quest-language.md).
+ */
+export function tallyUser(tally: BacktestTally, draft: BacktestDraft, platformUserId: string, runs: readonly ReadonlyMap<string, Completion>[]): void {
   tally.usersEvaluated += 1;
-  const done = completions.size;
+  const done = Math.max(0, ...runs.map((completions) => completions.size));
   if (done === 0) return;
   tally.usersStarted += 1;
-  if (isChainCompleted(draft.rules.tasks.length, done)) tally.usersCompleted += 1;
-  for (const taskId of completions.keys()) {
-    tally.tasksCompleted[taskId] = (tally.tasksCompleted[taskId] ?? 0) + 1;
-    tally.taskRewards += draft.taskRewards[taskId] ?? 0;
+  const completedRuns = runs.filter((completions) => isChainCompleted(draft.rules.tasks.length, completions.size)).length;
+  // A tally checkpointed before runs existed counted one run per completing user.
+  const runsBefore = tally.runsCompleted ?? tally.usersCompleted;
+  if (completedRuns > 0) tally.usersCompleted += 1;
+  tally.runsCompleted = runsBefore + completedRuns;
+  for (const completions of runs) {
+    for (const taskId of completions.keys()) {
+      tally.tasksCompleted[taskId] = (tally.tasksCompleted[taskId] ?? 0) + 1;
+      tally.taskRewards += draft.taskRewards[taskId] ?? 0;
+    }
   }
   if (tally.sample.length < BACKTEST_SAMPLE_SIZE) tally.sample.push({ platformUserId, completedTasks: done });
 }
@@ -90,14 +103,14 @@ export function backtestResult(tally: BacktestTally, draft: BacktestDraft): Back
   const tasks = [...draft.rules.tasks].sort((a, b) => a.sequenceNumber - b.sequenceNumber);
   const projectedCost =
     tasks.reduce((sum, task) => sum + cappedCost(draft, tally.tasksCompleted[task.id] ?? 0, draft.taskRewards[task.id] ?? 0), 0) +
-    cappedCost(draft, tally.usersCompleted, draft.chainRewardValue ?? 0);
+    cappedCost(draft, tally.runsCompleted ?? tally.usersCompleted, draft.chainRewardValue ?? 0);
   const budget = draft.budget ?? null;
   return {
     usersEvaluated: tally.usersEvaluated,
     usersStarted: tally.usersStarted,
     usersCompleted: tally.usersCompleted,
     tasks: tasks.map((task) => ({ sequenceNumber: task.sequenceNumber, usersCompleted: tally.tasksCompleted[task.id] ?? 0 })),
-    rewardCost: { taskRewards: tally.taskRewards, chainRewards: (draft.chainRewardValue ?? 0) * tally.usersCompleted },
+    rewardCost: { taskRewards: tally.taskRewards, chainRewards: (draft.chainRewardValue ?? 0) * (tally.runsCompleted ?? tally.usersCompleted) },
     budget: { budget, projectedCost, withinBudget: budget === null || projectedCost <= budget },
     sample: tally.sample,
   };

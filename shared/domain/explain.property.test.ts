@@ -67,6 +67,7 @@ function verdictHolds(chain: ChainRules, progress: readonly Completion[], task: 
       return false;
     case 'counted':
     case 'streak_broken':
+    case 'outside_period':
       // Only counted, summed and streak tasks say these (quest-language.property.test.ts); these chains have none.
       return false;
   }

@@ -1,4 +1,4 @@
-import { inChainWindow, taskMismatch, type CountingEvent, type TaskCondition, type TaskMismatch } from './conditions.js';
+import { inChainWindow, taskMismatch, type ChainWindow, type CountingEvent, type TaskCondition, type TaskMismatch } from './conditions.js';
 import { compareEventPositions } from './counting.js';
 import { computeCompletions, type ChainRules, type Completion, type Hold } from './progress.js';
 import type { Tally } from './tally.js';
@@ -19,7 +19,8 @@ export type Verdict =
   | 'waiting_for_earlier_task'
   | 'cap_reached'
   | 'counted'
-  | 'streak_broken';
+  | 'streak_broken'
+  | 'outside_period';
 
 /** A stored event of the user's §4 sources; `pending`: the matcher has not processed it yet; `reversed`: its sender took it back. */
 export type ExplainEvent = CountingEvent & { pending: boolean; reversed?: boolean };
@@ -69,6 +70,8 @@ export function explainChain<E extends ExplainEvent>(
   holds: readonly Hold[] = [],
   /** The chain admits no new users and this one holds no place (max_completions): nothing of theirs counts in it. */
   capReached = false,
+  /** When `chain` is one run of a repeating chain: the whole chain's dates (an event inside them but not in the run is outside_period). */
+  wholeChain?: ChainWindow,
 ): ChainExplanation<E> {
   const distinct = [...new Map(events.map((e) => [e.id, e])).values()];
   const steps = new Map<string, Step>();
@@ -95,23 +98,23 @@ export function explainChain<E extends ExplainEvent>(
       const candidates = latestFirst
         .filter((e) => e.eventType === task.eventType && e.id !== completion?.eventId)
         .slice(0, limit)
-        .map((event) => candidateOf(chain, task, event, capReached ? 'cap_reached' : steps.get(event.id)));
+        .map((event) => candidateOf(chain, task, event, capReached ? 'cap_reached' : steps.get(event.id), wholeChain));
       return { task, completion, candidates };
     }),
   };
 }
 
-function candidateOf<E extends ExplainEvent>(chain: ChainRules, task: TaskCondition, event: E, step: Step | 'cap_reached' | undefined): Candidate<E> {
-  const verdict = verdictOf(chain, task, event, step);
+function candidateOf<E extends ExplainEvent>(chain: ChainRules, task: TaskCondition, event: E, step: Step | 'cap_reached' | undefined, wholeChain?: ChainWindow): Candidate<E> {
+  const verdict = verdictOf(chain, task, event, step, wholeChain);
   const tally = typeof step === 'object' && (verdict === 'counted' || verdict === 'streak_broken') ? step.tally : undefined;
   return tally === undefined ? { event, verdict } : { event, verdict, tally };
 }
 
-function verdictOf(chain: ChainRules, task: TaskCondition, event: ExplainEvent, step: Step | 'cap_reached' | undefined): Verdict {
+function verdictOf(chain: ChainRules, task: TaskCondition, event: ExplainEvent, step: Step | 'cap_reached' | undefined, wholeChain?: ChainWindow): Verdict {
   // Reversed counts for nothing, processed or not: that is the whole answer.
   if (event.reversed === true) return 'reversed';
   if (event.pending) return 'not_yet_processed';
-  if (!inChainWindow(chain, event)) return 'outside_chain_window';
+  if (!inChainWindow(chain, event)) return wholeChain !== undefined && inChainWindow(wholeChain, event) ? 'outside_period' : 'outside_chain_window';
   const mismatch = taskMismatch(task, event);
   if (mismatch !== null && mismatch !== 'event_type_mismatch') return mismatch;
   // Accepted by the task, but the chain had no place left for this user.

@@ -4,7 +4,8 @@ import type { CountingEvent, TaskCondition } from './conditions.js';
 import { explainChain, type ExplainEvent } from './explain.js';
 import { advanceWalk, computeCompletions, recomputeWalk, type ChainRules, type Completion, type WalkState } from './progress.js';
 import { isAccumulating } from './tally.js';
-import { referenceQuestWalk } from './quest-language.reference.test-helper.js';
+import { referenceQuestWalk, referenceRunName } from './quest-language.reference.test-helper.js';
+import { eventsByRun, runRules } from './runs.js';
 import { workerStep } from './walk-step.test-helper.js';
 import { mostlyNull } from './rules.arbitraries.test-helper.js';
 
@@ -174,6 +175,73 @@ describe('§16 counted, summed and streak tasks', () => {
             if (verdict === 'used_by_other_task') expect(reference.counted.some(([eventId, taskId]) => eventId === event.id && taskId !== task.id)).toBe(true);
           }
         }
+      }),
+      { seed: SEED, numRuns: RUNS },
+    );
+  });
+});
+
+// Repeating chains: the same scenarios moved to late January 2026 (so months
+// end inside them) with a recurrence; each run is walked on its own.
+const BASE_US = BigInt(Date.parse('2026-01-24T00:00:00Z')) * 1000n;
+const repeatingArb = fc
+  .record({ scenario: scenarioArb, every: fc.constantFrom('day' as const, 'week' as const, 'month' as const) })
+  .map(({ scenario, every }) => {
+    const { chain, events } = scenario;
+    const moved: ChainRules = {
+      ...chain,
+      startUs: chain.startUs + BASE_US,
+      endUs: chain.endUs + BASE_US,
+      recurrence: { every, timezone: chain.timezone ?? 'UTC' },
+      tasks: chain.tasks.map((task) => ({ ...task, afterUs: task.afterUs === null ? null : task.afterUs + BASE_US })),
+    };
+    return { ...scenario, chain: moved, events: events.map((e) => ({ ...e, occurredUs: e.occurredUs + BASE_US })) };
+  });
+
+/** The reference over a repeating chain: its events grouped by run name, each group walked as a chain of its own. */
+function referenceRuns(chain: ChainRules, events: readonly CountingEvent[]) {
+  const groups = new Map<string, CountingEvent[]>();
+  for (const e of events) {
+    if (e.occurredUs < chain.startUs || e.occurredUs >= chain.endUs) continue;
+    const name = referenceRunName(e.occurredUs, chain.recurrence!.every, chain.recurrence!.timezone);
+    groups.set(name, [...(groups.get(name) ?? []), e]);
+  }
+  const plain = { ...chain, recurrence: null };
+  return [...groups.values()].flatMap((group) => referenceQuestWalk(plain, group).completions);
+}
+
+describe('§16 repeating chains', () => {
+  it('the generator makes several runs, and completions in more than one run of a chain', () => {
+    let severalRuns = 0;
+    let completedTwice = 0;
+    fc.assert(
+      fc.property(repeatingArb, ({ chain, events }) => {
+        const runs = eventsByRun(chain, events);
+        if (runs.size > 1) severalRuns++;
+        const completing = [...runs].filter(([period, list]) => computeCompletions(runRules(chain, period)!, list).size > 0);
+        if (completing.length > 1) completedTwice++;
+      }),
+      { seed: SEED, numRuns: RUNS },
+    );
+    expect(severalRuns).toBeGreaterThan(RUNS / 2);
+    expect(completedTwice).toBeGreaterThan(50);
+  });
+
+  it('each run, walked by the worker loop over any arrival order, equals the reference over that run\'s events', () => {
+    fc.assert(
+      fc.property(repeatingArb, ({ chain, events, shuffle, cuts }) => {
+        const states = new Map<bigint, WalkState>();
+        const stored: CountingEvent[] = [];
+        for (const batch of arrivals(events, shuffle, cuts)) {
+          stored.push(...batch);
+          for (const [period, list] of eventsByRun(chain, batch)) {
+            const rules = runRules(chain, period)!;
+            const state = states.get(period) ?? { completions: new Map(), mark: null };
+            states.set(period, workerStep(rules, state, advanceWalk(rules, state, list), stored).state);
+          }
+        }
+        const all = [...states.values()].flatMap((state) => [...state.completions.values()]);
+        expect(byTask(all).sort((a, b) => (a.eventId < b.eventId ? -1 : 1))).toEqual(byTask(referenceRuns(chain, events)).sort((a, b) => (a.eventId < b.eventId ? -1 : 1)));
       }),
       { seed: SEED, numRuns: RUNS },
     );

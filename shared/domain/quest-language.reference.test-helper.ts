@@ -104,3 +104,18 @@ export function referenceQuestWalk(chain: ChainRules, events: readonly CountingE
   outcome.tallies = state.map((s) => [s.id, s.count, s.total, s.run]);
   return outcome;
 }
+
+/**
+ * The run an instant falls in, named the naive way: the local calendar date
+ * (day), the local date of that week's Monday (week), or the local year and
+ * month (month), each read from toLocaleDateString.
+ */
+export function referenceRunName(us: bigint, every: 'day' | 'week' | 'month', timezone: string): string {
+  const day = dayNumber(us, timezone);
+  const date = (n: number) => new Date(n * 86_400_000).toISOString().slice(0, 10);
+  if (every === 'day') return date(day);
+  if (every === 'month') return date(day).slice(0, 7);
+  let monday = day;
+  while (new Date(monday * 86_400_000).getUTCDay() !== 1) monday--;
+  return date(monday);
+}

@@ -38,3 +38,12 @@ export function runStartingAt(window: ChainWindow, recurrence: Recurrence, start
   const run = runAt(window, recurrence, startUs);
   return run !== null && run.startUs === startUs ? run : null;
 }
+
+/** An id within a run: itself in a chain that does not repeat (so those keys are as before runs existed), `id@period` in a run of a repeating one. */
+export const inRun = (id: string, periodStartUs: bigint) => (periodStartUs === ONLY_RUN ? id : `${id}@${periodStartUs}`);
+
+/** The run a repeating chain is in at `nowUs`: the first before its start, the last after its end. */
+export function currentRun(window: ChainWindow, recurrence: Recurrence, nowUs: bigint): Run {
+  const at = nowUs < window.startUs ? window.startUs : nowUs >= window.endUs ? window.endUs - 1n : nowUs;
+  return runAt(window, recurrence, at)!;
+}

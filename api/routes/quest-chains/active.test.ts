@@ -151,6 +151,8 @@ describe('GET /v1/quest-chains/active/{platformUserId}: progress and rewards', (
       completed_tasks: 1,
       total_tasks: 3,
       cap_reached: false,
+      period_start: null,
+      period_end: null,
     });
     expect(orderedEntry.chain_reward).toMatchObject({ type: 'mystery_box', name: 'Mystery box', value: 50, image_urls: null, claimable: false });
     expect(anyEntry.tasks.map((t: { user_status: string }) => t.user_status)).toEqual(['available', 'completed', 'available']);
@@ -167,6 +169,8 @@ describe('GET /v1/quest-chains/active/{platformUserId}: progress and rewards', (
         reward_image_urls: null,
         completed_at: '2026-01-01T10:00:00.123Z',
         claimable_at: '2026-01-01T10:00:00.123Z',
+        period_start: null,
+        period_end: null,
       },
       expect.objectContaining({ task_id: anyOrder.tasks[1]!.id, sequence_number: 2, completed_at: '2026-01-01T11:00:00.000Z' }),
     ]);

@@ -5,7 +5,8 @@ import { requireOperation } from '../../auth/authenticate.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
 import { explainProgress } from '../../../core/quest-chains/explain-progress.js';
-import { explainParams, explanationResponseSchema, toExplanationResponse } from './schema.js';
+import { explainParams, explainQuery, explanationResponseSchema, toExplanationResponse } from './schema.js';
+import { parseOffsetTimestamp } from '../../../shared/domain/chain-timestamp.js';
 
 export const explainRoute = createRoute({
   method: 'get',
@@ -20,7 +21,7 @@ export const explainRoute = createRoute({
   ].join(' '),
   security: apiKeySecurity,
   middleware: [requireOperation('explainProgress')] as const,
-  request: { params: explainParams },
+  request: { params: explainParams, query: explainQuery },
   responses: {
     200: { description: 'The explanation.', content: { 'application/json': { schema: explanationResponseSchema } } },
     ...errorResponses(400, 401, 403, 404, 500),
@@ -31,8 +32,10 @@ export const explainRoute = createRoute({
 export function registerExplainProgress<E extends AppEnv>(app: OpenAPIHono<E>) {
   app.openapi(explainRoute, async (c) => {
     const { questChainId, platformUserId } = c.req.valid('param');
+    const { period_start } = c.req.valid('query');
     const { deps, caller } = c.var;
-    const explanation = await explainProgress(deps, { platformId: caller.providerId, chainId: questChainId, platformUserId: senderUserId(platformUserId) });
+    const periodStartUs = period_start === undefined ? undefined : parseOffsetTimestamp(period_start)!;
+    const explanation = await explainProgress(deps, { platformId: caller.providerId, chainId: questChainId, platformUserId: senderUserId(platformUserId), periodStartUs });
     return ok(c, toExplanationResponse(explanation));
   });
 }

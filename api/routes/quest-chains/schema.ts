@@ -10,6 +10,7 @@ import { isoMillis, platformUserIdParams } from '../../http/common-schemas.js';
 import type { Verdict } from '../../../shared/domain/explain.js';
 import { taskProgressWire, type TaskProgress } from '../../../shared/domain/chain-view.js';
 import { fromMicros } from '../../../shared/domain/tally.js';
+import { OFFSET_TIMESTAMP_RULE, parseOffsetTimestamp } from '../../../shared/domain/chain-timestamp.js';
 import type { Explanation } from '../../../core/quest-chains/explain-progress.js';
 import type { ActiveChainProgress, ActiveChains, ClaimableTask } from '../../../core/quest-chains/read-active-chains.js';
 
@@ -31,6 +32,10 @@ export const questChainShape = {
   advertiser_id: z.uuid(),
   allow_any_order: z.boolean().openapi({ description: 'false: one task at a time in sequence order; true: an event counts toward the lowest-numbered open task it matches.' }),
   timezone: z.string().openapi({ description: 'The IANA time zone in which streak periods are counted (docs/quest-language.md).', example: 'UTC' }),
+  recurrence: z
+    .object({ every: z.enum(['day', 'week', 'month']), timezone: z.string() })
+    .nullable()
+    .openapi('Recurrence', { description: 'A repeating chain: each calendar day, week (from Monday) or month, in `timezone`, is a run of its own (docs/quest-language.md); null: one run.' }),
 };
 
 export const taskShape = {
@@ -110,7 +115,17 @@ const activeChainRewardSchema = z
     ...chainRewardShape,
     prizes: z.array(activePrizeSchema).openapi({ description: "A mystery box's prize table with its odds; empty for any other reward." }),
     claimable: z.boolean().openapi({ description: 'Chain completed and its reward not yet claimed.' }),
-    claimable_at: isoMillis().nullable().openapi({ description: "While claimable: from when a claim is accepted (the chain's completion plus its reward_hold_seconds); null otherwise." }),
+    claimable_at: isoMillis().nullable().openapi({ description: "While claimable: from when a claim is accepted (the chain's completion plus its reward_hold_seconds; a repeating chain: the earliest of its claimable runs'); null otherwise." }),
+    claimable_periods: z
+      .array(
+        z.object({
+          period_start: isoMillis(),
+          period_end: isoMillis(),
+          completed_at: isoMillis(),
+          claimable_at: isoMillis(),
+        }),
+      )
+      .openapi({ description: 'A repeating chain: each run (earlier ones included) completed and its chain reward not yet claimed; claim one with its period_start. Empty for a chain that does not repeat.' }),
   })
   .openapi('ChainReward');
 
@@ -125,6 +140,10 @@ const userProgressSchema = z
     cap_reached: z
       .boolean()
       .openapi({ description: "The chain's max_completions places are all taken and this user holds none: their events no longer count in it (docs/budgets.md). False for every chain without a cap." }),
+    period_start: isoMillis()
+      .nullable()
+      .openapi({ description: "A repeating chain: the start of the current run, the one this progress is of (docs/quest-language.md); null for a chain that does not repeat." }),
+    period_end: isoMillis().nullable().openapi({ description: 'A repeating chain: the end of the current run (exclusive); null otherwise.' }),
   })
   .openapi('UserProgress');
 
@@ -139,6 +158,10 @@ export const claimableTaskSchema = z
     reward_image_urls: z.array(z.string()).nullable(),
     completed_at: isoMillis(),
     claimable_at: isoMillis().openapi({ description: "From when a claim is accepted: completed_at plus the chain's reward_hold_seconds (a claim before answers 409 reward_on_hold)." }),
+    period_start: isoMillis()
+      .nullable()
+      .openapi({ description: 'A repeating chain: the run it was completed in (claim it with this period_start); null for a chain that does not repeat.' }),
+    period_end: isoMillis().nullable(),
   })
   .openapi('ClaimableTask');
 
@@ -216,6 +239,7 @@ export function toQuestChainResponse(chain: ChainRow) {
     advertiser_id: shownProviderId(chain.advertiserId, chain.mode),
     allow_any_order: chain.allowAnyOrder,
     timezone: chain.timezone,
+    recurrence: chain.recurrence,
   };
 }
 
@@ -252,7 +276,7 @@ export function toPrizesResponse<T>(prizes: readonly PrizeRow[], extra: (prize: 
 
 const taskProgressOrNull = (progress: TaskProgress | undefined) => (progress === undefined ? null : taskProgressWire(progress));
 
-function toActiveChainResponse({ definition, taskStatuses, taskProgress, progress, rewardClaimable, rewardClaimableUs, capReached }: ActiveChainProgress) {
+function toActiveChainResponse({ definition, taskStatuses, taskProgress, progress, rewardClaimable, rewardClaimableUs, capReached, run, claimableRuns }: ActiveChainProgress) {
   const { chain, tasks, reward } = definition;
   return {
     quest_chain: toQuestChainResponse(chain),
@@ -265,18 +289,26 @@ function toActiveChainResponse({ definition, taskStatuses, taskProgress, progres
       completed_tasks: progress.completedTasks,
       total_tasks: progress.totalTasks,
       cap_reached: capReached,
+      period_start: isoMillisOrNull(run?.startUs ?? null),
+      period_end: isoMillisOrNull(run?.endUs ?? null),
     },
     chain_reward: reward
       ? {
           ...toChainRewardResponse(reward),
           prizes: toPrizesResponse(reward.prizes, (prize) => ({ in_stock: inStock(prize) })),
           claimable: rewardClaimable, claimable_at: isoMillisOrNull(rewardClaimableUs),
+          claimable_periods: claimableRuns.map((r) => ({
+            period_start: formatIsoMillis(r.run.startUs),
+            period_end: formatIsoMillis(r.run.endUs),
+            completed_at: formatIsoMillis(r.completedUs),
+            claimable_at: formatIsoMillis(r.claimableUs),
+          })),
         }
       : null,
   };
 }
 
-export function toClaimableTaskResponse({ chainId, task, completedUs, claimableUs }: ClaimableTask) {
+export function toClaimableTaskResponse({ chainId, task, completedUs, claimableUs, run }: ClaimableTask) {
   return {
     task_id: task.id,
     quest_chain_id: chainId,
@@ -287,6 +319,8 @@ export function toClaimableTaskResponse({ chainId, task, completedUs, claimableU
     reward_image_urls: task.rewardImageUrls ?? null,
     completed_at: formatIsoMillis(completedUs),
     claimable_at: formatIsoMillis(claimableUs),
+    period_start: isoMillisOrNull(run?.startUs ?? null),
+    period_end: isoMillisOrNull(run?.endUs ?? null),
   };
 }
 
@@ -307,10 +341,22 @@ export const explainParams = z.object({
   platformUserId: platformUserIdParams.shape.platformUserId,
 });
 
+export const explainQuery = z.object({
+  period_start: z
+    .string()
+    .refine((value) => parseOffsetTimestamp(value) !== null, OFFSET_TIMESTAMP_RULE)
+    .optional()
+    .openapi({
+      param: { name: 'period_start', in: 'query' },
+      format: 'date-time',
+      description: "A repeating chain: the run to explain, as its period_start; absent: the current run. Refused for a chain that does not repeat (docs/quest-language.md).",
+    }),
+});
+
 const VERDICTS = [
   'outside_chain_window', 'before_task_window', 'after_task_window', 'amount_below_minimum', 'amount_missing', 'currency_mismatch',
   'waiting_for_earlier_task', 'used_by_other_task', 'after_completion', 'not_yet_processed', 'reversed', 'cap_reached',
-  'counted', 'streak_broken',
+  'counted', 'streak_broken', 'outside_period',
 ] as const satisfies readonly Verdict[];
 
 const eventSource = () => z.enum(['platform', 'advertiser']).openapi({ description: 'Sent by the chain\'s platform, or by its advertiser about the id linked to the user.' });
@@ -324,7 +370,7 @@ const explainCandidateSchema = z
     currency: z.string().nullable(),
     verdict: z.enum(VERDICTS).openapi({
       description:
-        "Why this event did not complete the task (product rules §11). `counted`: it counted toward this task, which needs more (docs/quest-language.md); `streak_broken`: it counted, and a streak task's run started again from it after a period without one.",
+        "Why this event did not complete the task (product rules §11). `counted`: it counted toward this task, which needs more (docs/quest-language.md); `streak_broken`: it counted, and a streak task's run started again from it after a period without one; `outside_period`: a repeating chain's event of another run than the one explained.",
     }),
     progress: z
       .object({ count: z.number().int(), total: z.number(), streak: z.number().int() })
@@ -339,6 +385,8 @@ export const explanationSchema = z
     user: z.object({ exists: z.boolean() }),
     cap_reached: z.boolean().openapi({ description: "The chain's max_completions places are all taken and the user holds none: none of their events counts in it (verdict cap_reached)." }),
     pending_events: z.number().int().openapi({ description: "The user's stored events (any type) the matcher has not processed yet: they may still count." }),
+    period_start: isoMillis().nullable().openapi({ description: 'A repeating chain: the start of the run explained; null for a chain that does not repeat.' }),
+    period_end: isoMillis().nullable().openapi({ description: 'A repeating chain: the end of the run explained (exclusive); null otherwise.' }),
     tasks: z.array(
       z.object({
         task_id: z.uuid(),
@@ -355,6 +403,8 @@ export const explanationSchema = z
       user: { exists: true },
       cap_reached: false,
       pending_events: 0,
+      period_start: null,
+      period_end: null,
       tasks: [
         { task_id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d', sequence_number: 1, user_status: 'completed',
           completed_by: { event_id: '0d9f8e7c-6b5a-4c3d-9e2f-1a0b9c8d7e6f', event_type: 'kyc', timestamp: '2026-01-02T03:00:00.000Z', source: 'platform' }, candidates: [] },
@@ -375,6 +425,8 @@ export function toExplanationResponse(explanation: Explanation) {
     user: { exists: explanation.userExists },
     cap_reached: explanation.capReached,
     pending_events: explanation.pendingEvents,
+    period_start: isoMillisOrNull(explanation.run?.startUs ?? null),
+    period_end: isoMillisOrNull(explanation.run?.endUs ?? null),
     tasks: explanation.tasks.map(({ task, userStatus, completedBy, candidates }) => ({
       task_id: task.id,
       sequence_number: task.sequenceNumber,

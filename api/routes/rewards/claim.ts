@@ -1,4 +1,5 @@
 import { senderUserId } from '../../../shared/domain/ids.js';
+import { parseOffsetTimestamp } from '../../../shared/domain/chain-timestamp.js';
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
@@ -34,7 +35,8 @@ export function registerClaimReward(app: OpenAPIHono<AppEnv>) {
     const { deps, caller } = c.var;
     const body = c.req.valid('json');
     const target = body.task_id !== undefined ? { taskId: body.task_id } : { chainId: body.quest_chain_id! };
-    const claim = await claimReward(deps, { platformId: caller.providerId, platformUserId: senderUserId(body.platform_user_id), ...target });
+    const periodStartUs = body.period_start === undefined ? undefined : parseOffsetTimestamp(body.period_start)!;
+    const claim = await claimReward(deps, { platformId: caller.providerId, platformUserId: senderUserId(body.platform_user_id), periodStartUs, ...target });
     return ok(c, toClaimResultResponse(claim));
   });
 }

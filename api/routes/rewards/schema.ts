@@ -1,6 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
-import type { ClaimableChainReward, ClaimableTaskReward, Reward, RewardClaim } from '../../../shared/db/reward-store.js';
+import type { ChainTiming, ClaimableChainReward, ClaimableTaskReward, Reward, RewardClaim } from '../../../shared/db/reward-store.js';
+import { runStartingAt } from '../../../shared/domain/recurrence.js';
+import { OFFSET_TIMESTAMP_RULE, parseOffsetTimestamp } from '../../../shared/domain/chain-timestamp.js';
 import { storableString } from '../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../http/envelope.js';
 import { claimableTaskSchema as activeClaimableTaskSchema } from '../quest-chains/schema.js';
@@ -18,6 +20,14 @@ export const claimRewardSchema = z
     platform_user_id: storableString().min(1).max(255).openapi({ example: 'user-123' }),
     task_id: z.uuid().optional().openapi({ description: "Claim this completed task's reward." }),
     quest_chain_id: z.uuid().optional().openapi({ description: "Claim this completed chain's chain reward." }),
+    period_start: z
+      .string()
+      .refine((value) => parseOffsetTimestamp(value) !== null, OFFSET_TIMESTAMP_RULE)
+      .optional()
+      .openapi({
+        format: 'date-time',
+        description: "A repeating chain: the run to claim from, as its period_start in GET active (earlier runs' rewards stay claimable). Absent: the current run. Refused for a chain that does not repeat (docs/quest-language.md).",
+      }),
   })
   .superRefine((body, ctx) => {
     if ((body.task_id === undefined) === (body.quest_chain_id === undefined)) {
@@ -50,11 +60,12 @@ export const claimSchema = z
     claimed_at: isoMillis(),
     reversed: z.boolean().openapi({ description: 'The claimed completion no longer stands on counting events (an event was reversed): the reward is kept, marked reversed (docs/reversals.md).' }),
     reversed_at: isoMillis().nullable().openapi({ description: 'When it was marked reversed; null while it stands.' }),
+    period_start: isoMillis().nullable().openapi({ description: 'A repeating chain: the run claimed from; null for a chain that does not repeat.' }),
   })
   .openapi('RewardClaim', {
     example: {
       claim_id: 'e4f5a6b7-c8d9-4e0f-9a1b-3c4d5e6f7a8b', kind: 'task', task_id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d', quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70',
-      reward: { type: 'points', name: 'Welcome points', value: 100, image_urls: null }, prize: null, claimed_at: '2026-01-02T03:05:00.000Z', reversed: false, reversed_at: null,
+      reward: { type: 'points', name: 'Welcome points', value: 100, image_urls: null }, prize: null, claimed_at: '2026-01-02T03:05:00.000Z', reversed: false, reversed_at: null, period_start: null,
     },
   });
 
@@ -63,7 +74,7 @@ export const claimResultSchema = claimSchema
   .openapi('RewardClaimResult', {
     example: {
       claim_id: 'e4f5a6b7-c8d9-4e0f-9a1b-3c4d5e6f7a8b', kind: 'task', task_id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d', quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70',
-      reward: { type: 'points', name: 'Welcome points', value: 100, image_urls: null }, prize: null, claimed_at: '2026-01-02T03:05:00.000Z', reversed: false, reversed_at: null, already_claimed: false,
+      reward: { type: 'points', name: 'Welcome points', value: 100, image_urls: null }, prize: null, claimed_at: '2026-01-02T03:05:00.000Z', reversed: false, reversed_at: null, period_start: null, already_claimed: false,
     },
   });
 
@@ -73,7 +84,7 @@ export const claimableTaskSchema = activeClaimableTaskSchema
   .openapi('ClaimableTaskReward', {
     example: {
       kind: 'task', task_id: 'b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e', quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70', sequence_number: 2, reward_type: 'points', reward_name: 'Deposit bonus', reward_value: 250,
-      reward_image_urls: null, completed_at: '2026-01-03T09:00:00.000Z', claimable_at: '2026-01-03T09:00:00.000Z',
+      reward_image_urls: null, completed_at: '2026-01-03T09:00:00.000Z', claimable_at: '2026-01-03T09:00:00.000Z', period_start: null, period_end: null,
     },
   });
 
@@ -83,8 +94,10 @@ export const claimableChainSchema = z
     quest_chain_id: z.uuid(),
     reward: rewardSchema,
     claimable_at: isoMillis().openapi({ description: "The chain's completion plus its reward_hold_seconds: from when a claim is accepted." }),
+    period_start: isoMillis().nullable().openapi({ description: 'A repeating chain: the run completed (claim it with this period_start); null for a chain that does not repeat.' }),
+    period_end: isoMillis().nullable(),
   })
-  .openapi('ClaimableChainReward', { example: { kind: 'chain', quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70', reward: { id: 'd3e4f5a6-b7c8-4d9e-8f0a-2b3c4d5e6f7a', type: 'mystery_box', name: 'Mystery box', value: 5, image_urls: ['https://example.com/box.png'] }, claimable_at: '2026-01-03T09:00:00.000Z' } });
+  .openapi('ClaimableChainReward', { example: { kind: 'chain', quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70', reward: { id: 'd3e4f5a6-b7c8-4d9e-8f0a-2b3c4d5e6f7a', type: 'mystery_box', name: 'Mystery box', value: 5, image_urls: ['https://example.com/box.png'] }, claimable_at: '2026-01-03T09:00:00.000Z', period_start: null, period_end: null } });
 
 export const rewardsOverviewSchema = z
   .object({
@@ -129,13 +142,21 @@ export const toClaimableTaskResponse = (entry: ClaimableTaskReward) => ({
   reward_image_urls: entry.reward.imageUrls,
   completed_at: formatIsoMillis(entry.completedUs),
   claimable_at: formatIsoMillis(entry.claimableUs),
+  ...runBounds(entry.timing, entry.periodStartUs),
 });
+
+/** The run a stored period names, as period_start and period_end (both null for a chain that does not repeat). */
+function runBounds(timing: ChainTiming, periodStartUs: bigint) {
+  const run = timing.recurrence === null ? null : runStartingAt(timing, timing.recurrence, periodStartUs);
+  return { period_start: run === null ? null : formatIsoMillis(run.startUs), period_end: run === null ? null : formatIsoMillis(run.endUs) };
+}
 
 export const toClaimableChainResponse = (entry: ClaimableChainReward) => ({
   kind: 'chain' as const,
   quest_chain_id: entry.chainId,
   reward: toRewardResponse(entry.reward),
   claimable_at: formatIsoMillis(entry.claimableUs),
+  ...runBounds(entry.timing, entry.periodStartUs),
 });
 
 /** One page of the list: task rewards (oldest completion first), then chain rewards, then claims oldest first. */

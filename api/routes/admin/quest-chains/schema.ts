@@ -128,6 +128,16 @@ export const createChainSchema = z
       .refine(isKnownTimezone, 'must be an IANA time zone name, e.g. Europe/Berlin')
       .optional()
       .openapi({ description: 'The IANA time zone in which streak periods are counted (docs/quest-language.md). Default UTC.', example: 'Europe/Berlin' }),
+    recurrence: z
+      .strictObject({
+        every: z.enum(['day', 'week', 'month']),
+        timezone: z.string().max(64).refine(isKnownTimezone, 'must be an IANA time zone name, e.g. Europe/Berlin').optional(),
+      })
+      .nullish()
+      .openapi('RecurrenceInput', {
+        description:
+          "A repeating chain: each calendar day, week (from Monday) or month inside [start_date, end_date), in `timezone` (default: the chain's), is a run of its own, with its own progress, completions and rewards; max_completions admits a user once, budget and max_claims_per_reward count every run's claims (docs/quest-language.md).",
+      }),
     reward_hold_seconds: z
       .number()
       .int()
@@ -309,6 +319,7 @@ export function toCreateChainInput(body: CreateChainBody): CreateChainInput {
     mode: body.mode ?? 'live',
     allowAnyOrder: body.allow_any_order ?? false,
     timezone: body.timezone ?? 'UTC',
+    recurrence: body.recurrence ? { every: body.recurrence.every, timezone: body.recurrence.timezone ?? body.timezone ?? 'UTC' } : null,
     rewardHoldSeconds: body.reward_hold_seconds ?? 0,
     budget: body.budget ?? null,
     maxClaimsPerReward: body.max_claims_per_reward ?? null,

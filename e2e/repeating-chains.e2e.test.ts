@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../shared/testing/eventually.js';
+import { nothingPending } from '../shared/testing/progress.js';
+import { adminHeaders } from '../shared/testing/admin-token.js';
+import { startStack, type Stack } from './harness/stack.js';
+import { chainBody, DAY_MS, iso } from '../api/testing/chains.js';
+
+// Repeating chains (docs/quest-language.md) over HTTP against the built API
+// and a real worker: a daily chain whose runs each complete on their own,
+// earlier runs' rewards claimable by period, claims idempotent per run, and
+// explain of one run.
+
+/** UTC midnight `days` from today. */
+const midnight = (days: number) => {
+  const today = new Date();
+  return new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() + days)).toISOString();
+};
+const noonOf = (days: number) => iso(Date.parse(midnight(days)) + DAY_MS / 2);
+
+let stack: Stack;
+let platform: { id: string; headers: Record<string, string> };
+let daily: { id: string; taskId: string };
+let plain: { id: string; taskId: string };
+
+async function create(body: Record<string, unknown>) {
+  const answer = await stack.http('POST', '/admin/v1/quest-chains', { headers: adminHeaders, body });
+  expect(answer.status, JSON.stringify(answer.json)).toBe(200);
+  return { id: answer.json.data.quest_chain.id as string, taskId: answer.json.data.tasks[0].id as string, answer: answer.json.data };
+}
+
+const claim = (body: Record<string, unknown>) => stack.http('POST', '/v1/rewards/claim', { headers: platform.headers, body: { platform_user_id: 'ana', ...body } });
+const active = async () => {
+  const answer = await stack.http('GET', '/v1/quest-chains/active/ana', { headers: platform.headers });
+  expect(answer.status, JSON.stringify(answer.json)).toBe(200);
+  return answer.json.data;
+};
+
+beforeAll(async () => {
+  stack = await startStack('repeating-chains', { workerCount: 1 });
+  platform = await stack.createProvider('platform');
+  const advertiser = await stack.createProvider('advertiser');
+  const base = chainBody(platform.id, advertiser.id, { start: midnight(-5), end: midnight(5), tasks: [{ event: 'checkin' }] });
+  const created = await create({ ...base, recurrence: { every: 'day' }, chain_reward: { type: 'points', name: 'Daily bonus', value: 5 } });
+  expect(created.answer.quest_chain.recurrence).toEqual({ every: 'day', timezone: 'UTC' });
+  daily = created;
+  plain = await create({ ...chainBody(platform.id, advertiser.id, { start: midnight(-5), end: midnight(5), tasks: [{ event: 'other' }] }) });
+  expect((await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: 'ana' } })).status).toBe(200);
+  for (const day of [-2, -1]) {
+    const sent = await stack.http('POST', '/v1/events', { headers: platform.headers, body: { user_id: 'ana', event_type: 'checkin', timestamp: noonOf(day) } });
+    expect(sent.status, JSON.stringify(sent.json)).toBe(200);
+  }
+  await eventually(() => nothingPending(stack.database.db), { what: 'the worker to match every event', timeoutMs: 30_000 });
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe('a daily repeating chain over HTTP', () => {
+  it('shows the current run, and the rewards of earlier runs each with its period', async () => {
+    const data = await active();
+    const entry = data.quest_chains.find((c: { quest_chain: { id: string } }) => c.quest_chain.id === daily.id);
+    expect(entry.user_progress).toMatchObject({ status: 'not_started', period_start: midnight(0).replace('Z', '').slice(0, 19) + '.000Z', period_end: midnight(1).slice(0, 19) + '.000Z' });
+    expect(entry.tasks[0].user_status).toBe('available');
+    const mine = data.claimable_tasks.filter((t: { quest_chain_id: string }) => t.quest_chain_id === daily.id);
+    expect(mine.map((t: { period_start: string; completed_at: string }) => [t.period_start, t.completed_at])).toEqual([
+      [midnight(-2).slice(0, 19) + '.000Z', noonOf(-2)],
+      [midnight(-1).slice(0, 19) + '.000Z', noonOf(-1)],
+    ]);
+    expect(entry.chain_reward.claimable).toBe(true);
+    expect(entry.chain_reward.claimable_periods.map((p: { period_start: string }) => p.period_start)).toEqual([midnight(-2).slice(0, 19) + '.000Z', midnight(-1).slice(0, 19) + '.000Z']);
+  });
+
+  it('claims per run: once each, the current run only once it is completed, and only runs the chain has', async () => {
+    const first = await claim({ task_id: daily.taskId, period_start: midnight(-2) });
+    expect(first.status, JSON.stringify(first.json)).toBe(200);
+    expect(first.json.data).toMatchObject({ already_claimed: false, period_start: midnight(-2).slice(0, 19) + '.000Z' });
+    const again = await claim({ task_id: daily.taskId, period_start: midnight(-2) });
+    expect(again.json.data).toMatchObject({ already_claimed: true, claim_id: first.json.data.claim_id });
+    const other = await claim({ task_id: daily.taskId, period_start: midnight(-1) });
+    expect(other.json.data).toMatchObject({ already_claimed: false });
+    expect(other.json.data.claim_id).not.toBe(first.json.data.claim_id);
+    // No period: the current run, not completed today.
+    const today = await claim({ task_id: daily.taskId });
+    expect(today.status, JSON.stringify(today.json)).toBe(409);
+    expect(today.json).toMatchObject({ success: false, code: 'reward_not_claimable' });
+    const chainReward = await claim({ quest_chain_id: daily.id, period_start: midnight(-1) });
+    expect(chainReward.json.data).toMatchObject({ kind: 'chain', already_claimed: false });
+
+    const notARun = await claim({ task_id: daily.taskId, period_start: noonOf(-1) });
+    expect(notARun.status, JSON.stringify(notARun.json)).toBe(400);
+    expect(notARun.json).toMatchObject({ success: false, param: 'period_start' });
+    const notRepeating = await claim({ task_id: plain.taskId, period_start: midnight(-1) });
+    expect(notRepeating.status, JSON.stringify(notRepeating.json)).toBe(400);
+    expect(notRepeating.json).toMatchObject({ success: false, param: 'period_start' });
+
+    const data = await active();
+    const entry = data.quest_chains.find((c: { quest_chain: { id: string } }) => c.quest_chain.id === daily.id);
+    expect(data.claimable_tasks.filter((t: { quest_chain_id: string }) => t.quest_chain_id === daily.id)).toEqual([]);
+    expect(entry.chain_reward.claimable_periods.map((p: { period_start: string }) => p.period_start)).toEqual([midnight(-2).slice(0, 19) + '.000Z']);
+  });
+
+  it('explains one run: the events of other runs are outside_period', async () => {
+    const answer = await stack.http('GET', `/v1/quest-chains/${daily.id}/users/ana/explain?period_start=${encodeURIComponent(midnight(-1))}`, { headers: platform.headers });
+    expect(answer.status, JSON.stringify(answer.json)).toBe(200);
+    expect(answer.json.data).toMatchObject({ period_start: midnight(-1).slice(0, 19) + '.000Z', period_end: midnight(0).slice(0, 19) + '.000Z' });
+    const [task] = answer.json.data.tasks;
+    expect(task.completed_by.timestamp).toBe(noonOf(-1));
+    expect(task.candidates.map((c: { timestamp: string; verdict: string }) => [c.timestamp, c.verdict])).toEqual([[noonOf(-2), 'outside_period']]);
+  });
+
+  it('a new run completes on its own once its event comes', async () => {
+    const sent = await stack.http('POST', '/v1/events', { headers: platform.headers, body: { user_id: 'ana', event_type: 'checkin', timestamp: iso(Date.now() - 1000) } });
+    expect(sent.status).toBe(200);
+    await eventually(() => nothingPending(stack.database.db), { what: 'the worker to match the event', timeoutMs: 30_000 });
+    const data = await active();
+    const entry = data.quest_chains.find((c: { quest_chain: { id: string } }) => c.quest_chain.id === daily.id);
+    expect(entry.user_progress.status).toBe('completed');
+    const today = await claim({ task_id: daily.taskId });
+    expect(today.status, JSON.stringify(today.json)).toBe(200);
+    expect(today.json.data.period_start).toBe(midnight(0).slice(0, 19) + '.000Z');
+  });
+});
