@@ -1,13 +1,10 @@
 import type { Config } from '../shared/config.js';
-import { createDatabase, type Database } from '../shared/db/client.js';
+import type { Database } from '../shared/db/client.js';
 import { loadLiveTokenSigner } from '../shared/live/token.js';
 import type { Logger } from '../shared/observability/logger.js';
 import { createApiMetrics } from '../shared/observability/metrics.js';
-import { createRedis } from '../shared/queue/connection.js';
-import { createMatchingProducer } from '../shared/queue/producer.js';
-import { queueLayout } from '../shared/queue/shards.js';
-import { createWebhookProducer } from '../shared/queue/webhook-producer.js';
-import { createBacktestProducer } from '../shared/queue/backtest-producer.js';
+import { openDatabase } from '../shared/wiring/databases.js';
+import { openQueueProducers, openRedis } from '../shared/wiring/queues.js';
 import { ActiveChainCache } from './read-cache/active-chain-cache.js';
 import { followAnswerInvalidations } from './read-cache/answer-invalidation.js';
 import type { AppDeps } from './app-env.js';
@@ -35,20 +32,11 @@ export async function createAppDeps(options: {
   const readDatabase =
     config.DATABASE_READ_URL === undefined
       ? null
-      : createDatabase({
-          url: config.DATABASE_READ_URL,
-          poolSize: config.DB_POOL_SIZE,
-          applicationName: 'qcr-api-read',
-          timeouts: { statementMs: config.API_STATEMENT_TIMEOUT_MS, lockMs: config.DB_LOCK_TIMEOUT_MS, idleInTransactionMs: config.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS },
-        });
-  // REDIS_CLUSTER: every client an ioredis Cluster, hash-tagged queues, sharded live channels (docs/scaling.md).
+      : openDatabase(config, { url: config.DATABASE_READ_URL, poolSize: config.DB_POOL_SIZE, applicationName: 'qcr-api-read', budget: 'api' });
   const cluster = config.REDIS_CLUSTER;
-  const layout = queueLayout({ prefix: config.QUEUE_PREFIX, cluster, shards: config.MATCHING_QUEUE_SHARDS });
-  const redis = createRedis(config.REDIS_URL, 'producer', { cluster, logger, name: 'producer' });
-  const producer = createMatchingProducer(redis, layout, { windowMs: config.MATCH_FAIR_WINDOW_MS, quietEvents: config.MATCH_FAIR_QUIET_EVENTS }, { logger });
-  const webhooks = createWebhookProducer(redis, layout.webhookPrefix);
-  const backtests = createBacktestProducer(redis, layout.backtestPrefix);
-  const subscriber = createRedis(config.REDIS_URL, 'subscriber', { cluster, logger, name: 'subscriber' });
+  const queues = openQueueProducers(config, logger);
+  const { redis, matching: producer, webhooks, backtests } = queues;
+  const subscriber = openRedis(config, 'subscriber', logger);
   const liveHub = new LiveHub({
     redis: subscriber,
     queuePrefix: config.QUEUE_PREFIX,
@@ -92,10 +80,7 @@ export async function createAppDeps(options: {
     async release() {
       await liveHub.close();
       rateLimits.close();
-      await producer.close();
-      await webhooks.close();
-      await backtests.close();
-      redis.disconnect();
+      await queues.close();
       await readDatabase?.close();
     },
   };

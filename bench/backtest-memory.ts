@@ -13,19 +13,20 @@ import { parseArgs } from 'node:util';
 import { sql } from 'drizzle-orm';
 import { createTestDatabase, uniqueSuffix } from '../shared/testing/database.js';
 import { createTestProvider } from '../shared/testing/fixtures.js';
-import { freePort, startProcess } from '../e2e/harness/service.js';
+import { adminHeaders } from '../shared/testing/admin-token.js';
+import { serviceEnv } from '../shared/testing/service-env.js';
+import { startService } from '../e2e/harness/service.js';
 import { peakRssMb, rssMb } from '../e2e/harness/proc-stats.js';
 
 const { values } = parseArgs({ options: { events: { type: 'string', default: '1000000' }, users: { type: 'string', default: '20000' } } });
 const EVENTS = Number(values.events);
 const USERS = Number(values.users);
 const LIMIT_MB = 300;
-const ADMIN_TOKEN = 'backtest-memory-admin-token-0123';
 const log = (message: string) => process.stderr.write(`[backtest-memory ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 
 const database = await createTestDatabase('backtest_memory');
 const outputDir = mkdtempSync(join(tmpdir(), 'qcr-backtest-memory-'));
-let api: Awaited<ReturnType<typeof startProcess>> | undefined;
+let api: Awaited<ReturnType<typeof startService>> | undefined;
 try {
   const platform = await createTestProvider(database.db, 'platform');
   const advertiser = await createTestProvider(database.db, 'advertiser');
@@ -59,17 +60,10 @@ try {
   await database.db.execute(sql`analyze`);
   log(`seeded ${USERS.toLocaleString('en')} users and ${EVENTS.toLocaleString('en')} events in ${((Date.now() - t) / 1000).toFixed(1)} s`);
 
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  api = await startProcess({
-    name: 'api',
-    args: ['dist/api/main.js'],
-    env: { DATABASE_URL: database.url, REDIS_URL: 'redis://127.0.0.1:6379', QUEUE_PREFIX: `backtest-memory-${uniqueSuffix()}`, ADMIN_TOKEN, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn' },
-    outputDir,
-    readyUrl: `${url}/healthz`,
-  });
+  api = await startService('api', serviceEnv({ databaseUrl: database.url, queuePrefix: `backtest-memory-${uniqueSuffix()}`, env: { LOG_LEVEL: 'warn' } }), { outputDir });
+  const { url } = api;
   const rssBefore = rssMb(api.pid);
-  const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
+  const headers = { ...adminHeaders, 'content-type': 'application/json' };
   const draft = {
     platform_id: platform.id,
     advertiser_id: advertiser.id,

@@ -1,17 +1,17 @@
 import { senderUserId } from '../shared/domain/ids.js';
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertOrFindEvents } from '../shared/db/event-store.js';
-import { projectRoot } from '../shared/db/project-root.js';
 import { parseUtcTimestamp } from '../shared/domain/timestamp.js';
 import { createTestChain, createTestUser } from '../shared/testing/chains.js';
 import { uniqueSuffix } from '../shared/testing/database.js';
 import { startService, type ServiceProcess } from '../e2e/harness/service.js';
 import { useTestData } from '../shared/testing/test-data.js';
 import { chainBody } from '../api/testing/chains.js';
+import { runCli } from './run-cli.test-helper.js';
+import { serviceEnv } from '../shared/testing/service-env.js';
 
 // The built CLI's `chains backtest` and `chains explain`, as an operator runs them;
 // a backtest is queued, and run by a worker process on the same database and queues.
@@ -21,23 +21,14 @@ const QUEUE_PREFIX = `cli-chains-${uniqueSuffix()}`;
 let worker: ServiceProcess | undefined;
 let scratch: string;
 
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [join(projectRoot(), 'dist', 'cli', 'main.js'), ...args],
-      { cwd: projectRoot(), env: { PATH: process.env.PATH ?? '', DATABASE_URL: database.url, QUEUE_PREFIX }, timeout: 30_000 },
-      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const cli = (args: string[]) => runCli(args, { DATABASE_URL: database.url, QUEUE_PREFIX }, { timeoutMs: 30_000 });
 
 const at = (text: string) => parseUtcTimestamp(text)!;
 const TASKS = [{ event: 'kyc' }, { event: 'deposit', min_amount: 50 }];
 let chainFile: string;
 
 beforeAll(async () => {
-  worker = await startService('worker', { DATABASE_URL: database.url, QUEUE_PREFIX });
+  worker = await startService('worker', serviceEnv({ databaseUrl: database.url, queuePrefix: QUEUE_PREFIX }));
   scratch = await mkdtemp(join(tmpdir(), 'qcr-cli-chains-'));
   for (const name of ['ann', 'bob', 'cyd']) await createTestUser(database.db, platform.id, name);
   const event = (userId: string, eventType: string, timestamp: string, amount: number | null = null) =>

@@ -8,12 +8,9 @@ import { explainParams, toExplanationResponse } from '../api/routes/quest-chains
 import { getBacktest, startBacktest } from '../core/backtests/requests.js';
 import { getChain } from '../core/quest-chains/chains.js';
 import { explainProgress } from '../core/quest-chains/explain-progress.js';
-import type { Config } from '../shared/config.js';
 import type { Database } from '../shared/db/client.js';
-import { createBacktestProducer } from '../shared/queue/backtest-producer.js';
-import { createRedis } from '../shared/queue/connection.js';
-import { queueLayout } from '../shared/queue/shards.js';
-import { parseInput, runCommand, type Output } from './context.js';
+import type { BacktestProducer } from '../shared/queue/backtest-producer.js';
+import { parseInput, runCommand, withQueues, type Output } from './context.js';
 
 // `quest-chains chains explain` and `quest-chains chains backtest`: the same
 // use-cases as the API's §11 and §12 routes. Explain runs in this process; a
@@ -49,12 +46,7 @@ export function registerChainAnalysisCommands(chains: Command, json: () => boole
       runCommand(json(), async ({ db, config, out }) => {
         const body = parseInput(createChainSchema, await readChainFile(file, file), 'file');
         // Queued like the API's; a worker runs it (npm start runs one).
-        const backtests = openBacktestQueue(config);
-        try {
-          await followBacktest({ db, out, backtests }, body);
-        } finally {
-          await backtests.close();
-        }
+        await withQueues(config, ({ backtests }) => followBacktest({ db, out, backtests }, body));
       }),
     );
 
@@ -81,18 +73,11 @@ export function registerChainAnalysisCommands(chains: Command, json: () => boole
     );
 }
 
-function openBacktestQueue(config: Config) {
-  const layout = queueLayout({ prefix: config.QUEUE_PREFIX, cluster: config.REDIS_CLUSTER, shards: config.MATCHING_QUEUE_SHARDS });
-  const redis = createRedis(config.REDIS_URL, 'producer', { cluster: config.REDIS_CLUSTER });
-  const producer = createBacktestProducer(redis, layout.backtestPrefix);
-  return { producer, close: async () => { await producer.close(); redis.disconnect(); } };
-}
-
 /** Starts the backtest on the queue and follows its row until it ends, with a progress bar (stderr) unless --json. */
-async function followBacktest(context: { db: Database; out: Output; backtests: ReturnType<typeof openBacktestQueue> }, body: CreateChainBody) {
+async function followBacktest(context: { db: Database; out: Output; backtests: BacktestProducer }, body: CreateChainBody) {
   const { db, out } = context;
   // Its failure is reported as the command's; a log line would break --json's stderr.
-  const started = await startBacktest({ db, logger: pino({ enabled: false }), backtests: context.backtests.producer }, toCreateChainInput(body));
+  const started = await startBacktest({ db, logger: pino({ enabled: false }), backtests: context.backtests }, toCreateChainInput(body));
   // On stderr (cli-progress' default), so stdout holds only the result. Loaded here, not by every command of the CLI.
   const { Presets, SingleBar } = await import('cli-progress');
   const bar = out.json ? null : new SingleBar({ format: 'backtest |{bar}| {value}/{total} users', hideCursor: true }, Presets.shades_classic);

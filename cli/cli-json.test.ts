@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../shared/db/project-root.js';
 import { useTestData } from '../shared/testing/test-data.js';
+import { childProcessEnv } from '../shared/testing/service-env.js';
 
 // The CLI as scripts and operators call it (issue 13): a prebuilt entry whose
 // --json output `jq` can read, failures included, and exit code 2 for usage.
@@ -24,7 +25,7 @@ function run(command: string, args: string[], options: { cwd?: string; env?: Rec
     execFile(
       command,
       args,
-      { cwd: options.cwd ?? projectRoot(), env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...options.env }, timeout: 60_000 },
+      { cwd: options.cwd ?? projectRoot(), env: childProcessEnv({ HOME: process.env.HOME ?? '/root', ...options.env }), timeout: 60_000 },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });

@@ -4,28 +4,19 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { projectRoot } from '../shared/db/project-root.js';
 import { createEmptyTestDatabase } from '../shared/testing/database.js';
 import { startService, type ServiceProcess } from '../e2e/harness/service.js';
 import { useTestData } from '../shared/testing/test-data.js';
 import { listen, type ListeningApp } from '../api/testing/http-server.js';
 import { createTestApp, type TestApp } from '../api/testing/test-app.js';
+import { runCli } from './run-cli.test-helper.js';
+import { serviceEnv } from '../shared/testing/service-env.js';
 
 const { database } = useTestData('cli', { providers: false });
 let scratch: string;
 const run = promisify(execFile);
 
-/** Runs the built CLI (dist/, compiled by the global setup) as an operator would. */
-function cli(args: string[], databaseUrl = database.url): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [join(projectRoot(), 'dist', 'cli', 'main.js'), ...args],
-      { cwd: projectRoot(), env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, PORT: '4321' }, timeout: 20_000 },
-      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const cli = (args: string[], databaseUrl = database.url) => runCli(args, { DATABASE_URL: databaseUrl, PORT: '4321' });
 
 async function cliJson(args: string[]) {
   const run = await cli(['--json', ...args]);
@@ -161,7 +152,7 @@ describe('seed:demo', () => {
     api = await createTestApp(database);
     server = await listen(api.app);
     // The printed lines are pasted against a running service: this app on a socket, and a real worker on its queue.
-    worker = await startService('worker', { DATABASE_URL: database.url, QUEUE_PREFIX: api.config.QUEUE_PREFIX, RECONCILE_INTERVAL_MS: '500' });
+    worker = await startService('worker', serviceEnv({ databaseUrl: database.url, queuePrefix: api.config.QUEUE_PREFIX, env: { RECONCILE_INTERVAL_MS: '500' } }));
   });
   afterAll(async () => {
     await worker?.stop();

@@ -1,9 +1,11 @@
 import { sqlStateOf } from '../shared/db/connection-loss.js';
 import { ZodError } from 'zod';
 import { loadConfig, type Config } from '../shared/config.js';
-import { createDatabase, type Database } from '../shared/db/client.js';
+import type { Database } from '../shared/db/client.js';
 import { isConnectionError } from '../shared/db/connection-loss.js';
 import { DomainError } from '../shared/errors.js';
+import { openDatabase } from '../shared/wiring/databases.js';
+import { openQueueProducers, type QueueProducers } from '../shared/wiring/queues.js';
 import { describeZodError } from '../api/http/errors.js';
 
 /** What every command gets: the database, the config and an output that knows about --json. */
@@ -60,7 +62,7 @@ export function parseInput<T>(schema: { parse(value: unknown): T }, value: unkno
  */
 export async function runCommand(json: boolean, command: (context: CliContext) => Promise<void>): Promise<void> {
   const config = loadConfig();
-  const database = createDatabase({ url: config.DATABASE_URL, poolSize: 2, applicationName: 'qcr-cli' });
+  const database = openDatabase(config, { poolSize: 2, applicationName: 'qcr-cli' });
   try {
     await command({ db: database.db, config, out: createOutput(json) });
   } catch (error) {
@@ -99,6 +101,20 @@ function describeDatabase(url: string): string {
     return `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`;
   } catch {
     return '(unparseable DATABASE_URL)';
+  }
+}
+
+/**
+ * The queues, as the API and the workers address them, for a command that adds
+ * a job (a backtest, a replay); closed when `use` ends. No logger: a log line
+ * would break --json's stderr, and the command reports its own failure.
+ */
+export async function withQueues<T>(config: Config, use: (queues: QueueProducers) => Promise<T>): Promise<T> {
+  const queues = openQueueProducers(config);
+  try {
+    return await use(queues);
+  } finally {
+    await queues.close();
   }
 }
 

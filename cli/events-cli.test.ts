@@ -1,26 +1,14 @@
 import { senderUserId } from '../shared/domain/ids.js';
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ensureEventPartitions, monthOf } from '../shared/db/event-partitions.js';
 import { insertOrFindEvents } from '../shared/db/event-store.js';
 import { events } from '../shared/db/schema/index.js';
-import { projectRoot } from '../shared/db/project-root.js';
 import { useTestData } from '../shared/testing/test-data.js';
+import { runCli } from './run-cli.test-helper.js';
 
 const { database, platform } = useTestData('cli_events');
 
-/** The built CLI (dist/, compiled by the global setup), as an operator runs it. */
-function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [join(projectRoot(), 'dist', 'cli', 'main.js'), ...args],
-      { cwd: projectRoot(), env: { PATH: process.env.PATH ?? '', DATABASE_URL: database.url, ...env }, timeout: 20_000 },
-      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { DATABASE_URL: database.url, ...env });
 
 describe('quest-chains events', () => {
   it('lists the partitions, oldest first, the default one last', async () => {

@@ -1,26 +1,15 @@
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { projectRoot } from '../shared/db/project-root.js';
 import { insertMessages } from '../shared/db/webhook-message-store.js';
 import { uniqueSuffix } from '../shared/testing/database.js';
 import { useTestData } from '../shared/testing/test-data.js';
+import { runCli } from './run-cli.test-helper.js';
 
 // `quest-chains webhooks list|create|delete|messages|replay`, the built CLI run as an operator runs it.
 
 const { database, platform, advertiser } = useTestData('webhooks_cli');
 const queuePrefix = `cli-${uniqueSuffix()}`;
 
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [join(projectRoot(), 'dist', 'cli', 'main.js'), '--json', ...args],
-      { cwd: projectRoot(), env: { PATH: process.env.PATH ?? '', DATABASE_URL: database.url, QUEUE_PREFIX: queuePrefix }, timeout: 20_000 },
-      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const cli = (args: string[]) => runCli(['--json', ...args], { DATABASE_URL: database.url, QUEUE_PREFIX: queuePrefix });
 
 const json = async (args: string[]) => {
   const run = await cli(args);

@@ -2,15 +2,12 @@ import type { Command } from 'commander';
 import { findProvider } from '../shared/db/provider-store.js';
 import { WEBHOOK_MESSAGE_STATUSES } from '../shared/db/schema/index.js';
 import { notFound } from '../shared/errors.js';
-import { createRedis } from '../shared/queue/connection.js';
-import { queueLayout } from '../shared/queue/shards.js';
-import { createWebhookProducer } from '../shared/queue/webhook-producer.js';
 import { providerIdParams } from '../api/routes/admin/providers/schema.js';
 import { createEndpointSchema, endpointParams, messageParams, messagesQuery, toCreatedEndpointResponse, toEndpointsResponse, toMessagesResponse } from '../api/routes/webhook-endpoints/schema.js';
 import { createEndpoint, deleteEndpoint, listEndpoints } from '../core/webhooks/endpoints.js';
 import { listMessages, replayMessage } from '../core/webhooks/messages.js';
 import { toPageRequest } from '../api/http/pagination.js';
-import { commaList, parseInput, runCommand, type CliContext } from './context.js';
+import { commaList, parseInput, runCommand, withQueues, type CliContext } from './context.js';
 
 /**
  * `quest-chains webhooks …`: a provider's webhook endpoints, as its own
@@ -97,20 +94,13 @@ export function registerWebhookCommands(program: Command, json: () => boolean) {
         const provider = await providerOf(db, providerId);
         const params = parseInput(messageParams, { id: endpointId, message_id: messageId });
         // The queue exactly as the API and workers address it (one Redis or a cluster: shared/queue/shards.ts).
-        const cluster = config.REDIS_CLUSTER;
-        const layout = queueLayout({ prefix: config.QUEUE_PREFIX, cluster, shards: config.MATCHING_QUEUE_SHARDS });
-        const redis = createRedis(config.REDIS_URL, 'producer', { cluster });
-        const producer = createWebhookProducer(redis, layout.webhookPrefix);
-        try {
+        await withQueues(config, async ({ redis, webhooks: producer }) => {
           // The first command right after connecting: wait for the connection instead of failing fast.
           await redis.ping().catch(() => undefined);
           const { queued } = await replayMessage({ db, webhooks: producer }, { providerId: provider.id, endpointId: params.id, messageId: params.message_id });
           if (!queued) throw new Error('the delivery queue (REDIS_URL) is unreachable; try again');
           out.result({ id: params.message_id, queued: true }, () => [`${params.message_id} queued for delivery`]);
-        } finally {
-          await producer.close();
-          redis.disconnect();
-        }
+        });
       }),
     );
 }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueSuffix } from '../shared/testing/database.js';
 import { startService, type ServiceProcess } from './harness/service.js';
 import { useTestData } from '../shared/testing/test-data.js';
+import { serviceEnv } from '../shared/testing/service-env.js';
 
 // The API writes its logs through a buffer (docs/performance.md): still one
 // access line per request with its request id, and nothing left behind when
@@ -11,7 +12,7 @@ const { database } = useTestData('access_log', { providers: false });
 let api: ServiceProcess;
 
 beforeAll(async () => {
-  api = await startService('api', { DATABASE_URL: database.url, QUEUE_PREFIX: `test-access-${uniqueSuffix()}`, LOG_LEVEL: 'info' });
+  api = await startService('api', serviceEnv({ databaseUrl: database.url, queuePrefix: `test-access-${uniqueSuffix()}`, env: { LOG_LEVEL: 'info' } }));
 });
 afterAll(async () => {
   await api?.stop();

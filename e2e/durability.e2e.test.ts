@@ -8,13 +8,14 @@ import { startPrivateRedis, type PrivateRedis } from './harness/redis-server.js'
 import { requestJson } from './harness/http.js';
 import { isPending, nothingPending, pendingWork } from '../shared/testing/progress.js';
 import { chainBody } from '../api/testing/chains.js';
+import { adminHeaders } from '../shared/testing/admin-token.js';
+import { serviceEnv } from '../shared/testing/service-env.js';
 
 // Product rules §3: "Nothing accepted is ever lost: an event answered 200 is
 // reflected in progress eventually, even if Redis was down when it arrived or
 // a worker died while processing it." The built API and worker run as real
 // processes; every test has its own database, queue prefix and processes.
 
-const ADMIN_TOKEN = 'durability-admin-token-0123';
 const DEAD_REDIS = 'redis://127.0.0.1:1';
 
 // Cleanup of whatever a test started, even when it fails half-way.
@@ -42,15 +43,13 @@ async function privateRedis(): Promise<PrivateRedis> {
 }
 
 function baseEnv(db: TestDatabase, redisUrl: string): Record<string, string> {
-  return {
-    DATABASE_URL: db.url,
-    REDIS_URL: redisUrl,
-    QUEUE_PREFIX: `durability-${uniqueSuffix()}`,
-    ADMIN_TOKEN,
-    RECONCILE_INTERVAL_MS: '300',
-    RECONCILE_MIN_AGE_MS: '300',
-    JOB_LOCK_MS: '2000',
-  };
+  return serviceEnv({
+    databaseUrl: db.url,
+    redis: { url: redisUrl },
+    queuePrefix: `durability-${uniqueSuffix()}`,
+    fastRecovery: true,
+    env: { RECONCILE_MIN_AGE_MS: '300' },
+  });
 }
 
 const http = (api: ServiceProcess, method: string, path: string, headers: Record<string, string>, body?: unknown) =>
@@ -149,7 +148,7 @@ describe('durability: nothing accepted is lost (API and worker as processes)', (
     const api = await start('api', env);
     const platform = await createTestProvider(db.db, 'platform');
     const advertiser = await createTestProvider(db.db, 'advertiser');
-    const chain = await http(api, 'POST', '/admin/v1/quest-chains', { authorization: `Bearer ${ADMIN_TOKEN}` }, chainBody(platform.id, advertiser.id));
+    const chain = await http(api, 'POST', '/admin/v1/quest-chains', adminHeaders, chainBody(platform.id, advertiser.id));
     expect(chain.status, JSON.stringify(chain.json)).toBe(200);
     const users = Array.from({ length: 10 }, (_, i) => `burst-${i}`);
     for (const id of users) expect((await http(api, 'POST', '/v1/users/register', platform.headers, { platform_user_id: id })).status).toBe(200);

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../shared/db/project-root.js';
 import { eventually } from '../shared/testing/eventually.js';
 import { nothingPending } from '../shared/testing/progress.js';
-import { adminHeaders, E2E_ADMIN_TOKEN, startStack, type Stack } from './harness/stack.js';
+import { adminHeaders, TEST_ADMIN_TOKEN } from '../shared/testing/admin-token.js';
+import { startStack, type Stack } from './harness/stack.js';
 import { chainBody } from '../api/testing/chains.js';
 
 // docs/explain-and-backtest.md's shell blocks, run as written (bash, curl,
@@ -46,7 +47,7 @@ beforeAll(async () => {
     BASE: stack.api.url,
     KEY: platform.headers['x-api-key']!,
     SECRET: platform.headers['x-api-secret']!,
-    ADMIN_TOKEN: E2E_ADMIN_TOKEN,
+    ADMIN_TOKEN: TEST_ADMIN_TOKEN,
     PLATFORM_ID: platform.id,
     ADVERTISER_ID: advertiser.id,
     CHAIN_ID: chain.json.data.quest_chain.id,

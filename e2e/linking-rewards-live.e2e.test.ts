@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../shared/db/schema/index.js';
 import { eventually } from '../shared/testing/eventually.js';
 import { readSse } from '../api/testing/sse-reader.js';
-import { adminHeaders, startStack, type Stack } from './harness/stack.js';
+import { adminHeaders } from '../shared/testing/admin-token.js';
+import { startStack, type Stack } from './harness/stack.js';
 
 // Linking, rewards and live updates through the real processes: the built
 // API and a worker, talking over Postgres and Redis as in production.

@@ -5,6 +5,7 @@ import { projectRoot } from '../shared/db/project-root.js';
 import { uniqueSuffix } from '../shared/testing/database.js';
 import { eventually } from '../shared/testing/eventually.js';
 import { useTestData } from '../shared/testing/test-data.js';
+import { childProcessEnv, serviceEnv } from '../shared/testing/service-env.js';
 
 // `npm start` (scripts/start.mjs) as an operator runs it: one command, the API
 // and the worker supervised. A signal to npm stops every process it started;
@@ -40,15 +41,10 @@ interface LogLine {
 function npmStart() {
   const child = spawn('npm', ['start'], {
     cwd: projectRoot(),
-    env: {
-      PATH: process.env.PATH ?? '',
+    env: childProcessEnv({
       HOME: process.env.HOME ?? '/root',
-      DATABASE_URL: database.url,
-      QUEUE_PREFIX: `npm-start-${uniqueSuffix()}`,
-      PORT: '0',
-      WORKER_HEALTH_PORT: '0',
-      LOG_LEVEL: 'info',
-    },
+      ...serviceEnv({ databaseUrl: database.url, queuePrefix: `npm-start-${uniqueSuffix()}`, env: { PORT: '0', WORKER_HEALTH_PORT: '0', LOG_LEVEL: 'info' } }),
+    }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   started.push(child);

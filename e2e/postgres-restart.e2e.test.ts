@@ -10,6 +10,7 @@ import { requestJson } from './harness/http.js';
 import { startPrivatePostgres, type PrivatePostgres } from './harness/private-postgres.js';
 import { startService, type ServiceProcess } from './harness/service.js';
 import { nothingPending } from '../shared/testing/progress.js';
+import { serviceEnv } from '../shared/testing/service-env.js';
 
 // Issue 12: a Postgres restart is a non-event. The built API and worker run as
 // processes against a private Postgres, which is stopped (fast, then
@@ -66,13 +67,11 @@ beforeAll(async () => {
   platform = await createTestProvider(database.db, 'platform');
   const advertiser = await createTestProvider(database.db, 'advertiser');
   await createTestChain(database.db, platform.id, advertiser.id);
-  const env = {
-    DATABASE_URL: server.databaseUrl(name),
-    QUEUE_PREFIX: `pg-restart-${uniqueSuffix()}`,
-    ADMIN_TOKEN: 'pg-restart-admin-token-0123',
-    RECONCILE_INTERVAL_MS: '300',
-    RECONCILE_MIN_AGE_MS: '300',
-  };
+  const env = serviceEnv({
+    databaseUrl: server.databaseUrl(name),
+    queuePrefix: `pg-restart-${uniqueSuffix()}`,
+    env: { RECONCILE_INTERVAL_MS: '300', RECONCILE_MIN_AGE_MS: '300' },
+  });
   api = await startService('api', env);
   worker = await startService('worker', env);
   for (const user of ['restart-a', 'restart-b']) {

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../shared/testing/eventually.js';
 import { chainBody, DAY_MS, iso, type TaskSpec } from '../api/testing/chains.js';
 import { quiescent } from './support/progress-model.js';
-import { adminHeaders, startStack, type Stack } from './harness/stack.js';
+import { adminHeaders } from '../shared/testing/admin-token.js';
+import { startStack, type Stack } from './harness/stack.js';
 
 // The built API and two worker processes against one database: chains are
 // created over the admin API, events sent over HTTP, and progress observed

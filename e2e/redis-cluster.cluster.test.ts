@@ -5,13 +5,15 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { users as usersTable } from '../shared/db/schema/index.js';
 import { computeCompletions } from '../shared/domain/progress.js';
 import { parseUtcTimestamp } from '../shared/domain/timestamp.js';
-import { createTestDatabase, uniqueSuffix, type TestDatabase } from '../shared/testing/database.js';
+import { createTestDatabase, uniqueSuffix } from '../shared/testing/database.js';
 import { eventually } from '../shared/testing/eventually.js';
 import { requestJson } from './harness/http.js';
 import { startService, type ServiceProcess } from './harness/service.js';
 import { seededRandom } from '../shared/testing/random.js';
 import { startLocalCluster, type LocalCluster } from './harness/redis-cluster.js';
-import { E2E_ADMIN_TOKEN, type Stack } from './harness/stack.js';
+import { adminHeaders } from '../shared/testing/admin-token.js';
+import { serviceEnv } from '../shared/testing/service-env.js';
+import { startStack, type Stack } from './harness/stack.js';
 import { readSse } from '../api/testing/sse-reader.js';
 import { createModelChains, eventKey, generateEvents, quiescent, sendAll, storedCompletions, type GeneratedEvent } from './support/progress-model.js';
 
@@ -30,8 +32,6 @@ afterAll(async () => {
 });
 
 interface ClusterStack extends Stack {
-  apis: ServiceProcess[];
-  prefix: string;
   /** GET /readyz of every API and worker: their statuses. */
   readiness(): Promise<number[]>;
 }
@@ -42,59 +42,26 @@ afterEach(async () => {
   stack = undefined;
 });
 
+/** The health port a worker logged when it started. */
+const healthUrl = (worker: ServiceProcess) => {
+  const line = worker.lines().find((l) => l.includes('"worker started"'))!;
+  return `http://127.0.0.1:${(JSON.parse(line) as { healthPort: number }).healthPort}`;
+};
+
 /** Two APIs (requests alternate between them) and two workers on the cluster, with their own database and prefix. */
 async function startClusterStack(label: string, env: Record<string, string> = {}): Promise<ClusterStack> {
-  const database: TestDatabase = await createTestDatabase(label);
-  const prefix = `e2e-${uniqueSuffix()}`;
-  const fullEnv = {
-    DATABASE_URL: database.url,
-    REDIS_CLUSTER: 'true',
-    REDIS_URL: cluster.url,
-    MATCHING_QUEUE_SHARDS: String(SHARDS),
-    QUEUE_PREFIX: prefix,
-    ADMIN_TOKEN: E2E_ADMIN_TOKEN,
-    RECONCILE_INTERVAL_MS: '300',
-    RECONCILE_MIN_AGE_MS: '500',
-    JOB_LOCK_MS: '2000',
-    ...env,
-  };
-  const apis = await Promise.all([startService('api', fullEnv), startService('api', fullEnv)]);
-  const workers = await Promise.all([startService('worker', fullEnv), startService('worker', fullEnv)]);
-  let turn = 0;
-  const http = (method: string, path: string, request: { body?: unknown; headers?: Record<string, string> } = {}) =>
-    requestJson(apis[turn++ % apis.length]!.url, method, path, request);
-  const healthUrl = (worker: ServiceProcess) => {
-    const line = worker.lines().find((l) => l.includes('"worker started"'))!;
-    return `http://127.0.0.1:${(JSON.parse(line) as { healthPort: number }).healthPort}`;
-  };
-  return {
-    database,
-    api: apis[0]!,
-    apis,
-    workers,
-    env: fullEnv,
-    prefix,
-    http,
-    async startWorker() {
-      const worker = await startService('worker', fullEnv);
-      workers.push(worker);
-      return worker;
-    },
-    async createProvider(type) {
-      const admin = { authorization: `Bearer ${E2E_ADMIN_TOKEN}` };
-      const provider = await http('POST', '/admin/v1/providers', { headers: admin, body: { type, name: `${type} ${label}` } });
-      const credential = await http('POST', `/admin/v1/providers/${provider.json.data.id}/credentials`, { headers: admin, body: {} });
-      return { id: provider.json.data.id, headers: { 'x-api-key': credential.json.data.key, 'x-api-secret': credential.json.data.secret } };
-    },
+  const started = await startStack(label, {
+    apiCount: 2,
+    workerCount: 2,
+    redis: { url: cluster.url, cluster: true },
+    env: { MATCHING_QUEUE_SHARDS: String(SHARDS), ...env },
+  });
+  return Object.assign(started, {
     async readiness() {
-      const urls = [...apis.map((api) => api.url), ...workers.filter((w) => w.exit === undefined).map(healthUrl)];
+      const urls = [...started.apis.map((api) => api.url), ...started.workers.filter((w) => w.exit === undefined).map(healthUrl)];
       return Promise.all(urls.map(async (url) => (await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(5000) })).status));
     },
-    async stop() {
-      await Promise.all([...apis, ...workers].map((process) => process.stop('SIGTERM')));
-      await database.drop();
-    },
-  };
+  });
 }
 
 /** The event ids a worker's log line says its job's batch matched. */
@@ -145,11 +112,11 @@ describe('on a Redis Cluster with four matching shards', () => {
     expectMatchedOnce(stack, ids);
     // Work went to every shard, and the shards live on more than one master.
     const masters = new Set<number>();
-    for (let shard = 0; shard < SHARDS; shard++) masters.add((await cluster.masterOf(`{${stack.prefix}:${shard}}`)).port);
+    for (let shard = 0; shard < SHARDS; shard++) masters.add((await cluster.masterOf(`{${stack.queuePrefix}:${shard}}`)).port);
     expect(masters.size).toBeGreaterThan(1);
     // BullMQ numbers a queue's jobs without an id of their own (match jobs) with its `id` counter.
     const perShard = Array.from({ length: SHARDS }, (_, shard) =>
-      Number(execFileSync('redis-cli', ['-c', '-p', String(cluster.ports[0]), 'get', `{${stack!.prefix}:${shard}}:matching:id`], { encoding: 'utf8' }).trim() || 0),
+      Number(execFileSync('redis-cli', ['-c', '-p', String(cluster.ports[0]), 'get', `{${stack!.queuePrefix}:${shard}}:matching:id`], { encoding: 'utf8' }).trim() || 0),
     );
     expect(perShard.every((jobs) => jobs > 0), `jobs per shard ${perShard}`).toBe(true);
     expect(await stack.readiness()).toEqual([200, 200, 200, 200]);
@@ -174,7 +141,7 @@ describe('on a Redis Cluster with four matching shards', () => {
     const sending = sendAll(counted, platform.headers, first.sends, 2);
     // Fail over once the workers are at work, while the burst is still coming in.
     await eventually(async () => (stack!.workers.some((w) => w.lines().some((line) => matchedIn(line).length > 0)) ? true : undefined), { what: 'workers to process' });
-    const { from, to } = await cluster.failover(`{${stack.prefix}:0}`);
+    const { from, to } = await cluster.failover(`{${stack.queuePrefix}:0}`);
     failedOver = true;
     expect(to.port).not.toBe(from.port);
     const ids = await sending;
@@ -198,7 +165,7 @@ describe('on a Redis Cluster with four matching shards', () => {
     const platform = await stack.createProvider('platform');
     const advertiser = await stack.createProvider('advertiser');
     const chain = await stack.http('POST', '/admin/v1/quest-chains', {
-      headers: { authorization: `Bearer ${E2E_ADMIN_TOKEN}` },
+      headers: adminHeaders,
       body: {
         platform_id: platform.id,
         advertiser_id: advertiser.id,
@@ -265,16 +232,16 @@ describe('on a Redis Cluster with four matching shards', () => {
     const owner = await cluster.masterOf(shard0);
     const node = (await cluster.nodes()).find((n) => n.role === 'master' && n.port !== owner.port)!;
     const database = await createTestDatabase('cluster_misconfigured');
-    const env = { DATABASE_URL: database.url, REDIS_URL: `redis://127.0.0.1:${node.port}`, QUEUE_PREFIX: shard0, ADMIN_TOKEN: E2E_ADMIN_TOKEN };
+    const env = serviceEnv({ databaseUrl: database.url, queuePrefix: shard0, redis: { url: `redis://127.0.0.1:${node.port}` } });
     const api = await startService('api', env);
     const worker = await startService('worker', env);
     try {
       const started = Date.now();
-      const workerHealth = `http://127.0.0.1:${(JSON.parse(worker.lines().find((l) => l.includes('"worker started"'))!) as { healthPort: number }).healthPort}`;
+      const workerHealth = healthUrl(worker);
       expect((await fetch(`${api.url}/readyz`)).status).toBe(503);
       expect((await fetch(`${workerHealth}/readyz`)).status).toBe(503);
 
-      const admin = { authorization: `Bearer ${E2E_ADMIN_TOKEN}` };
+      const admin = adminHeaders;
       const provider = await requestJson(api.url, 'POST', '/admin/v1/providers', { headers: admin, body: { type: 'platform', name: 'misconfigured' } });
       const credential = await requestJson(api.url, 'POST', `/admin/v1/providers/${provider.json.data.id}/credentials`, { headers: admin, body: {} });
       const headers = { 'x-api-key': credential.json.data.key, 'x-api-secret': credential.json.data.secret };

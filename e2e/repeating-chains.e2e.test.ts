@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../shared/testing/eventually.js';
 import { nothingPending } from '../shared/testing/progress.js';
-import { adminHeaders, startStack, type Stack } from './harness/stack.js';
+import { adminHeaders } from '../shared/testing/admin-token.js';
+import { startStack, type Stack } from './harness/stack.js';
 import { chainBody, DAY_MS, iso } from '../api/testing/chains.js';
 
 // Repeating chains (docs/quest-language.md) over HTTP against the built API

@@ -8,6 +8,7 @@ import { eventually } from '../shared/testing/eventually.js';
 import { startService, type ServiceProcess } from './harness/service.js';
 import { requestJson, requestJsonUnchecked } from './harness/http.js';
 import { useTestData } from '../shared/testing/test-data.js';
+import { serviceEnv } from '../shared/testing/service-env.js';
 
 // Public interface, Authentication 5: the secret "is never logged". Both
 // processes run at debug level; everything they write is searched for every
@@ -20,16 +21,19 @@ let api: ServiceProcess;
 let worker: ServiceProcess;
 
 beforeAll(async () => {
-  const env = {
-    DATABASE_URL: database.url,
-    QUEUE_PREFIX: `logs-${uniqueSuffix()}`,
-    ADMIN_TOKEN,
-    LOG_LEVEL: 'debug',
-    RECONCILE_INTERVAL_MS: '300',
-    RECONCILE_MIN_AGE_MS: '300',
-    // Short, so the deactivation below applies quickly.
-    CREDENTIAL_CACHE_TTL_MS: '300',
-  };
+  const env = serviceEnv({
+    databaseUrl: database.url,
+    queuePrefix: `logs-${uniqueSuffix()}`,
+    env: {
+      // A token of this test's own: nothing else could have written it into a log.
+      ADMIN_TOKEN,
+      LOG_LEVEL: 'debug',
+      RECONCILE_INTERVAL_MS: '300',
+      RECONCILE_MIN_AGE_MS: '300',
+      // Short, so the deactivation below applies quickly.
+      CREDENTIAL_CACHE_TTL_MS: '300',
+    },
+  });
   api = await startService('api', env);
   worker = await startService('worker', env);
 });

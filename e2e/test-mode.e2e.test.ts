@@ -6,7 +6,8 @@ import { hashSecret } from '../shared/auth/secrets.js';
 import { credentials } from '../shared/db/schema/index.js';
 import { eventually } from '../shared/testing/eventually.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../shared/testing/webhook-receiver.js';
-import { adminHeaders, startStack, type Stack } from './harness/stack.js';
+import { adminHeaders } from '../shared/testing/admin-token.js';
+import { startStack, type Stack } from './harness/stack.js';
 
 // Test mode (docs/test-mode.md) end to end: the built API and a worker, one
 // platform and one advertiser each holding a live and a test credential, a

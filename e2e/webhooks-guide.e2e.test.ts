@@ -9,6 +9,7 @@ import { eventually } from '../shared/testing/eventually.js';
 import { freePort } from './harness/service.js';
 import { startStack, type Stack } from './harness/stack.js';
 import { createChain, registerUser, sendBatch, sleep } from './support/webhook-world.js';
+import { childProcessEnv } from '../shared/testing/service-env.js';
 
 // docs/webhooks.md's receiver works when pasted: the code block between its guide-receiver markers
 // runs as is (node, ESM) against the real service, prints the verified message, and refuses a forgery.
@@ -38,7 +39,7 @@ it("the guide's receiver verifies a real message and refuses a forged one", asyn
   expect(created.status, JSON.stringify(created.json)).toBe(200);
 
   const output: string[] = [];
-  receiver = spawn(process.execPath, [file], { cwd: projectRoot(), env: { PATH: process.env.PATH ?? '', WEBHOOK_SECRET: created.json.data.secret, PORT: String(port) } });
+  receiver = spawn(process.execPath, [file], { cwd: projectRoot(), env: childProcessEnv({ WEBHOOK_SECRET: created.json.data.secret, PORT: String(port) }) });
   receiver.stdout!.on('data', (chunk: Buffer) => output.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
   await eventually(async () => (await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: '{}' }).then((r) => r.status).catch(() => undefined)), { what: 'the receiver to listen' });
 

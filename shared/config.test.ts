@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from './config.js';
 import { projectRoot } from './db/project-root.js';
+import { childProcessEnv } from './testing/service-env.js';
 
 describe('parseConfig', () => {
   it('needs nothing on a machine with local Postgres and Redis', () => {
@@ -59,7 +60,7 @@ describe('parseConfig', () => {
 describe('a process started with bad configuration', () => {
   it.each(['api', 'worker'])('%s exits 1 with a message naming the variable', (kind) => {
     const result = spawnSync(process.execPath, [join(projectRoot(), 'dist', kind, 'main.js')], {
-      env: { PATH: process.env.PATH ?? '', PORT: 'not-a-port' },
+      env: childProcessEnv({ PORT: 'not-a-port' }),
       encoding: 'utf8',
       timeout: 20_000,
     });

@@ -2,7 +2,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createTestProvider } from '../../shared/testing/fixtures.js';
 import { eventually } from '../../shared/testing/eventually.js';
 import { listen } from '../testing/http-server.js';
-import { createTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../testing/test-app.js';
+import { createTestApp, type TestApp } from '../testing/test-app.js';
+import { TEST_ADMIN_TOKEN } from '../../shared/testing/admin-token.js';
 import { useTestService } from '../testing/test-service.js';
 
 // docs/operations.md, "Rate limits": 429 in the envelope with Retry-After and the

@@ -2,10 +2,9 @@ import { parseConfig, type Config } from '../../shared/config.js';
 import { createLogger } from '../../shared/observability/logger.js';
 import type { TestDatabase } from '../../shared/testing/database.js';
 import { uniqueSuffix } from '../../shared/testing/database.js';
+import { TEST_ADMIN_TOKEN } from '../../shared/testing/admin-token.js';
 import { createApp } from '../app.js';
 import { createAppDeps } from '../deps.js';
-
-export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
 
 /**
  * The real app, in process, against a test file's own database and its own

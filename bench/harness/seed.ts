@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import { users as userRows } from '../../shared/db/schema/index.js';
 import type { TestDatabase } from '../../shared/testing/database.js';
 import { requestJsonUnchecked } from '../../e2e/harness/http.js';
+import { dataOf, seedProvider, seedWorld as seedThroughApi, type ApiCall } from '../../shared/testing/world-seeder.js';
 import { storeCompletion } from '../../shared/testing/progress.js';
 
 /** What seeding needs of the bench context (declared here: context.ts imports this module). */
@@ -10,8 +11,6 @@ export interface SeedContext {
   api: { url: string };
   database: TestDatabase;
 }
-
-export const BENCH_ADMIN_TOKEN = 'bench-admin-token-0123456789';
 
 export interface BenchProvider {
   id: string;
@@ -32,19 +31,33 @@ export const TASKS = 5;
 /** Event types of the seeded tasks: task i matches `step-<i % 3>`. */
 export const eventTypeOfTask = (task: number) => `step-${task % 3}`;
 
-const admin = { authorization: `Bearer ${BENCH_ADMIN_TOKEN}` };
+/** The bench's requests as the seeder makes them: unchecked against the documents (the load shares the cores). */
+const apiCallOf =
+  (ctx: SeedContext): ApiCall =>
+  async (method, path, headers, body) =>
+    dataOf(method, path, await requestJsonUnchecked(ctx.api.url, method, path, { headers, body }));
 
-async function call(ctx: SeedContext, method: string, path: string, options: { headers?: Record<string, string>; body?: unknown }) {
-  const answer = await requestJsonUnchecked(ctx.api.url, method, path, options);
-  if (answer.status !== 200) throw new Error(`${method} ${path} answered ${answer.status}: ${JSON.stringify(answer.json)}`);
-  return answer.json.data;
-}
+const JSON_CONTENT = { 'content-type': 'application/json' };
 
-export async function createProvider(ctx: SeedContext, type: 'platform' | 'advertiser', name: string): Promise<BenchProvider> {
-  const provider = await call(ctx, 'POST', '/admin/v1/providers', { headers: admin, body: { type, name } });
-  const credential = await call(ctx, 'POST', `/admin/v1/providers/${provider.id}/credentials`, { headers: admin, body: {} });
-  return { id: provider.id, headers: { 'content-type': 'application/json', 'x-api-key': credential.key, 'x-api-secret': credential.secret } };
-}
+export const createProvider = (ctx: SeedContext, type: 'platform' | 'advertiser', name: string): Promise<BenchProvider> =>
+  seedProvider(apiCallOf(ctx), type, name, JSON_CONTENT);
+
+const chainBody = (platformId: string, advertiserId: string, chain: number) => ({
+  platform_id: platformId,
+  advertiser_id: advertiserId,
+  name: `bench chain ${chain}`,
+  start_date: '2026-01-01T00:00:00Z',
+  end_date: '2036-01-01T00:00:00Z',
+  tasks: Array.from({ length: TASKS }, (_, task) => ({
+    sequence_number: task + 1,
+    name: `task ${task + 1}`,
+    condition_event_type: eventTypeOfTask(task),
+    reward_type: 'points',
+    reward_name: 'points',
+    reward_value: 10,
+  })),
+  chain_reward: { type: 'mystery_box', name: 'box' },
+});
 
 /**
  * Through the API like a real integrator: a platform and an advertiser, 5
@@ -54,36 +67,18 @@ export async function createProvider(ctx: SeedContext, type: 'platform' | 'adver
  * without depending on the matcher's speed.
  */
 export async function seedWorld(ctx: SeedContext, userCount: number): Promise<BenchWorld> {
-  const platform = await createProvider(ctx, 'platform', 'bench platform');
-  const advertiser = await createProvider(ctx, 'advertiser', 'bench advertiser');
-  const chains: BenchWorld['chains'] = [];
-  for (let chain = 0; chain < CHAINS; chain += 1) {
-    const created = await call(ctx, 'POST', '/admin/v1/quest-chains', {
-      headers: admin,
-      body: {
-        platform_id: platform.id,
-        advertiser_id: advertiser.id,
-        name: `bench chain ${chain}`,
-        start_date: '2026-01-01T00:00:00Z',
-        end_date: '2036-01-01T00:00:00Z',
-        tasks: Array.from({ length: TASKS }, (_, task) => ({
-          sequence_number: task + 1,
-          name: `task ${task + 1}`,
-          condition_event_type: eventTypeOfTask(task),
-          reward_type: 'points',
-          reward_name: 'points',
-          reward_value: 10,
-        })),
-        chain_reward: { type: 'mystery_box', name: 'box' },
-      },
-    });
-    chains.push({ id: created.quest_chain.id, taskIds: created.tasks.map((task: { id: string }) => task.id) });
-  }
   const users = Array.from({ length: userCount }, (_, i) => `u-${i}`);
-  const userIds: ServiceUserId[] = [];
-  for (const platformUserId of users) {
-    userIds.push((await call(ctx, 'POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: platformUserId } })).user_id);
-  }
+  const world = await seedThroughApi(apiCallOf(ctx), {
+    platforms: 1,
+    advertisers: 1,
+    name: (type) => `bench ${type}`,
+    chains: ([platform], [advertiser]) => Array.from({ length: CHAINS }, (_, chain) => ({ body: chainBody(platform!.id, advertiser!.id, chain), kept: {} })),
+    users: users.map((platformUserId) => ({ platformIndex: 0, platformUserId })),
+    providerHeaders: JSON_CONTENT,
+  });
+  const [platform, advertiser] = [world.platforms[0]!, world.advertisers[0]!];
+  const chains = world.chains.map(({ id, taskIds }) => ({ id, taskIds }));
+  const userIds = world.userIds as ServiceUserId[];
   await Promise.all(
     users.map(async (platformUserId, i) => {
       for (const chain of chains) {

@@ -1,8 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { idArray } from '../../shared/db/sql-fragments.js';
-import { createRedis } from '../../shared/queue/connection.js';
 import { eventBatches } from '../../shared/queue/contract.js';
-import { createMatchingProducer } from '../../shared/queue/producer.js';
 import type { BenchContext } from '../harness/context.js';
 import type { ServiceProcess } from '../../e2e/harness/service.js';
 import type { MatchingTenant } from './seed.js';
@@ -31,8 +29,8 @@ export async function drain(
   eventIds: readonly string[],
   options: DrainOptions = {},
 ): Promise<DrainFigure> {
-  const redis = createRedis(ctx.env.REDIS_URL!, 'producer');
-  const producer = createMatchingProducer(redis, ctx.env.QUEUE_PREFIX!);
+  const queues = ctx.openQueues();
+  const producer = queues.matching;
   try {
     const stops = await Promise.all(workers.map((worker) => ctx.meter.start(worker.pid)));
     const started = performance.now();
@@ -68,8 +66,7 @@ export async function drain(
       postgresCpuPer1k: cpu[0]!.postgres / thousands,
     };
   } finally {
-    await producer.close();
-    redis.disconnect();
+    await queues.close();
   }
 }
 
@@ -80,8 +77,8 @@ export async function drain(
  * as old; only then does one worker start, timed until none is pending.
  */
 export async function drainBacklog(ctx: BenchContext, tenant: MatchingTenant, eventIds: readonly string[]): Promise<DrainFigure & { sinceEnqueueS: number }> {
-  const redis = createRedis(ctx.env.REDIS_URL!, 'producer');
-  const producer = createMatchingProducer(redis, ctx.env.QUEUE_PREFIX!);
+  const queues = ctx.openQueues();
+  const producer = queues.matching;
   try {
     const enqueued = performance.now();
     for (let i = 0; i < eventIds.length; i += 100) {
@@ -115,8 +112,7 @@ export async function drainBacklog(ctx: BenchContext, tenant: MatchingTenant, ev
       await worker.stop();
     }
   } finally {
-    await producer.close();
-    redis.disconnect();
+    await queues.close();
   }
 }
 

@@ -1,8 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { reverseEvents } from '../../core/events/reverse-events.js';
 import { idArray } from '../../shared/db/sql-fragments.js';
-import { createRedis } from '../../shared/queue/connection.js';
-import { createMatchingProducer } from '../../shared/queue/producer.js';
 import type { BenchContext } from '../harness/context.js';
 import type { MatchingTenant } from './seed.js';
 
@@ -14,8 +12,8 @@ import type { MatchingTenant } from './seed.js';
  */
 export function reverseAsMatched(ctx: BenchContext, tenant: MatchingTenant, targets: readonly string[]): () => Promise<void> {
   return async () => {
-    const redis = createRedis(ctx.env.REDIS_URL!, 'producer');
-    const producer = createMatchingProducer(redis, ctx.env.QUEUE_PREFIX!);
+    const queues = ctx.openQueues();
+    const producer = queues.matching;
     const deps = { db: ctx.database.db, producer };
     let left = [...targets];
     try {
@@ -30,8 +28,7 @@ export function reverseAsMatched(ctx: BenchContext, tenant: MatchingTenant, targ
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     } finally {
-      await producer.close();
-      redis.disconnect();
+      await queues.close();
     }
   };
 }

@@ -2,10 +2,7 @@ import { eq } from 'drizzle-orm';
 import { webhookEndpoints, webhookMessages } from '../../shared/db/schema/index.js';
 import { insertEndpoint } from '../../shared/db/webhook-endpoint-store.js';
 import { insertMessages, type WebhookFact } from '../../shared/db/webhook-message-store.js';
-import { createRedis } from '../../shared/queue/connection.js';
 import { eventBatches } from '../../shared/queue/contract.js';
-import { createMatchingProducer } from '../../shared/queue/producer.js';
-import { createWebhookProducer } from '../../shared/queue/webhook-producer.js';
 import { createTestProvider } from '../../shared/testing/fixtures.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../shared/testing/webhook-receiver.js';
 import { generateWebhookSecret } from '../../core/webhooks/signing.js';
@@ -69,14 +66,13 @@ async function throughput(ctx: BenchContext, receiver: WebhookReceiver) {
     }));
     ids.push(...(await insertMessages(ctx.database.db, facts)));
   }
-  const redis = createRedis(ctx.env.REDIS_URL!, 'producer');
-  const producer = createWebhookProducer(redis, ctx.env.QUEUE_PREFIX!);
+  const queues = ctx.openQueues();
+  const producer = queues.webhooks;
   try {
     // As the matcher enqueues them: first attempts, a job per 500 messages.
     for (let i = 0; i < ids.length; i += 2000) await producer.deliverNew(ids.slice(i, i + 2000));
   } finally {
-    await producer.close();
-    redis.disconnect();
+    await queues.close();
   }
   const wanted = new Set(ids);
   const worker = await startWebhookWorker(ctx);
@@ -109,8 +105,8 @@ async function delay(ctx: BenchContext, receiver: WebhookReceiver) {
   const tenant = await matchingTenant(ctx, 'webhooks', userCount);
   await insertEndpoint(ctx.database.db, { providerId: tenant.platformId, url: receiver.url, eventTypes: ['task.completed', 'chain.completed'], secret: generateWebhookSecret() }, 10);
   const worker = await startWebhookWorker(ctx);
-  const redis = createRedis(ctx.env.REDIS_URL!, 'producer');
-  const producer = createMatchingProducer(redis, ctx.env.QUEUE_PREFIX!);
+  const queues = ctx.openQueues();
+  const producer = queues.matching;
   const before = receiver.received.length;
   try {
     // The worker reads which providers have endpoints once a second.
@@ -137,8 +133,7 @@ async function delay(ctx: BenchContext, receiver: WebhookReceiver) {
       { atMost: 1000 },
     );
   } finally {
-    await producer.close();
-    redis.disconnect();
+    await queues.close();
     await worker.stop();
   }
 }

@@ -64,7 +64,7 @@ export const world: Scenario = {
     const stack = await openWorldStack(ctx);
     try {
       ctx.log(`world: ${options.users} users, ${options.chains} chains, Zipf s=${options.zipfS} (top user ${(zipfHeadShare(options.users, options.zipfS, 1) * 100).toFixed(0)} % of events)`);
-      const seeded = await seedProductionWorld(stack.http, ctx.env.ADMIN_TOKEN!, options, PROBES, ctx.log);
+      const seeded = await seedProductionWorld(stack.http, options, PROBES, ctx.log);
       await runWorld(ctx, stack, seeded);
     } finally {
       await stack.close();

@@ -4,11 +4,9 @@ import { chainBody, worldChains, type WorldChain } from './world-chains.js';
 import { rulesOfWireChain } from '../../e2e/support/wire-rules.js';
 import type { ChainRules } from '../../shared/domain/progress.js';
 import type { WorldOptions } from './world-options.js';
+import { dataOf, seedWorld, type ApiCall, type SeededProvider } from '../../shared/testing/world-seeder.js';
 
-export interface WorldProvider {
-  id: string;
-  headers: Record<string, string>;
-}
+export type WorldProvider = SeededProvider;
 
 export interface SeededWorld {
   platforms: WorldProvider[];
@@ -21,50 +19,37 @@ export interface SeededWorld {
 }
 
 const REGISTER_CONCURRENCY = 32;
+const JSON_CONTENT = { 'content-type': 'application/json' };
 
 /**
  * Builds the world through the API, as integrators would: providers and
  * their credentials, the chains (admin API), then every user registered.
  * Deterministic for a seed, except the ids the service assigns.
  */
-export async function seedProductionWorld(http: HttpClient, adminToken: string, options: WorldOptions, probeCount: number, log: (message: string) => void): Promise<SeededWorld> {
+export async function seedProductionWorld(http: HttpClient, options: WorldOptions, probeCount: number, log: (message: string) => void): Promise<SeededWorld> {
   const random = seededRandom(options.seed);
-  const admin = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
-  const call = async (method: string, path: string, headers: Record<string, string>, body: unknown) => {
-    const answer = await http.call(method, path, headers, JSON.stringify(body));
-    if (answer.status !== 200) throw new Error(`${method} ${path} answered ${answer.status}: ${answer.body}`);
-    return (JSON.parse(answer.body) as { data: any }).data;
+  const call: ApiCall = async (method, path, headers, body) => {
+    const answer = await http.call(method, path, { ...headers, ...JSON_CONTENT }, JSON.stringify(body));
+    return dataOf(method, path, { status: answer.status, json: answer.status === 200 ? JSON.parse(answer.body) : undefined }, () => answer.body);
   };
-  const provider = async (type: 'platform' | 'advertiser', name: string): Promise<WorldProvider> => {
-    const created = await call('POST', '/admin/v1/providers', admin, { type, name });
-    const credential = await call('POST', `/admin/v1/providers/${created.id}/credentials`, admin, {});
-    return { id: created.id, headers: { 'content-type': 'application/json', 'x-api-key': credential.key, 'x-api-secret': credential.secret } };
-  };
-  const platforms: WorldProvider[] = [];
-  for (let i = 0; i < options.platforms; i += 1) platforms.push(await provider('platform', `world platform ${i}`));
-  const advertisers: WorldProvider[] = [];
-  for (let i = 0; i < options.advertisers; i += 1) advertisers.push(await provider('advertiser', `world advertiser ${i}`));
-
-  const chains: SeededWorld['chains'] = [];
-  for (const chain of worldChains(random, options.chains, options.platforms, options.advertisers, Date.now())) {
-    const created = await call('POST', '/admin/v1/quest-chains', admin, chainBody(chain, platforms[chain.platformIndex]!.id, advertisers[chain.advertiserIndex]!.id));
-    const taskIds = (created.tasks as { id: string }[]).map((task) => task.id);
-    chains.push({ ...chain, id: created.quest_chain.id, rules: rulesOfWireChain(chain, taskIds) });
-  }
-
   const users = Array.from({ length: options.users }, (_, i) => ({ platformIndex: i % options.platforms, platformUserId: `w${i % options.platforms}-${i}` }));
   const probeUsers = Array.from({ length: probeCount }, (_, i) => `probe-${i}`);
   const registrations = [...users, ...probeUsers.map((platformUserId) => ({ platformIndex: 0, platformUserId }))];
-  let next = 0;
   const started = performance.now();
-  await Promise.all(
-    Array.from({ length: REGISTER_CONCURRENCY }, async () => {
-      while (next < registrations.length) {
-        const { platformIndex, platformUserId } = registrations[next++]!;
-        await call('POST', '/v1/users/register', platforms[platformIndex]!.headers, { platform_user_id: platformUserId });
-      }
-    }),
-  );
-  log(`registered ${registrations.length} users in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  return { platforms, advertisers, chains, users, probeUsers };
+  const world = await seedWorld(call, {
+    platforms: options.platforms,
+    advertisers: options.advertisers,
+    name: (type, i) => `world ${type} ${i}`,
+    chains: (platforms, advertisers) =>
+      worldChains(random, options.chains, options.platforms, options.advertisers, Date.now()).map((chain) => ({
+        body: chainBody(chain, platforms[chain.platformIndex]!.id, advertisers[chain.advertiserIndex]!.id),
+        kept: chain,
+      })),
+    users: registrations,
+    registerConcurrency: REGISTER_CONCURRENCY,
+    providerHeaders: JSON_CONTENT,
+  });
+  log(`seeded ${world.chains.length} chains and registered ${registrations.length} users in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  const chains = world.chains.map(({ taskIds, ...chain }) => ({ ...chain, rules: rulesOfWireChain(chain, taskIds) }));
+  return { platforms: world.platforms, advertisers: world.advertisers, chains, users, probeUsers };
 }

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../../shared/db/project-root.js';
+import { childProcessEnv } from '../../shared/testing/service-env.js';
 
 // The one way tests, the chaos suite and the benchmark start processes of the
 // service: the built API, worker or `npm start`'s supervisor (or any node
@@ -86,7 +87,7 @@ export async function startProcess(options: { name: string; args: string[]; env:
   const output = openSync(logFile, 'a');
   const child: ChildProcess = spawn(process.execPath, options.args, {
     cwd: projectRoot(),
-    env: { PATH: process.env.PATH ?? '', ...options.env },
+    env: childProcessEnv(options.env),
     stdio: ['ignore', output, output],
   });
   closeSync(output);

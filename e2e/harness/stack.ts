@@ -1,70 +1,120 @@
 import { createTestDatabase, uniqueSuffix, type TestDatabase } from '../../shared/testing/database.js';
+import { serviceEnv } from '../../shared/testing/service-env.js';
+import { dataOf, seedProvider, type ApiCall } from '../../shared/testing/world-seeder.js';
 import { requestJson } from './http.js';
-import { startService, type ServiceProcess } from './service.js';
+import { startService, type ServiceKind, type ServiceProcess } from './service.js';
 
-export const E2E_ADMIN_TOKEN = 'e2e-admin-token-0123456789';
+/** What a stack is made of; every part has the e2e tests' default. */
+export interface StackOptions {
+  /** API processes (default 1); `http` alternates between them. */
+  apiCount?: number;
+  /** Worker processes started with the stack (default 1). */
+  workerCount?: number;
+  /**
+   * `npm start`'s supervisor (scripts/start.mjs: one API and one worker of its
+   * own) instead of separate processes: `api` is then the supervisor and
+   * `workers` starts empty.
+   */
+  supervised?: boolean;
+  /** Another Redis than the shared local one: a private server, or a cluster (REDIS_CLUSTER=true). */
+  redis?: { url: string; cluster?: boolean };
+  /** A private Postgres server's maintenance URL; default the shared test server. */
+  postgresServerUrl?: string;
+  /** Recovery in seconds for crash tests (shared/testing/service-env.ts); default on. */
+  fastRecovery?: boolean;
+  /** Node flags before each entry (--cpu-prof, say). */
+  nodeArgs?: { api?: string[]; worker?: string[] };
+  /** Where the processes' log files go (default a fresh temporary folder each). */
+  outputDir?: string;
+  /** Put before the processes' names (log files): `world-` gives world-api, world-worker-1. */
+  namePrefix?: string;
+  /** Runs on the fresh, migrated database before any process starts (settings its sessions must have from the first). */
+  prepareDatabase?: (database: TestDatabase) => Promise<void>;
+  /** What the queue prefix starts with, before a unique suffix (default `e2e`). */
+  queueLabel?: string;
+  /** Extra environment of every process, last (limits a test configures, MATCHING_QUEUE_SHARDS, …). */
+  env?: Record<string, string>;
+}
 
 export interface Stack {
   database: TestDatabase;
-  api: ServiceProcess;
-  workers: ServiceProcess[];
+  /** The environment every process of the stack was started with. */
   env: Record<string, string>;
+  queuePrefix: string;
+  /** The first API (or the supervisor). */
+  api: ServiceProcess;
+  apis: ServiceProcess[];
+  workers: ServiceProcess[];
+  /** Every process the stack started (stopped and replaced ones included). */
+  processes: ServiceProcess[];
   /** Another worker, with `env` added to the stack's (WORKER_ROLES, say). */
   startWorker(env?: Record<string, string>): Promise<ServiceProcess>;
   http(method: string, path: string, options?: { body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; json: any }>;
   createProvider(type: 'platform' | 'advertiser'): Promise<{ id: string; headers: Record<string, string> }>;
-  stop(): Promise<void>;
+  /** Stops every process (SIGTERM) and drops the database unless `keepDatabase`. */
+  stop(options?: { keepDatabase?: boolean }): Promise<void>;
 }
 
 /**
- * A real deployment in miniature: its own database and queue prefix, the
- * built API and `workerCount` worker processes, with fast reconciliation and
- * stall detection so crash tests finish quickly.
+ * A real deployment in miniature, the one builder of e2e tests, the chaos
+ * suite, the benchmark and the Redis Cluster test: its own database and queue
+ * prefix, the built APIs and workers as processes. Callers add their extras
+ * (a seeded world, meters, readiness checks) around it, never a copy of it.
  */
-export async function startStack(label: string, options: { workerCount?: number; env?: Record<string, string> } = {}): Promise<Stack> {
-  const database = await createTestDatabase(label);
-  const env = {
-    DATABASE_URL: database.url,
-    QUEUE_PREFIX: `e2e-${uniqueSuffix()}`,
-    ADMIN_TOKEN: E2E_ADMIN_TOKEN,
-    RECONCILE_INTERVAL_MS: '300',
-    RECONCILE_MIN_AGE_MS: '500',
-    JOB_LOCK_MS: '2000',
-    ...options.env,
+export async function startStack(label: string, options: StackOptions = {}): Promise<Stack> {
+  const database = await createTestDatabase(label, options.postgresServerUrl ? { serverUrl: options.postgresServerUrl } : {});
+  const queuePrefix = `${options.queueLabel ?? 'e2e'}-${uniqueSuffix()}`;
+  const env = serviceEnv({
+    databaseUrl: database.url,
+    queuePrefix,
+    ...(options.redis ? { redis: options.redis } : {}),
+    fastRecovery: options.fastRecovery ?? true,
+    ...(options.env ? { env: options.env } : {}),
+  });
+  const prefix = options.namePrefix ?? '';
+  const processes: ServiceProcess[] = [];
+  const start = async (kind: ServiceKind, name: string, extraEnv: Record<string, string> = {}) => {
+    const nodeArgs = kind === 'worker' ? options.nodeArgs?.worker : options.nodeArgs?.api;
+    const started = await startService(kind, { ...env, ...extraEnv }, { name: `${prefix}${name}`, outputDir: options.outputDir, ...(nodeArgs ? { nodeArgs } : {}) });
+    processes.push(started);
+    return started;
   };
-  const api = await startService('api', env);
-  const workers = await Promise.all(Array.from({ length: options.workerCount ?? 1 }, () => startService('worker', env)));
-
-  const http = (method: string, path: string, request: { body?: unknown; headers?: Record<string, string> } = {}) =>
-    requestJson(api.url, method, path, request);
-
-  const admin = { authorization: `Bearer ${E2E_ADMIN_TOKEN}` };
+  let workersStarted = 0;
+  const startWorker = async (extraEnv: Record<string, string> = {}) => {
+    const worker = await start('worker', `worker-${(workersStarted += 1)}`, extraEnv);
+    stack.workers.push(worker);
+    return worker;
+  };
+  let turn = 0;
+  const http: Stack['http'] = (method, path, request = {}) => requestJson(stack.apis[turn++ % stack.apis.length]!.url, method, path, request);
+  const apiCall: ApiCall = async (method, path, headers, body) => dataOf(method, path, await http(method, path, { headers, body }));
 
   const stack: Stack = {
     database,
-    api,
-    workers,
     env,
-    async startWorker(extraEnv = {}) {
-      const worker = await startService('worker', { ...env, ...extraEnv });
-      workers.push(worker);
-      return worker;
-    },
+    queuePrefix,
+    api: undefined as unknown as ServiceProcess,
+    apis: [],
+    workers: [],
+    processes,
+    startWorker,
     http,
-    async createProvider(type) {
-      const provider = await http('POST', '/admin/v1/providers', { headers: admin, body: { type, name: `${type} ${label}` } });
-      const credential = await http('POST', `/admin/v1/providers/${provider.json.data.id}/credentials`, { headers: admin, body: {} });
-      return {
-        id: provider.json.data.id,
-        headers: { 'x-api-key': credential.json.data.key, 'x-api-secret': credential.json.data.secret },
-      };
-    },
-    async stop() {
-      await Promise.all([api, ...workers].map((process) => process.stop('SIGTERM')));
-      await database.drop();
+    createProvider: (type) => seedProvider(apiCall, type, `${type} ${label}`),
+    async stop(stopOptions = {}) {
+      await Promise.all(processes.map((process) => process.stop('SIGTERM')));
+      if (stopOptions.keepDatabase) await database.close();
+      else await database.drop();
     },
   };
+  try {
+    await options.prepareDatabase?.(database);
+    if (options.supervised) stack.apis.push(await start('supervisor', 'npm-start'));
+    else stack.apis.push(...(await Promise.all(Array.from({ length: options.apiCount ?? 1 }, (_, i) => start('api', i === 0 ? 'api' : `api-${i + 1}`)))));
+    stack.api = stack.apis[0]!;
+    if (!options.supervised) await Promise.all(Array.from({ length: options.workerCount ?? 1 }, () => startWorker()));
+  } catch (error) {
+    await stack.stop();
+    throw error;
+  }
   return stack;
 }
-
-export const adminHeaders = { authorization: `Bearer ${E2E_ADMIN_TOKEN}` };

@@ -7,6 +7,7 @@ import { parseUtcTimestamp } from '../../shared/domain/timestamp.js';
 import type { TestDatabase } from '../../shared/testing/database.js';
 import { nothingPending } from '../../shared/testing/progress.js';
 import type { SeededRandom } from '../../shared/testing/random.js';
+import { adminHeaders } from '../../shared/testing/admin-token.js';
 import type { Stack } from '../harness/stack.js';
 
 /** Chains spanning ordered, any-order, amount/currency conditions, task windows and a chain window. */
@@ -48,12 +49,12 @@ export const MODEL_CHAINS = [
 
 type ModelChain = (typeof MODEL_CHAINS)[number];
 
-/** The model chains created through the admin API (any caller with `http` and the admin token: the e2e stack, the chaos suite). */
-export async function createModelChains(stack: Pick<Stack, 'http' | 'env'>, platformId: string, advertiserId: string) {
+/** The model chains created through the admin API (any caller with `http`: the e2e stack, the chaos suite). */
+export async function createModelChains(stack: Pick<Stack, 'http'>, platformId: string, advertiserId: string) {
   const created: { id: string; taskIds: string[]; rules: ChainRules }[] = [];
   for (const chain of MODEL_CHAINS) {
     const answer = await stack.http('POST', '/admin/v1/quest-chains', {
-      headers: { authorization: `Bearer ${stack.env.ADMIN_TOKEN}` },
+      headers: adminHeaders,
       body: wireChainBody(chain, platformId, advertiserId, 5),
     });
     if (answer.status !== 200) throw new Error(`chain create failed: ${JSON.stringify(answer.json)}`);

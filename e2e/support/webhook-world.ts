@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import type { Stack } from '../harness/stack.js';
-import { adminHeaders } from '../harness/stack.js';
+import { adminHeaders } from '../../shared/testing/admin-token.js';
 import type { ReceivedWebhook, WebhookReceiver } from '../../shared/testing/webhook-receiver.js';
 import { chainBody } from '../../api/testing/chains.js';
 

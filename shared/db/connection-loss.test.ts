@@ -7,6 +7,7 @@ import { createDatabase } from './client.js';
 import { isConnectionError, reconnectDelaySeconds } from './connection-loss.js';
 import { pingDatabase } from './ping.js';
 import { projectRoot } from './project-root.js';
+import { childProcessEnv } from '../testing/service-env.js';
 
 /**
  * postgres.js 3.4.9 throws an uncaught TypeError (`socket.write` on null,
@@ -25,7 +26,7 @@ interface Counts {
 function startLoad(databaseUrl: string) {
   const child = spawn(process.execPath, ['--import', 'tsx', helper], {
     cwd: projectRoot(),
-    env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl },
+    env: childProcessEnv({ DATABASE_URL: databaseUrl }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let latest: Counts = { committed: 0, failed: 0 };

@@ -7,6 +7,7 @@ import { startService, type ServiceProcess } from '../../e2e/harness/service.js'
 import { useTestData } from '../testing/test-data.js';
 import { createLogger } from './logger.js';
 import { events } from '../db/schema/index.js';
+import { serviceEnv } from '../testing/service-env.js';
 
 /** A logger writing into an array of parsed lines instead of stdout. */
 function capturingLogger(level: string) {
@@ -89,13 +90,15 @@ describe('the API process at LOG_LEVEL=debug', () => {
   let api: ServiceProcess;
 
   beforeAll(async () => {
-    api = await startService('api', {
-      DATABASE_URL: database.url,
-      QUEUE_PREFIX: `test-logs-${uniqueSuffix()}`,
-      ADMIN_TOKEN: adminToken,
-      LOG_LEVEL: 'debug',
-      CREDENTIAL_CACHE_TTL_MS: '0',
-    });
+    api = await startService(
+      'api',
+      serviceEnv({
+        databaseUrl: database.url,
+        queuePrefix: `test-logs-${uniqueSuffix()}`,
+        // A token of this test's own: nothing else could have written it into a log.
+        env: { ADMIN_TOKEN: adminToken, LOG_LEVEL: 'debug', CREDENTIAL_CACHE_TTL_MS: '0' },
+      }),
+    );
   });
   afterAll(async () => {
     await api?.stop();

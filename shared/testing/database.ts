@@ -7,24 +7,31 @@ const SERVER_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0
 
 export const uniqueSuffix = () => randomBytes(5).toString('hex');
 
+/** Where a test database is made: the shared test server unless a test runs its own (e2e/harness/private-postgres.ts). */
+export interface TestDatabaseOptions {
+  /** The server's maintenance database (`postgres`). */
+  serverUrl?: string;
+}
+
 /** A fresh database without any table (not migrated): `url`, and `drop` to remove it. */
-export async function createEmptyTestDatabase(label: string) {
+export async function createEmptyTestDatabase(label: string, options: TestDatabaseOptions = {}) {
+  const serverUrl = options.serverUrl ?? SERVER_URL;
   const name = `qcr_test_${label.replace(/\W/g, '_').slice(0, 30)}_${uniqueSuffix()}`;
-  await createDatabaseNamed(SERVER_URL, name);
-  const url = new URL(SERVER_URL);
+  await createDatabaseNamed(serverUrl, name);
+  const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return {
     name,
     url: url.toString(),
     async drop() {
-      await dropDatabaseNamed(SERVER_URL, name);
+      await dropDatabaseNamed(serverUrl, name);
     },
   };
 }
 
 /** A fresh, migrated database owned by one test file; `drop` removes it. */
-export async function createTestDatabase(label: string) {
-  const { name, url, drop } = await createEmptyTestDatabase(label);
+export async function createTestDatabase(label: string, options: TestDatabaseOptions = {}) {
+  const { name, url, drop } = await createEmptyTestDatabase(label, options);
   await migrateWithLock(url);
   const database = createDatabase({ url, poolSize: 10 });
   return {

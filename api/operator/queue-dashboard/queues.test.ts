@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../../testing/test-app.js';
+import { createTestApp, type TestApp } from '../../testing/test-app.js';
+import { TEST_ADMIN_TOKEN } from '../../../shared/testing/admin-token.js';
 import { useTestService } from '../../testing/test-service.js';
 
 const { database, api } = useTestService('queues', { providers: false });

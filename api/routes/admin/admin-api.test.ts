@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentials } from '../../../shared/db/schema/index.js';
-import { createTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../../testing/test-app.js';
+import { createTestApp, type TestApp } from '../../testing/test-app.js';
+import { TEST_ADMIN_TOKEN } from '../../../shared/testing/admin-token.js';
 import { useTestService } from '../../testing/test-service.js';
 
 // Product rules §2 (admin API behind ADMIN_TOKEN) and §1 (credentials:

@@ -1,9 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDatabase, type Database } from '../../../shared/db/client.js';
-import { migrateWithLock } from '../../../shared/db/migrate.js';
-import { createDatabaseNamed, dropDatabaseNamed } from '../../../shared/db/server-admin.js';
-import { uniqueSuffix } from '../../../shared/testing/database.js';
 import type { PrivatePostgres } from '../../harness/private-postgres.js';
 import { nothingPending } from '../../../shared/testing/progress.js';
 import { seededRandom, type SeededRandom } from '../../../shared/testing/random.js';
@@ -12,8 +9,8 @@ import { retryUnacknowledged } from './event-load.js';
 import { History } from './history.js';
 import { httpClient, type HttpClient } from './http.js';
 import type { PrivateRedis } from '../../harness/redis-server.js';
-import { startService, type ServiceProcess } from '../../harness/service.js';
-import { CHAOS_ADMIN_TOKEN, seedWorld, type Tenant } from './world.js';
+import { startStack, type Stack as BaseStack } from '../../harness/stack.js';
+import { seedWorld, type Tenant } from './world.js';
 
 /** What lives for the whole run: the private servers and the folder of every process's output. */
 export interface Infra {
@@ -37,18 +34,13 @@ export interface StackOptions {
 }
 
 /**
- * One scenario's deployment: its own database on the private server and its
- * own queue prefix, the built API and workers as processes, the seeded
- * tenants, the client and the history of every event sent.
+ * One scenario's deployment: the e2e stack (e2e/harness/stack.ts) on the
+ * private servers, with the seeded tenants, the client and the history of
+ * every event sent added.
  */
-export interface Stack {
+export interface Stack extends BaseStack {
   infra: Infra;
   databaseName: string;
-  env: Record<string, string>;
-  api: ServiceProcess;
-  workers: ServiceProcess[];
-  /** Every process the stack started (replaced ones included), for the no-crash check. */
-  processes: ServiceProcess[];
   /** Calls the API (read from `api` on every call). */
   client: HttpClient;
   tenants: Tenant[];
@@ -58,51 +50,32 @@ export interface Stack {
   db(): Database;
   reconnect(): Promise<void>;
   disconnect(): Promise<void>;
-  startWorker(): Promise<ServiceProcess>;
   /** Retries what got no 200, waits until nothing is pending, and runs the checker. */
   settle(drainTimeoutMs: number): Promise<{ verdict: Verdict; drainedMs: number | null }>;
   close(): Promise<void>;
 }
 
 export async function openStack(infra: Infra, name: string, seed: number, options: StackOptions = {}): Promise<Stack> {
-  const databaseName = `chaos_${name.replace(/\W/g, '_')}_${uniqueSuffix()}`;
   const outputDir = join(infra.outputDir, name);
   mkdirSync(outputDir, { recursive: true });
-  await createDatabaseNamed(infra.postgres.serverUrl, databaseName);
-  const url = infra.postgres.databaseUrl(databaseName);
-  await migrateWithLock(url);
-  const env: Record<string, string> = {
-    DATABASE_URL: url,
-    REDIS_URL: infra.redis.url,
-    QUEUE_PREFIX: `chaos-${uniqueSuffix()}`,
-    ADMIN_TOKEN: CHAOS_ADMIN_TOKEN,
-    LOG_LEVEL: 'info',
-    ...options.env,
-  };
+  const base = await startStack(`chaos_${name}`, {
+    postgresServerUrl: infra.postgres.serverUrl,
+    redis: { url: infra.redis.url },
+    // The shipped timings: what the scenarios measure is recovery as deployed.
+    fastRecovery: false,
+    outputDir,
+    queueLabel: 'chaos',
+    workerCount: options.workers ?? 2,
+    ...(options.supervised ? { supervised: true } : {}),
+    env: { LOG_LEVEL: 'info', ...options.env },
+  });
+  const { url } = base.database;
   let connection = createDatabase({ url, poolSize: 4, applicationName: 'qcr-chaos' });
-  const processes: ServiceProcess[] = [];
-  let workerCount = 0;
-  const startApi = async () => {
-    const api = options.supervised ? await startService('supervisor', env, { name: 'npm-start', outputDir }) : await startService('api', env, { name: 'api', outputDir });
-    processes.push(api);
-    return api;
-  };
-  const startWorker = async () => {
-    workerCount += 1;
-    const worker = await startService('worker', env, { name: `worker-${workerCount}`, outputDir });
-    processes.push(worker);
-    return worker;
-  };
-
-  const stack: Stack = {
+  const stack: Stack = Object.assign(base, {
     infra,
-    databaseName,
-    env,
-    api: undefined as unknown as ServiceProcess,
-    workers: [],
-    processes,
+    databaseName: base.database.name,
     client: httpClient(() => stack.api.url),
-    tenants: [],
+    tenants: [] as Tenant[],
     history: new History(),
     random: seededRandom(seed),
     db: () => connection.db,
@@ -111,12 +84,7 @@ export async function openStack(infra: Infra, name: string, seed: number, option
       connection = createDatabase({ url, poolSize: 4, applicationName: 'qcr-chaos' });
     },
     disconnect: () => connection.close().catch(() => {}),
-    async startWorker() {
-      const worker = await startWorker();
-      stack.workers.push(worker);
-      return worker;
-    },
-    async settle(drainTimeoutMs) {
+    async settle(drainTimeoutMs: number) {
       await retryUnacknowledged(stack.client, stack.history, stack.tenants);
       const started = Date.now();
       let drainedMs: number | null = null;
@@ -131,14 +99,11 @@ export async function openStack(infra: Infra, name: string, seed: number, option
     },
     async close() {
       stack.client.close();
-      await Promise.all(processes.map((process) => process.stop()));
       await connection.close().catch(() => {});
-      await dropDatabaseNamed(infra.postgres.serverUrl, databaseName).catch(() => {});
+      await base.stop().catch(() => {});
     },
-  };
+  });
   try {
-    stack.api = await startApi();
-    if (!options.supervised) stack.workers.push(...(await Promise.all(Array.from({ length: options.workers ?? 2 }, () => startWorker()))));
     stack.tenants = await seedWorld(stack.client, { platforms: options.platforms ?? 1, usersPerPlatform: options.usersPerPlatform ?? 30 });
   } catch (error) {
     await stack.close();

@@ -1,9 +1,8 @@
 import type { ChainRules } from '../../../shared/domain/progress.js';
-import { createModelChains } from '../../support/progress-model.js';
+import { dataOf, seedWorld as seedThroughApi, type ApiCall } from '../../../shared/testing/world-seeder.js';
+import { MODEL_CHAINS } from '../../support/progress-model.js';
+import { rulesOfWireChain, wireChainBody } from '../../support/wire-rules.js';
 import type { HttpClient } from './http.js';
-
-export const CHAOS_ADMIN_TOKEN = 'chaos-admin-token-0123456789abcdef';
-const admin = { authorization: `Bearer ${CHAOS_ADMIN_TOKEN}` };
 
 export interface Tenant {
   id: string;
@@ -17,42 +16,35 @@ export interface Tenant {
   chains: { id: string; taskIds: string[]; rules: ChainRules }[];
 }
 
-/** Through the API, as an integrator would: a provider, its credential. */
-export async function createProvider(client: HttpClient, type: 'platform' | 'advertiser', name: string): Promise<Pick<Tenant, 'id' | 'headers'>> {
-  const provider = await must(client, 'POST', '/admin/v1/providers', { type, name });
-  const credential = await must(client, 'POST', `/admin/v1/providers/${provider.id}/credentials`, {});
-  return { id: provider.id, headers: { 'x-api-key': credential.key, 'x-api-secret': credential.secret } };
-}
+/** The suite's client as the seeder calls it: the data of a 200, else an error naming the call. */
+const apiCallOf =
+  (client: HttpClient): ApiCall =>
+  async (method, path, headers, body) => {
+    const answer = await client.call(method, path, { headers, body });
+    return dataOf(method, path, answer, () => JSON.stringify('json' in answer ? answer.json : answer.error));
+  };
 
 /**
  * `platforms` platforms sponsored by one advertiser, each with the model
  * chains and `usersPerPlatform` registered users (plus a few never registered).
  */
 export async function seedWorld(client: HttpClient, options: { platforms: number; usersPerPlatform: number }): Promise<Tenant[]> {
-  const advertiser = await createProvider(client, 'advertiser', 'chaos advertiser');
-  const stack = {
-    env: { ADMIN_TOKEN: CHAOS_ADMIN_TOKEN },
-    http: async (method: string, path: string, request: { body?: unknown; headers?: Record<string, string> } = {}) => {
-      const answer = await client.call(method, path, request);
-      return { status: answer.status, json: 'json' in answer ? answer.json : { error: answer.error } };
-    },
-  };
-  const tenants: Tenant[] = [];
-  for (let p = 0; p < options.platforms; p += 1) {
-    const platform = await createProvider(client, 'platform', `chaos platform ${p}`);
-    const chains = await createModelChains(stack, platform.id, advertiser.id);
-    const users = Array.from({ length: options.usersPerPlatform }, (_, i) => `p${p}-u${i}`);
-    // A few at a time: registration is not what is under test.
-    for (let i = 0; i < users.length; i += 8) {
-      await Promise.all(users.slice(i, i + 8).map((id) => must(client, 'POST', '/v1/users/register', { platform_user_id: id }, platform.headers)));
-    }
-    tenants.push({ ...platform, users, strangers: [`p${p}-stranger-0`, `p${p}-stranger-1`], chains });
-  }
-  return tenants;
-}
-
-async function must(client: HttpClient, method: string, path: string, body: unknown, headers: Record<string, string> = admin) {
-  const answer = await client.call(method, path, { headers, body });
-  if (answer.status !== 200) throw new Error(`${method} ${path} answered ${answer.status}: ${JSON.stringify('json' in answer ? answer.json : answer.error)}`);
-  return answer.json.data;
+  const usersOf = (p: number) => Array.from({ length: options.usersPerPlatform }, (_, i) => `p${p}-u${i}`);
+  const platformNumbers = Array.from({ length: options.platforms }, (_, p) => p);
+  const world = await seedThroughApi(apiCallOf(client), {
+    platforms: options.platforms,
+    advertisers: 1,
+    name: (type, i) => (type === 'advertiser' ? 'chaos advertiser' : `chaos platform ${i}`),
+    chains: (platforms, [advertiser]) =>
+      platforms.flatMap((platform, platformIndex) =>
+        MODEL_CHAINS.map((chain) => ({ body: wireChainBody(chain, platform.id, advertiser!.id, 5), kept: { platformIndex, chain } })),
+      ),
+    users: platformNumbers.flatMap((platformIndex) => usersOf(platformIndex).map((platformUserId) => ({ platformIndex, platformUserId }))),
+  });
+  return world.platforms.map((platform, p) => ({
+    ...platform,
+    users: usersOf(p),
+    strangers: [`p${p}-stranger-0`, `p${p}-stranger-1`],
+    chains: world.chains.filter((chain) => chain.platformIndex === p).map(({ id, taskIds, chain }) => ({ id, taskIds, rules: rulesOfWireChain(chain, taskIds) })),
+  }));
 }

@@ -17,6 +17,7 @@ import { startService, type ServiceProcess } from '../../../../e2e/harness/servi
 import { seededRandom } from '../../../../shared/testing/random.js';
 import { chainBody } from '../../../testing/chains.js';
 import { useTestService } from '../../../testing/test-service.js';
+import { serviceEnv } from '../../../../shared/testing/service-env.js';
 
 // §12 over HTTP on a seeded data set: users over several pages (500 each),
 // events from the platform, from the chain's advertiser about linked ids, and
@@ -29,12 +30,10 @@ const { database, api, platform, advertiser } = useTestService('backtests');
 const workers: ServiceProcess[] = [];
 /** A worker process on this file's database and queues, sweeping every 300 ms, taking a dead worker's job within 2 s. */
 async function startWorker() {
-  const worker = await startService('worker', {
-    DATABASE_URL: database.url,
-    QUEUE_PREFIX: api.config.QUEUE_PREFIX,
-    RECONCILE_INTERVAL_MS: '300',
-    JOB_LOCK_MS: '1000',
-  });
+  const worker = await startService(
+    'worker',
+    serviceEnv({ databaseUrl: database.url, queuePrefix: api.config.QUEUE_PREFIX, env: { RECONCILE_INTERVAL_MS: '300', JOB_LOCK_MS: '1000' } }),
+  );
   workers.push(worker);
   return worker;
 }

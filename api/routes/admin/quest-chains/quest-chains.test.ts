@@ -4,7 +4,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { chainRewards, questChains, questTasks, users } from '../../../../shared/db/schema/index.js';
 import { formatIsoMicros } from '../../../../shared/domain/timestamp.js';
 import { createTestProvider, type TestProvider } from '../../../../shared/testing/fixtures.js';
-import { createTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../../../testing/test-app.js';
+import { createTestApp, type TestApp } from '../../../testing/test-app.js';
+import { TEST_ADMIN_TOKEN } from '../../../../shared/testing/admin-token.js';
 import { chainBody, taskBody } from '../../../testing/chains.js';
 import { useTestService } from '../../../testing/test-service.js';
 

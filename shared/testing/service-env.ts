@@ -1,0 +1,43 @@
+import { TEST_ADMIN_TOKEN } from './admin-token.js';
+
+/** The Redis every test shares unless it starts its own (a private server, a local cluster). */
+export const LOCAL_REDIS_URL = 'redis://127.0.0.1:6379';
+
+/**
+ * Recovery in seconds rather than tens of seconds (reconciler passes, stalled
+ * jobs), so tests that kill workers or take Redis away finish quickly.
+ */
+export const FAST_RECOVERY = { RECONCILE_INTERVAL_MS: '300', RECONCILE_MIN_AGE_MS: '500', JOB_LOCK_MS: '2000' } as const;
+
+/** What a stack of the service's processes is configured with. */
+export interface ServiceSettings {
+  databaseUrl: string;
+  queuePrefix: string;
+  /** LOCAL_REDIS_URL unless given; `cluster` sets REDIS_CLUSTER=true. */
+  redis?: { url: string; cluster?: boolean };
+  /** FAST_RECOVERY's timings (off: the shipped defaults, or what `env` says). */
+  fastRecovery?: boolean;
+  /** Everything else, last: it overrides the above. */
+  env?: Record<string, string>;
+}
+
+/** The environment of an API or worker process of a stack: its database, queues, Redis and the test admin token. */
+export function serviceEnv(settings: ServiceSettings): Record<string, string> {
+  return {
+    DATABASE_URL: settings.databaseUrl,
+    REDIS_URL: settings.redis?.url ?? LOCAL_REDIS_URL,
+    ...(settings.redis?.cluster ? { REDIS_CLUSTER: 'true' } : {}),
+    QUEUE_PREFIX: settings.queuePrefix,
+    ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    ...(settings.fastRecovery ? FAST_RECOVERY : {}),
+    ...settings.env,
+  };
+}
+
+/**
+ * What a child process is started with: `env` and PATH, nothing else of this
+ * process's environment, so a developer's exports never change what a test runs.
+ */
+export function childProcessEnv(env: Record<string, string>): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', ...env };
+}

@@ -1,0 +1,54 @@
+import type { Config } from '../config.js';
+import type { Logger } from '../observability/logger.js';
+import { createBacktestProducer, type BacktestProducer } from '../queue/backtest-producer.js';
+import { createRedis, type RedisClient, type RedisRole } from '../queue/connection.js';
+import { createMatchingProducer, type MatchingProducer } from '../queue/producer.js';
+import { queueLayout, type QueueLayout } from '../queue/shards.js';
+import { createWebhookProducer, type WebhookProducer } from '../queue/webhook-producer.js';
+
+// REDIS_CLUSTER: every client an ioredis Cluster, hash-tagged queues, sharded live channels (docs/scaling.md).
+
+/** Where this deployment's queues live (QUEUE_PREFIX, REDIS_CLUSTER, MATCHING_QUEUE_SHARDS), as every process addresses them. */
+export const queueLayoutOf = (config: Config): QueueLayout =>
+  queueLayout({ prefix: config.QUEUE_PREFIX, cluster: config.REDIS_CLUSTER, shards: config.MATCHING_QUEUE_SHARDS });
+
+/** A client of REDIS_URL in `role` (one Redis or a cluster); connection errors go to `logger` when given. */
+export function openRedis(config: Config, role: RedisRole, logger?: Logger): RedisClient {
+  return createRedis(config.REDIS_URL, role, { cluster: config.REDIS_CLUSTER, ...(logger ? { logger, name: role } : {}) });
+}
+
+/** The three queues a process adds jobs to, on one producer connection. */
+export interface QueueProducers {
+  layout: QueueLayout;
+  /** The producer connection the queues share (rate limits, live notices and probes use it too). */
+  redis: RedisClient;
+  matching: MatchingProducer;
+  webhooks: WebhookProducer;
+  backtests: BacktestProducer;
+  /** Closes the queues, then the connection. */
+  close(): Promise<void>;
+}
+
+export function openQueueProducers(config: Config, logger?: Logger): QueueProducers {
+  const layout = queueLayoutOf(config);
+  const redis = openRedis(config, 'producer', logger);
+  const matching = createMatchingProducer(
+    redis,
+    layout,
+    { windowMs: config.MATCH_FAIR_WINDOW_MS, quietEvents: config.MATCH_FAIR_QUIET_EVENTS },
+    logger ? { logger } : {},
+  );
+  const webhooks = createWebhookProducer(redis, layout.webhookPrefix);
+  const backtests = createBacktestProducer(redis, layout.backtestPrefix);
+  return {
+    layout,
+    redis,
+    matching,
+    webhooks,
+    backtests,
+    async close() {
+      await Promise.allSettled([matching.close(), webhooks.close(), backtests.close()]);
+      redis.disconnect();
+    },
+  };
+}

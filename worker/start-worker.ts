@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+import type { Config } from '../shared/config.js';
+import { pingDatabase } from '../shared/db/ping.js';
+import type { Logger } from '../shared/observability/logger.js';
+import { probeQueueSlots } from '../shared/queue/readiness.js';
+import { startBacktestSweeper } from './backtests/sweeper.js';
+import { startConsumers } from './consumers.js';
+import { startHealthServer } from './health-server.js';
+import { startLease } from './lease.js';
+import { startPartitionMaintenance } from './partition-maintenance.js';
+import { startReconciler } from './reconciler.js';
+import { createSender } from './webhooks/send.js';
+import { startSweeper } from './webhooks/sweeper.js';
+import { openWorkerWiring } from './worker-wiring.js';
+
+/** A running worker process's work; `stop` drains it and closes every connection (it does not exit). */
+export interface RunningWorker {
+  workerId: string;
+  /** The port /healthz, /readyz and /metrics answer on (WORKER_HEALTH_PORT, or the one picked for 0). */
+  healthPort: number | null;
+  stop(signal: string): Promise<void>;
+}
+
+const idle = { stop: async () => {} };
+
+/**
+ * Everything a worker does, from its config: the lease, the matching
+ * consumers with the reconciler, partition maintenance and backtests (role
+ * `matching`), webhook deliveries with their sweeper (role `webhooks`), and
+ * the health server. worker/main.ts runs it until a signal.
+ */
+export async function startWorker(config: Config, logger: Logger): Promise<RunningWorker> {
+  const workerId = randomUUID();
+  const wiring = openWorkerWiring(config, logger, workerId);
+  const { deps, databases, queues, metrics } = wiring;
+  let shuttingDown = false;
+  // WORKER_ROLES: matching (and what goes with it) and webhook delivery, both by default; a process
+  // with one role leaves the other to processes started with it (docs/scaling.md, "Webhook delivery").
+  const matches = config.WORKER_ROLES.has('matching');
+  const delivers = config.WORKER_ROLES.has('webhooks');
+  // The matching shards this worker consumes (WORKER_SHARDS), by default every one.
+  const shards = config.WORKER_SHARDS ?? Array.from({ length: queues.layout.shards }, (_, shard) => shard);
+
+  const sender = createSender({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
+  const sweeper = delivers
+    ? startSweeper({ db: databases.webhooks, logger, webhooks: queues.webhooks }, { intervalMs: config.RECONCILE_INTERVAL_MS, minAgeMs: config.RECONCILE_MIN_AGE_MS })
+    : idle;
+  // Backtests (§12) on a queue of their own, one at a time per worker; the sweeper queues again any running one without a job.
+  const backtestSweeper = matches
+    ? startBacktestSweeper({ db: databases.backtests, logger, backtests: queues.backtests }, { intervalMs: config.RECONCILE_INTERVAL_MS })
+    : idle;
+  const reconciler = matches
+    ? startReconciler(deps, {
+        intervalMs: config.RECONCILE_INTERVAL_MS,
+        minAgeMs: config.RECONCILE_MIN_AGE_MS,
+        onPass: (counts) => metrics.reconciled(counts),
+      })
+    : { ...idle, runNow: async () => {} };
+  // The coming months' partitions of events, and retention (EVENT_RETENTION_MONTHS): now, then hourly.
+  const partitionMaintenance = matches ? startPartitionMaintenance(deps, { retentionMonths: config.EVENT_RETENTION_MONTHS }) : idle;
+  const lease = startLease(
+    {
+      db: databases.lease,
+      logger,
+      // The ended worker's claimed events were received before it stopped, at least a lease ago: put
+      // them back now rather than after RECONCILE_MIN_AGE_MS and the next interval.
+      onTakeover: () => reconciler.runNow(Math.max(0, config.WORKER_LEASE_MS - config.WORKER_HEARTBEAT_MS)),
+    },
+    { workerId, leaseMs: config.WORKER_LEASE_MS, heartbeatMs: config.WORKER_HEARTBEAT_MS },
+  );
+  // Not fatal if Postgres is away now: the heartbeat renews it once it answers.
+  await lease.start().catch((error: unknown) => logger.warn({ err: error }, 'could not take the first lease; the heartbeat retries'));
+
+  const consumers = startConsumers(config, wiring, { shards, matches, delivers, sender, isShuttingDown: () => shuttingDown });
+  const health = await startHealthServer({
+    port: config.WORKER_HEALTH_PORT,
+    host: config.HOST,
+    isShuttingDown: () => shuttingDown,
+    ready: async () => {
+      // A write to every matching shard's hash slot and the webhook queue's, not a PING (shared/queue/readiness.ts).
+      await Promise.all([pingDatabase(databases.matching), queues.matching.probe(), probeQueueSlots(queues.redis, [queues.webhooks.queue.toKey('readyz')])]);
+    },
+    metrics: metrics.exposition,
+  });
+  const address = health.address();
+  const healthPort = typeof address === 'object' && address ? address.port : null;
+  logger.info(
+    { healthPort, roles: [...config.WORKER_ROLES], concurrency: config.WORKER_CONCURRENCY, shards: matches ? shards : [], cluster: config.REDIS_CLUSTER, workerId },
+    'worker started',
+  );
+
+  return {
+    workerId,
+    healthPort,
+    async stop(signal) {
+      if (shuttingDown) return;
+      shuttingDown = true;
+      logger.info({ signal }, 'worker shutting down');
+      await reconciler.stop();
+      await partitionMaintenance.stop();
+      await sweeper.stop();
+      await backtestSweeper.stop();
+      // Wait for active jobs to finish (a backtest stops at its next page and resumes elsewhere from there).
+      await consumers.close();
+      sender.close();
+      await lease.stop();
+      await wiring.close();
+      health.close();
+      logger.info('worker stopped');
+    },
+  };
+}
