@@ -1,4 +1,5 @@
 import type { SenderUserId } from '../../shared/domain/ids.js';
+import { nextTimeEdgeUs } from '../../shared/domain/runs.js';
 import { createHash } from 'node:crypto';
 import type { ChainDefinition } from '../../shared/db/chain-store.js';
 import { dateToMicros } from '../../shared/domain/timestamp.js';
@@ -118,12 +119,16 @@ export async function activeAnswer(
   }
   return { etag, body: ifNoneMatch !== undefined && noneMatchHits(ifNoneMatch, etag) ? null : body };
 }
-/** The next instant a chain of the list opens or closes (the read filters by `start <= now < end`). */
+/**
+ * The next instant a chain of the list opens or closes (the read filters by
+ * `start <= now < end`), or its answer changes by time alone: a repeating
+ * chain's next run, a streak's next day (nextTimeEdgeUs).
+ */
 function nextWindowEdgeMs(definitions: ChainDefinition[], nowMs: number): number {
   const nowUs = dateToMicros(new Date(nowMs));
   let next = Number.POSITIVE_INFINITY;
   for (const { rules } of definitions) {
-    for (const edgeUs of [rules.startUs, rules.endUs]) {
+    for (const edgeUs of [rules.startUs, rules.endUs, nextTimeEdgeUs(rules, nowUs) ?? 0n]) {
       // A chain opening at start_date is in the read from that microsecond on: expire the entry just before.
       if (edgeUs > nowUs) next = Math.min(next, Number(edgeUs / 1000n));
     }

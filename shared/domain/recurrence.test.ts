@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { currentRun, runAt, runStartingAt, type Recurrence } from './recurrence.js';
 import { startOfDay, localDay } from './calendar.js';
+import { nextTimeEdgeUs } from './runs.js';
 
 // Runs of repeating chains: calendar periods in the chain's zone, cut to its dates.
 
@@ -50,5 +51,17 @@ describe('runs of a repeating chain', () => {
     expect(runStartingAt(chain, daily, us('2026-01-02T01:00:00Z'))).toBeNull();
     expect(currentRun(chain, daily, us('2025-06-01T00:00:00Z')).startUs).toBe(chain.startUs);
     expect(currentRun(chain, daily, us('2027-06-01T00:00:00Z')).endUs).toBe(chain.endUs);
+  });
+});
+
+describe('when the read of a chain changes by time alone', () => {
+  const task = { id: 't', sequenceNumber: 1, eventType: 'login', minAmount: null, currency: null, afterUs: null, beforeUs: null };
+  const rules = { allowAnyOrder: false, ...window, tasks: [task] };
+
+  it('never for a plain chain; at the next run for a repeating one; at the next local day for a streak', () => {
+    expect(nextTimeEdgeUs(rules, us('2026-03-10T15:00:00Z'))).toBeNull();
+    expect(nextTimeEdgeUs({ ...rules, recurrence: { every: 'week', timezone: 'UTC' } }, us('2026-03-12T15:00:00Z'))).toBe(us('2026-03-16T00:00:00Z'));
+    const streak = { ...rules, timezone: 'Asia/Tokyo', tasks: [{ ...task, streak: { periods: 3, every: 'week' as const } }] };
+    expect(nextTimeEdgeUs(streak, us('2026-03-12T16:00:00Z'))).toBe(us('2026-03-13T15:00:00Z'));
   });
 });

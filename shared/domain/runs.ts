@@ -1,3 +1,4 @@
+import { localDay, startOfDay } from './calendar.js';
 import type { ChainRules } from './progress.js';
 import { ONLY_RUN, runAt, runStartingAt, type Run } from './recurrence.js';
 
@@ -35,4 +36,21 @@ export function eventsByRun<E extends { occurredUs: bigint }>(rules: ChainRules,
     else byRun.set(run.startUs, [event]);
   }
   return byRun;
+}
+
+/**
+ * The next instant after `nowUs` at which what the read shows of the chain
+ * changes by time alone, besides its dates: a repeating chain's next run, and
+ * for streak tasks the next local day (a run shows 0 once a period passes
+ * without an event). Null when nothing does.
+ */
+export function nextTimeEdgeUs(rules: ChainRules, nowUs: bigint): bigint | null {
+  let next: bigint | null = null;
+  if (rules.recurrence) next = runOf(rules, nowUs)?.endUs ?? null;
+  if (rules.tasks.some((task) => task.streak)) {
+    const timezone = rules.timezone ?? 'UTC';
+    const tomorrow = startOfDay(localDay(nowUs, timezone) + 1, timezone);
+    if (next === null || tomorrow < next) next = tomorrow;
+  }
+  return next;
 }
