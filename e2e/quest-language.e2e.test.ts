@@ -4,6 +4,7 @@ import { nothingPending } from '../shared/testing/progress.js';
 import { adminHeaders } from '../shared/testing/admin-token.js';
 import { startStack, type Stack } from './harness/stack.js';
 import { chainBody, DAY_MS, iso } from '../api/testing/chains.js';
+import { readSse } from '../api/testing/sse-reader.js';
 
 // §16 (docs/quest-language.md) over HTTP against the built API and a real
 // worker: a counted, a summed and a streak task in one ordered chain, their
@@ -98,6 +99,26 @@ describe('counted, summed and streak tasks over HTTP', () => {
     await matched();
     tasks = await tasksOf('kim');
     expect(tasks[2]).toMatchObject({ user_status: 'completed', progress: { streak: 3 } });
+  });
+
+  it('the live stream carries the tallies: live as a count grows, and on a resume since a baseline', async () => {
+    expect((await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: 'liv' } })).status).toBe(200);
+    const read = await stack.http('GET', '/v1/quest-chains/active/liv', { headers: platform.headers });
+    const { token } = read.json.data.liveUpdates;
+    const response = await fetch(`${stack.api.url}/v1/live?${new URLSearchParams({ token, since: 'null' })}`);
+    expect(response.status).toBe(200);
+    const live = readSse(response.body!);
+    await live.nextEvent('ready');
+    // liv has no events yet: the catch-up is nothing; the first trade is counted and told.
+    await send('liv', { event_type: 'trade', timestamp: at(-12) });
+    const told = JSON.parse((await live.nextEvent('progress', 20_000)).data!);
+    expect(told.progress).toEqual([{ quest_chain_id: chainId, task_id: expect.any(String), period_start: null, count: 1, total: 0, streak: 0 }]);
+    await live.cancel();
+    const resumed = await fetch(`${stack.api.url}/v1/live?${new URLSearchParams({ token, since: 'null' })}`);
+    const again = readSse(resumed.body!);
+    await again.nextEvent('ready');
+    expect(JSON.parse((await again.nextEvent('progress', 20_000)).data!).progress).toMatchObject([{ quest_chain_id: chainId, count: 1 }]);
+    await again.cancel();
   });
 
   it('explain names each counted event with the running count, and a broken streak', async () => {

@@ -28,7 +28,11 @@ export function createLivePublisher(redis: RedisClient, prefix: string, logger: 
   return async function publish(changes: readonly UserProgressChange[]): Promise<void> {
     if (changes.length === 0) return;
     const messages = changes.map((change) => {
-      const message: ProgressMessage = { quest_chain_ids: change.chainIds, changed_at: formatIsoMillis(change.changedUs) };
+      const message: ProgressMessage = {
+        quest_chain_ids: change.chainIds,
+        changed_at: formatIsoMillis(change.changedUs),
+        ...(change.progress && change.progress.length > 0 ? { progress: change.progress } : {}),
+      };
       return [progressChannel(prefix, change.userId, sharded), JSON.stringify(message)] as const;
     });
     if (!sharded) {

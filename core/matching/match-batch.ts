@@ -1,4 +1,7 @@
 import { claimPendingEvents, deletePending, type StoredEvent } from '../../shared/db/event-store.js';
+import { tallyNotices, type TallyNotice } from '../../shared/domain/tally.js';
+import { ONLY_RUN } from '../../shared/domain/recurrence.js';
+import { formatIsoMillis } from '../../shared/domain/timestamp.js';
 import { deleteCompletions, loadClaimHolds, loadWalks, markClaimsReversed, saveChainProgress, saveCompletions, stampUsers } from '../../shared/db/progress-store.js';
 import { findClaimsByIds } from '../../shared/db/reward-store.js';
 import { reversalFact } from '../webhooks/claim-fact.js';
@@ -126,11 +129,20 @@ export async function matchBatch(
     // The outbox, in the transaction of the facts it announces; no statement when nobody listens.
     const facts = [...batchFacts(view, writes, chainsById, recipients), ...reversedClaims.map((claim) => reversalFact(view.users.get(claim.userId)!, claim))];
     const webhookMessageIds = await insertMessages(tx, facts);
+    // What live streams are told of counted, summed and streak tasks (docs/quest-language.md); nothing for other chains.
+    const talliesByUser = new Map<ServiceUserId, TallyNotice[]>();
+    for (const row of writes.progress) {
+      if (row.tallies === null) continue;
+      for (const notice of tallyNotices(row.chainId, row.periodStartUs === ONLY_RUN ? null : formatIsoMillis(row.periodStartUs), row.tallies)) appendTo(talliesByUser, row.userId, notice);
+    }
 
     return {
       matched: events.map((e) => ({ id: e.id, receivedUs: e.receivedUs })),
       evaluated: [...evaluateIds],
-      changes: [...writes.changedChains].map(([userId, chainIds]) => ({ userId, chainIds, changedUs: stamps.get(userId)! })),
+      changes: [...writes.changedChains].map(([userId, chainIds]) => {
+        const progress = talliesByUser.get(userId)?.filter((notice) => chainIds.includes(notice.quest_chain_id));
+        return { userId, chainIds, changedUs: stamps.get(userId)!, ...(progress?.length ? { progress } : {}) };
+      }),
       recomputed: recompute.length,
       webhookMessageIds,
     };

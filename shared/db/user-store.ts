@@ -1,4 +1,7 @@
 import type { SenderUserId, ServiceUserId } from '../domain/ids.js';
+import { tallyNotices, type StoredTallies, type TallyNotice } from '../domain/tally.js';
+import { ONLY_RUN } from '../domain/recurrence.js';
+import { formatIsoMillis } from '../domain/timestamp.js';
 import { and, asc, count, eq, gt, isNotNull, sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
 import { type DriverRow, fromJson } from './driver-row.js';
@@ -76,6 +79,8 @@ export interface ProgressChange {
   changedUs: bigint;
   /** Sorted chain ids. */
   chainIds: string[];
+  /** The tallies of the changed walks that keep them (docs/quest-language.md); absent or empty when none. */
+  progress?: TallyNotice[];
 }
 
 /**
@@ -90,14 +95,22 @@ export async function loadProgressChangeSince(db: Executor, userId: ServiceUserI
     .select({
       changedUs: users.progressChangedAt,
       chainIds: sql<string[]>`coalesce(
-        (select array_agg(${chainProgress.chainId}::text order by ${chainProgress.chainId})
+        (select array_agg(distinct ${chainProgress.chainId}::text order by ${chainProgress.chainId}::text)
          from ${chainProgress} where ${chainProgress.userId} = ${users.id} and ${after(chainProgress.updatedAt)}),
         '{}'::text[])`,
+      tallies: sql<string | [string, string, StoredTallies][]>`coalesce(
+        (select json_agg(json_build_array(${chainProgress.chainId}, ${chainProgress.periodStartUs}::text, ${chainProgress.tallies})
+                         order by ${chainProgress.chainId}, ${chainProgress.periodStartUs})
+         from ${chainProgress} where ${chainProgress.userId} = ${users.id} and ${after(chainProgress.updatedAt)} and ${chainProgress.tallies} is not null),
+        '[]'::json)`,
     })
     .from(users)
     .where(and(eq(users.id, userId), isNotNull(users.progressChangedAt), after(users.progressChangedAt)));
   if (!row || row.changedUs === null) return null;
-  return { changedUs: row.changedUs, chainIds: row.chainIds };
+  const progress = fromJson(row.tallies).flatMap(([chainId, period, tallies]) =>
+    tallyNotices(chainId, BigInt(period) === ONLY_RUN ? null : formatIsoMillis(BigInt(period)), tallies),
+  );
+  return { changedUs: row.changedUs, chainIds: row.chainIds, ...(progress.length > 0 ? { progress } : {}) };
 }
 
 /** Ids of users flagged for re-evaluation, in id order, after `afterId` (keyset paging). */

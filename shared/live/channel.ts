@@ -30,6 +30,19 @@ export const changedUsersSchema = z.array(z.string());
 export const progressMessageSchema = z.object({
   quest_chain_ids: z.array(z.string()),
   changed_at: z.string(),
+  /** Counted, summed and streak tasks' tallies in the changed chains (docs/quest-language.md); absent when none. */
+  progress: z
+    .array(
+      z.object({
+        quest_chain_id: z.string(),
+        task_id: z.string(),
+        period_start: z.string().nullable(),
+        count: z.number(),
+        total: z.number(),
+        streak: z.number(),
+      }),
+    )
+    .optional(),
 });
 
 export type ProgressMessage = z.infer<typeof progressMessageSchema>;
