@@ -377,7 +377,7 @@ export interface paths {
         };
         /**
          * Stream a user's progress changes (Server-Sent Events)
-         * @description Server-Sent Events for one platform user; needs no API headers, only the token (safe to hand to a browser, valid 1 hour). Events: `ready` once connected (data `{"user_exists": boolean, "livemode": boolean}`, livemode false for a token issued to a test credential); `progress` with data `{"quest_chain_ids": [...], "changed_at": "..."}` whenever the user's progress changes (its `id` is `changed_at`, so a reconnecting EventSource resumes from it via Last-Event-ID); a comment line (`: keep-alive`) at least every 25 seconds. On `progress`, refetch GET /v1/quest-chains/active/{platformUserId} through your backend.
+         * @description Server-Sent Events for one platform user; needs no API headers, only the token (safe to hand to a browser, valid 1 hour). Events: `ready` once connected (data `{"user_exists": boolean, "livemode": boolean}`, livemode false for a token issued to a test credential); `progress` with data `{"quest_chain_ids": [...], "changed_at": "..."}` whenever the user's progress changes (its `id` is `changed_at`, so a reconnecting EventSource resumes from it via Last-Event-ID); a comment line (`: keep-alive`) at least every 25 seconds. When the changed chains have counted, summed or streak tasks, `progress` also carries `"progress": [{"quest_chain_id", "task_id", "period_start", "count", "total", "streak"}]`, their tallies as the matcher stored them (docs/quest-language.md). On `progress`, refetch GET /v1/quest-chains/active/{platformUserId} through your backend.
          */
         get: operations["streamLiveUpdates"];
         put?: never;

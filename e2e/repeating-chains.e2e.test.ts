@@ -21,6 +21,7 @@ let stack: Stack;
 let platform: { id: string; headers: Record<string, string> };
 let daily: { id: string; taskId: string };
 let plain: { id: string; taskId: string };
+let advertiserId: string;
 
 async function create(body: Record<string, unknown>) {
   const answer = await stack.http('POST', '/admin/v1/quest-chains', { headers: adminHeaders, body });
@@ -39,6 +40,7 @@ beforeAll(async () => {
   stack = await startStack('repeating-chains', { workerCount: 1 });
   platform = await stack.createProvider('platform');
   const advertiser = await stack.createProvider('advertiser');
+  advertiserId = advertiser.id;
   const base = chainBody(platform.id, advertiser.id, { start: midnight(-5), end: midnight(5), tasks: [{ event: 'checkin' }] });
   const created = await create({ ...base, recurrence: { every: 'day' }, chain_reward: { type: 'points', name: 'Daily bonus', value: 5 } });
   expect(created.answer.quest_chain.recurrence).toEqual({ every: 'day', timezone: 'UTC' });
@@ -107,6 +109,18 @@ describe('a daily repeating chain over HTTP', () => {
     const [task] = answer.json.data.tasks;
     expect(task.completed_by.timestamp).toBe(noonOf(-1));
     expect(task.candidates.map((c: { timestamp: string; verdict: string }) => [c.timestamp, c.verdict])).toEqual([[noonOf(-2), 'outside_period']]);
+  });
+
+  it('a backtest of the repeating draft counts a completion per run, and the chain reward per completed run', async () => {
+    const draft = { ...chainBody(platform.id, advertiserId, { start: midnight(-5), end: midnight(5), tasks: [{ event: 'checkin' }] }), recurrence: { every: 'day' }, chain_reward: { type: 'points', name: 'Daily bonus', value: 5 } };
+    const started = await stack.http('POST', '/admin/v1/quest-chains/backtest', { headers: adminHeaders, body: draft });
+    expect(started.status, JSON.stringify(started.json)).toBe(202);
+    const result = await eventually(async () => {
+      const answer = await stack.http('GET', `/admin/v1/backtests/${started.json.data.backtest_id}`, { headers: adminHeaders });
+      return answer.json.data.status === 'completed' ? answer.json.data.result : undefined;
+    }, { what: 'the backtest', timeoutMs: 30_000 });
+    // ana checked in on two days so far (two runs), one user.
+    expect(result).toMatchObject({ users_completed: 1, tasks: [{ sequence_number: 1, users_completed: 2 }], reward_cost: { chain_rewards: 10 } });
   });
 
   it('a new run completes on its own once its event comes', async () => {

@@ -14,11 +14,16 @@ const resultSchema = z
   .object({
     users_evaluated: z.number().int(),
     users_started: z.number().int().openapi({ description: 'Users predicted to complete at least one task.' }),
-    users_completed: z.number().int().openapi({ description: 'Users predicted to complete every task.' }),
-    tasks: z.array(z.object({ sequence_number: z.number().int(), users_completed: z.number().int() })),
+    users_completed: z.number().int().openapi({ description: 'Users predicted to complete every task (in at least one run of a repeating chain).' }),
+    tasks: z.array(
+      z.object({
+        sequence_number: z.number().int(),
+        users_completed: z.number().int().openapi({ description: 'Predicted completions of the task: one per user, or one per user and run of a repeating chain (docs/quest-language.md).' }),
+      }),
+    ),
     reward_cost: z.object({
       task_rewards: z.number().openapi({ description: 'Sum of reward_value over the predicted task completions.' }),
-      chain_rewards: z.number().openapi({ description: 'The chain reward value (0 when none) × users_completed.' }),
+      chain_rewards: z.number().openapi({ description: 'The chain reward value (0 when none) × users_completed (× the completed runs, for a repeating chain).' }),
     }),
     budget: z
       .object({
