@@ -5,6 +5,7 @@ import { adminHeaders } from '../shared/testing/admin-token.js';
 import { startStack, type Stack } from './harness/stack.js';
 import { chainBody, DAY_MS, iso } from '../api/testing/chains.js';
 import { readSse } from '../api/testing/sse-reader.js';
+import { runBacktest } from './support/backtest.js';
 
 // §16 (docs/quest-language.md) over HTTP against the built API and a real
 // worker: a counted, a summed and a streak task in one ordered chain, their
@@ -157,12 +158,7 @@ describe('counted, summed and streak tasks over HTTP', () => {
   it('a backtest of a counted draft projects the completions the walk makes over the stored events', async () => {
     const draft = base();
     draft.tasks = [{ ...draft.tasks[0], condition_min_count: 3 }, { ...draft.tasks[1], condition_min_total: 1000, condition_currency: 'USD' }];
-    const started = await stack.http('POST', '/admin/v1/quest-chains/backtest', { headers: adminHeaders, body: draft });
-    expect(started.status, JSON.stringify(started.json)).toBe(202);
-    const result = await eventually(async () => {
-      const answer = await stack.http('GET', `/admin/v1/backtests/${started.json.data.backtest_id}`, { headers: adminHeaders });
-      return answer.json.data.status === 'completed' ? answer.json.data.result : undefined;
-    }, { what: 'the backtest', timeoutMs: 30_000 });
+    const { result } = await runBacktest(stack, draft);
     // kim and lee each made 3 trades (one of lee's reversed: 2 stand); kim's deposits add up to 500 USD, not 1,000.
     expect(result.tasks).toEqual([
       { sequence_number: 1, users_completed: 1 },

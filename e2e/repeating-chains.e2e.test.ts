@@ -4,6 +4,7 @@ import { nothingPending } from '../shared/testing/progress.js';
 import { adminHeaders } from '../shared/testing/admin-token.js';
 import { startStack, type Stack } from './harness/stack.js';
 import { chainBody, DAY_MS, iso } from '../api/testing/chains.js';
+import { runBacktest } from './support/backtest.js';
 
 // Repeating chains (docs/quest-language.md) over HTTP against the built API
 // and a real worker: a daily chain whose runs each complete on their own,
@@ -113,12 +114,7 @@ describe('a daily repeating chain over HTTP', () => {
 
   it('a backtest of the repeating draft counts a completion per run, and the chain reward per completed run', async () => {
     const draft = { ...chainBody(platform.id, advertiserId, { start: midnight(-5), end: midnight(5), tasks: [{ event: 'checkin' }] }), recurrence: { every: 'day' }, chain_reward: { type: 'points', name: 'Daily bonus', value: 5 } };
-    const started = await stack.http('POST', '/admin/v1/quest-chains/backtest', { headers: adminHeaders, body: draft });
-    expect(started.status, JSON.stringify(started.json)).toBe(202);
-    const result = await eventually(async () => {
-      const answer = await stack.http('GET', `/admin/v1/backtests/${started.json.data.backtest_id}`, { headers: adminHeaders });
-      return answer.json.data.status === 'completed' ? answer.json.data.result : undefined;
-    }, { what: 'the backtest', timeoutMs: 30_000 });
+    const { result } = await runBacktest(stack, draft);
     // ana checked in on two days so far (two runs), one user.
     expect(result).toMatchObject({ users_completed: 1, tasks: [{ sequence_number: 1, users_completed: 2 }], reward_cost: { chain_rewards: 10 } });
   });

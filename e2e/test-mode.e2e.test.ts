@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { runBacktest } from './support/backtest.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSse } from '../api/testing/sse-reader.js';
 import { chainBody } from '../api/testing/chains.js';
@@ -129,14 +130,8 @@ describe('test mode', () => {
     expect((await call(platform.live, 'GET', `/v1/webhook-endpoints/${hooks.test.id}/messages`)).status).toBe(404);
 
     // Backtests run over one mode's users.
-    const backtest = async (mode: 'live' | 'test') => {
-      const started = await stack.http('POST', '/admin/v1/quest-chains/backtest', { headers: adminHeaders, body: { ...chainBody(platform.live.id, advertiser.live.id, { tasks: [{ event: 'tm-a' }] }), mode } });
-      expect(started.status, JSON.stringify(started.json)).toBe(202);
-      return eventually(async () => {
-        const read = await stack.http('GET', `/admin/v1/backtests/${started.json.data.backtest_id}`, { headers: adminHeaders });
-        return read.json.data.status === 'completed' ? read.json.data : undefined;
-      }, { what: `${mode} backtest` });
-    };
+    const backtest = (mode: 'live' | 'test') =>
+      runBacktest(stack, { ...chainBody(platform.live.id, advertiser.live.id, { tasks: [{ event: 'tm-a' }] }), mode }, `${mode} backtest`);
     expect((await backtest('live')).progress.users_total).toBe(2);
     expect((await backtest('test')).progress.users_total).toBe(1);
 
