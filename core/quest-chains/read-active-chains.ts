@@ -126,7 +126,8 @@ function chainProgress(definition: ChainDefinition, user: ReadUserState, nowUs: 
   const first = claimable[0];
   return {
     definition,
-    capReached: admitsNoOneNew(chain) && user.completions.every((c) => !tasks.some((t) => t.id === c.taskId)) && !user.admittedChains.has(chain.id),
+    // A place is kept with a first completion in any run (docs/budgets.md); only a full chain asks.
+    capReached: admitsNoOneNew(chain) && !hasCompletionIn(definition, user) && !user.admittedChains.has(chain.id),
     taskStatuses: taskStatuses(chain.allowAnyOrder, tasks, completedIds),
     taskProgress: tasksProgress(rules, user, completedIds, period, nowUs),
     progress,
@@ -136,6 +137,8 @@ function chainProgress(definition: ChainDefinition, user: ReadUserState, nowUs: 
     claimableRuns: rules.recurrence ? claimable : [],
   };
 }
+
+const hasCompletionIn = (definition: ChainDefinition, user: ReadUserState) => user.completions.some((c) => definition.tasks.some((t) => t.id === c.taskId));
 
 /** The runs in which the user completed every task, with when (the latest completion) and from when the chain reward is claimable. */
 function completedRuns(definition: ChainDefinition, user: ReadUserState): ClaimableRun[] {
