@@ -180,5 +180,9 @@ describe('counted, summed and streak tasks over HTTP', () => {
     await refused((b) => (b.tasks[2] = { ...b.tasks[2], condition_streak: { periods: 1, every: 'day' } }), 'condition_streak');
     await refused((b) => (b.tasks[2] = { ...b.tasks[2], condition_streak: { periods: 3, every: 'month' } }), 'condition_streak');
     await refused((b) => (b.timezone = 'Mars/Olympus'), 'timezone');
+    await refused((b) => (b.recurrence = { every: 'month', timezone: 'Mars/Olympus' }), 'recurrence.timezone');
+    await refused((b) => (b.recurrence = { every: 'year' }), 'recurrence.every');
+    // A streak longer than a run could never complete.
+    await refused((b) => ((b.recurrence = { every: 'week' }), (b.tasks[2] = { ...b.tasks[2], condition_streak: { periods: 8, every: 'day' } })), 'tasks.2.condition_streak');
   });
 });

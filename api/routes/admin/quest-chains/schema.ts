@@ -28,6 +28,8 @@ import {
 export const MAX_TASKS = 100;
 const MAX_MIN_COUNT = 10_000;
 const MAX_STREAK_PERIODS = 366;
+/** How many streak periods one run can hold: a day holds one day, a week seven days, a month 31 days and touches up to 6 Monday weeks. */
+const MOST_STREAK_PERIODS_IN_A_RUN = { day: { day: 1, week: 1 }, week: { day: 7, week: 1 }, month: { day: 31, week: 6 } } as const;
 const MAX_IMAGES = 20;
 
 const name = () => storableString().trim().min(1).max(200);
@@ -180,6 +182,22 @@ export const createChainSchema = z
           .openapi({ description: 'A `mystery_box` only: its prize table, in the order draws walk it; prize_ids unique (docs/mystery-boxes.md).' }),
       })
       .nullish(),
+  })
+  .superRefine((chain, context) => {
+    // A streak that cannot fit in one run of a repeating chain could never complete.
+    if (!chain.recurrence) return;
+    chain.tasks.forEach((task, index) => {
+      const streak = task.condition_streak;
+      if (!streak) return;
+      const most = MOST_STREAK_PERIODS_IN_A_RUN[chain.recurrence!.every][streak.every];
+      if (streak.periods > most) {
+        context.addIssue({
+          code: 'custom',
+          path: ['tasks', index, 'condition_streak'],
+          message: `a streak of ${streak.periods} ${streak.every}s cannot fit in one run of a chain that repeats every ${chain.recurrence!.every} (at most ${most})`,
+        });
+      }
+    });
   })
   .openapi('CreateQuestChain', {
     example: {
