@@ -37,6 +37,7 @@ one **platform** (publisher) or **advertiser**, and holds permissions:
 | \`account_links:write\` | start and list links (platform), complete a link (advertiser) | both |
 | \`rewards:read\` / \`rewards:claim\` | \`GET /v1/rewards/{platformUserId}\` / \`POST /v1/rewards/claim\` | platform |
 | \`webhooks:manage\` | \`/v1/webhook-endpoints\` and their messages (signed webhooks) | platform, advertiser |
+| \`quest_chains:stats\` | \`GET /v1/quest-chains/{questChainId}/stats\`: the figures of a chain you fund | advertiser |
 
 Checks run in this order: a missing header, unknown key or wrong secret answers **401**; an inactive credential
 or provider, an operation not open to your provider type, or a missing permission answers **403**; only then is
