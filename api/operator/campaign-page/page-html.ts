@@ -24,7 +24,7 @@ const STYLE = `
   td, th { text-align: left; padding: 3px 6px; border-bottom: 1px solid #eceef2; }
   td.n { text-align: right; }
   .wide { grid-column: 1 / -1; }
-  canvas { max-height: 300px; }
+  .chart { position: relative; height: 280px; }
 `;
 
 const SCRIPT = `
@@ -48,6 +48,7 @@ function funnelOf(s) {
 
 function makeCharts() {
   Chart.defaults.animation = false;
+  Chart.defaults.maintainAspectRatio = false;
   return {
     funnel: new Chart(el('funnel-chart'), { type: 'bar', data: { labels: [], datasets: [{ label: 'Users', data: [], backgroundColor: '#3b6fd8' }] }, options: { indexAxis: 'y', plugins: { legend: { display: false } } } }),
     daily: new Chart(el('daily-chart'), { type: 'line', data: { labels: [], datasets: [
@@ -131,9 +132,9 @@ export function campaignPageHtml(chartScriptPath: string): string {
     <div class="kpi"><b id="kpi-left">—</b><span>budget left</span></div>
     <div class="kpi"><b id="kpi-reversals">—</b><span>claims reversed</span></div>
   </div>
-  <section><h2>Funnel</h2><canvas id="funnel-chart"></canvas><table id="funnel"><tbody id="funnel-rows"></tbody></table></section>
-  <section><h2>Budget</h2><canvas id="budget-chart"></canvas><p id="budget-note"></p></section>
-  <section class="wide"><h2>Each day</h2><canvas id="daily-chart"></canvas></section>
+  <section><h2>Funnel</h2><div class="chart"><canvas id="funnel-chart"></canvas></div><table id="funnel"><tbody id="funnel-rows"></tbody></table></section>
+  <section><h2>Budget</h2><div class="chart"><canvas id="budget-chart"></canvas></div><p id="budget-note"></p></section>
+  <section class="wide"><h2>Each day</h2><div class="chart"><canvas id="daily-chart"></canvas></div></section>
   <section><h2>Tasks</h2><table><thead><tr><th>Task</th><th>Completed</th><th>Median time from joining</th></tr></thead><tbody id="task-rows"></tbody></table></section>
   <section><h2>Rewards</h2><table><thead><tr><th>Reward</th><th>Claims</th><th>Value claimed</th></tr></thead><tbody id="reward-rows"></tbody></table></section>
   <section id="prizes"><h2>Prizes</h2><table><thead><tr><th>Prize</th><th>Drawn</th><th>Stock left</th></tr></thead><tbody id="prize-rows"></tbody></table></section>
