@@ -18,6 +18,11 @@ const SCREENSHOT = join(projectRoot(), 'docs', 'campaign-page.png');
 const USERS = 60;
 
 let stack: Stack;
+/** The little of the browser's globals the page functions touch (the tests compile without the DOM library). */
+interface BrowserPage {
+  document: { querySelector(selector: string): { textContent: string | null } | null };
+}
+
 let chain: TestChain;
 let platformId: string;
 let browser: Browser | undefined;
@@ -80,7 +85,7 @@ describe('the campaign page in Chromium', () => {
     });
     expect(stats.users).toEqual({ admitted: USERS, started: USERS, completed: USERS / 3 });
     // The charts are drawn by the library the service served: one Chart instance per canvas.
-    const charts = await page.evaluate(() => ['funnel-chart', 'daily-chart', 'budget-chart'].map((id) => (window as unknown as { Chart: { getChart(id: string): unknown } }).Chart.getChart(id) !== undefined));
+    const charts = await page.evaluate(() => ['funnel-chart', 'daily-chart', 'budget-chart'].map((id) => (globalThis as unknown as { Chart: { getChart(id: string): unknown } }).Chart.getChart(id) !== undefined));
     expect(charts).toEqual([true, true, true]);
     expect(await page.textContent('#kpi-spent')).toBe(stats.budget.spent.toLocaleString('en-US', { maximumFractionDigits: 2 }));
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
@@ -89,6 +94,6 @@ describe('the campaign page in Chromium', () => {
     const { db } = stack.database;
     const userId = await createTestUser(db, platformId, 'campaign-user-late');
     await storeCompletion(db, { userId, providerId: platformId, platformUserId: 'campaign-user-late', taskId: chain.taskIds[0]!, chainId: chain.id, at: iso(Date.now() - 1_000) });
-    await page.waitForFunction((expected) => document.querySelector('#funnel-rows td[data-key="started"]')?.textContent === expected, String(USERS + 1), { timeout: 15_000 });
+    await page.waitForFunction((expected) => (globalThis as unknown as BrowserPage).document.querySelector('#funnel-rows td[data-key="started"]')?.textContent === expected, String(USERS + 1), { timeout: 15_000 });
   });
 });
