@@ -14,6 +14,7 @@ import { listChains } from '../core/use-cases/quest-chains/list-chains.js';
 import { everyItem } from '../core/use-cases/page.js';
 import { setChainStatus } from '../core/use-cases/quest-chains/set-chain-status.js';
 import { registerChainAnalysisCommands } from './chain-analysis.js';
+import { registerChainStatsCommand } from './chain-stats.js';
 import { CliInputError, parseInput, runCommand } from './context.js';
 
 const summary = (view: ChainDefinitionResponse) => {
@@ -81,4 +82,5 @@ export function registerQuestChainCommands(program: Command, json: () => boolean
     );
 
   registerChainAnalysisCommands(chains, json, readChainFile);
+  registerChainStatsCommand(chains, json);
 }

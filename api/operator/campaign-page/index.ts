@@ -9,7 +9,7 @@ import { projectRoot } from '../../../shared/db/project-root.js';
 import { notFound } from '../../../shared/errors.js';
 import { getChain } from '../../../core/use-cases/quest-chains/get-chain.js';
 import { readChainStats } from '../../../core/use-cases/quest-chains/read-chain-stats.js';
-import { toStatsResponse } from '../../routes/quest-chains/stats-schema.js';
+import { toStatsResponse } from '../../routes/quest-chains/stats/schema.js';
 import { requireAdminForDashboard } from '../queue-dashboard/auth.js';
 import { campaignPageHtml } from './page-html.js';
 

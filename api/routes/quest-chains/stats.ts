@@ -4,7 +4,7 @@ import { requireOperation } from '../../auth/authenticate.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
 import { readChainStats } from '../../../core/use-cases/quest-chains/read-chain-stats.js';
-import { statsParams, statsResponseSchema, toStatsResponse } from './stats-schema.js';
+import { statsParams, statsResponseSchema, toStatsResponse } from './stats/schema.js';
 
 export const statsRoute = createRoute({
   method: 'get',

@@ -4,7 +4,7 @@ import type { AppEnv } from '../../../app-env.js';
 import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
 import { readChainStats } from '../../../../core/use-cases/quest-chains/read-chain-stats.js';
-import { statsResponseSchema, toStatsResponse } from '../../quest-chains/stats-schema.js';
+import { statsResponseSchema, toStatsResponse } from '../../quest-chains/stats/schema.js';
 import { chainIdParams } from './schema.js';
 
 export function registerQuestChainStats(app: OpenAPIHono<AppEnv>, admin: MiddlewareHandler<AppEnv>) {

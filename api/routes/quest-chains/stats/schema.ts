@@ -1,9 +1,9 @@
 import { z } from '@hono/zod-openapi';
-import { CHAIN_STATUSES } from '../../../shared/db/chain-store.js';
-import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
-import { MODES } from '../../../shared/domain/test-mode.js';
-import { successEnvelope } from '../../http/envelope.js';
-import type { ChainStats } from '../../../core/use-cases/quest-chains/read-chain-stats.js';
+import { CHAIN_STATUSES } from '../../../../shared/db/chain-store.js';
+import { formatIsoMillis } from '../../../../shared/domain/timestamp.js';
+import { MODES } from '../../../../shared/domain/test-mode.js';
+import { successEnvelope } from '../../../http/envelope.js';
+import type { ChainStats } from '../../../../core/use-cases/quest-chains/read-chain-stats.js';
 
 // One answer for the operator's read (/admin/v1/quest-chains/{id}/stats) and the advertiser's (/v1/quest-chains/{id}/stats).
 
