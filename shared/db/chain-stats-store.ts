@@ -71,14 +71,19 @@ const num = (value: unknown) => Number(value ?? 0);
 export async function readStoredChainStats(db: Database, chain: { id: string; timezone: string; startUs: bigint }): Promise<StoredChainStats> {
   return db.transaction(
     async (tx) => {
-      const [funnel, tasks, rewards, prizes, days] = await Promise.all([
+      // The per-task medians sort every completion of the chain: in memory up to ~1,000,000 completions
+      // (at 2,000,000 they still spill to a temporary file; docs/performance.md, "Campaign stats").
+      await tx.execute(sql`set local work_mem = '64MB'`);
+      const [funnel, tasks, claims, prizes, progressDays] = await Promise.all([
         readFunnel(tx, chain.id),
         readTasks(tx, chain.id, chain.startUs),
-        readRewards(tx, chain.id),
+        readClaims(tx, chain.id, chain.timezone),
         readPrizes(tx, chain.id),
         readDays(tx, chain.id, chain.timezone),
       ]);
-      return { funnel, tasks, rewards, prizes, days };
+      const dayKeys = [...new Set([...progressDays.keys(), ...claims.days.keys()])].sort();
+      const days = dayKeys.map((day) => ({ day, starts: progressDays.get(day)?.starts ?? 0, completions: progressDays.get(day)?.completions ?? 0, claims: claims.days.get(day) ?? 0 }));
+      return { funnel, tasks, rewards: claims.rewards, prizes, days };
     },
     { isolationLevel: 'repeatable read', accessMode: 'read only' },
   );
@@ -118,20 +123,30 @@ async function readTasks(tx: Executor, chainId: string, startUs: bigint): Promis
   }));
 }
 
-async function readRewards(tx: Executor, chainId: string): Promise<StoredRewardStats[]> {
+/**
+ * Claims per reward and per day in one pass over the chain's claims (grouping
+ * sets): the two groupings read the same heap rows, the value inside `reward`.
+ */
+async function readClaims(tx: Executor, chainId: string, timezone: string): Promise<{ rewards: StoredRewardStats[]; days: Map<string, number> }> {
   const rows = await tx.execute<Record<string, unknown>>(sql`
-    select task_id, count(*) as claims, sum(${CLAIM_VALUE}) as value,
-           count(*) filter (where reversed_at is not null) as reversed_claims,
-           coalesce(sum(${CLAIM_VALUE}) filter (where reversed_at is not null), 0) as reversed_value
-    from reward_claims where chain_id = ${chainId}
-    group by task_id`);
-  return rows.map((row) => ({
+    select grouping(task_id) = 0 as by_reward, task_id, day::text as day,
+           count(*) as claims, sum(value) as value,
+           count(*) filter (where reversed) as reversed_claims,
+           coalesce(sum(value) filter (where reversed), 0) as reversed_value
+    from (
+      select task_id, (claimed_at at time zone ${timezone})::date as day, ${CLAIM_VALUE} as value, reversed_at is not null as reversed
+      from reward_claims where chain_id = ${chainId}
+    ) c
+    group by grouping sets ((task_id), (day))`);
+  const rewards = rows.filter((row) => row.by_reward === true).map((row) => ({
     taskId: row.task_id === null ? null : String(row.task_id),
     claims: num(row.claims),
     value: num(row.value),
     reversedClaims: num(row.reversed_claims),
     reversedValue: num(row.reversed_value),
   }));
+  const days = new Map(rows.filter((row) => row.by_reward !== true).map((row) => [String(row.day), num(row.claims)]));
+  return { rewards, days };
 }
 
 async function readPrizes(tx: Executor, chainId: string): Promise<StoredPrizeStats[]> {
@@ -151,27 +166,22 @@ async function readPrizes(tx: Executor, chainId: string): Promise<StoredPrizeSta
 
 /**
  * Per day in the chain's time zone: users whose first completion fell on it
- * (a start), chains completed on it, claims made on it. Only days with
- * something; the use-case fills the chain's life in between.
+ * (a start) and chains completed on it; claims come from readClaims. Only
+ * days with something; the use-case fills the chain's life in between.
+ * Days are `::date` (formatted once per day, not once per row as to_char would).
  */
-async function readDays(tx: Executor, chainId: string, timezone: string): Promise<StoredDay[]> {
-  const day = (column: string) => sql.raw(`to_char(${column} at time zone `);
+async function readDays(tx: Executor, chainId: string, timezone: string): Promise<Map<string, { starts: number; completions: number }>> {
   const rows = await tx.execute<Record<string, unknown>>(sql`
     with starts as (
-      select ${day('first_at')}${timezone}, 'YYYY-MM-DD') as day, count(*) as n
+      select (first_at at time zone ${timezone})::date as day, count(*) as n
       from (select min(completed_at) as first_at from task_completions where chain_id = ${chainId} group by user_id) f
       group by 1
     ), completions as (
-      select ${day('completed_at')}${timezone}, 'YYYY-MM-DD') as day, count(*) as n
+      select (completed_at at time zone ${timezone})::date as day, count(*) as n
       from chain_progress where chain_id = ${chainId} and completed_at is not null
       group by 1
-    ), claims as (
-      select ${day('claimed_at')}${timezone}, 'YYYY-MM-DD') as day, count(*) as n
-      from reward_claims where chain_id = ${chainId}
-      group by 1
     )
-    select day, coalesce(s.n, 0) as starts, coalesce(c.n, 0) as completions, coalesce(r.n, 0) as claims
-    from starts s full join completions c using (day) full join claims r using (day)
-    order by day`);
-  return rows.map((row) => ({ day: String(row.day), starts: num(row.starts), completions: num(row.completions), claims: num(row.claims) }));
+    select day::text as day, coalesce(s.n, 0) as starts, coalesce(c.n, 0) as completions
+    from starts s full join completions c using (day)`);
+  return new Map(rows.map((row) => [String(row.day), { starts: num(row.starts), completions: num(row.completions) }]));
 }
