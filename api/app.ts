@@ -7,6 +7,7 @@ import { requestTimeout } from './http/request-timeout.js';
 import { adminCredentialsRoutes } from './routes/admin/credentials/index.js';
 import { adminProvidersRoutes } from './routes/admin/providers/index.js';
 import { DASHBOARD_PATH, registerQueueDashboard } from './operator/queue-dashboard/index.js';
+import { mountCampaignPage } from './operator/campaign-page/index.js';
 import { registerDocsRoutes } from './operator/reference-page.js';
 import { registerOpenApiDocuments } from './operator/openapi-documents.js';
 import { eventsRoutes } from './routes/events/index.js';
@@ -57,6 +58,7 @@ export function createApp(deps: AppDeps) {
   registerDocsRoutes(app);
   registerMetricsRoute(app, deps);
   mountQueueDashboard(app, deps);
+  mountCampaignPage(app, deps);
   return app;
 }
 

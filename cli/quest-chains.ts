@@ -13,6 +13,7 @@ import { createChain } from '../core/quest-chains/create-chain.js';
 import { listChains, setChainStatus } from '../core/quest-chains/chains.js';
 import { everyItem } from '../core/page.js';
 import { registerChainAnalysisCommands } from './chain-analysis.js';
+import { registerChainStatsCommand } from './chain-stats.js';
 import { CliInputError, parseInput, runCommand } from './context.js';
 
 const summary = (view: ChainDefinitionResponse) => {
@@ -80,4 +81,5 @@ export function registerQuestChainCommands(program: Command, json: () => boolean
     );
 
   registerChainAnalysisCommands(chains, json, readChainFile);
+  registerChainStatsCommand(chains, json);
 }

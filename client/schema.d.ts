@@ -144,6 +144,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/quest-chains/{questChainId}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How your campaign does: funnel, tasks, claims, prizes, budget, daily series
+         * @description Advertiser credentials (`quest_chains:stats`), for the chains you fund (`advertiser_id`). A chain of another advertiser, or none: 404. Test mode: a test credential reads its test chains only, a live one its live chains only. Counted over the stored rows in one snapshot (docs/campaign-stats.md).
+         */
+        get: operations["getQuestChainStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/account-links": {
         parameters: {
             query?: never;
@@ -1283,6 +1303,192 @@ export interface components {
                 total: number;
                 streak: number;
             } | null;
+        };
+        /**
+         * @example {
+         *       "quest_chain": {
+         *         "id": "c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70",
+         *         "name": "Welcome chain",
+         *         "status": "active",
+         *         "mode": "live",
+         *         "start_date": "2026-03-01T00:00:00.000Z",
+         *         "end_date": "2026-03-31T00:00:00.000Z",
+         *         "timezone": "UTC",
+         *         "advertiser_id": "7a1b2c3d-5e6f-4a8b-9c0d-1e2f3a4b5c6d",
+         *         "platform_id": "3f0c1d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f"
+         *       },
+         *       "users": {
+         *         "admitted": 1200,
+         *         "started": 1200,
+         *         "completed": 310
+         *       },
+         *       "tasks": [
+         *         {
+         *           "task_id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+         *           "sequence_number": 1,
+         *           "name": "Register",
+         *           "completed_users": 1200,
+         *           "median_seconds_to_complete": 95
+         *         },
+         *         {
+         *           "task_id": "b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e",
+         *           "sequence_number": 2,
+         *           "name": "First deposit",
+         *           "completed_users": 310,
+         *           "median_seconds_to_complete": 172800
+         *         }
+         *       ],
+         *       "rewards": [
+         *         {
+         *           "task_id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+         *           "name": "10 points",
+         *           "type": "points",
+         *           "claims": 1100,
+         *           "value_claimed": 11000
+         *         },
+         *         {
+         *           "task_id": "b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e",
+         *           "name": "20 points",
+         *           "type": "points",
+         *           "claims": 300,
+         *           "value_claimed": 6000
+         *         },
+         *         {
+         *           "task_id": null,
+         *           "name": "Mystery box",
+         *           "type": "mystery_box",
+         *           "claims": 290,
+         *           "value_claimed": 3400
+         *         }
+         *       ],
+         *       "prizes": [
+         *         {
+         *           "prize_id": "small",
+         *           "name": "Small prize",
+         *           "value": 5,
+         *           "drawn": 280,
+         *           "stock_left": 720
+         *         },
+         *         {
+         *           "prize_id": "jackpot",
+         *           "name": "Jackpot",
+         *           "value": 200,
+         *           "drawn": 10,
+         *           "stock_left": 0
+         *         }
+         *       ],
+         *       "budget": {
+         *         "budget": 25000,
+         *         "spent": 20400,
+         *         "left": 4600
+         *       },
+         *       "reversals": {
+         *         "claims": 4,
+         *         "value": 60,
+         *         "users": 5
+         *       },
+         *       "daily": [
+         *         {
+         *           "date": "2026-03-01",
+         *           "starts": 700,
+         *           "completions": 0,
+         *           "claims": 650
+         *         },
+         *         {
+         *           "date": "2026-03-02",
+         *           "starts": 500,
+         *           "completions": 310,
+         *           "claims": 1040
+         *         }
+         *       ]
+         *     }
+         */
+        QuestChainStats: {
+            quest_chain: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                /** @enum {string} */
+                status: "draft" | "active" | "paused" | "ended";
+                /** @enum {string} */
+                mode: "live" | "test";
+                start_date: string;
+                end_date: string;
+                /** @description The zone the daily series counts days in. */
+                timezone: string;
+                /** Format: uuid */
+                advertiser_id: string;
+                /** Format: uuid */
+                platform_id: string;
+            };
+            /** @description The funnel. */
+            users: {
+                /** @description Users the chain took in: with `max_completions`, the places taken; without, every user with an event the chain counted. */
+                admitted: number;
+                /** @description Users with at least one task completed. */
+                started: number;
+                /** @description Users who completed the whole chain. */
+                completed: number;
+            };
+            tasks: {
+                /** Format: uuid */
+                task_id: string;
+                sequence_number: number;
+                name: string;
+                /** @description Users who completed this task. */
+                completed_users: number;
+                /** @description Median time from the user's joining (the later of registration and the chain's start) to the event that completed the task, in seconds; null while nobody completed it. */
+                median_seconds_to_complete: number | null;
+            }[];
+            rewards: {
+                /**
+                 * Format: uuid
+                 * @description The task whose reward this is; null for the chain reward.
+                 */
+                task_id: string | null;
+                name: string;
+                type: string;
+                /** @description Claims granted. */
+                claims: number;
+                /** @description What those claims cost: each claim's reward value (a mystery box: the drawn prize's value). */
+                value_claimed: number;
+            }[];
+            prizes: {
+                prize_id: string;
+                name: string;
+                value: number | null;
+                /** @description Times it was drawn. */
+                drawn: number;
+                /** @description Null: unlimited. */
+                stock_left: number | null;
+            }[];
+            budget: {
+                /** @description Null: no limit. */
+                budget: number | null;
+                /** @description The sum of every granted claim, reversed ones included (the reward was granted). */
+                spent: number;
+                /** @description budget - spent; null without a budget. */
+                left: number | null;
+            };
+            reversals: {
+                /** @description Claims kept but marked reversed (docs/reversals.md). */
+                claims: number;
+                /** @description What those claims cost. */
+                value: number;
+                /** @description Users whose completions in the chain were undone at least once. */
+                users: number;
+            };
+            /** @description One entry per day of the chain's life (to today while it runs) in its time zone, quiet days as zeros. */
+            daily: {
+                /** @example 2026-03-01 */
+                date: string;
+                /** @description First completions. */
+                starts: number;
+                /** @description Chains completed. */
+                completions: number;
+                /** @description Claims granted. */
+                claims: number;
+            }[];
         };
         /**
          * @example {
@@ -2810,6 +3016,149 @@ export interface operations {
                          */
                         livemode?: boolean;
                         data: components["schemas"]["QuestChainExplanation"];
+                    };
+                };
+            };
+            /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is not valid JSON",
+                     *       "code": "invalid_json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Credentials missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "X-API-Key and X-API-Secret headers are required",
+                     *       "code": "missing_credentials"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Credential or provider inactive, wrong provider type, or permission missing. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Credential lacks the permission events:write",
+                     *       "code": "permission_missing"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "No route for GET /v1/unknown",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Too many requests; retry after the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests for this credential: at most 6000 per 60 s; retry after 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description The service failed; retry with bounded exponential backoff and jitter. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The operation could not be completed",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Unavailable for now (Postgres or Redis unreachable, the request limit reached, or shutting down); retry with bounded exponential backoff and jitter. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The service is temporarily unavailable; try again",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    getQuestChainStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                questChainId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The campaign figures. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /**
+                         * @description Answers to an API credential: false for a test credential (docs/test-mode.md), true for a live one.
+                         * @example true
+                         */
+                        livemode?: boolean;
+                        data: components["schemas"]["QuestChainStats"];
                     };
                 };
             };

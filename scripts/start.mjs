@@ -11,11 +11,16 @@
 //    shutdown) and waits for them, SIGKILLing what is left after the grace
 //    period; a second signal SIGKILLs at once. So does the death of the
 //    process that started it (it is reparented). Nothing is left behind.
+// Before the migration it decides the Postgres and the Redis (scripts/local-servers.mjs):
+// DATABASE_URL / REDIS_URL as given, else the ones on the standard ports, else
+// an embedded Postgres and a private redis-server it starts, and stops last.
 // Production dependencies suffice (no tsc, no concurrently, no tsx): only
 // node: built-ins. Its own log lines are JSON like the children's.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { buildIfStale, projectRoot } from './build-if-stale.mjs';
+import { ensureLocalServers, LocalServerMissing } from './local-servers.mjs';
 
 const CHILDREN = [
   { name: 'api', entry: join('dist', 'api', 'main.js') },
@@ -48,6 +53,7 @@ function runOnce(entry, running) {
 }
 
 const running = new Set();
+let serversReady; // the local servers (a promise: a signal may come while they start), stopped after every child has exited
 const supervised = new Map(); // name -> { child, startedAt, delayMs, shortRuns, timer }
 let stopping = false;
 
@@ -101,6 +107,7 @@ async function stop(reason, exitCode = 0) {
   }, STOP_GRACE_MS);
   await Promise.all(exits);
   clearTimeout(deadline);
+  await serversReady?.then((servers) => servers.stop(), () => undefined);
   log('info', 'stopped', { reason });
   process.exit(exitCode);
 }
@@ -118,10 +125,26 @@ try {
   log('error', error.message);
   process.exit(1);
 }
+// The children read .env themselves; read it here too so a DATABASE_URL or REDIS_URL in it counts as set.
+if (existsSync(join(projectRoot, '.env')) && typeof process.loadEnvFile === 'function') process.loadEnvFile(join(projectRoot, '.env'));
+let servers;
+try {
+  serversReady = ensureLocalServers({ root: projectRoot, log });
+  servers = await serversReady;
+} catch (error) {
+  if (!(error instanceof LocalServerMissing)) throw error;
+  log('error', error.message);
+  process.exit(1);
+}
+// The children inherit these (spawn passes process.env on).
+if (servers.urls.database) process.env.DATABASE_URL = servers.urls.database;
+if (servers.urls.redis) process.env.REDIS_URL = servers.urls.redis;
+if (stopping) await new Promise(() => {}); // a signal arrived meanwhile: stop() stops the servers and exits
 const migrated = await runOnce(join('dist', 'shared', 'db', 'migrate-main.js'), running);
 if (stopping) await new Promise(() => {}); // a signal arrived during the migration: stop() exits
 if (migrated !== 0) {
   log('error', 'migration failed: not starting the api and the worker', { code: migrated });
+  await servers.stop();
   process.exit(1);
 }
 for (const spec of CHILDREN) startChild(spec);

@@ -70,7 +70,7 @@ describe('GET /openapi.json', () => {
 
   it('opens with the integrator guides', () => {
     const headings = [...integrator.info.description.matchAll(/^## (.+)$/gm)].map((match) => match[1]);
-    expect(headings).toEqual(['Authentication', 'Errors and retries', 'Idempotency and deduplication', 'Limits', 'Versioning', 'Live updates']);
+    expect(headings).toEqual(['Authentication', 'Errors and retries', 'Idempotency and deduplication', 'Limits', 'Versioning', 'Live updates', 'Campaign figures (advertisers)']);
   });
 
   it('lists the answers of the shared middleware on every route they can come from (api/http/shared-error-answers.ts)', () => {

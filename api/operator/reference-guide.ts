@@ -37,6 +37,7 @@ one **platform** (publisher) or **advertiser**, and holds permissions:
 | \`account_links:write\` | start and list links (platform), complete a link (advertiser) | both |
 | \`rewards:read\` / \`rewards:claim\` | \`GET /v1/rewards/{platformUserId}\` / \`POST /v1/rewards/claim\` | platform |
 | \`webhooks:manage\` | \`/v1/webhook-endpoints\` and their messages (signed webhooks) | platform, advertiser |
+| \`quest_chains:stats\` | \`GET /v1/quest-chains/{questChainId}/stats\`: the figures of a chain you fund | advertiser |
 
 Checks run in this order: a missing header, unknown key or wrong secret answers **401**; an inactive credential
 or provider, an operation not open to your provider type, or a missing permission answers **403**; only then is
@@ -167,8 +168,18 @@ get a fresh one from a new read.
 open the stream on the service's origin. No other route answers CORS: the rest of the API is for backends.
 `;
 
+const campaigns = `
+## Campaign figures (advertisers)
+
+An advertiser reads how each chain it funds does with \`GET /v1/quest-chains/{questChainId}/stats\`
+(permission \`quest_chains:stats\`): users admitted, started and completed; per task the users who completed it
+and the median time from joining to completing it; claims and value claimed per reward; prizes drawn and stock
+left; budget spent and left; reversals; a daily series of starts, completions and claims over the chain's life.
+Counts only, never a user. A chain of another advertiser answers 404; a test credential reads test chains only.
+`;
+
 /** The integrator reference's guides, in reading order. */
-export const integratorGuide = [conventions, authentication, errors, idempotency, limits, versioning, live]
+export const integratorGuide = [conventions, authentication, errors, idempotency, limits, versioning, live, campaigns]
   .map((section) => section.trim())
   .join('\n\n');
 
@@ -189,6 +200,14 @@ the operator CLI (see \`docs/operations.md\`) does the same work directly agains
 
 The same envelope and codes as the integrator API: \`{"success": false, "error": "…", "code": "…", "param": "…"}\`.
 Bodies are strict: a field the operation does not know answers 400 \`unknown_field\` naming it.
+
+## Campaign figures
+
+\`GET /admin/v1/quest-chains/{id}/stats\` answers how a chain does: users admitted, started and completed; per task
+the users who completed it and the median time from joining; claims and value claimed per reward; prizes drawn and
+stock left; budget spent and left; reversals; a daily series of starts, completions and claims. Counted over the
+stored rows in one snapshot (\`docs/campaign-stats.md\`). The page \`/admin/campaigns/{id}\` draws it (a browser
+gives the token as Basic password); the advertiser reads its own with \`GET /v1/quest-chains/{questChainId}/stats\`.
 
 ## Secrets
 

@@ -10,6 +10,8 @@ export const PERMISSIONS = {
   'rewards:read': ['platform'],
   'rewards:claim': ['platform'],
   'webhooks:manage': ['platform', 'advertiser'],
+  // An advertiser's campaign figures (docs/campaign-stats.md): counts, never a user.
+  'quest_chains:stats': ['advertiser'],
 } as const satisfies Record<string, readonly ProviderType[]>;
 
 export type Permission = keyof typeof PERMISSIONS;
@@ -43,6 +45,7 @@ export const OPERATIONS = {
   // A draw is part of the claim it granted: whoever may read the claims may audit it.
   readDraw: { permission: 'rewards:read', providerTypes: ['platform'] },
   claimReward: { permission: 'rewards:claim', providerTypes: ['platform'] },
+  readChainStats: { permission: 'quest_chains:stats', providerTypes: ['advertiser'] },
   manageWebhooks: { permission: 'webhooks:manage', providerTypes: ['platform', 'advertiser'] },
   // Deleting what a provider's test mode wrote: whoever may write its events (both types hold events:write); test credentials only.
   resetTestData: { permission: 'events:write', providerTypes: ['platform', 'advertiser'], testModeOnly: true },

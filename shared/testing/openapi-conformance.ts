@@ -11,7 +11,7 @@ const addFormats = addFormatsModule.default;
  * the documents themselves, Prometheus text and the queue dashboard's HTML.
  * Every other answer must be a documented operation's documented status.
  */
-export const OUTSIDE_THE_DOCUMENTS: readonly RegExp[] = [/^\/(admin\/)?docs(\/|$)/, /^\/(admin\/)?openapi\.json$/, /^\/metrics$/, /^\/admin\/queues(\/|$)/];
+export const OUTSIDE_THE_DOCUMENTS: readonly RegExp[] = [/^\/(admin\/)?docs(\/|$)/, /^\/(admin\/)?openapi\.json$/, /^\/metrics$/, /^\/admin\/queues(\/|$)/, /^\/admin\/campaigns(\/|$)/];
 
 /** One answer as a client saw it: the request's method and path (a query is ignored), the status and the parsed JSON body. */
 export interface Answer {

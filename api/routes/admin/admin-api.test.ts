@@ -167,7 +167,7 @@ describe('credentials', () => {
       ['account_links:write', 'events:write', 'quest_chains:read', 'rewards:claim', 'rewards:read', 'users:register', 'webhooks:manage'],
     );
     const advertiser = (await createCredential((await createProvider('advertiser')).id)).json.data;
-    expect([...advertiser.permissions].sort()).toEqual(['account_links:write', 'events:write', 'webhooks:manage']);
+    expect([...advertiser.permissions].sort()).toEqual(['account_links:write', 'events:write', 'quest_chains:stats', 'webhooks:manage']);
   });
 
   it.each([

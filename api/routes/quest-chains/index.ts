@@ -3,6 +3,7 @@ import type { AppEnv } from '../../app-env.js';
 import { mountBehindWildcard } from '../../http/wildcard-mount.js';
 import { explainRoute, registerExplainProgress } from './explain.js';
 import { registerReadActiveChains } from './read-active.js';
+import { registerQuestChainStats, statsRoute } from './stats.js';
 
 export function questChainsRoutes(app: OpenAPIHono<AppEnv>) {
   registerReadActiveChains(app);
@@ -11,5 +12,8 @@ export function questChainsRoutes(app: OpenAPIHono<AppEnv>) {
 
 // Behind GET /v1/quest-chains/*, registered after the active read (api/http/wildcard-mount.ts).
 function mountExplain(app: OpenAPIHono<AppEnv>) {
-  mountBehindWildcard(app, { method: 'get', wildcard: '/v1/quest-chains/*', routes: [explainRoute], register: registerExplainProgress });
+  mountBehindWildcard(app, { method: 'get', wildcard: '/v1/quest-chains/*', routes: [explainRoute, statsRoute], register: (sub) => {
+    registerExplainProgress(sub);
+    registerQuestChainStats(sub);
+  } });
 }

