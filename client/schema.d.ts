@@ -1400,7 +1400,8 @@ export interface components {
          *           "completions": 310,
          *           "claims": 1040
          *         }
-         *       ]
+         *       ],
+         *       "periods": []
          *     }
          */
         QuestChainStats: {
@@ -1487,6 +1488,15 @@ export interface components {
                 /** @description Chains completed. */
                 completions: number;
                 /** @description Claims granted. */
+                claims: number;
+            }[];
+            /** @description A repeating chain (docs/quest-language.md): each run with a completion or a claim, in order. Empty for a chain that does not repeat; its funnel and task figures count each user once, whatever the runs. */
+            periods: {
+                period_start: string;
+                period_end: string;
+                /** @description Users who completed the chain in this run. */
+                completions: number;
+                /** @description Claims of this run's rewards. */
                 claims: number;
             }[];
         };

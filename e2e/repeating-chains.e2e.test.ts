@@ -130,4 +130,17 @@ describe('a daily repeating chain over HTTP', () => {
     expect(today.status, JSON.stringify(today.json)).toBe(200);
     expect(today.json.data.period_start).toBe(midnight(0).slice(0, 19) + '.000Z');
   });
+
+  it('the campaign stats count ana once, and each run on its own', async () => {
+    const answer = await stack.http('GET', `/admin/v1/quest-chains/${daily.id}/stats`, { headers: adminHeaders });
+    expect(answer.status, JSON.stringify(answer.json)).toBe(200);
+    const stats = answer.json.data;
+    expect(stats.users).toEqual({ admitted: 1, started: 1, completed: 1 });
+    expect(stats.tasks[0].completed_users).toBe(1);
+    expect(stats.periods.map((p: { period_start: string; completions: number; claims: number }) => [p.period_start, p.completions, p.claims])).toEqual([
+      [midnight(-2).slice(0, 19) + '.000Z', 1, 1],
+      [midnight(-1).slice(0, 19) + '.000Z', 1, 2],
+      [midnight(0).slice(0, 19) + '.000Z', 1, 1],
+    ]);
+  });
 });

@@ -2,6 +2,7 @@ import { findChainDefinition, type ChainDefinition } from '../../shared/db/chain
 import { readStoredChainStats, type StoredPrizeStats } from '../../shared/db/chain-stats-store.js';
 import { dayIn, fillDays, type DayCounts } from '../../shared/domain/campaign-days.js';
 import { notFound } from '../../shared/errors.js';
+import { runRules } from '../../shared/domain/runs.js';
 import type { CoreDeps } from '../deps.js';
 
 export interface ReadChainStatsInput {
@@ -31,6 +32,8 @@ export interface ChainStats {
   budget: { budget: number | null; spent: number; left: number | null };
   reversals: { claims: number; value: number; users: number };
   daily: DayCounts[];
+  /** A repeating chain's runs with something in them, in order (docs/quest-language.md); empty otherwise. */
+  runs: { periodStartUs: bigint; periodEndUs: bigint; completions: number; claims: number }[];
 }
 
 /**
@@ -45,7 +48,7 @@ export async function readChainStats(deps: Pick<CoreDeps, 'db'>, input: ReadChai
   const visible = definition !== null && (!advertiser || (definition.chain.advertiserId === advertiser.providerId && (definition.chain.mode === 'live') === advertiser.livemode));
   if (!visible) throw notFound(`Quest chain ${input.chainId} not found`, advertiser ? 'questChainId' : 'id');
   const { chain, tasks, reward } = definition;
-  const stored = await readStoredChainStats(deps.db, { id: chain.id, timezone: chain.timezone, startUs: chain.startDate });
+  const stored = await readStoredChainStats(deps.db, { id: chain.id, timezone: chain.timezone, startUs: chain.startDate, repeating: chain.recurrence !== null });
 
   const taskStats = new Map(stored.tasks.map((task) => [task.taskId, task]));
   const rewardStats = new Map(stored.rewards.map((entry) => [entry.taskId, entry]));
@@ -74,5 +77,6 @@ export async function readChainStats(deps: Pick<CoreDeps, 'db'>, input: ReadChai
       users: stored.funnel.reversedUsers,
     },
     daily: fillDays(stored.days, { firstDay: dayIn(chain.timezone, Number(chain.startDate / 1000n)), lastDay: dayIn(chain.timezone, lastUs) }),
+    runs: stored.runs.map((run) => ({ ...run, periodEndUs: runRules(definition.rules, run.periodStartUs)?.endUs ?? run.periodStartUs })),
   };
 }

@@ -55,7 +55,16 @@ export interface StoredDay {
   claims: number;
 }
 
+/** One run of a repeating chain (docs/quest-language.md): the chains completed in it and the claims of its rewards. */
+export interface StoredRun {
+  periodStartUs: bigint;
+  completions: number;
+  claims: number;
+}
+
 export interface StoredChainStats {
+  /** Empty for a chain that does not repeat. */
+  runs: StoredRun[];
   funnel: StoredFunnel;
   tasks: StoredTaskStats[];
   rewards: StoredRewardStats[];
@@ -68,35 +77,42 @@ const CLAIM_VALUE = sql.raw(`coalesce((reward->'prize'->>'value')::float8, (rewa
 
 const num = (value: unknown) => Number(value ?? 0);
 
-export async function readStoredChainStats(db: Database, chain: { id: string; timezone: string; startUs: bigint }): Promise<StoredChainStats> {
+export async function readStoredChainStats(db: Database, chain: { id: string; timezone: string; startUs: bigint; repeating: boolean }): Promise<StoredChainStats> {
   return db.transaction(
     async (tx) => {
       // The per-task medians sort every completion of the chain: in memory up to ~1,000,000 completions
       // (at 2,000,000 they still spill to a temporary file; docs/performance.md, "Campaign stats").
       await tx.execute(sql`set local work_mem = '64MB'`);
-      const [funnel, tasks, claims, prizes, progressDays] = await Promise.all([
-        readFunnel(tx, chain.id),
-        readTasks(tx, chain.id, chain.startUs),
+      const [funnel, tasks, claims, prizes, progressDays, runs] = await Promise.all([
+        readFunnel(tx, chain.id, chain.repeating),
+        readTasks(tx, chain.id, chain.startUs, chain.repeating),
         readClaims(tx, chain.id, chain.timezone),
         readPrizes(tx, chain.id),
         readDays(tx, chain.id, chain.timezone),
+        chain.repeating ? readRuns(tx, chain.id) : Promise.resolve([]),
       ]);
       const dayKeys = [...new Set([...progressDays.keys(), ...claims.days.keys()])].sort();
       const days = dayKeys.map((day) => ({ day, starts: progressDays.get(day)?.starts ?? 0, completions: progressDays.get(day)?.completions ?? 0, claims: claims.days.get(day) ?? 0 }));
-      return { funnel, tasks, rewards: claims.rewards, prizes, days };
+      return { runs, funnel, tasks, rewards: claims.rewards, prizes, days };
     },
     { isolationLevel: 'repeatable read', accessMode: 'read only' },
   );
 }
 
-async function readFunnel(tx: Executor, chainId: string): Promise<StoredFunnel> {
+/** A repeating chain has a walk per user and run: its users are counted once each (started: in any run, completed: any run completed). */
+async function readFunnel(tx: Executor, chainId: string, repeating: boolean): Promise<StoredFunnel> {
+  const walks = repeating
+    ? sql`(select bool_or(completed_tasks > 0) as started, bool_or(completed_at is not null) as completed, bool_or(generation > 0) as reversed
+           from chain_progress where chain_id = ${chainId} group by user_id) w`
+    : sql`(select completed_tasks > 0 as started, completed_at is not null as completed, generation > 0 as reversed
+           from chain_progress where chain_id = ${chainId}) w`;
   const [row] = await tx.execute<Record<string, unknown>>(sql`
     select count(*) as participants,
-           count(*) filter (where completed_tasks > 0) as started,
-           count(*) filter (where completed_at is not null) as completed,
-           count(*) filter (where generation > 0) as reversed_users,
+           count(*) filter (where started) as started,
+           count(*) filter (where completed) as completed,
+           count(*) filter (where reversed) as reversed_users,
            (select count(*) from chain_admissions a where a.chain_id = ${chainId}) as places
-    from chain_progress where chain_id = ${chainId}`);
+    from ${walks}`);
   return {
     participants: num(row!.participants),
     places: num(row!.places),
@@ -106,12 +122,17 @@ async function readFunnel(tx: Executor, chainId: string): Promise<StoredFunnel> 
   };
 }
 
-/** A user joins a chain at the later of their registration and its start (shared/domain/chain-view.ts). */
-async function readTasks(tx: Executor, chainId: string, startUs: bigint): Promise<StoredTaskStats[]> {
-  const start = sql`to_timestamp(${startUs.toString()}::float8 / 1e6)`;
+/**
+ * A user joins a chain at the later of their registration and its start
+ * (shared/domain/chain-view.ts); a run of a repeating chain at the later of
+ * their registration and the run's start, and each user counts once.
+ */
+async function readTasks(tx: Executor, chainId: string, startUs: bigint, repeating: boolean): Promise<StoredTaskStats[]> {
+  const start = repeating ? sql`to_timestamp(tc.period_start_us::float8 / 1e6)` : sql`to_timestamp(${startUs.toString()}::float8 / 1e6)`;
+  const users = repeating ? sql`count(distinct tc.user_id)` : sql`count(*)`;
   const rows = await tx.execute<Record<string, unknown>>(sql`
     select tc.task_id,
-           count(*) as completed_users,
+           ${users} as completed_users,
            percentile_cont(0.5) within group (order by extract(epoch from tc.completed_at - greatest(u.created_at, ${start}))) as median_seconds
     from task_completions tc join users u on u.id = tc.user_id
     where tc.chain_id = ${chainId}
@@ -184,4 +205,19 @@ async function readDays(tx: Executor, chainId: string, timezone: string): Promis
     select day::text as day, coalesce(s.n, 0) as starts, coalesce(c.n, 0) as completions
     from starts s full join completions c using (day)`);
   return new Map(rows.map((row) => [String(row.day), { starts: num(row.starts), completions: num(row.completions) }]));
+}
+
+/** Per run of a repeating chain: its completed walks and the claims made of its rewards. */
+async function readRuns(tx: Executor, chainId: string): Promise<StoredRun[]> {
+  const rows = await tx.execute<Record<string, unknown>>(sql`
+    with completions as (
+      select period_start_us as period, count(*) as n from chain_progress
+      where chain_id = ${chainId} and completed_at is not null group by 1
+    ), claims as (
+      select period_start_us as period, count(*) as n from reward_claims where chain_id = ${chainId} group by 1
+    )
+    select period::text as period, coalesce(c.n, 0) as completions, coalesce(r.n, 0) as claims
+    from completions c full join claims r using (period)
+    order by period`);
+  return rows.map((row) => ({ periodStartUs: BigInt(String(row.period)), completions: num(row.completions), claims: num(row.claims) }));
 }

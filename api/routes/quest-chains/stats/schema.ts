@@ -43,6 +43,7 @@ const STATS_EXAMPLE = {
     { date: '2026-03-01', starts: 700, completions: 0, claims: 650 },
     { date: '2026-03-02', starts: 500, completions: 310, claims: 1040 },
   ],
+  periods: [],
 };
 
 const count = (description: string) => z.number().int().min(0).openapi({ description });
@@ -107,6 +108,16 @@ const chainStatsSchema = z
     daily: z
       .array(z.object({ date: z.string().openapi({ example: '2026-03-01' }), starts: count('First completions.'), completions: count('Chains completed.'), claims: count('Claims granted.') }))
       .openapi({ description: "One entry per day of the chain's life (to today while it runs) in its time zone, quiet days as zeros." }),
+    periods: z
+      .array(
+        z.object({
+          period_start: z.string(),
+          period_end: z.string(),
+          completions: count('Users who completed the chain in this run.'),
+          claims: count("Claims of this run's rewards."),
+        }),
+      )
+      .openapi({ description: 'A repeating chain (docs/quest-language.md): each run with a completion or a claim, in order. Empty for a chain that does not repeat; its funnel and task figures count each user once, whatever the runs.' }),
   })
   .openapi('QuestChainStats', { example: STATS_EXAMPLE });
 
@@ -139,5 +150,6 @@ export function toStatsResponse(stats: ChainStats) {
     budget: stats.budget,
     reversals: stats.reversals,
     daily: stats.daily.map((day) => ({ date: day.day, starts: day.starts, completions: day.completions, claims: day.claims })),
+    periods: stats.runs.map((run) => ({ period_start: formatIsoMillis(run.periodStartUs), period_end: formatIsoMillis(run.periodEndUs), completions: run.completions, claims: run.claims })),
   };
 }
