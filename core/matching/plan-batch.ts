@@ -51,7 +51,8 @@ function storedState(walk: StoredWalk | undefined): WalkState | null {
   // A row from before marks existed: its walk cannot be continued, only redone.
   if (walk.mark === null) return null;
   const completions = new Map([...walk.completions].map(([taskId, c]) => [taskId, { taskId, eventId: c.eventId, completedUs: c.completedUs, held: c.held }]));
-  return { completions, mark: walk.mark, tallies: new Map(Object.entries(walk.tallies ?? {})) };
+  // Only a chain with counted, summed or streak tasks stores tallies; the others' walks carry none.
+  return walk.tallies === null ? { completions, mark: walk.mark } : { completions, mark: walk.mark, tallies: new Map(Object.entries(walk.tallies)) };
 }
 
 const taskTypes = new WeakMap<MatchingChain, (event: StoredEvent) => boolean>();

@@ -266,7 +266,7 @@ export function advanceWalk(chain: ChainRules, state: WalkState, newEvents: read
     if (firstHarmful !== undefined) return hasTallies(chain) ? { recompute: true } : { recompute: true, from: positionOf(firstHarmful) };
   }
   const completions = new Map(state.completions);
-  const tallies: Tallies = new Map(state.tallies);
+  const tallies: Tallies = hasTallies(chain) ? new Map(state.tallies) : NO_TALLIES;
   const last = fresh.at(-1);
   // A complete walk is final: an event after its last completion changes
   // nothing, whether it is seen as fresh or as late-and-harmless, so its mark
@@ -287,10 +287,19 @@ export type RedoWindow = { from: EventPosition; until: EventPosition | null };
 /** The state with its tallies, in a chain that keeps them: a plain chain's state is exactly what it was before §16. */
 const withTallies = (chain: ChainRules, state: WalkState, tallies: Tallies): WalkState => (hasTallies(chain) ? { ...state, tallies } : state);
 
-/** A chain with a counted, summed or streak task (§16): its walk state includes tallies. */
+/** A chain with a counted, summed or streak task (§16): its walk state includes tallies. Remembered per rules object (the matcher asks per event). */
 export function hasTallies(chain: ChainRules): boolean {
-  return chain.tasks.some(isAccumulating);
+  let known = talliesKept.get(chain);
+  if (known === undefined) {
+    known = chain.tasks.some(isAccumulating);
+    talliesKept.set(chain, known);
+  }
+  return known;
 }
+
+const talliesKept = new WeakMap<ChainRules, boolean>();
+/** What a plain chain's walk passes for tallies: never written to (walkOn only counts into accumulating tasks). */
+const NO_TALLIES: Tallies = new Map();
 
 /** The window to redo for a late event at `from` in the walk `stored`. */
 export function redoWindow(chain: ChainRules, stored: WalkState, from: EventPosition): RedoWindow {
