@@ -19,7 +19,7 @@ function table(header: string[], rows: (string | number | null)[][]): string[] {
 }
 
 /** What the campaign page shows (/admin/campaigns/{id}), as tables. */
-export function statsTables(view: StatsView): string[] {
+function statsTables(view: StatsView): string[] {
   const chain = view.quest_chain;
   return [
     `${chain.name} (${chain.id})  ${chain.status}, ${chain.mode}, ${chain.start_date} .. ${chain.end_date}, days in ${chain.timezone}`,

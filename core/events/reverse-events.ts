@@ -44,7 +44,8 @@ export async function reverseEvents(deps: Pick<CoreDeps, 'db' | 'producer'>, inp
     const sourceUsers = await findSourceUsers(tx, senders);
     await lockUsers(tx, sourceUsers);
     // A counted event that completed nothing still moved a tally: those users are walked again too.
-    const affected = [...new Set([...(await usersCompletedBy(tx, sourceUsers, reversedIds)), ...(await usersWithTallies(tx, sourceUsers))])];
+    const [completedBy, withTallies] = await Promise.all([usersCompletedBy(tx, sourceUsers, reversedIds), usersWithTallies(tx, sourceUsers)]);
+    const affected = [...new Set([...completedBy, ...withTallies])];
     await flagUsersForEvaluation(tx, affected);
     return { found, sourceUsers, affected, senders };
   });

@@ -12,7 +12,8 @@ import { admittedChainsOf } from '../../shared/db/admission-store.js';
 import { explainChain, type Verdict } from '../../shared/domain/explain.js';
 import { invalidInput, notFound } from '../../shared/errors.js';
 import type { ChainRules } from '../../shared/domain/progress.js';
-import { ONLY_RUN, currentRun, runStartingAt, type Run } from '../../shared/domain/recurrence.js';
+import type { Run } from '../../shared/domain/recurrence.js';
+import { requestedRun } from './requested-run.js';
 import { runOf, runRules } from '../../shared/domain/runs.js';
 import type { CoreDeps } from '../deps.js';
 import type { Tally } from '../../shared/domain/tally.js';
@@ -59,7 +60,7 @@ export async function explainProgress(deps: Pick<CoreDeps, 'db'>, input: Explain
   if (definition?.chain.platformId !== input.platformId) throw notFound(`Quest chain ${input.chainId} not found`, 'questChainId');
   const user = await findMatchUser(deps.db, input.platformId, input.platformUserId);
   const { chain, tasks, rules } = definition;
-  const period = explainedPeriod(rules, input.periodStartUs);
+  const period = requestedRun(rules, input.periodStartUs);
   const run = rules.recurrence ? runOf(rules, period)! : null;
   if (!user) return { definition, userExists: false, capReached: false, pendingEvents: 0, tasks: [], run };
 
@@ -100,15 +101,4 @@ export async function explainProgress(deps: Pick<CoreDeps, 'db'>, input: Explain
       };
     }),
   };
-}
-
-/** The run explained: the one asked for, which must be a run of the chain; by default the current run (0 in a chain that does not repeat). */
-function explainedPeriod(rules: ChainRules, asked: bigint | undefined): bigint {
-  if (!rules.recurrence) {
-    if (asked !== undefined) throw invalidInput('period_start: the quest chain does not repeat; explain it without a period_start', 'period_start');
-    return ONLY_RUN;
-  }
-  if (asked === undefined) return currentRun(rules, rules.recurrence, BigInt(Date.now()) * 1000n).startUs;
-  if (runStartingAt(rules, rules.recurrence, asked) === null) throw invalidInput('period_start: no run of the quest chain starts there (see period_start in GET active)', 'period_start');
-  return asked;
 }

@@ -7,8 +7,8 @@ import { isChainCompleted, taskProgress, taskStatuses, userProgress, type TaskPr
 import { dateToMicros } from '../../shared/domain/timestamp.js';
 import type { CoreDeps } from '../deps.js';
 import { hasTallies, type ChainRules } from '../../shared/domain/progress.js';
-import { inRun, type Run } from '../../shared/domain/recurrence.js';
-import { periodOfRun, runOf, runRules } from '../../shared/domain/runs.js';
+import { inRun, storedRun, type Run } from '../../shared/domain/recurrence.js';
+import { periodOfRun, runOf } from '../../shared/domain/runs.js';
 
 export interface ReadActiveChainsInput {
   platformId: string;
@@ -45,7 +45,9 @@ export interface ActiveChainProgress {
 
 /** A completed run of a repeating chain whose chain reward is not claimed yet. */
 export interface ClaimableRun {
-  run: Run;
+  periodStartUs: bigint;
+  /** Null for a chain that does not repeat (its one run). */
+  run: Run | null;
   completedUs: bigint;
   claimableUs: bigint;
 }
@@ -122,7 +124,7 @@ function chainProgress(definition: ChainDefinition, user: ReadUserState, nowUs: 
     chainStartUs: rules.startUs,
   });
   // Every completed run whose chain reward is unclaimed; a chain that does not repeat has at most its one.
-  const claimable = reward === null ? [] : completedRuns(definition, user).filter((r) => !user.claimedChains.has(inRun(chain.id, periodOfRun(rules, r.run))));
+  const claimable = reward === null ? [] : completedRuns(definition, user).filter((r) => !user.claimedChains.has(inRun(chain.id, r.periodStartUs)));
   const first = claimable[0];
   return {
     definition,
@@ -154,17 +156,12 @@ function completedRuns(definition: ChainDefinition, user: ReadUserState): Claima
     .filter(([, { done }]) => isChainCompleted(tasks.length, done))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([period, { latestUs }]) => ({
-      run: runOfPeriod(rules, period),
+      periodStartUs: period,
+      run: storedRun(rules, period),
       completedUs: latestUs,
       claimableUs: claimableAfterHold(latestUs, chain.rewardHoldSeconds),
     }));
 }
-
-/** The run stored under `period`: a chain that does not repeat has one, its whole dates. */
-const runOfPeriod = (rules: ChainRules, period: bigint): Run => {
-  const own = runRules(rules, period);
-  return own === null ? { startUs: period, endUs: period } : { startUs: own.startUs, endUs: own.endUs };
-};
 
 function tasksProgress(rules: ChainRules, user: ReadUserState, completedIds: ReadonlySet<string>, period: bigint, nowUs: bigint): Map<string, TaskProgress> {
   const shown = new Map<string, TaskProgress>();
@@ -187,6 +184,6 @@ function claimableTasks(definition: ChainDefinition, user: ReadUserState): Claim
       task: byTask.get(c.taskId)!,
       completedUs: c.completedUs,
       claimableUs: claimableAfterHold(c.completedUs, chain.rewardHoldSeconds),
-      run: rules.recurrence ? runOfPeriod(rules, c.periodStartUs) : null,
+      run: storedRun(rules, c.periodStartUs),
     }));
 }

@@ -2,7 +2,7 @@ import { findChainDefinition, type ChainDefinition } from '../../shared/db/chain
 import { readStoredChainStats, type StoredPrizeStats } from '../../shared/db/chain-stats-store.js';
 import { dayIn, fillDays, type DayCounts } from '../../shared/domain/campaign-days.js';
 import { notFound } from '../../shared/errors.js';
-import { runRules } from '../../shared/domain/runs.js';
+import { storedRun } from '../../shared/domain/recurrence.js';
 import type { CoreDeps } from '../deps.js';
 
 export interface ReadChainStatsInput {
@@ -77,6 +77,6 @@ export async function readChainStats(deps: Pick<CoreDeps, 'db'>, input: ReadChai
       users: stored.funnel.reversedUsers,
     },
     daily: fillDays(stored.days, { firstDay: dayIn(chain.timezone, Number(chain.startDate / 1000n)), lastDay: dayIn(chain.timezone, lastUs) }),
-    runs: stored.runs.map((run) => ({ ...run, periodEndUs: runRules(definition.rules, run.periodStartUs)?.endUs ?? run.periodStartUs })),
+    runs: stored.runs.map((run) => ({ ...run, periodEndUs: storedRun(definition.rules, run.periodStartUs)?.endUs ?? run.periodStartUs })),
   };
 }

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { requestedRun } from '../quest-chains/requested-run.js';
 import type { SenderUserId, ServiceUserId } from '../../shared/domain/ids.js';
 import { drawPrize } from '../../shared/rewards/verifiable-draw.js';
 import { currentSeed, insertDraw, lockPrizes, takePrize } from '../../shared/db/draw-store.js';
 import { inStock } from '../../shared/domain/draw-stock.js';
 import { claimableAfterHold } from '../../shared/domain/reward-hold.js';
-import { ONLY_RUN, currentRun, runStartingAt } from '../../shared/domain/recurrence.js';
-import { reserveClaim, type ChainTiming, type ClaimLimits, findChainReward, findClaim, findTaskReward, insertClaim, type Prize, type Reward, type RewardClaim, type RewardKind } from '../../shared/db/reward-store.js';
+import { reserveClaim, type ClaimLimits, findChainReward, findClaim, findTaskReward, insertClaim, type Prize, type Reward, type RewardClaim, type RewardKind } from '../../shared/db/reward-store.js';
 import { findUserId, lockUsers } from '../../shared/db/user-store.js';
 import type { Executor } from '../../shared/db/client.js';
 import { formatIsoMillis } from '../../shared/domain/timestamp.js';
@@ -144,27 +144,10 @@ function assertClaimable(target: Claimable) {
   }
 }
 
-/**
- * The run a claim is of: the one asked for, which must be a run of the chain;
- * by default the current run (docs/quest-language.md). A chain that does not
- * repeat has one run, and a period named for it is refused.
- */
-function claimedPeriod(timing: ChainTiming, asked: bigint | undefined): bigint {
-  if (timing.recurrence === null) {
-    if (asked !== undefined) throw invalidInput('period_start: the quest chain does not repeat; claim without a period_start', 'period_start');
-    return ONLY_RUN;
-  }
-  if (asked === undefined) return currentRun(timing, timing.recurrence, BigInt(Date.now()) * 1000n).startUs;
-  if (runStartingAt(timing, timing.recurrence, asked) === null) {
-    throw invalidInput(`period_start: no run of the quest chain starts at ${formatIsoMillis(asked)} (see period_start in GET active)`, 'period_start');
-  }
-  return asked;
-}
-
 async function taskTarget(db: Executor, platformId: string, userId: ServiceUserId, taskId: string, asked: bigint | undefined): Promise<Claimable> {
   const task = await findTaskReward(db, platformId, userId, taskId);
   if (!task) throw invalidInput('task_id: no such task for your platform', 'task_id', 'task_not_found');
-  const periodStartUs = claimedPeriod(task.timing, asked);
+  const periodStartUs = requestedRun(task.timing, asked);
   const completion = task.completions.get(periodStartUs) ?? null;
   return {
     periodStartUs,
@@ -184,7 +167,7 @@ async function chainTarget(db: Executor, platformId: string, userId: ServiceUser
   if (!chain) throw invalidInput('quest_chain_id: no such quest chain for your platform', 'quest_chain_id', 'quest_chain_not_found');
   // No reward, no claim of it either: refused before looking for one.
   if (!chain.reward) throw conflict('reward_not_claimable', 'The quest chain has no chain reward', 'quest_chain_id');
-  const periodStartUs = claimedPeriod(chain.timing, asked);
+  const periodStartUs = requestedRun(chain.timing, asked);
   const completedUs = chain.completions.get(periodStartUs) ?? null;
   return {
     periodStartUs,

@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import type { DayCounts } from '../domain/campaign-days.js';
 import type { Database, Executor } from './client.js';
 
 /**
@@ -47,13 +48,6 @@ export interface StoredPrizeStats {
   stock: number | null;
 }
 
-export interface StoredDay {
-  /** YYYY-MM-DD in the chain's time zone. */
-  day: string;
-  starts: number;
-  completions: number;
-  claims: number;
-}
 
 /** One run of a repeating chain (docs/quest-language.md): the chains completed in it and the claims of its rewards. */
 export interface StoredRun {
@@ -69,7 +63,8 @@ export interface StoredChainStats {
   tasks: StoredTaskStats[];
   rewards: StoredRewardStats[];
   prizes: StoredPrizeStats[];
-  days: StoredDay[];
+  /** One day in the chain's time zone (YYYY-MM-DD), only days with something. */
+  days: DayCounts[];
 }
 
 // What a claim cost the budget (core/rewards/claim-reward.ts): a box's drawn prize value, else the reward's value, else 0.

@@ -2,7 +2,7 @@ import type { ServiceUserId } from '../domain/ids.js';
 import { claimableAfterHold } from '../domain/reward-hold.js';
 import { and, eq, inArray, isNotNull, isNull, notExists, sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
-import type { Recurrence } from '../domain/recurrence.js';
+import type { ChainTiming } from '../domain/recurrence.js';
 import { afterKey } from './keyset.js';
 import { chainProgress, chainRewards, questChains, questTasks, rewardClaims, taskCompletions } from './schema/index.js';
 
@@ -41,13 +41,6 @@ export interface RewardClaim {
   reversedUs: bigint | null;
   /** The run of a repeating chain claimed from (docs/quest-language.md); 0 in a chain that does not repeat. */
   periodStartUs: bigint;
-}
-
-/** A chain's dates and recurrence: what places a stored period in its run. */
-export interface ChainTiming {
-  startUs: bigint;
-  endUs: bigint;
-  recurrence: Recurrence | null;
 }
 
 const chainTimingColumns = { startUs: questChains.startDate, endUs: questChains.endDate, recurrence: questChains.recurrence };

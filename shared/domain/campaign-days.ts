@@ -1,3 +1,5 @@
+import { localDay } from './calendar.js';
+
 /**
  * The daily series of a campaign (docs/campaign-stats.md): one entry per day
  * of the chain's life in its time zone, from its first day to its last (or
@@ -17,10 +19,9 @@ export interface DayCounts {
 /** Never more than this many days (ten years), whatever the dates stored. */
 export const MAX_SERIES_DAYS = 3660;
 
-/** The calendar day of an instant (epoch milliseconds) in an IANA time zone. */
+/** The calendar day of an instant (epoch milliseconds) in an IANA time zone, as YYYY-MM-DD (localDay of calendar.ts). */
 export function dayIn(timezone: string, epochMs: number): string {
-  // en-CA formats dates as YYYY-MM-DD.
-  return new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(epochMs));
+  return new Date(localDay(BigInt(Math.floor(epochMs)) * 1000n, timezone) * 86_400_000).toISOString().slice(0, 10);
 }
 
 const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);

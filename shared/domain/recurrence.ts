@@ -47,3 +47,23 @@ export function currentRun(window: ChainWindow, recurrence: Recurrence, nowUs: b
   const at = nowUs < window.startUs ? window.startUs : nowUs >= window.endUs ? window.endUs - 1n : nowUs;
   return runAt(window, recurrence, at)!;
 }
+
+/** A chain's dates and recurrence: all that places a period in its run. */
+export type ChainTiming = ChainWindow & { recurrence?: Recurrence | null };
+
+/** The run a stored period names in a repeating chain; null for a chain that does not repeat (its one run has no period), or a period that starts no run. */
+export function storedRun(timing: ChainTiming, periodStartUs: bigint): Run | null {
+  return timing.recurrence ? runStartingAt(timing, timing.recurrence, periodStartUs) : null;
+}
+
+/**
+ * The run a request (a claim, an explanation) is about: the one it names,
+ * which must start a run of the chain, or by default the current run; 0 for
+ * a chain that does not repeat, which takes no period. A string: why the
+ * named period is refused (for a 400 on `period_start`).
+ */
+export function requestedPeriod(timing: ChainTiming, asked: bigint | undefined, nowUs: bigint): bigint | string {
+  if (!timing.recurrence) return asked === undefined ? ONLY_RUN : 'period_start: the quest chain does not repeat; leave period_start out';
+  if (asked === undefined) return currentRun(timing, timing.recurrence, nowUs).startUs;
+  return runStartingAt(timing, timing.recurrence, asked) === null ? 'period_start: no run of the quest chain starts there (see period_start in GET active)' : asked;
+}

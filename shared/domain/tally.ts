@@ -1,4 +1,4 @@
-import { localDay } from './calendar.js';
+import { localDay, mondayOf } from './calendar.js';
 import type { CountingEvent, StreakCondition, TaskCondition } from './conditions.js';
 
 // Counted, summed and streak tasks (docs/quest-language.md, §16): what a
@@ -47,13 +47,10 @@ export function meetsThresholds(task: TaskCondition, tally: Tally): boolean {
   return true;
 }
 
-/**
- * The period index of a timestamp: its local day, or its week (weeks start on
- * Monday: the index is the week's Monday over 7).
- */
+/** The period index of a timestamp: its local day, or its week (the week's Monday, calendar.ts, counted in weeks). */
 export function periodOf(occurredUs: bigint, every: StreakEvery, timezone: string): number {
   const day = localDay(occurredUs, timezone);
-  return every === 'day' ? day : Math.floor((day + 3) / 7);
+  return every === 'day' ? day : mondayOf(day) / 7;
 }
 
 /** What a live `progress` message says of a counted, summed or streak task: its tally as stored (the thresholds are in the chain, as GET active shows it). */

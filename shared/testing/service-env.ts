@@ -1,13 +1,13 @@
 import { TEST_ADMIN_TOKEN } from './admin-token.js';
 
 /** The Redis every test shares unless it starts its own (a private server, a local cluster). */
-export const LOCAL_REDIS_URL = 'redis://127.0.0.1:6379';
+const LOCAL_REDIS_URL = 'redis://127.0.0.1:6379';
 
 /**
  * Recovery in seconds rather than tens of seconds (reconciler passes, stalled
  * jobs), so tests that kill workers or take Redis away finish quickly.
  */
-export const FAST_RECOVERY = { RECONCILE_INTERVAL_MS: '300', RECONCILE_MIN_AGE_MS: '500', JOB_LOCK_MS: '2000' } as const;
+const FAST_RECOVERY = { RECONCILE_INTERVAL_MS: '300', RECONCILE_MIN_AGE_MS: '500', JOB_LOCK_MS: '2000' } as const;
 
 /** What a stack of the service's processes is configured with. */
 export interface ServiceSettings {

@@ -1,4 +1,5 @@
 import { adminHeaders } from './admin-token.js';
+import type { ProviderType } from '../domain/permissions.js';
 
 // The one seeder of a running service's world, through its API as integrators
 // would: providers with a credential each, chains (admin API), registered
@@ -20,7 +21,6 @@ export interface SeededProvider {
   headers: Record<string, string>;
 }
 
-export type ProviderType = 'platform' | 'advertiser';
 
 /** A provider and a fresh credential of it. `extraHeaders` join its headers (a raw client's JSON content type). */
 export async function seedProvider(call: ApiCall, type: ProviderType, name: string, extraHeaders: Record<string, string> = {}): Promise<SeededProvider> {

@@ -2,10 +2,10 @@ import type { Config } from '../config.js';
 import { createDatabase, type DatabaseTimeouts } from '../db/client.js';
 
 /** Whose statement limit a pool's sessions get: the API's short one or the worker's, which may replay a long history. */
-export type StatementBudget = 'api' | 'worker';
+type StatementBudget = 'api' | 'worker';
 
 /** The session time limits of a process kind's pools (docs/operations.md, "Time limits"). */
-export function sessionTimeouts(config: Config, budget: StatementBudget): DatabaseTimeouts {
+function sessionTimeouts(config: Config, budget: StatementBudget): DatabaseTimeouts {
   return {
     statementMs: budget === 'api' ? config.API_STATEMENT_TIMEOUT_MS : config.WORKER_STATEMENT_TIMEOUT_MS,
     lockMs: config.DB_LOCK_TIMEOUT_MS,

@@ -13,7 +13,7 @@ import { toStatsResponse } from '../../routes/quest-chains/stats/schema.js';
 import { requireAdminForDashboard } from '../queue-dashboard/auth.js';
 import { campaignPageHtml } from './page-html.js';
 
-export const CAMPAIGN_PAGE_PATH = '/admin/campaigns';
+const CAMPAIGN_PAGE_PATH = '/admin/campaigns';
 // Chart.js (MIT, pinned in package.json) from the service's own node_modules: the page needs no CDN.
 const CHART_FILE = join('node_modules', 'chart.js', 'dist', 'chart.umd.min.js');
 const CHART_PATH = `${CAMPAIGN_PAGE_PATH}/assets/chart.umd.min.js`;

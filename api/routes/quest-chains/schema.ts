@@ -299,12 +299,10 @@ function toActiveChainResponse({ definition, taskStatuses, taskProgress, progres
           ...toChainRewardResponse(reward),
           prizes: toPrizesResponse(reward.prizes, (prize) => ({ in_stock: inStock(prize) })),
           claimable: rewardClaimable, claimable_at: isoMillisOrNull(rewardClaimableUs),
-          claimable_periods: claimableRuns.map((r) => ({
-            period_start: formatIsoMillis(r.run.startUs),
-            period_end: formatIsoMillis(r.run.endUs),
-            completed_at: formatIsoMillis(r.completedUs),
-            claimable_at: formatIsoMillis(r.claimableUs),
-          })),
+          // Runs of a repeating chain only (a chain that does not repeat lists none).
+          claimable_periods: claimableRuns.flatMap(({ run, completedUs, claimableUs }) =>
+            run === null ? [] : [{ period_start: formatIsoMillis(run.startUs), period_end: formatIsoMillis(run.endUs), completed_at: formatIsoMillis(completedUs), claimable_at: formatIsoMillis(claimableUs) }],
+          ),
         }
       : null,
   };

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
-import type { ChainTiming, ClaimableChainReward, ClaimableTaskReward, Reward, RewardClaim } from '../../../shared/db/reward-store.js';
-import { runStartingAt } from '../../../shared/domain/recurrence.js';
+import type { ClaimableChainReward, ClaimableTaskReward, Reward, RewardClaim } from '../../../shared/db/reward-store.js';
+import { storedRun, type ChainTiming } from '../../../shared/domain/recurrence.js';
 import { OFFSET_TIMESTAMP_RULE, parseOffsetTimestamp } from '../../../shared/domain/chain-timestamp.js';
 import { storableString } from '../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../http/envelope.js';
@@ -147,7 +147,7 @@ export const toClaimableTaskResponse = (entry: ClaimableTaskReward) => ({
 
 /** The run a stored period names, as period_start and period_end (both null for a chain that does not repeat). */
 function runBounds(timing: ChainTiming, periodStartUs: bigint) {
-  const run = timing.recurrence === null ? null : runStartingAt(timing, timing.recurrence, periodStartUs);
+  const run = storedRun(timing, periodStartUs);
   return { period_start: run === null ? null : formatIsoMillis(run.startUs), period_end: run === null ? null : formatIsoMillis(run.endUs) };
 }
 

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { shownProviderId } from '../../../../shared/domain/test-mode.js';
 import { CHAIN_STATUSES } from '../../../../shared/db/chain-store.js';
 import { formatIsoMillis } from '../../../../shared/domain/timestamp.js';
 import { MODES } from '../../../../shared/domain/test-mode.js';
@@ -134,8 +135,9 @@ export function toStatsResponse(stats: ChainStats) {
       start_date: formatIsoMillis(chain.startDate),
       end_date: formatIsoMillis(chain.endDate),
       timezone: chain.timezone,
-      advertiser_id: chain.advertiserId,
-      platform_id: chain.platformId,
+      // A test chain is stored with the test twins' ids; everyone is shown the ids they know (docs/test-mode.md).
+      advertiser_id: shownProviderId(chain.advertiserId, chain.mode),
+      platform_id: shownProviderId(chain.platformId, chain.mode),
     },
     users: stats.users,
     tasks: stats.tasks.map((task) => ({
