@@ -28,8 +28,9 @@ import { testModeRoutes } from './routes/test-mode/index.js';
 export function createApp(deps: AppDeps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.use('*', requestContext(deps));
-  // The live stream (GET /v1/live) stays open by design: no time limit.
-  app.use('*', requestTimeout(deps.config.REQUEST_TIMEOUT_MS, ['/v1/live']));
+  // No time limit for the live stream (GET /v1/live, open by design) nor for liveness (/healthz waits on nothing:
+  // its guard would be a promise and two set operations per probe for a deadline it cannot reach).
+  app.use('*', requestTimeout(deps.config.REQUEST_TIMEOUT_MS, ['/v1/live', '/healthz']));
   app.onError(createErrorHandler(deps.logger));
   app.notFound(notFoundHandler);
 

@@ -156,7 +156,7 @@ describe('ETag and If-None-Match', () => {
     expect(api.deps.liveTokens.verify(token(early.body), minute + 59_000 + 60 * 60_000)).not.toBeNull();
   });
 
-  it('answers 304 on the wire with the tag, the request id and no Content-Length, and the connection goes on', async () => {
+  it('answers 304 on the wire with the tag, the request id and no Content-Length, and the connection goes on to a whole 200', async () => {
     const { platform, platformUserId } = await userWithChain('wire-user');
     const server = await listen(api.app);
     try {
@@ -169,11 +169,13 @@ describe('ETag and If-None-Match', () => {
         `GET /v1/quest-chains/active/${platformUserId} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${platform.headers['x-api-key']}\r\nX-API-Secret: ${platform.headers['x-api-secret']}\r\n${extra}\r\n`;
       // Two requests on one keep-alive connection: a 304 that claimed a body would swallow the second answer.
       const raw = await new Promise<string>((resolve, reject) => {
-        const socket = connect(Number(port), '127.0.0.1', () => socket.write(head(`If-None-Match: ${etag}\r\nX-Request-Id: wire-304\r\n`) + head('')));
+        const socket = connect(Number(port), '127.0.0.1', () => socket.write(head(`If-None-Match: ${etag}\r\nX-Request-Id: wire-304\r\n`) + head('X-Request-Id: wire-200\r\n')));
         let text = '';
         socket.on('data', (chunk) => {
           text += chunk.toString();
-          if (/HTTP\/1\.1 200[\s\S]*\r\n\r\n\{[\s\S]*\}$/.test(text)) socket.end(), resolve(text);
+          // Done once the 200's whole body (its Content-Length) is in.
+          const ok = /HTTP\/1\.1 200[\s\S]*?Content-Length: (\d+)[\s\S]*?\r\n\r\n/.exec(text);
+          if (ok && Buffer.byteLength(text.slice(ok.index + ok[0].length)) >= Number(ok[1])) socket.end(), resolve(text);
         });
         socket.on('error', reject);
       });
@@ -184,6 +186,14 @@ describe('ETag and If-None-Match', () => {
       expect(notModified).toContain('X-Request-Id: wire-304');
       expect(notModified).toContain('Cache-Control: private, no-cache');
       expect(rest).toMatch(/^HTTP\/1\.1 200 /);
+      // The 200 is written straight to Node's response (api/http/direct-answer.ts): every header, and a length that is the body's.
+      const [okHead, okBody] = [rest.slice(0, rest.indexOf('\r\n\r\n')), rest.slice(rest.indexOf('\r\n\r\n') + 4)];
+      expect(okHead).toContain('X-Request-Id: wire-200');
+      expect(okHead).toContain(`ETag: ${etag}`);
+      expect(okHead).toContain('Cache-Control: private, no-cache');
+      expect(okHead).toContain('Content-Type: application/json');
+      expect(okHead).toContain(`Content-Length: ${Buffer.byteLength(okBody)}`);
+      expect(JSON.parse(okBody)).toMatchObject({ success: true, data: { user: { exists: true } } });
     } finally {
       await server.close();
     }

@@ -4,7 +4,7 @@ import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { platformUserIdParams } from '../../http/common-schemas.js';
 import { validationHook } from '../../http/errors.js';
-import { notModified } from '../../http/not-modified.js';
+import { answerDirectly } from '../../http/direct-answer.js';
 import { stringProblem } from '../../../shared/validation/json-value.js';
 import { errorResponses, successBody } from '../../http/envelope.js';
 import { requestHeader } from '../../http/request-headers.js';
@@ -60,12 +60,9 @@ export function registerReadActiveChains(app: OpenAPIHono<AppEnv>) {
     const input = { platformId: caller.providerId, platformUserId: senderUserId(platformUserId), livemode: caller.livemode, ifNoneMatch };
     const answer = await activeAnswer(deps, input, (read) => successBody(c, toActiveChainsResponse(read)));
     // Per credential, so private.
-    if (answer.body === null) return notModified(c, { ETag: answer.etag, 'Cache-Control': 'private, no-cache' });
-    // Set before the response is built (keeps @hono/node-server's light path).
-    c.header('ETag', answer.etag);
-    c.header('Cache-Control', 'private, no-cache');
-    c.header('Content-Type', 'application/json');
-    return c.body(answer.body as Uint8Array<ArrayBuffer>, 200);
+    const headers = { ETag: answer.etag, 'Cache-Control': 'private, no-cache' };
+    if (answer.body === null) return answerDirectly(c, 304, headers);
+    return answerDirectly(c, 200, { ...headers, 'Content-Type': 'application/json' }, answer.body);
   });
 }
 
