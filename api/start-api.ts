@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { serve } from '@hono/node-server';
+import { apiServerOptions } from './http/api-response.js';
 import type { Config } from '../shared/config.js';
 import type { BufferedStdout, Logger } from '../shared/observability/logger.js';
 import { openDatabase } from '../shared/wiring/databases.js';
@@ -28,7 +29,7 @@ export async function startApi(config: Config, logger: Logger, logOutput: Buffer
   // The internal Prometheus listener (docs/operations.md); without METRICS_PORT, /metrics is on PORT behind the admin token.
   const metricsServer =
     config.METRICS_PORT === undefined ? null : await startMetricsServer(deps.metrics, { port: config.METRICS_PORT, host: config.HOST });
-  const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
+  const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST, serverOptions: apiServerOptions }, (info) => {
     logger.info({ port: info.port }, 'api listening');
     // Supervisors and tests wait for this line: do not leave it in the buffer.
     logOutput.flush();

@@ -2,11 +2,12 @@ import type { ServerResponse } from 'node:http';
 import { X_ALREADY_SENT } from '@hono/node-server/utils/response/constants';
 import type { Context } from 'hono';
 import type { AppEnv } from '../app-env.js';
+import { ApiResponse } from './api-response.js';
 
 /**
  * The hot answers (a cached active read, its 304) written to Node's response
- * directly, as @hono/node-server would write a light response, and the one
- * header every answer carries set on it before the handler runs.
+ * directly, as @hono/node-server would write a light response, and the
+ * request id every answer carries.
  *
  * Why: headers given to Hono (`c.header`, or more than one in `c.body`) are
  * kept in an undici `Headers`, which the adapter then converts back to an
@@ -30,15 +31,21 @@ const sentMarker = (status: number) => {
   return marker;
 };
 
-/** Sets a header on the answer-to-be, before the handler builds it: on Node's response when there is one (true), else through Hono. */
-export function setAnswerHeader(c: Context, name: string, value: string): boolean {
+/**
+ * Gives the answer-to-be its request id: on the API's own Node response
+ * (api-response.ts) the head carries it whatever builds it; on any other Node
+ * response it is set there; in process it goes through Hono, and only a
+ * Response the handler built itself can then lack it.
+ */
+export function tagAnswer(c: Context, requestId: string): 'on the wire' | 'in process' {
   const outgoing = outgoingOf(c);
   if (outgoing === undefined) {
-    c.header(name, value);
-    return false;
+    c.header('X-Request-Id', requestId);
+    return 'in process';
   }
-  outgoing.setHeader(name, value);
-  return true;
+  if (outgoing instanceof ApiResponse) outgoing.requestId = requestId;
+  else outgoing.setHeader('X-Request-Id', requestId);
+  return 'on the wire';
 }
 
 /** Answers `status` with `headers` and `body` (none for a 304). */

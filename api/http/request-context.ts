@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import { createAccessLog } from '../../shared/observability/access-log.js';
 import type { AppDeps, AppEnv } from '../app-env.js';
-import { setAnswerHeader } from './direct-answer.js';
+import { tagAnswer } from './direct-answer.js';
 import { requestHeader } from './request-headers.js';
 
 const REQUEST_ID = /^[\w.-]{1,100}$/;
@@ -12,10 +12,10 @@ const REQUEST_ID = /^[\w.-]{1,100}$/;
  * X-Request-Id when sane) and logs one line per request with route, status
  * and duration. Headers are never logged, so neither is a secret.
  *
- * Kept cheap on purpose (docs/performance.md): the header is set on Node's
- * response before the handler runs, because a header given to Hono makes it
- * keep the answer's headers in an undici Headers (and one added afterwards
- * rebuilds the response as a full undici Response); the access line is written in pino's format without
+ * Kept cheap on purpose (docs/performance.md): the header goes into the
+ * head Node writes (api/http/api-response.ts), because a header given to Hono
+ * makes it keep the answer's headers in an undici Headers (and one added
+ * afterwards rebuilds the response as a full undici Response); the access line is written in pino's format without
  * pino's generic serialisation and redaction (shared/observability/access-log.ts).
  */
 export function requestContext(deps: AppDeps): MiddlewareHandler<AppEnv> {
@@ -26,12 +26,12 @@ export function requestContext(deps: AppDeps): MiddlewareHandler<AppEnv> {
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     c.set('deps', deps);
     c.set('requestId', requestId);
-    // On Node's response itself: every answer carries it, however it is built (api/http/direct-answer.ts).
-    const onTheWire = setAnswerHeader(c, 'X-Request-Id', requestId);
+    // Every answer carries it, however it is built (api/http/direct-answer.ts).
+    const where = tagAnswer(c, requestId);
     // Not an async function: one promise fewer per request (the chain's own).
     return next().then(() => {
       // In process, a handler that returned a Response it built itself (docs page, queue dashboard) did not get the prepared header.
-      if (!onTheWire && !c.res.headers.has('x-request-id')) c.header('X-Request-Id', requestId);
+      if (where === 'in process' && !c.res.headers.has('x-request-id')) c.header('X-Request-Id', requestId);
       const durationMs = Math.round((performance.now() - started) * 100) / 100;
       const route = c.req.routePath;
       const status = c.res.status;

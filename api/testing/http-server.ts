@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
+import { apiServerOptions } from '../http/api-response.js';
 
 export interface ListeningApp {
   url: string;
@@ -13,7 +14,7 @@ export interface ListeningApp {
  */
 export async function listen(app: { fetch: (request: Request) => Response | Promise<Response> }): Promise<ListeningApp> {
   return new Promise((resolve) => {
-    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
+    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1', serverOptions: apiServerOptions }, (info: AddressInfo) => {
       resolve({
         url: `http://127.0.0.1:${info.port}`,
         close: () =>
