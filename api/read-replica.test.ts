@@ -2,6 +2,7 @@ import { senderUserId } from '../shared/domain/ids.js';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountLinks, providers, rewardClaims, users } from '../shared/db/schema/index.js';
+import { claimedDayOf } from '../shared/db/reward-store.js';
 import { createTestChain } from '../shared/testing/chains.js';
 import { createTestDatabase, type TestDatabase } from '../shared/testing/database.js';
 import { useTestData } from '../shared/testing/test-data.js';
@@ -67,7 +68,7 @@ describe('DATABASE_READ_URL', () => {
       .insert(accountLinks)
       .values({ userId: replicaUser!.id, platformId: platform.id, advertiserId: advertiser.id, advertiserUserId: senderUserId('only-on-the-read-pool') });
     const chain = await createTestChain(replica.db, platform.id, advertiser.id, { reward: true });
-    await replica.db.insert(rewardClaims).values({ userId: replicaUser!.id, kind: 'chain', chainId: chain.id, reward: { type: 'points', name: 'r', value: 1 } });
+    await replica.db.insert(rewardClaims).values({ userId: replicaUser!.id, kind: 'chain', chainId: chain.id, reward: { type: 'points', name: 'r', value: 1 }, claimedDay: claimedDayOf(chain.id) });
 
     const links = await api.call('GET', '/v1/account-links/u-lists', { headers: platform.headers });
     expect(links.status).toBe(200);

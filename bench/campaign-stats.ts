@@ -5,9 +5,10 @@
 // nine in ten claim what they completed; a mystery box with two prizes), then
 // times readChainStats, prints each statement's plan (which index it uses) and
 // the median, and drops the database. Figures go to docs/performance.md.
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import postgres from 'postgres';
 import { readChainStats } from '../core/quest-chains/read-chain-stats.js';
+import { chainStatsStatements } from '../shared/db/chain-stats-store.js';
 import { createTestDatabase } from '../shared/testing/database.js';
 import { createTestChain } from '../shared/testing/chains.js';
 import { createTestProvider } from '../shared/testing/fixtures.js';
@@ -51,26 +52,32 @@ try {
       select md5('u' || i)::uuid, ${platform.id}, 'bench-' || i, to_timestamp(${startSeconds} + (i % 28) * 86400 + (i % 997) * 60), false
       from generate_series(1, ${PARTICIPANTS}) i`);
     const steps = sql.raw(`(case when i % 3 = 0 then 3 when i % 5 < 3 then 2 else 1 end)`);
+    // Users register after the chain's start, so each joins it at registration: task k is done k * 3600 * (1 + i % 17) s later.
+    const completedAt = (k: SQL) => sql`to_timestamp(${startSeconds} + (i % 28) * 86400 + (i % 997) * 60 + ${k} * 3600 * (1 + i % 17))`;
     await tx.execute(sql`
-      insert into task_completions (user_id, task_id, chain_id, event_id, completed_at)
+      insert into task_completions (user_id, task_id, chain_id, event_id, completed_at, since_joined_us)
       select md5('u' || i)::uuid, (array[${task1}::uuid, ${task2}::uuid, ${task3}::uuid])[k], ${chain.id}, md5('e' || i || '-' || k)::uuid,
-             to_timestamp(${startSeconds} + (i % 28) * 86400 + (i % 997) * 60 + k * 3600 * (1 + i % 17))
+             ${completedAt(sql`k`)}, k * 3600 * (1 + i % 17) * 1000000::bigint
       from generate_series(1, ${PARTICIPANTS}) i, generate_series(1, 3) k where k <= ${steps}`);
     await tx.execute(sql`
-      insert into chain_progress (user_id, chain_id, completed_tasks, total_tasks, completed_at, updated_at)
-      select md5('u' || i)::uuid, ${chain.id}, ${steps}, 3,
-             case when ${steps} = 3 then to_timestamp(${startSeconds} + (i % 28) * 86400 + (i % 997) * 60 + 3 * 3600 * (1 + i % 17)) end, now()
+      insert into chain_progress (user_id, chain_id, completed_tasks, total_tasks, completed_at, first_completed_at, updated_at)
+      select md5('u' || i)::uuid, ${chain.id}, ${steps}, 3, case when ${steps} = 3 then ${completedAt(sql`3`)} end, ${completedAt(sql`1`)}, now()
       from generate_series(1, ${PARTICIPANTS}) i`);
+    // A claim's day is its time's in the chain's time zone, as the claim path writes it (reward-store.ts, claimedDayOf).
+    const day = (at: SQL) => sql`((${at})::timestamptz(3) at time zone q.timezone)::date`;
     await tx.execute(sql`
-      insert into reward_claims (user_id, kind, chain_id, task_id, reward, claimed_at)
-      select tc.user_id, 'task', tc.chain_id, tc.task_id, jsonb_build_object('type', 'points', 'name', 'points', 'value', 10), tc.completed_at + interval '2 hours'
-      from task_completions tc where tc.chain_id = ${chain.id} and get_byte(decode(md5(tc.user_id::text), 'hex'), 0) < 230`);
+      insert into reward_claims (user_id, kind, chain_id, task_id, reward, claimed_at, claimed_day)
+      select tc.user_id, 'task', tc.chain_id, tc.task_id, jsonb_build_object('type', 'points', 'name', 'points', 'value', 10),
+             tc.completed_at + interval '2 hours', ${day(sql`tc.completed_at + interval '2 hours'`)}
+      from task_completions tc join quest_chains q on q.id = tc.chain_id
+      where tc.chain_id = ${chain.id} and get_byte(decode(md5(tc.user_id::text), 'hex'), 0) < 230`);
     await tx.execute(sql`
-      insert into reward_claims (user_id, kind, chain_id, task_id, reward, claimed_at)
+      insert into reward_claims (user_id, kind, chain_id, task_id, reward, claimed_at, claimed_day)
       select cp.user_id, 'chain', cp.chain_id, null,
              jsonb_build_object('type', 'mystery_box', 'name', 'Box', 'value', 25, 'prize', jsonb_build_object('prize_id', 'small', 'name', 'Small', 'value', 5)),
-             cp.completed_at + interval '3 hours'
-      from chain_progress cp where cp.chain_id = ${chain.id} and cp.completed_at is not null`);
+             cp.completed_at + interval '3 hours', ${day(sql`cp.completed_at + interval '3 hours'`)}
+      from chain_progress cp join quest_chains q on q.id = cp.chain_id
+      where cp.chain_id = ${chain.id} and cp.completed_at is not null`);
     const [seed] = await tx.execute<{ id: string }>(sql`select id from draw_seeds where chain_id = ${chain.id} and retired_at is null`);
     await tx.execute(sql`
       insert into reward_draws (claim_id, chain_id, seed_id, candidates, digest, roll, total_weight, prize_id)
@@ -88,14 +95,9 @@ try {
     select (select count(*) from task_completions)::int as completions, (select count(*) from reward_claims)::int as claims`);
   console.log(`wrote ${PARTICIPANTS.toLocaleString('en-US')} participants, ${sizes!.completions.toLocaleString('en-US')} completions, ${sizes!.claims.toLocaleString('en-US')} claims in ${(written / 1000).toFixed(1)} s (vacuum analyze ${(vacuumed / 1000).toFixed(1)} s)`);
 
-  // Which index each statement uses.
-  for (const [name, statement] of [
-    ['funnel', sql`select count(*) filter (where completed_tasks > 0), count(*) filter (where completed_at is not null), count(*) filter (where generation > 0) from chain_progress where chain_id = ${chain.id}`],
-    ['tasks', sql`select tc.task_id, count(*), percentile_cont(0.5) within group (order by extract(epoch from tc.completed_at - u.created_at)) from task_completions tc join users u on u.id = tc.user_id where tc.chain_id = ${chain.id} group by tc.task_id`],
-    ['daily starts', sql`select count(*) from (select min(completed_at) from task_completions where chain_id = ${chain.id} group by user_id) f`],
-    ['claims', sql`select task_id, count(*) from reward_claims where chain_id = ${chain.id} group by task_id`],
-  ] as const) {
-    const plan = await db.execute<{ 'QUERY PLAN': string }>(sql`explain (analyze, costs off, timing off) ${statement}`);
+  // Which index each statement of the read uses (the statements themselves, from the store).
+  for (const [name, statement] of chainStatsStatements({ id: chain.id, timezone: 'UTC' })) {
+    const plan = await db.execute<{ 'QUERY PLAN': string }>(sql`explain (analyze, buffers, costs off, timing off) ${statement}`);
     console.log(`\n-- ${name}\n${plan.map((row) => row['QUERY PLAN']).join('\n')}`);
   }
 

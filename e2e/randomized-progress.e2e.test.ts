@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { computeCompletions } from '../shared/domain/progress.js';
 import { parseUtcTimestamp } from '../shared/domain/timestamp.js';
+import { statsColumnsAdrift } from '../shared/testing/campaign-stats-rows.js';
 import { eventually } from '../shared/testing/eventually.js';
 import { seededRandom } from '../shared/testing/random.js';
 import { createModelChains, eventKey, generateEvents, quiescent, sendAll, storedCompletions, type GeneratedEvent } from './support/progress-model.js';
@@ -42,6 +43,8 @@ async function expectStoredEqualsModel(
       expect(await storedCompletions(current.database, userId, chain.id), `user ${userId}, chain ${chain.id}, seed ${SEED}`).toEqual(expected);
     }
   }
+  // What the campaign stats read was written with the completions, and followed every move of theirs.
+  expect(await statsColumnsAdrift(current.database.db), `seed ${SEED}`).toEqual([]);
 }
 
 describe('stored progress equals the pure model', () => {

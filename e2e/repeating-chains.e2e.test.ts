@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countStatsOverRows, statsAnswerOf, statsColumnsAdrift, statsDifferences } from '../shared/testing/campaign-stats-rows.js';
 import { eventually } from '../shared/testing/eventually.js';
 import { nothingPending } from '../shared/testing/progress.js';
 import { adminHeaders } from '../shared/testing/admin-token.js';
@@ -137,6 +138,9 @@ describe('a daily repeating chain over HTTP', () => {
     const stats = answer.json.data;
     expect(stats.users).toEqual({ admitted: 1, started: 1, completed: 1 });
     expect(stats.tasks[0].completed_users).toBe(1);
+    // Every run's completion measured from the run's start (or the later registration), as counted over the rows.
+    expect(statsDifferences(statsAnswerOf(stats), await countStatsOverRows(stack.database.db, daily.id))).toEqual([]);
+    expect(await statsColumnsAdrift(stack.database.db)).toEqual([]);
     expect(stats.periods.map((p: { period_start: string; completions: number; claims: number }) => [p.period_start, p.completions, p.claims])).toEqual([
       [midnight(-2).slice(0, 19) + '.000Z', 1, 1],
       [midnight(-1).slice(0, 19) + '.000Z', 1, 2],

@@ -60,7 +60,7 @@ async function registered() {
 async function completedFirstTask(chain: { id: string; taskIds: string[] }) {
   const platformUserId = await registered();
   const [user] = await database.db.select({ id: users.id }).from(users).where(eq(users.platformUserId, senderUserId(platformUserId)));
-  await database.db.insert(taskCompletions).values({ userId: user!.id, taskId: chain.taskIds[0]!, chainId: chain.id, eventId: randomUUID(), completedAt: BigInt(Date.now()) * 1000n });
+  await database.db.insert(taskCompletions).values({ userId: user!.id, taskId: chain.taskIds[0]!, chainId: chain.id, eventId: randomUUID(), completedAt: BigInt(Date.now()) * 1000n, sinceJoinedUs: 0n });
   return platformUserId;
 }
 async function token(platformUserId: string) {

@@ -37,6 +37,7 @@ export function chainBody(platformId: string, advertiserId: string, spec: ChainS
     ...(spec.status !== undefined ? { status: spec.status } : {}),
     ...(spec.anyOrder !== undefined ? { allow_any_order: spec.anyOrder } : {}),
     ...(spec.maxCompletions !== undefined ? { max_completions: spec.maxCompletions } : {}),
+    ...(spec.timezone !== undefined ? { timezone: spec.timezone } : {}),
     tasks: (spec.tasks ?? DEFAULT_TASKS).map(taskBody),
     ...(chain.reward === null ? {} : { chain_reward: chain.reward }),
   };

@@ -8,6 +8,7 @@ import { parseUtcTimestamp } from '../../shared/domain/timestamp.js';
 import { DomainError } from '../../shared/errors.js';
 import { createTestChain, createTestUser } from '../../shared/testing/chains.js';
 import { createTestProvider, type TestProvider } from '../../shared/testing/fixtures.js';
+import { statsColumnsAdrift } from '../../shared/testing/campaign-stats-rows.js';
 import { useTestData } from '../../shared/testing/test-data.js';
 import { matchBatch } from '../matching/match-batch.js';
 import type { CoreDeps } from '../deps.js';
@@ -238,5 +239,11 @@ describe('reverseEvents', () => {
       }
     }
     console.info(`claim race outcomes seen: ${[...seen].join(', ')}`);
+  });
+});
+
+describe('the campaign stats columns (0014)', () => {
+  it('hold what they derive from in every row the batches above wrote, however their completions moved', async () => {
+    expect(await statsColumnsAdrift(database.db)).toEqual([]);
   });
 });

@@ -6,6 +6,7 @@ import { accountLinks, chainProgress, taskCompletions, users, webhookMessages } 
 import { formatIsoMicros, parseUtcTimestamp } from '../../shared/domain/timestamp.js';
 import { createTestChain, createTestUser } from '../../shared/testing/chains.js';
 import type { TestProvider } from '../../shared/testing/fixtures.js';
+import { statsColumnsAdrift } from '../../shared/testing/campaign-stats-rows.js';
 import { useTestData } from '../../shared/testing/test-data.js';
 import { matchBatch } from './match-batch.js';
 import { deleteEndpoint, insertEndpoint } from '../../shared/db/webhook-endpoint-store.js';
@@ -156,5 +157,11 @@ describe('matchBatch, one event at a time', () => {
     } finally {
       await deleteEndpoint(database.db, platform.id, endpoint!.id);
     }
+  });
+});
+
+describe('the campaign stats columns (0014)', () => {
+  it('hold what they derive from in every row the batches above wrote, however their completions moved', async () => {
+    expect(await statsColumnsAdrift(database.db)).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import type { ClaimStanding, CompletionWrite, ChainProgressWrite, StoredWalk } from '../../shared/db/progress-store.js';
 import type { StoredEvent } from '../../shared/db/event-store.js';
-import { isChainCompleted } from '../../shared/domain/chain-view.js';
+import { isChainCompleted, joinedUs } from '../../shared/domain/chain-view.js';
 import type { ServiceUserId } from '../../shared/domain/ids.js';
 import { countingFilter, type ChainScope, type MatchUser, type SourceHistory } from '../../shared/domain/sources.js';
 import { advanceWalk, recomputeWalk, redoWalk, redoWindow, type ChainRules, type Hold, type RedoWindow, type WalkAdvance, type WalkState } from '../../shared/domain/progress.js';
@@ -266,13 +266,16 @@ export function diffWalks(view: BatchView, states: ReadonlyMap<string, WalkState
     const [userId, chainId, periodStartUs] = parseWalkKey(key);
     const definition = chainsById.get(chainId)!;
     const stored = view.walks.get(key);
+    // A run of a repeating chain is joined at its start, a chain that does not repeat at the chain's.
+    const joined = joinedUs(view.users.get(userId)!.registeredUs, periodStartUs === ONLY_RUN ? definition.rules.startUs : periodStartUs);
     let changed = false;
     let undone = false;
     for (const completion of state.completions.values()) {
       const before = stored?.completions.get(completion.taskId);
       const held = completion.held === true;
       if (before?.eventId === completion.eventId && before.held === held) continue;
-      writes.completions.push({ userId, chainId, periodStartUs, taskId: completion.taskId, eventId: completion.eventId, completedUs: completion.completedUs, held });
+      const { taskId, eventId, completedUs } = completion;
+      writes.completions.push({ userId, chainId, periodStartUs, taskId, eventId, completedUs, sinceJoinedUs: completedUs - joined, held });
       if ((before?.held ?? false) !== held) writes.standings.push({ userId, chainId, periodStartUs, taskId: completion.taskId, reversed: held });
       if (held && before?.held !== true) undone = true;
       changed = true;
@@ -307,8 +310,12 @@ export function diffWalks(view: BatchView, states: ReadonlyMap<string, WalkState
       }
       else writes.changedChains.set(userId, [chainId]);
     }
+    let first: bigint | null = null;
     let latest: bigint | null = null;
-    for (const c of state.completions.values()) if (latest === null || c.completedUs > latest) latest = c.completedUs;
+    for (const c of state.completions.values()) {
+      if (first === null || c.completedUs < first) first = c.completedUs;
+      if (latest === null || c.completedUs > latest) latest = c.completedUs;
+    }
     writes.progress.push({
       userId,
       chainId,
@@ -316,6 +323,7 @@ export function diffWalks(view: BatchView, states: ReadonlyMap<string, WalkState
       completedTasks: completed,
       totalTasks: total,
       completedUs: isComplete ? latest : null,
+      firstCompletedUs: first,
       mark: state.mark,
       changedUs: null,
       generation: (stored?.generation ?? 0) + (undone ? 1 : 0),

@@ -48,7 +48,7 @@ export async function readChainStats(deps: Pick<CoreDeps, 'db'>, input: ReadChai
   const visible = definition !== null && (!advertiser || (definition.chain.advertiserId === advertiser.providerId && (definition.chain.mode === 'live') === advertiser.livemode));
   if (!visible) throw notFound(`Quest chain ${input.chainId} not found`, advertiser ? 'questChainId' : 'id');
   const { chain, tasks, reward } = definition;
-  const stored = await readStoredChainStats(deps.db, { id: chain.id, timezone: chain.timezone, startUs: chain.startDate, repeating: chain.recurrence !== null });
+  const stored = await readStoredChainStats(deps.db, { id: chain.id, timezone: chain.timezone, repeating: chain.recurrence !== null });
 
   const taskStats = new Map(stored.tasks.map((task) => [task.taskId, task]));
   const rewardStats = new Map(stored.rewards.map((entry) => [entry.taskId, entry]));

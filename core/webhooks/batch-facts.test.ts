@@ -12,8 +12,8 @@ import { walkKey } from '../../shared/domain/walk-key.js';
 const PLATFORM = 'platform-1';
 const ADVERTISER = 'advertiser-1';
 const chain = { chain: { id: 'chain-1', platformId: PLATFORM, advertiserId: ADVERTISER }, tasks: [{ id: 'task-1', sequenceNumber: 1 }, { id: 'task-2', sequenceNumber: 2 }] } as unknown as ChainDefinition;
-const linked: MatchUser = { id: serviceUserId('user-1'), platformId: PLATFORM, platformUserId: senderUserId('pu-1'), links: new Map([[ADVERTISER, senderUserId('adv-1')]]) };
-const unlinked: MatchUser = { id: serviceUserId('user-2'), platformId: PLATFORM, platformUserId: senderUserId('pu-2'), links: new Map() };
+const linked: MatchUser = { id: serviceUserId('user-1'), platformId: PLATFORM, platformUserId: senderUserId('pu-1'), registeredUs: 0n, links: new Map([[ADVERTISER, senderUserId('adv-1')]]) };
+const unlinked: MatchUser = { id: serviceUserId('user-2'), platformId: PLATFORM, platformUserId: senderUserId('pu-2'), registeredUs: 0n, links: new Map() };
 
 function view(walks: StoredWalk[] = []): BatchView {
   return {
@@ -22,9 +22,9 @@ function view(walks: StoredWalk[] = []): BatchView {
     walks: new Map(walks.map((w) => [walkKey(w.userId, w.chainId), w])),
   };
 }
-const completion = (userId: string, taskId: string, us = 1_000_000n) => ({ userId: serviceUserId(userId), chainId: "chain-1", periodStartUs: 0n, taskId, eventId: `event-${taskId}`, completedUs: us, held: false });
+const completion = (userId: string, taskId: string, us = 1_000_000n) => ({ userId: serviceUserId(userId), chainId: "chain-1", periodStartUs: 0n, taskId, eventId: `event-${taskId}`, completedUs: us, sinceJoinedUs: us, held: false });
 const progress = (userId: string, completedTasks: number) => ({
-  userId: serviceUserId(userId), chainId: "chain-1", periodStartUs: 0n, completedTasks, totalTasks: 2, completedUs: completedTasks === 2 ? 2_000_000n : null, mark: null, changedUs: null, generation: 0, tallies: null,
+  userId: serviceUserId(userId), chainId: "chain-1", periodStartUs: 0n, completedTasks, totalTasks: 2, completedUs: completedTasks === 2 ? 2_000_000n : null, firstCompletedUs: 1_000_000n, mark: null, changedUs: null, generation: 0, tallies: null,
 });
 const writes = (w: Partial<BatchWrites>): BatchWrites => ({ completions: [], undone: [], progress: [], standings: [], chainsUndone: new Set(), changedChains: new Map(), ...w });
 const chains = new Map([['chain-1', chain]]);

@@ -1,6 +1,7 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { DayCounts } from '../domain/campaign-days.js';
 import type { Database, Executor } from './client.js';
+import { completionDaysStatement, readCompletionDays, readRepeatingUserDays, readWalkDays, walkDaysStatement } from './chain-stats-days.js';
 
 /**
  * How a campaign does (docs/campaign-stats.md), counted over the stored rows
@@ -9,8 +10,10 @@ import type { Database, Executor } from './client.js';
  * from the rows. All statements run in one read-only repeatable-read
  * transaction, so every figure comes from the same snapshot: under concurrent
  * claims the budget spent always equals the sum of the claims answered beside it.
- * Each statement reads one chain's rows through an index led by chain_id
- * (drizzle/0012_campaign_stats.sql).
+ * Each statement reads one chain's rows in the order of an index led by
+ * chain_id (drizzle/0014_campaign_stats_at_write.sql), from values written
+ * with the rows (a completion's time from joining, a walk's first completion,
+ * a claim's value and day), so no row is joined, sorted or converted.
  */
 
 export interface StoredFunnel {
@@ -67,102 +70,114 @@ export interface StoredChainStats {
   days: DayCounts[];
 }
 
-// What a claim cost the budget (core/rewards/claim-reward.ts): a box's drawn prize value, else the reward's value, else 0.
-const CLAIM_VALUE = sql.raw(`coalesce((reward->'prize'->>'value')::float8, (reward->>'value')::float8, 0)`);
-
 const num = (value: unknown) => Number(value ?? 0);
 
-export async function readStoredChainStats(db: Database, chain: { id: string; timezone: string; startUs: bigint; repeating: boolean }): Promise<StoredChainStats> {
+/** The statements that read all of a (not repeating) chain's rows, by what they count: `npm run bench:campaign-stats` prints their plans. */
+export function chainStatsStatements(chain: { id: string; timezone: string }): [string, SQL][] {
+  return [
+    ['walks and daily starts', walkDaysStatement(chain.id, chain.timezone)],
+    ['daily completions', completionDaysStatement(chain.id, chain.timezone)],
+    ['tasks: completions and medians', tasksStatement(chain.id, false)],
+    ['claims per reward and day', claimsStatement(chain.id)],
+  ];
+}
+
+export async function readStoredChainStats(db: Database, chain: { id: string; timezone: string; repeating: boolean }): Promise<StoredChainStats> {
   return db.transaction(
     async (tx) => {
-      // The per-task medians sort every completion of the chain: in memory up to ~1,000,000 completions
-      // (at 2,000,000 they still spill to a temporary file; docs/performance.md, "Campaign stats").
-      await tx.execute(sql`set local work_mem = '64MB'`);
-      const [funnel, tasks, claims, prizes, progressDays, runs] = await Promise.all([
-        readFunnel(tx, chain.id, chain.repeating),
-        readTasks(tx, chain.id, chain.startUs, chain.repeating),
-        readClaims(tx, chain.id, chain.timezone),
+      // A repeating chain's users are counted once each, over their walks grouped per user: in memory up to ~1,000,000 walks.
+      if (chain.repeating) await tx.execute(sql`set local work_mem = '64MB'`);
+      const [walks, completionDays, tasks, claims, prizes, places, runs] = await Promise.all([
+        chain.repeating ? readRepeatingUserDays(tx, chain.id, chain.timezone) : readWalkDays(tx, chain.id, chain.timezone),
+        readCompletionDays(tx, chain.id, chain.timezone),
+        readTasks(tx, chain.id, chain.repeating),
+        readClaims(tx, chain.id),
         readPrizes(tx, chain.id),
-        readDays(tx, chain.id, chain.timezone),
+        readPlaces(tx, chain.id),
         chain.repeating ? readRuns(tx, chain.id) : Promise.resolve([]),
       ]);
-      const dayKeys = [...new Set([...progressDays.keys(), ...claims.days.keys()])].sort();
-      const days = dayKeys.map((day) => ({ day, starts: progressDays.get(day)?.starts ?? 0, completions: progressDays.get(day)?.completions ?? 0, claims: claims.days.get(day) ?? 0 }));
+      // A chain that does not repeat has a walk per user: its completed users are its completed walks.
+      const completed = walks.completed ?? sum(completionDays.values());
+      const funnel = { participants: walks.walks, places, started: walks.started, completed, reversedUsers: walks.reversed };
+      const dayKeys = [...new Set([...walks.starts.keys(), ...completionDays.keys(), ...claims.days.keys()])].sort();
+      const days = dayKeys.map((day) => ({ day, starts: walks.starts.get(day) ?? 0, completions: completionDays.get(day) ?? 0, claims: claims.days.get(day) ?? 0 }));
       return { runs, funnel, tasks, rewards: claims.rewards, prizes, days };
     },
     { isolationLevel: 'repeatable read', accessMode: 'read only' },
   );
 }
 
-/** A repeating chain has a walk per user and run: its users are counted once each (started: in any run, completed: any run completed). */
-async function readFunnel(tx: Executor, chainId: string, repeating: boolean): Promise<StoredFunnel> {
-  const walks = repeating
-    ? sql`(select bool_or(completed_tasks > 0) as started, bool_or(completed_at is not null) as completed, bool_or(generation > 0) as reversed
-           from chain_progress where chain_id = ${chainId} group by user_id) w`
-    : sql`(select completed_tasks > 0 as started, completed_at is not null as completed, generation > 0 as reversed
-           from chain_progress where chain_id = ${chainId}) w`;
-  const [row] = await tx.execute<Record<string, unknown>>(sql`
-    select count(*) as participants,
-           count(*) filter (where started) as started,
-           count(*) filter (where completed) as completed,
-           count(*) filter (where reversed) as reversed_users,
-           (select count(*) from chain_admissions a where a.chain_id = ${chainId}) as places
-    from ${walks}`);
-  return {
-    participants: num(row!.participants),
-    places: num(row!.places),
-    started: num(row!.started),
-    completed: num(row!.completed),
-    reversedUsers: num(row!.reversed_users),
-  };
+const sum = (values: Iterable<number>) => {
+  let total = 0;
+  for (const value of values) total += value;
+  return total;
+};
+
+async function readPlaces(tx: Executor, chainId: string): Promise<number> {
+  const [row] = await tx.execute<{ places: unknown }>(sql`select count(*) as places from chain_admissions where chain_id = ${chainId}`);
+  return num(row?.places);
+}
+
+function tasksStatement(chainId: string, repeating: boolean): SQL {
+  const users = repeating ? sql`count(distinct user_id)` : sql`count(*)`;
+  return sql`
+    select t.id as task_id, c.users,
+           (select avg(m.since_joined_us) from (
+              select since_joined_us from task_completions
+              where chain_id = ${chainId} and task_id = t.id
+              order by since_joined_us offset (c.completions - 1) / 2 limit 2 - c.completions % 2) m) as median_us
+    from quest_tasks t, lateral (
+      select count(*) as completions, ${users} as users from task_completions where chain_id = ${chainId} and task_id = t.id) c
+    where t.chain_id = ${chainId} and c.completions > 0`;
 }
 
 /**
- * A user joins a chain at the later of their registration and its start
- * (shared/domain/chain-view.ts); a run of a repeating chain at the later of
- * their registration and the run's start, and each user counts once.
+ * Per task: its completions, counted in its range of
+ * task_completions_chain_task_idx (one range per task: grouping them in one
+ * scan cost a third more), and their median time from joining, the middle
+ * entry (or the mean of the two middle ones) of the task's range of
+ * task_completions_chain_task_wait_idx, read at an offset: as
+ * percentile_cont(0.5) would answer, without a sort. In a repeating chain a
+ * user completes a task once per run: the median is over every completion,
+ * each user counts once.
  */
-async function readTasks(tx: Executor, chainId: string, startUs: bigint, repeating: boolean): Promise<StoredTaskStats[]> {
-  const start = repeating ? sql`to_timestamp(tc.period_start_us::float8 / 1e6)` : sql`to_timestamp(${startUs.toString()}::float8 / 1e6)`;
-  const users = repeating ? sql`count(distinct tc.user_id)` : sql`count(*)`;
-  const rows = await tx.execute<Record<string, unknown>>(sql`
-    select tc.task_id,
-           ${users} as completed_users,
-           percentile_cont(0.5) within group (order by extract(epoch from tc.completed_at - greatest(u.created_at, ${start}))) as median_seconds
-    from task_completions tc join users u on u.id = tc.user_id
-    where tc.chain_id = ${chainId}
-    group by tc.task_id`);
+async function readTasks(tx: Executor, chainId: string, repeating: boolean): Promise<StoredTaskStats[]> {
+  const rows = await tx.execute<Record<string, unknown>>(tasksStatement(chainId, repeating));
   return rows.map((row) => ({
     taskId: String(row.task_id),
-    completedUsers: num(row.completed_users),
-    medianSecondsToComplete: row.median_seconds === null ? null : Number(row.median_seconds),
+    completedUsers: num(row.users),
+    medianSecondsToComplete: row.median_us === null ? null : Number(row.median_us) / 1e6,
   }));
 }
 
+const claimsStatement = (chainId: string): SQL => sql`
+  select task_id, claimed_day::text as day, value_bits, count(*) as claims, count(reversed_at) as reversed_claims
+  from reward_claims where chain_id = ${chainId}
+  group by task_id, claimed_day, value_bits`;
+
 /**
- * Claims per reward and per day in one pass over the chain's claims (grouping
- * sets): the two groupings read the same heap rows, the value inside `reward`.
+ * Claims per reward and per day in one pass over
+ * reward_claims_chain_task_day_idx, grouped in its order (reward, day,
+ * value): each claim's day and value were written with it (0014), and the
+ * claims of one reward, day and value share a posting list, so the pass reads
+ * little more than their count. A group's value is its claims times their value.
  */
-async function readClaims(tx: Executor, chainId: string, timezone: string): Promise<{ rewards: StoredRewardStats[]; days: Map<string, number> }> {
-  const rows = await tx.execute<Record<string, unknown>>(sql`
-    select grouping(task_id) = 0 as by_reward, task_id, day::text as day,
-           count(*) as claims, sum(value) as value,
-           count(*) filter (where reversed) as reversed_claims,
-           coalesce(sum(value) filter (where reversed), 0) as reversed_value
-    from (
-      select task_id, (claimed_at at time zone ${timezone})::date as day, ${CLAIM_VALUE} as value, reversed_at is not null as reversed
-      from reward_claims where chain_id = ${chainId}
-    ) c
-    group by grouping sets ((task_id), (day))`);
-  const rewards = rows.filter((row) => row.by_reward === true).map((row) => ({
-    taskId: row.task_id === null ? null : String(row.task_id),
-    claims: num(row.claims),
-    value: num(row.value),
-    reversedClaims: num(row.reversed_claims),
-    reversedValue: num(row.reversed_value),
-  }));
-  const days = new Map(rows.filter((row) => row.by_reward !== true).map((row) => [String(row.day), num(row.claims)]));
-  return { rewards, days };
+async function readClaims(tx: Executor, chainId: string): Promise<{ rewards: StoredRewardStats[]; days: Map<string, number> }> {
+  const rows = await tx.execute<{ task_id: string | null; day: string; value_bits: Buffer; claims: unknown; reversed_claims: unknown }>(claimsStatement(chainId));
+  const rewards = new Map<string | null, StoredRewardStats>();
+  const days = new Map<string, number>();
+  for (const row of rows) {
+    const reward = rewards.get(row.task_id) ?? { taskId: row.task_id, claims: 0, value: 0, reversedClaims: 0, reversedValue: 0 };
+    const value = row.value_bits.readDoubleBE(0);
+    const [claims, reversed] = [num(row.claims), num(row.reversed_claims)];
+    reward.claims += claims;
+    reward.value += claims * value;
+    reward.reversedClaims += reversed;
+    reward.reversedValue += reversed * value;
+    rewards.set(row.task_id, reward);
+    days.set(row.day, (days.get(row.day) ?? 0) + claims);
+  }
+  return { rewards: [...rewards.values()], days };
 }
 
 async function readPrizes(tx: Executor, chainId: string): Promise<StoredPrizeStats[]> {
@@ -178,28 +193,6 @@ async function readPrizes(tx: Executor, chainId: string): Promise<StoredPrizeSta
     drawn: num(row.drawn),
     stock: row.stock === null ? null : Number(row.stock),
   }));
-}
-
-/**
- * Per day in the chain's time zone: users whose first completion fell on it
- * (a start) and chains completed on it; claims come from readClaims. Only
- * days with something; the use-case fills the chain's life in between.
- * Days are `::date` (formatted once per day, not once per row as to_char would).
- */
-async function readDays(tx: Executor, chainId: string, timezone: string): Promise<Map<string, { starts: number; completions: number }>> {
-  const rows = await tx.execute<Record<string, unknown>>(sql`
-    with starts as (
-      select (first_at at time zone ${timezone})::date as day, count(*) as n
-      from (select min(completed_at) as first_at from task_completions where chain_id = ${chainId} group by user_id) f
-      group by 1
-    ), completions as (
-      select (completed_at at time zone ${timezone})::date as day, count(*) as n
-      from chain_progress where chain_id = ${chainId} and completed_at is not null
-      group by 1
-    )
-    select day::text as day, coalesce(s.n, 0) as starts, coalesce(c.n, 0) as completions
-    from starts s full join completions c using (day)`);
-  return new Map(rows.map((row) => [String(row.day), { starts: num(row.starts), completions: num(row.completions) }]));
 }
 
 /** Per run of a repeating chain: its completed walks and the claims made of its rewards. */

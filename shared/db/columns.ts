@@ -22,3 +22,11 @@ function pgTimestampToMicros(value: string | Date): bigint {
   if (us === null) throw new Error(`unexpected timestamp from Postgres: ${String(value)}`);
   return us;
 }
+
+/**
+ * A `bytea` column as a Buffer (drizzle has no builtin for it; postgres.js
+ * hands bytea over as a Buffer already).
+ */
+export const bytes = customType<{ data: Buffer; driverData: Buffer }>({
+  dataType: () => 'bytea',
+});

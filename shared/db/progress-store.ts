@@ -90,6 +90,8 @@ export interface CompletionWrite {
   taskId: string;
   eventId: string;
   completedUs: bigint;
+  /** completedUs less the user's joining of the chain or run (chain-view.ts, joinedUs): what the campaign stats' medians read. */
+  sinceJoinedUs: bigint;
   held: boolean;
 }
 
@@ -97,13 +99,14 @@ export interface CompletionWrite {
 export async function saveCompletions(tx: Executor, writes: readonly CompletionWrite[]): Promise<void> {
   if (writes.length === 0) return;
   await tx.execute(sql`
-    insert into task_completions (user_id, task_id, chain_id, event_id, completed_at, held, period_start_us)
-    select r.u, r.t, r.c, r.e, ${fromUs(sql`r.us`)}, r.held, r.period
+    insert into task_completions (user_id, task_id, chain_id, event_id, completed_at, since_joined_us, held, period_start_us)
+    select r.u, r.t, r.c, r.e, ${fromUs(sql`r.us`)}, r.since_joined, r.held, r.period
     from unnest(${idArray(writes.map((w) => w.userId))}, ${idArray(writes.map((w) => w.taskId))}, ${idArray(writes.map((w) => w.chainId))},
                 ${idArray(writes.map((w) => w.eventId))}, ${numberArray(writes.map((w) => w.completedUs), 'bigint')},
-                ${booleanArray(writes.map((w) => w.held))}, ${numberArray(writes.map((w) => w.periodStartUs), 'bigint')}) as r(u, t, c, e, us, held, period)
+                ${numberArray(writes.map((w) => w.sinceJoinedUs), 'bigint')},
+                ${booleanArray(writes.map((w) => w.held))}, ${numberArray(writes.map((w) => w.periodStartUs), 'bigint')}) as r(u, t, c, e, us, since_joined, held, period)
     on conflict (user_id, task_id, period_start_us) do update
-      set event_id = excluded.event_id, completed_at = excluded.completed_at, held = excluded.held, recorded_at = now()`);
+      set event_id = excluded.event_id, completed_at = excluded.completed_at, since_joined_us = excluded.since_joined_us, held = excluded.held, recorded_at = now()`);
 }
 
 /** Completions undone: their events were reversed and nothing else completes their tasks (docs/reversals.md). */
@@ -208,6 +211,8 @@ export interface ChainProgressWrite {
   completedTasks: number;
   totalTasks: number;
   completedUs: bigint | null;
+  /** The earliest of the walk's completions (held ones included); null while it has none. Daily starts count it. */
+  firstCompletedUs: bigint | null;
   mark: { occurredUs: bigint; id: string } | null;
   /** The user's new stamp when the completions changed; null keeps the stored one. */
   changedUs: bigint | null;
@@ -219,17 +224,18 @@ export interface ChainProgressWrite {
 export async function saveChainProgress(tx: Executor, writes: readonly ChainProgressWrite[]): Promise<void> {
   if (writes.length === 0) return;
   await tx.execute(sql`
-    insert into chain_progress (user_id, chain_id, completed_tasks, total_tasks, completed_at, mark_us, mark_event_id, updated_at, generation, tallies, period_start_us)
-    select r.u, r.c, r.done, r.total, ${fromUs(sql`r.done_us`)}, r.mark_us, r.mark_id, ${fromUs(sql`r.changed_us`)}, r.generation, r.tallies::jsonb, r.period
+    insert into chain_progress (user_id, chain_id, completed_tasks, total_tasks, completed_at, first_completed_at, mark_us, mark_event_id, updated_at, generation, tallies, period_start_us)
+    select r.u, r.c, r.done, r.total, ${fromUs(sql`r.done_us`)}, ${fromUs(sql`r.first_us`)}, r.mark_us, r.mark_id, ${fromUs(sql`r.changed_us`)}, r.generation, r.tallies::jsonb, r.period
     from unnest(${idArray(writes.map((w) => w.userId))}, ${idArray(writes.map((w) => w.chainId))},
                 ${numberArray(writes.map((w) => w.completedTasks), 'int')}, ${numberArray(writes.map((w) => w.totalTasks), 'int')},
-                ${numberArray(writes.map((w) => w.completedUs), 'bigint')}, ${numberArray(writes.map((w) => w.mark?.occurredUs ?? null), 'bigint')},
+                ${numberArray(writes.map((w) => w.completedUs), 'bigint')}, ${numberArray(writes.map((w) => w.firstCompletedUs), 'bigint')},
+                ${numberArray(writes.map((w) => w.mark?.occurredUs ?? null), 'bigint')},
                 ${nullableIdArray(writes.map((w) => w.mark?.id ?? null))}, ${numberArray(writes.map((w) => w.changedUs), 'bigint')},
                 ${numberArray(writes.map((w) => w.generation), 'int')}, ${textArray(writes.map((w) => (w.tallies === null ? null : JSON.stringify(w.tallies))))},
                 ${numberArray(writes.map((w) => w.periodStartUs), 'bigint')})
-      as r(u, c, done, total, done_us, mark_us, mark_id, changed_us, generation, tallies, period)
+      as r(u, c, done, total, done_us, first_us, mark_us, mark_id, changed_us, generation, tallies, period)
     on conflict (user_id, chain_id, period_start_us) do update
-      set completed_tasks = excluded.completed_tasks, total_tasks = excluded.total_tasks, completed_at = excluded.completed_at,
+      set completed_tasks = excluded.completed_tasks, total_tasks = excluded.total_tasks, completed_at = excluded.completed_at, first_completed_at = excluded.first_completed_at,
           mark_us = excluded.mark_us, mark_event_id = excluded.mark_event_id, generation = excluded.generation, tallies = excluded.tallies,
           updated_at = coalesce(excluded.updated_at, chain_progress.updated_at)`);
 }

@@ -213,6 +213,14 @@ export async function reserveClaim(
 }
 
 /**
+ * A claim's day in its chain's time zone (reward_claims.claimed_day), for a
+ * claim made by this transaction: the day of claimed_at's default, now(), as
+ * that column keeps it (to the millisecond), so the two can never disagree.
+ */
+export const claimedDayOf = (chainId: string) =>
+  sql<string>`(select (now()::timestamptz(3) at time zone q.timezone)::date from quest_chains q where q.id = ${chainId})`;
+
+/**
  * Grants a reward. The unique key reward_claims_once makes a second grant of
  * it fail (the caller holds the user's lock and looked first, so it never does).
  */
@@ -241,6 +249,7 @@ export async function insertClaim(
       chainId: claim.chainId,
       taskId: claim.taskId,
       reward: toSnapshot(claim.reward, claim.prize),
+      claimedDay: claimedDayOf(claim.chainId),
       completedEventId: claim.completion?.eventId ?? null,
       completedAt: claim.completion?.completedUs ?? null,
       periodStartUs: claim.periodStartUs,

@@ -4,7 +4,7 @@ import { ONLY_RUN } from '../domain/recurrence.js';
 import { formatIsoMillis } from '../domain/timestamp.js';
 import { and, asc, count, eq, gt, isNotNull, sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
-import { type DriverRow, fromJson } from './driver-row.js';
+import { decodeTimestampUs, type DriverRow, fromJson } from './driver-row.js';
 import type { EventSource, MatchUser } from '../domain/sources.js';
 import { accountLinks, chainProgress, users } from './schema/index.js';
 import { idArray, instant, textArray } from './sql-fragments.js';
@@ -152,11 +152,11 @@ export async function lockUsers(tx: Executor, userIds: readonly ServiceUserId[])
     from (select id from unnest(${idArray(userIds)}) as id order by id) ordered`);
 }
 
-/** The columns of a MatchUserRow, for `users u`: the user and its links as [advertiser id, advertiser user id] pairs. */
-const matchUserColumns = sql.raw(`u.id, u.platform_id as "platformId", u.platform_user_id as "platformUserId",
+/** The columns of a MatchUserRow, for `users u`: the user, its registration and its links as [advertiser id, advertiser user id] pairs. */
+const matchUserColumns = sql.raw(`u.id, u.platform_id as "platformId", u.platform_user_id as "platformUserId", u.created_at as "createdAt",
   coalesce((select json_agg(json_build_array(l.advertiser_id, l.advertiser_user_id)) from account_links l where l.user_id = u.id), '[]'::json) as links`);
 
-type MatchUserRow = DriverRow<Pick<UserColumns, 'id' | 'platformId' | 'platformUserId'>> & {
+type MatchUserRow = DriverRow<Pick<UserColumns, 'id' | 'platformId' | 'platformUserId' | 'createdAt'>> & {
   /** [advertiser id, advertiser user id] pairs; the driver may hand json over unparsed (drizzle configures postgres.js that way). */
   links: string | [LinkColumns['advertiserId'], LinkColumns['advertiserUserId']][];
 };
@@ -177,7 +177,13 @@ export async function loadMatchUsers(tx: Executor, userIds: readonly ServiceUser
   return rows.map(toMatchUser);
 }
 
-const toMatchUser = (row: MatchUserRow): MatchUser => ({ id: row.id, platformId: row.platformId, platformUserId: row.platformUserId, links: new Map(fromJson(row.links)) });
+const toMatchUser = (row: MatchUserRow): MatchUser => ({
+  id: row.id,
+  platformId: row.platformId,
+  platformUserId: row.platformUserId,
+  registeredUs: decodeTimestampUs(users.createdAt, row.createdAt),
+  links: new Map(fromJson(row.links)),
+});
 
 /** A platform's user with its links, by its id there (read only: what explain needs); undefined when not registered. */
 export async function findMatchUser(db: Executor, platformId: string, platformUserId: SenderUserId): Promise<MatchUser | undefined> {

@@ -37,8 +37,8 @@ beforeAll(async () => {
       select u.id, ${id}, ${taskIds.length}, ${taskIds.length}, 1, gen_random_uuid() from users u`);
     for (const taskId of taskIds) {
       await database.db.execute(sql`
-        insert into task_completions (user_id, task_id, chain_id, event_id, completed_at)
-        select u.id, ${taskId}, ${id}, gen_random_uuid(), now() from users u`);
+        insert into task_completions (user_id, task_id, chain_id, event_id, completed_at, since_joined_us)
+        select u.id, ${taskId}, ${id}, gen_random_uuid(), now(), 0 from users u`);
     }
   }
   await database.db.execute(sql`analyze`);

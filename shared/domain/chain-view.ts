@@ -24,6 +24,13 @@ export function isChainCompleted(totalTasks: number, completedTasks: number): bo
   return totalTasks > 0 && completedTasks === totalTasks;
 }
 
+/**
+ * When a user joins a chain: the later of their registration and its start
+ * (a repeating chain's run: the run's start). The active read shows it as
+ * `joined_at`; the campaign stats measure each completion from it.
+ */
+export const joinedUs = (registeredUs: bigint, startUs: bigint): bigint => (registeredUs > startUs ? registeredUs : startUs);
+
 export function taskStatuses(
   allowAnyOrder: boolean,
   tasks: readonly { id: string; sequenceNumber: number }[],
@@ -69,7 +76,7 @@ export function userProgress(input: {
     completedTasks,
     totalTasks,
     completedUs,
-    joinedUs: registeredUs > chainStartUs ? registeredUs : chainStartUs,
+    joinedUs: joinedUs(registeredUs, chainStartUs),
   };
 }
 

@@ -6,7 +6,7 @@ import { countsFor, everySourceOf, historyBySource, sourceKey, sourcesOf, usersB
 import type { ChainScope, MatchUser, SourcedEvent } from './sources.js';
 
 // User U of platform P, linked to advertiser A as 'a-7' (and to B as 'b-1').
-const user: MatchUser = { id: serviceUserId('U'), platformId: 'P', platformUserId: sent('u-1'), links: new Map([['A', sent('a-7')], ['B', sent('b-1')]]) };
+const user: MatchUser = { id: serviceUserId('U'), platformId: 'P', platformUserId: sent('u-1'), registeredUs: 0n, links: new Map([['A', sent('a-7')], ['B', sent('b-1')]]) };
 const unlinked: MatchUser = { ...user, links: new Map() };
 // Chain C of P sponsored by A, dates [100, 200).
 const chain: ChainScope = { platformId: 'P', advertiserId: 'A', startUs: 100n, endUs: 200n };
@@ -73,6 +73,7 @@ describe('everySourceOf and usersBySource (the reverse)', () => {
     id: fc.constantFrom('U1', 'U2', 'U3').map(serviceUserId),
     platformId: fc.constantFrom('P', 'Q'),
     platformUserId: ids.map(sent),
+    registeredUs: fc.constant(0n),
     links: fc.dictionary(advertisers, ids.map(sent), { maxKeys: 3 }).map((links) => new Map(Object.entries(links))),
   });
   const sourceArb = fc.record({ providerId: fc.constantFrom('P', 'Q', 'A', 'B', 'C'), userId: ids.map(sent) });

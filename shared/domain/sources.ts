@@ -10,6 +10,8 @@ export interface MatchUser {
   id: ServiceUserId;
   platformId: string;
   platformUserId: SenderUserId;
+  /** users.created_at: with the chain's (or run's) start, when the user joined it (chain-view.ts, joinedUs). */
+  registeredUs: bigint;
   /** advertiser id -> the advertiser's user id linked to this user */
   links: ReadonlyMap<string, SenderUserId>;
 }

@@ -51,6 +51,8 @@ export interface ChainSpec {
   maxClaimsPerReward?: number;
   /** max_completions (default none). */
   maxCompletions?: number;
+  /** The IANA time zone of the chain's days (default UTC). */
+  timezone?: string;
   /** The chain reward: a 50-value mystery box unless `false` or another reward is given. */
   reward?: boolean | ChainRewardSpec;
   name?: string;
@@ -75,6 +77,7 @@ export function resolveChainSpec(spec: ChainSpec = {}) {
     budget: spec.budget,
     maxClaimsPerReward: spec.maxClaimsPerReward,
     maxCompletions: spec.maxCompletions,
+    timezone: spec.timezone,
     reward,
     tasks: (spec.tasks ?? DEFAULT_TASKS).map((task, index) => ({
       ...task,
@@ -120,6 +123,7 @@ export async function createTestChain(db: Executor, platformId: string, advertis
       ...(resolved.budget === undefined ? {} : { budget: resolved.budget }),
       ...(resolved.maxClaimsPerReward === undefined ? {} : { maxClaimsPerReward: resolved.maxClaimsPerReward }),
       ...(resolved.maxCompletions === undefined ? {} : { maxCompletions: resolved.maxCompletions }),
+      ...(resolved.timezone === undefined ? {} : { timezone: resolved.timezone }),
       tasks: resolved.tasks.map((task) => ({
         sequenceNumber: task.sequenceNumber,
         name: task.name,

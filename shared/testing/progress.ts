@@ -1,17 +1,19 @@
 import { senderUserId, serviceUserId, type ServiceUserId } from '../domain/ids.js';
-import { and, count, eq, max } from 'drizzle-orm';
+import { and, count, eq, max, min } from 'drizzle-orm';
 import type { Database, Executor } from '../db/client.js';
-import { chainProgress, events, pendingEvents, questTasks, rewardClaims, taskCompletions, users } from '../db/schema/index.js';
+import { claimedDayOf } from '../db/reward-store.js';
+import { chainProgress, events, pendingEvents, questChains, questTasks, rewardClaims, taskCompletions, users } from '../db/schema/index.js';
 import { withTransaction } from '../db/transaction.js';
-import { isChainCompleted } from '../domain/chain-view.js';
+import { isChainCompleted, joinedUs } from '../domain/chain-view.js';
 import { dateToMicros, parseUtcTimestamp } from '../domain/timestamp.js';
 
 /**
  * Writes what the worker would write for one completed task, in one
  * transaction as the worker does: the event that completed it, the
- * task_completions row (completed_at = the event's timestamp) and the
- * (user, chain) chain_progress summary, whose completed_at is what reward
- * claims read. Lets read tests set up progress without running the matcher.
+ * task_completions row (completed_at = the event's timestamp, measured from
+ * the user's joining) and the (user, chain) chain_progress summary, whose
+ * completed_at is what reward claims read. Lets read tests set up progress
+ * without running the matcher.
  * The walk mark stays null: a worker meeting this row recomputes it.
  */
 export async function storeCompletion(
@@ -22,28 +24,29 @@ export async function storeCompletion(
   if (atUs === null) throw new Error(`storeCompletion: ${input.at} is not a UTC timestamp`);
   await withTransaction(db, async (tx) => {
     // One writer per user at a time, so concurrent calls cannot write a stale summary.
-    await tx.select({ id: users.id }).from(users).where(eq(users.id, serviceUserId(input.userId))).for('update');
+    const [user] = await tx.select({ registeredUs: users.createdAt }).from(users).where(eq(users.id, serviceUserId(input.userId))).for('update');
+    const [chain] = await tx.select({ startUs: questChains.startDate }).from(questChains).where(eq(questChains.id, input.chainId));
     const [event] = await tx
       .insert(events)
       .values({ providerId: input.providerId, userId: senderUserId(input.platformUserId), eventType: `test-${input.taskId}`, occurredAt: atUs })
       .returning({ id: events.id });
     await tx
       .insert(taskCompletions)
-      .values({ userId: input.userId, taskId: input.taskId, chainId: input.chainId, eventId: event!.id, completedAt: atUs });
+      .values({ userId: input.userId, taskId: input.taskId, chainId: input.chainId, eventId: event!.id, completedAt: atUs, sinceJoinedUs: atUs - joinedUs(user!.registeredUs, chain!.startUs) });
     const [tasks] = await tx.select({ total: count() }).from(questTasks).where(eq(questTasks.chainId, input.chainId));
     const [summary] = await tx
-      .select({ done: count(), latest: max(taskCompletions.completedAt) })
+      .select({ done: count(), first: min(taskCompletions.completedAt), latest: max(taskCompletions.completedAt) })
       .from(taskCompletions)
       .where(and(eq(taskCompletions.userId, serviceUserId(input.userId)), eq(taskCompletions.chainId, input.chainId)));
     const total = tasks!.total;
-    const { done, latest } = summary!;
+    const { done, first, latest } = summary!;
     const completedAt = isChainCompleted(total, done) ? latest : null;
     await tx
       .insert(chainProgress)
-      .values({ userId: input.userId, chainId: input.chainId, completedTasks: done, totalTasks: total, completedAt })
+      .values({ userId: input.userId, chainId: input.chainId, completedTasks: done, totalTasks: total, completedAt, firstCompletedAt: first })
       .onConflictDoUpdate({
         target: [chainProgress.userId, chainProgress.chainId, chainProgress.periodStartUs],
-        set: { completedTasks: done, totalTasks: total, completedAt, updatedAt: dateToMicros(new Date()) },
+        set: { completedTasks: done, totalTasks: total, completedAt, firstCompletedAt: first, updatedAt: dateToMicros(new Date()) },
       });
   });
 }
@@ -55,6 +58,7 @@ export async function storeClaim(db: Executor, input: { userId: ServiceUserId; c
     chainId: input.chainId,
     taskId: input.taskId,
     reward: {},
+    claimedDay: claimedDayOf(input.chainId),
   });
 }
 

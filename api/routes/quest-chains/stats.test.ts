@@ -4,6 +4,7 @@ import { createCredential } from '../../../core/admin/credentials.js';
 import { createTestChain, createTestUser, DAY_MS, iso, type TestChain } from '../../../shared/testing/chains.js';
 import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
 import { storeCompletion } from '../../../shared/testing/progress.js';
+import { countStatsOverRows, statsAnswerOf, statsColumnsAdrift, statsDifferences } from '../../../shared/testing/campaign-stats-rows.js';
 import type { ServiceUserId } from '../../../shared/domain/ids.js';
 import { chainBody } from '../../testing/chains.js';
 import { useTestService } from '../../testing/test-service.js';
@@ -66,6 +67,8 @@ describe('GET /admin/v1/quest-chains/{id}/stats', () => {
     expect(stats.daily.length).toBeGreaterThanOrEqual(4);
     expect(sum(stats.daily.map((day) => day.starts))).toBe(USERS);
     expect(sum(stats.daily.map((day) => day.completions))).toBe(COMPLETING);
+    // Every figure, day by day and task by task, as counted over the rows the slow way.
+    expect(statsDifferences(statsAnswerOf(stats), await countStatsOverRows(database.db, chain.id))).toEqual([]);
   });
 
   it('stays exact under concurrent claims: every answer agrees with itself, the last with a count over the rows', async () => {
@@ -94,6 +97,8 @@ describe('GET /admin/v1/quest-chains/{id}/stats', () => {
     }
 
     const last = reads.at(-1)!;
+    expect(statsDifferences(statsAnswerOf(last), await countStatsOverRows(database.db, chain.id))).toEqual([]);
+    expect(await statsColumnsAdrift(database.db)).toEqual([]);
     const counted = await database.db.execute<{ task_id: string | null; claims: number; value: number }>(sql`
       select task_id, count(*)::int as claims, sum(coalesce((reward->'prize'->>'value')::float8, (reward->>'value')::float8))::float8 as value
       from reward_claims where chain_id = ${chain.id} group by task_id`);

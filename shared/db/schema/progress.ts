@@ -23,13 +23,24 @@ export const taskCompletions = pgTable(
     // drops them while their completions stay (docs/decisions.md, "Partitioned events").
     eventId: uuid('event_id').notNull(),
     completedAt: timestampUs('completed_at', { precision: 6 }).notNull(),
+    /**
+     * completed_at less the user's joining of the chain (or of the run of a repeating chain; chain-view.ts, joinedUs),
+     * in µs, written with the completion: a task's median time to complete is the middle entry of an index range.
+     */
+    sinceJoinedUs: bigint('since_joined_us', { mode: 'bigint' }).notNull(),
     recordedAt: timestampUs('recorded_at', { precision: 3 }).notNull().default(sql`now()`),
     /** The task stays completed only because its reward was claimed: its events no longer complete it (a reversal, docs/reversals.md). */
     held: boolean('held').notNull().default(false),
     /** The run of a repeating chain this completion is in (its first instant, epoch µs); 0 in a chain that does not repeat. */
     periodStartUs: bigint('period_start_us', { mode: 'bigint' }).notNull().default(0n),
   },
-  (table) => [primaryKey({ columns: [table.userId, table.taskId, table.periodStartUs] }), index('task_completions_chain_idx').on(table.chainId)],
+  (table) => [
+    primaryKey({ columns: [table.userId, table.taskId, table.periodStartUs] }),
+    // The campaign stats (0014): completions per task counted from the first (its entries share keys, so Postgres
+    // stores them as a few posting lists), each task's median read at an offset in the second.
+    index('task_completions_chain_task_idx').on(table.chainId, table.taskId),
+    index('task_completions_chain_task_wait_idx').on(table.chainId, table.taskId, table.sinceJoinedUs),
+  ],
 );
 
 /**
@@ -51,6 +62,8 @@ export const chainProgress = pgTable(
     completedTasks: integer('completed_tasks').notNull(),
     totalTasks: integer('total_tasks').notNull(),
     completedAt: timestampUs('completed_at', { precision: 6 }),
+    /** The earliest of the walk's completions (held ones included); null while it has none. The campaign stats' daily starts. */
+    firstCompletedAt: timestampUs('first_completed_at', { precision: 6 }),
     /** The user's progress stamp when these completions last changed; null while none ever did. */
     updatedAt: timestampUs('updated_at', { precision: 3 }).default(sql`now()`),
     markUs: bigint('mark_us', { mode: 'bigint' }),
@@ -62,7 +75,13 @@ export const chainProgress = pgTable(
     /** The run of a repeating chain this walk is (its first instant, epoch µs); 0 in a chain that does not repeat. */
     periodStartUs: bigint('period_start_us', { mode: 'bigint' }).notNull().default(0n),
   },
-  (table) => [primaryKey({ columns: [table.userId, table.chainId, table.periodStartUs] })],
+  (table) => [
+    primaryKey({ columns: [table.userId, table.chainId, table.periodStartUs] }),
+    // The campaign stats (0014) count a chain's walks by ranges of days: started (and the funnel) in the first,
+    // completed in the second, which holds completed walks only.
+    index('chain_progress_chain_started_idx').on(table.chainId, table.firstCompletedAt, table.generation),
+    index('chain_progress_chain_completed_idx').on(table.chainId, table.completedAt).where(sql`${table.completedAt} is not null`),
+  ],
 );
 
 /**
