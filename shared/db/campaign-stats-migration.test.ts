@@ -1,46 +1,16 @@
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { drizzle } from 'drizzle-orm/postgres-js';
-import { migrate } from 'drizzle-orm/postgres-js/migrator';
-import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useDatabaseBeforeMigration } from '../testing/database-before-migration.js';
 import { statsColumnsAdrift } from '../testing/campaign-stats-rows.js';
-import { createEmptyTestDatabase } from '../testing/database.js';
 import { createDatabase } from './client.js';
 import { migrateWithLock } from './migrate.js';
-import { migrationsFolder } from './project-root.js';
 
-/** The migrations before 0014, in a folder of their own: a database as it was before the stats columns. */
-function migrationsBeforeStatsColumns(): string {
-  const folder = mkdtempSync(join(tmpdir(), 'qcr-migrations-'));
-  const journal = JSON.parse(readFileSync(join(migrationsFolder(), 'meta', '_journal.json'), 'utf8')) as { entries: { idx: number; tag: string }[] };
-  journal.entries = journal.entries.filter((entry) => entry.tag < '0014');
-  for (const entry of journal.entries) copyFileSync(join(migrationsFolder(), `${entry.tag}.sql`), join(folder, `${entry.tag}.sql`));
-  mkdirSync(join(folder, 'meta'));
-  writeFileSync(join(folder, 'meta', '_journal.json'), JSON.stringify(journal));
-  return folder;
-}
-
-let database: Awaited<ReturnType<typeof createEmptyTestDatabase>>;
-let client: postgres.Sql;
-let folder: string;
-
-beforeAll(async () => {
-  database = await createEmptyTestDatabase('stats-columns-migration');
-  client = postgres(database.url, { max: 1, onnotice: () => {}, connection: { TimeZone: 'UTC' } });
-  folder = migrationsBeforeStatsColumns();
-});
-
-afterAll(async () => {
-  await client.end();
-  await database.drop();
-  rmSync(folder, { recursive: true, force: true });
-});
+const before = useDatabaseBeforeMigration('0014', 'stats-columns-migration');
+const { migrateToBefore } = before;
 
 describe('0014_campaign_stats_at_write on a populated database', () => {
   it("fills each row's stats columns from what they derive from, and swaps the stats indexes", async () => {
-    await migrate(drizzle(client), { migrationsFolder: folder });
+    await migrateToBefore();
+    const client = before.client;
     const [platform] = await client<{ id: string }[]>`insert into providers (type, name) values ('platform', 'p') returning id`;
     const [advertiser] = await client<{ id: string }[]>`insert into providers (type, name) values ('advertiser', 'a') returning id`;
     // Registered before the chain's start (joins at the start) and after it (joins at registration).
@@ -70,7 +40,7 @@ describe('0014_campaign_stats_at_write on a populated database', () => {
         (${early!.id}, 'task', ${chain!.id}, ${task!.id}, ${JSON.stringify({ type: 'points', name: 'r', value: 1 })}::jsonb, '2026-03-05T02:30:00Z'),
         (${later!.id}, 'chain', ${chain!.id}, null, ${JSON.stringify({ type: 'mystery_box', name: 'b', value: 25, prize: { prize_id: 's', name: 's', value: 5 } })}::jsonb, '2026-03-12T12:00:00Z')`;
 
-    await migrateWithLock(database.url);
+    await migrateWithLock(before.url);
 
     const completions = await client<{ since: string }[]>`select since_joined_us::text as since from task_completions order by completed_at`;
     expect(completions.map((row) => row.since)).toEqual([
@@ -82,7 +52,7 @@ describe('0014_campaign_stats_at_write on a populated database', () => {
     expect(walks.map((row) => row.first)).toEqual(['2026-03-02 00:00:00.000001+00', '2026-03-11 00:00:00+00', '2026-04-01 06:00:00+00']);
     const claims = await client<{ bits: Buffer; day: string }[]>`select value_bits as bits, claimed_day::text as day from reward_claims order by claimed_at`;
     expect(claims.map((claim) => [claim.bits.readDoubleBE(0), claim.day])).toEqual([[1, '2026-03-04'], [5, '2026-03-12']]);
-    const service = createDatabase({ url: database.url, poolSize: 1 });
+    const service = createDatabase({ url: before.url, poolSize: 1 });
     try {
       expect(await statsColumnsAdrift(service.db)).toEqual([]);
     } finally {

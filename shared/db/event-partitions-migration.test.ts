@@ -1,47 +1,17 @@
 import { senderUserId } from '../domain/ids.js';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { drizzle } from 'drizzle-orm/postgres-js';
-import { migrate } from 'drizzle-orm/postgres-js/migrator';
-import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEmptyTestDatabase } from '../testing/database.js';
+import { describe, expect, it } from 'vitest';
+import { useDatabaseBeforeMigration } from '../testing/database-before-migration.js';
 import { createDatabase } from './client.js';
 import { insertOrFindEvents } from './event-store.js';
 import { migrateWithLock } from './migrate.js';
-import { migrationsFolder } from './project-root.js';
 
-/** The migrations before 0005, in a folder of their own: a database as it was before events were partitioned. */
-function migrationsBeforePartitioning(): string {
-  const folder = mkdtempSync(join(tmpdir(), 'qcr-migrations-'));
-  const journal = JSON.parse(readFileSync(join(migrationsFolder(), 'meta', '_journal.json'), 'utf8')) as { entries: { idx: number; tag: string }[] };
-  journal.entries = journal.entries.filter((entry) => entry.tag < '0005');
-  for (const entry of journal.entries) copyFileSync(join(migrationsFolder(), `${entry.tag}.sql`), join(folder, `${entry.tag}.sql`));
-  mkdirSync(join(folder, 'meta'));
-  writeFileSync(join(folder, 'meta', '_journal.json'), JSON.stringify(journal));
-  return folder;
-}
-
-let database: Awaited<ReturnType<typeof createEmptyTestDatabase>>;
-let client: postgres.Sql;
-let folder: string;
-
-beforeAll(async () => {
-  database = await createEmptyTestDatabase('partition-migration');
-  client = postgres(database.url, { max: 1, onnotice: () => {}, connection: { TimeZone: 'UTC' } });
-  folder = migrationsBeforePartitioning();
-});
-
-afterAll(async () => {
-  await client.end();
-  await database.drop();
-  rmSync(folder, { recursive: true, force: true });
-});
+const before = useDatabaseBeforeMigration('0005', 'partition-migration');
+const { migrateToBefore } = before;
 
 describe('0005_partitioned_events on a populated database', () => {
   it('moves every event into its month partition (far ones into the default), keeps ids, pending markers and completions', async () => {
-    await migrate(drizzle(client), { migrationsFolder: folder });
+    await migrateToBefore();
+    const client = before.client;
     const [platform] = await client<{ id: string }[]>`insert into providers (type, name) values ('platform', 'p') returning id`;
     const [advertiser] = await client<{ id: string }[]>`insert into providers (type, name) values ('advertiser', 'a') returning id`;
     const stamps = ['2025-06-15T10:00:00Z', '2025-06-20T10:00:00Z', '2025-08-01T00:00:00Z', '1990-01-01T00:00:00Z'];
@@ -62,7 +32,7 @@ describe('0005_partitioned_events on a populated database', () => {
       insert into task_completions (user_id, task_id, chain_id, event_id, completed_at)
       values (${user!.id}, ${task!.id}, ${chain!.id}, ${first!.id}, '2025-06-15T10:00:00Z')`;
 
-    await migrateWithLock(database.url);
+    await migrateWithLock(before.url);
 
     const rows = await client<{ id: string; partition: string }[]>`select id, tableoid::regclass::text as partition from events order by occurred_at`;
     expect(rows.map((r) => r.id).sort()).toEqual(stored.map((s) => s.id).sort());
@@ -82,7 +52,7 @@ describe('0005_partitioned_events on a populated database', () => {
     expect(exists!.found).toBe(true);
 
     // And the dedup key still finds the moved rows.
-    const service = createDatabase({ url: database.url, poolSize: 1 });
+    const service = createDatabase({ url: before.url, poolSize: 1 });
     try {
       const [again] = await insertOrFindEvents(service.db, [{ providerId: platform!.id, userId: senderUserId('u1'), eventType: 'trade', occurredAt: BigInt(Date.parse(stamps[0]!)) * 1000n }]);
       expect(again).toMatchObject({ id: first!.id, inserted: false, processed: true });
