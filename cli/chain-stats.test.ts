@@ -47,6 +47,14 @@ describe('quest-chains stats <id>', () => {
     expect(stdout).toContain('budget 300, spent 0, left 300');
   });
 
+  it('gives a negative median its unit by its magnitude (completed by events from before the registration)', async () => {
+    const early = await createTestChain(database.db, platform.id, advertiser.id, { tasks: [{ event: 'registration' }] });
+    const userId = await createTestUser(database.db, platform.id, 'cli-stats-early');
+    await storeCompletion(database.db, { userId, providerId: platform.id, platformUserId: 'cli-stats-early', taskId: early.taskIds[0]!, chainId: early.id, at: new Date(Date.now() - 3 * 3_600_000).toISOString() });
+    const { stdout } = await cli(['chains', 'stats', early.id]);
+    expect(stdout).toMatch(/^1\. Task 1\s+1\s+-3 h$/m);
+  });
+
   it('fails with a clear message for an id that is not a chain', async () => {
     const failed = await cli(['chains', 'stats', platform.id]).catch((error: { code: number; stderr: string }) => error);
     expect(failed).toMatchObject({ code: 1, stderr: expect.stringContaining(`Quest chain ${platform.id} not found`) });

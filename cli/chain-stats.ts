@@ -8,7 +8,8 @@ type StatsView = ReturnType<typeof toStatsResponse>;
 
 const number = (value: number | null) => (value === null ? '-' : value.toLocaleString('en-US', { maximumFractionDigits: 2 }));
 const duration = (seconds: number | null) =>
-  seconds === null ? '-' : seconds < 120 ? `${number(seconds)} s` : seconds < 7200 ? `${number(seconds / 60)} min` : seconds < 172_800 ? `${number(seconds / 3600)} h` : `${number(seconds / 86_400)} d`;
+  // Negative when events from before the user's registration completed the task (docs/campaign-stats.md): the unit by the magnitude.
+  seconds === null ? '-' : Math.abs(seconds) < 120 ? `${number(seconds)} s` : Math.abs(seconds) < 7200 ? `${number(seconds / 60)} min` : Math.abs(seconds) < 172_800 ? `${number(seconds / 3600)} h` : `${number(seconds / 86_400)} d`;
 
 /** Rows as aligned columns: text left, numbers right (a cell is a number when it was given as one). */
 function table(header: string[], rows: (string | number | null)[][]): string[] {
