@@ -1,7 +1,7 @@
 import { senderUserId } from '../shared/domain/ids.js';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accountLinks, providers, rewardClaims, users } from '../shared/db/schema/index.js';
+import { accountLinks, chainRewards, providers, questChains, questTasks, rewardClaims, users } from '../shared/db/schema/index.js';
 import { claimedDayOf } from '../shared/db/reward-store.js';
 import { createTestChain } from '../shared/testing/chains.js';
 import { createTestDatabase, type TestDatabase } from '../shared/testing/database.js';
@@ -79,6 +79,24 @@ describe('DATABASE_READ_URL', () => {
     // The primary has neither.
     expect(await database.db.$count(accountLinks)).toBe(0);
     expect(await database.db.$count(rewardClaims)).toBe(0);
+  });
+
+  it("the campaign stats count the read pool's rows, for a chain the primary knows", async () => {
+    const chain = await createTestChain(replica.db, platform.id, advertiser.id, { reward: true });
+    // The chain itself is on both (a replica has what the primary had); its claim is on the read pool alone.
+    await database.db.insert(questChains).values(await replica.db.select().from(questChains).where(eq(questChains.id, chain.id)));
+    await database.db.insert(questTasks).values(await replica.db.select().from(questTasks).where(eq(questTasks.chainId, chain.id)));
+    await database.db.insert(chainRewards).values(await replica.db.select().from(chainRewards).where(eq(chainRewards.chainId, chain.id)));
+    const [replicaUser] = await replica.db
+      .insert(users)
+      .values({ platformId: platform.id, platformUserId: senderUserId('u-stats'), needsEvaluation: false })
+      .returning({ id: users.id });
+    await replica.db.insert(rewardClaims).values({ userId: replicaUser!.id, kind: 'chain', chainId: chain.id, reward: { type: 'points', name: 'r', value: 7 }, claimedDay: claimedDayOf(chain.id) });
+
+    const stats = await api.call('GET', `/admin/v1/quest-chains/${chain.id}/stats`, { headers: api.adminHeaders });
+    expect(stats.status, stats.text).toBe(200);
+    expect(stats.json.data.budget.spent).toBe(7);
+    expect(await database.db.$count(rewardClaims, eq(rewardClaims.chainId, chain.id))).toBe(0);
   });
 
   it('without DATABASE_READ_URL the read pool is the primary pool itself', async () => {

@@ -104,7 +104,7 @@ try {
   const times: number[] = [];
   for (let run = 0; run < RUNS; run += 1) {
     since = process.hrtime.bigint();
-    const stats = await readChainStats({ db }, { chainId: chain.id });
+    const stats = await readChainStats({ db, readDb: db }, { chainId: chain.id });
     times.push(elapsed(since));
     if (run === 0) console.log(`\nusers ${JSON.stringify(stats.users)}, tasks ${stats.tasks.map((task) => task.completedUsers).join(' / ')}, spent ${stats.budget.spent}, ${stats.daily.length} days`);
   }

@@ -30,7 +30,7 @@ beforeAll(async () => {
 
 describe('quest-chains stats <id>', () => {
   it('prints the stats answer under --json, through the `chains` short name too', async () => {
-    const expected = JSON.parse(JSON.stringify(toStatsResponse(await readChainStats({ db: database.db }, { chainId: chain.id }))));
+    const expected = JSON.parse(JSON.stringify(toStatsResponse(await readChainStats({ db: database.db, readDb: database.db }, { chainId: chain.id }))));
     expect(JSON.parse((await cli(['--json', 'quest-chains', 'stats', chain.id])).stdout)).toEqual(expected);
     expect(JSON.parse((await cli(['chains', 'stats', chain.id, '--json'])).stdout)).toEqual(expected);
   });

@@ -46,7 +46,7 @@ export function registerChainStatsCommand(chains: Command, json: () => boolean) 
     .action((id: string) =>
       runCommand(json(), async ({ db, out }) => {
         const params = parseInput(chainIdParams, { id });
-        const view = toStatsResponse(await readChainStats({ db }, { chainId: params.id }));
+        const view = toStatsResponse(await readChainStats({ db, readDb: db }, { chainId: params.id }));
         out.result(view, () => statsTables(view));
       }),
     );

@@ -90,7 +90,7 @@ describe('readChainStats on what the matcher and the claims wrote', () => {
     await registered('waiting', '2026-03-02T00:00:00Z');
     await send('waiting', 'st-b', '2026-03-03T00:00:00Z');
 
-    const stats = await readChainStats({ db: database.db }, { chainId: chain.id });
+    const stats = await readChainStats({ db: database.db, readDb: database.db }, { chainId: chain.id });
     expect(statsDifferences(answered(stats), await countStatsOverRows(database.db, chain.id))).toEqual([]);
     expect(stats.users).toEqual({ admitted: 4, started: 3, completed: 1 });
     expect(stats.reversals).toMatchObject({ claims: 1, users: 1 });
@@ -101,7 +101,7 @@ describe('readChainStats on what the matcher and the claims wrote', () => {
 
   it('answers zeros and no median for a chain nobody took part in', async () => {
     const chain = await createTestChain(database.db, platform.id, advertiser.id, { tasks: [{ event: 'st-none' }] });
-    const stats = await readChainStats({ db: database.db }, { chainId: chain.id });
+    const stats = await readChainStats({ db: database.db, readDb: database.db }, { chainId: chain.id });
     expect(stats.users).toEqual({ admitted: 0, started: 0, completed: 0 });
     expect(stats.tasks.map((task) => [task.completedUsers, task.medianSecondsToComplete])).toEqual([[0, null]]);
     expect(stats.daily.every((day) => day.starts + day.completions + day.claims === 0)).toBe(true);

@@ -41,14 +41,16 @@ export interface ChainStats {
  * /v1/quest-chains/{id}/stats (docs/campaign-stats.md): the campaign counted
  * over its stored rows in one snapshot (shared/db/chain-stats-store.ts).
  */
-export async function readChainStats(deps: Pick<CoreDeps, 'db'>, input: ReadChainStatsInput, now = Date.now()): Promise<ChainStats> {
+export async function readChainStats(deps: Pick<CoreDeps, 'db' | 'readDb'>, input: ReadChainStatsInput, now = Date.now()): Promise<ChainStats> {
   const definition = await findChainDefinition(deps.db, input.chainId);
   const { advertiser } = input;
   // A test credential's provider is its test twin (docs/test-mode.md): it owns the test chains alone, a live one the live chains alone.
   const visible = definition !== null && (!advertiser || (definition.chain.advertiserId === advertiser.providerId && (definition.chain.mode === 'live') === advertiser.livemode));
   if (!visible) throw notFound(`Quest chain ${input.chainId} not found`, advertiser ? 'questChainId' : 'id');
   const { chain, tasks, reward } = definition;
-  const stored = await readStoredChainStats(deps.db, { id: chain.id, timezone: chain.timezone, repeating: chain.recurrence !== null });
+  // The counts tolerate a replica's lag (DATABASE_READ_URL): a whole chain's rows are read there, not on the primary.
+  // The chain itself comes from the primary, so one just created is found.
+  const stored = await readStoredChainStats(deps.readDb, { id: chain.id, timezone: chain.timezone, repeating: chain.recurrence !== null });
 
   const taskStats = new Map(stored.tasks.map((task) => [task.taskId, task]));
   const rewardStats = new Map(stored.rewards.map((entry) => [entry.taskId, entry]));
