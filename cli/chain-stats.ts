@@ -2,14 +2,13 @@ import type { Command } from 'commander';
 import { chainIdParams } from '../api/routes/admin/quest-chains/schema.js';
 import { toStatsResponse } from '../api/routes/quest-chains/stats/schema.js';
 import { readChainStats } from '../core/quest-chains/read-chain-stats.js';
+import { durationWithUnit } from '../shared/domain/campaign-days.js';
 import { parseInput, runCommand } from './context.js';
 
 type StatsView = ReturnType<typeof toStatsResponse>;
 
 const number = (value: number | null) => (value === null ? '-' : value.toLocaleString('en-US', { maximumFractionDigits: 2 }));
-const duration = (seconds: number | null) =>
-  // Negative when events from before the user's registration completed the task (docs/campaign-stats.md): the unit by the magnitude.
-  seconds === null ? '-' : Math.abs(seconds) < 120 ? `${number(seconds)} s` : Math.abs(seconds) < 7200 ? `${number(seconds / 60)} min` : Math.abs(seconds) < 172_800 ? `${number(seconds / 3600)} h` : `${number(seconds / 86_400)} d`;
+const duration = (seconds: number | null) => (seconds === null ? '-' : durationWithUnit(seconds, number));
 
 /** Rows as aligned columns: text left, numbers right (a cell is a number when it was given as one). */
 function table(header: string[], rows: (string | number | null)[][]): string[] {

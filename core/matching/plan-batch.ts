@@ -266,8 +266,6 @@ export function diffWalks(view: BatchView, states: ReadonlyMap<string, WalkState
     const [userId, chainId, periodStartUs] = parseWalkKey(key);
     const definition = chainsById.get(chainId)!;
     const stored = view.walks.get(key);
-    // A run of a repeating chain is joined at its start, a chain that does not repeat at the chain's.
-    const joined = joinedUs(view.users.get(userId)!.registeredUs, periodStartUs === ONLY_RUN ? definition.rules.startUs : periodStartUs);
     let changed = false;
     let undone = false;
     for (const completion of state.completions.values()) {
@@ -275,6 +273,8 @@ export function diffWalks(view: BatchView, states: ReadonlyMap<string, WalkState
       const held = completion.held === true;
       if (before?.eventId === completion.eventId && before.held === held) continue;
       const { taskId, eventId, completedUs } = completion;
+      // Only for a completion written (most walks write none): a run of a repeating chain is joined at its start, another chain at the chain's.
+      const joined = joinedUs(view.users.get(userId)!.registeredUs, periodStartUs === ONLY_RUN ? definition.rules.startUs : periodStartUs);
       writes.completions.push({ userId, chainId, periodStartUs, taskId, eventId, completedUs, sinceJoinedUs: completedUs - joined, held });
       if ((before?.held ?? false) !== held) writes.standings.push({ userId, chainId, periodStartUs, taskId: completion.taskId, reversed: held });
       if (held && before?.held !== true) undone = true;

@@ -41,3 +41,15 @@ export function fillDays(counted: readonly DayCounts[], window: { firstDay: stri
   }
   return series;
 }
+
+/**
+ * A duration in seconds in the unit that reads best, chosen by its magnitude
+ * (a median time to complete is negative when events from before the user's
+ * registration completed the task: docs/campaign-stats.md); `format` writes
+ * the number. Self-contained on purpose: the campaign page ships its source
+ * to the browser, the CLI calls it.
+ */
+export function durationWithUnit(seconds: number, format: (value: number) => string): string {
+  const size = Math.abs(seconds);
+  return size < 120 ? format(seconds) + ' s' : size < 7200 ? format(seconds / 60) + ' min' : size < 172800 ? format(seconds / 3600) + ' h' : format(seconds / 86400) + ' d';
+}

@@ -6,6 +6,8 @@
  * show is also in a table, which is what the browser test reads.
  */
 
+import { durationWithUnit } from '../../../shared/domain/campaign-days.js';
+
 export const REFRESH_MS = 5_000;
 
 const STYLE = `
@@ -31,7 +33,8 @@ const SCRIPT = `
 const REFRESH_MS = ${REFRESH_MS};
 const statsUrl = location.pathname.replace(/\\/$/, '') + '/stats';
 const fmt = (n) => n === null || n === undefined ? '—' : Number(n).toLocaleString('en-US', { maximumFractionDigits: 2 });
-const duration = (s) => s === null ? '—' : Math.abs(s) < 120 ? fmt(s) + ' s' : Math.abs(s) < 7200 ? fmt(s / 60) + ' min' : Math.abs(s) < 172800 ? fmt(s / 3600) + ' h' : fmt(s / 86400) + ' d';
+${durationWithUnit.toString()}
+const duration = (s) => s === null ? '—' : durationWithUnit(s, fmt);
 const el = (id) => document.getElementById(id);
 const rows = (id, list) => { el(id).innerHTML = list.map((cells) => '<tr>' + cells.map(([key, value, numeric]) => '<td' + (numeric ? ' class="n"' : '') + (key ? ' data-key="' + key + '"' : '') + '>' + value + '</td>').join('') + '</tr>').join(''); };
 const esc = (text) => String(text).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
