@@ -32,6 +32,7 @@ export function startConsumers(
     maxBatchSize: config.MATCH_BATCH_SIZE,
     batchesInFlight: config.MATCH_BATCHES_IN_FLIGHT,
     batchLingerMs: config.MATCH_BATCH_LINGER_MS,
+    walksKept: config.MATCH_WALKS_KEPT,
     onEventProcessed: (receivedUs) => metrics.eventProcessed(receivedUs),
     webhooks: { producer: queues.webhooks },
   });

@@ -4,6 +4,7 @@ import { jobPayloads, type JobName } from '../shared/queue/contract.js';
 import { createBatcher, type MatchWork } from './matching/batcher.js';
 import { matchBatch, type BatchOutcome } from '../core/matching/match-batch.js';
 import { createTurnstile } from './matching/turnstile.js';
+import { WalkCache } from '../core/matching/walk-cache.js';
 import type { WebhookProducer } from '../shared/queue/webhook-producer.js';
 import type { WorkerDeps } from './worker-deps.js';
 
@@ -12,6 +13,8 @@ export interface ProcessorDeps extends Pick<WorkerDeps, 'db' | 'logger' | 'publi
   batchesInFlight: number;
   /** MATCH_BATCH_LINGER_MS: how long a small batch may wait for more work (batcher.ts). */
   batchLingerMs?: number;
+  /** MATCH_WALKS_KEPT: walks kept between batches (core/matching/walk-cache.ts); 0 or unset keeps none. */
+  walksKept?: number;
   onEventProcessed: (receivedUs: bigint) => void;
   /** Webhooks: who has endpoints (the outbox is skipped for the others) and the delivery queue. */
   webhooks?: { producer: WebhookProducer };
@@ -54,6 +57,7 @@ type SharedOutcome = BatchOutcome & { unreported: Set<string> };
  */
 export function createProcessor(deps: ProcessorDeps) {
   const turnstile = createTurnstile();
+  const walkCache = deps.walksKept ? new WalkCache(deps.walksKept) : undefined;
   const batcher = createBatcher<SharedOutcome>(async (work) => {
     const started = performance.now();
     // Taken now, in the order batches were formed: they lock their users in that order.
@@ -61,7 +65,7 @@ export function createProcessor(deps: ProcessorDeps) {
     let outcome;
     try {
       outcome = await matchBatch(
-        { db: deps.db, inTurn: (step) => ticket.inTurn(step) },
+        { db: deps.db, inTurn: (step) => ticket.inTurn(step), walkCache },
         { eventIds: work.eventIds, evaluateUserIds: work.userIds },
       );
     } finally {
@@ -72,7 +76,7 @@ export function createProcessor(deps: ProcessorDeps) {
     if (outcome.webhookMessageIds.length > 0) void deps.webhooks?.producer.deliverNew(outcome.webhookMessageIds);
     for (const event of outcome.matched) deps.onEventProcessed(event.receivedUs);
     deps.logger.debug(
-      { events: work.eventIds.length, matched: outcome.matched.length, users: work.userIds.length, recomputed: outcome.recomputed, changedUsers: outcome.changes.length, ms: Math.round(performance.now() - started) },
+      { events: work.eventIds.length, matched: outcome.matched.length, users: work.userIds.length, recomputed: outcome.recomputed, changedUsers: outcome.changes.length, walksReused: outcome.walksReused, ms: Math.round(performance.now() - started) },
       'batch committed',
     );
     return { ...outcome, unreported: new Set(outcome.matched.map((e) => e.id)) };

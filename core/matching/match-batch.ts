@@ -2,10 +2,10 @@ import { claimPendingEvents, deletePending, type StoredEvent } from '../../share
 import { tallyNotices, type TallyNotice } from '../../shared/domain/tally.js';
 import { ONLY_RUN } from '../../shared/domain/recurrence.js';
 import { formatIsoMillis } from '../../shared/domain/timestamp.js';
-import { deleteCompletions, loadClaimHolds, loadWalks, markClaimsReversed, saveChainProgress, saveCompletions, stampUsers } from '../../shared/db/progress-store.js';
+import { deleteCompletions, loadClaimHolds, markClaimsReversed, type StoredWalk, saveChainProgress, saveCompletions, stampUsers, writerWalksVersion } from '../../shared/db/progress-store.js';
 import { findClaimsByIds } from '../../shared/db/reward-store.js';
 import { reversalFact } from '../webhooks/claim-fact.js';
-import { findSourceUsers, loadMatchUsers, lockUsers, type ProgressChange } from '../../shared/db/user-store.js';
+import { findSourceUsers, lockUsers, type ProgressChange } from '../../shared/db/user-store.js';
 import type { ServiceUserId } from '../../shared/domain/ids.js';
 import { sourceKey, usersBySource, type EventSource } from '../../shared/domain/sources.js';
 import { withTransaction } from '../../shared/db/transaction.js';
@@ -14,11 +14,11 @@ import { insertMessages } from '../../shared/db/webhook-message-store.js';
 import { providersListening } from '../../shared/db/webhook-endpoint-store.js';
 import type { CoreDeps } from '../deps.js';
 import { advanceWalks, diffWalks, historyNeeds, recomputeWalks, type BatchView } from './plan-batch.js';
-import { walkKey } from '../../shared/domain/walk-key.js';
 import { batchFacts } from '../webhooks/batch-facts.js';
 import { admitNewUsers } from './admit-users.js';
 import { loadCountingHistory } from './counting-history.js';
 import { appendTo, groupBy } from '../../shared/collections.js';
+import { keepBatchWalks, loadBatchWalks, type WalkCache } from './walk-cache.js';
 
 /** A user whose progress changed, with the chains that changed and the stamp stored for it (what live streams are told). */
 export interface UserProgressChange extends ProgressChange {
@@ -40,6 +40,8 @@ export interface BatchOutcome {
   recomputed: number;
   /** Webhook messages this batch wrote to the outbox, to enqueue after the commit. */
   webhookMessageIds: string[];
+  /** Users whose walks came from the worker's cache, not from Postgres (walk-cache.ts). */
+  walksReused: number;
 }
 
 /**
@@ -57,11 +59,16 @@ export async function matchBatch(
   deps: Pick<CoreDeps, 'db'> & {
     /** Runs the claim-and-lock step in this process's batch order (turnstile.ts); without it the step runs at once. */
     inTurn?: InTurn;
+    /** The worker's walks kept between batches; without it every batch loads its users' walks. */
+    walkCache?: WalkCache;
   },
   input: { eventIds: readonly string[]; evaluateUserIds: readonly ServiceUserId[] },
 ): Promise<BatchOutcome> {
   const inTurn: InTurn = deps.inTurn ?? ((step) => step());
-  return withTransaction(deps.db, async (tx) => {
+  const { walkCache } = deps;
+  // What to keep once the transaction has committed (never before: a rollback keeps what is stored).
+  let keepWalks: (() => void) | undefined;
+  const outcome = await withTransaction(deps.db, async (tx) => {
     // Batches of one process take their locks in the order they claimed their
     // events (`inTurn`), so events delivered earlier are walked first; the
     // other order would make the later batch's events late, and recomputed.
@@ -72,15 +79,18 @@ export async function matchBatch(
       await lockUsers(tx, userIds);
       return { events, userIds };
     });
-    // The users and their walks in one round trip (a user id with no row has no walk either).
-    const [users, walks] = await Promise.all([loadMatchUsers(tx, userIds, input.evaluateUserIds), loadWalks(tx, userIds)]);
+    // The users and their walks in one round trip (a user id with no row has no walk either), or kept from earlier batches.
+    const batchWalks = await loadBatchWalks(tx, userIds, input.evaluateUserIds, walkCache);
+    const { users } = batchWalks;
     const platformIds = [...new Set(users.map((u) => u.platformId))];
     const chains = await loadMatchingChains(tx, platformIds);
 
+    const walks = new Map<string, StoredWalk>();
+    for (const userWalks of batchWalks.walksByUser.values()) for (const [key, walk] of userWalks) walks.set(key, walk);
     const view: BatchView = {
       users: new Map(users.map((u) => [u.id, u])),
       chainsByPlatform: groupBy(chains, (c) => c.chain.platformId),
-      walks: new Map(walks.map((w) => [walkKey(w.userId, w.chainId, w.periodStartUs), w])),
+      walks,
     };
     // §4 reversed on the loaded users (the lookup above only found candidates).
     const usersOfSource = usersBySource(users);
@@ -116,13 +126,15 @@ export async function matchBatch(
     // creation is then announced to it (READ COMMITTED). Offering every fact to
     // the outbox insert instead cost ~6 ms of Postgres a batch in the
     // production-like world, where nobody listened.
-    const [stamps, , , , recipients] = await Promise.all([
+    const [stamps, , , , recipients, writerVersion] = await Promise.all([
       stampUsers(tx, [...writes.changedChains.keys()]),
       saveCompletions(tx, writes.completions),
       deleteCompletions(tx, writes.undone),
       deletePending(tx, events.map((e) => e.id)),
       providersListening(tx, [...providersOf(chains)]),
+      walkCache && writes.progress.length > 0 ? writerWalksVersion(tx) : null,
     ]);
+    if (walkCache) keepWalks = () => keepBatchWalks(walkCache, batchWalks, writes, advanced, writerVersion ?? 0n);
     for (const row of writes.progress) if (writes.changedChains.get(row.userId)?.includes(row.chainId)) row.changedUs = stamps.get(row.userId) ?? null;
     const [, reversedIds] = await Promise.all([saveChainProgress(tx, writes.progress), markClaimsReversed(tx, writes.standings)]);
     const reversedClaims = await findClaimsByIds(tx, reversedIds);
@@ -145,6 +157,9 @@ export async function matchBatch(
       }),
       recomputed: recompute.length,
       webhookMessageIds,
+      walksReused: batchWalks.reused,
     };
   });
+  keepWalks?.();
+  return outcome;
 }

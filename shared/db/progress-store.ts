@@ -195,13 +195,26 @@ export async function markClaimsReversed(tx: Executor, standings: readonly Claim
  */
 export async function stampUsers(tx: Executor, userIds: readonly ServiceUserId[]): Promise<Map<string, bigint>> {
   if (userIds.length === 0) return new Map();
-  // greatest() skips a null previous stamp, so the stored stamp is never null here.
+  // greatest() skips a null previous stamp, so the stored stamp is never null here. A stamped user's walks are
+  // written in this transaction too: their walks_version is set in the same row version, which the triggers of
+  // 0015 then leave alone (one new users row per user and batch, not two).
   const rows = await tx.execute<DriverRow<Pick<UserColumns, 'id'> & { progressChangedAt: NonNullable<UserColumns['progressChangedAt']> }>>(sql`
     update users
-    set progress_changed_at = greatest(date_trunc('milliseconds', clock_timestamp()), progress_changed_at + interval '1 millisecond')
+    set progress_changed_at = greatest(date_trunc('milliseconds', clock_timestamp()), progress_changed_at + interval '1 millisecond'),
+        walks_version = pg_current_xact_id()::text::bigint
     where id = any(${idArray(userIds)})
     returning id, progress_changed_at::text as "progressChangedAt"`);
   return new Map(rows.map((row) => [row.id, decodeTimestampUs(users.progressChangedAt, row.progressChangedAt)]));
+}
+
+/**
+ * The walks version this transaction gives every user whose walks it writes
+ * (its transaction id, set by the triggers of 0015): what a worker keeps
+ * beside the walks it wrote (core/matching/walk-cache.ts).
+ */
+export async function writerWalksVersion(tx: Executor): Promise<bigint> {
+  const [row] = await tx.execute<{ version: string }>(sql`select pg_current_xact_id()::text as version`);
+  return BigInt(row!.version);
 }
 
 export interface ChainProgressWrite {

@@ -166,15 +166,20 @@ type MatchUserRow = DriverRow<Pick<UserColumns, 'id' | 'platformId' | 'platformU
  * have their re-evaluation flag cleared in the same statement: a flag raised
  * after this statement (a new link, a new chain) is seen by a later evaluation.
  */
-export async function loadMatchUsers(tx: Executor, userIds: readonly ServiceUserId[], evaluateIds: readonly ServiceUserId[]): Promise<MatchUser[]> {
+export async function loadMatchUsers(tx: Executor, userIds: readonly ServiceUserId[], evaluateIds: readonly ServiceUserId[]): Promise<LockedMatchUser[]> {
   if (userIds.length === 0) return [];
-  const rows = await tx.execute<MatchUserRow>(sql`
+  const rows = await tx.execute<MatchUserRow & { walksVersion: string }>(sql`
     with cleared as (
       update users set needs_evaluation = false where id = any(${idArray(evaluateIds)}) and needs_evaluation
     )
-    select ${matchUserColumns}
+    select ${matchUserColumns}, u.walks_version::text as "walksVersion"
     from users u where u.id = any(${idArray(userIds)})`);
-  return rows.map(toMatchUser);
+  return rows.map((row) => ({ ...toMatchUser(row), walksVersion: BigInt(row.walksVersion) }));
+}
+
+/** A user as the matcher reads them under their lock: with the version of their stored walks (users.walks_version). */
+export interface LockedMatchUser extends MatchUser {
+  walksVersion: bigint;
 }
 
 const toMatchUser = (row: MatchUserRow): MatchUser => ({

@@ -4,6 +4,7 @@ import { insertChain } from '../db/chain-store.js';
 import { users } from '../db/schema/index.js';
 import { withTransaction } from '../db/transaction.js';
 import { parseUtcTimestamp } from '../domain/timestamp.js';
+import type { Recurrence } from '../domain/recurrence.js';
 
 // Chains in tests are made one of two ways, both from the same ChainSpec:
 //  - through the admin HTTP API (`chainBody` and `createChainOverApi` in
@@ -24,6 +25,8 @@ export interface TaskSpec {
   before?: string;
   sequence_number?: number;
   image_urls?: string[];
+  /** Counted events needed (docs/quest-language.md; default 1). */
+  min_count?: number;
 }
 
 export interface ChainRewardSpec {
@@ -53,6 +56,8 @@ export interface ChainSpec {
   maxCompletions?: number;
   /** The IANA time zone of the chain's days (default UTC). */
   timezone?: string;
+  /** A repeating chain's period (default: does not repeat). */
+  recurrence?: Recurrence;
   /** The chain reward: a 50-value mystery box unless `false` or another reward is given. */
   reward?: boolean | ChainRewardSpec;
   name?: string;
@@ -78,6 +83,7 @@ export function resolveChainSpec(spec: ChainSpec = {}) {
     maxClaimsPerReward: spec.maxClaimsPerReward,
     maxCompletions: spec.maxCompletions,
     timezone: spec.timezone,
+    recurrence: spec.recurrence,
     reward,
     tasks: (spec.tasks ?? DEFAULT_TASKS).map((task, index) => ({
       ...task,
@@ -124,6 +130,7 @@ export async function createTestChain(db: Executor, platformId: string, advertis
       ...(resolved.maxClaimsPerReward === undefined ? {} : { maxClaimsPerReward: resolved.maxClaimsPerReward }),
       ...(resolved.maxCompletions === undefined ? {} : { maxCompletions: resolved.maxCompletions }),
       ...(resolved.timezone === undefined ? {} : { timezone: resolved.timezone }),
+      ...(resolved.recurrence === undefined ? {} : { recurrence: resolved.recurrence }),
       tasks: resolved.tasks.map((task) => ({
         sequenceNumber: task.sequenceNumber,
         name: task.name,
@@ -132,6 +139,7 @@ export async function createTestChain(db: Executor, platformId: string, advertis
         conditionCurrency: task.currency ?? null,
         conditionAfterTimestamp: micros(task.after),
         conditionBeforeTimestamp: micros(task.before),
+        ...(task.min_count === undefined ? {} : { conditionMinCount: task.min_count }),
         rewardType: task.rewardType,
         rewardName: task.rewardName,
         rewardValue: task.rewardValue,

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, char, index, jsonb, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, char, index, jsonb, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core';
 import { timestampUs } from '../columns.js';
 import { providers } from './providers.js';
 import type { SenderUserId, ServiceUserId } from '../../domain/ids.js';
@@ -19,6 +19,11 @@ export const users = pgTable(
     needsEvaluation: boolean('needs_evaluation').notNull().default(true),
     /** Server clock time of the latest change of this user's progress (the live-updates baseline). */
     progressChangedAt: timestampUs('progress_changed_at', { precision: 3 }),
+    /**
+     * The transaction that last wrote any of the user's walks (chain_progress, task_completions), set by the
+     * statement triggers of 0015: a worker reuses walks it holds only while this is the version it saw.
+     */
+    walksVersion: bigint('walks_version', { mode: 'bigint' }).notNull().default(0n),
   },
   (table) => [
     unique('users_platform_user_unique').on(table.platformId, table.platformUserId),

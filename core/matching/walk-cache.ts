@@ -1,0 +1,142 @@
+import { LRUCache } from 'lru-cache';
+import type { Executor } from '../../shared/db/client.js';
+import { loadWalks, type StoredWalk } from '../../shared/db/progress-store.js';
+import { loadMatchUsers, type LockedMatchUser } from '../../shared/db/user-store.js';
+import type { ServiceUserId } from '../../shared/domain/ids.js';
+import type { WalkState } from '../../shared/domain/progress.js';
+import { walkKey } from '../../shared/domain/walk-key.js';
+import type { BatchWrites } from './plan-batch.js';
+
+/** A user's stored walks by walk key, as loadWalks reads them (never changed once made: batches share them). */
+export type UserWalks = ReadonlyMap<string, StoredWalk>;
+
+/** A user's stored walks as they were at one walks version (users.walks_version). */
+interface KeptWalks {
+  version: bigint;
+  walks: UserWalks;
+}
+
+/**
+ * The walks a worker keeps between batches (docs/matching.md, "Walks kept
+ * between batches"). The hottest users are in almost every batch, and
+ * loading every stored walk of every user of a batch was a fifth of the
+ * worker's time and most of the rows Postgres read for it. An entry is used
+ * only when the version it was kept at is the user's walks_version read
+ * under the user's lock in the batch's transaction; the triggers of 0015 move
+ * that version on every write of the user's walks, by any writer, so a walk
+ * written by another worker (or anything else) is loaded again, never reused.
+ * Bounded by walks held (least recently used users go first).
+ */
+export class WalkCache {
+  private readonly users: LRUCache<ServiceUserId, KeptWalks>;
+
+  constructor(maxWalks: number) {
+    this.users = new LRUCache<ServiceUserId, KeptWalks>({ maxSize: maxWalks, sizeCalculation: (kept) => 1 + kept.walks.size });
+  }
+
+  /** The entries held for these users, whatever their version. */
+  held(userIds: readonly ServiceUserId[]): Map<ServiceUserId, KeptWalks> {
+    const held = new Map<ServiceUserId, KeptWalks>();
+    for (const userId of userIds) {
+      const kept = this.users.get(userId);
+      if (kept !== undefined) held.set(userId, kept);
+    }
+    return held;
+  }
+
+  keep(userId: ServiceUserId, version: bigint, walks: UserWalks): void {
+    this.users.set(userId, { version, walks });
+  }
+
+  drop(userId: ServiceUserId): void {
+    this.users.delete(userId);
+  }
+
+  get size(): number {
+    return this.users.size;
+  }
+}
+
+/** The batch's users (read under their locks) and each one's stored walks. */
+export interface BatchWalks {
+  users: LockedMatchUser[];
+  walksByUser: Map<ServiceUserId, UserWalks>;
+  /** Users whose walks came from the cache. */
+  reused: number;
+}
+
+/**
+ * Reads the batch's users and their walks: the walks of users the cache
+ * holds at their current version are reused, the others are loaded in the
+ * same round trip as the users. An entry found out of date (another writer
+ * came between) is loaded after, in one more statement. The users'
+ * versions are read before their walks, so walks loaded are never older
+ * than the version they are kept at.
+ */
+export async function loadBatchWalks(tx: Executor, userIds: readonly ServiceUserId[], evaluateIds: readonly ServiceUserId[], cache: WalkCache | undefined): Promise<BatchWalks> {
+  const held = cache?.held(userIds) ?? new Map<ServiceUserId, KeptWalks>();
+  const [users, loaded] = await Promise.all([loadMatchUsers(tx, userIds, evaluateIds), loadWalks(tx, userIds.filter((id) => !held.has(id)))]);
+  const current = (user: LockedMatchUser) => held.get(user.id)?.version === user.walksVersion;
+  const outdated = users.filter((user) => held.has(user.id) && !current(user)).map((user) => user.id);
+  const reloaded = outdated.length > 0 ? await loadWalks(tx, outdated) : [];
+  // Kept walks come with their keys: a hot user's dozens of walks are not keyed again every batch.
+  const walksByUser = new Map<ServiceUserId, UserWalks>();
+  const fresh = new Map<ServiceUserId, Map<string, StoredWalk>>();
+  for (const user of users) {
+    if (current(user)) walksByUser.set(user.id, held.get(user.id)!.walks);
+    else {
+      const walks = new Map<string, StoredWalk>();
+      fresh.set(user.id, walks);
+      walksByUser.set(user.id, walks);
+    }
+  }
+  // A walk of a user id without a users row cannot exist (foreign key); `?.` only skips what was not asked for.
+  for (const walk of [...loaded, ...reloaded]) fresh.get(walk.userId)?.set(walkKey(walk.userId, walk.chainId, walk.periodStartUs), walk);
+  return { users, walksByUser, reused: users.length - fresh.size };
+}
+
+/**
+ * After the batch commits: every user's walks as loadWalks would now read
+ * them, kept at the version they now have (`writerVersion` for a user whose
+ * walks the batch wrote, the version read otherwise). A walk written is its
+ * progress row with its state's completions (diffWalks writes a progress row
+ * for every walk whose completions it writes or deletes). A user whose
+ * counted, summed or streak tallies were written is dropped instead: tallies
+ * are stored as jsonb, which reads back with its keys in its own order.
+ */
+export function keepBatchWalks(
+  cache: WalkCache,
+  batch: BatchWalks,
+  writes: Pick<BatchWrites, 'progress'>,
+  states: ReadonlyMap<string, WalkState>,
+  writerVersion: bigint,
+): void {
+  const written = new Map<ServiceUserId, Map<string, StoredWalk> | null>();
+  for (const row of writes.progress) {
+    if (written.get(row.userId) === null) continue;
+    if (row.tallies !== null) {
+      written.set(row.userId, null);
+      continue;
+    }
+    const key = walkKey(row.userId, row.chainId, row.periodStartUs);
+    const completions = new Map([...states.get(key)!.completions.values()].map((c) => [c.taskId, { eventId: c.eventId, completedUs: c.completedUs, held: c.held === true }]));
+    const walk: StoredWalk = { userId: row.userId, chainId: row.chainId, periodStartUs: row.periodStartUs, mark: row.mark, completions, generation: row.generation, tallies: null };
+    const walks = written.get(row.userId) ?? new Map<string, StoredWalk>();
+    written.set(row.userId, walks.set(key, walk));
+  }
+  for (const user of batch.users) {
+    const rewritten = written.get(user.id);
+    if (rewritten === null) {
+      cache.drop(user.id);
+      continue;
+    }
+    const before = batch.walksByUser.get(user.id) ?? new Map<string, StoredWalk>();
+    if (rewritten === undefined) cache.keep(user.id, user.walksVersion, before);
+    // A new map: the one before may be another batch's (kept maps are never changed).
+    else {
+      const after = new Map(before);
+      for (const [key, walk] of rewritten) after.set(key, walk);
+      cache.keep(user.id, writerVersion, after);
+    }
+  }
+}
