@@ -63,7 +63,7 @@ const configSchema = z.object({
   // How long a small batch may wait for more work: less CPU per event at moderate rates, that much more latency.
   MATCH_BATCH_LINGER_MS: z.coerce.number().int().min(0).max(1000).default(0),
   // Walks a worker keeps between batches (core/matching/walk-cache.ts); 0: every batch loads its users' walks.
-  MATCH_WALKS_KEPT: z.coerce.number().int().min(0).max(10_000_000).default(100_000),
+  MATCH_WALKS_KEPT: z.coerce.number().int().min(0).max(10_000_000).default(20_000),
   // How long a job stays locked to a worker that stopped answering (crash, SIGKILL, SIGSTOP); another
   // worker takes it over within twice this (the lock expires, then the next stalled check runs).
   JOB_LOCK_MS: z.coerce.number().int().min(1000).default(5000),

@@ -34,6 +34,7 @@ export function startConsumers(
     batchLingerMs: config.MATCH_BATCH_LINGER_MS,
     walksKept: config.MATCH_WALKS_KEPT,
     onEventProcessed: (receivedUs) => metrics.eventProcessed(receivedUs),
+    onWalksRead: (kept, loaded) => metrics.walksRead(kept, loaded),
     webhooks: { producer: queues.webhooks },
   });
   // WORKER_CONCURRENCY is this process's intake in all: shared out over the shards it consumes.

@@ -118,6 +118,16 @@ describe('the durability gauges', () => {
     expect(sample(text, 'qcr_reconciler_requeued_total{kind="events"}')).toBe(8);
     expect(sample(text, 'qcr_reconciler_requeued_total{kind="users"}')).toBe(2);
   });
+
+  it('counts the users of committed batches by where their walks came from', async () => {
+    const metrics = createWorkerMetrics();
+    expect(await scrape(metrics)).toContain('qcr_match_batch_users_total{walks="kept"} 0');
+    metrics.walksRead(0, 5);
+    metrics.walksRead(3, 1);
+    const text = await scrape(metrics);
+    expect(sample(text, 'qcr_match_batch_users_total{walks="kept"}')).toBe(3);
+    expect(sample(text, 'qcr_match_batch_users_total{walks="loaded"}')).toBe(6);
+  });
 });
 
 describe('the worker process', () => {

@@ -16,6 +16,8 @@ export interface ProcessorDeps extends Pick<WorkerDeps, 'db' | 'logger' | 'publi
   /** MATCH_WALKS_KEPT: walks kept between batches (core/matching/walk-cache.ts); 0 or unset keeps none. */
   walksKept?: number;
   onEventProcessed: (receivedUs: bigint) => void;
+  /** Per committed batch: its users whose walks were kept from earlier batches, and those read from Postgres. */
+  onWalksRead?: (kept: number, loaded: number) => void;
   /** Webhooks: who has endpoints (the outbox is skipped for the others) and the delivery queue. */
   webhooks?: { producer: WebhookProducer };
 }
@@ -75,8 +77,9 @@ export function createProcessor(deps: ProcessorDeps) {
     // Not awaited: the batch's jobs need not wait on Redis for this, and a lost add is the sweeper's.
     if (outcome.webhookMessageIds.length > 0) void deps.webhooks?.producer.deliverNew(outcome.webhookMessageIds);
     for (const event of outcome.matched) deps.onEventProcessed(event.receivedUs);
+    deps.onWalksRead?.(outcome.walksReused, outcome.walksLoaded);
     deps.logger.debug(
-      { events: work.eventIds.length, matched: outcome.matched.length, users: work.userIds.length, recomputed: outcome.recomputed, changedUsers: outcome.changes.length, walksReused: outcome.walksReused, ms: Math.round(performance.now() - started) },
+      { events: work.eventIds.length, matched: outcome.matched.length, users: work.userIds.length, recomputed: outcome.recomputed, changedUsers: outcome.changes.length, walksReused: outcome.walksReused, walksLoaded: outcome.walksLoaded, ms: Math.round(performance.now() - started) },
       'batch committed',
     );
     return { ...outcome, unreported: new Set(outcome.matched.map((e) => e.id)) };

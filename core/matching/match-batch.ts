@@ -40,8 +40,9 @@ export interface BatchOutcome {
   recomputed: number;
   /** Webhook messages this batch wrote to the outbox, to enqueue after the commit. */
   webhookMessageIds: string[];
-  /** Users whose walks came from the worker's cache, not from Postgres (walk-cache.ts). */
+  /** Users whose walks came from the worker's cache (walk-cache.ts), and users whose walks were read from Postgres. */
   walksReused: number;
+  walksLoaded: number;
 }
 
 /**
@@ -158,6 +159,7 @@ export async function matchBatch(
       recomputed: recompute.length,
       webhookMessageIds,
       walksReused: batchWalks.reused,
+      walksLoaded: batchWalks.loaded,
     };
   });
   keepWalks?.();

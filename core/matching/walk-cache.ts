@@ -61,8 +61,9 @@ export class WalkCache {
 export interface BatchWalks {
   users: LockedMatchUser[];
   walksByUser: Map<ServiceUserId, UserWalks>;
-  /** Users whose walks came from the cache. */
+  /** Users whose walks came from the cache, and users whose walks were read from Postgres. */
   reused: number;
+  loaded: number;
 }
 
 /**
@@ -71,19 +72,23 @@ export interface BatchWalks {
  * same round trip as the users. An entry found out of date (another writer
  * came between) is loaded after, in one more statement. The users'
  * versions are read before their walks, so walks loaded are never older
- * than the version they are kept at.
+ * than the version they are kept at; a user whose walks were loaded uses
+ * them, whatever the cache holds by then.
  */
 export async function loadBatchWalks(tx: Executor, userIds: readonly ServiceUserId[], evaluateIds: readonly ServiceUserId[], cache: WalkCache | undefined): Promise<BatchWalks> {
-  const held = cache?.held(userIds) ?? new Map<ServiceUserId, KeptWalks>();
-  const [users, loaded] = await Promise.all([loadMatchUsers(tx, userIds, evaluateIds), loadWalks(tx, userIds.filter((id) => !held.has(id)))]);
+  const heldAtSend = cache?.held(userIds) ?? new Map<ServiceUserId, KeptWalks>();
+  const [users, loaded] = await Promise.all([loadMatchUsers(tx, userIds, evaluateIds), loadWalks(tx, userIds.filter((id) => !heldAtSend.has(id)))]);
+  // Looked up again now: the batch ahead of this one (whose commit let this one take the locks) keeps what it
+  // wrote only once its commit has answered, which is often after this batch's locks were granted.
+  const held = cache?.held(userIds.filter((id) => heldAtSend.has(id))) ?? heldAtSend;
   const current = (user: LockedMatchUser) => held.get(user.id)?.version === user.walksVersion;
-  const outdated = users.filter((user) => held.has(user.id) && !current(user)).map((user) => user.id);
+  const outdated = users.filter((user) => heldAtSend.has(user.id) && !current(user)).map((user) => user.id);
   const reloaded = outdated.length > 0 ? await loadWalks(tx, outdated) : [];
   // Kept walks come with their keys: a hot user's dozens of walks are not keyed again every batch.
   const walksByUser = new Map<ServiceUserId, UserWalks>();
   const fresh = new Map<ServiceUserId, Map<string, StoredWalk>>();
   for (const user of users) {
-    if (current(user)) walksByUser.set(user.id, held.get(user.id)!.walks);
+    if (heldAtSend.has(user.id) && current(user)) walksByUser.set(user.id, held.get(user.id)!.walks);
     else {
       const walks = new Map<string, StoredWalk>();
       fresh.set(user.id, walks);
@@ -92,7 +97,7 @@ export async function loadBatchWalks(tx: Executor, userIds: readonly ServiceUser
   }
   // A walk of a user id without a users row cannot exist (foreign key); `?.` only skips what was not asked for.
   for (const walk of [...loaded, ...reloaded]) fresh.get(walk.userId)?.set(walkKey(walk.userId, walk.chainId, walk.periodStartUs), walk);
-  return { users, walksByUser, reused: users.length - fresh.size };
+  return { users, walksByUser, reused: users.length - fresh.size, loaded: fresh.size };
 }
 
 /**

@@ -160,6 +160,13 @@ export function createWorkerMetrics(options: WorkerMetricsOptions = {}) {
     registers: [registry],
   });
   for (const kind of ['events', 'users'] as const) requeued.inc({ kind }, 0);
+  const batchUsers = new Counter({
+    name: 'qcr_match_batch_users_total',
+    help: "Users of committed matching batches, by where their walks came from: kept (the worker's walk cache, MATCH_WALKS_KEPT) or loaded (read from Postgres).",
+    labelNames: ['walks'] as const,
+    registers: [registry],
+  });
+  for (const walks of ['kept', 'loaded'] as const) batchUsers.inc({ walks }, 0);
   if (options.queue) queueJobsGauge(registry, options.queue, options.sampleMs ?? DEFAULT_SAMPLE_MS);
   if (options.redis) redisUpGauge(registry, options.redis);
   if (options.enqueueFailures) enqueueFailuresCounter(registry, options.enqueueFailures);
@@ -173,6 +180,10 @@ export function createWorkerMetrics(options: WorkerMetricsOptions = {}) {
       if (counts.users > 0) requeued.inc({ kind: 'users' }, counts.users);
     },
     jobProcessed: (job: string) => processed.inc({ job }),
+    walksRead(kept: number, loaded: number) {
+      if (kept > 0) batchUsers.inc({ walks: 'kept' }, kept);
+      if (loaded > 0) batchUsers.inc({ walks: 'loaded' }, loaded);
+    },
     jobFailed: (job: string) => failed.inc({ job }),
     /** For ProcessorDeps.onEventProcessed: `receivedUs` is the event's received_at in epoch microseconds. */
     eventProcessed(receivedUs: bigint, nowMs = Date.now()) {
