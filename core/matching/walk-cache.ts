@@ -51,10 +51,6 @@ export class WalkCache {
   drop(userId: ServiceUserId): void {
     this.users.delete(userId);
   }
-
-  get size(): number {
-    return this.users.size;
-  }
 }
 
 /** The batch's users (read under their locks) and each one's stored walks. */
@@ -96,7 +92,7 @@ export async function loadBatchWalks(tx: Executor, userIds: readonly ServiceUser
     }
   }
   // A walk of a user id without a users row cannot exist (foreign key); `?.` only skips what was not asked for.
-  for (const walk of [...loaded, ...reloaded]) fresh.get(walk.userId)?.set(walkKey(walk.userId, walk.chainId, walk.periodStartUs), walk);
+  for (const walks of [loaded, reloaded]) for (const walk of walks) fresh.get(walk.userId)?.set(walkKey(walk.userId, walk.chainId, walk.periodStartUs), walk);
   return { users, walksByUser, reused: users.length - fresh.size, loaded: fresh.size };
 }
 
