@@ -132,6 +132,13 @@ async function runWorld(ctx: BenchContext, stack: WorldStack, seeded: SeededWorl
     ctx.log(`world at ${options.fixedRate} events/s: CPU per event ${JSON.stringify(result.cpuPerEventUs)}; model check ${check.mismatches.length} mismatches`);
     return;
   }
+  if (options.hotOnly > 0) {
+    const lagMs = await hotUserBacklog(ctx, stack, seeded, source.hottest(1)[0]!, traffic, produce);
+    await drain(ctx, stack);
+    const check = await checkAgainstModel(stack.database.db, seeded, history);
+    ctx.log(`world hot-user backlog: probes p50 ${Math.round(quantile(lagMs, 0.5))} ms, p99 ${Math.round(quantile(lagMs, 0.99))} ms (${lagMs.length} probes); model check ${check.mismatches.length} mismatches`);
+    return;
+  }
   const quick = ctx.options.quick;
   const alone: Step[] = [];
   for (const rate of quick ? [1_000, 2_000] : [2_000, 4_000, 6_000, 8_000, 10_000, 12_000]) {

@@ -23,6 +23,8 @@ export interface WorldOptions {
   stepS: number;
   /** Profiling: one step at this rate (with `pollRate` reads) instead of the stepped run; 0 for the run of record. */
   fixedRate: number;
+  /** Profiling and A/B of the hot-user figure: 1 runs only the hot user's backlog with its probes (and the model check). */
+  hotOnly: number;
 }
 
 export const DEFAULT_WORLD: WorldOptions = {
@@ -41,6 +43,7 @@ export const DEFAULT_WORLD: WorldOptions = {
   sampledUsers: 300,
   stepS: 10,
   fixedRate: 0,
+  hotOnly: 0,
 };
 
 /** `--world key=value,key=value` (e.g. `--world users=10000,zipfS=0`). */
