@@ -56,24 +56,29 @@ export const drawSeeds = pgTable(
 );
 
 /** One draw: its inputs and outcome, kept with the claim it granted, so it can be recomputed once the seed is revealed. */
-export const rewardDraws = pgTable('reward_draws', {
-  claimId: uuid('claim_id')
-    .primaryKey()
-    .references(() => rewardClaims.id),
-  chainId: uuid('chain_id')
-    .notNull()
-    .references(() => questChains.id),
-  seedId: uuid('seed_id')
-    .notNull()
-    .references(() => drawSeeds.id),
-  /** The prizes in stock at the draw, in table order: [{prize_id, weight}]. */
-  candidates: jsonb('candidates').$type<{ prize_id: string; weight: number }[]>().notNull(),
-  digest: text('digest').notNull(),
-  roll: integer('roll').notNull(),
-  totalWeight: integer('total_weight').notNull(),
-  prizeId: text('prize_id').notNull(),
-  drawnAt: timestampUs('drawn_at', { precision: 3 }).notNull().default(sql`now()`),
-});
+export const rewardDraws = pgTable(
+  'reward_draws',
+  {
+    claimId: uuid('claim_id')
+      .primaryKey()
+      .references(() => rewardClaims.id),
+    chainId: uuid('chain_id')
+      .notNull()
+      .references(() => questChains.id),
+    seedId: uuid('seed_id')
+      .notNull()
+      .references(() => drawSeeds.id),
+    /** The prizes in stock at the draw, in table order: [{prize_id, weight}]. */
+    candidates: jsonb('candidates').$type<{ prize_id: string; weight: number }[]>().notNull(),
+    digest: text('digest').notNull(),
+    roll: integer('roll').notNull(),
+    totalWeight: integer('total_weight').notNull(),
+    prizeId: text('prize_id').notNull(),
+    drawnAt: timestampUs('drawn_at', { precision: 3 }).notNull().default(sql`now()`),
+  },
+  // The campaign stats count each prize's draws in one chain (0013).
+  (table) => [index('reward_draws_chain_prize_idx').on(table.chainId, table.prizeId)],
+);
 
 export const rewardPrizesRelations = relations(rewardPrizes, ({ one }) => ({
   reward: one(chainRewards, { fields: [rewardPrizes.chainId], references: [chainRewards.chainId] }),
