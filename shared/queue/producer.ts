@@ -121,8 +121,14 @@ export function createMatchingProducer(
       data: jobPayloads[name].parse(payload),
       opts: { jobId: jobId[name](payload as never) as string | undefined, priority: priorityOf(name, payload) },
     }));
+    // One job goes in with its own script: addBulk wraps even one in MULTI/EXEC through an
+    // ioredis pipeline, whose constructor copies every command BullMQ defines onto it (~4 % of the
+    // API's CPU per single ingest, docs/performance.md). Most adds are one job: one provider's call or flush.
+    const queue = queues[shard]!;
+    const only = jobs.length === 1 ? jobs[0]! : undefined;
     try {
-      await withTimeout(queues[shard]!.addBulk(jobs), ENQUEUE_TIMEOUT_MS, 'enqueue timed out');
+      const added: Promise<unknown> = only ? queue.add(only.name, only.data, only.opts) : queue.addBulk(jobs);
+      await withTimeout(added, ENQUEUE_TIMEOUT_MS, 'enqueue timed out');
       return true;
     } catch (error) {
       reportFailure(jobs.length, shard, error);
