@@ -125,18 +125,24 @@ async function runWorld(ctx: BenchContext, stack: WorldStack, seeded: SeededWorl
   await produce(options.stepS > 5 ? 2_000 : 1_000, 3);
   await drain(ctx, stack);
 
-  if (options.fixedRate > 0) {
-    const result = await step(options.fixedRate, options.pollRate);
+  // Every run ends the same way: the backlog drained, the sampled users checked against the pure model.
+  const drainAndCheck = async () => {
     await drain(ctx, stack);
     const check = await checkAgainstModel(stack.database.db, seeded, history);
-    ctx.log(`world at ${options.fixedRate} events/s: CPU per event ${JSON.stringify(result.cpuPerEventUs)}; model check ${check.mismatches.length} mismatches`);
+    ctx.log(`world model check: ${check.users} users, ${check.walks} walks, ${history.eventCount} events, ${check.mismatches.length} mismatches${check.mismatches.length ? `: ${check.mismatches.slice(0, 5).join('; ')}` : ''}`);
+    return check;
+  };
+
+  if (options.fixedRate > 0) {
+    const result = await step(options.fixedRate, options.pollRate);
+    ctx.log(`world at ${options.fixedRate} events/s: CPU per event ${JSON.stringify(result.cpuPerEventUs)}`);
+    await drainAndCheck();
     return;
   }
   if (options.hotOnly > 0) {
     const lagMs = await hotUserBacklog(ctx, stack, seeded, source.hottest(1)[0]!, traffic, produce);
-    await drain(ctx, stack);
-    const check = await checkAgainstModel(stack.database.db, seeded, history);
-    ctx.log(`world hot-user backlog: probes p50 ${Math.round(quantile(lagMs, 0.5))} ms, p99 ${Math.round(quantile(lagMs, 0.99))} ms (${lagMs.length} probes); model check ${check.mismatches.length} mismatches`);
+    ctx.log(`world hot-user backlog: probes p50 ${Math.round(quantile(lagMs, 0.5))} ms, p99 ${Math.round(quantile(lagMs, 0.99))} ms (${lagMs.length} probes)`);
+    await drainAndCheck();
     return;
   }
   const quick = ctx.options.quick;
@@ -155,10 +161,7 @@ async function runWorld(ctx: BenchContext, stack: WorldStack, seeded: SeededWorl
     if (!keptUp(result) && rate >= (quick ? 2_000 : 4_000)) break;
   }
   const hotLagMs = await hotUserBacklog(ctx, stack, seeded, source.hottest(1)[0]!, traffic, produce);
-
-  await drain(ctx, stack);
-  const check = await checkAgainstModel(stack.database.db, seeded, history);
-  ctx.log(`world model check: ${check.users} users, ${check.walks} walks, ${history.eventCount} events, ${check.mismatches.length} mismatches${check.mismatches.length ? `: ${check.mismatches.slice(0, 5).join('; ')}` : ''}`);
+  const check = await drainAndCheck();
 
   report(ctx, alone, polled, hotLagMs, check, history, traffic);
 }

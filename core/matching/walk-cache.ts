@@ -131,7 +131,8 @@ export function keepBatchWalks(
       cache.drop(user.id);
       continue;
     }
-    const before = batch.walksByUser.get(user.id) ?? new Map<string, StoredWalk>();
+    // Every user of the batch has an entry (loadBatchWalks sets one, empty when it has no walk).
+    const before = batch.walksByUser.get(user.id)!;
     if (rewritten === undefined) cache.keep(user.id, user.walksVersion, before);
     // A new map: the one before may be another batch's (kept maps are never changed).
     else {
