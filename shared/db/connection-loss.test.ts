@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { connect, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../testing/eventually.js';
@@ -12,9 +13,13 @@ import { childProcessEnv } from '../testing/service-env.js';
 /**
  * postgres.js 3.4.9 throws an uncaught TypeError (`socket.write` on null,
  * connection.js:255) when the server goes away under a transaction, which
- * killed the worker on every Postgres restart. patches/postgres+3.4.9.patch
- * fixes it; this reproduces the restart against a private server, with the
- * data layer's own client, and checks the process lives and commits again.
+ * killed the worker on every Postgres restart. It also drops the promise of
+ * the array-types query every new connection runs first, so a connection
+ * lost during that query is an unhandled rejection that kills the process
+ * (porsager/postgres#1192; it killed the worker once in CI, 2026-11-27).
+ * patches/postgres+3.4.9.patch fixes both; this reproduces them against a
+ * private server, with the data layer's own client, and checks the process
+ * lives and commits again.
  */
 const helper = join(projectRoot(), 'shared', 'db', 'connection-loss.test-helper.ts');
 
@@ -61,6 +66,47 @@ function startLoad(databaseUrl: string) {
   };
 }
 
+/**
+ * A TCP proxy to `upstream` that resets (RST, so the driver reads ECONNRESET)
+ * the first client connection that sends `marker`, and passes everything else.
+ */
+async function startResettingProxy(upstream: URL, marker: string) {
+  let resets = 0;
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const toServer = connect(Number(upstream.port), upstream.hostname);
+    for (const socket of [client, toServer]) {
+      sockets.add(socket);
+      socket.on('error', () => {});
+      socket.on('close', () => sockets.delete(socket));
+    }
+    toServer.pipe(client);
+    client.on('data', (chunk: Buffer) => {
+      if (resets === 0 && chunk.includes(marker)) {
+        resets += 1;
+        client.resetAndDestroy();
+        toServer.destroy();
+        return;
+      }
+      toServer.write(chunk);
+    });
+    client.on('close', () => toServer.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (typeof address !== 'object' || address === null) throw new Error('the proxy has no port');
+  const url = new URL(upstream);
+  url.port = String(address.port);
+  return {
+    url: url.toString(),
+    resets: () => resets,
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
 describe('a Postgres restart under a running transaction load', () => {
   let server: PrivatePostgres;
   beforeAll(async () => {
@@ -89,6 +135,20 @@ describe('a Postgres restart under a running transaction load', () => {
       }
     });
   }
+
+  it('a connection reset while it fetches the array types: the process survives and commits', async () => {
+    // The driver's first statement on a new connection, before any of ours.
+    const proxy = await startResettingProxy(new URL(server.serverUrl), 'pg_catalog.pg_type');
+    const load = startLoad(proxy.url);
+    try {
+      await eventually(async () => load.counts().committed > 100 || undefined, { what: 'commits after the reset' });
+      expect(proxy.resets()).toBe(1);
+    } finally {
+      const exit = await load.stop();
+      await proxy.close();
+      expect(exit, load.stderr()).toEqual({ code: 0, signal: null });
+    }
+  });
 
   it('tells a lost server from a refused statement, on the errors the driver really raises', async () => {
     const missing = createDatabase({ url: server.databaseUrl('no_such_database') });
