@@ -4090,7 +4090,7 @@ export interface operations {
             query?: {
                 /** @description Items per page, 1 to 200 (default 50). */
                 limit?: number;
-                /** @description Continue after this item: the page's last entry: the last `claimed` entry's `claim_id`, or when `claimed` is empty the last `claimable` entry's `task_id` (kind `task`) or `quest_chain_id` (kind `chain`). Omit for the first page. */
+                /** @description Continue after this item: the page's last entry: the last `claimed` entry's `claim_id`, or when `claimed` is empty the last `claimable` entry's `task_id` (kind `task`) or `quest_chain_id` (kind `chain`); for an entry with a `period_start` (a repeating chain's run), followed by `@` and that `period_start`, as in `c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70@2026-01-02T00:00:00.000Z`. Omit for the first page. */
                 starting_after?: string;
             };
             header?: never;

@@ -75,6 +75,39 @@ describe('a daily repeating chain over HTTP', () => {
     expect(entry.chain_reward.claimable_periods.map((p: { period_start: string }) => p.period_start)).toEqual([midnight(-2).slice(0, 19) + '.000Z', midnight(-1).slice(0, 19) + '.000Z']);
   });
 
+  it('the rewards list pages through every run once, each entry named with its period_start', async () => {
+    const list = (query: string) => stack.http('GET', `/v1/rewards/ana?${query}`, { headers: platform.headers });
+    const whole = await list('limit=200');
+    expect(whole.status, JSON.stringify(whole.json)).toBe(200);
+    const key = (entry: { kind: string; task_id?: string; quest_chain_id: string; period_start: string | null }) =>
+      `${entry.kind === 'task' ? entry.task_id : entry.quest_chain_id}@${entry.period_start}`;
+    // Two runs completed and nothing claimed yet: the task and the chain reward of each run.
+    expect(whole.json.data.claimable.map(key)).toEqual([
+      `${daily.taskId}@${midnight(-2).slice(0, 19)}.000Z`,
+      `${daily.taskId}@${midnight(-1).slice(0, 19)}.000Z`,
+      `${daily.id}@${midnight(-2).slice(0, 19)}.000Z`,
+      `${daily.id}@${midnight(-1).slice(0, 19)}.000Z`,
+    ]);
+    const walked: string[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 10; page += 1) {
+      const answer = await list(`limit=1${cursor ? `&starting_after=${encodeURIComponent(cursor)}` : ''}`);
+      expect(answer.status, JSON.stringify(answer.json)).toBe(200);
+      walked.push(...answer.json.data.claimable.map(key));
+      cursor = walked.at(-1);
+      if (!answer.json.data.has_more) break;
+    }
+    expect(walked).toEqual(whole.json.data.claimable.map(key));
+
+    // The id alone names two entries here: refused, naming the fix, rather than resumed after a guess.
+    const bare = await list(`limit=1&starting_after=${daily.taskId}`);
+    expect(bare.status, JSON.stringify(bare.json)).toBe(400);
+    expect(bare.json).toMatchObject({ success: false, code: 'invalid_field', param: 'starting_after' });
+    expect(bare.json.error).toContain('period_start');
+    const noSuchRun = await list(`limit=1&starting_after=${daily.taskId}@${encodeURIComponent(midnight(-4))}`);
+    expect(noSuchRun.status, JSON.stringify(noSuchRun.json)).toBe(400);
+  });
+
   it('claims per run: once each, the current run only once it is completed, and only runs the chain has', async () => {
     const first = await claim({ task_id: daily.taskId, period_start: midnight(-2) });
     expect(first.status, JSON.stringify(first.json)).toBe(200);

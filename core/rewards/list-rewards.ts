@@ -1,17 +1,20 @@
-import type { SenderUserId } from '../../shared/domain/ids.js';
+import type { SenderUserId, ServiceUserId } from '../../shared/domain/ids.js';
 import { rowsToRead, toPage } from '../../shared/db/keyset.js';
 import {
-  findRewardCursor,
+  findRewardCursors,
   listClaimableChainRewards,
   listClaimableTaskRewards,
   listClaims,
   type ClaimableChainReward,
   type ClaimableTaskReward,
   type RewardClaim,
+  type RewardCursor,
 } from '../../shared/db/reward-store.js';
 import { findUserId } from '../../shared/db/user-store.js';
 import type { CoreDeps } from '../deps.js';
 import { unknownCursor, type PageRequest } from '../page.js';
+import { invalidInput } from '../../shared/errors.js';
+import { parseRewardCursor } from './reward-cursor.js';
 
 export interface RewardsOverview {
   claimableTasks: ClaimableTaskReward[];
@@ -42,7 +45,7 @@ export async function listRewards(
   const db = deps.readDb;
   const { page } = input;
   const userId = await findUserId(db, input.platformId, input.platformUserId);
-  const cursor = userId && page.startingAfter !== undefined ? await findRewardCursor(db, input.platformId, userId, page.startingAfter) : null;
+  const cursor = userId && page.startingAfter !== undefined ? await resumeAfter(db, input.platformId, userId, page) : null;
   if (page.startingAfter !== undefined && !cursor) throw unknownCursor(page);
   if (!userId) return { claimableTasks: [], claimableChains: [], claimed: [], hasMore: false };
 
@@ -73,4 +76,16 @@ export async function listRewards(
     claimed: items.flatMap((entry) => (entry.section === 'claim' ? [entry.value] : [])),
     hasMore,
   };
+}
+
+/** Where the page resumes: the one entry `starting_after` names; null when it names none. */
+async function resumeAfter(db: CoreDeps['readDb'], platformId: string, userId: ServiceUserId, page: PageRequest): Promise<RewardCursor | null> {
+  const text = page.startingAfter!;
+  const entry = parseRewardCursor(text);
+  if (!entry) return null;
+  const [cursor, another] = await findRewardCursors(db, platformId, userId, entry);
+  if (another) {
+    throw invalidInput(`starting_after: ${text} names an entry of each run of a repeating quest chain; add @ and the entry's period_start (${text}@<period_start>)`, 'starting_after');
+  }
+  return cursor ?? null;
 }

@@ -1,6 +1,6 @@
 import type { ServiceUserId } from '../domain/ids.js';
 import { claimableAfterHold } from '../domain/reward-hold.js';
-import { and, eq, inArray, isNotNull, isNull, notExists, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, isNull, notExists, sql, type Column } from 'drizzle-orm';
 import type { Executor } from './client.js';
 import type { ChainTiming } from '../domain/recurrence.js';
 import { afterKey } from './keyset.js';
@@ -277,11 +277,12 @@ export async function findClaim(db: Executor, userId: ServiceUserId, chainId: st
 /**
  * Where an entry sits in a user's rewards list (claimable tasks, then
  * claimable chains, then claims): its section and its sort key there. The
- * list's cursor is the entry's id: a claim's id, a task's id, a chain's id.
+ * list's cursor names the entry by id, and by run for a repeating chain,
+ * whose task and chain reward appear once per completed run.
  */
 export type RewardCursor =
   | { section: 'task'; key: readonly [completedUs: bigint, chainId: string, sequenceNumber: number] }
-  | { section: 'chain'; key: readonly [startUs: bigint, chainId: string] }
+  | { section: 'chain'; key: readonly [startUs: bigint, chainId: string, periodStartUs: bigint] }
   | { section: 'claim'; key: readonly [claimedUs: bigint, claimId: string] };
 
 /** One stretch of a rewards section: the rows after `after` (its section's key), at most `limit`. */
@@ -290,24 +291,44 @@ export interface RewardWindow<K> {
   limit: number;
 }
 
-/** The cursor of the rewards entry `id` of this user (a claim, a task they completed, or a chain of the platform); null if none. */
-export async function findRewardCursor(db: Executor, platformId: string, userId: ServiceUserId, id: string): Promise<RewardCursor | null> {
+/**
+ * Where the rewards entries named `id` (and, when given, run
+ * `periodStartUs`) sit for this user: a claim, a task they completed, or a
+ * chain of the platform. At most two are read: more than one means the id
+ * alone names several runs. A chain named without a run that the user has
+ * not completed sits before its runs.
+ */
+export async function findRewardCursors(
+  db: Executor,
+  platformId: string,
+  userId: ServiceUserId,
+  entry: { id: string; periodStartUs: bigint | undefined },
+): Promise<RewardCursor[]> {
+  const inRun = (column: Column) => (entry.periodStartUs === undefined ? undefined : eq(column, entry.periodStartUs));
   const [claim] = await db
     .select({ claimedAt: rewardClaims.claimedAt })
     .from(rewardClaims)
-    .where(and(eq(rewardClaims.userId, userId), eq(rewardClaims.id, id)));
-  if (claim) return { section: 'claim', key: [claim.claimedAt, id] };
-  const [task] = await db
+    .where(and(eq(rewardClaims.userId, userId), eq(rewardClaims.id, entry.id), inRun(rewardClaims.periodStartUs)));
+  if (claim) return [{ section: 'claim', key: [claim.claimedAt, entry.id] }];
+  const tasks = await db
     .select({ completedAt: taskCompletions.completedAt, chainId: taskCompletions.chainId, sequenceNumber: questTasks.sequenceNumber })
     .from(taskCompletions)
     .innerJoin(questTasks, eq(questTasks.id, taskCompletions.taskId))
-    .where(and(eq(taskCompletions.userId, userId), eq(taskCompletions.taskId, id)));
-  if (task) return { section: 'task', key: [task.completedAt, task.chainId, task.sequenceNumber] };
+    .where(and(eq(taskCompletions.userId, userId), eq(taskCompletions.taskId, entry.id), inRun(taskCompletions.periodStartUs)))
+    .limit(2);
+  if (tasks.length > 0) return tasks.map((task) => ({ section: 'task', key: [task.completedAt, task.chainId, task.sequenceNumber] }));
   const [chain] = await db
     .select({ startDate: questChains.startDate })
     .from(questChains)
-    .where(and(eq(questChains.platformId, platformId), eq(questChains.id, id)));
-  return chain ? { section: 'chain', key: [chain.startDate, id] } : null;
+    .where(and(eq(questChains.platformId, platformId), eq(questChains.id, entry.id)));
+  if (!chain) return [];
+  const runs = await db
+    .select({ periodStartUs: chainProgress.periodStartUs })
+    .from(chainProgress)
+    .where(and(eq(chainProgress.userId, userId), eq(chainProgress.chainId, entry.id), isNotNull(chainProgress.completedAt), inRun(chainProgress.periodStartUs)))
+    .limit(2);
+  if (runs.length === 0 && entry.periodStartUs !== undefined) return [];
+  return (runs.length > 0 ? runs : [{ periodStartUs: 0n }]).map((run) => ({ section: 'chain', key: [chain.startDate, entry.id, run.periodStartUs] }));
 }
 
 /** Completed tasks (of chains in any status) whose reward the user has not claimed, oldest completion first. */
@@ -355,8 +376,8 @@ export async function listClaimableChainRewards(
   userId: ServiceUserId,
   window: RewardWindow<Extract<RewardCursor, { section: 'chain' }>['key']>,
 ): Promise<ClaimableChainReward[]> {
-  // The cursor names a chain (its start, its id); a repeating chain's runs follow each other inside it (docs/quest-language.md, "Known limit").
-  const order = [questChains.startDate, questChains.id] as const;
+  // A repeating chain's runs follow each other inside it.
+  const order = [questChains.startDate, questChains.id, chainProgress.periodStartUs] as const;
   const claimed = db
     .select({ one: sql`1` })
     .from(rewardClaims)
@@ -384,7 +405,7 @@ export async function listClaimableChainRewards(
         window.after && afterKey(order, window.after),
       ),
     )
-    .orderBy(...order, chainProgress.periodStartUs)
+    .orderBy(...order)
     .limit(window.limit);
   return rows.map(({ chainId, holdSeconds, completedUs, timing, periodStartUs, ...reward }) => ({
     chainId,

@@ -10,6 +10,7 @@ import { isoMillis } from '../../http/common-schemas.js';
 import { hasMoreField, pageQuerySchema } from '../../http/pagination.js';
 import type { ClaimedReward } from '../../../core/rewards/claim-reward.js';
 import type { RewardsOverview } from '../../../core/rewards/list-rewards.js';
+import { parseRewardCursor, REWARD_CURSOR_RULE } from '../../../core/rewards/reward-cursor.js';
 import { claimData } from '../../../core/webhooks/claim-fact.js';
 import type { StoredDraw } from '../../../shared/db/draw-store.js';
 import { DRAW_ALGORITHM } from '../../../shared/domain/draw.js';
@@ -108,8 +109,8 @@ export const rewardsOverviewSchema = z
   .openapi('Rewards');
 
 export const rewardsPageQuery = pageQuerySchema(
-  z.uuid(),
-  "the page's last entry: the last `claimed` entry's `claim_id`, or when `claimed` is empty the last `claimable` entry's `task_id` (kind `task`) or `quest_chain_id` (kind `chain`)",
+  z.string().refine((text) => parseRewardCursor(text) !== null, REWARD_CURSOR_RULE),
+  "the page's last entry: the last `claimed` entry's `claim_id`, or when `claimed` is empty the last `claimable` entry's `task_id` (kind `task`) or `quest_chain_id` (kind `chain`); for an entry with a `period_start` (a repeating chain's run), followed by `@` and that `period_start`, as in `c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70@2026-01-02T00:00:00.000Z`",
 );
 
 export const claimResponseSchema = successEnvelope(claimResultSchema);

@@ -1,0 +1,28 @@
+import { parseOffsetTimestamp } from '../../shared/domain/chain-timestamp.js';
+
+/**
+ * The rewards list's `starting_after`: the id of the page's last entry (a
+ * claim id, a task id, a chain id), and for an entry of a repeating chain `@`
+ * and that entry's `period_start`. A repeating chain's task and chain reward
+ * appear once per completed run under the same id, so the id alone cannot
+ * say where a page ended (docs/api-flows.md, "Lists").
+ */
+export interface RewardEntryRef {
+  id: string;
+  /** The run named after `@`; undefined when the cursor is the id alone. */
+  periodStartUs: bigint | undefined;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const REWARD_CURSOR_RULE = "must be the last entry's id, followed by @ and its period_start for an entry of a repeating chain";
+
+/** The entry a cursor names, or null when the text is no cursor at all. */
+export function parseRewardCursor(text: string): RewardEntryRef | null {
+  const at = text.indexOf('@');
+  const id = at === -1 ? text : text.slice(0, at);
+  if (!UUID.test(id)) return null;
+  if (at === -1) return { id, periodStartUs: undefined };
+  const periodStartUs = parseOffsetTimestamp(text.slice(at + 1));
+  return periodStartUs === null ? null : { id, periodStartUs };
+}
