@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { users as userRows } from '../../shared/db/schema/index.js';
 import type { TestDatabase } from '../../shared/testing/database.js';
 import { requestJsonUnchecked } from '../../e2e/harness/http.js';
-import { dataOf, seedProvider, seedWorld as seedThroughApi, type ApiCall } from '../../shared/testing/world-seeder.js';
+import { dataOf, seedProvider, seedWorld as seedThroughApi, type ApiCall, type SeededProvider } from '../../shared/testing/world-seeder.js';
 import { storeCompletion } from '../../shared/testing/progress.js';
 
 /** What seeding needs of the bench context (declared here: context.ts imports this module). */
@@ -12,15 +12,9 @@ export interface SeedContext {
   database: TestDatabase;
 }
 
-export interface BenchProvider {
-  id: string;
-  /** The API headers plus JSON content type. */
-  headers: Record<string, string>;
-}
-
 export interface BenchWorld {
-  platform: BenchProvider;
-  advertiser: BenchProvider;
+  platform: SeededProvider;
+  advertiser: SeededProvider;
   chains: { id: string; taskIds: string[] }[];
   /** Registered platform user ids: `u-0` … `u-<n-1>`, each with progress in every chain. */
   users: string[];
@@ -39,7 +33,7 @@ const apiCallOf =
 
 const JSON_CONTENT = { 'content-type': 'application/json' };
 
-export const createProvider = (ctx: SeedContext, type: 'platform' | 'advertiser', name: string): Promise<BenchProvider> =>
+export const createProvider = (ctx: SeedContext, type: 'platform' | 'advertiser', name: string): Promise<SeededProvider> =>
   seedProvider(apiCallOf(ctx), type, name, JSON_CONTENT);
 
 const chainBody = (platformId: string, advertiserId: string, chain: number) => ({

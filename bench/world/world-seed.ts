@@ -6,11 +6,9 @@ import type { ChainRules } from '../../shared/domain/progress.js';
 import type { WorldOptions } from './world-options.js';
 import { dataOf, seedWorld, type ApiCall, type SeededProvider } from '../../shared/testing/world-seeder.js';
 
-export type WorldProvider = SeededProvider;
-
 export interface SeededWorld {
-  platforms: WorldProvider[];
-  advertisers: WorldProvider[];
+  platforms: SeededProvider[];
+  advertisers: SeededProvider[];
   chains: (WorldChain & { id: string; rules: ChainRules })[];
   /** Every registered user the producers draw from. */
   users: { platformIndex: number; platformUserId: string }[];
