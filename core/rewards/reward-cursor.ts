@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { parseOffsetTimestamp } from '../../shared/domain/chain-timestamp.js';
 
 /**
@@ -13,7 +14,8 @@ export interface RewardEntryRef {
   periodStartUs: bigint | undefined;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+// The ids' rule everywhere else in the API (z.uuid()).
+const uuid = z.uuid();
 
 export const REWARD_CURSOR_RULE = "must be the last entry's id, followed by @ and its period_start for an entry of a repeating chain";
 
@@ -21,7 +23,7 @@ export const REWARD_CURSOR_RULE = "must be the last entry's id, followed by @ an
 export function parseRewardCursor(text: string): RewardEntryRef | null {
   const at = text.indexOf('@');
   const id = at === -1 ? text : text.slice(0, at);
-  if (!UUID.test(id)) return null;
+  if (!uuid.safeParse(id).success) return null;
   if (at === -1) return { id, periodStartUs: undefined };
   const periodStartUs = parseOffsetTimestamp(text.slice(at + 1));
   return periodStartUs === null ? null : { id, periodStartUs };

@@ -317,18 +317,18 @@ export async function findRewardCursors(
     .where(and(eq(taskCompletions.userId, userId), eq(taskCompletions.taskId, entry.id), inRun(taskCompletions.periodStartUs)))
     .limit(2);
   if (tasks.length > 0) return tasks.map((task) => ({ section: 'task', key: [task.completedAt, task.chainId, task.sequenceNumber] }));
-  const [chain] = await db
-    .select({ startDate: questChains.startDate })
-    .from(questChains)
-    .where(and(eq(questChains.platformId, platformId), eq(questChains.id, entry.id)));
-  if (!chain) return [];
+  // The chain with each run the user completed (none: one row, no run).
   const runs = await db
-    .select({ periodStartUs: chainProgress.periodStartUs })
-    .from(chainProgress)
-    .where(and(eq(chainProgress.userId, userId), eq(chainProgress.chainId, entry.id), isNotNull(chainProgress.completedAt), inRun(chainProgress.periodStartUs)))
+    .select({ startDate: questChains.startDate, periodStartUs: chainProgress.periodStartUs })
+    .from(questChains)
+    .leftJoin(
+      chainProgress,
+      and(eq(chainProgress.userId, userId), eq(chainProgress.chainId, questChains.id), isNotNull(chainProgress.completedAt), inRun(chainProgress.periodStartUs)),
+    )
+    .where(and(eq(questChains.platformId, platformId), eq(questChains.id, entry.id)))
     .limit(2);
-  if (runs.length === 0 && entry.periodStartUs !== undefined) return [];
-  return (runs.length > 0 ? runs : [{ periodStartUs: 0n }]).map((run) => ({ section: 'chain', key: [chain.startDate, entry.id, run.periodStartUs] }));
+  if (runs[0]?.periodStartUs === null && entry.periodStartUs !== undefined) return [];
+  return runs.map((run) => ({ section: 'chain', key: [run.startDate, entry.id, run.periodStartUs ?? 0n] }));
 }
 
 /** Completed tasks (of chains in any status) whose reward the user has not claimed, oldest completion first. */

@@ -1,8 +1,7 @@
 import type { Queue } from 'bullmq';
-import { withTimeout } from '../async/with-timeout.js';
+import { addJobs, type QueuedJobs } from './add-jobs.js';
 import type { RedisClient } from './connection.js';
 
-const ENQUEUE_TIMEOUT_MS = 1000;
 const DOWN_STATES = new Set(['reconnecting', 'close', 'end']);
 
 /**
@@ -11,11 +10,11 @@ const DOWN_STATES = new Set(['reconnecting', 'close', 'end']);
  * second at most, never a throw or a long wait for the caller's request. A
  * sweeper finds in Postgres what was not queued.
  */
-export async function addBestEffort(connection: RedisClient, queue: Queue, jobs: Parameters<Queue['addBulk']>[0]): Promise<boolean> {
+export async function addBestEffort(connection: RedisClient, queue: Queue, jobs: QueuedJobs): Promise<boolean> {
   if (jobs.length === 0) return true;
   if (DOWN_STATES.has(connection.status)) return false;
   try {
-    await withTimeout(queue.addBulk(jobs), ENQUEUE_TIMEOUT_MS, 'enqueue timed out');
+    await addJobs(queue, jobs);
     return true;
   } catch {
     return false;

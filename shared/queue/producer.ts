@@ -1,5 +1,6 @@
 import type { ServiceUserId } from '../domain/ids.js';
 import { withTimeout } from '../async/with-timeout.js';
+import { addJobs, ENQUEUE_TIMEOUT_MS } from './add-jobs.js';
 import { createHash } from 'node:crypto';
 import { Queue, type JobType } from 'bullmq';
 import { logThrottle } from '../observability/log-throttle.js';
@@ -49,7 +50,6 @@ export interface ProducerOptions {
   logger?: Logger;
 }
 
-const ENQUEUE_TIMEOUT_MS = 1000;
 const ENQUEUE_FAILURE_LOG_MS = 10_000;
 // Prioritized jobs are served lowest number first; under fair queuing an older job of a busy
 // provider can sit further back, so a few hundred are looked at, not just the next one.
@@ -121,14 +121,8 @@ export function createMatchingProducer(
       data: jobPayloads[name].parse(payload),
       opts: { jobId: jobId[name](payload as never) as string | undefined, priority: priorityOf(name, payload) },
     }));
-    // One job goes in with its own script: addBulk wraps even one in MULTI/EXEC through an ioredis
-    // pipeline, whose constructor copies every command BullMQ defines onto it. Most adds are one job
-    // (one provider's call or flush): single ingest 264 -> 229 µs of API CPU (docs/performance.md).
-    const queue = queues[shard]!;
-    const only = jobs.length === 1 ? jobs[0]! : undefined;
     try {
-      const added: Promise<unknown> = only ? queue.add(only.name, only.data, only.opts) : queue.addBulk(jobs);
-      await withTimeout(added, ENQUEUE_TIMEOUT_MS, 'enqueue timed out');
+      await addJobs(queues[shard]!, jobs);
       return true;
     } catch (error) {
       reportFailure(jobs.length, shard, error);
