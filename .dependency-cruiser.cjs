@@ -11,14 +11,16 @@ module.exports = {
   forbidden: [
     {
       name: 'shared-imports-a-process',
-      comment: 'shared/ is what every process uses: it never imports api/, worker/, core/ or cli/. Move the code into shared/ or pass it in.',
+      comment:
+        'shared/ is what every process uses: it never imports api/, worker/, core/ or cli/. Move the code into shared/ or pass it in.',
       severity: 'error',
       from: { path: '^shared/' },
       to: { path: '^(api|worker|core|cli)/' },
     },
     {
       name: 'core-imports-a-process',
-      comment: 'core/ holds the use-cases and the matcher in feature folders, typed on core/deps.ts: it never imports api/, worker/ or cli/ (a process passes its pieces in).',
+      comment:
+        'core/ holds the use-cases and the matcher in feature folders, typed on core/deps.ts: it never imports api/, worker/ or cli/ (a process passes its pieces in).',
       severity: 'error',
       from: { path: '^core/' },
       to: { path: '^(api|worker|cli)/' },
@@ -32,7 +34,8 @@ module.exports = {
     },
     {
       name: 'core-by-feature',
-      comment: 'core/ is one folder per feature (core/webhooks, core/backtests, ...): a folder of use-cases by kind would scatter a feature again (docs/decisions.md).',
+      comment:
+        'core/ is one folder per feature (core/webhooks, core/backtests, ...): a folder of use-cases by kind would scatter a feature again (docs/decisions.md).',
       severity: 'error',
       from: { path: '^core/use-cases/' },
       to: {},
@@ -46,28 +49,32 @@ module.exports = {
     },
     {
       name: 'worker-imports-api',
-      comment: 'The API and the worker meet only in Postgres and Redis: worker/ never imports api/ or cli/. Shared code belongs in core/ or shared/.',
+      comment:
+        'The API and the worker meet only in Postgres and Redis: worker/ never imports api/ or cli/. Shared code belongs in core/ or shared/.',
       severity: 'error',
       from: { path: '^worker/' },
       to: { path: '^(api|cli)/' },
     },
     {
       name: 'api-imports-worker',
-      comment: 'The API and the worker meet only in Postgres and Redis: api/ never imports worker/ or cli/. Shared code belongs in core/ or shared/.',
+      comment:
+        'The API and the worker meet only in Postgres and Redis: api/ never imports worker/ or cli/. Shared code belongs in core/ or shared/.',
       severity: 'error',
       from: { path: '^api/' },
       to: { path: '^(worker|cli)/' },
     },
     {
       name: 'cli-imports-a-process',
-      comment: 'The CLI is its own entry on core/: it never imports worker/, and of api/ only the published wire shapes (api/routes/**/schema.ts, the validation message and page cursors of api/http/) so that --json prints what the API answers.',
+      comment:
+        'The CLI is its own entry on core/: it never imports worker/, and of api/ only the published wire shapes (api/routes/**/schema.ts, the validation message and page cursors of api/http/) so that --json prints what the API answers.',
       severity: 'error',
       from: { path: '^cli/', pathNot: TEST_SUPPORT },
       to: { path: '^(worker|api)/', pathNot: ['^api/routes/.+/schema\\.ts$', '^api/http/(errors|pagination)\\.ts$'] },
     },
     {
       name: 'domain-not-pure',
-      comment: 'shared/domain/ is pure rules: it imports zod and other shared/domain files only (no node: builtins, db, redis, hono, bullmq, config).',
+      comment:
+        'shared/domain/ is pure rules: it imports zod and other shared/domain files only (no node: builtins, db, redis, hono, bullmq, config).',
       severity: 'error',
       from: { path: '^shared/domain/', pathNot: TEST_SUPPORT },
       to: { pathNot: ['^shared/domain/', '^node_modules/zod/'] },
@@ -81,7 +88,8 @@ module.exports = {
     },
     {
       name: 'production-imports-test-support',
-      comment: 'Production code never imports test support (shared/testing, api/testing, e2e/, *.test-helper.ts): it is left out of dist/.',
+      comment:
+        'Production code never imports test support (shared/testing, api/testing, e2e/, *.test-helper.ts): it is left out of dist/.',
       severity: 'error',
       from: { path: '^(api|core|cli|worker|shared|client)/', pathNot: TEST_SUPPORT },
       to: { path: TEST_SUPPORT },

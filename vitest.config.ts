@@ -33,7 +33,15 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'integration',
-          include: ['api/**/*.test.ts', 'core/**/*.test.ts', 'cli/**/*.test.ts', 'worker/**/*.test.ts', 'shared/**/*.test.ts', 'client/**/*.test.ts', 'e2e/**/*.test.ts'],
+          include: [
+            'api/**/*.test.ts',
+            'core/**/*.test.ts',
+            'cli/**/*.test.ts',
+            'worker/**/*.test.ts',
+            'shared/**/*.test.ts',
+            'client/**/*.test.ts',
+            'e2e/**/*.test.ts',
+          ],
           // *.cluster.test.ts need a Redis Cluster: `npm run test:cluster` (vitest.cluster.config.ts).
           exclude: ['**/node_modules/**', '**/*.cluster.test.ts', ...UNIT_TESTS],
           // End-to-end tests spawn the built processes: builds dist/ only when it is older than the sources.

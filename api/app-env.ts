@@ -1,10 +1,10 @@
 import type { CoreDeps } from '../core/deps.js';
 import type { ApiMetrics } from '../shared/observability/metrics.js';
-import type { ActiveChainCache } from './read-cache/active-chain-cache.js';
 import type { Caller } from './auth/caller.js';
 import type { CredentialCache } from './auth/credential-cache.js';
-import type { LiveHub } from './live/hub.js';
 import type { RateLimits } from './auth/rate-limits.js';
+import type { LiveHub } from './live/hub.js';
+import type { ActiveChainCache } from './read-cache/active-chain-cache.js';
 
 /**
  * Everything a request handler may use; built by main.ts (or a test) and

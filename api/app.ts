@@ -4,25 +4,25 @@ import type { AppDeps, AppEnv } from './app-env.js';
 import { createErrorHandler, notFoundHandler, validationHook } from './http/errors.js';
 import { requestContext } from './http/request-context.js';
 import { requestTimeout } from './http/request-timeout.js';
+import { mountCampaignPage } from './operator/campaign-page/index.js';
+import { registerMetricsRoute } from './operator/metrics.js';
+import { registerOpenApiDocuments } from './operator/openapi-documents.js';
+import { DASHBOARD_PATH, registerQueueDashboard } from './operator/queue-dashboard/index.js';
+import { registerDocsRoutes } from './operator/reference-page.js';
+import { forgetAnswerOnClaim } from './read-cache/forget-answer-on-claim.js';
+import { accountLinksRoutes } from './routes/account-links/index.js';
+import { adminBacktestsRoutes } from './routes/admin/backtests/index.js';
 import { adminCredentialsRoutes } from './routes/admin/credentials/index.js';
 import { adminProvidersRoutes } from './routes/admin/providers/index.js';
-import { DASHBOARD_PATH, registerQueueDashboard } from './operator/queue-dashboard/index.js';
-import { mountCampaignPage } from './operator/campaign-page/index.js';
-import { registerDocsRoutes } from './operator/reference-page.js';
-import { registerOpenApiDocuments } from './operator/openapi-documents.js';
-import { eventsRoutes } from './routes/events/index.js';
 import { adminQuestChainsRoutes } from './routes/admin/quest-chains/index.js';
-import { adminBacktestsRoutes } from './routes/admin/backtests/index.js';
+import { eventsRoutes } from './routes/events/index.js';
 import { healthRoutes } from './routes/health/index.js';
-import { registerMetricsRoute } from './operator/metrics.js';
-import { forgetAnswerOnClaim } from './read-cache/forget-answer-on-claim.js';
-import { questChainsRoutes } from './routes/quest-chains/index.js';
-import { usersRoutes } from './routes/users/index.js';
-import { accountLinksRoutes } from './routes/account-links/index.js';
-import { webhookEndpointsRoutes } from './routes/webhook-endpoints/index.js';
 import { liveRoutes } from './routes/live/index.js';
+import { questChainsRoutes } from './routes/quest-chains/index.js';
 import { rewardsRoutes } from './routes/rewards/index.js';
 import { testModeRoutes } from './routes/test-mode/index.js';
+import { usersRoutes } from './routes/users/index.js';
+import { webhookEndpointsRoutes } from './routes/webhook-endpoints/index.js';
 
 /** Builds the HTTP app from injected dependencies; opens nothing and listens nowhere (main.ts does). */
 export function createApp(deps: AppDeps) {

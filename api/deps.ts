@@ -1,3 +1,4 @@
+import { providersServingLive } from '../core/live/live-streams.js';
 import type { Config } from '../shared/config.js';
 import type { Database } from '../shared/db/client.js';
 import { loadLiveTokenSigner } from '../shared/live/token.js';
@@ -5,13 +6,12 @@ import type { Logger } from '../shared/observability/logger.js';
 import { createApiMetrics } from '../shared/observability/metrics.js';
 import { openDatabase } from '../shared/wiring/databases.js';
 import { openQueueProducers, openRedis } from '../shared/wiring/queues.js';
-import { ActiveChainCache } from './read-cache/active-chain-cache.js';
-import { followAnswerInvalidations } from './read-cache/answer-invalidation.js';
 import type { AppDeps } from './app-env.js';
 import { CredentialCache } from './auth/credential-cache.js';
 import { createRateLimits } from './auth/rate-limits.js';
 import { LiveHub } from './live/hub.js';
-import { providersServingLive } from '../core/live/live-streams.js';
+import { ActiveChainCache } from './read-cache/active-chain-cache.js';
+import { followAnswerInvalidations } from './read-cache/answer-invalidation.js';
 
 /**
  * Opens everything a request handler may use, on top of an open database.
@@ -32,7 +32,12 @@ export async function createAppDeps(options: {
   const readDatabase =
     config.DATABASE_READ_URL === undefined
       ? null
-      : openDatabase(config, { url: config.DATABASE_READ_URL, poolSize: config.DB_POOL_SIZE, applicationName: 'qcr-api-read', budget: 'api' });
+      : openDatabase(config, {
+          url: config.DATABASE_READ_URL,
+          poolSize: config.DB_POOL_SIZE,
+          applicationName: 'qcr-api-read',
+          budget: 'api',
+        });
   const cluster = config.REDIS_CLUSTER;
   const queues = openQueueProducers(config, logger);
   const { redis, matching: producer, webhooks, backtests } = queues;
@@ -42,7 +47,11 @@ export async function createAppDeps(options: {
     queuePrefix: config.QUEUE_PREFIX,
     sharded: cluster,
     logger,
-    caps: { perUser: config.LIVE_MAX_STREAMS_PER_USER, perPlatform: config.LIVE_MAX_STREAMS_PER_PLATFORM, perProcess: config.LIVE_MAX_STREAMS },
+    caps: {
+      perUser: config.LIVE_MAX_STREAMS_PER_USER,
+      perPlatform: config.LIVE_MAX_STREAMS_PER_PLATFORM,
+      perProcess: config.LIVE_MAX_STREAMS,
+    },
     providersServingLive: (providerIds) => providersServingLive({ db: database.db }, { providerIds }),
   });
   // Behind a read replica, an answer read during the replica's lag would outlive the notice that should have

@@ -1,8 +1,16 @@
-import { senderUserId } from '../shared/domain/ids.js';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accountLinks, chainRewards, providers, questChains, questTasks, rewardClaims, users } from '../shared/db/schema/index.js';
 import { claimedDayOf } from '../shared/db/reward-store.js';
+import {
+  accountLinks,
+  chainRewards,
+  providers,
+  questChains,
+  questTasks,
+  rewardClaims,
+  users,
+} from '../shared/db/schema/index.js';
+import { senderUserId } from '../shared/domain/ids.js';
 import { createTestChain } from '../shared/testing/chains.js';
 import { createTestDatabase, type TestDatabase } from '../shared/testing/database.js';
 import { useTestData } from '../shared/testing/test-data.js';
@@ -38,7 +46,12 @@ const register = (platformUserId: string) =>
   api.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: platformUserId } });
 
 const usersNamed = async (db: TestDatabase, platformUserId: string) =>
-  (await db.db.select({ id: users.id }).from(users).where(eq(users.platformUserId, senderUserId(platformUserId)))).map((row) => row.id);
+  (
+    await db.db
+      .select({ id: users.id })
+      .from(users)
+      .where(eq(users.platformUserId, senderUserId(platformUserId)))
+  ).map((row) => row.id);
 
 describe('DATABASE_READ_URL', () => {
   it('registration (a write) goes to the primary; GET active reads the user from the read pool', async () => {
@@ -53,7 +66,9 @@ describe('DATABASE_READ_URL', () => {
     expect(before.json.data.quest_chains).toEqual([]);
 
     // Once it does (replication caught up, here by hand), the read shows the active chain.
-    await replica.db.insert(users).values({ platformId: platform.id, platformUserId: senderUserId('u-read'), needsEvaluation: false });
+    await replica.db
+      .insert(users)
+      .values({ platformId: platform.id, platformUserId: senderUserId('u-read'), needsEvaluation: false });
     const after = await api.call('GET', '/v1/quest-chains/active/u-read', { headers: platform.headers });
     expect(after.json.data.quest_chains).toHaveLength(1);
   });
@@ -66,13 +81,28 @@ describe('DATABASE_READ_URL', () => {
       .returning({ id: users.id });
     await replica.db
       .insert(accountLinks)
-      .values({ userId: replicaUser!.id, platformId: platform.id, advertiserId: advertiser.id, advertiserUserId: senderUserId('only-on-the-read-pool') });
+      .values({
+        userId: replicaUser!.id,
+        platformId: platform.id,
+        advertiserId: advertiser.id,
+        advertiserUserId: senderUserId('only-on-the-read-pool'),
+      });
     const chain = await createTestChain(replica.db, platform.id, advertiser.id, { reward: true });
-    await replica.db.insert(rewardClaims).values({ userId: replicaUser!.id, kind: 'chain', chainId: chain.id, reward: { type: 'points', name: 'r', value: 1 }, claimedDay: claimedDayOf(chain.id) });
+    await replica.db
+      .insert(rewardClaims)
+      .values({
+        userId: replicaUser!.id,
+        kind: 'chain',
+        chainId: chain.id,
+        reward: { type: 'points', name: 'r', value: 1 },
+        claimedDay: claimedDayOf(chain.id),
+      });
 
     const links = await api.call('GET', '/v1/account-links/u-lists', { headers: platform.headers });
     expect(links.status).toBe(200);
-    expect(links.json.data.links.map((link: { advertiser_user_id: string }) => link.advertiser_user_id)).toEqual(['only-on-the-read-pool']);
+    expect(links.json.data.links.map((link: { advertiser_user_id: string }) => link.advertiser_user_id)).toEqual([
+      'only-on-the-read-pool',
+    ]);
     const rewards = await api.call('GET', '/v1/rewards/u-lists', { headers: platform.headers });
     expect(rewards.status).toBe(200);
     expect(rewards.json.data.claimed).toHaveLength(1);
@@ -85,13 +115,25 @@ describe('DATABASE_READ_URL', () => {
     const chain = await createTestChain(replica.db, platform.id, advertiser.id, { reward: true });
     // The chain itself is on both (a replica has what the primary had); its claim is on the read pool alone.
     await database.db.insert(questChains).values(await replica.db.select().from(questChains).where(eq(questChains.id, chain.id)));
-    await database.db.insert(questTasks).values(await replica.db.select().from(questTasks).where(eq(questTasks.chainId, chain.id)));
-    await database.db.insert(chainRewards).values(await replica.db.select().from(chainRewards).where(eq(chainRewards.chainId, chain.id)));
+    await database.db
+      .insert(questTasks)
+      .values(await replica.db.select().from(questTasks).where(eq(questTasks.chainId, chain.id)));
+    await database.db
+      .insert(chainRewards)
+      .values(await replica.db.select().from(chainRewards).where(eq(chainRewards.chainId, chain.id)));
     const [replicaUser] = await replica.db
       .insert(users)
       .values({ platformId: platform.id, platformUserId: senderUserId('u-stats'), needsEvaluation: false })
       .returning({ id: users.id });
-    await replica.db.insert(rewardClaims).values({ userId: replicaUser!.id, kind: 'chain', chainId: chain.id, reward: { type: 'points', name: 'r', value: 7 }, claimedDay: claimedDayOf(chain.id) });
+    await replica.db
+      .insert(rewardClaims)
+      .values({
+        userId: replicaUser!.id,
+        kind: 'chain',
+        chainId: chain.id,
+        reward: { type: 'points', name: 'r', value: 7 },
+        claimedDay: claimedDayOf(chain.id),
+      });
 
     const stats = await api.call('GET', `/admin/v1/quest-chains/${chain.id}/stats`, { headers: api.adminHeaders });
     expect(stats.status, stats.text).toBe(200);

@@ -3,7 +3,7 @@ import { parseConfig } from '../shared/config.js';
 import { bufferedStdout, createLogger } from '../shared/observability/logger.js';
 import { uniqueSuffix } from '../shared/testing/database.js';
 import { useTestData } from '../shared/testing/test-data.js';
-import { startApi, type RunningApi } from './start-api.js';
+import { type RunningApi, startApi } from './start-api.js';
 
 // The API process in process, as api/main.ts runs it: its own pool and
 // dependencies from the config, listening, and a graceful stop.
@@ -14,7 +14,13 @@ const silent = createLogger({ level: 'silent', name: 'start-api-test', destinati
 
 describe('startApi', () => {
   it('listens on the port it was given (0: any), answers ready, and stops answering once stopped', async () => {
-    const config = parseConfig({ DATABASE_URL: database.url, QUEUE_PREFIX: `start-api-${uniqueSuffix()}`, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent' });
+    const config = parseConfig({
+      DATABASE_URL: database.url,
+      QUEUE_PREFIX: `start-api-${uniqueSuffix()}`,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'silent',
+    });
     const api: RunningApi = await startApi(config, silent, output);
     const url = `http://127.0.0.1:${api.port}`;
     try {

@@ -1,11 +1,11 @@
 import { once } from 'node:events';
 import { serve } from '@hono/node-server';
-import { apiServerOptions } from './http/api-response.js';
 import type { Config } from '../shared/config.js';
 import type { BufferedStdout, Logger } from '../shared/observability/logger.js';
 import { openDatabase } from '../shared/wiring/databases.js';
 import { createApp } from './app.js';
 import { createAppDeps } from './deps.js';
+import { apiServerOptions } from './http/api-response.js';
 import { startMetricsServer } from './operator/metrics.js';
 
 /** A listening API process; `stop` ends it gracefully and closes every connection (it does not exit). */
@@ -23,17 +23,28 @@ export interface RunningApi {
 export async function startApi(config: Config, logger: Logger, logOutput: BufferedStdout): Promise<RunningApi> {
   const database = openDatabase(config, { applicationName: 'qcr-api', poolSize: config.DB_POOL_SIZE, budget: 'api' });
   let shuttingDown = false;
-  const { deps, release } = await createAppDeps({ config, database, logger, isShuttingDown: () => shuttingDown, defaultMetrics: true });
+  const { deps, release } = await createAppDeps({
+    config,
+    database,
+    logger,
+    isShuttingDown: () => shuttingDown,
+    defaultMetrics: true,
+  });
   const app = createApp(deps);
 
   // The internal Prometheus listener (docs/operations.md); without METRICS_PORT, /metrics is on PORT behind the admin token.
   const metricsServer =
-    config.METRICS_PORT === undefined ? null : await startMetricsServer(deps.metrics, { port: config.METRICS_PORT, host: config.HOST });
-  const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST, serverOptions: apiServerOptions }, (info) => {
-    logger.info({ port: info.port }, 'api listening');
-    // Supervisors and tests wait for this line: do not leave it in the buffer.
-    logOutput.flush();
-  });
+    config.METRICS_PORT === undefined
+      ? null
+      : await startMetricsServer(deps.metrics, { port: config.METRICS_PORT, host: config.HOST });
+  const server = serve(
+    { fetch: app.fetch, port: config.PORT, hostname: config.HOST, serverOptions: apiServerOptions },
+    (info) => {
+      logger.info({ port: info.port }, 'api listening');
+      // Supervisors and tests wait for this line: do not leave it in the buffer.
+      logOutput.flush();
+    },
+  );
   await once(server, 'listening');
   const address = server.address();
 

@@ -11,14 +11,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sql } from 'drizzle-orm';
+import { peakRssMb, rssMb } from '../e2e/harness/proc-stats.js';
+import { startService } from '../e2e/harness/service.js';
+import { adminHeaders } from '../shared/testing/admin-token.js';
 import { createTestDatabase, uniqueSuffix } from '../shared/testing/database.js';
 import { createTestProvider } from '../shared/testing/fixtures.js';
-import { adminHeaders } from '../shared/testing/admin-token.js';
 import { serviceEnv } from '../shared/testing/service-env.js';
-import { startService } from '../e2e/harness/service.js';
-import { peakRssMb, rssMb } from '../e2e/harness/proc-stats.js';
 
-const { values } = parseArgs({ options: { events: { type: 'string', default: '1000000' }, users: { type: 'string', default: '20000' } } });
+const { values } = parseArgs({
+  options: { events: { type: 'string', default: '1000000' }, users: { type: 'string', default: '20000' } },
+});
 const EVENTS = Number(values.events);
 const USERS = Number(values.users);
 const LIMIT_MB = 300;
@@ -58,9 +60,15 @@ try {
     });
   }
   await database.db.execute(sql`analyze`);
-  log(`seeded ${USERS.toLocaleString('en')} users and ${EVENTS.toLocaleString('en')} events in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+  log(
+    `seeded ${USERS.toLocaleString('en')} users and ${EVENTS.toLocaleString('en')} events in ${((Date.now() - t) / 1000).toFixed(1)} s`,
+  );
 
-  api = await startService('api', serviceEnv({ databaseUrl: database.url, queuePrefix: `backtest-memory-${uniqueSuffix()}`, env: { LOG_LEVEL: 'warn' } }), { outputDir });
+  api = await startService(
+    'api',
+    serviceEnv({ databaseUrl: database.url, queuePrefix: `backtest-memory-${uniqueSuffix()}`, env: { LOG_LEVEL: 'warn' } }),
+    { outputDir },
+  );
   const { url } = api;
   const rssBefore = rssMb(api.pid);
   const headers = { ...adminHeaders, 'content-type': 'application/json' };
@@ -72,8 +80,24 @@ try {
     end_date: new Date(Date.now() + 86_400_000).toISOString(),
     tasks: [
       { sequence_number: 1, name: 'KYC', condition_event_type: 'kyc', reward_type: 'points', reward_name: 'p', reward_value: 10 },
-      { sequence_number: 2, name: 'Deposit', condition_event_type: 'deposit', condition_min_amount: 50, condition_currency: 'EUR', reward_type: 'points', reward_name: 'p', reward_value: 20 },
-      { sequence_number: 3, name: 'Trade', condition_event_type: 'trade', reward_type: 'points', reward_name: 'p', reward_value: 30 },
+      {
+        sequence_number: 2,
+        name: 'Deposit',
+        condition_event_type: 'deposit',
+        condition_min_amount: 50,
+        condition_currency: 'EUR',
+        reward_type: 'points',
+        reward_name: 'p',
+        reward_value: 20,
+      },
+      {
+        sequence_number: 3,
+        name: 'Trade',
+        condition_event_type: 'trade',
+        reward_type: 'points',
+        reward_name: 'p',
+        reward_value: 30,
+      },
     ],
     chain_reward: { type: 'box', name: 'Box', value: 5 },
   };
@@ -82,10 +106,17 @@ try {
   const { data: start } = (await started.json()) as { data: { backtest_id: string } };
   if (started.status !== 202) throw new Error(`backtest refused: ${started.status} ${JSON.stringify(start)}`);
   let peakSampled = 0;
-  let answer: { status: string; progress: { users_done: number; users_total: number }; result: { users_evaluated: number; users_completed: number } | null; error: string | null };
+  let answer: {
+    status: string;
+    progress: { users_done: number; users_total: number };
+    result: { users_evaluated: number; users_completed: number } | null;
+    error: string | null;
+  };
   for (;;) {
     peakSampled = Math.max(peakSampled, rssMb(api.pid));
-    answer = ((await (await fetch(`${url}/admin/v1/backtests/${start.backtest_id}`, { headers })).json()) as { data: typeof answer }).data;
+    answer = (
+      (await (await fetch(`${url}/admin/v1/backtests/${start.backtest_id}`, { headers })).json()) as { data: typeof answer }
+    ).data;
     if (answer.status !== 'running') break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

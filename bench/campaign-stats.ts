@@ -5,12 +5,12 @@
 // nine in ten claim what they completed; a mystery box with two prizes), then
 // times readChainStats, prints each statement's plan (which index it uses) and
 // the median, and drops the database. Figures go to docs/performance.md.
-import { sql, type SQL } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { readChainStats } from '../core/quest-chains/read-chain-stats.js';
 import { chainStatsStatements } from '../shared/db/chain-stats-store.js';
-import { createTestDatabase } from '../shared/testing/database.js';
 import { createTestChain } from '../shared/testing/chains.js';
+import { createTestDatabase } from '../shared/testing/database.js';
 import { createTestProvider } from '../shared/testing/fixtures.js';
 
 const argument = (name: string, fallback: number) => {
@@ -36,7 +36,15 @@ try {
     start: new Date(start).toISOString(),
     end: new Date(start + 60 * DAY_MS).toISOString(),
     budget: 100_000_000,
-    reward: { type: 'mystery_box', name: 'Box', value: 25, prizes: [{ prize_id: 'small', name: 'Small', value: 5, weight: 9 }, { prize_id: 'big', name: 'Big', value: 100, weight: 1 }] },
+    reward: {
+      type: 'mystery_box',
+      name: 'Box',
+      value: 25,
+      prizes: [
+        { prize_id: 'small', name: 'Small', value: 5, weight: 9 },
+        { prize_id: 'big', name: 'Big', value: 100, weight: 1 },
+      ],
+    },
   });
   const [task1, task2, task3] = chain.taskIds as [string, string, string];
   // Whole seconds, as a SQL literal: a parameter here would be typed integer after the `+`.
@@ -53,7 +61,8 @@ try {
       from generate_series(1, ${PARTICIPANTS}) i`);
     const steps = sql.raw(`(case when i % 3 = 0 then 3 when i % 5 < 3 then 2 else 1 end)`);
     // Users register after the chain's start, so each joins it at registration: task k is done k * 3600 * (1 + i % 17) s later.
-    const completedAt = (k: SQL) => sql`to_timestamp(${startSeconds} + (i % 28) * 86400 + (i % 997) * 60 + ${k} * 3600 * (1 + i % 17))`;
+    const completedAt = (k: SQL) =>
+      sql`to_timestamp(${startSeconds} + (i % 28) * 86400 + (i % 997) * 60 + ${k} * 3600 * (1 + i % 17))`;
     await tx.execute(sql`
       insert into task_completions (user_id, task_id, chain_id, event_id, completed_at, since_joined_us)
       select md5('u' || i)::uuid, (array[${task1}::uuid, ${task2}::uuid, ${task3}::uuid])[k], ${chain.id}, md5('e' || i || '-' || k)::uuid,
@@ -78,7 +87,9 @@ try {
              cp.completed_at + interval '3 hours', ${day(sql`cp.completed_at + interval '3 hours'`)}
       from chain_progress cp join quest_chains q on q.id = cp.chain_id
       where cp.chain_id = ${chain.id} and cp.completed_at is not null`);
-    const [seed] = await tx.execute<{ id: string }>(sql`select id from draw_seeds where chain_id = ${chain.id} and retired_at is null`);
+    const [seed] = await tx.execute<{ id: string }>(
+      sql`select id from draw_seeds where chain_id = ${chain.id} and retired_at is null`,
+    );
     await tx.execute(sql`
       insert into reward_draws (claim_id, chain_id, seed_id, candidates, digest, roll, total_weight, prize_id)
       select id, chain_id, ${seed!.id}, '[]'::jsonb, '', 0, 10, 'small' from reward_claims where chain_id = ${chain.id} and task_id is null`);
@@ -88,12 +99,16 @@ try {
   // As autovacuum would leave it: statistics, and the visibility map that lets the scans be index-only.
   const maintenance = postgres(database.url, { max: 1, onnotice: () => {} });
   await maintenance`set statement_timeout = 0`;
-  await maintenance.unsafe('vacuum analyze users, task_completions, chain_progress, reward_claims, reward_draws, chain_admissions');
+  await maintenance.unsafe(
+    'vacuum analyze users, task_completions, chain_progress, reward_claims, reward_draws, chain_admissions',
+  );
   await maintenance.end();
   const vacuumed = elapsed(since);
   const [sizes] = await db.execute<{ completions: number; claims: number }>(sql`
     select (select count(*) from task_completions)::int as completions, (select count(*) from reward_claims)::int as claims`);
-  console.log(`wrote ${PARTICIPANTS.toLocaleString('en-US')} participants, ${sizes!.completions.toLocaleString('en-US')} completions, ${sizes!.claims.toLocaleString('en-US')} claims in ${(written / 1000).toFixed(1)} s (vacuum analyze ${(vacuumed / 1000).toFixed(1)} s)`);
+  console.log(
+    `wrote ${PARTICIPANTS.toLocaleString('en-US')} participants, ${sizes!.completions.toLocaleString('en-US')} completions, ${sizes!.claims.toLocaleString('en-US')} claims in ${(written / 1000).toFixed(1)} s (vacuum analyze ${(vacuumed / 1000).toFixed(1)} s)`,
+  );
 
   // Which index each statement of the read uses (the statements themselves, from the store).
   for (const [name, statement] of chainStatsStatements({ id: chain.id, timezone: 'UTC' })) {
@@ -106,9 +121,14 @@ try {
     since = process.hrtime.bigint();
     const stats = await readChainStats({ db, readDb: db }, { chainId: chain.id });
     times.push(elapsed(since));
-    if (run === 0) console.log(`\nusers ${JSON.stringify(stats.users)}, tasks ${stats.tasks.map((task) => task.completedUsers).join(' / ')}, spent ${stats.budget.spent}, ${stats.daily.length} days`);
+    if (run === 0)
+      console.log(
+        `\nusers ${JSON.stringify(stats.users)}, tasks ${stats.tasks.map((task) => task.completedUsers).join(' / ')}, spent ${stats.budget.spent}, ${stats.daily.length} days`,
+      );
   }
-  console.log(`readChainStats over ${RUNS} runs: median ${median(times).toFixed(0)} ms, min ${Math.min(...times).toFixed(0)}, max ${Math.max(...times).toFixed(0)} (${times.map((t) => t.toFixed(0)).join(', ')})`);
+  console.log(
+    `readChainStats over ${RUNS} runs: median ${median(times).toFixed(0)} ms, min ${Math.min(...times).toFixed(0)}, max ${Math.max(...times).toFixed(0)} (${times.map((t) => t.toFixed(0)).join(', ')})`,
+  );
 } finally {
   if (KEEP) {
     console.log(`kept ${database.url}`);

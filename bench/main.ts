@@ -11,10 +11,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { peakRssMb, rssMb } from '../e2e/harness/proc-stats.js';
 import { projectRoot } from '../shared/db/project-root.js';
 import { openContext, type Scenario } from './harness/context.js';
 import { parseOptions } from './harness/options.js';
-import { peakRssMb, rssMb } from '../e2e/harness/proc-stats.js';
 import { baselines } from './scenarios/baselines.js';
 import { httpIngest } from './scenarios/http-ingest.js';
 import { httpReads } from './scenarios/http-reads.js';

@@ -1,17 +1,17 @@
-import { senderUserId } from '../shared/domain/ids.js';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chainBody } from '../api/testing/chains.js';
+import { type ServiceProcess, startService } from '../e2e/harness/service.js';
 import { insertOrFindEvents } from '../shared/db/event-store.js';
+import { senderUserId } from '../shared/domain/ids.js';
 import { parseUtcTimestamp } from '../shared/domain/timestamp.js';
 import { createTestChain, createTestUser } from '../shared/testing/chains.js';
 import { uniqueSuffix } from '../shared/testing/database.js';
-import { startService, type ServiceProcess } from '../e2e/harness/service.js';
-import { useTestData } from '../shared/testing/test-data.js';
-import { chainBody } from '../api/testing/chains.js';
-import { runCli } from './run-cli.test-helper.js';
 import { serviceEnv } from '../shared/testing/service-env.js';
+import { useTestData } from '../shared/testing/test-data.js';
+import { runCli } from './run-cli.test-helper.js';
 
 // The built CLI's `chains backtest` and `chains explain`, as an operator runs them;
 // a backtest is queued, and run by a worker process on the same database and queues.
@@ -31,8 +31,13 @@ beforeAll(async () => {
   worker = await startService('worker', serviceEnv({ databaseUrl: database.url, queuePrefix: QUEUE_PREFIX }));
   scratch = await mkdtemp(join(tmpdir(), 'qcr-cli-chains-'));
   for (const name of ['ann', 'bob', 'cyd']) await createTestUser(database.db, platform.id, name);
-  const event = (userId: string, eventType: string, timestamp: string, amount: number | null = null) =>
-    ({ providerId: platform.id, userId: senderUserId(userId), eventType, occurredAt: at(timestamp), amount });
+  const event = (userId: string, eventType: string, timestamp: string, amount: number | null = null) => ({
+    providerId: platform.id,
+    userId: senderUserId(userId),
+    eventType,
+    occurredAt: at(timestamp),
+    amount,
+  });
   await insertOrFindEvents(database.db, [
     event('ann', 'kyc', '2026-01-02T00:00:00Z'),
     event('ann', 'deposit', '2026-01-03T00:00:00Z', 80),
@@ -41,7 +46,12 @@ beforeAll(async () => {
     event('cyd', 'deposit', '2026-01-03T00:00:00Z', 90),
   ]);
   chainFile = join(scratch, 'draft.json');
-  await writeFile(chainFile, JSON.stringify(chainBody(platform.id, advertiser.id, { start: '2026-01-01T00:00:00Z', end: '2026-02-01T00:00:00Z', tasks: TASKS })));
+  await writeFile(
+    chainFile,
+    JSON.stringify(
+      chainBody(platform.id, advertiser.id, { start: '2026-01-01T00:00:00Z', end: '2026-02-01T00:00:00Z', tasks: TASKS }),
+    ),
+  );
 });
 afterAll(async () => {
   await worker?.stop();
@@ -60,7 +70,10 @@ describe('quest-chains chains backtest <file>', () => {
         users_evaluated: 3,
         users_started: 2,
         users_completed: 1,
-        tasks: [{ sequence_number: 1, users_completed: 2 }, { sequence_number: 2, users_completed: 1 }],
+        tasks: [
+          { sequence_number: 1, users_completed: 2 },
+          { sequence_number: 2, users_completed: 1 },
+        ],
         reward_cost: { task_rewards: 10 + 10 + 20, chain_rewards: 50 },
         sample: [expect.objectContaining({ completed_tasks: expect.any(Number) }), expect.any(Object)],
       },
@@ -88,7 +101,11 @@ describe('quest-chains chains backtest <file>', () => {
 
 describe('quest-chains chains explain <chainId> <platformUserId>', () => {
   it('explains a user as the API does', async () => {
-    const chain = await createTestChain(database.db, platform.id, advertiser.id, { start: '2026-01-01T00:00:00Z', end: '2026-02-01T00:00:00Z', tasks: TASKS });
+    const chain = await createTestChain(database.db, platform.id, advertiser.id, {
+      start: '2026-01-01T00:00:00Z',
+      end: '2026-02-01T00:00:00Z',
+      tasks: TASKS,
+    });
     const json = await cli(['--json', 'chains', 'explain', chain.id, 'bob']);
     expect(json.code).toBe(0);
     const data = JSON.parse(json.stdout);

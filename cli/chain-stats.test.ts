@@ -2,12 +2,12 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { toStatsResponse } from '../api/routes/quest-chains/stats/schema.js';
+import { readChainStats } from '../core/quest-chains/read-chain-stats.js';
 import { projectRoot } from '../shared/db/project-root.js';
 import { createTestChain, createTestUser, type TestChain } from '../shared/testing/chains.js';
 import { storeClaim, storeCompletion } from '../shared/testing/progress.js';
 import { useTestData } from '../shared/testing/test-data.js';
-import { toStatsResponse } from '../api/routes/quest-chains/stats/schema.js';
-import { readChainStats } from '../core/quest-chains/read-chain-stats.js';
 
 const { database, platform, advertiser } = useTestData('cli_chain_stats');
 const run = promisify(execFile);
@@ -15,14 +15,28 @@ let chain: TestChain;
 
 /** The built CLI (dist/, compiled by the global setup), as an operator runs it. */
 const cli = (args: string[]) =>
-  run(process.execPath, [join(projectRoot(), 'dist', 'cli', 'main.js'), ...args], { cwd: projectRoot(), env: { PATH: process.env.PATH ?? '', DATABASE_URL: database.url }, timeout: 20_000 });
+  run(process.execPath, [join(projectRoot(), 'dist', 'cli', 'main.js'), ...args], {
+    cwd: projectRoot(),
+    env: { PATH: process.env.PATH ?? '', DATABASE_URL: database.url },
+    timeout: 20_000,
+  });
 
 beforeAll(async () => {
-  chain = await createTestChain(database.db, platform.id, advertiser.id, { tasks: [{ event: 'registration' }, { event: 'kyc' }], budget: 300 });
+  chain = await createTestChain(database.db, platform.id, advertiser.id, {
+    tasks: [{ event: 'registration' }, { event: 'kyc' }],
+    budget: 300,
+  });
   for (const [i, steps] of [2, 2, 1].entries()) {
     const userId = await createTestUser(database.db, platform.id, `cli-stats-${i}`);
     for (let task = 0; task < steps; task += 1) {
-      await storeCompletion(database.db, { userId, providerId: platform.id, platformUserId: `cli-stats-${i}`, taskId: chain.taskIds[task]!, chainId: chain.id, at: new Date(Date.now() - 60_000).toISOString() });
+      await storeCompletion(database.db, {
+        userId,
+        providerId: platform.id,
+        platformUserId: `cli-stats-${i}`,
+        taskId: chain.taskIds[task]!,
+        chainId: chain.id,
+        at: new Date(Date.now() - 60_000).toISOString(),
+      });
     }
     await storeClaim(database.db, { userId, chainId: chain.id, taskId: chain.taskIds[0]! });
   }
@@ -30,7 +44,9 @@ beforeAll(async () => {
 
 describe('quest-chains stats <id>', () => {
   it('prints the stats answer under --json, through the `chains` short name too', async () => {
-    const expected = JSON.parse(JSON.stringify(toStatsResponse(await readChainStats({ db: database.db, readDb: database.db }, { chainId: chain.id }))));
+    const expected = JSON.parse(
+      JSON.stringify(toStatsResponse(await readChainStats({ db: database.db, readDb: database.db }, { chainId: chain.id }))),
+    );
     expect(JSON.parse((await cli(['--json', 'quest-chains', 'stats', chain.id])).stdout)).toEqual(expected);
     expect(JSON.parse((await cli(['chains', 'stats', chain.id, '--json'])).stdout)).toEqual(expected);
   });
@@ -50,7 +66,14 @@ describe('quest-chains stats <id>', () => {
   it('gives a negative median its unit by its magnitude (completed by events from before the registration)', async () => {
     const early = await createTestChain(database.db, platform.id, advertiser.id, { tasks: [{ event: 'registration' }] });
     const userId = await createTestUser(database.db, platform.id, 'cli-stats-early');
-    await storeCompletion(database.db, { userId, providerId: platform.id, platformUserId: 'cli-stats-early', taskId: early.taskIds[0]!, chainId: early.id, at: new Date(Date.now() - 3 * 3_600_000).toISOString() });
+    await storeCompletion(database.db, {
+      userId,
+      providerId: platform.id,
+      platformUserId: 'cli-stats-early',
+      taskId: early.taskIds[0]!,
+      chainId: early.id,
+      at: new Date(Date.now() - 3 * 3_600_000).toISOString(),
+    });
     const { stdout } = await cli(['chains', 'stats', early.id]);
     expect(stdout).toMatch(/^1\. Task 1\s+1\s+-3 h$/m);
   });

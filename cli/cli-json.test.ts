@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../shared/db/project-root.js';
-import { useTestData } from '../shared/testing/test-data.js';
 import { childProcessEnv } from '../shared/testing/service-env.js';
+import { useTestData } from '../shared/testing/test-data.js';
 
 // The CLI as scripts and operators call it (issue 13): a prebuilt entry whose
 // --json output `jq` can read, failures included, and exit code 2 for usage.
@@ -25,13 +25,18 @@ function run(command: string, args: string[], options: { cwd?: string; env?: Rec
     execFile(
       command,
       args,
-      { cwd: options.cwd ?? projectRoot(), env: childProcessEnv({ HOME: process.env.HOME ?? '/root', ...options.env }), timeout: 60_000 },
+      {
+        cwd: options.cwd ?? projectRoot(),
+        env: childProcessEnv({ HOME: process.env.HOME ?? '/root', ...options.env }),
+        timeout: 60_000,
+      },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
 
-const cli = (args: string[], env: Record<string, string> = { DATABASE_URL: database.url }) => run(process.execPath, [entry, ...args], { env });
+const cli = (args: string[], env: Record<string, string> = { DATABASE_URL: database.url }) =>
+  run(process.execPath, [entry, ...args], { env });
 
 /** A --json failure: nothing on stdout, exactly one JSON object on stderr. */
 function failure(result: Run) {
@@ -72,7 +77,9 @@ describe('quest-chains --json', () => {
   });
 
   it('answers an unreachable database with exit 1 and code unavailable, without the URL', async () => {
-    const result = await cli(['--json', 'providers', 'list'], { DATABASE_URL: 'postgres://operator:hunter2-secret@127.0.0.1:1/quest_chains' });
+    const result = await cli(['--json', 'providers', 'list'], {
+      DATABASE_URL: 'postgres://operator:hunter2-secret@127.0.0.1:1/quest_chains',
+    });
     expect(result.code).toBe(1);
     expect(failure(result)).toMatchObject({ code: 'unavailable' });
     expect(result.stderr).not.toContain('hunter2');
@@ -88,14 +95,18 @@ describe('quest-chains --json', () => {
   it('prints a result jq can read through `npm run cli --silent --` (no banner, no build output)', async () => {
     const created = await cli(['--json', 'providers', 'create', '--type', 'platform', '--name', 'Through npm']);
     expect(created.code, created.stderr).toBe(0);
-    const result = await run('npm', ['run', 'cli', '--silent', '--', '--json', 'providers', 'list'], { env: { DATABASE_URL: database.url } });
+    const result = await run('npm', ['run', 'cli', '--silent', '--', '--json', 'providers', 'list'], {
+      env: { DATABASE_URL: database.url },
+    });
     expect(result.code, result.stderr).toBe(0);
     const providers = JSON.parse(result.stdout) as { id: string; name: string }[];
     expect(providers.map((provider) => provider.id)).toContain(JSON.parse(created.stdout).id);
   });
 
   it('runs as the package bin (npx quest-chains) from its shebang', async () => {
-    const result = await run('npx', ['--no-install', 'quest-chains', '--json', 'providers', 'list'], { env: { DATABASE_URL: database.url } });
+    const result = await run('npx', ['--no-install', 'quest-chains', '--json', 'providers', 'list'], {
+      env: { DATABASE_URL: database.url },
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(Array.isArray(JSON.parse(result.stdout))).toBe(true);
   });

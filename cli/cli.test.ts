@@ -1,16 +1,16 @@
 import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createEmptyTestDatabase } from '../shared/testing/database.js';
-import { startService, type ServiceProcess } from '../e2e/harness/service.js';
-import { useTestData } from '../shared/testing/test-data.js';
-import { listen, type ListeningApp } from '../api/testing/http-server.js';
+import { type ListeningApp, listen } from '../api/testing/http-server.js';
 import { createTestApp, type TestApp } from '../api/testing/test-app.js';
-import { runCli } from './run-cli.test-helper.js';
+import { type ServiceProcess, startService } from '../e2e/harness/service.js';
+import { createEmptyTestDatabase } from '../shared/testing/database.js';
 import { serviceEnv } from '../shared/testing/service-env.js';
+import { useTestData } from '../shared/testing/test-data.js';
+import { runCli } from './run-cli.test-helper.js';
 
 const { database } = useTestData('cli', { providers: false });
 let scratch: string;
@@ -37,7 +37,10 @@ describe('bad input', () => {
     [['providers', 'create', '--type', 'publisher', '--name', 'X'], /^error: type: .*platform.*advertiser/m],
     [['providers', 'create', '--type', 'platform'], /required option '--name <name>'/],
     [['providers', 'deactivate', 'not-a-uuid'], /^error: id: Invalid UUID/m],
-    [['providers', 'activate', '00000000-0000-4000-8000-000000000000'], /^error: Provider 00000000-0000-4000-8000-000000000000 not found/m],
+    [
+      ['providers', 'activate', '00000000-0000-4000-8000-000000000000'],
+      /^error: Provider 00000000-0000-4000-8000-000000000000 not found/m,
+    ],
     [['credentials', 'deactivate', 'pk_missing'], /^error: Credential pk_missing not found/m],
     [['quest-chains', 'set-status', '00000000-0000-4000-8000-000000000000', 'finished'], /^error: status: /m],
     [['quest-chains', 'create', '--file', '/nonexistent/chain.json'], /^error: --file \/nonexistent\/chain.json: no such file/m],
@@ -52,7 +55,17 @@ describe('bad input', () => {
   it('names the offending field of a chain file, and refuses a file that is not JSON', async () => {
     const provider = await cliJson(['providers', 'create', '--type', 'platform', '--name', 'Bad chains']);
     const file = join(scratch, 'bad-chain.json');
-    await writeFile(file, JSON.stringify({ platform_id: provider.id, advertiser_id: provider.id, name: 'x', start_date: '2026-01-01T00:00:00Z', end_date: '2027-01-01T00:00:00Z', tasks: [{ sequence_number: 1 }] }));
+    await writeFile(
+      file,
+      JSON.stringify({
+        platform_id: provider.id,
+        advertiser_id: provider.id,
+        name: 'x',
+        start_date: '2026-01-01T00:00:00Z',
+        end_date: '2027-01-01T00:00:00Z',
+        tasks: [{ sequence_number: 1 }],
+      }),
+    );
     const invalid = await cli(['quest-chains', 'create', '--file', file]);
     // Input the schemas refuse is a usage error (exit 2), as commander's own.
     expect(invalid.code).toBe(2);
@@ -98,7 +111,12 @@ describe('--json output', () => {
     expect(created.code).toBe(0);
     expect(created.stderr).toMatch(/shown only now/);
     const credential = JSON.parse(created.stdout);
-    expect(credential).toMatchObject({ key: expect.stringMatching(/^pk_/), secret: expect.stringMatching(/^sk_/), permissions: ['events:write'], status: 'active' });
+    expect(credential).toMatchObject({
+      key: expect.stringMatching(/^pk_/),
+      secret: expect.stringMatching(/^sk_/),
+      permissions: ['events:write'],
+      status: 'active',
+    });
 
     const updated = await cliJson(['credentials', 'set-permissions', credential.key, 'events:write,users:register']);
     expect(updated.permissions).toEqual(['events:write', 'users:register']);
@@ -120,8 +138,21 @@ describe('--json output', () => {
         budget: 500,
         max_claims_per_reward: 50,
         max_completions: 40,
-        tasks: [{ sequence_number: 1, name: 'Sign up', condition_event_type: 'registration', reward_type: 'points', reward_name: 'Points', reward_value: 5 }],
-        chain_reward: { type: 'mystery_box', name: 'Box', prizes: [{ prize_id: 'p1', name: 'Prize', value: 2, weight: 1, stock: 10 }] },
+        tasks: [
+          {
+            sequence_number: 1,
+            name: 'Sign up',
+            condition_event_type: 'registration',
+            reward_type: 'points',
+            reward_name: 'Points',
+            reward_value: 5,
+          },
+        ],
+        chain_reward: {
+          type: 'mystery_box',
+          name: 'Box',
+          prizes: [{ prize_id: 'p1', name: 'Prize', value: 2, weight: 1, stock: 10 }],
+        },
       }),
     );
     const chain = await cliJson(['quest-chains', 'create', '--file', file]);
@@ -152,7 +183,10 @@ describe('seed:demo', () => {
     api = await createTestApp(database);
     server = await listen(api.app);
     // The printed lines are pasted against a running service: this app on a socket, and a real worker on its queue.
-    worker = await startService('worker', serviceEnv({ databaseUrl: database.url, queuePrefix: api.config.QUEUE_PREFIX, env: { RECONCILE_INTERVAL_MS: '500' } }));
+    worker = await startService(
+      'worker',
+      serviceEnv({ databaseUrl: database.url, queuePrefix: api.config.QUEUE_PREFIX, env: { RECONCILE_INTERVAL_MS: '500' } }),
+    );
   });
   afterAll(async () => {
     await worker?.stop();
@@ -171,7 +205,9 @@ describe('seed:demo', () => {
     expect(seeded.curl).toHaveLength(5);
     expect(seeded.curl[0]).toContain(`${server.url}/v1/users/register`);
     expect(seeded.curl.join('\n')).toContain(seeded.platform.secret);
-    const timestamps = seeded.curl.flatMap((line: string) => [...line.matchAll(/"timestamp":"([^"]+)"/g)].map((match) => Date.parse(match[1]!)));
+    const timestamps = seeded.curl.flatMap((line: string) =>
+      [...line.matchAll(/"timestamp":"([^"]+)"/g)].map((match) => Date.parse(match[1]!)),
+    );
     expect(timestamps).toHaveLength(3);
     for (const timestamp of timestamps) expect(timestamp).toBeLessThan(Date.now());
 
@@ -184,7 +220,9 @@ describe('seed:demo', () => {
     await vi.waitFor(
       async () => {
         const active = await paste(seeded.curl[4]);
-        const entry = active.data.quest_chains.find((c: { quest_chain: { id: string } }) => c.quest_chain.id === seeded.quest_chain_id);
+        const entry = active.data.quest_chains.find(
+          (c: { quest_chain: { id: string } }) => c.quest_chain.id === seeded.quest_chain_id,
+        );
         expect(entry.user_progress).toMatchObject({ completed_tasks: 3, total_tasks: 3 });
       },
       { timeout: 20_000, interval: 200 },
@@ -196,20 +234,41 @@ describe('seed:demo', () => {
   it('reuses its platform, advertiser and chain on a second run, with new credentials and a new demo user', async () => {
     const first = await cliJson(['seed:demo']);
     const second = await cliJson(['seed:demo']);
-    expect(second).toMatchObject({ platform: { id: first.platform.id, reused: true }, advertiser: { id: first.advertiser.id, reused: true }, quest_chain_id: first.quest_chain_id, quest_chain_reused: true });
+    expect(second).toMatchObject({
+      platform: { id: first.platform.id, reused: true },
+      advertiser: { id: first.advertiser.id, reused: true },
+      quest_chain_id: first.quest_chain_id,
+      quest_chain_reused: true,
+    });
     expect(second.platform.key).not.toBe(first.platform.key);
     expect(second.platform_user_id).not.toBe(first.platform_user_id);
     const providers = await cliJson(['providers', 'list']);
-    const list = Array.isArray(providers) ? providers : providers.providers ?? providers.data;
+    const list = Array.isArray(providers) ? providers : (providers.providers ?? providers.data);
     expect(list.filter((p: { name: string }) => p.name === 'Demo Platform')).toHaveLength(1);
 
     // Both credentials work; the advertiser's may send events for the chain it sponsors.
-    const headers = { 'content-type': 'application/json', 'x-api-key': first.platform.key, 'x-api-secret': first.platform.secret };
-    expect((await api.call('POST', '/v1/users/register', { headers, body: { platform_user_id: 'reuse-check' } })).status).toBe(200);
-    const advertiser = { 'content-type': 'application/json', 'x-api-key': second.advertiser.key, 'x-api-secret': second.advertiser.secret };
+    const headers = {
+      'content-type': 'application/json',
+      'x-api-key': first.platform.key,
+      'x-api-secret': first.platform.secret,
+    };
+    expect((await api.call('POST', '/v1/users/register', { headers, body: { platform_user_id: 'reuse-check' } })).status).toBe(
+      200,
+    );
+    const advertiser = {
+      'content-type': 'application/json',
+      'x-api-key': second.advertiser.key,
+      'x-api-secret': second.advertiser.secret,
+    };
     const advertiserEvent = await api.call('POST', '/v1/events', {
       headers: advertiser,
-      body: { user_id: 'adv-user', event_type: 'transaction', timestamp: new Date(Date.now() - 60_000).toISOString(), amount: 150, currency: 'USD' },
+      body: {
+        user_id: 'adv-user',
+        event_type: 'transaction',
+        timestamp: new Date(Date.now() - 60_000).toISOString(),
+        amount: 150,
+        currency: 'USD',
+      },
     });
     expect(advertiserEvent.status).toBe(200);
   });

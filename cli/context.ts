@@ -1,12 +1,11 @@
-import { sqlStateOf } from '../shared/db/connection-loss.js';
 import { ZodError } from 'zod';
-import { loadConfig, type Config } from '../shared/config.js';
+import { describeZodError } from '../api/http/errors.js';
+import { type Config, loadConfig } from '../shared/config.js';
 import type { Database } from '../shared/db/client.js';
-import { isConnectionError } from '../shared/db/connection-loss.js';
+import { isConnectionError, sqlStateOf } from '../shared/db/connection-loss.js';
 import { DomainError } from '../shared/errors.js';
 import { openDatabase } from '../shared/wiring/databases.js';
 import { openQueueProducers, type QueueProducers } from '../shared/wiring/queues.js';
-import { describeZodError } from '../api/http/errors.js';
 
 /** What every command gets: the database, the config and an output that knows about --json. */
 export interface CliContext {
@@ -91,7 +90,8 @@ function explain(error: unknown, databaseUrl: string): string {
   if (code === '42P01') return `the database ${where} has no service tables: run \`npm run db:migrate\` first`;
   if (code === '3D000') return `the database ${where} does not exist: \`npm run db:migrate\` (or \`npm start\`) creates it`;
   if (code === '28P01' || code === '28000') return `Postgres refused the login for ${where}: check DATABASE_URL`;
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'CONNECT_TIMEOUT') return `cannot reach Postgres at ${where} (${code}): is it running?`;
+  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'CONNECT_TIMEOUT')
+    return `cannot reach Postgres at ${where} (${code}): is it running?`;
   return error instanceof Error ? error.message : String(error);
 }
 

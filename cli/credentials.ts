@@ -1,12 +1,18 @@
 import type { Command } from 'commander';
-import { credentialKeyParams, credentialModeSchema, toCreatedCredentialResponse, toCredentialResponse } from '../api/routes/admin/credentials/schema.js';
+import {
+  credentialKeyParams,
+  credentialModeSchema,
+  toCreatedCredentialResponse,
+  toCredentialResponse,
+} from '../api/routes/admin/credentials/schema.js';
 import { providerIdParams } from '../api/routes/admin/providers/schema.js';
 import { createCredential, listCredentials, updateCredential } from '../core/admin/credentials.js';
 import { everyItem } from '../core/page.js';
 import { commaList, parseInput, runCommand } from './context.js';
 
 type CredentialView = ReturnType<typeof toCredentialResponse>;
-const line = (c: CredentialView) => `${c.key}  ${c.mode}  ${c.status.padEnd(8)}  ${c.permissions.join(',') || '(no permissions)'}`;
+const line = (c: CredentialView) =>
+  `${c.key}  ${c.mode}  ${c.status.padEnd(8)}  ${c.permissions.join(',') || '(no permissions)'}`;
 
 export function registerCredentialCommands(program: Command, json: () => boolean) {
   const credentials = program.command('credentials').description('API keys and secrets of a provider');
@@ -14,7 +20,10 @@ export function registerCredentialCommands(program: Command, json: () => boolean
   credentials
     .command('create <providerId>')
     .description('create a credential; its secret is printed once and never again')
-    .option('--permissions <list>', "comma-separated, e.g. events:write,users:register (default: every permission of the provider's type)")
+    .option(
+      '--permissions <list>',
+      "comma-separated, e.g. events:write,users:register (default: every permission of the provider's type)",
+    )
     .option('--mode <mode>', 'live or test (docs/test-mode.md)', 'live')
     .action((providerId: string, options: { permissions?: string; mode: string }) =>
       runCommand(json(), async ({ db, out }) => {
@@ -23,7 +32,12 @@ export function registerCredentialCommands(program: Command, json: () => boolean
         const permissions = options.permissions === undefined ? undefined : commaList(options.permissions);
         const created = toCreatedCredentialResponse(await createCredential({ db }, { providerId: id, permissions, mode }));
         out.warn('the secret is shown only now; store it in your secret manager. It cannot be read again, only replaced.');
-        out.result(created, () => [`key:         ${created.key}`, `secret:      ${created.secret}`, `mode:        ${created.mode}`, `permissions: ${created.permissions.join(',')}`]);
+        out.result(created, () => [
+          `key:         ${created.key}`,
+          `secret:      ${created.secret}`,
+          `mode:        ${created.mode}`,
+          `permissions: ${created.permissions.join(',')}`,
+        ]);
       }),
     );
 
@@ -33,7 +47,10 @@ export function registerCredentialCommands(program: Command, json: () => boolean
     .action((providerId: string) =>
       runCommand(json(), async ({ db, out }) => {
         const { id } = parseInput(providerIdParams, { id: providerId }, 'providerId');
-        const all = await everyItem((page) => listCredentials({ db }, { providerId: id, page }), (credential) => credential.key);
+        const all = await everyItem(
+          (page) => listCredentials({ db }, { providerId: id, page }),
+          (credential) => credential.key,
+        );
         const views = all.map(toCredentialResponse);
         out.result(views, () => (views.length === 0 ? ['no credentials'] : views.map(line)));
       }),

@@ -1,8 +1,8 @@
-import { senderUserId } from '../shared/domain/ids.js';
 import { describe, expect, it } from 'vitest';
 import { ensureEventPartitions, monthOf } from '../shared/db/event-partitions.js';
 import { insertOrFindEvents } from '../shared/db/event-store.js';
 import { events } from '../shared/db/schema/index.js';
+import { senderUserId } from '../shared/domain/ids.js';
 import { useTestData } from '../shared/testing/test-data.js';
 import { runCli } from './run-cli.test-helper.js';
 
@@ -28,7 +28,12 @@ describe('quest-chains events', () => {
 
     await ensureEventPartitions(database.db, { from: monthOf(new Date('2001-01-01T00:00:00Z')), count: 1 });
     const [old, recent] = await insertOrFindEvents(database.db, [
-      { providerId: platform.id, userId: senderUserId('u'), eventType: 'trade', occurredAt: BigInt(Date.parse('2001-01-10T00:00:00Z')) * 1000n },
+      {
+        providerId: platform.id,
+        userId: senderUserId('u'),
+        eventType: 'trade',
+        occurredAt: BigInt(Date.parse('2001-01-10T00:00:00Z')) * 1000n,
+      },
       { providerId: platform.id, userId: senderUserId('u'), eventType: 'trade', occurredAt: BigInt(Date.now()) * 1000n },
     ]);
     const stored = async () => (await database.db.select({ id: events.id }).from(events)).map((row) => row.id).sort();

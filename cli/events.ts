@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
+import { dropExpiredEvents } from '../core/events/drop-expired-events.js';
 import { listEventPartitions } from '../shared/db/event-partitions.js';
 import { formatIsoMillis } from '../shared/domain/timestamp.js';
-import { dropExpiredEvents } from '../core/events/drop-expired-events.js';
 import { CliInputError, runCommand } from './context.js';
 
 const iso = (us: bigint | null) => (us === null ? null : formatIsoMillis(us));
@@ -14,8 +14,16 @@ export function registerEventCommands(program: Command, json: () => boolean) {
     .description('list the monthly partitions of events, oldest first, the default partition last')
     .action(() =>
       runCommand(json(), async ({ db, out }) => {
-        const partitions = (await listEventPartitions(db)).map((p) => ({ name: p.name, from: iso(p.fromUs), until: iso(p.untilUs) }));
-        out.result(partitions, () => partitions.map((p) => (p.from === null ? `${p.name}  (default: timestamps no partition covers)` : `${p.name}  ${p.from} .. ${p.until}`)));
+        const partitions = (await listEventPartitions(db)).map((p) => ({
+          name: p.name,
+          from: iso(p.fromUs),
+          until: iso(p.untilUs),
+        }));
+        out.result(partitions, () =>
+          partitions.map((p) =>
+            p.from === null ? `${p.name}  (default: timestamps no partition covers)` : `${p.name}  ${p.from} .. ${p.until}`,
+          ),
+        );
       }),
     );
 
@@ -33,10 +41,17 @@ export function registerEventCommands(program: Command, json: () => boolean) {
         }
         const dryRun = options.dryRun === true;
         const result = await dropExpiredEvents({ db }, { months, dryRun });
-        const view = { dry_run: dryRun, horizon: result.horizon.toISOString(), partitions: result.partitions, default_rows: result.defaultRows };
+        const view = {
+          dry_run: dryRun,
+          horizon: result.horizon.toISOString(),
+          partitions: result.partitions,
+          default_rows: result.defaultRows,
+        };
         out.result(view, () => [
           `horizon ${view.horizon}: events before it ${dryRun ? 'would be' : 'are'} gone`,
-          ...(result.partitions.length === 0 ? ['no partition is entirely past the horizon'] : result.partitions.map((name) => `${dryRun ? 'would drop' : 'dropped'} ${name}`)),
+          ...(result.partitions.length === 0
+            ? ['no partition is entirely past the horizon']
+            : result.partitions.map((name) => `${dryRun ? 'would drop' : 'dropped'} ${name}`)),
           `${dryRun ? 'would delete' : 'deleted'} ${result.defaultRows} row(s) of events_default`,
         ]);
       }),

@@ -28,7 +28,12 @@ export function registerProviderCommands(program: Command, json: () => boolean) 
     .description('list every provider, oldest first')
     .action(() =>
       runCommand(json(), async ({ db, out }) => {
-        const views = (await everyItem((page) => listProviders({ db }, page), (provider) => provider.id)).map(toProviderResponse);
+        const views = (
+          await everyItem(
+            (page) => listProviders({ db }, page),
+            (provider) => provider.id,
+          )
+        ).map(toProviderResponse);
         out.result(views, () => (views.length === 0 ? ['no providers yet'] : views.map(line)));
       }),
     );

@@ -1,17 +1,17 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import {
+  type ChainDefinitionResponse,
   chainIdParams,
   chainListQuery,
   createChainSchema,
   toChainDefinitionResponse,
   toCreateChainInput,
   updateChainSchema,
-  type ChainDefinitionResponse,
 } from '../api/routes/admin/quest-chains/schema.js';
-import { createChain } from '../core/quest-chains/create-chain.js';
-import { listChains, setChainStatus } from '../core/quest-chains/chains.js';
 import { everyItem } from '../core/page.js';
+import { listChains, setChainStatus } from '../core/quest-chains/chains.js';
+import { createChain } from '../core/quest-chains/create-chain.js';
 import { registerChainAnalysisCommands } from './chain-analysis.js';
 import { registerChainStatsCommand } from './chain-stats.js';
 import { CliInputError, parseInput, runCommand } from './context.js';
@@ -30,7 +30,9 @@ async function readChainFile(path: string, label = `--file ${path}`): Promise<un
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new CliInputError(`${label}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+    throw new CliInputError(
+      `${label}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
+    );
   }
   try {
     return JSON.parse(text);
@@ -62,7 +64,10 @@ export function registerQuestChainCommands(program: Command, json: () => boolean
     .action((options: { platform?: string }) =>
       runCommand(json(), async ({ db, out }) => {
         const query = parseInput(chainListQuery, { platform_id: options.platform }, 'platform');
-        const all = await everyItem((page) => listChains({ db }, { platformId: query.platform_id, page }), (definition) => definition.chain.id);
+        const all = await everyItem(
+          (page) => listChains({ db }, { platformId: query.platform_id, page }),
+          (definition) => definition.chain.id,
+        );
         const views = all.map(toChainDefinitionResponse);
         out.result(views, () => (views.length === 0 ? ['no quest chains'] : views.map(summary)));
       }),

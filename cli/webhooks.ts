@@ -1,13 +1,21 @@
 import type { Command } from 'commander';
+import { toPageRequest } from '../api/http/pagination.js';
+import { providerIdParams } from '../api/routes/admin/providers/schema.js';
+import {
+  createEndpointSchema,
+  endpointParams,
+  messageParams,
+  messagesQuery,
+  toCreatedEndpointResponse,
+  toEndpointsResponse,
+  toMessagesResponse,
+} from '../api/routes/webhook-endpoints/schema.js';
+import { createEndpoint, deleteEndpoint, listEndpoints } from '../core/webhooks/endpoints.js';
+import { listMessages, replayMessage } from '../core/webhooks/messages.js';
 import { findProvider } from '../shared/db/provider-store.js';
 import { WEBHOOK_MESSAGE_STATUSES } from '../shared/db/schema/index.js';
 import { notFound } from '../shared/errors.js';
-import { providerIdParams } from '../api/routes/admin/providers/schema.js';
-import { createEndpointSchema, endpointParams, messageParams, messagesQuery, toCreatedEndpointResponse, toEndpointsResponse, toMessagesResponse } from '../api/routes/webhook-endpoints/schema.js';
-import { createEndpoint, deleteEndpoint, listEndpoints } from '../core/webhooks/endpoints.js';
-import { listMessages, replayMessage } from '../core/webhooks/messages.js';
-import { toPageRequest } from '../api/http/pagination.js';
-import { commaList, parseInput, runCommand, withQueues, type CliContext } from './context.js';
+import { type CliContext, commaList, parseInput, runCommand, withQueues } from './context.js';
 
 /**
  * `quest-chains webhooks …`: a provider's webhook endpoints, as its own
@@ -31,18 +39,28 @@ export function registerWebhookCommands(program: Command, json: () => boolean) {
       runCommand(json(), async ({ db, out }) => {
         const provider = await providerOf(db, providerId);
         const view = toEndpointsResponse(await listEndpoints({ db }, { providerId: provider.id }));
-        out.result(view, () => (view.endpoints.length === 0 ? ['no endpoints'] : view.endpoints.map((e) => `${e.id}  ${e.url}  ${e.event_types.join(',')}`)));
+        out.result(view, () =>
+          view.endpoints.length === 0
+            ? ['no endpoints']
+            : view.endpoints.map((e) => `${e.id}  ${e.url}  ${e.event_types.join(',')}`),
+        );
       }),
     );
 
   webhooks
     .command('create <providerId> <url>')
     .description('create an endpoint; its signing secret is printed once and never again')
-    .option('--event-types <list>', 'comma-separated, e.g. task.completed,chain.completed (default: every type the provider may receive)')
+    .option(
+      '--event-types <list>',
+      'comma-separated, e.g. task.completed,chain.completed (default: every type the provider may receive)',
+    )
     .action((providerId: string, url: string, options: { eventTypes?: string }) =>
       runCommand(json(), async ({ db, config, out }) => {
         const provider = await providerOf(db, providerId);
-        const body = parseInput(createEndpointSchema, { url, ...(options.eventTypes === undefined ? {} : { event_types: commaList(options.eventTypes) }) });
+        const body = parseInput(createEndpointSchema, {
+          url,
+          ...(options.eventTypes === undefined ? {} : { event_types: commaList(options.eventTypes) }),
+        });
         const created = toCreatedEndpointResponse(
           await createEndpoint(
             { db, urlPolicy: { allowHttp: config.WEBHOOK_ALLOW_HTTP, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE } },
@@ -50,7 +68,11 @@ export function registerWebhookCommands(program: Command, json: () => boolean) {
           ),
         );
         out.warn('the secret is shown only now; hand it to the integrator over a secure channel.');
-        out.result(created, () => [`id:          ${created.id}`, `secret:      ${created.secret}`, `event types: ${created.event_types.join(',')}`]);
+        out.result(created, () => [
+          `id:          ${created.id}`,
+          `secret:      ${created.secret}`,
+          `event types: ${created.event_types.join(',')}`,
+        ]);
       }),
     );
 
@@ -76,10 +98,22 @@ export function registerWebhookCommands(program: Command, json: () => boolean) {
       runCommand(json(), async ({ db, out }) => {
         const provider = await providerOf(db, providerId);
         const { id } = parseInput(endpointParams, { id: endpointId }, 'endpointId');
-        const query = parseInput(messagesQuery, { status: options.status, limit: options.limit, starting_after: options.startingAfter });
-        const view = toMessagesResponse(await listMessages({ db }, { providerId: provider.id, endpointId: id, status: query.status, page: toPageRequest(query) }));
+        const query = parseInput(messagesQuery, {
+          status: options.status,
+          limit: options.limit,
+          starting_after: options.startingAfter,
+        });
+        const view = toMessagesResponse(
+          await listMessages(
+            { db },
+            { providerId: provider.id, endpointId: id, status: query.status, page: toPageRequest(query) },
+          ),
+        );
         out.result(view, () => [
-          ...view.messages.map((m) => `${m.id}  ${m.type.padEnd(15)}  ${m.status.padEnd(9)}  ${m.attempts.map((a) => a.status_code ?? a.error).join(' ') || 'no attempt yet'}`),
+          ...view.messages.map(
+            (m) =>
+              `${m.id}  ${m.type.padEnd(15)}  ${m.status.padEnd(9)}  ${m.attempts.map((a) => a.status_code ?? a.error).join(' ') || 'no attempt yet'}`,
+          ),
           ...(view.messages.length === 0 ? ['no messages'] : []),
           ...(view.has_more ? [`more: --starting-after ${view.messages.at(-1)!.id}`] : []),
         ]);
@@ -97,7 +131,10 @@ export function registerWebhookCommands(program: Command, json: () => boolean) {
         await withQueues(config, async ({ redis, webhooks: producer }) => {
           // The first command right after connecting: wait for the connection instead of failing fast.
           await redis.ping().catch(() => undefined);
-          const { queued } = await replayMessage({ db, webhooks: producer }, { providerId: provider.id, endpointId: params.id, messageId: params.message_id });
+          const { queued } = await replayMessage(
+            { db, webhooks: producer },
+            { providerId: provider.id, endpointId: params.id, messageId: params.message_id },
+          );
           if (!queued) throw new Error('the delivery queue (REDIS_URL) is unreachable; try again');
           out.result({ id: params.message_id, queued: true }, () => [`${params.message_id} queued for delivery`]);
         });

@@ -1,5 +1,5 @@
 import { inspect } from 'node:util';
-import { serve, type ServerType } from '@hono/node-server';
+import { type ServerType, serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChainOverApi } from '../api/testing/chains.js';
 import { useTestService } from '../api/testing/test-service.js';
@@ -64,7 +64,9 @@ describe('against the real service', () => {
     expect(String(error)).not.toContain(SECRET);
 
     const client = createQuestChainClient({ baseUrl, apiKey: platform.key, apiSecret: platform.secret, retry: fastRetry });
-    const invalid = await client.sendEvent({ user_id: 'sdk-user', event_type: 'x', timestamp: 'not a time' }).catch((caught: unknown) => caught);
+    const invalid = await client
+      .sendEvent({ user_id: 'sdk-user', event_type: 'x', timestamp: 'not a time' })
+      .catch((caught: unknown) => caught);
     expect(invalid).toMatchObject({ status: 400, code: 'invalid_field' });
     expect((invalid as Error).message).toContain('timestamp');
   });
@@ -77,7 +79,12 @@ describe('retry rules', () => {
     servers.push(scripted);
     const baseUrl = await scripted.start();
     const retries: { attempt: number; status?: number; error?: string }[] = [];
-    const client = createQuestChainClient({ baseUrl, apiKey: 'key-1', apiSecret: SECRET, retry: { ...retry, onRetry: (info) => retries.push(info) } });
+    const client = createQuestChainClient({
+      baseUrl,
+      apiKey: 'key-1',
+      apiSecret: SECRET,
+      retry: { ...retry, onRetry: (info) => retries.push(info) },
+    });
     return { client, scripted, retries };
   }
   afterAll(async () => {
@@ -90,7 +97,11 @@ describe('retry rules', () => {
     expect(user.platform_user_id).toBe('u');
     expect(scripted.received).toHaveLength(3);
     expect(new Set(scripted.bodies)).toEqual(new Set([JSON.stringify({ platform_user_id: 'u' })]));
-    expect(scripted.received.every((request) => request.headers['x-api-secret'] === SECRET && request.headers['x-api-key'] === 'key-1')).toBe(true);
+    expect(
+      scripted.received.every(
+        (request) => request.headers['x-api-secret'] === SECRET && request.headers['x-api-key'] === 'key-1',
+      ),
+    ).toBe(true);
     expect(retries.map((retry) => retry.status)).toEqual([500, 500]);
   });
 
@@ -115,8 +126,15 @@ describe('retry rules', () => {
     const closedUrl = await scripted.start();
     await scripted.stop(); // nothing listens on this port any more
     const retries: unknown[] = [];
-    const client = createQuestChainClient({ baseUrl: closedUrl, apiKey: 'key-1', apiSecret: SECRET, retry: { ...fastRetry, onRetry: (info) => retries.push(info) } });
-    const error = await client.sendEvent({ user_id: 'u', event_type: 'x', timestamp: '2026-01-01T00:00:00Z' }).catch((caught: unknown) => caught);
+    const client = createQuestChainClient({
+      baseUrl: closedUrl,
+      apiKey: 'key-1',
+      apiSecret: SECRET,
+      retry: { ...fastRetry, onRetry: (info) => retries.push(info) },
+    });
+    const error = await client
+      .sendEvent({ user_id: 'u', event_type: 'x', timestamp: '2026-01-01T00:00:00Z' })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(QuestChainNetworkError);
     expect(error).toMatchObject({ attempts: 3 });
     expect((error as Error).message).toMatch(/POST \/v1\/events failed after 3 attempt/);

@@ -8,7 +8,8 @@ import { projectRoot } from '../shared/db/project-root.js';
 
 const run = promisify(execFile);
 const root = projectRoot();
-const REGENERATE = 'client/openapi.json or client/schema.d.ts differs from what the service serves: run `npm run client:generate` and commit both';
+const REGENERATE =
+  'client/openapi.json or client/schema.d.ts differs from what the service serves: run `npm run client:generate` and commit both';
 
 /**
  * The SDK's committed document and types must be what `npm run
@@ -19,9 +20,13 @@ const REGENERATE = 'client/openapi.json or client/schema.d.ts differs from what 
 let scratch: string;
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'qcr-drift-'));
-  await run(process.execPath, [join(root, 'dist', 'api', 'operator', 'export-openapi.js'), join(scratch, 'openapi.json')], { cwd: root });
+  await run(process.execPath, [join(root, 'dist', 'api', 'operator', 'export-openapi.js'), join(scratch, 'openapi.json')], {
+    cwd: root,
+  });
   const generator = join(root, 'node_modules', 'openapi-typescript', 'bin', 'cli.js');
-  await run(process.execPath, [generator, join(scratch, 'openapi.json'), '--output', join(scratch, 'schema.d.ts')], { cwd: root });
+  await run(process.execPath, [generator, join(scratch, 'openapi.json'), '--output', join(scratch, 'schema.d.ts')], {
+    cwd: root,
+  });
 }, 120_000);
 afterAll(async () => {
   if (scratch) await rm(scratch, { recursive: true, force: true });

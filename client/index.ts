@@ -5,8 +5,16 @@ import { createRetryingFetch, parseRetryAfter, type RetryOptions } from './retry
 import type { components, paths } from './schema.js';
 
 export { QuestChainApiError, QuestChainNetworkError } from './errors.js';
-export { liveUpdatesUrl, LiveStreamError, openLiveUpdates } from './live.js';
-export type { EventSourceConstructor, EventSourceLike, LiveProgress, LiveReady, LiveUpdates, LiveUpdatesOptions, LiveUpdatesToken } from './live.js';
+export type {
+  EventSourceConstructor,
+  EventSourceLike,
+  LiveProgress,
+  LiveReady,
+  LiveUpdates,
+  LiveUpdatesOptions,
+  LiveUpdatesToken,
+} from './live.js';
+export { LiveStreamError, liveUpdatesUrl, openLiveUpdates } from './live.js';
 export type { RetryInfo, RetryOptions } from './retry.js';
 export type { components, paths } from './schema.js';
 
@@ -49,7 +57,8 @@ export interface QuestChainClientOptions {
  */
 export function createQuestChainClient(options: QuestChainClientOptions) {
   const { baseUrl, apiKey, apiSecret } = options;
-  if (!baseUrl || !apiKey || !apiSecret) throw new TypeError('createQuestChainClient: baseUrl, apiKey and apiSecret are required');
+  if (!baseUrl || !apiKey || !apiSecret)
+    throw new TypeError('createQuestChainClient: baseUrl, apiKey and apiSecret are required');
   // The secret lives only in this closure: not a property of anything returned, so it cannot be printed by accident.
   const api = createClient<paths>({
     baseUrl: baseUrl.replace(/\/+$/, ''),
@@ -84,11 +93,14 @@ export function createQuestChainClient(options: QuestChainClientOptions) {
 
   return {
     /** Creates the user for your platform or returns the existing one (`already_exists`). */
-    registerUser: (body: Schemas['RegisterUser'], call?: CallOptions) => unwrap(api.POST('/v1/users/register', { body, ...init(call) })),
+    registerUser: (body: Schemas['RegisterUser'], call?: CallOptions) =>
+      unwrap(api.POST('/v1/users/register', { body, ...init(call) })),
     /** Records one event; a repeat of (user_id, event_type, timestamp) answers `status: duplicate`. */
-    sendEvent: (event: Schemas['EventInput'], call?: CallOptions) => unwrap(api.POST('/v1/events', { body: event, ...init(call) })),
+    sendEvent: (event: Schemas['EventInput'], call?: CallOptions) =>
+      unwrap(api.POST('/v1/events', { body: event, ...init(call) })),
     /** Records up to 500 events; `results[i]` answers item i (received, duplicate or rejected). */
-    sendEvents: (events: Schemas['EventInput'][], call?: CallOptions) => unwrap(api.POST('/v1/events/batch', { body: { events }, ...init(call) })),
+    sendEvents: (events: Schemas['EventInput'][], call?: CallOptions) =>
+      unwrap(api.POST('/v1/events/batch', { body: { events }, ...init(call) })),
     /** Reverses one of your events (a refund): it stops counting; idempotent (`already_reversed`). 404 for an event not yours. */
     reverseEvent: (eventId: string, body: Schemas['EventReversal'] = {}, call?: CallOptions) =>
       unwrap(api.POST('/v1/events/{event_id}/reverse', { params: { path: { event_id: eventId } }, body, ...init(call) })),
@@ -98,12 +110,14 @@ export function createQuestChainClient(options: QuestChainClientOptions) {
     /** The user's active chains with task states and progress; an unknown user gets `user.exists: false`. */
     getActiveQuestChains: (platformUserId: string, call?: CallOptions) =>
       unwrap(api.GET('/v1/quest-chains/active/{platformUserId}', { params: { path: { platformUserId } }, ...init(call) })),
-    startAccountLink: (body: JsonBody<'/v1/account-links', 'post'>, call?: CallOptions) => unwrap(api.POST('/v1/account-links', { body, ...init(call) })),
+    startAccountLink: (body: JsonBody<'/v1/account-links', 'post'>, call?: CallOptions) =>
+      unwrap(api.POST('/v1/account-links', { body, ...init(call) })),
     completeAccountLink: (body: JsonBody<'/v1/account-links/complete', 'post'>, call?: CallOptions) =>
       unwrap(api.POST('/v1/account-links/complete', { body, ...init(call) })),
     listAccountLinks: (platformUserId: string, call?: CallOptions) =>
       unwrap(api.GET('/v1/account-links/{platformUserId}', { params: { path: { platformUserId } }, ...init(call) })),
-    claimReward: (body: JsonBody<'/v1/rewards/claim', 'post'>, call?: CallOptions) => unwrap(api.POST('/v1/rewards/claim', { body, ...init(call) })),
+    claimReward: (body: JsonBody<'/v1/rewards/claim', 'post'>, call?: CallOptions) =>
+      unwrap(api.POST('/v1/rewards/claim', { body, ...init(call) })),
     getRewards: (platformUserId: string, call?: CallOptions) =>
       unwrap(api.GET('/v1/rewards/{platformUserId}', { params: { path: { platformUserId } }, ...init(call) })),
     toString: () => description,

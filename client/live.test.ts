@@ -1,14 +1,14 @@
-import { serviceUserId } from '../shared/domain/ids.js';
 import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
+import { type ServerType, serve } from '@hono/node-server';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { useTestService } from '../api/testing/test-service.js';
 import { users } from '../shared/db/schema/index.js';
+import { serviceUserId } from '../shared/domain/ids.js';
 import { parseUtcTimestamp } from '../shared/domain/timestamp.js';
 import { progressChannel } from '../shared/live/channel.js';
-import { openLiveUpdates, type LiveProgress, type LiveReady, type LiveStreamError, type LiveUpdates } from './live.js';
-import { SseParser, type SseMessage } from './sse.js';
+import { type LiveProgress, type LiveReady, type LiveStreamError, type LiveUpdates, openLiveUpdates } from './live.js';
+import { type SseMessage, SseParser } from './sse.js';
 
 describe('SseParser', () => {
   const parse = (chunks: string[]) => {
@@ -59,23 +59,33 @@ describe('openLiveUpdates against the real service (fetch transport)', () => {
   });
 
   async function register(platformUserId: string): Promise<string> {
-    const answer = await api.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: platformUserId } });
+    const answer = await api.call('POST', '/v1/users/register', {
+      headers: platform.headers,
+      body: { platform_user_id: platformUserId },
+    });
     return answer.json.data.user_id as string;
   }
 
   const setChangedAt = (userId: string, iso: string) =>
-    database.db.update(users).set({ progressChangedAt: parseUtcTimestamp(iso)! }).where(eq(users.id, serviceUserId(userId)));
+    database.db
+      .update(users)
+      .set({ progressChangedAt: parseUtcTimestamp(iso)! })
+      .where(eq(users.id, serviceUserId(userId)));
 
   function follow(platformUserId: string, baselineTimestamp: string | null) {
     const seen = { ready: [] as LiveReady[], progress: [] as LiveProgress[], errors: [] as LiveStreamError[] };
     const token = api.deps.liveTokens.issue({ platformId: platform.id, platformUserId, livemode: true });
-    const live = openLiveUpdates(baseUrl, { token, baselineTimestamp }, {
-      EventSource: false,
-      reconnectDelayMs: 50,
-      onReady: (ready) => seen.ready.push(ready),
-      onProgress: (progress) => seen.progress.push(progress),
-      onError: (error) => seen.errors.push(error),
-    });
+    const live = openLiveUpdates(
+      baseUrl,
+      { token, baselineTimestamp },
+      {
+        EventSource: false,
+        reconnectDelayMs: 50,
+        onReady: (ready) => seen.ready.push(ready),
+        onProgress: (progress) => seen.progress.push(progress),
+        onError: (error) => seen.errors.push(error),
+      },
+    );
     open.push(live);
     return { live, seen };
   }
@@ -116,13 +126,19 @@ describe('openLiveUpdates against the real service (fetch transport)', () => {
     // Changed while away: the reconnect reports it at once.
     await setChangedAt(userId, '2026-04-01T00:00:01.000Z');
     (server as unknown as { closeAllConnections(): void }).closeAllConnections();
-    await until(() => expect(seen.progress.map((p) => p.changed_at)).toEqual(['2026-04-01T00:00:00.000Z', '2026-04-01T00:00:01.000Z']));
+    await until(() =>
+      expect(seen.progress.map((p) => p.changed_at)).toEqual(['2026-04-01T00:00:00.000Z', '2026-04-01T00:00:01.000Z']),
+    );
     expect(seen.errors).toEqual([]);
   });
 
   it('stops and reports a refused token once, without reconnecting', async () => {
     const seen: LiveStreamError[] = [];
-    const live = openLiveUpdates(baseUrl, { token: 'not-a-token', baselineTimestamp: null }, { EventSource: false, reconnectDelayMs: 10, onProgress: () => {}, onError: (error) => seen.push(error) });
+    const live = openLiveUpdates(
+      baseUrl,
+      { token: 'not-a-token', baselineTimestamp: null },
+      { EventSource: false, reconnectDelayMs: 10, onProgress: () => {}, onError: (error) => seen.push(error) },
+    );
     open.push(live);
     await until(() => expect(seen.map((error) => error.status)).toEqual([401]));
     await new Promise((resolve) => setTimeout(resolve, 100));

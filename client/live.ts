@@ -1,4 +1,4 @@
-import { SseParser, type SseMessage } from './sse.js';
+import { type SseMessage, SseParser } from './sse.js';
 
 /** `liveUpdates` of GET /v1/quest-chains/active/{platformUserId}: safe to hand to a browser. */
 export interface LiveUpdatesToken {
@@ -90,7 +90,13 @@ export function openLiveUpdates(baseUrl: string, live: LiveUpdatesToken, options
   const close = () => stop.abort();
   options.signal?.addEventListener('abort', close, { once: true });
   if (options.signal?.aborted) close();
-  const context: StreamContext = { baseUrl, live, options, stop: stop.signal, reconnectDelayMs: options.reconnectDelayMs ?? 3000 };
+  const context: StreamContext = {
+    baseUrl,
+    live,
+    options,
+    stop: stop.signal,
+    reconnectDelayMs: options.reconnectDelayMs ?? 3000,
+  };
   if (Source) {
     viaEventSource(Source, context);
     return { close, transport: 'eventsource' };
@@ -147,7 +153,9 @@ function viaEventSource(Source: EventSourceConstructor, context: StreamContext) 
       current.close();
       refusals += 1;
       if (refusals >= MAX_REFUSALS) {
-        options.onError?.(new LiveStreamError(`live stream refused ${refusals} times: the token is probably expired or invalid`, undefined));
+        options.onError?.(
+          new LiveStreamError(`live stream refused ${refusals} times: the token is probably expired or invalid`, undefined),
+        );
         return;
       }
       timer = setTimeout(connect, context.reconnectDelayMs);
@@ -178,7 +186,10 @@ async function viaFetch(context: StreamContext): Promise<void> {
       const response = await fetchImpl(liveUpdatesUrl(context.baseUrl, context.live), { headers, signal: attempt.signal });
       if (FATAL_STATUSES.has(response.status)) {
         await response.body?.cancel();
-        if (!stop.aborted) options.onError?.(new LiveStreamError(`live stream refused with ${response.status}: the token is expired or invalid`, response.status));
+        if (!stop.aborted)
+          options.onError?.(
+            new LiveStreamError(`live stream refused with ${response.status}: the token is expired or invalid`, response.status),
+          );
         return;
       }
       if (response.ok && response.body) {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChainOverApi } from '../api/testing/chains.js';
-import { listen, type ListeningApp } from '../api/testing/http-server.js';
+import { type ListeningApp, listen } from '../api/testing/http-server.js';
 import { useTestService } from '../api/testing/test-service.js';
 import { projectRoot } from '../shared/db/project-root.js';
 
@@ -34,7 +34,11 @@ beforeAll(async () => {
   await rename(join(scope, 'package'), join(scope, 'client'));
   // The package's dependency, as `npm install` would place it (the registry's copy is the same version as the lock's).
   await symlink(join(root, 'node_modules', 'openapi-fetch'), join(project, 'node_modules', 'openapi-fetch'), 'dir');
-  await symlink(join(root, 'node_modules', 'openapi-typescript-helpers'), join(project, 'node_modules', 'openapi-typescript-helpers'), 'dir');
+  await symlink(
+    join(root, 'node_modules', 'openapi-typescript-helpers'),
+    join(project, 'node_modules', 'openapi-typescript-helpers'),
+    'dir',
+  );
   await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'sdk-consumer', private: true, type: 'module' }));
 }, 120_000);
 afterAll(async () => {
@@ -43,7 +47,15 @@ afterAll(async () => {
 
 describe('the package', () => {
   it('ships JavaScript and type definitions for both entry points, and no tests or sources', async () => {
-    for (const file of ['package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/live.js', 'dist/live.d.ts', 'dist/schema.d.ts', 'openapi.json']) {
+    for (const file of [
+      'package.json',
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/live.js',
+      'dist/live.d.ts',
+      'dist/schema.d.ts',
+      'openapi.json',
+    ]) {
       expect(packed).toContain(file);
     }
     expect(packed.filter((file) => /\.test|test-helper|^[^/]+\.ts$/.test(file) && !file.endsWith('.d.ts'))).toEqual([]);
@@ -66,18 +78,28 @@ describe('the package', () => {
         '  const sent = await quests.sendEvent(event, { signal, timeoutMs: 1000 });',
         "  const status: 'received' | 'duplicate' = sent.status;",
         "  const active = await quests.getActiveQuestChains('u');",
-        '  openLiveUpdates(\'http://x\', active.liveUpdates, { onProgress: (p) => p.quest_chain_ids.length });',
+        "  openLiveUpdates('http://x', active.liveUpdates, { onProgress: (p) => p.quest_chain_ids.length });",
         '  // @ts-expect-error: `userId` is not a field of an event (the types are real, not `any`)',
         "  await quests.sendEvent({ userId: 'u', event_type: 'kyc', timestamp: 'x' });",
-        '  return [status, liveUpdatesUrl(\'http://x\', active.liveUpdates)];',
+        "  return [status, liveUpdatesUrl('http://x', active.liveUpdates)];",
         '}',
       ].join('\n'),
     );
     // A browser-or-Node consumer: DOM typings, no @types/node.
-    const compilerOptions = { noEmit: true, strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2023', 'dom'], types: [] };
+    const compilerOptions = {
+      noEmit: true,
+      strict: true,
+      module: 'nodenext',
+      moduleResolution: 'nodenext',
+      target: 'es2022',
+      lib: ['es2023', 'dom'],
+      types: [],
+    };
     await writeFile(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['consumer.ts'] }));
     const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-    const result = await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project }).catch((error: { stdout: string }) => error);
+    const result = await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project }).catch(
+      (error: { stdout: string }) => error,
+    );
     expect(result.stdout).toBe('');
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createQuestChainClient, QuestChainApiError, type RetryInfo, type RetryOptions } from './index.js';
 import { parseRetryAfter } from './retry.js';
-import { scriptedServer, type ScriptedAnswer } from './scripted-server.test-helper.js';
+import { type ScriptedAnswer, scriptedServer } from './scripted-server.test-helper.js';
 
 // The client's own backoff stays in milliseconds here, so a wait of a second can only be the server's Retry-After.
 const fastRetry: RetryOptions = { maxAttempts: 3, baseDelayMs: 5, maxDelayMs: 20, timeoutMs: 5000 };
@@ -15,16 +15,25 @@ async function clientFor(answerFor: (hit: number) => ScriptedAnswer, retry: Retr
   servers.push(scripted);
   const baseUrl = await scripted.start();
   const retries: RetryInfo[] = [];
-  const client = createQuestChainClient({ baseUrl, apiKey: 'key-1', apiSecret: 'sk_test_secret', retry: { ...retry, onRetry: (info) => retries.push(info) } });
+  const client = createQuestChainClient({
+    baseUrl,
+    apiKey: 'key-1',
+    apiSecret: 'sk_test_secret',
+    retry: { ...retry, onRetry: (info) => retries.push(info) },
+  });
   return { client, scripted, retries };
 }
 
-const register = (client: ReturnType<typeof createQuestChainClient>, call?: Parameters<ReturnType<typeof createQuestChainClient>['registerUser']>[1]) =>
-  client.registerUser({ platform_user_id: 'u' }, call).catch((caught: unknown) => caught);
+const register = (
+  client: ReturnType<typeof createQuestChainClient>,
+  call?: Parameters<ReturnType<typeof createQuestChainClient>['registerUser']>[1],
+) => client.registerUser({ platform_user_id: 'u' }, call).catch((caught: unknown) => caught);
 
 describe('Retry-After', () => {
   it.each([429, 503])('waits the seconds a %i asks for, then retries', async (status) => {
-    const { client, scripted, retries } = await clientFor((hit) => (hit === 1 ? { status, headers: { 'retry-after': '1' } } : 200));
+    const { client, scripted, retries } = await clientFor((hit) =>
+      hit === 1 ? { status, headers: { 'retry-after': '1' } } : 200,
+    );
     expect(await register(client)).toMatchObject({ platform_user_id: 'u' });
     expect(scripted.received).toHaveLength(2);
     expect(retries).toEqual([{ attempt: 1, delayMs: 1000, status, retryAfter: true }]);
@@ -33,7 +42,9 @@ describe('Retry-After', () => {
   });
 
   it('reads the HTTP-date form', async () => {
-    const { client, retries } = await clientFor((hit) => (hit === 1 ? { status: 503, headers: { 'retry-after': new Date(Date.now() + 2000).toUTCString() } } : 200));
+    const { client, retries } = await clientFor((hit) =>
+      hit === 1 ? { status: 503, headers: { 'retry-after': new Date(Date.now() + 2000).toUTCString() } } : 200,
+    );
     await register(client);
     // An HTTP date has whole seconds: between 1 and 2 s from now.
     expect(retries[0]!.delayMs).toBeGreaterThan(0);

@@ -122,7 +122,8 @@ export function createRetryingFetch(options: RetryOptions = {}, fetchImpl: typeo
         }
       }
       const delayMs = retryAfterMs ?? backoffDelay(attempt, baseDelayMs, maxDelayMs);
-      const reason = status === undefined ? { error: lastError } : { status, ...(retryAfterMs === undefined ? {} : { retryAfter: true }) };
+      const reason =
+        status === undefined ? { error: lastError } : { status, ...(retryAfterMs === undefined ? {} : { retryAfter: true }) };
       options.onRetry?.({ attempt, delayMs, ...reason });
       await sleep(delayMs, callSignal);
     }

@@ -25,7 +25,15 @@ export function scriptedServer(answerFor: (hit: number) => ScriptedAnswer) {
       const { status, headers = {} } = typeof answer === 'number' ? { status: answer } : answer;
       const envelope =
         status === 200
-          ? { success: true, data: { user_id: '0b0c5d4e-0000-4000-8000-000000000001', platform_user_id: 'u', created_at: '2026-01-01T00:00:00.000Z', already_exists: false } }
+          ? {
+              success: true,
+              data: {
+                user_id: '0b0c5d4e-0000-4000-8000-000000000001',
+                platform_user_id: 'u',
+                created_at: '2026-01-01T00:00:00.000Z',
+                already_exists: false,
+              },
+            }
           : { success: false, error: `scripted ${status}`, code: status >= 500 ? 'internal' : 'bad_request' };
       response.writeHead(status, { 'content-type': 'application/json', 'x-request-id': `req-${hit}`, ...headers });
       response.end(JSON.stringify(envelope));

@@ -1,9 +1,9 @@
 import type { Config } from '../shared/config.js';
-import type { BacktestProducer } from '../shared/queue/backtest-producer.js';
 import type { ChainDefinition } from '../shared/db/chain-store.js';
 import type { Database } from '../shared/db/client.js';
 import type { LiveTokenSigner } from '../shared/live/token.js';
 import type { Logger } from '../shared/observability/logger.js';
+import type { BacktestProducer } from '../shared/queue/backtest-producer.js';
 import type { RedisClient } from '../shared/queue/connection.js';
 import type { MatchingProducer } from '../shared/queue/producer.js';
 import type { WebhookProducer } from '../shared/queue/webhook-producer.js';

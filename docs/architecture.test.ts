@@ -20,14 +20,26 @@ describe('docs/architecture.md', () => {
   it('names only files and folders that exist', () => {
     const named = namedPaths(text);
     expect(named.length).toBeGreaterThan(40);
-    const missing = named.filter((path) => !existsSync(join(root, path)) || (path.endsWith('/') && !statSync(join(root, path)).isDirectory()));
+    const missing = named.filter(
+      (path) => !existsSync(join(root, path)) || (path.endsWith('/') && !statSync(join(root, path)).isDirectory()),
+    );
     expect(missing).toEqual([]);
   });
 
   it('walks an event through both processes, file by file', () => {
     const files = namedPaths(walk).filter((path) => /\.(ts|mjs)$/.test(path));
     // Both ends of the queue and the rules between them.
-    for (const expected of ['api/routes/events/send.ts', 'core/events/ingest-events.ts', 'shared/queue/producer.ts', 'worker/processor.ts', 'core/matching/match-batch.ts', 'shared/domain/sources.ts', 'core/matching/plan-batch.ts', 'core/matching/counting-history.ts', 'shared/db/progress-store.ts']) {
+    for (const expected of [
+      'api/routes/events/send.ts',
+      'core/events/ingest-events.ts',
+      'shared/queue/producer.ts',
+      'worker/processor.ts',
+      'core/matching/match-batch.ts',
+      'shared/domain/sources.ts',
+      'core/matching/plan-batch.ts',
+      'core/matching/counting-history.ts',
+      'shared/db/progress-store.ts',
+    ]) {
       expect(files).toContain(expected);
     }
     expect(files.length).toBeGreaterThanOrEqual(25);

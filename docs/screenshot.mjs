@@ -22,7 +22,13 @@ async function findChromium() {
   if (process.env.CHROMIUM) return process.env.CHROMIUM;
   for (const directory of (process.env.PATH ?? '').split(delimiter)) {
     const candidate = join(directory, 'chromium');
-    if (await access(candidate).then(() => true, () => false)) return candidate;
+    if (
+      await access(candidate).then(
+        () => true,
+        () => false,
+      )
+    )
+      return candidate;
   }
   throw new Error('no chromium on the PATH (apt-get install -y chromium, or set CHROMIUM)');
 }

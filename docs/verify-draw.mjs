@@ -44,7 +44,9 @@ if (draw.server_seed) {
   const digest = createHmac('sha256', seed).update(draw.claim_id, 'utf8').digest('hex');
   check(digest === draw.digest, 'HMAC-SHA256(server_seed, claim_id) is the digest');
 } else {
-  console.log('note the seed is not revealed yet (the chain has not ended nor been rotated): only the mapping below can be checked now');
+  console.log(
+    'note the seed is not revealed yet (the chain has not ended nor been rotated): only the mapping below can be checked now',
+  );
 }
 
 const roll = Number(BigInt(`0x${draw.digest.slice(0, 16)}`) % BigInt(totalWeight));
@@ -54,5 +56,9 @@ let passed = 0;
 const prize = draw.candidates.find((candidate) => roll < (passed += candidate.weight))?.prize_id;
 check(prize === draw.prize_id, `the roll falls on prize ${prize}`);
 
-console.log(failures.length === 0 ? `verified: claim ${draw.claim_id} drew ${draw.prize_id}` : `NOT verified: ${failures.length} check(s) failed`);
+console.log(
+  failures.length === 0
+    ? `verified: claim ${draw.claim_id} drew ${draw.prize_id}`
+    : `NOT verified: ${failures.length} check(s) failed`,
+);
 process.exit(failures.length === 0 ? 0 : 1);

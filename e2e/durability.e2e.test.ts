@@ -1,15 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { chainBody } from '../api/testing/chains.js';
 import { chainProgress, events } from '../shared/db/schema/index.js';
-import { createTestDatabase, uniqueSuffix, type TestDatabase } from '../shared/testing/database.js';
+import { adminHeaders } from '../shared/testing/admin-token.js';
+import { createTestDatabase, type TestDatabase, uniqueSuffix } from '../shared/testing/database.js';
 import { eventually } from '../shared/testing/eventually.js';
 import { createTestProvider, type TestProvider } from '../shared/testing/fixtures.js';
-import { startService, type ServiceProcess } from './harness/service.js';
-import { startPrivateRedis, type PrivateRedis } from './harness/redis-server.js';
-import { requestJson } from './harness/http.js';
 import { isPending, nothingPending, pendingWork } from '../shared/testing/progress.js';
-import { chainBody } from '../api/testing/chains.js';
-import { adminHeaders } from '../shared/testing/admin-token.js';
 import { serviceEnv } from '../shared/testing/service-env.js';
+import { requestJson } from './harness/http.js';
+import { type PrivateRedis, startPrivateRedis } from './harness/redis-server.js';
+import { type ServiceProcess, startService } from './harness/service.js';
 
 // Product rules §3: "Nothing accepted is ever lost: an event answered 200 is
 // reflected in progress eventually, even if Redis was down when it arrived or
@@ -107,29 +107,51 @@ describe('durability: nothing accepted is lost (API and worker as processes)', (
     const env = baseEnv(db, redis.url);
     const api = await start('api', env);
     const platform = await createTestProvider(db.db, 'platform');
-    for (const id of ['before-1', 'before-2']) expect((await http(api, 'POST', '/v1/users/register', platform.headers, { platform_user_id: id })).status).toBe(200);
+    for (const id of ['before-1', 'before-2'])
+      expect((await http(api, 'POST', '/v1/users/register', platform.headers, { platform_user_id: id })).status).toBe(200);
 
     // Before: enqueued into a Redis that is about to lose everything.
     const ids: string[] = [];
-    for (let i = 0; i < 10; i += 1) ids.push((await sendEvent(api, platform, { user_id: `before-${(i % 2) + 1}`, event_type: 'deposit', timestamp: stamp(i) })).id);
+    for (let i = 0; i < 10; i += 1)
+      ids.push(
+        (await sendEvent(api, platform, { user_id: `before-${(i % 2) + 1}`, event_type: 'deposit', timestamp: stamp(i) })).id,
+      );
 
     // During: Redis is gone; events and registrations are still accepted.
     await redis.stop();
-    for (const id of ['during-1', 'during-2']) expect((await http(api, 'POST', '/v1/users/register', platform.headers, { platform_user_id: id })).status).toBe(200);
+    for (const id of ['during-1', 'during-2'])
+      expect((await http(api, 'POST', '/v1/users/register', platform.headers, { platform_user_id: id })).status).toBe(200);
     const singles = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => sendEvent(api, platform, { user_id: `during-${(i % 2) + 1}`, event_type: 'deposit', timestamp: stamp(100 + i) })),
+      Array.from({ length: 20 }, (_, i) =>
+        sendEvent(api, platform, { user_id: `during-${(i % 2) + 1}`, event_type: 'deposit', timestamp: stamp(100 + i) }),
+      ),
     );
     ids.push(...singles.map((s) => s.id));
     for (const offset of [200, 300]) {
-      ids.push(...(await sendBatch(api, platform, Array.from({ length: 10 }, (_, i) => ({ user_id: 'unregistered', event_type: 'deposit', timestamp: stamp(offset + i) })))));
+      ids.push(
+        ...(await sendBatch(
+          api,
+          platform,
+          Array.from({ length: 10 }, (_, i) => ({
+            user_id: 'unregistered',
+            event_type: 'deposit',
+            timestamp: stamp(offset + i),
+          })),
+        )),
+      );
     }
     // A client's retry during the outage is still a duplicate, not a second event.
-    expect((await sendEvent(api, platform, { user_id: 'during-1', event_type: 'deposit', timestamp: stamp(100) })).status).toBe('duplicate');
+    expect((await sendEvent(api, platform, { user_id: 'during-1', event_type: 'deposit', timestamp: stamp(100) })).status).toBe(
+      'duplicate',
+    );
 
     // After: Redis is back, empty; the API reconnects by itself.
     await redis.restart();
-    await eventually(async () => ((await http(api, 'GET', '/readyz', {})).status === 200 ? true : undefined), { what: 'api ready again' });
-    for (let i = 0; i < 10; i += 1) ids.push((await sendEvent(api, platform, { user_id: 'before-1', event_type: 'deposit', timestamp: stamp(400 + i) })).id);
+    await eventually(async () => ((await http(api, 'GET', '/readyz', {})).status === 200 ? true : undefined), {
+      what: 'api ready again',
+    });
+    for (let i = 0; i < 10; i += 1)
+      ids.push((await sendEvent(api, platform, { user_id: 'before-1', event_type: 'deposit', timestamp: stamp(400 + i) })).id);
     expect(new Set(ids).size).toBe(60);
     expect((await pending(db)).events).toBe(60);
 
@@ -151,11 +173,16 @@ describe('durability: nothing accepted is lost (API and worker as processes)', (
     const chain = await http(api, 'POST', '/admin/v1/quest-chains', adminHeaders, chainBody(platform.id, advertiser.id));
     expect(chain.status, JSON.stringify(chain.json)).toBe(200);
     const users = Array.from({ length: 10 }, (_, i) => `burst-${i}`);
-    for (const id of users) expect((await http(api, 'POST', '/v1/users/register', platform.headers, { platform_user_id: id })).status).toBe(200);
+    for (const id of users)
+      expect((await http(api, 'POST', '/v1/users/register', platform.headers, { platform_user_id: id })).status).toBe(200);
 
     // 300 events over 10 users, types cycling through the chain's three tasks (and noise).
     const types = ['registration', 'kyc', 'transaction', 'noise'];
-    const events = Array.from({ length: 300 }, (_, i) => ({ user_id: users[i % 10]!, event_type: types[Math.floor(i / 10) % 4]!, timestamp: stamp(i) }));
+    const events = Array.from({ length: 300 }, (_, i) => ({
+      user_id: users[i % 10]!,
+      event_type: types[Math.floor(i / 10) % 4]!,
+      timestamp: stamp(i),
+    }));
     const ids: string[] = [];
     for (let i = 0; i < 250; i += 50) ids.push(...(await sendBatch(api, platform, events.slice(i, i + 50))));
     ids.push(...(await Promise.all(events.slice(250).map((event) => sendEvent(api, platform, event)))).map((s) => s.id));
@@ -200,11 +227,15 @@ describe('durability: nothing accepted is lost (API and worker as processes)', (
     // concurrency (4) jobs, of at most 50 events each (the batch calls above), matched in
     // batches that commit together and log afterwards.
     expect(committedUnlogged).toBeLessThanOrEqual(4 * 50);
-    console.info(`worker killed after ${processedAtKill}/300 events; ${committedUnlogged} committed but not logged before the kill`);
+    console.info(
+      `worker killed after ${processedAtKill}/300 events; ${committedUnlogged} committed but not logged before the kill`,
+    );
     expect(jobOutcomes(replacement).size).toBeGreaterThan(0);
 
     // Reflected in progress: every user completed the chain's three tasks.
-    const progress = await db.db.select({ completed_tasks: chainProgress.completedTasks, total_tasks: chainProgress.totalTasks }).from(chainProgress);
+    const progress = await db.db
+      .select({ completed_tasks: chainProgress.completedTasks, total_tasks: chainProgress.totalTasks })
+      .from(chainProgress);
     expect(progress).toHaveLength(10);
     expect(progress.every((row) => row.completed_tasks === 3 && row.total_tasks === 3)).toBe(true);
   });

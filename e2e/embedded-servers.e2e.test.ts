@@ -1,4 +1,4 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -101,7 +101,9 @@ const alive = (pid: number) => {
 };
 
 describe('npm start with nothing on the standard ports', () => {
-  it('starts an embedded Postgres and a private Redis, and the demo reaches 100 %; they stop with it and keep their data', { timeout: 300_000 }, async () => {
+  it('starts an embedded Postgres and a private Redis, and the demo reaches 100 %; they stop with it and keep their data', {
+    timeout: 300_000,
+  }, async () => {
     const first = npmStart();
     await ready(first);
     expect(first.output()).toContain(`postgres: embedded, started on 127.0.0.1:${ports.postgres}`);
@@ -116,7 +118,9 @@ describe('npm start with nothing on the standard ports', () => {
     await vi.waitFor(
       async () => {
         const active = await paste(seeded.curl[4]!);
-        const entry = active.data.quest_chains.find((c: { quest_chain: { id: string } }) => c.quest_chain.id === seeded.quest_chain_id);
+        const entry = active.data.quest_chains.find(
+          (c: { quest_chain: { id: string } }) => c.quest_chain.id === seeded.quest_chain_id,
+        );
         expect(entry.user_progress).toMatchObject({ progress: 100, completed_tasks: 3, total_tasks: 3 });
       },
       { timeout: 30_000, interval: 250 },
@@ -138,7 +142,12 @@ describe('npm start with nothing on the standard ports', () => {
     const child = spawn(process.execPath, [join(projectRoot(), 'scripts', 'start.mjs')], {
       cwd: projectRoot(),
       // No redis-server on this PATH (node itself is run by its full path); Postgres given, so only Redis is missing.
-      env: { PATH: '/nonexistent', DATABASE_URL: databaseUrl(), TEST_STANDARD_REDIS_PORT: String(ports.redis), TEST_LOCAL_DATA_DIR: scratch },
+      env: {
+        PATH: '/nonexistent',
+        DATABASE_URL: databaseUrl(),
+        TEST_STANDARD_REDIS_PORT: String(ports.redis),
+        TEST_LOCAL_DATA_DIR: scratch,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     started.push(child);
@@ -148,6 +157,8 @@ describe('npm start with nothing on the standard ports', () => {
     expect(code).toBe(1);
     const errors = output.split('\n').filter((line) => line.includes('"level":50'));
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatch(/Redis is needed: none answers on 127\.0\.0\.1:\d+ .*no redis-server on PATH.*REDIS_URL.*apt-get install redis-server.*docker compose up -d postgres redis/);
+    expect(errors[0]).toMatch(
+      /Redis is needed: none answers on 127\.0\.0\.1:\d+ .*no redis-server on PATH.*REDIS_URL.*apt-get install redis-server.*docker compose up -d postgres redis/,
+    );
   });
 });

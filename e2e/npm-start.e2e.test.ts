@@ -1,11 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { projectRoot } from '../shared/db/project-root.js';
 import { uniqueSuffix } from '../shared/testing/database.js';
 import { eventually } from '../shared/testing/eventually.js';
-import { useTestData } from '../shared/testing/test-data.js';
 import { childProcessEnv, serviceEnv } from '../shared/testing/service-env.js';
+import { useTestData } from '../shared/testing/test-data.js';
 
 // `npm start` (scripts/start.mjs) as an operator runs it: one command, the API
 // and the worker supervised. A signal to npm stops every process it started;
@@ -43,7 +43,11 @@ function npmStart() {
     cwd: projectRoot(),
     env: childProcessEnv({
       HOME: process.env.HOME ?? '/root',
-      ...serviceEnv({ databaseUrl: database.url, queuePrefix: `npm-start-${uniqueSuffix()}`, env: { PORT: '0', WORKER_HEALTH_PORT: '0', LOG_LEVEL: 'info' } }),
+      ...serviceEnv({
+        databaseUrl: database.url,
+        queuePrefix: `npm-start-${uniqueSuffix()}`,
+        env: { PORT: '0', WORKER_HEALTH_PORT: '0', LOG_LEVEL: 'info' },
+      }),
     }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -61,7 +65,8 @@ function npmStart() {
   child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const find = (where: (line: LogLine) => boolean) => lines.filter(where);
-  const childPids = (name: string) => find((line) => line.process === 'supervisor' && line.msg === `${name} started`).map((line) => line.childPid!);
+  const childPids = (name: string) =>
+    find((line) => line.process === 'supervisor' && line.msg === `${name} started`).map((line) => line.childPid!);
   return {
     npm: child,
     exited,
@@ -70,30 +75,42 @@ function npmStart() {
     childPids,
     supervisorPid: () => find((line) => line.process === 'supervisor')[0]?.pid,
     async running() {
-      await eventually(async () => (find((line) => line.msg === 'api listening').length > 0 && find((line) => line.process === 'worker' && line.msg === 'worker started').length > 0) || undefined, {
-        timeoutMs: 90_000,
-        what: `npm start to bring up the api and the worker:\n${text}`,
-      });
+      await eventually(
+        async () =>
+          (find((line) => line.msg === 'api listening').length > 0 &&
+            find((line) => line.process === 'worker' && line.msg === 'worker started').length > 0) ||
+          undefined,
+        {
+          timeoutMs: 90_000,
+          what: `npm start to bring up the api and the worker:\n${text}`,
+        },
+      );
       return { supervisor: this.supervisorPid()!, api: childPids('api').at(-1)!, worker: childPids('worker').at(-1)! };
     },
   };
 }
 
 async function expectAllGone(pids: number[]) {
-  await eventually(async () => (pids.every((pid) => !isAlive(pid)) ? true : undefined), { timeoutMs: 30_000, what: `processes ${pids.join(', ')} to end` });
+  await eventually(async () => (pids.every((pid) => !isAlive(pid)) ? true : undefined), {
+    timeoutMs: 30_000,
+    what: `processes ${pids.join(', ')} to end`,
+  });
 }
 
 describe('npm start', () => {
-  it.each(['SIGTERM', 'SIGINT'] as const)('%s to the npm process stops the supervisor, the API and the worker: nothing is left', async (signal) => {
-    const start = npmStart();
-    const pids = await start.running();
-    start.npm.kill(signal);
-    // npm waits for its script, which waits for its children: when npm is gone, so is everything.
-    expect(await start.exited).toBe(0);
-    for (const pid of Object.values(pids)) expect(isAlive(pid), `pid ${pid} of ${JSON.stringify(pids)}`).toBe(false);
-    expect(start.find((line) => line.process === 'api' && line.msg === 'api stopped')).toHaveLength(1);
-    expect(start.find((line) => line.process === 'worker' && line.msg === 'worker stopped')).toHaveLength(1);
-  });
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    '%s to the npm process stops the supervisor, the API and the worker: nothing is left',
+    async (signal) => {
+      const start = npmStart();
+      const pids = await start.running();
+      start.npm.kill(signal);
+      // npm waits for its script, which waits for its children: when npm is gone, so is everything.
+      expect(await start.exited).toBe(0);
+      for (const pid of Object.values(pids)) expect(isAlive(pid), `pid ${pid} of ${JSON.stringify(pids)}`).toBe(false);
+      expect(start.find((line) => line.process === 'api' && line.msg === 'api stopped')).toHaveLength(1);
+      expect(start.find((line) => line.process === 'worker' && line.msg === 'worker stopped')).toHaveLength(1);
+    },
+  );
 
   it('restarts a crashed worker after a delay that grows, logs it, and the API serves on', async () => {
     const start = npmStart();
@@ -104,7 +121,9 @@ describe('npm start', () => {
     await eventually(async () => (start.childPids('worker').length >= 2 ? true : undefined), { what: 'the worker restarted' });
     const second = start.childPids('worker')[1]!;
     process.kill(second, 'SIGKILL');
-    await eventually(async () => (start.childPids('worker').length >= 3 ? true : undefined), { what: 'the worker restarted again' });
+    await eventually(async () => (start.childPids('worker').length >= 3 ? true : undefined), {
+      what: 'the worker restarted again',
+    });
 
     const restarts = start.find((line) => line.process === 'supervisor' && line.msg.startsWith('worker exited'));
     expect(restarts.map((line) => [line.signal, line.restartInMs])).toEqual([
@@ -126,6 +145,8 @@ describe('npm start', () => {
     const pids = await start.running();
     start.npm.kill('SIGKILL');
     await expectAllGone(Object.values(pids));
-    expect(start.find((line) => line.process === 'supervisor' && line.msg === 'stopping')[0]).toMatchObject({ reason: 'parent-exited' });
+    expect(start.find((line) => line.process === 'supervisor' && line.msg === 'stopping')[0]).toMatchObject({
+      reason: 'parent-exited',
+    });
   });
 });

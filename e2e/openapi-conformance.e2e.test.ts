@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../shared/testing/eventually.js';
 import { takeOpenApiMismatches } from '../shared/testing/openapi-mismatches.js';
 import { requestJson } from './harness/http.js';
-import { startStack, type Stack } from './harness/stack.js';
+import { type Stack, startStack } from './harness/stack.js';
 
 // The guard of the black-box suites' OpenAPI check (e2e/harness/http.ts):
 // answers of the real service pass through a proxy that can falsify one, and
@@ -68,7 +68,11 @@ describe('answers are checked against the served OpenAPI documents', () => {
       body: { events: [event(1), { ...event(2), userId: 'typo' }, 'not an event'] },
     });
     expect(batch.status).toBe(200);
-    expect(batch.json.data.results.map((result: { status: string }) => result.status)).toEqual(['received', 'rejected', 'rejected']);
+    expect(batch.json.data.results.map((result: { status: string }) => result.status)).toEqual([
+      'received',
+      'rejected',
+      'rejected',
+    ]);
     expect(batch.json.data.results[1]).toMatchObject({ code: 'unknown_field', param: 'events.1.userId' });
   });
 
@@ -80,14 +84,18 @@ describe('answers are checked against the served OpenAPI documents', () => {
       return { status: answer.status, body };
     };
     const call = requestJson(proxy.url, 'POST', '/v1/events/batch', { headers: platform.headers, body: { events: [event(3)] } });
-    await expect(call).rejects.toThrow(/sendEventBatch \(POST \/v1\/events\/batch\) answered 200 with a body .*body\/data\/results\/0 must have required property 'event_id'/);
+    await expect(call).rejects.toThrow(
+      /sendEventBatch \(POST \/v1\/events\/batch\) answered 200 with a body .*body\/data\/results\/0 must have required property 'event_id'/,
+    );
     expect(takeOpenApiMismatches()).toHaveLength(1);
   });
 
   it('a status the operation does not list fails', async () => {
     tamper = (request, answer) => (request.path === '/v1/events' ? { status: 202, body: answer.body } : undefined);
     const call = requestJson(proxy.url, 'POST', '/v1/events', { headers: platform.headers, body: event(4) });
-    await expect(call).rejects.toThrow(/sendEvent \(POST \/v1\/events\) answered 202, a status the served document does not list/);
+    await expect(call).rejects.toThrow(
+      /sendEvent \(POST \/v1\/events\) answered 202, a status the served document does not list/,
+    );
     expect(takeOpenApiMismatches()).toHaveLength(1);
   });
 
@@ -100,8 +108,11 @@ describe('answers are checked against the served OpenAPI documents', () => {
 
   it('a mismatch still fails the test when a retry loop swallows the throw', async () => {
     let attempts = 0;
-    tamper = (request, answer) => (request.path === '/v1/events' && ++attempts === 1 ? { status: 503, body: answer.body } : undefined);
-    const sent = await eventually(async () => (await requestJson(proxy.url, 'POST', '/v1/events', { headers: platform.headers, body: event(5) })).status);
+    tamper = (request, answer) =>
+      request.path === '/v1/events' && ++attempts === 1 ? { status: 503, body: answer.body } : undefined;
+    const sent = await eventually(
+      async () => (await requestJson(proxy.url, 'POST', '/v1/events', { headers: platform.headers, body: event(5) })).status,
+    );
     expect(sent).toBe(200);
     // What fail-on-openapi-mismatches.ts, the setup file, would throw after this test; taken here so that it passes.
     expect(takeOpenApiMismatches()).toEqual([expect.stringMatching(/sendEvent \(POST \/v1\/events\) answered 503/)]);

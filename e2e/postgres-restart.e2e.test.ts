@@ -2,15 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../shared/db/client.js';
 import { migrateWithLock } from '../shared/db/migrate.js';
 import { createDatabaseNamed } from '../shared/db/server-admin.js';
+import { createTestChain } from '../shared/testing/chains.js';
 import { uniqueSuffix } from '../shared/testing/database.js';
 import { eventually } from '../shared/testing/eventually.js';
-import { createTestChain } from '../shared/testing/chains.js';
 import { createTestProvider, type TestProvider } from '../shared/testing/fixtures.js';
-import { requestJson } from './harness/http.js';
-import { startPrivatePostgres, type PrivatePostgres } from './harness/private-postgres.js';
-import { startService, type ServiceProcess } from './harness/service.js';
 import { nothingPending } from '../shared/testing/progress.js';
 import { serviceEnv } from '../shared/testing/service-env.js';
+import { requestJson } from './harness/http.js';
+import { type PrivatePostgres, startPrivatePostgres } from './harness/private-postgres.js';
+import { type ServiceProcess, startService } from './harness/service.js';
 
 // Issue 12: a Postgres restart is a non-event. The built API and worker run as
 // processes against a private Postgres, which is stopped (fast, then
@@ -28,7 +28,10 @@ let sent = 0;
 
 const stamp = () => new Date(Date.now() - 60_000 + (sent += 1)).toISOString();
 const sendEvent = (userId: string) =>
-  requestJson(api.url, 'POST', '/v1/events', { headers: platform.headers, body: { user_id: userId, event_type: 'registration', timestamp: stamp() } });
+  requestJson(api.url, 'POST', '/v1/events', {
+    headers: platform.headers,
+    body: { user_id: userId, event_type: 'registration', timestamp: stamp() },
+  });
 
 /** Sends events back to back (any answer) until stopped; counts the acknowledged ones. */
 function sendUntilStopped() {
@@ -75,7 +78,10 @@ beforeAll(async () => {
   api = await startService('api', env);
   worker = await startService('worker', env);
   for (const user of ['restart-a', 'restart-b']) {
-    const answer = await requestJson(api.url, 'POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: user } });
+    const answer = await requestJson(api.url, 'POST', '/v1/users/register', {
+      headers: platform.headers,
+      body: { platform_user_id: user },
+    });
     expect(answer.status, JSON.stringify(answer.json)).toBe(200);
   }
 });
@@ -106,10 +112,18 @@ describe('a Postgres restart under the running API and worker', () => {
 
       await server.start();
       const returned = Date.now();
-      await eventually(async () => ((await sendEvent('restart-b')).status === 200 ? true : undefined), { timeoutMs: 30_000, what: 'ingest back to 200' });
+      await eventually(async () => ((await sendEvent('restart-b')).status === 200 ? true : undefined), {
+        timeoutMs: 30_000,
+        what: 'ingest back to 200',
+      });
       await load.stop();
-      process.stderr.write(`postgres restart (${mode}): ingest answered 200 again ${Date.now() - returned} ms after the server was back\n`);
-      await eventually(() => nothingPending(database.db).catch(() => undefined), { timeoutMs: 30_000, what: 'the worker matching again' });
+      process.stderr.write(
+        `postgres restart (${mode}): ingest answered 200 again ${Date.now() - returned} ms after the server was back\n`,
+      );
+      await eventually(() => nothingPending(database.db).catch(() => undefined), {
+        timeoutMs: 30_000,
+        what: 'the worker matching again',
+      });
       expectAlive(api, worker);
     });
   }

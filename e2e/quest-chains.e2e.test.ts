@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../shared/testing/eventually.js';
 import { chainBody, DAY_MS, iso, type TaskSpec } from '../api/testing/chains.js';
-import { quiescent } from './support/progress-model.js';
 import { adminHeaders } from '../shared/testing/admin-token.js';
-import { startStack, type Stack } from './harness/stack.js';
+import { eventually } from '../shared/testing/eventually.js';
+import { type Stack, startStack } from './harness/stack.js';
+import { quiescent } from './support/progress-model.js';
 
 // The built API and two worker processes against one database: chains are
 // created over the admin API, events sent over HTTP, and progress observed
@@ -51,12 +51,18 @@ async function scenario(): Promise<Scenario> {
   return {
     platform,
     async chain(options) {
-      const answer = await stack.http('POST', '/admin/v1/quest-chains', { headers: adminHeaders, body: chainBody(platform.id, advertiser.id, { start: iso(START), end: iso(END), ...options }) });
+      const answer = await stack.http('POST', '/admin/v1/quest-chains', {
+        headers: adminHeaders,
+        body: chainBody(platform.id, advertiser.id, { start: iso(START), end: iso(END), ...options }),
+      });
       expect(answer.status, JSON.stringify(answer.json)).toBe(200);
       return { id: answer.json.data.quest_chain.id, taskIds: answer.json.data.tasks.map((task: { id: string }) => task.id) };
     },
     async register(userId) {
-      expect((await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: userId } })).status).toBe(200);
+      expect(
+        (await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: userId } }))
+          .status,
+      ).toBe(200);
     },
     async send(userId, event) {
       const answer = await stack.http('POST', '/v1/events', { headers: platform.headers, body: { user_id: userId, ...event } });
@@ -80,7 +86,11 @@ const completedAt = (data: any, chainId: string) =>
   data.claimable_tasks.filter((t: any) => t.quest_chain_id === chainId).map((t: any) => [t.sequence_number, t.completed_at]);
 const settled = () => eventually(() => quiescent(stack.database), { timeoutMs: 20_000, what: 'all events processed' });
 
-const ORDERED: TaskSpec[] = [{ event: 'registration' }, { event: 'kyc' }, { event: 'transaction', min_amount: 10, currency: 'USD' }];
+const ORDERED: TaskSpec[] = [
+  { event: 'registration' },
+  { event: 'kyc' },
+  { event: 'transaction', min_amount: 10, currency: 'USD' },
+];
 
 describe('quest chains end to end (API + two workers)', () => {
   it('shows 1 of 3 tasks as progress 33 with statuses completed, available, locked', async () => {
@@ -107,7 +117,11 @@ describe('quest chains end to end (API + two workers)', () => {
     const entry = await s.entryWhen('ordered', chain.id, (e) => e.user_progress.status === 'completed');
     expect(entry.user_progress).toMatchObject({ progress: 100, completed_tasks: 3, completed_at: at(4) });
     expect(entry.chain_reward.claimable).toBe(true);
-    expect(completedAt(await s.read('ordered'), chain.id)).toEqual([[1, at(0)], [2, at(2)], [3, at(4)]]);
+    expect(completedAt(await s.read('ordered'), chain.id)).toEqual([
+      [1, at(0)],
+      [2, at(2)],
+      [3, at(4)],
+    ]);
   });
 
   it('completes an ordered chain from events delivered in reverse order', async () => {
@@ -122,12 +136,19 @@ describe('quest chains end to end (API + two workers)', () => {
     await s.send('reverse', { event_type: 'registration', timestamp: at(0) });
     const entry = await s.entryWhen('reverse', chain.id, (e) => e.user_progress.status === 'completed');
     expect(entry.user_progress.completed_at).toBe(at(20));
-    expect(completedAt(await s.read('reverse'), chain.id)).toEqual([[1, at(0)], [2, at(10)], [3, at(20)]]);
+    expect(completedAt(await s.read('reverse'), chain.id)).toEqual([
+      [1, at(0)],
+      [2, at(10)],
+      [3, at(20)],
+    ]);
   });
 
   it('lets each event complete the lowest-numbered open task it matches in an any-order chain', async () => {
     const s = await scenario();
-    const chain = await s.chain({ anyOrder: true, tasks: [{ event: 'deposit' }, { event: 'trade' }, { event: 'trade' }, { event: 'kyc' }] });
+    const chain = await s.chain({
+      anyOrder: true,
+      tasks: [{ event: 'deposit' }, { event: 'trade' }, { event: 'trade' }, { event: 'kyc' }],
+    });
     await s.register('any');
     await s.send('any', { event_type: 'kyc', timestamp: at(0) });
     await s.send('any', { event_type: 'trade', timestamp: at(1) });
@@ -138,7 +159,12 @@ describe('quest chains end to end (API + two workers)', () => {
     await s.send('any', { event_type: 'deposit', timestamp: at(3) });
     const entry = await s.entryWhen('any', chain.id, (e) => e.user_progress.status === 'completed');
     expect(entry.user_progress.completed_at).toBe(at(3));
-    expect(completedAt(await s.read('any'), chain.id)).toEqual([[1, at(3)], [2, at(1)], [3, at(2)], [4, at(0)]]);
+    expect(completedAt(await s.read('any'), chain.id)).toEqual([
+      [1, at(3)],
+      [2, at(1)],
+      [3, at(2)],
+      [4, at(0)],
+    ]);
   });
 
   it('counts a task window as [after, before) and a chain window as [start, end)', async () => {
@@ -160,8 +186,12 @@ describe('quest chains end to end (API + two workers)', () => {
 
     await s.send('windows', { event_type: 'trade', timestamp: iso(after) });
     await s.send('windows', { event_type: 'deposit', timestamp: iso(chainStart) });
-    expect((await s.entryWhen('windows', taskWindow.id, (e) => e.user_progress.status === 'completed')).user_progress.completed_at).toBe(iso(after));
-    expect((await s.entryWhen('windows', chainWindow.id, (e) => e.user_progress.status === 'completed')).user_progress.completed_at).toBe(iso(chainStart));
+    expect(
+      (await s.entryWhen('windows', taskWindow.id, (e) => e.user_progress.status === 'completed')).user_progress.completed_at,
+    ).toBe(iso(after));
+    expect(
+      (await s.entryWhen('windows', chainWindow.id, (e) => e.user_progress.status === 'completed')).user_progress.completed_at,
+    ).toBe(iso(chainStart));
   });
 
   it('lists neither inactive nor future nor ended chains, though their progress is kept', async () => {
@@ -171,14 +201,22 @@ describe('quest chains end to end (API + two workers)', () => {
     const paused = await s.chain({ name: 'paused', status: 'paused', tasks: [{ event: 'visit' }] });
     await s.chain({ name: 'ended status', status: 'ended', tasks: [{ event: 'visit' }] });
     await s.chain({ name: 'future', start: iso(now + 2 * DAY_MS), end: iso(now + 4 * DAY_MS), tasks: [{ event: 'visit' }] });
-    await s.chain({ name: 'ended window', start: iso(now - 4 * DAY_MS), end: iso(now - 2 * DAY_MS), tasks: [{ event: 'visit' }] });
+    await s.chain({
+      name: 'ended window',
+      start: iso(now - 4 * DAY_MS),
+      end: iso(now - 2 * DAY_MS),
+      tasks: [{ event: 'visit' }],
+    });
     await s.register('lister');
     await s.send('lister', { event_type: 'visit', timestamp: at(0) });
     await s.entryWhen('lister', listed.id, (e) => e.user_progress.status === 'completed');
     expect((await s.read('lister')).quest_chains.map((e: any) => e.quest_chain.name)).toEqual(['listed']);
 
     // The paused chain counted the event all along: reactivated, it shows completed at once.
-    const patched = await stack.http('PATCH', `/admin/v1/quest-chains/${paused.id}`, { headers: adminHeaders, body: { status: 'active' } });
+    const patched = await stack.http('PATCH', `/admin/v1/quest-chains/${paused.id}`, {
+      headers: adminHeaders,
+      body: { status: 'active' },
+    });
     expect(patched.status).toBe(200);
     const resumed = await s.entryWhen('lister', paused.id, () => true);
     expect(resumed.user_progress.status).toBe('completed');

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../shared/testing/eventually.js';
-import { nothingPending } from '../shared/testing/progress.js';
-import { adminHeaders } from '../shared/testing/admin-token.js';
-import { startStack, type Stack } from './harness/stack.js';
 import { chainBody, DAY_MS, iso } from '../api/testing/chains.js';
 import { readSse } from '../api/testing/sse-reader.js';
+import { adminHeaders } from '../shared/testing/admin-token.js';
+import { eventually } from '../shared/testing/eventually.js';
+import { nothingPending } from '../shared/testing/progress.js';
+import { type Stack, startStack } from './harness/stack.js';
 import { runBacktest } from './support/backtest.js';
 
 // §16 (docs/quest-language.md) over HTTP against the built API and a real
@@ -24,7 +24,12 @@ type TaskAnswer = { id: string; user_status: string; progress: Record<string, nu
 
 /** A chain body whose fields the tests set beyond what chainBody knows. */
 type WireChain = Record<string, unknown> & { tasks: Record<string, unknown>[] };
-const base = (): WireChain => chainBody(platform.id, advertiser.id, { start: at(-30), end: at(30), tasks: [{ event: 'trade' }, { event: 'deposit' }, { event: 'login' }] });
+const base = (): WireChain =>
+  chainBody(platform.id, advertiser.id, {
+    start: at(-30),
+    end: at(30),
+    tasks: [{ event: 'trade' }, { event: 'deposit' }, { event: 'login' }],
+  });
 
 async function send(userId: string, event: { event_type: string; timestamp: string; amount?: number; currency?: string }) {
   const answer = await stack.http('POST', '/v1/events', { headers: platform.headers, body: { user_id: userId, ...event } });
@@ -32,7 +37,8 @@ async function send(userId: string, event: { event_type: string; timestamp: stri
   return answer.json.data.event_id as string;
 }
 
-const matched = () => eventually(() => nothingPending(stack.database.db), { what: 'the worker to match every event', timeoutMs: 30_000 });
+const matched = () =>
+  eventually(() => nothingPending(stack.database.db), { what: 'the worker to match every event', timeoutMs: 30_000 });
 
 async function tasksOf(userId: string): Promise<TaskAnswer[]> {
   const answer = await stack.http('GET', `/v1/quest-chains/active/${userId}`, { headers: platform.headers });
@@ -55,13 +61,21 @@ beforeAll(async () => {
   expect(created.status, JSON.stringify(created.json)).toBe(200);
   chainId = created.json.data.quest_chain.id;
   expect(created.json.data.quest_chain.timezone).toBe('Europe/Berlin');
-  expect(created.json.data.tasks.map((t: Record<string, unknown>) => [t.condition_min_count, t.condition_min_total, t.condition_streak])).toEqual([
+  expect(
+    created.json.data.tasks.map((t: Record<string, unknown>) => [
+      t.condition_min_count,
+      t.condition_min_total,
+      t.condition_streak,
+    ]),
+  ).toEqual([
     [3, null, null],
     [1, 500, null],
     [1, null, { periods: 3, every: 'day' }],
   ]);
   for (const user of ['kim', 'lee']) {
-    expect((await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: user } })).status).toBe(200);
+    expect(
+      (await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: user } })).status,
+    ).toBe(200);
   }
 }, 120_000);
 
@@ -70,12 +84,15 @@ afterAll(async () => {
 });
 
 describe('counted, summed and streak tasks over HTTP', () => {
-  it('shows each task\'s count, total and streak as events arrive, and completes each at the event that meets it', async () => {
+  it("shows each task's count, total and streak as events arrive, and completes each at the event that meets it", async () => {
     await send('kim', { event_type: 'trade', timestamp: at(-10) });
     await send('kim', { event_type: 'trade', timestamp: at(-9) });
     await matched();
     let tasks = await tasksOf('kim');
-    expect(tasks[0]).toMatchObject({ user_status: 'available', progress: { count: 2, count_required: 3, total: null, streak: null } });
+    expect(tasks[0]).toMatchObject({
+      user_status: 'available',
+      progress: { count: 2, count_required: 3, total: null, streak: null },
+    });
     expect(tasks[1]).toMatchObject({ user_status: 'locked', progress: { count: 0, total: 0, total_required: 500 } });
 
     await send('kim', { event_type: 'trade', timestamp: at(-8) });
@@ -103,7 +120,9 @@ describe('counted, summed and streak tasks over HTTP', () => {
   });
 
   it('the live stream carries the tallies: live as a count grows, and on a resume since a baseline', async () => {
-    expect((await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: 'liv' } })).status).toBe(200);
+    expect(
+      (await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: 'liv' } })).status,
+    ).toBe(200);
     const read = await stack.http('GET', '/v1/quest-chains/active/liv', { headers: platform.headers });
     const { token } = read.json.data.liveUpdates;
     const response = await fetch(`${stack.api.url}/v1/live?${new URLSearchParams({ token, since: 'null' })}`);
@@ -113,19 +132,25 @@ describe('counted, summed and streak tasks over HTTP', () => {
     // liv has no events yet: the catch-up is nothing; the first trade is counted and told.
     await send('liv', { event_type: 'trade', timestamp: at(-12) });
     const told = JSON.parse((await live.nextEvent('progress', 20_000)).data!);
-    expect(told.progress).toEqual([{ quest_chain_id: chainId, task_id: expect.any(String), period_start: null, count: 1, total: 0, streak: 0 }]);
+    expect(told.progress).toEqual([
+      { quest_chain_id: chainId, task_id: expect.any(String), period_start: null, count: 1, total: 0, streak: 0 },
+    ]);
     await live.cancel();
     const resumed = await fetch(`${stack.api.url}/v1/live?${new URLSearchParams({ token, since: 'null' })}`);
     const again = readSse(resumed.body!);
     await again.nextEvent('ready');
-    expect(JSON.parse((await again.nextEvent('progress', 20_000)).data!).progress).toMatchObject([{ quest_chain_id: chainId, count: 1 }]);
+    expect(JSON.parse((await again.nextEvent('progress', 20_000)).data!).progress).toMatchObject([
+      { quest_chain_id: chainId, count: 1 },
+    ]);
     await again.cancel();
   });
 
   it('explain names each counted event with the running count, and a broken streak', async () => {
     const answer = await stack.http('GET', `/v1/quest-chains/${chainId}/users/kim/explain`, { headers: platform.headers });
     expect(answer.status, JSON.stringify(answer.json)).toBe(200);
-    const [trades, deposits, logins] = answer.json.data.tasks as { candidates: { verdict: string; progress: { count: number; total: number; streak: number } | null }[] }[];
+    const [trades, deposits, logins] = answer.json.data.tasks as {
+      candidates: { verdict: string; progress: { count: number; total: number; streak: number } | null }[];
+    }[];
     expect(trades!.candidates.map((c) => [c.verdict, c.progress?.count])).toEqual([
       ['counted', 2],
       ['counted', 1],
@@ -148,16 +173,22 @@ describe('counted, summed and streak tasks over HTTP', () => {
     expect((await tasksOf('lee'))[0]).toMatchObject({ user_status: 'completed', progress: { count: 3 } });
     const reversed = await stack.http('POST', `/v1/events/${ids[1]}/reverse`, { headers: platform.headers, body: {} });
     expect(reversed.status, JSON.stringify(reversed.json)).toBe(200);
-    const reopened = await eventually(async () => ((await tasksOf('lee'))[0]?.user_status === 'available' ? (await tasksOf('lee'))[0] : undefined), {
-      what: 'the reversal to reopen the task',
-      timeoutMs: 30_000,
-    });
+    const reopened = await eventually(
+      async () => ((await tasksOf('lee'))[0]?.user_status === 'available' ? (await tasksOf('lee'))[0] : undefined),
+      {
+        what: 'the reversal to reopen the task',
+        timeoutMs: 30_000,
+      },
+    );
     expect(reopened).toMatchObject({ progress: { count: 2, count_required: 3 } });
   });
 
   it('a backtest of a counted draft projects the completions the walk makes over the stored events', async () => {
     const draft = base();
-    draft.tasks = [{ ...draft.tasks[0], condition_min_count: 3 }, { ...draft.tasks[1], condition_min_total: 1000, condition_currency: 'USD' }];
+    draft.tasks = [
+      { ...draft.tasks[0], condition_min_count: 3 },
+      { ...draft.tasks[1], condition_min_total: 1000, condition_currency: 'USD' },
+    ];
     const { result } = await runBacktest(stack, draft);
     // kim and lee each made 3 trades (one of lee's reversed: 2 stand); kim's deposits add up to 500 USD, not 1,000.
     expect(result.tasks).toEqual([
@@ -183,6 +214,11 @@ describe('counted, summed and streak tasks over HTTP', () => {
     await refused((b) => (b.recurrence = { every: 'month', timezone: 'Mars/Olympus' }), 'recurrence.timezone');
     await refused((b) => (b.recurrence = { every: 'year' }), 'recurrence.every');
     // A streak longer than a run could never complete.
-    await refused((b) => ((b.recurrence = { every: 'week' }), (b.tasks[2] = { ...b.tasks[2], condition_streak: { periods: 8, every: 'day' } })), 'tasks.2.condition_streak');
+    await refused(
+      (b) => (
+        (b.recurrence = { every: 'week' }), (b.tasks[2] = { ...b.tasks[2], condition_streak: { periods: 8, every: 'day' } })
+      ),
+      'tasks.2.condition_streak',
+    );
   });
 });

@@ -4,8 +4,16 @@ import { parseUtcTimestamp } from '../shared/domain/timestamp.js';
 import { statsColumnsAdrift } from '../shared/testing/campaign-stats-rows.js';
 import { eventually } from '../shared/testing/eventually.js';
 import { seededRandom } from '../shared/testing/random.js';
-import { createModelChains, eventKey, generateEvents, quiescent, sendAll, storedCompletions, type GeneratedEvent } from './support/progress-model.js';
-import { startStack, type Stack } from './harness/stack.js';
+import { type Stack, startStack } from './harness/stack.js';
+import {
+  createModelChains,
+  eventKey,
+  type GeneratedEvent,
+  generateEvents,
+  quiescent,
+  sendAll,
+  storedCompletions,
+} from './support/progress-model.js';
 
 // Whatever arrives in whatever order, duplicated or not, with however many
 // workers (and crashes), the stored completions must equal the pure model's.
@@ -17,7 +25,8 @@ afterEach(async () => {
 });
 
 /** The event ids a worker's log line says its job's batch matched. */
-const matchedIn = (line: string): string[] => (line.includes('"event job done"') ? (JSON.parse(line) as { matched: string[] }).matched : []);
+const matchedIn = (line: string): string[] =>
+  line.includes('"event job done"') ? (JSON.parse(line) as { matched: string[] }).matched : [];
 
 const SEED = Number(process.env.E2E_SEED ?? Date.now() % 2 ** 31);
 
@@ -39,8 +48,13 @@ async function expectStoredEqualsModel(
         currency: event.currency ?? null,
       }));
     for (const chain of chains) {
-      const expected = Object.fromEntries([...computeCompletions(chain.rules, events).values()].map((c) => [c.taskId, c.eventId]));
-      expect(await storedCompletions(current.database, userId, chain.id), `user ${userId}, chain ${chain.id}, seed ${SEED}`).toEqual(expected);
+      const expected = Object.fromEntries(
+        [...computeCompletions(chain.rules, events).values()].map((c) => [c.taskId, c.eventId]),
+      );
+      expect(
+        await storedCompletions(current.database, userId, chain.id),
+        `user ${userId}, chain ${chain.id}, seed ${SEED}`,
+      ).toEqual(expected);
     }
   }
   // What the campaign stats read was written with the completions, and followed every move of theirs.
@@ -57,13 +71,19 @@ describe('stored progress equals the pure model', () => {
     const chains = await createModelChains(stack, platform.id, advertiser.id);
     const users = ['u0', 'u1', 'u2', 'u3', 'u4', 'u5'];
     const [early, late] = [users.slice(0, 3), users.slice(3)];
-    for (const id of early) expect((await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: id } })).status).toBe(200);
+    for (const id of early)
+      expect(
+        (await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: id } })).status,
+      ).toBe(200);
 
     const { unique, sends } = generateEvents(random, [...users, 'never-registered'], 30);
     const ids = await sendAll(stack, platform.headers, sends);
     expect(ids.size).toBe(unique.length); // every duplicate got the first copy's id
     // Registered after their events were stored: those events must count too.
-    for (const id of late) expect((await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: id } })).status).toBe(200);
+    for (const id of late)
+      expect(
+        (await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: id } })).status,
+      ).toBe(200);
 
     await eventually(() => quiescent(stack!.database), { timeoutMs: 60_000, what: 'all events processed' });
     await expectStoredEqualsModel(stack, chains, unique, ids, users);
@@ -80,7 +100,10 @@ describe('stored progress equals the pure model', () => {
     const chains = await createModelChains(stack, platform.id, advertiser.id);
     const users = ['r0', 'r1', 'r2', 'r3'];
     const [early, late] = [users.slice(0, 3), users.slice(3)];
-    for (const id of early) expect((await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: id } })).status).toBe(200);
+    for (const id of early)
+      expect(
+        (await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: id } })).status,
+      ).toBe(200);
 
     const { unique, sends } = generateEvents(random, users, 30);
     const half = Math.floor(sends.length / 2);
@@ -94,8 +117,14 @@ describe('stored progress equals the pure model', () => {
         const chunk = picked.slice(i, i + 7);
         const answer =
           chunk.length === 1
-            ? await stack!.http('POST', `/v1/events/${chunk[0]}/reverse`, { headers: platform.headers, body: { reason: 'refund' } })
-            : await stack!.http('POST', '/v1/events/reverse', { headers: platform.headers, body: { events: chunk.map((event_id) => ({ event_id })) } });
+            ? await stack!.http('POST', `/v1/events/${chunk[0]}/reverse`, {
+                headers: platform.headers,
+                body: { reason: 'refund' },
+              })
+            : await stack!.http('POST', '/v1/events/reverse', {
+                headers: platform.headers,
+                body: { events: chunk.map((event_id) => ({ event_id })) },
+              });
         expect(answer.status, JSON.stringify(answer.json)).toBe(200);
       }
     };
@@ -109,7 +138,10 @@ describe('stored progress equals the pure model', () => {
     const resent = sends.filter((event) => reversed.has(ids.get(eventKey(event))!)).slice(0, 5);
     const again = await sendAll(stack, platform.headers, resent);
     for (const [key, id] of again) expect(id).toBe(ids.get(key));
-    for (const id of late) expect((await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: id } })).status).toBe(200);
+    for (const id of late)
+      expect(
+        (await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: id } })).status,
+      ).toBe(200);
 
     expect(reversed.size).toBeGreaterThan(0);
     await eventually(() => quiescent(stack!.database), { timeoutMs: 60_000, what: 'all events and re-evaluations processed' });
@@ -127,13 +159,16 @@ describe('stored progress equals the pure model', () => {
     const advertiser = await stack.createProvider('advertiser');
     const chains = await createModelChains(stack, platform.id, advertiser.id);
     const users = ['k0', 'k1', 'k2', 'k3'];
-    for (const id of users) await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: id } });
+    for (const id of users)
+      await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: id } });
 
     const { unique, sends } = generateEvents(random, users, 60);
     const sending = sendAll(stack, platform.headers, sends);
     const victim = stack.workers[0]!;
     // Kill as soon as the victim has done some work, while the burst is still going.
-    await eventually(async () => (victim.lines().some((line) => matchedIn(line).length > 0) ? true : undefined), { what: 'victim to process' });
+    await eventually(async () => (victim.lines().some((line) => matchedIn(line).length > 0) ? true : undefined), {
+      what: 'victim to process',
+    });
     await victim.stop('SIGKILL');
     const ids = await sending;
     await stack.startWorker();

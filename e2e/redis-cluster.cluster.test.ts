@@ -1,21 +1,29 @@
-import { senderUserId, serviceUserId } from '../shared/domain/ids.js';
 import { execFileSync } from 'node:child_process';
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { readSse } from '../api/testing/sse-reader.js';
 import { users as usersTable } from '../shared/db/schema/index.js';
+import { senderUserId, serviceUserId } from '../shared/domain/ids.js';
 import { computeCompletions } from '../shared/domain/progress.js';
 import { parseUtcTimestamp } from '../shared/domain/timestamp.js';
+import { adminHeaders } from '../shared/testing/admin-token.js';
 import { createTestDatabase, uniqueSuffix } from '../shared/testing/database.js';
 import { eventually } from '../shared/testing/eventually.js';
-import { requestJson } from './harness/http.js';
-import { startService, type ServiceProcess } from './harness/service.js';
 import { seededRandom } from '../shared/testing/random.js';
-import { startLocalCluster, type LocalCluster } from './harness/redis-cluster.js';
-import { adminHeaders } from '../shared/testing/admin-token.js';
 import { serviceEnv } from '../shared/testing/service-env.js';
-import { startStack, type Stack } from './harness/stack.js';
-import { readSse } from '../api/testing/sse-reader.js';
-import { createModelChains, eventKey, generateEvents, quiescent, sendAll, storedCompletions, type GeneratedEvent } from './support/progress-model.js';
+import { requestJson } from './harness/http.js';
+import { type LocalCluster, startLocalCluster } from './harness/redis-cluster.js';
+import { type ServiceProcess, startService } from './harness/service.js';
+import { type Stack, startStack } from './harness/stack.js';
+import {
+  createModelChains,
+  eventKey,
+  type GeneratedEvent,
+  generateEvents,
+  quiescent,
+  sendAll,
+  storedCompletions,
+} from './support/progress-model.js';
 
 // The service on a 6-node Redis Cluster (scripts/redis-cluster.sh), as REDIS_CLUSTER=true runs it:
 // two API and two worker processes, four matching shards. `npm run test:cluster`.
@@ -65,16 +73,34 @@ async function startClusterStack(label: string, env: Record<string, string> = {}
 }
 
 /** The event ids a worker's log line says its job's batch matched. */
-const matchedIn = (line: string): string[] => (line.includes('"event job done"') ? (JSON.parse(line) as { matched: string[] }).matched : []);
+const matchedIn = (line: string): string[] =>
+  line.includes('"event job done"') ? (JSON.parse(line) as { matched: string[] }).matched : [];
 
-async function expectStoredEqualsModel(current: Stack, chains: Awaited<ReturnType<typeof createModelChains>>, unique: GeneratedEvent[], ids: Map<string, string>, userIds: string[]) {
+async function expectStoredEqualsModel(
+  current: Stack,
+  chains: Awaited<ReturnType<typeof createModelChains>>,
+  unique: GeneratedEvent[],
+  ids: Map<string, string>,
+  userIds: string[],
+) {
   for (const userId of userIds) {
     const events = unique
       .filter((event) => event.user_id === userId)
-      .map((event) => ({ id: ids.get(eventKey(event))!, eventType: event.event_type, occurredUs: parseUtcTimestamp(event.timestamp)!, amount: event.amount ?? null, currency: event.currency ?? null }));
+      .map((event) => ({
+        id: ids.get(eventKey(event))!,
+        eventType: event.event_type,
+        occurredUs: parseUtcTimestamp(event.timestamp)!,
+        amount: event.amount ?? null,
+        currency: event.currency ?? null,
+      }));
     for (const chain of chains) {
-      const expected = Object.fromEntries([...computeCompletions(chain.rules, events).values()].map((c) => [c.taskId, c.eventId]));
-      expect(await storedCompletions(current.database, userId, chain.id), `user ${userId}, chain ${chain.id}, seed ${SEED}`).toEqual(expected);
+      const expected = Object.fromEntries(
+        [...computeCompletions(chain.rules, events).values()].map((c) => [c.taskId, c.eventId]),
+      );
+      expect(
+        await storedCompletions(current.database, userId, chain.id),
+        `user ${userId}, chain ${chain.id}, seed ${SEED}`,
+      ).toEqual(expected);
     }
   }
 }
@@ -89,7 +115,9 @@ function expectMatchedOnce(current: ClusterStack, ids: Map<string, string>) {
 }
 
 const register = (current: Stack, headers: Record<string, string>, id: string) =>
-  current.http('POST', '/v1/users/register', { headers, body: { platform_user_id: id } }).then((answer) => expect(answer.status).toBe(200));
+  current
+    .http('POST', '/v1/users/register', { headers, body: { platform_user_id: id } })
+    .then((answer) => expect(answer.status).toBe(200));
 
 describe('on a Redis Cluster with four matching shards', () => {
   it('ingest, match and read through two APIs and two workers: each event matched once, progress equal to the model', async () => {
@@ -116,9 +144,16 @@ describe('on a Redis Cluster with four matching shards', () => {
     expect(masters.size).toBeGreaterThan(1);
     // BullMQ numbers a queue's jobs without an id of their own (match jobs) with its `id` counter.
     const perShard = Array.from({ length: SHARDS }, (_, shard) =>
-      Number(execFileSync('redis-cli', ['-c', '-p', String(cluster.ports[0]), 'get', `{${stack!.queuePrefix}:${shard}}:matching:id`], { encoding: 'utf8' }).trim() || 0),
+      Number(
+        execFileSync('redis-cli', ['-c', '-p', String(cluster.ports[0]), 'get', `{${stack!.queuePrefix}:${shard}}:matching:id`], {
+          encoding: 'utf8',
+        }).trim() || 0,
+      ),
     );
-    expect(perShard.every((jobs) => jobs > 0), `jobs per shard ${perShard}`).toBe(true);
+    expect(
+      perShard.every((jobs) => jobs > 0),
+      `jobs per shard ${perShard}`,
+    ).toBe(true);
     expect(await stack.readiness()).toEqual([200, 200, 200, 200]);
   });
 
@@ -137,10 +172,16 @@ describe('on a Redis Cluster with four matching shards', () => {
     // Counts the burst's calls answered once the failover is over: some must be, or it did not happen during the burst.
     let failedOver = false;
     let answeredAfter = 0;
-    const counted: Stack = { ...stack, http: (...args) => stack!.http(...args).finally(() => void (failedOver && (answeredAfter += 1))) };
+    const counted: Stack = {
+      ...stack,
+      http: (...args) => stack!.http(...args).finally(() => void (failedOver && (answeredAfter += 1))),
+    };
     const sending = sendAll(counted, platform.headers, first.sends, 2);
     // Fail over once the workers are at work, while the burst is still coming in.
-    await eventually(async () => (stack!.workers.some((w) => w.lines().some((line) => matchedIn(line).length > 0)) ? true : undefined), { what: 'workers to process' });
+    await eventually(
+      async () => (stack!.workers.some((w) => w.lines().some((line) => matchedIn(line).length > 0)) ? true : undefined),
+      { what: 'workers to process' },
+    );
     const { from, to } = await cluster.failover(`{${stack.queuePrefix}:0}`);
     failedOver = true;
     expect(to.port).not.toBe(from.port);
@@ -156,7 +197,9 @@ describe('on a Redis Cluster with four matching shards', () => {
     const allIds = new Map([...ids, ...laterIds]);
     await expectStoredEqualsModel(stack, chains, [...first.unique, ...second.unique], allIds, users);
     expectMatchedOnce(stack, allIds);
-    await eventually(async () => ((await stack!.readiness()).every((status) => status === 200) ? true : undefined), { what: 'every process ready' });
+    await eventually(async () => ((await stack!.readiness()).every((status) => status === 200) ? true : undefined), {
+      what: 'every process ready',
+    });
   });
 
   it('streams live progress over sharded pub/sub, and the answer caches follow changes and claims', async () => {
@@ -172,14 +215,25 @@ describe('on a Redis Cluster with four matching shards', () => {
         name: 'one step',
         start_date: '2020-01-01T00:00:00Z',
         end_date: '2099-01-01T00:00:00Z',
-        tasks: [{ sequence_number: 1, name: 'Play', condition_event_type: 'play', reward_type: 'points', reward_name: 'p', reward_value: 1 }],
+        tasks: [
+          {
+            sequence_number: 1,
+            name: 'Play',
+            condition_event_type: 'play',
+            reward_type: 'points',
+            reward_name: 'p',
+            reward_value: 1,
+          },
+        ],
       },
     });
     expect(chain.status).toBe(200);
     const chainId: string = chain.json.data.quest_chain.id;
     const [first, second] = stack.apis as [ServiceProcess, ServiceProcess];
-    const onFirst = (method: string, path: string, body?: unknown) => requestJson(first.url, method, path, { headers: platform.headers, body });
-    const onSecond = (method: string, path: string, body?: unknown) => requestJson(second.url, method, path, { headers: platform.headers, body });
+    const onFirst = (method: string, path: string, body?: unknown) =>
+      requestJson(first.url, method, path, { headers: platform.headers, body });
+    const onSecond = (method: string, path: string, body?: unknown) =>
+      requestJson(second.url, method, path, { headers: platform.headers, body });
 
     // A stream opened on the first API before the user exists: it waits for the registration notice.
     const before = await onFirst('GET', '/v1/quest-chains/active/live-1');
@@ -192,7 +246,10 @@ describe('on a Redis Cluster with four matching shards', () => {
     expect((await onSecond('POST', '/v1/users/register', { platform_user_id: 'live-1' })).status).toBe(200);
     await eventually(
       async () => {
-        const [user] = await stack!.database.db.select({ pending: usersTable.needsEvaluation }).from(usersTable).where(eq(usersTable.platformUserId, senderUserId('live-1')));
+        const [user] = await stack!.database.db
+          .select({ pending: usersTable.needsEvaluation })
+          .from(usersTable)
+          .where(eq(usersTable.platformUserId, senderUserId('live-1')));
         return user?.pending === false ? true : undefined;
       },
       { what: 'registration evaluated' },
@@ -201,7 +258,10 @@ describe('on a Redis Cluster with four matching shards', () => {
     const completedTasks = (answer: { json: any }): number => answer.json.data.quest_chains[0].user_progress.completed_tasks;
     expect(completedTasks(await onFirst('GET', '/v1/quest-chains/active/live-1'))).toBe(0);
 
-    expect((await onSecond('POST', '/v1/events', { user_id: 'live-1', event_type: 'play', timestamp: new Date().toISOString() })).status).toBe(200);
+    expect(
+      (await onSecond('POST', '/v1/events', { user_id: 'live-1', event_type: 'play', timestamp: new Date().toISOString() }))
+        .status,
+    ).toBe(200);
     const progress = await live.nextEvent('progress', 20_000);
     expect(JSON.parse(progress.data!).quest_chain_ids).toContain(chainId);
 
@@ -220,7 +280,8 @@ describe('on a Redis Cluster with four matching shards', () => {
     const claimed = await onSecond('POST', '/v1/rewards/claim', { platform_user_id: 'live-1', task_id: taskId });
     expect(claimed.status, JSON.stringify(claimed.json)).toBe(200);
     await eventually(
-      async () => ((await onFirst('GET', '/v1/quest-chains/active/live-1')).json.data.claimable_tasks.length === 0 ? true : undefined),
+      async () =>
+        (await onFirst('GET', '/v1/quest-chains/active/live-1')).json.data.claimable_tasks.length === 0 ? true : undefined,
       { timeoutMs: 3000, what: 'the first API to drop its cached answer after the claim' },
     );
   });
@@ -242,16 +303,28 @@ describe('on a Redis Cluster with four matching shards', () => {
       expect((await fetch(`${workerHealth}/readyz`)).status).toBe(503);
 
       const admin = adminHeaders;
-      const provider = await requestJson(api.url, 'POST', '/admin/v1/providers', { headers: admin, body: { type: 'platform', name: 'misconfigured' } });
-      const credential = await requestJson(api.url, 'POST', `/admin/v1/providers/${provider.json.data.id}/credentials`, { headers: admin, body: {} });
+      const provider = await requestJson(api.url, 'POST', '/admin/v1/providers', {
+        headers: admin,
+        body: { type: 'platform', name: 'misconfigured' },
+      });
+      const credential = await requestJson(api.url, 'POST', `/admin/v1/providers/${provider.json.data.id}/credentials`, {
+        headers: admin,
+        body: {},
+      });
       const headers = { 'x-api-key': credential.json.data.key, 'x-api-secret': credential.json.data.secret };
       for (let i = 0; i < 20; i++) {
-        const sent = await requestJson(api.url, 'POST', '/v1/events', { headers, body: { user_id: `m${i}`, event_type: 'play', timestamp: new Date().toISOString() } });
+        const sent = await requestJson(api.url, 'POST', '/v1/events', {
+          headers,
+          body: { user_id: `m${i}`, event_type: 'play', timestamp: new Date().toISOString() },
+        });
         expect(sent.status).toBe(200); // Postgres is the record
       }
       // Log lines leave the API from a buffer drained every 200 ms: wait for the first one.
       const failures = () => api.lines().filter((line) => line.includes('enqueue failed'));
-      await eventually(async () => (failures().length > 0 ? true : undefined), { timeoutMs: 5_000, what: "the API's 'enqueue failed' log line" });
+      await eventually(async () => (failures().length > 0 ? true : undefined), {
+        timeoutMs: 5_000,
+        what: "the API's 'enqueue failed' log line",
+      });
       expect(failures().length).toBeLessThan(5);
       const metrics = await fetch(`${api.url}/metrics`, { headers: admin }).then((r) => r.text());
       expect(Number(/^qcr_enqueue_failures_total (\d+)/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(20);
@@ -277,20 +350,32 @@ describe('on a Redis Cluster with four matching shards', () => {
 
     await cluster.down();
     try {
-      await eventually(async () => ((await stack!.readiness()).every((status) => status === 503) ? true : undefined), { timeoutMs: 20_000, what: 'every /readyz to answer 503' });
+      await eventually(async () => ((await stack!.readiness()).every((status) => status === 503) ? true : undefined), {
+        timeoutMs: 20_000,
+        what: 'every /readyz to answer 503',
+      });
       const { unique, sends } = generateEvents(random, users, 15);
       const ids = await sendAll(stack, platform.headers, sends, 4); // throws unless every call answers 200
       expect(ids.size).toBe(unique.length);
       // The failed enqueues were logged (rate-limited), not swallowed. The API writes its log lines from a
       // buffer drained every 200 ms, so the line may reach the output a moment after the last answer.
       const enqueueFailures = () => stack!.apis.flatMap((api) => api.lines()).filter((line) => line.includes('enqueue failed'));
-      await eventually(async () => (enqueueFailures().length > 0 ? true : undefined), { timeoutMs: 5_000, what: "the APIs' 'enqueue failed' log line" });
+      await eventually(async () => (enqueueFailures().length > 0 ? true : undefined), {
+        timeoutMs: 5_000,
+        what: "the APIs' 'enqueue failed' log line",
+      });
       expect(enqueueFailures().length).toBeLessThan(10);
 
       await cluster.up();
-      await eventually(() => quiescent(stack!.database), { timeoutMs: 90_000, what: 'everything processed after the cluster returned' });
+      await eventually(() => quiescent(stack!.database), {
+        timeoutMs: 90_000,
+        what: 'everything processed after the cluster returned',
+      });
       await expectStoredEqualsModel(stack, chains, unique, ids, users);
-      await eventually(async () => ((await stack!.readiness()).every((status) => status === 200) ? true : undefined), { timeoutMs: 30_000, what: 'every process ready again' });
+      await eventually(async () => ((await stack!.readiness()).every((status) => status === 200) ? true : undefined), {
+        timeoutMs: 30_000,
+        what: 'every process ready again',
+      });
       // A worker that could not reach Redis backed off: a handful of lines, not thousands.
       for (const worker of stack.workers) expect(worker.lines().length, worker.lines().slice(0, 20).join('\n')).toBeLessThan(300);
     } finally {

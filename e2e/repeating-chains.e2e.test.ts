@@ -1,10 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countStatsOverRows, statsAnswerOf, statsColumnsAdrift, statsDifferences } from '../shared/testing/campaign-stats-rows.js';
+import { chainBody, DAY_MS, iso } from '../api/testing/chains.js';
+import { adminHeaders } from '../shared/testing/admin-token.js';
+import {
+  countStatsOverRows,
+  statsAnswerOf,
+  statsColumnsAdrift,
+  statsDifferences,
+} from '../shared/testing/campaign-stats-rows.js';
 import { eventually } from '../shared/testing/eventually.js';
 import { nothingPending } from '../shared/testing/progress.js';
-import { adminHeaders } from '../shared/testing/admin-token.js';
-import { startStack, type Stack } from './harness/stack.js';
-import { chainBody, DAY_MS, iso } from '../api/testing/chains.js';
+import { type Stack, startStack } from './harness/stack.js';
 import { runBacktest } from './support/backtest.js';
 
 // Repeating chains (docs/quest-language.md) over HTTP against the built API
@@ -28,10 +33,15 @@ let advertiserId: string;
 async function create(body: Record<string, unknown>) {
   const answer = await stack.http('POST', '/admin/v1/quest-chains', { headers: adminHeaders, body });
   expect(answer.status, JSON.stringify(answer.json)).toBe(200);
-  return { id: answer.json.data.quest_chain.id as string, taskId: answer.json.data.tasks[0].id as string, answer: answer.json.data };
+  return {
+    id: answer.json.data.quest_chain.id as string,
+    taskId: answer.json.data.tasks[0].id as string,
+    answer: answer.json.data,
+  };
 }
 
-const claim = (body: Record<string, unknown>) => stack.http('POST', '/v1/rewards/claim', { headers: platform.headers, body: { platform_user_id: 'ana', ...body } });
+const claim = (body: Record<string, unknown>) =>
+  stack.http('POST', '/v1/rewards/claim', { headers: platform.headers, body: { platform_user_id: 'ana', ...body } });
 const active = async () => {
   const answer = await stack.http('GET', '/v1/quest-chains/active/ana', { headers: platform.headers });
   expect(answer.status, JSON.stringify(answer.json)).toBe(200);
@@ -44,13 +54,24 @@ beforeAll(async () => {
   const advertiser = await stack.createProvider('advertiser');
   advertiserId = advertiser.id;
   const base = chainBody(platform.id, advertiser.id, { start: midnight(-5), end: midnight(5), tasks: [{ event: 'checkin' }] });
-  const created = await create({ ...base, recurrence: { every: 'day' }, chain_reward: { type: 'points', name: 'Daily bonus', value: 5 } });
+  const created = await create({
+    ...base,
+    recurrence: { every: 'day' },
+    chain_reward: { type: 'points', name: 'Daily bonus', value: 5 },
+  });
   expect(created.answer.quest_chain.recurrence).toEqual({ every: 'day', timezone: 'UTC' });
   daily = created;
-  plain = await create({ ...chainBody(platform.id, advertiser.id, { start: midnight(-5), end: midnight(5), tasks: [{ event: 'other' }] }) });
-  expect((await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: 'ana' } })).status).toBe(200);
+  plain = await create({
+    ...chainBody(platform.id, advertiser.id, { start: midnight(-5), end: midnight(5), tasks: [{ event: 'other' }] }),
+  });
+  expect(
+    (await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: 'ana' } })).status,
+  ).toBe(200);
   for (const day of [-2, -1]) {
-    const sent = await stack.http('POST', '/v1/events', { headers: platform.headers, body: { user_id: 'ana', event_type: 'checkin', timestamp: noonOf(day) } });
+    const sent = await stack.http('POST', '/v1/events', {
+      headers: platform.headers,
+      body: { user_id: 'ana', event_type: 'checkin', timestamp: noonOf(day) },
+    });
     expect(sent.status, JSON.stringify(sent.json)).toBe(200);
   }
   await eventually(() => nothingPending(stack.database.db), { what: 'the worker to match every event', timeoutMs: 30_000 });
@@ -64,7 +85,11 @@ describe('a daily repeating chain over HTTP', () => {
   it('shows the current run, and the rewards of earlier runs each with its period', async () => {
     const data = await active();
     const entry = data.quest_chains.find((c: { quest_chain: { id: string } }) => c.quest_chain.id === daily.id);
-    expect(entry.user_progress).toMatchObject({ status: 'not_started', period_start: midnight(0).replace('Z', '').slice(0, 19) + '.000Z', period_end: midnight(1).slice(0, 19) + '.000Z' });
+    expect(entry.user_progress).toMatchObject({
+      status: 'not_started',
+      period_start: midnight(0).replace('Z', '').slice(0, 19) + '.000Z',
+      period_end: midnight(1).slice(0, 19) + '.000Z',
+    });
     expect(entry.tasks[0].user_status).toBe('available');
     const mine = data.claimable_tasks.filter((t: { quest_chain_id: string }) => t.quest_chain_id === daily.id);
     expect(mine.map((t: { period_start: string; completed_at: string }) => [t.period_start, t.completed_at])).toEqual([
@@ -72,7 +97,10 @@ describe('a daily repeating chain over HTTP', () => {
       [midnight(-1).slice(0, 19) + '.000Z', noonOf(-1)],
     ]);
     expect(entry.chain_reward.claimable).toBe(true);
-    expect(entry.chain_reward.claimable_periods.map((p: { period_start: string }) => p.period_start)).toEqual([midnight(-2).slice(0, 19) + '.000Z', midnight(-1).slice(0, 19) + '.000Z']);
+    expect(entry.chain_reward.claimable_periods.map((p: { period_start: string }) => p.period_start)).toEqual([
+      midnight(-2).slice(0, 19) + '.000Z',
+      midnight(-1).slice(0, 19) + '.000Z',
+    ]);
   });
 
   it('the rewards list pages through every run once, each entry named with its period_start', async () => {
@@ -134,27 +162,49 @@ describe('a daily repeating chain over HTTP', () => {
     const data = await active();
     const entry = data.quest_chains.find((c: { quest_chain: { id: string } }) => c.quest_chain.id === daily.id);
     expect(data.claimable_tasks.filter((t: { quest_chain_id: string }) => t.quest_chain_id === daily.id)).toEqual([]);
-    expect(entry.chain_reward.claimable_periods.map((p: { period_start: string }) => p.period_start)).toEqual([midnight(-2).slice(0, 19) + '.000Z']);
+    expect(entry.chain_reward.claimable_periods.map((p: { period_start: string }) => p.period_start)).toEqual([
+      midnight(-2).slice(0, 19) + '.000Z',
+    ]);
   });
 
   it('explains one run: the events of other runs are outside_period', async () => {
-    const answer = await stack.http('GET', `/v1/quest-chains/${daily.id}/users/ana/explain?period_start=${encodeURIComponent(midnight(-1))}`, { headers: platform.headers });
+    const answer = await stack.http(
+      'GET',
+      `/v1/quest-chains/${daily.id}/users/ana/explain?period_start=${encodeURIComponent(midnight(-1))}`,
+      { headers: platform.headers },
+    );
     expect(answer.status, JSON.stringify(answer.json)).toBe(200);
-    expect(answer.json.data).toMatchObject({ period_start: midnight(-1).slice(0, 19) + '.000Z', period_end: midnight(0).slice(0, 19) + '.000Z' });
+    expect(answer.json.data).toMatchObject({
+      period_start: midnight(-1).slice(0, 19) + '.000Z',
+      period_end: midnight(0).slice(0, 19) + '.000Z',
+    });
     const [task] = answer.json.data.tasks;
     expect(task.completed_by.timestamp).toBe(noonOf(-1));
-    expect(task.candidates.map((c: { timestamp: string; verdict: string }) => [c.timestamp, c.verdict])).toEqual([[noonOf(-2), 'outside_period']]);
+    expect(task.candidates.map((c: { timestamp: string; verdict: string }) => [c.timestamp, c.verdict])).toEqual([
+      [noonOf(-2), 'outside_period'],
+    ]);
   });
 
   it('a backtest of the repeating draft counts a completion per run, and the chain reward per completed run', async () => {
-    const draft = { ...chainBody(platform.id, advertiserId, { start: midnight(-5), end: midnight(5), tasks: [{ event: 'checkin' }] }), recurrence: { every: 'day' }, chain_reward: { type: 'points', name: 'Daily bonus', value: 5 } };
+    const draft = {
+      ...chainBody(platform.id, advertiserId, { start: midnight(-5), end: midnight(5), tasks: [{ event: 'checkin' }] }),
+      recurrence: { every: 'day' },
+      chain_reward: { type: 'points', name: 'Daily bonus', value: 5 },
+    };
     const { result } = await runBacktest(stack, draft);
     // ana checked in on two days so far (two runs), one user.
-    expect(result).toMatchObject({ users_completed: 1, tasks: [{ sequence_number: 1, users_completed: 2 }], reward_cost: { chain_rewards: 10 } });
+    expect(result).toMatchObject({
+      users_completed: 1,
+      tasks: [{ sequence_number: 1, users_completed: 2 }],
+      reward_cost: { chain_rewards: 10 },
+    });
   });
 
   it('a new run completes on its own once its event comes', async () => {
-    const sent = await stack.http('POST', '/v1/events', { headers: platform.headers, body: { user_id: 'ana', event_type: 'checkin', timestamp: iso(Date.now() - 1000) } });
+    const sent = await stack.http('POST', '/v1/events', {
+      headers: platform.headers,
+      body: { user_id: 'ana', event_type: 'checkin', timestamp: iso(Date.now() - 1000) },
+    });
     expect(sent.status).toBe(200);
     await eventually(() => nothingPending(stack.database.db), { what: 'the worker to match the event', timeoutMs: 30_000 });
     const data = await active();
@@ -174,7 +224,13 @@ describe('a daily repeating chain over HTTP', () => {
     // Every run's completion measured from the run's start (or the later registration), as counted over the rows.
     expect(statsDifferences(statsAnswerOf(stats), await countStatsOverRows(stack.database.db, daily.id))).toEqual([]);
     expect(await statsColumnsAdrift(stack.database.db)).toEqual([]);
-    expect(stats.periods.map((p: { period_start: string; completions: number; claims: number }) => [p.period_start, p.completions, p.claims])).toEqual([
+    expect(
+      stats.periods.map((p: { period_start: string; completions: number; claims: number }) => [
+        p.period_start,
+        p.completions,
+        p.claims,
+      ]),
+    ).toEqual([
       [midnight(-2).slice(0, 19) + '.000Z', 1, 1],
       [midnight(-1).slice(0, 19) + '.000Z', 1, 2],
       [midnight(0).slice(0, 19) + '.000Z', 1, 1],

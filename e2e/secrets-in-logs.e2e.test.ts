@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { count } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pendingEvents } from '../shared/db/schema/index.js';
 import { hashSecret } from '../shared/auth/secrets.js';
+import { pendingEvents } from '../shared/db/schema/index.js';
 import { uniqueSuffix } from '../shared/testing/database.js';
 import { eventually } from '../shared/testing/eventually.js';
-import { startService, type ServiceProcess } from './harness/service.js';
-import { requestJson, requestJsonUnchecked } from './harness/http.js';
-import { useTestData } from '../shared/testing/test-data.js';
 import { serviceEnv } from '../shared/testing/service-env.js';
+import { useTestData } from '../shared/testing/test-data.js';
+import { requestJson, requestJsonUnchecked } from './harness/http.js';
+import { type ServiceProcess, startService } from './harness/service.js';
 
 // Public interface, Authentication 5: the secret "is never logged". Both
 // processes run at debug level; everything they write is searched for every
@@ -58,7 +58,11 @@ describe('logs never contain a secret', () => {
     const expected: [string, Promise<{ status: number }>, number][] = [
       ['register', http('POST', '/v1/users/register', good, { platform_user_id: 'logged-user' }), 200],
       ['event', http('POST', '/v1/events', good, { ...event, reference: 'ref-1' }), 200],
-      ['batch with a rejected item', http('POST', '/v1/events/batch', good, { events: [{ ...event, event_type: 'kyc' }, { user_id: '' }] }), 200],
+      [
+        'batch with a rejected item',
+        http('POST', '/v1/events/batch', good, { events: [{ ...event, event_type: 'kyc' }, { user_id: '' }] }),
+        200,
+      ],
       ['active read', http('GET', '/v1/quest-chains/active/logged-user', good), 200],
       ['validation error', http('POST', '/v1/users/register', good, { platform_user_id: 'x', country_code: 'XYZ' }), 400],
       ['not JSON', http('POST', '/v1/events', good, '{"user_id": nope'), 400],

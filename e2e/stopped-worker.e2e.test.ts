@@ -4,10 +4,18 @@ import { workerLeases } from '../shared/db/schema/index.js';
 import { computeCompletions } from '../shared/domain/progress.js';
 import { parseUtcTimestamp } from '../shared/domain/timestamp.js';
 import { eventually } from '../shared/testing/eventually.js';
-import type { ServiceProcess } from './harness/service.js';
 import { seededRandom } from '../shared/testing/random.js';
-import { startStack, type Stack } from './harness/stack.js';
-import { createModelChains, eventKey, generateEvents, quiescent, sendAll, storedCompletions, type GeneratedEvent } from './support/progress-model.js';
+import type { ServiceProcess } from './harness/service.js';
+import { type Stack, startStack } from './harness/stack.js';
+import {
+  createModelChains,
+  eventKey,
+  type GeneratedEvent,
+  generateEvents,
+  quiescent,
+  sendAll,
+  storedCompletions,
+} from './support/progress-model.js';
 
 // Issue 12: a worker stopped with SIGSTOP mid-transaction must not freeze matching. Another worker
 // ends its sessions once its lease lapses and takes its work over; when it wakes, it cannot commit
@@ -35,7 +43,8 @@ const ENV = {
   DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: '0',
 };
 
-const matchedIn = (line: string): string[] => (line.includes('"event job done"') ? (JSON.parse(line) as { matched: string[] }).matched : []);
+const matchedIn = (line: string): string[] =>
+  line.includes('"event job done"') ? (JSON.parse(line) as { matched: string[] }).matched : [];
 const workerIdOf = (worker: ServiceProcess): string => {
   const line = worker.lines().find((l) => l.includes('"worker started"'));
   return (JSON.parse(line!) as { workerId: string }).workerId;
@@ -49,18 +58,39 @@ async function setUp(label: string, seed: number) {
   const advertiser = await stack.createProvider('advertiser');
   const chains = await createModelChains(stack, platform.id, advertiser.id);
   const users = ['s0', 's1', 's2', 's3', 's4', 's5'];
-  for (const id of users) expect((await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: id } })).status).toBe(200);
+  for (const id of users)
+    expect(
+      (await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: id } })).status,
+    ).toBe(200);
   return { current: stack, platform, chains, users, ...generateEvents(random, users, 80) };
 }
 
-async function expectStoredEqualsModel(current: Stack, chains: Awaited<ReturnType<typeof createModelChains>>, unique: GeneratedEvent[], ids: Map<string, string>, users: string[], seed: number) {
+async function expectStoredEqualsModel(
+  current: Stack,
+  chains: Awaited<ReturnType<typeof createModelChains>>,
+  unique: GeneratedEvent[],
+  ids: Map<string, string>,
+  users: string[],
+  seed: number,
+) {
   for (const userId of users) {
     const events = unique
       .filter((event) => event.user_id === userId)
-      .map((event) => ({ id: ids.get(eventKey(event))!, eventType: event.event_type, occurredUs: parseUtcTimestamp(event.timestamp)!, amount: event.amount ?? null, currency: event.currency ?? null }));
+      .map((event) => ({
+        id: ids.get(eventKey(event))!,
+        eventType: event.event_type,
+        occurredUs: parseUtcTimestamp(event.timestamp)!,
+        amount: event.amount ?? null,
+        currency: event.currency ?? null,
+      }));
     for (const chain of chains) {
-      const expected = Object.fromEntries([...computeCompletions(chain.rules, events).values()].map((c) => [c.taskId, c.eventId]));
-      expect(await storedCompletions(current.database, userId, chain.id), `user ${userId}, chain ${chain.id}, seed ${seed}`).toEqual(expected);
+      const expected = Object.fromEntries(
+        [...computeCompletions(chain.rules, events).values()].map((c) => [c.taskId, c.eventId]),
+      );
+      expect(
+        await storedCompletions(current.database, userId, chain.id),
+        `user ${userId}, chain ${chain.id}, seed ${seed}`,
+      ).toEqual(expected);
     }
   }
 }
@@ -80,7 +110,10 @@ describe('a stopped or killed worker', () => {
     const sending = sendAll(current, platform.headers, sends, 4);
     const [victim, survivor] = current.workers as [ServiceProcess, ServiceProcess];
     const victimSessions = () => sessionsNamed(current.database.db, applicationOf(victim));
-    await eventually(async () => (victim.lines().some((line) => matchedIn(line).length > 0) ? true : undefined), { timeoutMs: 60_000, what: 'victim to match' });
+    await eventually(async () => (victim.lines().some((line) => matchedIn(line).length > 0) ? true : undefined), {
+      timeoutMs: 60_000,
+      what: 'victim to match',
+    });
 
     // Stop it where it hurts: inside a transaction (holding claimed events and user locks). Where a stop
     // lands is up to the scheduler, so it is tried again (resumed at once) until one lands there.
@@ -98,22 +131,36 @@ describe('a stopped or killed worker', () => {
     expect(stoppedInTransaction, 'a SIGSTOP that landed inside a transaction').toBe(true);
 
     // Its transaction is ended by the survivor (the server-side limits are off here), while it is still stopped.
-    await eventually(async () => ((await victimSessions()).every((session) => !session.inTransaction) ? true : undefined), { timeoutMs: 60_000, what: 'the stopped worker\'s transaction to end' });
+    await eventually(async () => ((await victimSessions()).every((session) => !session.inTransaction) ? true : undefined), {
+      timeoutMs: 60_000,
+      what: "the stopped worker's transaction to end",
+    });
     const endedMs = performance.now() - stoppedAt;
     const ids = await sending;
-    await eventually(() => quiescent(current.database), { timeoutMs: 90_000, what: 'every event matched while the victim is stopped' });
+    await eventually(() => quiescent(current.database), {
+      timeoutMs: 90_000,
+      what: 'every event matched while the victim is stopped',
+    });
     const doneMs = performance.now() - stoppedAt;
-    console.info(`SIGSTOP: victim's transaction ended after ${Math.round(endedMs)} ms; all matched ${Math.round(doneMs)} ms after the stop`);
+    console.info(
+      `SIGSTOP: victim's transaction ended after ${Math.round(endedMs)} ms; all matched ${Math.round(doneMs)} ms after the stop`,
+    );
     expect(survivor.lines().some((line) => line.includes('ended the sessions of workers whose lease lapsed'))).toBe(true);
     await expectStoredEqualsModel(current, chains, unique, ids, users, seed);
 
     // Woken: it renews its lease (it is alive again); whatever it was doing fails or finds nothing pending.
     victim.signal('SIGCONT');
     const victimId = workerIdOf(victim);
-    await eventually(async () => ((await current.database.db.select({ id: workerLeases.workerId }).from(workerLeases)).some((row) => row.id === victimId) ? true : undefined), {
-      timeoutMs: 30_000,
-      what: 'the woken worker to renew its lease',
-    });
+    await eventually(
+      async () =>
+        (await current.database.db.select({ id: workerLeases.workerId }).from(workerLeases)).some((row) => row.id === victimId)
+          ? true
+          : undefined,
+      {
+        timeoutMs: 30_000,
+        what: 'the woken worker to renew its lease',
+      },
+    );
     await eventually(() => quiescent(current.database), { timeoutMs: 30_000, what: 'quiet after the wake' });
     await expectStoredEqualsModel(current, chains, unique, ids, users, seed);
     expectNoEventMatchedTwice(current.workers);
@@ -125,7 +172,10 @@ describe('a stopped or killed worker', () => {
     const { current, platform, chains, users, unique, sends } = await setUp('killed_worker', seed);
     const sending = sendAll(current, platform.headers, sends, 4);
     const victim = current.workers[0]!;
-    await eventually(async () => (victim.lines().some((line) => matchedIn(line).length > 0) ? true : undefined), { timeoutMs: 60_000, what: 'victim to match' });
+    await eventually(async () => (victim.lines().some((line) => matchedIn(line).length > 0) ? true : undefined), {
+      timeoutMs: 60_000,
+      what: 'victim to match',
+    });
     await victim.stop('SIGKILL');
     const killedAt = performance.now();
     const ids = await sending;

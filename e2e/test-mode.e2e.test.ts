@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { runBacktest } from './support/backtest.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readSse } from '../api/testing/sse-reader.js';
 import { chainBody } from '../api/testing/chains.js';
+import { readSse } from '../api/testing/sse-reader.js';
 import { hashSecret } from '../shared/auth/secrets.js';
 import { credentials } from '../shared/db/schema/index.js';
+import { adminHeaders } from '../shared/testing/admin-token.js';
 import { eventually } from '../shared/testing/eventually.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../shared/testing/webhook-receiver.js';
-import { adminHeaders } from '../shared/testing/admin-token.js';
-import { startStack, type Stack } from './harness/stack.js';
+import { type Stack, startStack } from './harness/stack.js';
+import { runBacktest } from './support/backtest.js';
 
 // Test mode (docs/test-mode.md) end to end: the built API and a worker, one
 // platform and one advertiser each holding a live and a test credential, a
@@ -19,7 +19,9 @@ import { startStack, type Stack } from './harness/stack.js';
 let stack: Stack;
 const receivers: WebhookReceiver[] = [];
 beforeAll(async () => {
-  stack = await startStack('test_mode_e2e', { env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCALE: '0.001' } });
+  stack = await startStack('test_mode_e2e', {
+    env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCALE: '0.001' },
+  });
 }, 60_000);
 afterAll(async () => {
   await Promise.all(receivers.map((r) => r.stop()));
@@ -29,33 +31,49 @@ afterAll(async () => {
 type Caller = { id: string; headers: Record<string, string>; key: string };
 
 async function credential(providerId: string, mode: 'live' | 'test'): Promise<Caller> {
-  const answer = await stack.http('POST', `/admin/v1/providers/${providerId}/credentials`, { headers: adminHeaders, body: { mode } });
+  const answer = await stack.http('POST', `/admin/v1/providers/${providerId}/credentials`, {
+    headers: adminHeaders,
+    body: { mode },
+  });
   expect(answer.status, JSON.stringify(answer.json)).toBe(200);
   const { key, secret } = answer.json.data;
   return { id: providerId, key, headers: { 'x-api-key': key, 'x-api-secret': secret } };
 }
 
 async function provider(type: 'platform' | 'advertiser') {
-  const created = await stack.http('POST', '/admin/v1/providers', { headers: adminHeaders, body: { type, name: `${type} test mode` } });
+  const created = await stack.http('POST', '/admin/v1/providers', {
+    headers: adminHeaders,
+    body: { type, name: `${type} test mode` },
+  });
   const id = created.json.data.id as string;
   return { live: await credential(id, 'live'), test: await credential(id, 'test') };
 }
 
-const call = (caller: Caller, method: string, path: string, body?: unknown) => stack.http(method, path, { headers: caller.headers, ...(body === undefined ? {} : { body }) });
+const call = (caller: Caller, method: string, path: string, body?: unknown) =>
+  stack.http(method, path, { headers: caller.headers, ...(body === undefined ? {} : { body }) });
 const minutesAgo = (n: number) => new Date(Date.now() - n * 60_000).toISOString();
 
 async function endpoint(caller: Caller) {
   const receiver = await startWebhookReceiver();
   receivers.push(receiver);
-  const answer = await call(caller, 'POST', '/v1/webhook-endpoints', { url: receiver.url, event_types: ['task.completed', 'chain.completed', 'reward.claimed'] });
+  const answer = await call(caller, 'POST', '/v1/webhook-endpoints', {
+    url: receiver.url,
+    event_types: ['task.completed', 'chain.completed', 'reward.claimed'],
+  });
   expect(answer.status, JSON.stringify(answer.json)).toBe(200);
   return { id: answer.json.data.id as string, receiver };
 }
 
 async function link(platform: Caller, advertiser: Caller, platformUserId: string, advertiserUserId: string) {
-  const started = await call(platform, 'POST', '/v1/account-links', { platform_user_id: platformUserId, advertiser_id: advertiser.id });
+  const started = await call(platform, 'POST', '/v1/account-links', {
+    platform_user_id: platformUserId,
+    advertiser_id: advertiser.id,
+  });
   expect(started.status, JSON.stringify(started.json)).toBe(200);
-  const done = await call(advertiser, 'POST', '/v1/account-links/complete', { connection_token: started.json.data.connection_token, advertiser_user_id: advertiserUserId });
+  const done = await call(advertiser, 'POST', '/v1/account-links/complete', {
+    connection_token: started.json.data.connection_token,
+    advertiser_user_id: advertiserUserId,
+  });
   expect(done.status, JSON.stringify(done.json)).toBe(200);
 }
 
@@ -63,15 +81,26 @@ describe('test mode', () => {
   it('keeps test and live data apart in every read, the live stream and every webhook, and a reset takes the test side only', async () => {
     const platform = await provider('platform');
     const advertiser = await provider('advertiser');
-    expect([platform.live.key, platform.test.key]).toEqual([expect.stringMatching(/^pk_live_/), expect.stringMatching(/^pk_test_/)]);
+    expect([platform.live.key, platform.test.key]).toEqual([
+      expect.stringMatching(/^pk_live_/),
+      expect.stringMatching(/^pk_test_/),
+    ]);
     expect(platform.test.headers['x-api-secret']).toMatch(/^sk_test_/);
 
     const chainOf = async (mode: 'live' | 'test') => {
-      const body = { ...chainBody(platform.live.id, advertiser.live.id, { tasks: [{ event: 'tm-a' }, { event: 'tm-b' }] }), mode, name: `${mode} chain` };
+      const body = {
+        ...chainBody(platform.live.id, advertiser.live.id, { tasks: [{ event: 'tm-a' }, { event: 'tm-b' }] }),
+        mode,
+        name: `${mode} chain`,
+      };
       const answer = await stack.http('POST', '/admin/v1/quest-chains', { headers: adminHeaders, body });
       expect(answer.status, JSON.stringify(answer.json)).toBe(200);
       // Shown with the providers' own ids, whatever the mode.
-      expect(answer.json.data.quest_chain).toMatchObject({ mode, platform_id: platform.live.id, advertiser_id: advertiser.live.id });
+      expect(answer.json.data.quest_chain).toMatchObject({
+        mode,
+        platform_id: platform.live.id,
+        advertiser_id: advertiser.live.id,
+      });
       return answer.json.data.quest_chain.id as string;
     };
     const liveChain = await chainOf('live');
@@ -80,22 +109,34 @@ describe('test mode', () => {
 
     // The same user id in both modes, and one more live user.
     const user = `same-${randomUUID().slice(0, 8)}`;
-    for (const caller of [platform.live, platform.test]) expect((await call(caller, 'POST', '/v1/users/register', { platform_user_id: user })).status).toBe(200);
+    for (const caller of [platform.live, platform.test])
+      expect((await call(caller, 'POST', '/v1/users/register', { platform_user_id: user })).status).toBe(200);
     await call(platform.live, 'POST', '/v1/users/register', { platform_user_id: `${user}-only-live` });
     await link(platform.test, advertiser.test, user, 'adv-same');
 
     // A test stream opened now must hear test changes only.
     const testRead = await call(platform.test, 'GET', `/v1/quest-chains/active/${user}`);
     expect(testRead.json.livemode).toBe(false);
-    const stream = readSse((await fetch(`${stack.api.url}/v1/live?${new URLSearchParams({ token: testRead.json.data.liveUpdates.token })}`)).body!);
+    const stream = readSse(
+      (await fetch(`${stack.api.url}/v1/live?${new URLSearchParams({ token: testRead.json.data.liveUpdates.token })}`)).body!,
+    );
     expect(JSON.parse((await stream.nextEvent('ready')).data!)).toEqual({ user_exists: true, livemode: false });
 
     // Live: both tasks from the platform. Test: task 1 from the platform, task 2 from the advertiser about the linked id.
-    await call(platform.live, 'POST', '/v1/events/batch', { events: ['tm-a', 'tm-b'].map((event_type, i) => ({ user_id: user, event_type, timestamp: minutesAgo(10 - i) })) });
-    const liveActive = await eventually(async () => {
-      const answer = await call(platform.live, 'GET', `/v1/quest-chains/active/${user}`);
-      return answer.json.data.quest_chains.some((c: { user_progress: { status: string } }) => c.user_progress.status === 'completed') ? answer : undefined;
-    }, { what: 'live chain completed' });
+    await call(platform.live, 'POST', '/v1/events/batch', {
+      events: ['tm-a', 'tm-b'].map((event_type, i) => ({ user_id: user, event_type, timestamp: minutesAgo(10 - i) })),
+    });
+    const liveActive = await eventually(
+      async () => {
+        const answer = await call(platform.live, 'GET', `/v1/quest-chains/active/${user}`);
+        return answer.json.data.quest_chains.some(
+          (c: { user_progress: { status: string } }) => c.user_progress.status === 'completed',
+        )
+          ? answer
+          : undefined;
+      },
+      { what: 'live chain completed' },
+    );
     expect(liveActive.json.livemode).toBe(true);
     expect(liveActive.json.data.quest_chains.map((c: { quest_chain: { id: string } }) => c.quest_chain.id)).toEqual([liveChain]);
     // The live progress reached no test stream.
@@ -107,31 +148,58 @@ describe('test mode', () => {
     const progress = await stream.nextEvent('progress', 20_000);
     expect(JSON.parse(progress.data!).quest_chain_ids).toEqual([testChain]);
     await stream.cancel();
-    const testActive = await eventually(async () => {
-      const answer = await call(platform.test, 'GET', `/v1/quest-chains/active/${user}`);
-      return answer.json.data.quest_chains[0]?.user_progress.status === 'completed' ? answer : undefined;
-    }, { what: 'test chain completed' });
-    expect(testActive.json.data.quest_chains.map((c: { quest_chain: { id: string; platform_id: string } }) => [c.quest_chain.id, c.quest_chain.platform_id])).toEqual([[testChain, platform.live.id]]);
+    const testActive = await eventually(
+      async () => {
+        const answer = await call(platform.test, 'GET', `/v1/quest-chains/active/${user}`);
+        return answer.json.data.quest_chains[0]?.user_progress.status === 'completed' ? answer : undefined;
+      },
+      { what: 'test chain completed' },
+    );
+    expect(
+      testActive.json.data.quest_chains.map((c: { quest_chain: { id: string; platform_id: string } }) => [
+        c.quest_chain.id,
+        c.quest_chain.platform_id,
+      ]),
+    ).toEqual([[testChain, platform.live.id]]);
 
     // Claims, rewards, links, explain, endpoints: each mode sees its own.
-    expect((await call(platform.test, 'POST', '/v1/rewards/claim', { platform_user_id: user, quest_chain_id: testChain })).json).toMatchObject({ success: true, livemode: false });
-    const crossClaim = await call(platform.test, 'POST', '/v1/rewards/claim', { platform_user_id: user, quest_chain_id: liveChain });
+    expect(
+      (await call(platform.test, 'POST', '/v1/rewards/claim', { platform_user_id: user, quest_chain_id: testChain })).json,
+    ).toMatchObject({ success: true, livemode: false });
+    const crossClaim = await call(platform.test, 'POST', '/v1/rewards/claim', {
+      platform_user_id: user,
+      quest_chain_id: liveChain,
+    });
     expect([crossClaim.status, crossClaim.json.code, crossClaim.json.livemode]).toEqual([400, 'quest_chain_not_found', false]);
     expect((await call(platform.live, 'GET', `/v1/rewards/${user}`)).json.data.claimed).toEqual([]);
-    expect((await call(platform.test, 'GET', `/v1/rewards/${user}`)).json.data.claimed.map((c: { quest_chain_id: string }) => c.quest_chain_id)).toEqual([testChain]);
+    expect(
+      (await call(platform.test, 'GET', `/v1/rewards/${user}`)).json.data.claimed.map(
+        (c: { quest_chain_id: string }) => c.quest_chain_id,
+      ),
+    ).toEqual([testChain]);
     expect((await call(platform.live, 'GET', `/v1/account-links/${user}`)).json.data.links).toEqual([]);
-    expect((await call(platform.test, 'GET', `/v1/account-links/${user}`)).json.data.links).toEqual([expect.objectContaining({ advertiser_id: advertiser.live.id, advertiser_user_id: 'adv-same' })]);
+    expect((await call(platform.test, 'GET', `/v1/account-links/${user}`)).json.data.links).toEqual([
+      expect.objectContaining({ advertiser_id: advertiser.live.id, advertiser_user_id: 'adv-same' }),
+    ]);
     expect((await call(platform.live, 'GET', `/v1/quest-chains/${testChain}/users/${user}/explain`)).status).toBe(404);
     expect((await call(platform.test, 'GET', `/v1/quest-chains/${liveChain}/users/${user}/explain`)).status).toBe(404);
     const testExplain = await call(platform.test, 'GET', `/v1/quest-chains/${testChain}/users/${user}/explain`);
-    expect(testExplain.json.data.tasks.map((t: { completed_by: { source: string } }) => t.completed_by.source)).toEqual(['platform', 'advertiser']);
-    const endpointIds = async (caller: Caller) => (await call(caller, 'GET', '/v1/webhook-endpoints')).json.data.endpoints.map((e: { id: string }) => e.id);
+    expect(testExplain.json.data.tasks.map((t: { completed_by: { source: string } }) => t.completed_by.source)).toEqual([
+      'platform',
+      'advertiser',
+    ]);
+    const endpointIds = async (caller: Caller) =>
+      (await call(caller, 'GET', '/v1/webhook-endpoints')).json.data.endpoints.map((e: { id: string }) => e.id);
     expect([await endpointIds(platform.live), await endpointIds(platform.test)]).toEqual([[hooks.live.id], [hooks.test.id]]);
     expect((await call(platform.live, 'GET', `/v1/webhook-endpoints/${hooks.test.id}/messages`)).status).toBe(404);
 
     // Backtests run over one mode's users.
     const backtest = (mode: 'live' | 'test') =>
-      runBacktest(stack, { ...chainBody(platform.live.id, advertiser.live.id, { tasks: [{ event: 'tm-a' }] }), mode }, `${mode} backtest`);
+      runBacktest(
+        stack,
+        { ...chainBody(platform.live.id, advertiser.live.id, { tasks: [{ event: 'tm-a' }] }), mode },
+        `${mode} backtest`,
+      );
     expect((await backtest('live')).progress.users_total).toBe(2);
     expect((await backtest('test')).progress.users_total).toBe(1);
 
@@ -139,11 +207,16 @@ describe('test mode', () => {
     const expected = { live: [liveChain], test: [testChain] };
     for (const mode of ['live', 'test'] as const) {
       const { receiver } = hooks[mode];
-      await eventually(async () => (receiver.received.some((r) => r.json.type === 'chain.completed') ? true : undefined), { what: `${mode} chain.completed delivered` });
+      await eventually(async () => (receiver.received.some((r) => r.json.type === 'chain.completed') ? true : undefined), {
+        what: `${mode} chain.completed delivered`,
+      });
       expect(new Set(receiver.received.map((r) => r.json.livemode))).toEqual(new Set([mode === 'live']));
       expect(new Set(receiver.received.map((r) => r.json.data.quest_chain_id))).toEqual(new Set(expected[mode]));
     }
-    await eventually(async () => (hooks.test.receiver.received.some((r) => r.json.type === 'reward.claimed') ? true : undefined), { what: 'test reward.claimed delivered' });
+    await eventually(
+      async () => (hooks.test.receiver.received.some((r) => r.json.type === 'reward.claimed') ? true : undefined),
+      { what: 'test reward.claimed delivered' },
+    );
 
     // Reset: refused to a live credential; a test one deletes the test side only.
     const refused = await call(platform.live, 'POST', '/v1/test/reset');
@@ -151,7 +224,10 @@ describe('test mode', () => {
     const reset = await call(platform.test, 'POST', '/v1/test/reset');
     expect(reset.status, JSON.stringify(reset.json)).toBe(200);
     expect(reset.json.data.deleted).toMatchObject({ users: 1, reward_claims: 1, webhook_endpoints: 1, account_links: 1 });
-    expect((await call(platform.test, 'GET', `/v1/quest-chains/active/${user}`)).json.data).toMatchObject({ user: { exists: false }, quest_chains: [] });
+    expect((await call(platform.test, 'GET', `/v1/quest-chains/active/${user}`)).json.data).toMatchObject({
+      user: { exists: false },
+      quest_chains: [],
+    });
     expect(await endpointIds(platform.test)).toEqual([]);
     const liveAfter = await call(platform.live, 'GET', `/v1/quest-chains/active/${user}`);
     expect(liveAfter.json.data.quest_chains[0].user_progress.status).toBe('completed');
@@ -176,8 +252,13 @@ describe('test mode', () => {
     const platform = await provider('platform');
     const key = `pk_${randomUUID().replaceAll('-', '')}`;
     const secret = `sk_${randomUUID()}`;
-    await stack.database.db.insert(credentials).values({ key, providerId: platform.live.id, secretHash: hashSecret(secret), permissions: ['users:register'] });
-    const answer = await stack.http('POST', '/v1/users/register', { headers: { 'x-api-key': key, 'x-api-secret': secret }, body: { platform_user_id: 'old-key-user' } });
+    await stack.database.db
+      .insert(credentials)
+      .values({ key, providerId: platform.live.id, secretHash: hashSecret(secret), permissions: ['users:register'] });
+    const answer = await stack.http('POST', '/v1/users/register', {
+      headers: { 'x-api-key': key, 'x-api-secret': secret },
+      body: { platform_user_id: 'old-key-user' },
+    });
     expect([answer.status, answer.json.livemode]).toEqual([200, true]);
     const listed = await stack.http('GET', `/admin/v1/providers/${platform.live.id}/credentials`, { headers: adminHeaders });
     expect(listed.json.data.credentials.map((c: { key: string; mode: string }) => [c.key.slice(0, 8), c.mode])).toEqual([
@@ -186,8 +267,18 @@ describe('test mode', () => {
       [key.slice(0, 8), 'live'],
     ]);
     // Deactivating the provider closes its test mode too.
-    expect((await stack.http('PATCH', `/admin/v1/providers/${platform.live.id}`, { headers: adminHeaders, body: { status: 'inactive' } })).status).toBe(200);
-    const closed = await stack.http('POST', '/v1/users/register', { headers: platform.test.headers, body: { platform_user_id: 'after-deactivation' } });
+    expect(
+      (
+        await stack.http('PATCH', `/admin/v1/providers/${platform.live.id}`, {
+          headers: adminHeaders,
+          body: { status: 'inactive' },
+        })
+      ).status,
+    ).toBe(200);
+    const closed = await stack.http('POST', '/v1/users/register', {
+      headers: platform.test.headers,
+      body: { platform_user_id: 'after-deactivation' },
+    });
     expect([closed.status, closed.json.code]).toEqual([403, 'provider_inactive']);
   });
 });

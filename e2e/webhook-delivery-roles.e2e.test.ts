@@ -3,8 +3,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookMessages } from '../shared/db/schema/index.js';
 import { eventually } from '../shared/testing/eventually.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../shared/testing/webhook-receiver.js';
-import { startStack, type Stack } from './harness/stack.js';
-import { createChain, createEndpoint, expectSigned, idsByFact, registerUser, sendBatch, sleep, type Provider } from './support/webhook-world.js';
+import { type Stack, startStack } from './harness/stack.js';
+import {
+  createChain,
+  createEndpoint,
+  expectSigned,
+  idsByFact,
+  type Provider,
+  registerUser,
+  sendBatch,
+  sleep,
+} from './support/webhook-world.js';
 
 // WORKER_ROLES (docs/scaling.md, "Webhook delivery"): a worker started with `matching` writes the
 // outbox and queues first attempts but sends nothing; a process started with `webhooks` delivers
@@ -13,7 +22,9 @@ import { createChain, createEndpoint, expectSigned, idsByFact, registerUser, sen
 let stack: Stack;
 let hooks: WebhookReceiver;
 beforeAll(async () => {
-  stack = await startStack('webhook_roles', { env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', WORKER_ROLES: 'matching' } });
+  stack = await startStack('webhook_roles', {
+    env: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', WORKER_ROLES: 'matching' },
+  });
   hooks = await startWebhookReceiver();
 }, 60_000);
 afterAll(async () => {
@@ -40,13 +51,18 @@ describe('delivery in a process of its own', () => {
     // Two tasks and the chain for each user: matched and written to the outbox...
     const facts = users.length * 3;
     const pending = () => stack.database.db.$count(webhookMessages, eq(webhookMessages.endpointId, endpoint.id));
-    await eventually(async () => ((await pending()) === facts ? true : undefined), { what: 'the outbox written by the matching-only worker' });
+    await eventually(async () => ((await pending()) === facts ? true : undefined), {
+      what: 'the outbox written by the matching-only worker',
+    });
     // ... and not sent: past the sweeper's interval and minimum age too.
     await sleep(1500);
     expect(hooks.received).toHaveLength(0);
 
     await stack.startWorker({ WORKER_ROLES: 'webhooks' });
-    await eventually(async () => (idsByFact(hooks.received).size === facts ? true : undefined), { timeoutMs: 30_000, what: 'every fact delivered by the webhooks-only worker' });
+    await eventually(async () => (idsByFact(hooks.received).size === facts ? true : undefined), {
+      timeoutMs: 30_000,
+      what: 'every fact delivered by the webhooks-only worker',
+    });
     await sleep(1000);
     for (const [fact, ids] of idsByFact(hooks.received)) expect(ids.size, fact).toBe(1);
     expectSigned(hooks.received, endpoint.secret);

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookMessages } from '../shared/db/schema/index.js';
 import { eventually } from '../shared/testing/eventually.js';
 import { isPending } from '../shared/testing/progress.js';
-import { startStack, type Stack } from './harness/stack.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../shared/testing/webhook-receiver.js';
+import { type Stack, startStack } from './harness/stack.js';
 import { createChain, createEndpoint, registerUser } from './support/webhook-world.js';
 
 // A webhook endpoint receives every fact that happens after its creation is
@@ -27,7 +27,12 @@ afterAll(async () => {
 });
 
 const messagesOf = async (endpointId: string) =>
-  (await stack.database.db.select({ n: count() }).from(webhookMessages).where(and(eq(webhookMessages.endpointId, endpointId), eq(webhookMessages.type, 'task.completed'))))[0]!.n;
+  (
+    await stack.database.db
+      .select({ n: count() })
+      .from(webhookMessages)
+      .where(and(eq(webhookMessages.endpointId, endpointId), eq(webhookMessages.type, 'task.completed')))
+  )[0]!.n;
 
 describe('an endpoint created just before an event', () => {
   it(`announces the event's completion, in each of ${ROUNDS} rounds with no pause between the creation and the event`, async () => {
@@ -39,12 +44,18 @@ describe('an endpoint created just before an event', () => {
       await registerUser(stack, platform, 'player');
 
       const endpoint = await createEndpoint(stack, platform, receiver);
-      const sent = await stack.http('POST', '/v1/events', { headers: platform.headers, body: { user_id: 'player', event_type: 'ping', timestamp: new Date(Date.now() - 60_000).toISOString() } });
+      const sent = await stack.http('POST', '/v1/events', {
+        headers: platform.headers,
+        body: { user_id: 'player', event_type: 'ping', timestamp: new Date(Date.now() - 60_000).toISOString() },
+      });
       expect(sent.status, JSON.stringify(sent.json)).toBe(200);
       const eventId = sent.json.data.event_id as string;
 
       // Once the event is matched, its fact is in the outbox (same transaction) or it never will be.
-      await eventually(async () => ((await isPending(stack.database.db, eventId)) ? undefined : true), { timeoutMs: 20_000, what: `round ${round}: the event to be matched` });
+      await eventually(async () => ((await isPending(stack.database.db, eventId)) ? undefined : true), {
+        timeoutMs: 20_000,
+        what: `round ${round}: the event to be matched`,
+      });
       expect(await messagesOf(endpoint.id), `round ${round}: task.completed written for the new endpoint`).toBe(1);
     }
   }, 240_000);

@@ -1,10 +1,19 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { webhookAttempts } from '../shared/db/schema/index.js';
 import { eventually } from '../shared/testing/eventually.js';
-import { startPrivateRedis, type PrivateRedis } from './harness/redis-server.js';
-import { startStack, type Stack } from './harness/stack.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../shared/testing/webhook-receiver.js';
-import { createChain, createEndpoint, expectSigned, idsByFact, registerUser, sendBatch, sleep, type Provider } from './support/webhook-world.js';
+import { type PrivateRedis, startPrivateRedis } from './harness/redis-server.js';
+import { type Stack, startStack } from './harness/stack.js';
+import {
+  createChain,
+  createEndpoint,
+  expectSigned,
+  idsByFact,
+  type Provider,
+  registerUser,
+  sendBatch,
+  sleep,
+} from './support/webhook-world.js';
 
 // §10 "Nothing is lost: a crash or a Redis outage delays delivery, never drops it." The receiver is
 // down while Redis is killed and comes back empty (every queued and delayed job gone); once both
@@ -38,15 +47,22 @@ it('a receiver down during a Redis restart still gets every message afterwards',
 
   await hooks.stop();
   const base = Date.now() - 600_000;
-  await sendBatch(stack, platform, users.flatMap((user) => [
-    { user_id: user, event_type: 'r1', timestamp: new Date(base).toISOString() },
-    { user_id: user, event_type: 'r2', timestamp: new Date(base + 1000).toISOString() },
-  ]));
+  await sendBatch(
+    stack,
+    platform,
+    users.flatMap((user) => [
+      { user_id: user, event_type: 'r1', timestamp: new Date(base).toISOString() },
+      { user_id: user, event_type: 'r2', timestamp: new Date(base + 1000).toISOString() },
+    ]),
+  );
   // Attempts fail (connection refused) and retries wait in Redis as delayed jobs...
-  await eventually(async () => ((await stack.database.db.select().from(webhookAttempts)).length >= users.length * 3 ? true : undefined), {
-    timeoutMs: 30_000,
-    what: 'failed attempts recorded',
-  });
+  await eventually(
+    async () => ((await stack.database.db.select().from(webhookAttempts)).length >= users.length * 3 ? true : undefined),
+    {
+      timeoutMs: 30_000,
+      what: 'failed attempts recorded',
+    },
+  );
   // ...until Redis dies with them and comes back empty.
   await redis.stop();
   await sleep(1000);
@@ -54,7 +70,10 @@ it('a receiver down during a Redis restart still gets every message afterwards',
   await hooks.start();
 
   const facts = users.length * 3; // two task completions and one chain completion each
-  await eventually(async () => (idsByFact(hooks.received).size === facts ? true : undefined), { timeoutMs: 60_000, what: 'every message delivered after the restart' });
+  await eventually(async () => (idsByFact(hooks.received).size === facts ? true : undefined), {
+    timeoutMs: 60_000,
+    what: 'every message delivered after the restart',
+  });
   for (const [fact, ids] of idsByFact(hooks.received)) expect(ids.size, fact).toBe(1);
   expectSigned(hooks.received, endpoint.secret);
 }, 120_000);

@@ -3,9 +3,19 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookEndpoints, webhookMessages } from '../shared/db/schema/index.js';
 import { eventually } from '../shared/testing/eventually.js';
-import { startStack, type Stack } from './harness/stack.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../shared/testing/webhook-receiver.js';
-import { createChain, createEndpoint, expectSigned, idsByFact, linkUser, registerUser, sendBatch, sleep, type Provider } from './support/webhook-world.js';
+import { type Stack, startStack } from './harness/stack.js';
+import {
+  createChain,
+  createEndpoint,
+  expectSigned,
+  idsByFact,
+  linkUser,
+  type Provider,
+  registerUser,
+  sendBatch,
+  sleep,
+} from './support/webhook-world.js';
 
 // Product rules §10 end to end: the built API and two workers as real processes, a local
 // receiver, the development flags set (http:// to 127.0.0.1) and the retry schedule shrunk
@@ -63,29 +73,47 @@ describe('each fact announced once, delivered signed', () => {
     const secondHalf = users.slice(20).flatMap(eventsOf);
     await sendBatch(stack, platform, secondHalf);
     // Late events: an earlier `wa` for everyone moves task 1's completion to it.
-    await sendBatch(stack, platform, users.map((user) => ({ user_id: user, event_type: 'wa', timestamp: at(base, 5) })));
+    await sendBatch(
+      stack,
+      platform,
+      users.map((user) => ({ user_id: user, event_type: 'wa', timestamp: at(base, 5) })),
+    );
     await sendBatch(stack, platform, secondHalf); // duplicates again
 
     const platformFacts = users.length * 4;
     const advertiserFacts = linked.length * 4;
-    await eventually(async () => (idsByFact(platformHooks.received).size === platformFacts ? true : undefined), { timeoutMs: 60_000, what: 'every platform fact delivered' });
-    await eventually(async () => (idsByFact(advertiserHooks.received).size === advertiserFacts ? true : undefined), { timeoutMs: 60_000, what: 'every advertiser fact delivered' });
+    await eventually(async () => (idsByFact(platformHooks.received).size === platformFacts ? true : undefined), {
+      timeoutMs: 60_000,
+      what: 'every platform fact delivered',
+    });
+    await eventually(async () => (idsByFact(advertiserHooks.received).size === advertiserFacts ? true : undefined), {
+      timeoutMs: 60_000,
+      what: 'every advertiser fact delivered',
+    });
     // Let anything that would come twice arrive.
     await sleep(3000);
 
-    for (const [fact, ids] of [...idsByFact(platformHooks.received), ...idsByFact(advertiserHooks.received)]) expect(ids.size, fact).toBe(1);
+    for (const [fact, ids] of [...idsByFact(platformHooks.received), ...idsByFact(advertiserHooks.received)])
+      expect(ids.size, fact).toBe(1);
     expect(idsByFact(platformHooks.received).size).toBe(platformFacts);
     expect(idsByFact(advertiserHooks.received).size).toBe(advertiserFacts);
     const stored = await stack.database.db
       .select({ endpointId: webhookMessages.endpointId, n: sql<number>`count(*)::int` })
       .from(webhookMessages)
       .groupBy(webhookMessages.endpointId);
-    expect(new Map(stored.map((row) => [row.endpointId, row.n]))).toEqual(new Map([[platformEndpoint.id, platformFacts], [advertiserEndpoint.id, advertiserFacts]]));
+    expect(new Map(stored.map((row) => [row.endpointId, row.n]))).toEqual(
+      new Map([
+        [platformEndpoint.id, platformFacts],
+        [advertiserEndpoint.id, advertiserFacts],
+      ]),
+    );
 
     expectSigned(platformHooks.received, platformEndpoint.secret);
     expectSigned(advertiserHooks.received, advertiserEndpoint.secret);
     // The late event did not make task 1 news again; its completion is the first one announced.
-    const firstTask = platformHooks.received.filter((r) => r.json.type === 'task.completed' && r.json.data.task_id === chain.taskIds[0]);
+    const firstTask = platformHooks.received.filter(
+      (r) => r.json.type === 'task.completed' && r.json.data.task_id === chain.taskIds[0],
+    );
     expect(new Set(firstTask.map((r) => r.json.data.platform_user_id))).toEqual(new Set(users));
     for (const request of platformHooks.received) expect(users).toContain(request.json.data.platform_user_id);
     for (const request of advertiserHooks.received) {
@@ -105,7 +133,9 @@ describe('delivery log, retries and replay', () => {
     const endpoint = await createEndpoint(stack, platform, hooks);
     const chain = await createChain(stack, platform, await stack.createProvider('advertiser'), ['single']);
     await registerUser(stack, platform, 'retry-user');
-    await sendBatch(stack, platform, [{ user_id: 'retry-user', event_type: 'single', timestamp: new Date(Date.now() - 60_000).toISOString() }]);
+    await sendBatch(stack, platform, [
+      { user_id: 'retry-user', event_type: 'single', timestamp: new Date(Date.now() - 60_000).toISOString() },
+    ]);
 
     const taskMessages = () => hooks.received.filter((r) => r.json.type === 'task.completed');
     await eventually(async () => (taskMessages().length >= 3 ? true : undefined), { what: 'three deliveries of task.completed' });
@@ -116,34 +146,56 @@ describe('delivery log, retries and replay', () => {
     expect(new Set(taskMessages().map((r) => r.body)).size).toBe(1); // same body each time; only the signature's timestamp moves
     expectSigned(hooks.received, endpoint.secret);
 
-    const log = async () => (await stack.http('GET', `/v1/webhook-endpoints/${endpoint.id}/messages`, { headers: platform.headers })).json.data;
-    const logged = (await eventually(async () => {
-      const entry = (await log()).messages.find((m: { id: string }) => m.id === messageId);
-      return entry?.status === 'delivered' ? entry : undefined;
-    }, { what: 'delivered in the log' })) as { attempts: { status_code: number | null; error: string | null; duration_ms: number; at: string }[] };
+    const log = async () =>
+      (await stack.http('GET', `/v1/webhook-endpoints/${endpoint.id}/messages`, { headers: platform.headers })).json.data;
+    const logged = (await eventually(
+      async () => {
+        const entry = (await log()).messages.find((m: { id: string }) => m.id === messageId);
+        return entry?.status === 'delivered' ? entry : undefined;
+      },
+      { what: 'delivered in the log' },
+    )) as { attempts: { status_code: number | null; error: string | null; duration_ms: number; at: string }[] };
     expect(logged.attempts.map((a) => a.status_code)).toEqual([500, 500, 200]);
     expect(logged.attempts.map((a) => a.error)).toEqual(['HTTP 500', 'HTTP 500', null]);
     for (const attempt of logged.attempts) expect(attempt.duration_ms).toBeGreaterThanOrEqual(0);
-    const delivered = await stack.http('GET', `/v1/webhook-endpoints/${endpoint.id}/messages?status=delivered`, { headers: platform.headers });
+    const delivered = await stack.http('GET', `/v1/webhook-endpoints/${endpoint.id}/messages?status=delivered`, {
+      headers: platform.headers,
+    });
     expect(delivered.json.data.messages.map((m: { id: string }) => m.id)).toContain(messageId);
 
-    const replay = await stack.http('POST', `/v1/webhook-endpoints/${endpoint.id}/messages/${messageId}/replay`, { headers: platform.headers });
+    const replay = await stack.http('POST', `/v1/webhook-endpoints/${endpoint.id}/messages/${messageId}/replay`, {
+      headers: platform.headers,
+    });
     expect(replay.status, JSON.stringify(replay.json)).toBe(200);
     expect(replay.json.data).toEqual({ id: messageId, queued: true });
     await eventually(async () => (taskMessages().length === 4 ? true : undefined), { what: 'the replay' });
     expect(taskMessages()[3]!.json.id).toBe(messageId);
     expectSigned(hooks.received, endpoint.secret);
-    await eventually(async () => ((await log()).messages.find((m: { id: string }) => m.id === messageId).attempts.length === 4 ? true : undefined), { what: 'the replay logged' });
+    await eventually(
+      async () =>
+        (await log()).messages.find((m: { id: string }) => m.id === messageId).attempts.length === 4 ? true : undefined,
+      { what: 'the replay logged' },
+    );
 
     // A claim is announced once, however often it is asked for.
-    const claim = () => stack.http('POST', '/v1/rewards/claim', { headers: platform.headers, body: { platform_user_id: 'retry-user', task_id: chain.taskIds[0] } });
+    const claim = () =>
+      stack.http('POST', '/v1/rewards/claim', {
+        headers: platform.headers,
+        body: { platform_user_id: 'retry-user', task_id: chain.taskIds[0] },
+      });
     const [first, again] = [await claim(), await claim()];
     expect([first.json.data.already_claimed, again.json.data.already_claimed]).toEqual([false, true]);
     const claims = () => hooks.received.filter((r) => r.json.type === 'reward.claimed' && r.answered === 200);
     await eventually(async () => (claims().length > 0 ? true : undefined), { what: 'reward.claimed delivered' });
     await sleep(1000);
     expect(new Set(hooks.received.filter((r) => r.json.type === 'reward.claimed').map((r) => r.json.id)).size).toBe(1);
-    expect(claims()[0]!.json.data).toMatchObject({ claim_id: first.json.data.claim_id, kind: 'task', task_id: chain.taskIds[0], quest_chain_id: chain.id, platform_user_id: 'retry-user' });
+    expect(claims()[0]!.json.data).toMatchObject({
+      claim_id: first.json.data.claim_id,
+      kind: 'task',
+      task_id: chain.taskIds[0],
+      quest_chain_id: chain.id,
+      platform_user_id: 'retry-user',
+    });
   }, 60_000);
 
   it('a deleted endpoint gets nothing more: neither the retries of its messages nor new facts', async () => {
@@ -153,26 +205,37 @@ describe('delivery log, retries and replay', () => {
     const endpoint = await createEndpoint(stack, platform, hooks);
     await createChain(stack, platform, await stack.createProvider('advertiser'), ['d1', 'd2']);
     await registerUser(stack, platform, 'deleted-user');
-    await sendBatch(stack, platform, [{ user_id: 'deleted-user', event_type: 'd1', timestamp: new Date(Date.now() - 60_000).toISOString() }]);
+    await sendBatch(stack, platform, [
+      { user_id: 'deleted-user', event_type: 'd1', timestamp: new Date(Date.now() - 60_000).toISOString() },
+    ]);
     await eventually(async () => (hooks.received.length >= 2 ? true : undefined), { what: 'a first attempt and a retry' });
 
     const deleted = await stack.http('DELETE', `/v1/webhook-endpoints/${endpoint.id}`, { headers: platform.headers });
     expect(deleted.json.data).toEqual({ id: endpoint.id, deleted: true });
     await sleep(300); // an attempt already on the wire may still land
     const count = hooks.received.length;
-    await sendBatch(stack, platform, [{ user_id: 'deleted-user', event_type: 'd2', timestamp: new Date(Date.now() - 30_000).toISOString() }]);
+    await sendBatch(stack, platform, [
+      { user_id: 'deleted-user', event_type: 'd2', timestamp: new Date(Date.now() - 30_000).toISOString() },
+    ]);
     // The schedule (scale 0.001) would have retried several times in this long.
     await sleep(4000);
     expect(hooks.received.length).toBe(count);
-    const [row] = await stack.database.db.select({ status: webhookMessages.status }).from(webhookMessages).where(eq(webhookMessages.endpointId, endpoint.id));
+    const [row] = await stack.database.db
+      .select({ status: webhookMessages.status })
+      .from(webhookMessages)
+      .where(eq(webhookMessages.endpointId, endpoint.id));
     expect(row?.status).toBe('failed');
-    expect((await stack.http('GET', `/v1/webhook-endpoints/${endpoint.id}/messages`, { headers: platform.headers })).status).toBe(404);
+    expect((await stack.http('GET', `/v1/webhook-endpoints/${endpoint.id}/messages`, { headers: platform.headers })).status).toBe(
+      404,
+    );
   }, 60_000);
 });
 
 describe('secrets', () => {
   it('no process output carries a signing secret or an endpoint URL (the tests above ran at debug level)', async () => {
-    const endpoints = await stack.database.db.select({ secret: webhookEndpoints.secret, url: webhookEndpoints.url }).from(webhookEndpoints);
+    const endpoints = await stack.database.db
+      .select({ secret: webhookEndpoints.secret, url: webhookEndpoints.url })
+      .from(webhookEndpoints);
     expect(endpoints.length).toBeGreaterThan(0);
     const output = [stack.api, ...stack.workers].flatMap((process) => process.lines()).join('\n');
     expect(output).toContain('webhook attempt');

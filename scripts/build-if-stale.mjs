@@ -33,7 +33,10 @@ function newestModification(path) {
 
 /** Whether the sources (when this checkout has them) are newer than the last build. */
 export function isStale() {
-  const sources = Math.max(...SOURCE_DIRS.map((dir) => newestModification(join(projectRoot, dir))), ...CONFIG_FILES.map((file) => newestModification(join(projectRoot, file))));
+  const sources = Math.max(
+    ...SOURCE_DIRS.map((dir) => newestModification(join(projectRoot, dir))),
+    ...CONFIG_FILES.map((file) => newestModification(join(projectRoot, file))),
+  );
   if (sources === 0) return false; // an image with dist/ only: nothing to build from
   if (!existsSync(BUILT_ENTRY) || !existsSync(BUILD_STAMP)) return true;
   return sources > statSync(BUILD_STAMP).mtimeMs;
@@ -51,7 +54,9 @@ export function buildIfStale(say = (message) => process.stderr.write(`${message}
     tsc = require.resolve('typescript/bin/tsc');
   } catch {
     if (existsSync(BUILT_ENTRY)) return 'as-built';
-    throw new Error('dist/ is missing and TypeScript is not installed: build with the dev dependencies first (npm ci && npm run build)');
+    throw new Error(
+      'dist/ is missing and TypeScript is not installed: build with the dev dependencies first (npm ci && npm run build)',
+    );
   }
   const started = Date.now();
   say('building dist/ (sources changed since the last build)...');
@@ -61,7 +66,11 @@ export function buildIfStale(say = (message) => process.stderr.write(`${message}
   // tsc emits despite type errors (npm test is the type gate); date the stamp so the next call does not rebuild.
   const now = new Date(started);
   if (existsSync(BUILD_STAMP)) utimesSync(BUILD_STAMP, now, now);
-  say(result.status === 0 ? `built in ${Date.now() - started} ms` : `built with type errors in ${Date.now() - started} ms (npm test reports them)`);
+  say(
+    result.status === 0
+      ? `built in ${Date.now() - started} ms`
+      : `built with type errors in ${Date.now() - started} ms (npm test reports them)`,
+  );
   return 'built';
 }
 

@@ -43,7 +43,11 @@ const env = {
 const children = [];
 /** Starts dist/<kind>/main.js and resolves once it logged that it is up (with the API's port). */
 function start(kind) {
-  const child = spawn(process.execPath, [join(projectRoot, 'dist', kind, 'main.js')], { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(projectRoot, 'dist', kind, 'main.js')], {
+    cwd: projectRoot,
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   children.push(child);
   return new Promise((resolvePort, reject) => {
     let buffered = '';
@@ -102,26 +106,48 @@ try {
   const credential = await call(api, 'POST', `/admin/v1/providers/${platform.id}/credentials`, {}, admin);
   const headers = { 'x-api-key': credential.key, 'x-api-secret': credential.secret };
   const day = 24 * 60 * 60 * 1000;
-  await call(api, 'POST', '/admin/v1/quest-chains', {
-    platform_id: platform.id,
-    advertiser_id: advertiser.id,
-    name: 'CORS check chain',
-    description: 'Log in, then buy',
-    start_date: new Date(Date.now() - day).toISOString(),
-    end_date: new Date(Date.now() + day).toISOString(),
-    status: 'active',
-    tasks: [
-      { sequence_number: 1, name: 'Log in', condition_event_type: 'login', reward_type: 'points', reward_name: '10 points', reward_value: 10 },
-      { sequence_number: 2, name: 'Buy', condition_event_type: 'purchase', reward_type: 'points', reward_name: '20 points', reward_value: 20 },
-    ],
-  }, admin);
+  await call(
+    api,
+    'POST',
+    '/admin/v1/quest-chains',
+    {
+      platform_id: platform.id,
+      advertiser_id: advertiser.id,
+      name: 'CORS check chain',
+      description: 'Log in, then buy',
+      start_date: new Date(Date.now() - day).toISOString(),
+      end_date: new Date(Date.now() + day).toISOString(),
+      status: 'active',
+      tasks: [
+        {
+          sequence_number: 1,
+          name: 'Log in',
+          condition_event_type: 'login',
+          reward_type: 'points',
+          reward_name: '10 points',
+          reward_value: 10,
+        },
+        {
+          sequence_number: 2,
+          name: 'Buy',
+          condition_event_type: 'purchase',
+          reward_type: 'points',
+          reward_name: '20 points',
+          reward_value: 20,
+        },
+      ],
+    },
+    admin,
+  );
   const userId = `cors-user-${randomBytes(3).toString('hex')}`;
   await call(api, 'POST', '/v1/users/register', { platform_user_id: userId }, headers);
   const active = await call(api, 'GET', `/v1/quest-chains/active/${userId}`, undefined, headers);
   const streamUrl = `${api}/v1/live?token=${encodeURIComponent(active.liveUpdates.token)}`;
 
   // The page on another origin (same host, another port).
-  pageServer = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(streamUrl)));
+  pageServer = createServer((_request, response) =>
+    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(streamUrl)),
+  );
   await new Promise((resolveListen) => pageServer.listen(0, '127.0.0.1', resolveListen));
   const pageUrl = `http://127.0.0.1:${pageServer.address().port}/`;
 
@@ -130,7 +156,16 @@ try {
     executablePath,
     headless: true,
     viewport: { width: 1100, height: 420 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   const tab = browser.pages()[0] ?? (await browser.newPage());
   tab.on('console', (message) => {
@@ -160,7 +195,9 @@ try {
   pageServer?.close();
   if (profile) await rm(profile, { recursive: true, force: true });
   await Promise.all(
-    children.map((child) => (child.exitCode === null ? new Promise((done) => child.once('exit', done).kill('SIGTERM')) : undefined)),
+    children.map((child) =>
+      child.exitCode === null ? new Promise((done) => child.once('exit', done).kill('SIGTERM')) : undefined,
+    ),
   );
 }
 process.exit(failed ? 1 : 0);

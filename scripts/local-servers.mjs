@@ -50,7 +50,8 @@ export function answers(port, timeoutMs = 1_000) {
 async function waitUntilAnswering(port, child, what) {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${what} exited at start (code ${child.exitCode ?? child.signalCode}); see its log`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`${what} exited at start (code ${child.exitCode ?? child.signalCode}); see its log`);
     if (await answers(port, 500)) return;
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -106,7 +107,9 @@ function runToEnd(command, args, options) {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(command, args, options);
     child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolvePromise() : reject(new Error(`${command} exited with ${code}; see its log`))));
+    child.once('exit', (code) =>
+      code === 0 ? resolvePromise() : reject(new Error(`${command} exited with ${code}; see its log`)),
+    );
   });
 }
 
@@ -124,12 +127,25 @@ async function startEmbeddedPostgres(port, dataRoot) {
     if (account.uid !== undefined) chownSync(dataDir, account.uid, account.gid);
     chmodSync(dataDir, 0o700);
     // Trust on 127.0.0.1 only (listen_addresses below): the standard local setup the default DATABASE_URL expects.
-    await runToEnd(binaries.initdb, [`--pgdata=${dataDir}`, '--username=postgres', '--auth=trust', '--encoding=UTF8', '--locale=C'], options);
+    await runToEnd(
+      binaries.initdb,
+      [`--pgdata=${dataDir}`, '--username=postgres', '--auth=trust', '--encoding=UTF8', '--locale=C'],
+      options,
+    );
   }
   // No Unix socket: a system Postgres may own /var/run/postgresql; TCP on 127.0.0.1 is all the service uses.
-  const child = spawn(binaries.postgres, ['-D', dataDir, '-p', String(port), '-c', `listen_addresses=${HOST}`, '-c', 'unix_socket_directories='], { ...options, detached: true });
+  const child = spawn(
+    binaries.postgres,
+    ['-D', dataDir, '-p', String(port), '-c', `listen_addresses=${HOST}`, '-c', 'unix_socket_directories='],
+    { ...options, detached: true },
+  );
   await waitUntilAnswering(port, child, 'the embedded Postgres');
-  return { url: `postgres://postgres@${HOST}:${port}/quest_chains`, serverUrl: `postgres://postgres@${HOST}:${port}/postgres`, stop: stopper(child, 'SIGINT'), pid: child.pid };
+  return {
+    url: `postgres://postgres@${HOST}:${port}/quest_chains`,
+    serverUrl: `postgres://postgres@${HOST}:${port}/postgres`,
+    stop: stopper(child, 'SIGINT'),
+    pid: child.pid,
+  };
 }
 
 async function startRedisServer(port, dataRoot, env) {
@@ -139,7 +155,22 @@ async function startRedisServer(port, dataRoot, env) {
   mkdirSync(dataDir, { recursive: true });
   const log = logFile(dataRoot, 'redis');
   // noeviction as in docker-compose.yml: BullMQ's keys must never be evicted.
-  const args = ['--port', String(port), '--bind', HOST, '--dir', dataDir, '--appendonly', 'yes', '--maxmemory-policy', 'noeviction', '--daemonize', 'no', '--logfile', ''];
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    HOST,
+    '--dir',
+    dataDir,
+    '--appendonly',
+    'yes',
+    '--maxmemory-policy',
+    'noeviction',
+    '--daemonize',
+    'no',
+    '--logfile',
+    '',
+  ];
   const child = spawn(binary, args, { stdio: ['ignore', log, log], detached: true });
   await waitUntilAnswering(port, child, 'redis-server');
   return { url: `redis://${HOST}:${port}`, stop: stopper(child, 'SIGTERM'), pid: child.pid };
@@ -182,7 +213,11 @@ export async function ensureLocalServers({ root, env = process.env, log, needDat
       started.push(server);
       result.urls.database = server.url;
       result.serverUrl = server.serverUrl;
-      log('info', `postgres: embedded, started on ${HOST}:${postgresPort} (data in ${join(dataRoot, 'postgres')})`, { postgres: 'embedded', port: postgresPort, serverPid: server.pid });
+      log('info', `postgres: embedded, started on ${HOST}:${postgresPort} (data in ${join(dataRoot, 'postgres')})`, {
+        postgres: 'embedded',
+        port: postgresPort,
+        serverPid: server.pid,
+      });
     }
     if (!needRedis || env.REDIS_URL) {
       if (needRedis) log('info', 'redis: REDIS_URL as given', { redis: 'configured' });
@@ -195,7 +230,11 @@ export async function ensureLocalServers({ root, env = process.env, log, needDat
       });
       started.push(server);
       result.urls.redis = server.url;
-      log('info', `redis: redis-server started on ${HOST}:${redisPort} (append-only file in ${join(dataRoot, 'redis')})`, { redis: 'private', port: redisPort, serverPid: server.pid });
+      log('info', `redis: redis-server started on ${HOST}:${redisPort} (append-only file in ${join(dataRoot, 'redis')})`, {
+        redis: 'private',
+        port: redisPort,
+        serverPid: server.pid,
+      });
     }
   } catch (error) {
     await result.stop();

@@ -17,8 +17,8 @@
 // Production dependencies suffice (no tsc, no concurrently, no tsx): only
 // node: built-ins. Its own log lines are JSON like the children's.
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { buildIfStale, projectRoot } from './build-if-stale.mjs';
 import { ensureLocalServers, LocalServerMissing } from './local-servers.mjs';
 
@@ -36,7 +36,15 @@ const STOP_GRACE_MS = 15_000;
 
 const LEVELS = { info: 30, warn: 40, error: 50 };
 function log(level, msg, fields = {}) {
-  const line = { level: LEVELS[level], time: new Date().toISOString(), pid: process.pid, process: 'supervisor', name: 'supervisor', ...fields, msg };
+  const line = {
+    level: LEVELS[level],
+    time: new Date().toISOString(),
+    pid: process.pid,
+    process: 'supervisor',
+    name: 'supervisor',
+    ...fields,
+    msg,
+  };
   process.stdout.write(`${JSON.stringify(line)}\n`);
 }
 
@@ -82,7 +90,14 @@ function startChild(spec) {
     }
     const delayMs = state.delayMs;
     state.delayMs = Math.min(state.delayMs * 2, MAX_RESTART_DELAY_MS);
-    log('warn', `${spec.name} exited; restarting in ${delayMs} ms`, { child: spec.name, code, signal, ranMs, restartInMs: delayMs, restarts: state.shortRuns });
+    log('warn', `${spec.name} exited; restarting in ${delayMs} ms`, {
+      child: spec.name,
+      code,
+      signal,
+      ranMs,
+      restartInMs: delayMs,
+      restarts: state.shortRuns,
+    });
     state.timer = setTimeout(() => {
       state.timer = undefined;
       if (!stopping) startChild(spec);
@@ -99,7 +114,10 @@ async function stop(reason, exitCode = 0) {
   stopping = true;
   log('info', 'stopping', { reason, children: running.size });
   for (const state of supervised.values()) if (state.timer) clearTimeout(state.timer);
-  const exits = [...running].map((child) => new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', resolve))));
+  const exits = [...running].map(
+    (child) =>
+      new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', resolve))),
+  );
   for (const child of running) child.kill('SIGTERM');
   const deadline = setTimeout(() => {
     log('warn', 'children still running after the grace period: killing them', { children: running.size });
@@ -107,7 +125,10 @@ async function stop(reason, exitCode = 0) {
   }, STOP_GRACE_MS);
   await Promise.all(exits);
   clearTimeout(deadline);
-  await serversReady?.then((servers) => servers.stop(), () => undefined);
+  await serversReady?.then(
+    (servers) => servers.stop(),
+    () => undefined,
+  );
   log('info', 'stopped', { reason });
   process.exit(exitCode);
 }
@@ -126,7 +147,8 @@ try {
   process.exit(1);
 }
 // The children read .env themselves; read it here too so a DATABASE_URL or REDIS_URL in it counts as set.
-if (existsSync(join(projectRoot, '.env')) && typeof process.loadEnvFile === 'function') process.loadEnvFile(join(projectRoot, '.env'));
+if (existsSync(join(projectRoot, '.env')) && typeof process.loadEnvFile === 'function')
+  process.loadEnvFile(join(projectRoot, '.env'));
 let servers;
 try {
   serversReady = ensureLocalServers({ root: projectRoot, log });

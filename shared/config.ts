@@ -5,9 +5,7 @@ import { loadEnvFileIfPresent } from './env-file.js';
  * Environment parsed once per process. Nothing else in the code base reads
  * process.env, so every knob the service has is listed here (and in README).
  */
-const booleanFlag = z
-  .enum(['true', 'false', '1', '0'])
-  .transform((value) => value === 'true' || value === '1');
+const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
 
 /** Postgres session time limits; createDatabase applies them when a caller names none. */
 export const databaseTimeoutDefaults = {
@@ -31,7 +29,10 @@ const configSchema = z.object({
   REDIS_URL: z
     .string()
     .default('redis://127.0.0.1:6379')
-    .refine((value) => redisUrls(value).length > 0 && redisUrls(value).every(isRedisUrl), 'must be redis:// or rediss:// URLs, comma-separated'),
+    .refine(
+      (value) => redisUrls(value).length > 0 && redisUrls(value).every(isRedisUrl),
+      'must be redis:// or rediss:// URLs, comma-separated',
+    ),
   // Every Redis client of both processes becomes an ioredis Cluster, queues get hash-tagged prefixes and live
   // channels use sharded pub/sub (docs/scaling.md, "Redis Cluster"). Off: one Redis.
   REDIS_CLUSTER: booleanFlag.default(false),
@@ -108,7 +109,14 @@ const configSchema = z.object({
   LIVE_ALLOWED_ORIGINS: z
     .string()
     .default('*')
-    .transform((value) => (value.trim() === '*' ? ('*' as const) : value.split(',').map((origin) => origin.trim()).filter(Boolean))),
+    .transform((value) =>
+      value.trim() === '*'
+        ? ('*' as const)
+        : value
+            .split(',')
+            .map((origin) => origin.trim())
+            .filter(Boolean),
+    ),
   // Webhooks (docs/webhooks.md). The SSRF guard's development switches: plain http:// targets, and
   // loopback/private/link-local targets. Both stay false in production.
   WEBHOOK_ALLOW_HTTP: booleanFlag.default(false),
@@ -130,7 +138,11 @@ const configSchema = z.object({
 });
 
 /** The nodes of REDIS_URL: one URL, or a cluster's comma-separated seeds. */
-export const redisUrls = (value: string): string[] => value.split(',').map((url) => url.trim()).filter(Boolean);
+export const redisUrls = (value: string): string[] =>
+  value
+    .split(',')
+    .map((url) => url.trim())
+    .filter(Boolean);
 
 function isRedisUrl(value: string): boolean {
   try {
@@ -147,7 +159,11 @@ const checkedSchema = configSchema.superRefine((config, context) => {
   }
   const outside = (config.WORKER_SHARDS ?? []).filter((shard) => shard >= config.MATCHING_QUEUE_SHARDS);
   if (outside.length > 0) {
-    context.addIssue({ code: 'custom', path: ['WORKER_SHARDS'], message: `shards ${outside.join(',')} do not exist (MATCHING_QUEUE_SHARDS=${config.MATCHING_QUEUE_SHARDS})` });
+    context.addIssue({
+      code: 'custom',
+      path: ['WORKER_SHARDS'],
+      message: `shards ${outside.join(',')} do not exist (MATCHING_QUEUE_SHARDS=${config.MATCHING_QUEUE_SHARDS})`,
+    });
   }
 });
 

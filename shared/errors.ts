@@ -76,7 +76,9 @@ export class DomainError extends Error {
   }
 }
 
-type CodeOfKind<K extends DomainErrorKind> = { [C in DomainErrorCode]: (typeof DOMAIN_ERROR_KINDS)[C] extends K ? C : never }[DomainErrorCode];
+type CodeOfKind<K extends DomainErrorKind> = {
+  [C in DomainErrorCode]: (typeof DOMAIN_ERROR_KINDS)[C] extends K ? C : never;
+}[DomainErrorCode];
 
 /** A refused input; `invalid_field` unless a more precise code applies. */
 export const invalidInput = (message: string, param?: string, code: CodeOfKind<'invalid_input'> = 'invalid_field') =>

@@ -1,6 +1,6 @@
 import { Worker } from 'bullmq';
-import type { Config } from '../shared/config.js';
 import { withTimeout } from '../shared/async/with-timeout.js';
+import type { Config } from '../shared/config.js';
 import { BACKTEST_MAX_STALLS, BACKTEST_QUEUE } from '../shared/queue/backtest-contract.js';
 import { MATCHING_QUEUE } from '../shared/queue/contract.js';
 import { WEBHOOK_QUEUE } from '../shared/queue/webhook-contract.js';
@@ -60,7 +60,11 @@ export function startConsumers(
   const matchingFirst = createMatchingFirstGate({
     backlog: async () => {
       // A Redis that does not answer within a second counts as no backlog: deliveries never hang on it.
-      const counts = await withTimeout(queues.matching.getJobCounts('waiting', 'prioritized', 'active'), 1000, 'matching backlog read timed out');
+      const counts = await withTimeout(
+        queues.matching.getJobCounts('waiting', 'prioritized', 'active'),
+        1000,
+        'matching backlog read timed out',
+      );
       return (counts['waiting'] ?? 0) + (counts['prioritized'] ?? 0) + Math.max(0, (counts['active'] ?? 0) - busyActiveJobs);
     },
     maxYieldMs: config.WEBHOOK_YIELD_MS,

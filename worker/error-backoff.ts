@@ -1,6 +1,6 @@
 import type { Worker } from 'bullmq';
-import type { Logger } from '../shared/observability/logger.js';
 import { logThrottle } from '../shared/observability/log-throttle.js';
+import type { Logger } from '../shared/observability/logger.js';
 
 export interface ErrorBackoffOptions {
   /** Errors within `windowMs` that make the worker stop fetching for a while. */

@@ -1,8 +1,8 @@
-import { senderUserId } from '../shared/domain/ids.js';
 import { Writable } from 'node:stream';
 import { Worker } from 'bullmq';
 import { afterAll, describe, expect, it } from 'vitest';
 import { insertOrFindEvents } from '../shared/db/event-store.js';
+import { senderUserId } from '../shared/domain/ids.js';
 import { createLogger } from '../shared/observability/logger.js';
 import { createRedis } from '../shared/queue/connection.js';
 import { MATCHING_QUEUE } from '../shared/queue/contract.js';
@@ -53,16 +53,30 @@ describe('fair matching between providers', () => {
     for (let call = 0; call < 60; call += 1) {
       const stored = await insertOrFindEvents(
         database.db,
-        Array.from({ length: 10 }, (_, i) => ({ providerId: noisy.id, userId: senderUserId(`n${i}`), eventType: 'deposit', occurredAt: stamp(call * 10 + i) })),
+        Array.from({ length: 10 }, (_, i) => ({
+          providerId: noisy.id,
+          userId: senderUserId(`n${i}`),
+          eventType: 'deposit',
+          occurredAt: stamp(call * 10 + i),
+        })),
       );
       expect(await producer.enqueueEvents(stored.map((e) => ({ eventId: e.id, providerId: noisy.id })))).toBe(true);
     }
-    const [lone] = await insertOrFindEvents(database.db, [{ providerId: quiet.id, userId: senderUserId('q'), eventType: 'deposit', occurredAt: stamp(0) }]);
+    const [lone] = await insertOrFindEvents(database.db, [
+      { providerId: quiet.id, userId: senderUserId('q'), eventType: 'deposit', occurredAt: stamp(0) },
+    ]);
     expect(await producer.enqueueEvents([{ eventId: lone!.id, providerId: quiet.id }])).toBe(true);
 
     const { logger, lines } = capturingLogger();
     // Two jobs per batch, one batch at a time: 61 jobs make 31 batches.
-    const processor = createProcessor({ db: database.db, logger, publish: async () => {}, maxBatchSize: 20, batchesInFlight: 1, onEventProcessed: () => {} });
+    const processor = createProcessor({
+      db: database.db,
+      logger,
+      publish: async () => {},
+      maxBatchSize: 20,
+      batchesInFlight: 1,
+      onEventProcessed: () => {},
+    });
     const worker = new Worker(MATCHING_QUEUE, processor, { connection: workerRedis, prefix, concurrency: 2 });
     try {
       await eventually(() => nothingPending(database.db), { timeoutMs: 60_000, what: 'every event matched' });

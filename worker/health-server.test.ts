@@ -1,14 +1,14 @@
-import { senderUserId } from '../shared/domain/ids.js';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pendingEventsBacklog, insertOrFindEvents } from '../shared/db/event-store.js';
+import { type Stack, startStack } from '../e2e/harness/stack.js';
+import { insertOrFindEvents, pendingEventsBacklog } from '../shared/db/event-store.js';
 import { pendingEvents } from '../shared/db/schema/index.js';
-import { startStack, type Stack } from '../e2e/harness/stack.js';
+import { senderUserId } from '../shared/domain/ids.js';
 import { createWorkerMetrics } from '../shared/observability/metrics.js';
-import { useTestData } from '../shared/testing/test-data.js';
 import { eventually } from '../shared/testing/eventually.js';
+import { useTestData } from '../shared/testing/test-data.js';
 import { startHealthServer } from './health-server.js';
 
 /** The value of one sample line; 0 when absent. */
@@ -83,10 +83,21 @@ describe('the durability gauges', () => {
     expect(sample(await scrape(metrics), 'qcr_pending_events_oldest_age_seconds')).toBe(0);
 
     const at = (second: number) => BigInt(Date.parse(`2026-01-01T00:00:0${second}Z`)) * 1000n;
-    await insertOrFindEvents(database.db, [1, 2, 3].map((second) => ({ providerId: platform.id, userId: senderUserId('backlog-user'), eventType: 'kyc', occurredAt: at(second) })));
+    await insertOrFindEvents(
+      database.db,
+      [1, 2, 3].map((second) => ({
+        providerId: platform.id,
+        userId: senderUserId('backlog-user'),
+        eventType: 'kyc',
+        occurredAt: at(second),
+      })),
+    );
     // The oldest marker was received 90 s ago (a stalled worker), the others just now.
     const [oldest] = await database.db.select({ eventId: pendingEvents.eventId }).from(pendingEvents).limit(1);
-    await database.db.update(pendingEvents).set({ receivedAt: BigInt(Date.now() - 90_000) * 1000n }).where(eq(pendingEvents.eventId, oldest!.eventId));
+    await database.db
+      .update(pendingEvents)
+      .set({ receivedAt: BigInt(Date.now() - 90_000) * 1000n })
+      .where(eq(pendingEvents.eventId, oldest!.eventId));
     const text = await scrape(metrics);
     expect(sample(text, 'qcr_pending_events')).toBe(3);
     expect(sample(text, 'qcr_pending_events_oldest_age_seconds')).toBeGreaterThanOrEqual(90);
@@ -142,7 +153,10 @@ describe('the worker process', () => {
 
   it('counts processed jobs and the event-to-progress lag on its health port', async () => {
     const worker = stack.workers[0]!;
-    const started = worker.lines().map((line) => /"healthPort":(\d+).*"msg":"worker started"/.exec(line)).find(Boolean);
+    const started = worker
+      .lines()
+      .map((line) => /"healthPort":(\d+).*"msg":"worker started"/.exec(line))
+      .find(Boolean);
     expect(started).toBeTruthy();
     const metricsUrl = `http://127.0.0.1:${started![1]}/metrics`;
 
@@ -167,7 +181,12 @@ describe('the worker process', () => {
     // The durability machinery: both Redis clients up, the backlog and the queue read, the reconciler counted.
     expect(sample(text, 'qcr_redis_up{client="worker"}')).toBe(1);
     expect(sample(text, 'qcr_redis_up{client="producer"}')).toBe(1);
-    for (const name of ['qcr_pending_events', 'qcr_pending_events_oldest_age_seconds', 'qcr_queue_jobs', 'qcr_reconciler_requeued_total']) {
+    for (const name of [
+      'qcr_pending_events',
+      'qcr_pending_events_oldest_age_seconds',
+      'qcr_queue_jobs',
+      'qcr_reconciler_requeued_total',
+    ]) {
       expect(text).toContain(`# TYPE ${name} `);
     }
   });
@@ -180,9 +199,13 @@ describe('the worker process', () => {
     });
     expect(sent.status).toBe(200);
     const worker = stack.workers[0]!;
-    const line = await eventually(async () => worker.lines().find((candidate) => candidate.includes('"msg":"event job done"') && candidate.includes('req-trace-0042')), {
-      what: 'the job line with the request id',
-    });
+    const line = await eventually(
+      async () =>
+        worker.lines().find((candidate) => candidate.includes('"msg":"event job done"') && candidate.includes('req-trace-0042')),
+      {
+        what: 'the job line with the request id',
+      },
+    );
     expect(JSON.parse(line)).toMatchObject({ requestIds: ['req-trace-0042'], matched: [sent.json.data.event_id] });
   });
 });

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../shared/db/client.js';
-import { renewLease, sessionsNamed, type EndedWorker } from '../shared/db/lease-store.js';
+import { type EndedWorker, renewLease, sessionsNamed } from '../shared/db/lease-store.js';
 import { workerLeases } from '../shared/db/schema/index.js';
 import { withTransaction } from '../shared/db/transaction.js';
 import { createLogger } from '../shared/observability/logger.js';
@@ -54,7 +54,10 @@ describe('worker leases', () => {
     expect((await sessionsNamed(database.db, workerApplicationName('stopped'))).some((s) => s.inTransaction)).toBe(true);
 
     const takeovers: EndedWorker[][] = [];
-    const lease = startLease({ db: live.db, logger: silent, onTakeover: async (ended) => takeovers.push(ended) }, { workerId: 'live', leaseMs: 60_000, heartbeatMs: 100 });
+    const lease = startLease(
+      { db: live.db, logger: silent, onTakeover: async (ended) => takeovers.push(ended) },
+      { workerId: 'live', leaseMs: 60_000, heartbeatMs: 100 },
+    );
     await lease.start();
     await eventually(async () => (takeovers.length > 0 ? true : undefined), { what: 'the lapsed lease to be taken over' });
     expect(takeovers[0]).toEqual([{ workerId: 'stopped', sessions: expect.any(Number) }]);

@@ -1,5 +1,5 @@
 import type { Database } from '../shared/db/client.js';
-import { endLapsedWorkers, releaseLease, renewLease, type EndedWorker } from '../shared/db/lease-store.js';
+import { type EndedWorker, endLapsedWorkers, releaseLease, renewLease } from '../shared/db/lease-store.js';
 import type { Logger } from '../shared/observability/logger.js';
 
 /** application_name of every session a worker opens: the prefix, then its id (at most 63 bytes in all). */

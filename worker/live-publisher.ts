@@ -1,9 +1,9 @@
 import type { UserProgressChange } from '../core/matching/match-batch.js';
 import { formatIsoMillis } from '../shared/domain/timestamp.js';
-import { CHANGED_USER_BUCKETS, changedUsersChannel, progressChannel, type ProgressMessage } from '../shared/live/channel.js';
+import { CHANGED_USER_BUCKETS, changedUsersChannel, type ProgressMessage, progressChannel } from '../shared/live/channel.js';
 import { publishOn } from '../shared/live/publish.js';
-import type { Logger } from '../shared/observability/logger.js';
 import { logThrottle } from '../shared/observability/log-throttle.js';
+import type { Logger } from '../shared/observability/logger.js';
 import type { RedisClient } from '../shared/queue/connection.js';
 import { shardOf } from '../shared/queue/shards.js';
 
@@ -52,7 +52,9 @@ export function createLivePublisher(redis: RedisClient, prefix: string, logger: 
     }
     const sent = await Promise.allSettled([
       ...messages.map(([channel, message]) => publishOn(redis, channel, message, true)),
-      ...[...buckets].map(([bucket, userIds]) => publishOn(redis, changedUsersChannel(prefix, bucket), JSON.stringify(userIds), true)),
+      ...[...buckets].map(([bucket, userIds]) =>
+        publishOn(redis, changedUsersChannel(prefix, bucket), JSON.stringify(userIds), true),
+      ),
     ]);
     const failed = sent.find((outcome) => outcome.status === 'rejected');
     if (failed) report(failed.reason, changes.length);

@@ -9,4 +9,8 @@ const logger = workerLogger(config);
 if (config.MIGRATE_ON_START) await migrateWithLock(config.DATABASE_URL);
 const worker = await startWorker(config, logger);
 // Jobs still running at the deadline are retried elsewhere: their transactions never committed.
-stopOnSignals((signal) => worker.stop(signal), { timeoutMs: config.SHUTDOWN_TIMEOUT_MS, logger, deadlineMessage: 'shutdown deadline passed; exiting with jobs in flight' });
+stopOnSignals((signal) => worker.stop(signal), {
+  timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+  logger,
+  deadlineMessage: 'shutdown deadline passed; exiting with jobs in flight',
+});

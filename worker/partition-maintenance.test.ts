@@ -11,7 +11,10 @@ const names = async () => (await listEventPartitions(database.db)).map((p) => p.
 describe("the worker's partition pass", () => {
   it('creates the current month and the three after it, and keeps every partition while retention is unset', async () => {
     const before = await names();
-    const pass = await maintainEventPartitions({ db: database.db, logger }, { retentionMonths: undefined, now: new Date('2031-06-15T12:00:00Z') });
+    const pass = await maintainEventPartitions(
+      { db: database.db, logger },
+      { retentionMonths: undefined, now: new Date('2031-06-15T12:00:00Z') },
+    );
     expect(pass).toEqual({ created: ['events_2031_06', 'events_2031_07', 'events_2031_08', 'events_2031_09'], dropped: [] });
     expect(await names()).toEqual(expect.arrayContaining(before));
   });
@@ -22,7 +25,18 @@ describe("the worker's partition pass", () => {
     // Horizon 2031-07-01: June goes (and the months the migration made, long before), July on stay.
     expect(pass.dropped).toContain('events_2031_06');
     expect(pass.created).toEqual(['events_2031_10', 'events_2031_11', 'events_2031_12']);
-    expect(await names()).toEqual(['events_2031_07', 'events_2031_08', 'events_2031_09', 'events_2031_10', 'events_2031_11', 'events_2031_12', 'events_default']);
-    expect(await maintainEventPartitions({ db: database.db, logger }, { retentionMonths: 2, now })).toEqual({ created: [], dropped: [] });
+    expect(await names()).toEqual([
+      'events_2031_07',
+      'events_2031_08',
+      'events_2031_09',
+      'events_2031_10',
+      'events_2031_11',
+      'events_2031_12',
+      'events_default',
+    ]);
+    expect(await maintainEventPartitions({ db: database.db, logger }, { retentionMonths: 2, now })).toEqual({
+      created: [],
+      dropped: [],
+    });
   });
 });

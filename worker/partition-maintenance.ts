@@ -20,13 +20,19 @@ export async function maintainEventPartitions(
   if (input.retentionMonths === undefined) return { created, dropped: [] };
   const expired = await dropExpiredEvents(deps.db, { horizon: retentionHorizon(now, input.retentionMonths), dryRun: false });
   if (expired.partitions.length > 0 || expired.defaultRows > 0) {
-    deps.logger.info({ partitions: expired.partitions, defaultRows: expired.defaultRows, horizon: expired.horizon.toISOString() }, 'dropped expired events');
+    deps.logger.info(
+      { partitions: expired.partitions, defaultRows: expired.defaultRows, horizon: expired.horizon.toISOString() },
+      'dropped expired events',
+    );
   }
   return { created, dropped: expired.partitions };
 }
 
 /** Runs a pass now and then every interval; a failed pass (Postgres away, a lock not granted in time) is logged and retried at the next. */
-export function startPartitionMaintenance(deps: Pick<WorkerDeps, 'db' | 'logger'>, options: { retentionMonths: number | undefined; intervalMs?: number }) {
+export function startPartitionMaintenance(
+  deps: Pick<WorkerDeps, 'db' | 'logger'>,
+  options: { retentionMonths: number | undefined; intervalMs?: number },
+) {
   let running: Promise<unknown> = Promise.resolve();
   const pass = () => {
     running = maintainEventPartitions(deps, { retentionMonths: options.retentionMonths }).catch((error: unknown) =>

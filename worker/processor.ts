@@ -1,11 +1,11 @@
-import { UnrecoverableError, type Job } from 'bullmq';
-import { withoutQueryParams } from '../shared/db/query-errors.js';
-import { jobPayloads, type JobName } from '../shared/queue/contract.js';
-import { createBatcher, type MatchWork } from './matching/batcher.js';
-import { matchBatch, type BatchOutcome } from '../core/matching/match-batch.js';
-import { createTurnstile } from './matching/turnstile.js';
+import { type Job, UnrecoverableError } from 'bullmq';
+import { type BatchOutcome, matchBatch } from '../core/matching/match-batch.js';
 import { WalkCache } from '../core/matching/walk-cache.js';
+import { withoutQueryParams } from '../shared/db/query-errors.js';
+import { type JobName, jobPayloads } from '../shared/queue/contract.js';
 import type { WebhookProducer } from '../shared/queue/webhook-producer.js';
+import { createBatcher, type MatchWork } from './matching/batcher.js';
+import { createTurnstile } from './matching/turnstile.js';
 import type { WorkerDeps } from './worker-deps.js';
 
 export interface ProcessorDeps extends Pick<WorkerDeps, 'db' | 'logger' | 'publish'> {
@@ -35,7 +35,9 @@ function workOf(name: JobName, data: unknown): (MatchWork & { requestIds?: strin
   switch (name) {
     case 'match-events': {
       const parsed = jobPayloads[name].safeParse(data);
-      return parsed.success ? { eventIds: parsed.data.eventIds, userIds: [], source: parsed.data.providerId, requestIds: parsed.data.requestIds } : null;
+      return parsed.success
+        ? { eventIds: parsed.data.eventIds, userIds: [], source: parsed.data.providerId, requestIds: parsed.data.requestIds }
+        : null;
     }
     case 'process-event': {
       const parsed = jobPayloads[name].safeParse(data);
@@ -60,30 +62,42 @@ type SharedOutcome = BatchOutcome & { unreported: Set<string> };
 export function createProcessor(deps: ProcessorDeps) {
   const turnstile = createTurnstile();
   const walkCache = deps.walksKept ? new WalkCache(deps.walksKept) : undefined;
-  const batcher = createBatcher<SharedOutcome>(async (work) => {
-    const started = performance.now();
-    // Taken now, in the order batches were formed: they lock their users in that order.
-    const ticket = turnstile.ticket();
-    let outcome;
-    try {
-      outcome = await matchBatch(
-        { db: deps.db, inTurn: (step) => ticket.inTurn(step), walkCache },
-        { eventIds: work.eventIds, evaluateUserIds: work.userIds },
+  const batcher = createBatcher<SharedOutcome>(
+    async (work) => {
+      const started = performance.now();
+      // Taken now, in the order batches were formed: they lock their users in that order.
+      const ticket = turnstile.ticket();
+      let outcome;
+      try {
+        outcome = await matchBatch(
+          { db: deps.db, inTurn: (step) => ticket.inTurn(step), walkCache },
+          { eventIds: work.eventIds, evaluateUserIds: work.userIds },
+        );
+      } finally {
+        ticket.release();
+      }
+      await deps.publish(outcome.changes);
+      // Not awaited: the batch's jobs need not wait on Redis for this, and a lost add is the sweeper's.
+      if (outcome.webhookMessageIds.length > 0) void deps.webhooks?.producer.deliverNew(outcome.webhookMessageIds);
+      for (const event of outcome.matched) deps.onEventProcessed(event.receivedUs);
+      deps.onWalksRead?.(outcome.walksReused, outcome.walksLoaded);
+      deps.logger.debug(
+        {
+          events: work.eventIds.length,
+          matched: outcome.matched.length,
+          users: work.userIds.length,
+          recomputed: outcome.recomputed,
+          changedUsers: outcome.changes.length,
+          walksReused: outcome.walksReused,
+          walksLoaded: outcome.walksLoaded,
+          ms: Math.round(performance.now() - started),
+        },
+        'batch committed',
       );
-    } finally {
-      ticket.release();
-    }
-    await deps.publish(outcome.changes);
-    // Not awaited: the batch's jobs need not wait on Redis for this, and a lost add is the sweeper's.
-    if (outcome.webhookMessageIds.length > 0) void deps.webhooks?.producer.deliverNew(outcome.webhookMessageIds);
-    for (const event of outcome.matched) deps.onEventProcessed(event.receivedUs);
-    deps.onWalksRead?.(outcome.walksReused, outcome.walksLoaded);
-    deps.logger.debug(
-      { events: work.eventIds.length, matched: outcome.matched.length, users: work.userIds.length, recomputed: outcome.recomputed, changedUsers: outcome.changes.length, walksReused: outcome.walksReused, walksLoaded: outcome.walksLoaded, ms: Math.round(performance.now() - started) },
-      'batch committed',
-    );
-    return { ...outcome, unreported: new Set(outcome.matched.map((e) => e.id)) };
-  }, { maxBatchSize: deps.maxBatchSize, inFlight: deps.batchesInFlight, lingerMs: deps.batchLingerMs });
+      return { ...outcome, unreported: new Set(outcome.matched.map((e) => e.id)) };
+    },
+    { maxBatchSize: deps.maxBatchSize, inFlight: deps.batchesInFlight, lingerMs: deps.batchLingerMs },
+  );
 
   return async function process(job: Job): Promise<string> {
     if (!isJobName(job.name)) throw new UnrecoverableError(`unknown job ${job.name}`);
@@ -96,7 +110,10 @@ export function createProcessor(deps: ProcessorDeps) {
     const log = deps.logger.child({ jobId: job.id, job: job.name, attempt: job.attemptsMade + 1 });
     if (work.userIds.length > 0) {
       const changed = outcome.changes.some((c) => work.userIds.includes(c.userId));
-      log.info({ userId: work.userIds[0], evaluated: outcome.evaluated.includes(work.userIds[0]!), changed }, 'user evaluation done');
+      log.info(
+        { userId: work.userIds[0], evaluated: outcome.evaluated.includes(work.userIds[0]!), changed },
+        'user evaluation done',
+      );
       return changed ? 'changed' : 'unchanged';
     }
     const matched: string[] = [];

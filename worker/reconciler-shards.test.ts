@@ -1,6 +1,6 @@
-import { senderUserId } from '../shared/domain/ids.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { events, pendingEvents } from '../shared/db/schema/index.js';
+import { senderUserId } from '../shared/domain/ids.js';
 import { dateToMicros } from '../shared/domain/timestamp.js';
 import { createRedis } from '../shared/queue/connection.js';
 import { createMatchingProducer } from '../shared/queue/producer.js';
@@ -28,8 +28,22 @@ async function pendingOf(providerId: string, count: number, ageUs: bigint, tag: 
   const nowUs = dateToMicros(new Date());
   const rows = await database.db
     .insert(events)
-    .values(Array.from({ length: count }, (_, i) => ({ providerId, userId: senderUserId(`${tag}${i}`), eventType: 'kyc', occurredAt: nowUs - BigInt(i) * 1_000_000n, receivedAt: nowUs - ageUs })))
-    .returning({ eventId: events.id, providerId: events.providerId, userId: events.userId, occurredAt: events.occurredAt, receivedAt: events.receivedAt });
+    .values(
+      Array.from({ length: count }, (_, i) => ({
+        providerId,
+        userId: senderUserId(`${tag}${i}`),
+        eventType: 'kyc',
+        occurredAt: nowUs - BigInt(i) * 1_000_000n,
+        receivedAt: nowUs - ageUs,
+      })),
+    )
+    .returning({
+      eventId: events.id,
+      providerId: events.providerId,
+      userId: events.userId,
+      occurredAt: events.occurredAt,
+      receivedAt: events.receivedAt,
+    });
   await database.db.insert(pendingEvents).values(rows.map(({ userId: _, ...row }) => row));
   return rows;
 }
@@ -38,7 +52,9 @@ async function pendingOf(providerId: string, count: number, ageUs: bigint, tag: 
 async function queuedByShard(providerId: string): Promise<string[][]> {
   return Promise.all(
     producer.queues.map(async (queue) =>
-      (await queue.getJobs(['waiting', 'prioritized'], 0, 5000)).filter((job) => job.data.providerId === providerId).flatMap((job) => job.data.eventIds as string[]),
+      (await queue.getJobs(['waiting', 'prioritized'], 0, 5000))
+        .filter((job) => job.data.providerId === providerId)
+        .flatMap((job) => job.data.eventIds as string[]),
     ),
   );
 }
@@ -51,7 +67,11 @@ describe('reconcileOnce over sharded queues', () => {
     // A minute old, and their job (added two minutes ago, as a long queue holds it) still waits in the last shard.
     const waiting = await pendingOf(platform.id, 3, 60_000_000n, 'waiting-');
     const last = producer.queues[SHARDS - 1]!;
-    await last.add('match-events', { eventIds: waiting.map((e) => e.eventId), providerId: platform.id }, { timestamp: Date.now() - 120_000, priority: 7 });
+    await last.add(
+      'match-events',
+      { eventIds: waiting.map((e) => e.eventId), providerId: platform.id },
+      { timestamp: Date.now() - 120_000, priority: 7 },
+    );
     expect(await producer.oldestWaitingSince()).toBeLessThanOrEqual(Date.now() - 120_000);
 
     await reconcileOnce({ db: database.db, producer }, { minAgeMs: 10_000 });

@@ -1,18 +1,18 @@
-import { senderUserId } from '../shared/domain/ids.js';
 import { Writable } from 'node:stream';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../shared/db/client.js';
-import { sessionsNamed, type NamedSession } from '../shared/db/lease-store.js';
+import { type NamedSession, sessionsNamed } from '../shared/db/lease-store.js';
 import { events, pendingEvents, users } from '../shared/db/schema/index.js';
-import { createLogger } from '../shared/observability/logger.js';
+import { senderUserId } from '../shared/domain/ids.js';
 import { dateToMicros, parseUtcTimestamp } from '../shared/domain/timestamp.js';
+import { createLogger } from '../shared/observability/logger.js';
 import { createRedis } from '../shared/queue/connection.js';
 import { createMatchingProducer, type MatchingProducer } from '../shared/queue/producer.js';
 import { uniqueSuffix } from '../shared/testing/database.js';
 import { createTestProvider } from '../shared/testing/fixtures.js';
 import { useTestData } from '../shared/testing/test-data.js';
-import { startReconciler, reconcileOnce } from './reconciler.js';
+import { reconcileOnce, startReconciler } from './reconciler.js';
 
 const { database } = useTestData('reconciler', { providers: false });
 let producer: MatchingProducer;
@@ -44,9 +44,18 @@ describe('reconcileOnce', () => {
           receivedAt: nowUs - 3_600_000_000n,
         })),
       )
-      .returning({ eventId: events.id, providerId: events.providerId, occurredAt: events.occurredAt, receivedAt: events.receivedAt });
+      .returning({
+        eventId: events.id,
+        providerId: events.providerId,
+        occurredAt: events.occurredAt,
+        receivedAt: events.receivedAt,
+      });
     await database.db.insert(pendingEvents).values(stale);
-    await database.db.insert(users).values(n(1200).map((i) => ({ platformId: platform.id, platformUserId: senderUserId(`flagged-${i}`), needsEvaluation: true })));
+    await database.db
+      .insert(users)
+      .values(
+        n(1200).map((i) => ({ platformId: platform.id, platformUserId: senderUserId(`flagged-${i}`), needsEvaluation: true })),
+      );
     // A fresh pending event and a matched one (no pending row) are left to the normal path.
     const [fresh] = await database.db
       .insert(events)
@@ -54,21 +63,37 @@ describe('reconcileOnce', () => {
         { providerId: platform.id, userId: senderUserId('fresh'), eventType: 'kyc', occurredAt: nowUs },
         { providerId: platform.id, userId: senderUserId('done'), eventType: 'kyc', occurredAt: nowUs },
       ])
-      .returning({ eventId: events.id, providerId: events.providerId, occurredAt: events.occurredAt, receivedAt: events.receivedAt });
+      .returning({
+        eventId: events.id,
+        providerId: events.providerId,
+        occurredAt: events.occurredAt,
+        receivedAt: events.receivedAt,
+      });
     await database.db.insert(pendingEvents).values(fresh!);
 
-    expect(await reconcileOnce({ db: database.db, producer }, { minAgeMs: 10_000 })).toEqual({ events: 700, users: 1200, alreadyQueued: 0 });
+    expect(await reconcileOnce({ db: database.db, producer }, { minAgeMs: 10_000 })).toEqual({
+      events: 700,
+      users: 1200,
+      alreadyQueued: 0,
+    });
 
     // 700 events travel as two jobs (500 + 200 ids, prioritized: one provider's 700 events are a backlog), the users one job each.
     expect(await queued()).toBe(1202);
     const jobs = await producer.queue.getJobs(['waiting', 'prioritized'], 0, 2000);
     const queuedEventIds = jobs.filter((job) => job.name === 'match-events').flatMap((job) => job.data.eventIds as string[]);
-    const [event] = await database.db.select({ id: events.id }).from(events).where(eq(events.userId, senderUserId('u700')));
+    const [event] = await database.db
+      .select({ id: events.id })
+      .from(events)
+      .where(eq(events.userId, senderUserId('u700')));
     expect(queuedEventIds).toHaveLength(700);
     expect(queuedEventIds).toContain(event!.id);
 
     // A second pass finds the same work already queued: nothing is added twice, and it says so.
-    expect(await reconcileOnce({ db: database.db, producer }, { minAgeMs: 10_000 })).toEqual({ events: 0, users: 0, alreadyQueued: 1900 });
+    expect(await reconcileOnce({ db: database.db, producer }, { minAgeMs: 10_000 })).toEqual({
+      events: 0,
+      users: 0,
+      alreadyQueued: 1900,
+    });
     expect(await queued()).toBe(1202);
 
     // Its log line counts what it put back (here: the stale events of a second provider), not what it found.
@@ -78,7 +103,14 @@ describe('reconcileOnce', () => {
     const reconciler = startReconciler({ db: database.db, producer, logger }, { intervalMs: 60_000, minAgeMs: 10_000 });
     await reconciler.runNow(10_000);
     await reconciler.stop();
-    expect(lines).toEqual([expect.objectContaining({ msg: 'reconciler put pending work back on the queue', events: 30, users: 0, alreadyQueued: 1900 })]);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        msg: 'reconciler put pending work back on the queue',
+        events: 30,
+        users: 0,
+        alreadyQueued: 1900,
+      }),
+    ]);
     const jobs2 = await producer.queue.getJobs(['waiting', 'prioritized'], 0, 5000);
     const requeued = jobs2.filter((job) => job.data.providerId === other.id).flatMap((job) => job.data.eventIds as string[]);
     expect(requeued.sort()).toEqual(more.sort());
@@ -92,7 +124,9 @@ describe('reconcileOnce', () => {
     const watched: MatchingProducer = {
       ...producer,
       requeueEvents: async (refs) => (seen.push(await sessionsNamed(watcher.db, APPLICATION)), producer.requeueEvents(refs)),
-      requeueUserEvaluation: async (id) => (seen.push(await sessionsNamed(watcher.db, APPLICATION)), producer.requeueUserEvaluation(id)),
+      requeueUserEvaluation: async (id) => (
+        seen.push(await sessionsNamed(watcher.db, APPLICATION)), producer.requeueUserEvaluation(id)
+      ),
     };
     const counts = await reconcileOnce({ db: reconcilerDb.db, producer: watched }, { minAgeMs: 10_000 });
     expect(counts.events).toBe(3);
@@ -100,7 +134,8 @@ describe('reconcileOnce', () => {
     // A transaction held open across a Redis call shows as 'idle in transaction'. (An 'idle' row with
     // a transaction start is the stats' passing view of a session between two commands: seen once in
     // four full-suite runs, with nothing open.)
-    for (const sessions of seen) expect(sessions.filter((session) => session.inTransaction && session.state !== 'idle')).toEqual([]);
+    for (const sessions of seen)
+      expect(sessions.filter((session) => session.inTransaction && session.state !== 'idle')).toEqual([]);
   });
 
   it('leaves a backlog that still waits in the queue alone, and puts back what is older than the oldest waiting job', async () => {
@@ -109,7 +144,11 @@ describe('reconcileOnce', () => {
       const platform = await createTestProvider(database.db, 'platform');
       // A minute-old backlog whose job (added two minutes ago, as a long queue would hold it) has not had its turn yet...
       const waiting = await staleEvents(platform.id, 5, 60_000_000n);
-      await backlogProducer.queue.add('match-events', { eventIds: waiting, providerId: platform.id }, { timestamp: Date.now() - 120_000, priority: 7 });
+      await backlogProducer.queue.add(
+        'match-events',
+        { eventIds: waiting, providerId: platform.id },
+        { timestamp: Date.now() - 120_000, priority: 7 },
+      );
       // ...and events an hour old whose job was lost.
       const lost = await staleEvents(platform.id, 4);
       // (This queue is new: the earlier tests' pending work is put back in it too; only this provider's is looked at.)
@@ -145,8 +184,21 @@ async function staleEvents(providerId: string, count: number, ageUs = 3_600_000_
   const nowUs = dateToMicros(new Date());
   const rows = await database.db
     .insert(events)
-    .values(Array.from({ length: count }, (_, i) => ({ providerId, userId: senderUserId(`s${i}-${ageUs}`), eventType: 'kyc', occurredAt: nowUs - BigInt(i) * 1_000_000n, receivedAt: nowUs - ageUs })))
-    .returning({ eventId: events.id, providerId: events.providerId, occurredAt: events.occurredAt, receivedAt: events.receivedAt });
+    .values(
+      Array.from({ length: count }, (_, i) => ({
+        providerId,
+        userId: senderUserId(`s${i}-${ageUs}`),
+        eventType: 'kyc',
+        occurredAt: nowUs - BigInt(i) * 1_000_000n,
+        receivedAt: nowUs - ageUs,
+      })),
+    )
+    .returning({
+      eventId: events.id,
+      providerId: events.providerId,
+      occurredAt: events.occurredAt,
+      receivedAt: events.receivedAt,
+    });
   await database.db.insert(pendingEvents).values(rows);
   return rows.map((row) => row.eventId);
 }

@@ -1,8 +1,8 @@
-import type { ServiceUserId } from '../shared/domain/ids.js';
-import { withTransaction } from '../shared/db/transaction.js';
-import { pagePendingEvents, type PendingEventKey, type PendingEventRow } from '../shared/db/event-store.js';
+import { type PendingEventKey, type PendingEventRow, pagePendingEvents } from '../shared/db/event-store.js';
 import { tryReconcileLock } from '../shared/db/progress-store.js';
+import { withTransaction } from '../shared/db/transaction.js';
 import { pageUsersToEvaluate } from '../shared/db/user-store.js';
+import type { ServiceUserId } from '../shared/domain/ids.js';
 import { MAX_EVENTS_PER_JOB } from '../shared/queue/contract.js';
 import type { WorkerDeps } from './worker-deps.js';
 
@@ -77,14 +77,19 @@ async function queueLagMs(producer: WorkerDeps['producer']): Promise<number> {
  * twice; a repeat would be harmless anyway (the matcher skips events no longer
  * pending). Two workers enqueueing the same page at once is as harmless.
  */
-export async function reconcileOnce(deps: Pick<WorkerDeps, 'db' | 'producer'>, input: { minAgeMs: number }): Promise<ReconcileCounts> {
+export async function reconcileOnce(
+  deps: Pick<WorkerDeps, 'db' | 'producer'>,
+  input: { minAgeMs: number },
+): Promise<ReconcileCounts> {
   const counts: ReconcileCounts = { events: 0, users: 0, alreadyQueued: 0 };
   const pending = await collectPending(deps.db, input.minAgeMs + (await queueLagMs(deps.producer)));
   if (!pending) return counts;
   for (let i = 0; i < pending.events.length; i += MAX_EVENTS_PER_JOB) {
     const page = pending.events.slice(i, i + MAX_EVENTS_PER_JOB);
     // Each to its user's matching shard, as the API enqueued it.
-    const requeued = await deps.producer.requeueEvents(page.map(({ eventId, providerId, userId }) => ({ eventId, providerId, userId: userId ?? undefined })));
+    const requeued = await deps.producer.requeueEvents(
+      page.map(({ eventId, providerId, userId }) => ({ eventId, providerId, userId: userId ?? undefined })),
+    );
     counts.events += requeued;
     counts.alreadyQueued += page.length - requeued;
   }

@@ -5,7 +5,7 @@ import { workerLeases } from '../shared/db/schema/index.js';
 import { createLogger } from '../shared/observability/logger.js';
 import { uniqueSuffix } from '../shared/testing/database.js';
 import { useTestData } from '../shared/testing/test-data.js';
-import { startWorker, type RunningWorker } from './start-worker.js';
+import { type RunningWorker, startWorker } from './start-worker.js';
 
 // The worker process in process, as worker/main.ts runs it: what main.ts
 // used to do at top level is now a function a test can start and stop.
@@ -13,7 +13,14 @@ import { startWorker, type RunningWorker } from './start-worker.js';
 const { database } = useTestData('start_worker', { providers: false });
 const silent = createLogger({ level: 'silent', name: 'start-worker-test' });
 const configOf = (env: Record<string, string> = {}) =>
-  parseConfig({ DATABASE_URL: database.url, QUEUE_PREFIX: `start-worker-${uniqueSuffix()}`, HOST: '127.0.0.1', WORKER_HEALTH_PORT: '0', LOG_LEVEL: 'silent', ...env });
+  parseConfig({
+    DATABASE_URL: database.url,
+    QUEUE_PREFIX: `start-worker-${uniqueSuffix()}`,
+    HOST: '127.0.0.1',
+    WORKER_HEALTH_PORT: '0',
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
 
 let running: RunningWorker | undefined;
 afterEach(async () => {

@@ -43,11 +43,17 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
 
   const sender = createSender({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
   const sweeper = delivers
-    ? startSweeper({ db: databases.webhooks, logger, webhooks: queues.webhooks }, { intervalMs: config.RECONCILE_INTERVAL_MS, minAgeMs: config.RECONCILE_MIN_AGE_MS })
+    ? startSweeper(
+        { db: databases.webhooks, logger, webhooks: queues.webhooks },
+        { intervalMs: config.RECONCILE_INTERVAL_MS, minAgeMs: config.RECONCILE_MIN_AGE_MS },
+      )
     : idle;
   // Backtests (§12) on a queue of their own, one at a time per worker; the sweeper queues again any running one without a job.
   const backtestSweeper = matches
-    ? startBacktestSweeper({ db: databases.backtests, logger, backtests: queues.backtests }, { intervalMs: config.RECONCILE_INTERVAL_MS })
+    ? startBacktestSweeper(
+        { db: databases.backtests, logger, backtests: queues.backtests },
+        { intervalMs: config.RECONCILE_INTERVAL_MS },
+      )
     : idle;
   const reconciler = matches
     ? startReconciler(deps, {
@@ -57,7 +63,9 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
       })
     : { ...idle, runNow: async () => {} };
   // The coming months' partitions of events, and retention (EVENT_RETENTION_MONTHS): now, then hourly.
-  const partitionMaintenance = matches ? startPartitionMaintenance(deps, { retentionMonths: config.EVENT_RETENTION_MONTHS }) : idle;
+  const partitionMaintenance = matches
+    ? startPartitionMaintenance(deps, { retentionMonths: config.EVENT_RETENTION_MONTHS })
+    : idle;
   const lease = startLease(
     {
       db: databases.lease,
@@ -69,7 +77,9 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     { workerId, leaseMs: config.WORKER_LEASE_MS, heartbeatMs: config.WORKER_HEARTBEAT_MS },
   );
   // Not fatal if Postgres is away now: the heartbeat renews it once it answers.
-  await lease.start().catch((error: unknown) => logger.warn({ err: error }, 'could not take the first lease; the heartbeat retries'));
+  await lease
+    .start()
+    .catch((error: unknown) => logger.warn({ err: error }, 'could not take the first lease; the heartbeat retries'));
 
   const consumers = startConsumers(config, wiring, { shards, matches, delivers, sender, isShuttingDown: () => shuttingDown });
   const health = await startHealthServer({
@@ -78,14 +88,25 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     isShuttingDown: () => shuttingDown,
     ready: async () => {
       // A write to every matching shard's hash slot and the webhook queue's, not a PING (shared/queue/readiness.ts).
-      await Promise.all([pingDatabase(databases.matching), queues.matching.probe(), probeQueueSlots(queues.redis, [queues.webhooks.queue.toKey('readyz')])]);
+      await Promise.all([
+        pingDatabase(databases.matching),
+        queues.matching.probe(),
+        probeQueueSlots(queues.redis, [queues.webhooks.queue.toKey('readyz')]),
+      ]);
     },
     metrics: metrics.exposition,
   });
   const address = health.address();
   const healthPort = typeof address === 'object' && address ? address.port : null;
   logger.info(
-    { healthPort, roles: [...config.WORKER_ROLES], concurrency: config.WORKER_CONCURRENCY, shards: matches ? shards : [], cluster: config.REDIS_CLUSTER, workerId },
+    {
+      healthPort,
+      roles: [...config.WORKER_ROLES],
+      concurrency: config.WORKER_CONCURRENCY,
+      shards: matches ? shards : [],
+      cluster: config.REDIS_CLUSTER,
+      workerId,
+    },
     'worker started',
   );
 

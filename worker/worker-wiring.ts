@@ -1,5 +1,5 @@
-import { pendingEventsBacklog } from '../shared/db/event-store.js';
 import type { Config } from '../shared/config.js';
+import { pendingEventsBacklog } from '../shared/db/event-store.js';
 import type { Logger } from '../shared/observability/logger.js';
 import { createWorkerMetrics, PENDING_COUNT_CAP } from '../shared/observability/metrics.js';
 import { openDatabase } from '../shared/wiring/databases.js';
@@ -15,7 +15,8 @@ import type { WorkerDeps } from './worker-deps.js';
  */
 export function openWorkerWiring(config: Config, logger: Logger, workerId: string) {
   // Names this process's sessions (application_name), so another worker can end them if its lease lapses (lease.ts).
-  const pool = (poolSize: number) => openDatabase(config, { applicationName: workerApplicationName(workerId), poolSize, budget: 'worker' });
+  const pool = (poolSize: number) =>
+    openDatabase(config, { applicationName: workerApplicationName(workerId), poolSize, budget: 'worker' });
   // A connection per batch in flight (worker/matching/batcher.ts), plus the reconciler's and /readyz's.
   const database = pool(config.MATCH_BATCHES_IN_FLIGHT + 2);
   // Webhook deliveries' own connections: a burst of them never queues ahead of a matching batch.
@@ -48,7 +49,13 @@ export function openWorkerWiring(config: Config, logger: Logger, workerId: strin
     queues,
     metrics,
     async close() {
-      await Promise.allSettled([queues.close(), database.close(), webhookDatabase.close(), backtestDatabase.close(), leaseDatabase.close()]);
+      await Promise.allSettled([
+        queues.close(),
+        database.close(),
+        webhookDatabase.close(),
+        backtestDatabase.close(),
+        leaseDatabase.close(),
+      ]);
       consumerRedis.disconnect();
     },
   };

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
-import { AppError } from '../http/errors.js';
 import type { AppEnv } from '../app-env.js';
+import { AppError } from '../http/errors.js';
 import { clientAddress } from './client-address.js';
 import type { RateLimits } from './rate-limits.js';
 
@@ -23,7 +23,8 @@ export function requireAdmin(adminToken: string | undefined): MiddlewareHandler<
     const header = c.req.header('authorization') ?? '';
     const match = /^Bearer (.+)$/i.exec(header);
     if (!match) throw new AppError('missing_credentials', 'Authorization: Bearer <ADMIN_TOKEN> required');
-    if (!timingSafeEqual(digest(match[1]!), expected)) throw (await guard.wrongToken()) ?? new AppError('invalid_credentials', 'Invalid admin token');
+    if (!timingSafeEqual(digest(match[1]!), expected))
+      throw (await guard.wrongToken()) ?? new AppError('invalid_credentials', 'Invalid admin token');
     await next();
   };
 }

@@ -11,7 +11,11 @@ import { useTestService } from '../testing/test-service.js';
 
 const { database, api, platform, advertiser } = useTestService('auth');
 
-const event = (n = 0) => ({ user_id: 'auth-user', event_type: 'login', timestamp: `2026-01-01T00:00:${String(n).padStart(2, '0')}Z` });
+const event = (n = 0) => ({
+  user_id: 'auth-user',
+  event_type: 'login',
+  timestamp: `2026-01-01T00:00:${String(n).padStart(2, '0')}Z`,
+});
 const CREDENTIAL_INACTIVE = { code: 'credential_inactive', error: 'Credential is inactive' };
 const PROVIDER_INACTIVE = { code: 'provider_inactive', error: 'Provider is inactive' };
 
@@ -69,9 +73,15 @@ describe('403 in its order: inactive, provider type, permission', () => {
   });
 
   it('advertiser calling a platform-only operation -> 403 provider type', async () => {
-    const register = await api.call('POST', '/v1/users/register', { headers: advertiser.headers, body: { platform_user_id: 'x' } });
+    const register = await api.call('POST', '/v1/users/register', {
+      headers: advertiser.headers,
+      body: { platform_user_id: 'x' },
+    });
     expect(register.status).toBe(403);
-    expect(register.json).toMatchObject({ code: 'wrong_provider_type', error: 'This operation is not open to your provider type' });
+    expect(register.json).toMatchObject({
+      code: 'wrong_provider_type',
+      error: 'This operation is not open to your provider type',
+    });
     const read = await api.call('GET', '/v1/quest-chains/active/x', { headers: advertiser.headers });
     expect(read.status).toBe(403);
     expect(read.json.error).toBe('This operation is not open to your provider type');
@@ -89,7 +99,10 @@ describe('403 in its order: inactive, provider type, permission', () => {
   it('an inactive credential with a wrong secret is 401, not 403', async () => {
     const provider = await createTestProvider(database.db, 'platform');
     await updateCredential({ db: database.db }, { key: provider.key, status: 'inactive' });
-    const answer = await api.call('POST', '/v1/events', { headers: { ...provider.headers, 'x-api-secret': 'sk_wrong' }, body: event() });
+    const answer = await api.call('POST', '/v1/events', {
+      headers: { ...provider.headers, 'x-api-secret': 'sk_wrong' },
+      body: event(),
+    });
     expect(answer.status).toBe(401);
   });
 
@@ -151,13 +164,16 @@ describe('authentication comes before the body', () => {
     expect(answer.json).toMatchObject({ success: false, code: 'invalid_json', error: 'Request body is not valid JSON' });
   });
 
-  it.each(['[]', '[{"user_id":"u"}]', 'null', '"str"', '42', 'true'])('valid credentials + %s -> 400 must be a JSON object', async (body) => {
-    for (const path of ['/v1/events', '/v1/events/batch', '/v1/users/register']) {
-      const answer = await api.call('POST', path, { headers: platform.headers, body });
-      expect(answer.status, path).toBe(400);
-      expect(answer.json.error, path).toBe('Request body must be a JSON object');
-    }
-  });
+  it.each(['[]', '[{"user_id":"u"}]', 'null', '"str"', '42', 'true'])(
+    'valid credentials + %s -> 400 must be a JSON object',
+    async (body) => {
+      for (const path of ['/v1/events', '/v1/events/batch', '/v1/users/register']) {
+        const answer = await api.call('POST', path, { headers: platform.headers, body });
+        expect(answer.status, path).toBe(400);
+        expect(answer.json.error, path).toBe('Request body must be a JSON object');
+      }
+    },
+  );
 
   it('unknown route -> 404 even without credentials, in the envelope', async () => {
     for (const [method, path] of [
@@ -177,7 +193,8 @@ describe('authentication comes before the body', () => {
 describe('admin changes take effect', () => {
   it('deactivation and permission changes via the admin API apply to the next request (no cache)', async () => {
     const provider = await createTestProvider(database.db, 'platform');
-    const patch = (body: unknown) => api.call('PATCH', `/admin/v1/credentials/${provider.key}`, { headers: api.adminHeaders, body });
+    const patch = (body: unknown) =>
+      api.call('PATCH', `/admin/v1/credentials/${provider.key}`, { headers: api.adminHeaders, body });
     expect((await api.call('POST', '/v1/events', { headers: provider.headers, body: event(1) })).status).toBe(200);
 
     expect((await patch({ status: 'inactive' })).status).toBe(200);
@@ -187,9 +204,14 @@ describe('admin changes take effect', () => {
     const events = await api.call('POST', '/v1/events', { headers: provider.headers, body: event(3) });
     expect(events.status).toBe(403);
     expect(events.json.error).toContain('events:write');
-    expect((await api.call('POST', '/v1/users/register', { headers: provider.headers, body: { platform_user_id: 'p' } })).status).toBe(200);
+    expect(
+      (await api.call('POST', '/v1/users/register', { headers: provider.headers, body: { platform_user_id: 'p' } })).status,
+    ).toBe(200);
 
-    const deactivate = await api.call('PATCH', `/admin/v1/providers/${provider.id}`, { headers: api.adminHeaders, body: { status: 'inactive' } });
+    const deactivate = await api.call('PATCH', `/admin/v1/providers/${provider.id}`, {
+      headers: api.adminHeaders,
+      body: { status: 'inactive' },
+    });
     expect(deactivate.status).toBe(200);
     const register = await api.call('POST', '/v1/users/register', { headers: provider.headers, body: { platform_user_id: 'p' } });
     expect(register.json).toMatchObject(PROVIDER_INACTIVE);
@@ -204,7 +226,10 @@ describe('admin changes take effect', () => {
       await updateCredential({ db: database.db }, { key: provider.key, status: 'inactive' }); // not through this app: only the TTL can apply it
       expect((await cached.call('POST', '/v1/events', { headers: provider.headers, body: event(5) })).status).toBe(200); // still cached
       await eventually(
-        async () => ((await cached.call('POST', '/v1/events', { headers: provider.headers, body: event(6) })).status === 403 ? true : undefined),
+        async () =>
+          (await cached.call('POST', '/v1/events', { headers: provider.headers, body: event(6) })).status === 403
+            ? true
+            : undefined,
         { timeoutMs: 5000, intervalMs: 200, what: 'deactivation to apply' },
       );
       expect(Date.now() - changedAt).toBeLessThanOrEqual(5000);
@@ -218,9 +243,15 @@ describe('admin changes take effect', () => {
     try {
       const provider = await createTestProvider(database.db, 'platform');
       expect((await cached.call('POST', '/v1/events', { headers: provider.headers, body: event(7) })).status).toBe(200);
-      await cached.call('PATCH', `/admin/v1/credentials/${provider.key}`, { headers: cached.adminHeaders, body: { permissions: [] } });
+      await cached.call('PATCH', `/admin/v1/credentials/${provider.key}`, {
+        headers: cached.adminHeaders,
+        body: { permissions: [] },
+      });
       expect((await cached.call('POST', '/v1/events', { headers: provider.headers, body: event(8) })).status).toBe(403);
-      await cached.call('PATCH', `/admin/v1/providers/${provider.id}`, { headers: cached.adminHeaders, body: { status: 'inactive' } });
+      await cached.call('PATCH', `/admin/v1/providers/${provider.id}`, {
+        headers: cached.adminHeaders,
+        body: { status: 'inactive' },
+      });
       const answer = await cached.call('POST', '/v1/events', { headers: provider.headers, body: event(9) });
       expect(answer.json).toMatchObject(PROVIDER_INACTIVE);
     } finally {

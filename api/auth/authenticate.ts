@@ -1,9 +1,9 @@
 import type { Context, MiddlewareHandler, Next } from 'hono';
-import { AppError } from '../http/errors.js';
-import { requestHeader } from '../http/request-headers.js';
 import type { CredentialForAuth } from '../../shared/db/credential-store.js';
 import { authorize, OPERATIONS, type Operation, type OperationName } from '../../shared/domain/permissions.js';
 import type { AppEnv } from '../app-env.js';
+import { AppError } from '../http/errors.js';
+import { requestHeader } from '../http/request-headers.js';
 import { callerOf } from './caller.js';
 import { clientAddress } from './client-address.js';
 import type { FailureLimiter } from './failure-limiter.js';
@@ -20,7 +20,8 @@ const forbiddenMessages = {
 } as const;
 
 // A live credential on a test-only operation: a script pointed at the wrong key fails loudly.
-const testModeOnlyMessage = (c: Context) => `${c.req.method} ${c.req.path} needs a test credential (pk_test_…); live data is never reset`;
+const testModeOnlyMessage = (c: Context) =>
+  `${c.req.method} ${c.req.path} needs a test credential (pk_test_…); live data is never reset`;
 
 /**
  * Product rules §1: 401 for missing/unknown/wrong, then 403 inactive, provider
@@ -50,20 +51,31 @@ function authenticate(c: Context<AppEnv>, next: Next, operation: Operation, addr
   const key = requestHeader(c, 'x-api-key');
   const secret = requestHeader(c, 'x-api-secret');
   if (!key || !secret) return fail(c, address, 'missing_credentials', 'X-API-Key and X-API-Secret headers are required');
-  if (key.length > MAX_HEADER_LENGTH || secret.length > MAX_HEADER_LENGTH) return fail(c, address, 'invalid_credentials', 'Invalid API key or secret');
+  if (key.length > MAX_HEADER_LENGTH || secret.length > MAX_HEADER_LENGTH)
+    return fail(c, address, 'invalid_credentials', 'Invalid API key or secret');
   const cached = deps.credentials.cached(key);
-  if (cached === undefined) return deps.credentials.find(key).then((credential) => admit(c, next, operation, address, secret, credential));
+  if (cached === undefined)
+    return deps.credentials.find(key).then((credential) => admit(c, next, operation, address, secret, credential));
   return admit(c, next, operation, address, secret, cached);
 }
 
-function admit(c: Context<AppEnv>, next: Next, operation: Operation, address: string, secret: string, credential: CredentialForAuth | null): Promise<void> {
+function admit(
+  c: Context<AppEnv>,
+  next: Next,
+  operation: Operation,
+  address: string,
+  secret: string,
+  credential: CredentialForAuth | null,
+): Promise<void> {
   const { credentials, rateLimits } = c.get('deps');
   // Verified whether or not the key exists (against a dummy hash if not): the time taken tells nothing.
-  if (!credentials.secretValid(secret, credential) || !credential) return fail(c, address, 'invalid_credentials', 'Invalid API key or secret');
+  if (!credentials.secretValid(secret, credential) || !credential)
+    return fail(c, address, 'invalid_credentials', 'Invalid API key or secret');
   // Known from here on: every answer, a refusal below included, says the credential's mode.
   c.set('caller', callerOf(credential));
   const admitted = rateLimits.credentials?.admit(c, credential.key) ?? null;
-  if (admitted instanceof Promise) return admitted.then((limited) => (limited ? Promise.reject(limited) : authorized(c, next, operation, credential)));
+  if (admitted instanceof Promise)
+    return admitted.then((limited) => (limited ? Promise.reject(limited) : authorized(c, next, operation, credential)));
   if (admitted) throw admitted;
   return authorized(c, next, operation, credential);
 }
@@ -72,19 +84,33 @@ function authorized(c: Context<AppEnv>, next: Next, operation: Operation, creden
   const failure = authorize(credential, operation);
   if (failure === 'test_mode_only') throw new AppError(failure, testModeOnlyMessage(c));
   if (failure) {
-    const message = failure === 'permission_missing' ? `${forbiddenMessages.permission_missing} ${operation.permission}` : forbiddenMessages[failure];
+    const message =
+      failure === 'permission_missing'
+        ? `${forbiddenMessages.permission_missing} ${operation.permission}`
+        : forbiddenMessages[failure];
     throw new AppError(failure, message);
   }
   return next();
 }
 
-async function refuseLate(c: Context<AppEnv>, next: Next, operation: Operation, limiter: FailureLimiter, address: string): Promise<void> {
+async function refuseLate(
+  c: Context<AppEnv>,
+  next: Next,
+  operation: Operation,
+  limiter: FailureLimiter,
+  address: string,
+): Promise<void> {
   const refused = await limiter.refusalLate(c, address);
   if (refused) throw refused;
   // The block ended during the tarpit: authenticate as usual.
   return authenticate(c, next, operation, address);
 }
 
-async function fail(c: Context<AppEnv>, address: string, code: 'missing_credentials' | 'invalid_credentials', message: string): Promise<never> {
+async function fail(
+  c: Context<AppEnv>,
+  address: string,
+  code: 'missing_credentials' | 'invalid_credentials',
+  message: string,
+): Promise<never> {
   throw (await c.get('deps').rateLimits.authFailures?.record(c, address)) ?? new AppError(code, message);
 }

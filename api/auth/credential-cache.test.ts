@@ -46,7 +46,9 @@ describe('CredentialCache', () => {
   it('caches nothing with a TTL of 0', async () => {
     const known = await createTestProvider(database.db, 'platform');
     let calls = 0;
-    const cache = new CredentialCache(database.db, 0, { lookup: (key) => ((calls += 1), findCredentialForAuth(database.db, key)) });
+    const cache = new CredentialCache(database.db, 0, {
+      lookup: (key) => ((calls += 1), findCredentialForAuth(database.db, key)),
+    });
     await cache.find(known.key);
     await cache.find(known.key);
     expect(calls).toBe(2);

@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { verifySecret } from '../../shared/auth/secrets.js';
 import type { Database } from '../../shared/db/client.js';
-import { findCredentialForAuth, type CredentialForAuth } from '../../shared/db/credential-store.js';
+import { type CredentialForAuth, findCredentialForAuth } from '../../shared/db/credential-store.js';
 
 export type CredentialLookup = (key: string) => Promise<CredentialForAuth | null>;
 

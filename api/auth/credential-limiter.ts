@@ -1,9 +1,9 @@
 import type { Context } from 'hono';
 import { LRUCache } from 'lru-cache';
-import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Logger } from '../../shared/observability/logger.js';
 import type { AppError } from '../http/errors.js';
-import { rateLimited, setRateLimitHeaders, type RateLimitPolicy } from './rate-limit-policy.js';
+import { type RateLimitPolicy, rateLimited, setRateLimitHeaders } from './rate-limit-policy.js';
 
 /** How often requests counted locally are added to the shared count. */
 export const FLUSH_MS = 100;
@@ -48,12 +48,14 @@ export class CredentialLimiter {
   admit(c: Context, key: string): AppError | null | Promise<AppError | null> {
     const now = Date.now();
     const state = this.states.get(key);
-    if (state && state.blockedUntil > now) return rateLimited(c, this.policy, state.blockedUntil - now, 'requests for this credential');
+    if (state && state.blockedUntil > now)
+      return rateLimited(c, this.policy, state.blockedUntil - now, 'requests for this credential');
     if (state && state.resetAt > now && state.remaining - state.pending > this.margin) {
       state.pending += 1;
       this.scheduleFlush();
       const remaining = state.remaining - state.pending;
-      if (remaining < this.policy.quota * (1 - ADVERTISE_ABOVE)) setRateLimitHeaders(c, this.policy, { remaining, resetMs: state.resetAt - now });
+      if (remaining < this.policy.quota * (1 - ADVERTISE_ABOVE))
+        setRateLimitHeaders(c, this.policy, { remaining, resetMs: state.resetAt - now });
       return null;
     }
     return this.consumeNow(c, key, state);
@@ -70,7 +72,10 @@ export class CredentialLimiter {
   }
 
   /** Adds `points` to the shared count and records what Redis answered. Null when no limiter answered. */
-  private async consume(key: string, points: number): Promise<{ blocked: boolean; remaining: number; msBeforeNext: number } | null> {
+  private async consume(
+    key: string,
+    points: number,
+  ): Promise<{ blocked: boolean; remaining: number; msBeforeNext: number } | null> {
     let result: RateLimiterRes;
     let blocked = false;
     try {

@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from 'hono';
 import { LRUCache } from 'lru-cache';
-import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Logger } from '../../shared/observability/logger.js';
 import type { AppError } from '../http/errors.js';
-import { rateLimited, type RateLimitPolicy } from './rate-limit-policy.js';
+import { type RateLimitPolicy, rateLimited } from './rate-limit-policy.js';
 
 // Addresses remembered as blocked at once; a flood from more addresses than this forgets the oldest blocks.
 const MAX_BLOCKED = 50_000;

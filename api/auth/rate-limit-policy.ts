@@ -31,5 +31,8 @@ export function setRateLimitHeaders(c: Context, policy: RateLimitPolicy, state: 
 export function rateLimited(c: Context, policy: RateLimitPolicy, retryAfterMs: number, what: string): AppError {
   setRateLimitHeaders(c, policy, { remaining: 0, resetMs: retryAfterMs });
   c.header('Retry-After', String(seconds(retryAfterMs)));
-  return new AppError('rate_limited', `Too many ${what}: at most ${policy.quota} per ${policy.windowS} s; retry after ${seconds(retryAfterMs)} s`);
+  return new AppError(
+    'rate_limited',
+    `Too many ${what}: at most ${policy.quota} per ${policy.windowS} s; retry after ${seconds(retryAfterMs)} s`,
+  );
 }

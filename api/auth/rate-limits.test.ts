@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTestProvider } from '../../shared/testing/fixtures.js';
+import { TEST_ADMIN_TOKEN } from '../../shared/testing/admin-token.js';
 import { eventually } from '../../shared/testing/eventually.js';
+import { createTestProvider } from '../../shared/testing/fixtures.js';
 import { listen } from '../testing/http-server.js';
 import { createTestApp, type TestApp } from '../testing/test-app.js';
-import { TEST_ADMIN_TOKEN } from '../../shared/testing/admin-token.js';
 import { useTestService } from '../testing/test-service.js';
 
 // docs/operations.md, "Rate limits": 429 in the envelope with Retry-After and the
@@ -60,7 +60,8 @@ describe('per credential', () => {
   it('keeps counting in memory while Redis is unreachable, and ingest still answers', async () => {
     const app = await appWith({ RATE_LIMIT_CREDENTIAL_PER_MINUTE: '3', REDIS_URL: 'redis://127.0.0.1:1' });
     const event = (n: number) => ({ user_id: 'u', event_type: 'login', timestamp: `2026-01-01T00:00:0${n}Z` });
-    for (let n = 0; n < 3; n += 1) expect((await app.call('POST', '/v1/events', { headers: platform.headers, body: event(n) })).status).toBe(200);
+    for (let n = 0; n < 3; n += 1)
+      expect((await app.call('POST', '/v1/events', { headers: platform.headers, body: event(n) })).status).toBe(200);
     expect429(await app.call('POST', '/v1/events', { headers: platform.headers, body: event(3) }), 'credential', 3);
   });
 });
@@ -88,7 +89,8 @@ describe('failed authentication per address', () => {
     const direct = await appWith({ RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '2' });
     const server = await listen(direct.app);
     try {
-      const send = (forwardedFor: string) => fetch(`${server.url}/v1/quest-chains/active/x`, { headers: { ...badKey, 'x-forwarded-for': forwardedFor } });
+      const send = (forwardedFor: string) =>
+        fetch(`${server.url}/v1/quest-chains/active/x`, { headers: { ...badKey, 'x-forwarded-for': forwardedFor } });
       expect((await send('10.0.0.1')).status).toBe(401);
       expect((await send('10.0.0.2')).status).toBe(401);
       expect((await send('10.0.0.3')).status).toBe(429); // all three came from 127.0.0.1
@@ -120,7 +122,7 @@ describe('wrong admin tokens per address', () => {
     expect429(await admin(`Bearer ${TEST_ADMIN_TOKEN}`), 'admin-failures', 2);
   });
 
-  it('guards the queue dashboard\'s Basic login the same way', async () => {
+  it("guards the queue dashboard's Basic login the same way", async () => {
     const app = await appWith({ RATE_LIMIT_ADMIN_FAILURES_PER_MINUTE: '1' });
     const basic = (password: string) => `Basic ${Buffer.from(`ops:${password}`).toString('base64')}`;
     const dashboard = (authorization: string) => app.app.request('/admin/queues', { headers: { authorization } });

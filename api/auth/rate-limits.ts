@@ -1,7 +1,7 @@
-import type { RedisClient } from '../../shared/queue/connection.js';
-import { RateLimiterMemory, RateLimiterRedis, RLWrapperTimeouts, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RLWrapperTimeouts } from 'rate-limiter-flexible';
 import type { Config } from '../../shared/config.js';
 import type { Logger } from '../../shared/observability/logger.js';
+import type { RedisClient } from '../../shared/queue/connection.js';
 import { CredentialLimiter } from './credential-limiter.js';
 import { FailureLimiter } from './failure-limiter.js';
 import type { RateLimitPolicy } from './rate-limit-policy.js';
@@ -40,7 +40,11 @@ export function createRateLimits(options: { redis: RedisClient; config: Config; 
       rejectIfRedisNotReady: true,
       insuranceLimiter,
     });
-    return new RLWrapperTimeouts({ limiter: shared, timeoutMs: REDIS_TIMEOUT_MS, insuranceLimiter }) as unknown as RateLimiterAbstract;
+    return new RLWrapperTimeouts({
+      limiter: shared,
+      timeoutMs: REDIS_TIMEOUT_MS,
+      insuranceLimiter,
+    }) as unknown as RateLimiterAbstract;
   };
   const policy = (name: string, quota: number): RateLimitPolicy | null => (quota > 0 ? { name, quota, windowS: WINDOW_S } : null);
 
@@ -49,8 +53,18 @@ export function createRateLimits(options: { redis: RedisClient; config: Config; 
   const credential = policy('credential', config.RATE_LIMIT_CREDENTIAL_PER_MINUTE);
   const credentials = credential && new CredentialLimiter(credential, store(credential), logger);
   return {
-    authFailures: auth && new FailureLimiter(auth, store(auth), 'failed authentications from this address', logger, config.RATE_LIMIT_BLOCKED_DELAY_MS),
-    adminFailures: admin && new FailureLimiter(admin, store(admin), 'wrong admin tokens from this address', logger, config.RATE_LIMIT_BLOCKED_DELAY_MS),
+    authFailures:
+      auth &&
+      new FailureLimiter(
+        auth,
+        store(auth),
+        'failed authentications from this address',
+        logger,
+        config.RATE_LIMIT_BLOCKED_DELAY_MS,
+      ),
+    adminFailures:
+      admin &&
+      new FailureLimiter(admin, store(admin), 'wrong admin tokens from this address', logger, config.RATE_LIMIT_BLOCKED_DELAY_MS),
     credentials,
     trustedProxies: config.TRUST_PROXY,
     close: () => credentials?.close(),

@@ -1,4 +1,4 @@
-import { ServerResponse, type IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders } from 'node:http';
+import { type IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders, ServerResponse } from 'node:http';
 
 /**
  * Node's response for the API's server, carrying the request id into the
@@ -16,7 +16,11 @@ export class ApiResponse<Request extends IncomingMessage = IncomingMessage> exte
   /** Set by the request context; the head written for this request carries it. */
   requestId: string | undefined;
 
-  override writeHead(statusCode: number, reason?: string | OutgoingHttpHeaders | OutgoingHttpHeader[], headers?: OutgoingHttpHeaders | OutgoingHttpHeader[]): this {
+  override writeHead(
+    statusCode: number,
+    reason?: string | OutgoingHttpHeaders | OutgoingHttpHeader[],
+    headers?: OutgoingHttpHeaders | OutgoingHttpHeader[],
+  ): this {
     const id = this.requestId;
     if (typeof reason !== 'string') {
       headers = reason;

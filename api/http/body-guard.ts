@@ -26,7 +26,12 @@ export function jsonBodyGuard(limitBytes: number, options: { optional?: boolean 
     }
     const contentType = c.req.header('content-type') ?? '';
     // A route whose body is optional (every field optional) takes a bare POST without one.
-    if (options.optional === true && contentType === '' && (declared === 0 || !c.req.header('content-length')) && !c.req.header('transfer-encoding')) {
+    if (
+      options.optional === true &&
+      contentType === '' &&
+      (declared === 0 || !c.req.header('content-length')) &&
+      !c.req.header('transfer-encoding')
+    ) {
       await next();
       return;
     }
@@ -47,7 +52,12 @@ export function jsonBodyGuard(limitBytes: number, options: { optional?: boolean 
     }
     if (mayHoldForbiddenKey(text)) {
       const path = forbiddenKeyPath(parsed);
-      if (path) throw new AppError('invalid_field', `${path}: key not allowed (__proto__, constructor and prototype cannot be stored)`, path);
+      if (path)
+        throw new AppError(
+          'invalid_field',
+          `${path}: key not allowed (__proto__, constructor and prototype cannot be stored)`,
+          path,
+        );
     }
     // Hand the text we already read to the validator. Hono's cache holds promises at
     // run time although its type says string, hence the cast.
@@ -75,7 +85,8 @@ async function readLimited(body: AsyncIterable<Uint8Array> | null, limit: number
   let exceeded = false;
   for await (const chunk of body) {
     size += chunk.byteLength;
-    if (size > limit) exceeded = true; // keep draining so the client can read our answer
+    if (size > limit)
+      exceeded = true; // keep draining so the client can read our answer
     else chunks.push(chunk);
     if (size > DRAIN_CAP_BYTES) break;
   }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listen, type ListeningApp } from '../testing/http-server.js';
+import { type ListeningApp, listen } from '../testing/http-server.js';
 import { useTestService } from '../testing/test-service.js';
 
 // §9 body limits over a real socket: 64 KiB for a single body, 1 MiB for a
@@ -143,7 +143,10 @@ describe('auth before size, readable on the wire', () => {
   });
 
   it('oversize chunked body with a wrong secret -> 401, readable', async () => {
-    const answer = await post('/v1/events', chunked(singleBody(SINGLE_LIMIT * 3)), { ...platform.headers, 'x-api-secret': 'sk_wrong' });
+    const answer = await post('/v1/events', chunked(singleBody(SINGLE_LIMIT * 3)), {
+      ...platform.headers,
+      'x-api-secret': 'sk_wrong',
+    });
     expect(answer.status).toBe(401);
   });
 

@@ -49,7 +49,12 @@ export function tagAnswer(c: Context, requestId: string): 'on the wire' | 'in pr
 }
 
 /** Answers `status` with `headers` and `body` (none for a 304). */
-export function answerDirectly(c: Context<AppEnv>, status: 200 | 304, headers: Record<string, string>, body?: Uint8Array): Response {
+export function answerDirectly(
+  c: Context<AppEnv>,
+  status: 200 | 304,
+  headers: Record<string, string>,
+  body?: Uint8Array,
+): Response {
   const outgoing = outgoingOf(c);
   if (outgoing === undefined || outgoing.headersSent) {
     for (const [name, value] of Object.entries(headers)) c.header(name, value);

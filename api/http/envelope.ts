@@ -6,13 +6,21 @@ import { answerLivemode } from './livemode.js';
 
 const errorEnvelopeShape = (codes: [ErrorCode, ...ErrorCode[]]) => ({
   success: z.literal(false),
-  livemode: z.boolean().optional().openapi({ description: 'Once the credential is known: false for a test credential, true for a live one.' }),
+  livemode: z
+    .boolean()
+    .optional()
+    .openapi({ description: 'Once the credential is known: false for a test credential, true for a live one.' }),
   error: z.string().openapi({ description: 'Human-readable message naming what is wrong.' }),
-  code: z.enum(codes).openapi({ description: 'Machine-readable code of the condition (docs/errors.md): branch on it, not on the message.' }),
+  code: z
+    .enum(codes)
+    .openapi({ description: 'Machine-readable code of the condition (docs/errors.md): branch on it, not on the message.' }),
   param: z
     .string()
     .optional()
-    .openapi({ description: 'The request field at fault, as a dot path (`events.3.timestamp`), when one field is.', example: 'user_id' }),
+    .openapi({
+      description: 'The request field at fault, as a dot path (`events.3.timestamp`), when one field is.',
+      example: 'user_id',
+    }),
 });
 
 export const errorEnvelopeSchema = z.object(errorEnvelopeShape(ERROR_CODES)).openapi('Error');
@@ -33,7 +41,13 @@ function errorSchemaFor(status: number) {
 
 /** Every answer to an API credential says which mode it came from (docs/test-mode.md); admin and health answers do not. */
 export const livemodeField = () =>
-  z.boolean().optional().openapi({ description: 'Answers to an API credential: false for a test credential (docs/test-mode.md), true for a live one.', example: true });
+  z
+    .boolean()
+    .optional()
+    .openapi({
+      description: 'Answers to an API credential: false for a test credential (docs/test-mode.md), true for a live one.',
+      example: true,
+    });
 
 export function successEnvelope<T extends z.ZodTypeAny>(data: T) {
   return z.object({ success: z.literal(true), livemode: livemodeField(), data });
@@ -53,7 +67,11 @@ export function successBody<T>(c: Context, data: T): SuccessBody<T> {
 export type SuccessBody<T> = { success: true; data: T } | { success: true; livemode: boolean; data: T };
 
 /** Every success answer of a route: `return ok(c, to<Thing>Response(value))` (202 where the route says so). */
-export function ok<T, S extends 200 | 202 = 200>(c: Context, data: T, status: S = 200 as S): Response & TypedResponse<JSONParsed<SuccessBody<T>>, S, 'json'> {
+export function ok<T, S extends 200 | 202 = 200>(
+  c: Context,
+  data: T,
+  status: S = 200 as S,
+): Response & TypedResponse<JSONParsed<SuccessBody<T>>, S, 'json'> {
   return c.json(successBody(c, data), status);
 }
 

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { updateCredential } from '../../core/admin/credentials.js';
+import { updateProvider } from '../../core/admin/providers.js';
 import { hashSecret } from '../../shared/auth/secrets.js';
 import { createDatabase } from '../../shared/db/client.js';
 import { projectRoot } from '../../shared/db/project-root.js';
@@ -11,12 +13,10 @@ import { createTestChain, createTestUser } from '../../shared/testing/chains.js'
 import { createEmptyTestDatabase, type TestDatabase } from '../../shared/testing/database.js';
 import { eventually } from '../../shared/testing/eventually.js';
 import { createTestProvider } from '../../shared/testing/fixtures.js';
-import { updateCredential } from '../../core/admin/credentials.js';
-import { updateProvider } from '../../core/admin/providers.js';
 import { readSse } from '../testing/sse-reader.js';
 import { createTestApp, type TestApp } from '../testing/test-app.js';
 import { useTestService } from '../testing/test-service.js';
-import { ERROR_CODES, errorStatus, type ErrorCode } from './errors.js';
+import { ERROR_CODES, type ErrorCode, errorStatus } from './errors.js';
 
 // Every code of the error table (api/http/errors.ts) reached through HTTP,
 // with its status and, where one field is at fault, its param; and the
@@ -36,7 +36,9 @@ beforeAll(async () => {
   // A database without its tables: every statement fails, a fault of the service's own (not a connection outage, which is 503).
   empty = await createEmptyTestDatabase('error_codes_unmigrated');
   emptyConnection = createDatabase({ url: empty.url, poolSize: 1 });
-  noTables = await createTestApp({ ...database, ...emptyConnection, url: empty.url } as TestDatabase, { LIVE_TOKEN_SECRET: 'x'.repeat(32) });
+  noTables = await createTestApp({ ...database, ...emptyConnection, url: empty.url } as TestDatabase, {
+    LIVE_TOKEN_SECRET: 'x'.repeat(32),
+  });
   limited = await createTestApp(database, { RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '1' });
   oneStream = await createTestApp(database, { LIVE_MAX_STREAMS_PER_USER: '1' });
 });
@@ -48,7 +50,12 @@ afterAll(async () => {
 
 let counter = 0;
 const fresh = (prefix: string) => `${prefix}-${(counter += 1)}`;
-const event = (overrides: Record<string, unknown> = {}) => ({ user_id: 'u', event_type: fresh('t'), timestamp: '2026-03-01T10:00:00Z', ...overrides });
+const event = (overrides: Record<string, unknown> = {}) => ({
+  user_id: 'u',
+  event_type: fresh('t'),
+  timestamp: '2026-03-01T10:00:00Z',
+  ...overrides,
+});
 const post = (path: string, body: unknown, headers = platform.headers) => api.call('POST', path, { headers, body });
 
 async function registered() {
@@ -59,8 +66,20 @@ async function registered() {
 /** A registered user whose first task of `chain` the matcher completed just now (written as it stores it); answers the platform user id. */
 async function completedFirstTask(chain: { id: string; taskIds: string[] }) {
   const platformUserId = await registered();
-  const [user] = await database.db.select({ id: users.id }).from(users).where(eq(users.platformUserId, senderUserId(platformUserId)));
-  await database.db.insert(taskCompletions).values({ userId: user!.id, taskId: chain.taskIds[0]!, chainId: chain.id, eventId: randomUUID(), completedAt: BigInt(Date.now()) * 1000n, sinceJoinedUs: 0n });
+  const [user] = await database.db
+    .select({ id: users.id })
+    .from(users)
+    .where(eq(users.platformUserId, senderUserId(platformUserId)));
+  await database.db
+    .insert(taskCompletions)
+    .values({
+      userId: user!.id,
+      taskId: chain.taskIds[0]!,
+      chainId: chain.id,
+      eventId: randomUUID(),
+      completedAt: BigInt(Date.now()) * 1000n,
+      sinceJoinedUs: 0n,
+    });
   return platformUserId;
 }
 async function token(platformUserId: string) {
@@ -69,7 +88,11 @@ async function token(platformUserId: string) {
   return answer.json.data.connection_token as string;
 }
 const complete = (connectionToken: string, advertiserUserId: string) =>
-  post('/v1/account-links/complete', { connection_token: connectionToken, advertiser_user_id: advertiserUserId }, advertiser.headers);
+  post(
+    '/v1/account-links/complete',
+    { connection_token: connectionToken, advertiser_user_id: advertiserUserId },
+    advertiser.headers,
+  );
 
 /** One way to reach each code, and the param it names (null: none). Typed by the table, so a new code without a scenario does not compile. */
 const scenarios: Record<ErrorCode, { param: string | null; reach: () => Promise<Answer> }> = {
@@ -86,7 +109,10 @@ const scenarios: Record<ErrorCode, { param: string | null; reach: () => Promise<
     param: 'advertiser_id',
     reach: async () => post('/v1/account-links', { platform_user_id: await registered(), advertiser_id: platform.id }),
   },
-  task_not_found: { param: 'task_id', reach: async () => post('/v1/rewards/claim', { platform_user_id: await registered(), task_id: randomUUID() }) },
+  task_not_found: {
+    param: 'task_id',
+    reach: async () => post('/v1/rewards/claim', { platform_user_id: await registered(), task_id: randomUUID() }),
+  },
   quest_chain_not_found: {
     param: 'quest_chain_id',
     reach: async () => post('/v1/rewards/claim', { platform_user_id: await registered(), quest_chain_id: randomUUID() }),
@@ -108,7 +134,8 @@ const scenarios: Record<ErrorCode, { param: string | null; reach: () => Promise<
     param: null,
     reach: async () => {
       const provider = await createTestProvider(database.db, 'advertiser');
-      for (let i = 0; i < 10; i += 1) expect((await post('/v1/webhook-endpoints', { url: `https://93.184.215.14/${i}` }, provider.headers)).status).toBe(200);
+      for (let i = 0; i < 10; i += 1)
+        expect((await post('/v1/webhook-endpoints', { url: `https://93.184.215.14/${i}` }, provider.headers)).status).toBe(200);
       return post('/v1/webhook-endpoints', { url: 'https://93.184.215.14/10' }, provider.headers);
     },
   },
@@ -156,18 +183,30 @@ const scenarios: Record<ErrorCode, { param: string | null; reach: () => Promise<
     param: 'task_id',
     reach: async () => {
       const chain = await createTestChain(database.db, platform.id, advertiser.id, { maxClaimsPerReward: 1 });
-      expect((await post('/v1/rewards/claim', { platform_user_id: await completedFirstTask(chain), task_id: chain.taskIds[0] })).status).toBe(200);
+      expect(
+        (await post('/v1/rewards/claim', { platform_user_id: await completedFirstTask(chain), task_id: chain.taskIds[0] }))
+          .status,
+      ).toBe(200);
       return post('/v1/rewards/claim', { platform_user_id: await completedFirstTask(chain), task_id: chain.taskIds[0] });
     },
   },
   out_of_stock: {
     param: 'quest_chain_id',
     reach: async () => {
-      const reward = { type: 'mystery_box', name: 'Empty box', prizes: [{ prize_id: 'gone', name: 'Gone', weight: 1, stock: 0 }] };
+      const reward = {
+        type: 'mystery_box',
+        name: 'Empty box',
+        prizes: [{ prize_id: 'gone', name: 'Gone', weight: 1, stock: 0 }],
+      };
       const chain = await createTestChain(database.db, platform.id, advertiser.id, { tasks: [{ event: 'empty-box' }], reward });
       const platformUserId = await registered();
-      const [user] = await database.db.select({ id: users.id }).from(users).where(eq(users.platformUserId, senderUserId(platformUserId)));
-      await database.db.insert(chainProgress).values({ userId: user!.id, chainId: chain.id, completedTasks: 1, totalTasks: 1, completedAt: 1_000_000n });
+      const [user] = await database.db
+        .select({ id: users.id })
+        .from(users)
+        .where(eq(users.platformUserId, senderUserId(platformUserId)));
+      await database.db
+        .insert(chainProgress)
+        .values({ userId: user!.id, chainId: chain.id, completedTasks: 1, totalTasks: 1, completedAt: 1_000_000n });
       return post('/v1/rewards/claim', { platform_user_id: platformUserId, quest_chain_id: chain.id });
     },
   },
@@ -187,7 +226,10 @@ const scenarios: Record<ErrorCode, { param: string | null; reach: () => Promise<
   },
   not_found: { param: null, reach: () => api.call('GET', '/v1/no-such-route', { headers: platform.headers }) },
   missing_credentials: { param: null, reach: () => post('/v1/events', event(), { 'content-type': 'application/json' }) },
-  invalid_credentials: { param: null, reach: () => post('/v1/events', event(), { ...platform.headers, 'x-api-secret': 'sk_wrong' }) },
+  invalid_credentials: {
+    param: null,
+    reach: () => post('/v1/events', event(), { ...platform.headers, 'x-api-secret': 'sk_wrong' }),
+  },
   invalid_live_token: { param: 'token', reach: () => api.call('GET', '/v1/live?token=garbage') },
   credential_inactive: {
     param: null,
@@ -217,7 +259,11 @@ const scenarios: Record<ErrorCode, { param: string | null; reach: () => Promise<
   payload_too_large: { param: null, reach: () => post('/v1/events', event({ metadata: { pad: 'x'.repeat(70 * 1024) } })) },
   unsupported_media_type: {
     param: null,
-    reach: () => api.call('POST', '/v1/events', { headers: { ...platform.headers, 'content-type': 'text/plain' }, body: JSON.stringify(event()) }),
+    reach: () =>
+      api.call('POST', '/v1/events', {
+        headers: { ...platform.headers, 'content-type': 'text/plain' },
+        body: JSON.stringify(event()),
+      }),
   },
   rate_limited: {
     param: null,

@@ -2,10 +2,10 @@ import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ZodError } from 'zod';
-import { DOMAIN_ERROR_KINDS, DomainError, type DomainErrorCode, type DomainErrorKind } from '../../shared/errors.js';
-import type { Logger } from '../../shared/observability/logger.js';
 import { isConnectionError } from '../../shared/db/connection-loss.js';
 import { isTimeLimitError } from '../../shared/db/query-errors.js';
+import { DOMAIN_ERROR_KINDS, DomainError, type DomainErrorCode, type DomainErrorKind } from '../../shared/errors.js';
+import type { Logger } from '../../shared/observability/logger.js';
 import { answerLivemode } from './livemode.js';
 import { describeValidationFailure } from './validation-errors.js';
 
@@ -50,7 +50,10 @@ export type ErrorCode = keyof typeof errorStatus;
 export type ErrorStatus = (typeof errorStatus)[ErrorCode];
 
 /** Every code, by status (a stable sort: the table's order within a status); docs/errors.md lists them in this order. */
-export const ERROR_CODES = (Object.keys(errorStatus) as ErrorCode[]).sort((a, b) => errorStatus[a] - errorStatus[b]) as [ErrorCode, ...ErrorCode[]];
+export const ERROR_CODES = (Object.keys(errorStatus) as ErrorCode[]).sort((a, b) => errorStatus[a] - errorStatus[b]) as [
+  ErrorCode,
+  ...ErrorCode[],
+];
 
 /** The codes answered with `status`, in table order (the OpenAPI enum of that response). */
 export const codesForStatus = (status: number) => ERROR_CODES.filter((code) => errorStatus[code] === status);

@@ -16,7 +16,11 @@ describe('forbidden keys in a JSON body', () => {
     ['nested __proto__ in metadata', event('{"a":{"__proto__":{"admin":true}}}'), 'metadata.a.__proto__'],
     ['__proto__ at the top of metadata', event('{"__proto__":{"x":1}}'), 'metadata.__proto__'],
     ['constructor inside an array', event('{"list":[1,{"constructor":{"prototype":1}}]}'), 'metadata.list.1.constructor'],
-    ['prototype at the top level', '{"prototype":1,"user_id":"u","event_type":"e","timestamp":"2026-01-01T00:00:00Z"}', 'prototype'],
+    [
+      'prototype at the top level',
+      '{"prototype":1,"user_id":"u","event_type":"e","timestamp":"2026-01-01T00:00:00Z"}',
+      'prototype',
+    ],
     ['an escaped __proto__', event('{"\\u005f_proto__":{"x":1}}'), 'metadata.__proto__'],
   ])('%s -> 400 invalid_field naming %s', async (_label, body, param) => {
     const answer = await post('/v1/events', body);
@@ -33,11 +37,19 @@ describe('forbidden keys in a JSON body', () => {
   });
 
   it('leaves the words alone as values and inside longer keys, and stores them as sent', async () => {
-    const metadata = { note: '__proto__ constructor prototype', constructors: 1, my_prototype: 2, nested: { prototypes: ['constructor'] } };
+    const metadata = {
+      note: '__proto__ constructor prototype',
+      constructors: 1,
+      my_prototype: 2,
+      nested: { prototypes: ['constructor'] },
+    };
     const answer = await post('/v1/events', event(JSON.stringify(metadata), 3));
     expect(answer.status).toBe(200);
     expect(answer.json.data.status).toBe('received');
-    const [stored] = await database.db.select({ metadata: events.metadata }).from(events).where(eq(events.id, answer.json.data.event_id));
+    const [stored] = await database.db
+      .select({ metadata: events.metadata })
+      .from(events)
+      .where(eq(events.id, answer.json.data.event_id));
     expect(stored?.metadata).toEqual(metadata);
   });
 });

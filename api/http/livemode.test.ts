@@ -2,9 +2,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { createRoute, z } from '@hono/zod-openapi';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createCredential } from '../../core/admin/credentials.js';
 import { projectRoot } from '../../shared/db/project-root.js';
 import { invalidInput } from '../../shared/errors.js';
-import { createCredential } from '../../core/admin/credentials.js';
 import { createApp } from '../app.js';
 import { requireOperation } from '../auth/authenticate.js';
 import { useTestService } from '../testing/test-service.js';
@@ -24,7 +24,10 @@ const probe = createRoute({
   middleware: [requireOperation('registerUser')] as const,
   request: { params: z.object({ outcome: z.enum(['fine', 'refused', 'broken']) }) },
   responses: {
-    200: { description: 'Probed.', content: { 'application/json': { schema: successEnvelope(z.object({ probed: z.literal(true) })) } } },
+    200: {
+      description: 'Probed.',
+      content: { 'application/json': { schema: successEnvelope(z.object({ probed: z.literal(true) })) } },
+    },
     ...errorResponses(400, 401, 403, 500),
   },
 });
@@ -41,7 +44,10 @@ function appWithProbe() {
 }
 
 type Headers = Record<string, string>;
-const headersOf = (credential: { key: string; secret: string }): Headers => ({ 'x-api-key': credential.key, 'x-api-secret': credential.secret });
+const headersOf = (credential: { key: string; secret: string }): Headers => ({
+  'x-api-key': credential.key,
+  'x-api-secret': credential.secret,
+});
 
 let app: ReturnType<typeof appWithProbe>;
 let live: Headers;
@@ -51,7 +57,9 @@ beforeAll(async () => {
   app = appWithProbe();
   live = headersOf(platform);
   test = headersOf(await createCredential({ db: database.db }, { providerId: platform.id, mode: 'test' }));
-  testWithoutPermission = headersOf(await createCredential({ db: database.db }, { providerId: platform.id, mode: 'test', permissions: [] }));
+  testWithoutPermission = headersOf(
+    await createCredential({ db: database.db }, { providerId: platform.id, mode: 'test', permissions: [] }),
+  );
 });
 
 async function call(outcome: string, headers: Headers) {
@@ -66,12 +74,27 @@ describe('a route that never mentions livemode', () => {
   });
 
   it('says it in every error after the credential is verified: a refusal, a validation failure, a fault, a 403', async () => {
-    for (const [headers, livemode] of [[live, true], [test, false]] as const) {
-      expect(await call('refused', headers)).toMatchObject({ status: 400, json: { success: false, livemode, code: 'invalid_field', param: 'outcome' } });
-      expect(await call('unknown', headers)).toMatchObject({ status: 400, json: { success: false, livemode, code: 'invalid_field' } });
-      expect(await call('broken', headers)).toEqual({ status: 500, json: { success: false, livemode, error: 'The operation could not be completed', code: 'internal' } });
+    for (const [headers, livemode] of [
+      [live, true],
+      [test, false],
+    ] as const) {
+      expect(await call('refused', headers)).toMatchObject({
+        status: 400,
+        json: { success: false, livemode, code: 'invalid_field', param: 'outcome' },
+      });
+      expect(await call('unknown', headers)).toMatchObject({
+        status: 400,
+        json: { success: false, livemode, code: 'invalid_field' },
+      });
+      expect(await call('broken', headers)).toEqual({
+        status: 500,
+        json: { success: false, livemode, error: 'The operation could not be completed', code: 'internal' },
+      });
     }
-    expect(await call('fine', testWithoutPermission)).toMatchObject({ status: 403, json: { success: false, livemode: false, code: 'permission_missing' } });
+    expect(await call('fine', testWithoutPermission)).toMatchObject({
+      status: 403,
+      json: { success: false, livemode: false, code: 'permission_missing' },
+    });
   });
 
   it('cannot say it before the credential is known (401)', async () => {
@@ -90,12 +113,16 @@ describe('the routes', () => {
 
   it('answer through ok() and the error handler, never a body of their own', () => {
     expect(handlers.length).toBeGreaterThan(30);
-    const handBuilt = handlers.filter((file) => /c\.json\(|c\.body\(JSON|success: true/.test(readFileSync(file, 'utf8'))).map((file) => relative(projectRoot(), file));
+    const handBuilt = handlers
+      .filter((file) => /c\.json\(|c\.body\(JSON|success: true/.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(projectRoot(), file));
     expect(handBuilt).toEqual([]);
   });
 
-  it('leave test-twin ids to the use-cases (given the caller\'s livemode)', () => {
-    const mapping = handlers.filter((file) => /twinId|shownProviderId|providerIdForMode/.test(readFileSync(file, 'utf8'))).map((file) => relative(projectRoot(), file));
+  it("leave test-twin ids to the use-cases (given the caller's livemode)", () => {
+    const mapping = handlers
+      .filter((file) => /twinId|shownProviderId|providerIdForMode/.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(projectRoot(), file));
     expect(mapping).toEqual([]);
   });
 });

@@ -20,16 +20,44 @@ interface Route {
   nested?: string;
 }
 
-const event = { user_id: 'fuzz-user', event_type: 'deposit', timestamp: '2026-01-01T00:00:00Z', amount: 5, currency: 'usd', reference: 'r', metadata: { a: 1 } };
+const event = {
+  user_id: 'fuzz-user',
+  event_type: 'deposit',
+  timestamp: '2026-01-01T00:00:00Z',
+  amount: 5,
+  currency: 'usd',
+  reference: 'r',
+  metadata: { a: 1 },
+};
 
 const bodyRoutes = (): Route[] => [
-  { method: 'POST', path: '/v1/users/register', headers: platform.headers, body: { platform_user_id: 'fuzz-user', country_code: 'DE', user_metadata: {} } },
+  {
+    method: 'POST',
+    path: '/v1/users/register',
+    headers: platform.headers,
+    body: { platform_user_id: 'fuzz-user', country_code: 'DE', user_metadata: {} },
+  },
   { method: 'POST', path: '/v1/events', headers: platform.headers, body: event },
   { method: 'POST', path: '/v1/events', headers: advertiser.headers, body: event },
   { method: 'POST', path: '/v1/events/batch', headers: platform.headers, body: { events: [event, event] }, nested: 'events' },
-  { method: 'POST', path: '/v1/account-links', headers: platform.headers, body: { platform_user_id: 'fuzz-user', advertiser_id: advertiser.id } },
-  { method: 'POST', path: '/v1/account-links/complete', headers: advertiser.headers, body: { connection_token: 'lt_unknown', advertiser_user_id: 'a' } },
-  { method: 'POST', path: '/v1/rewards/claim', headers: platform.headers, body: { platform_user_id: 'fuzz-user', quest_chain_id: advertiser.id } },
+  {
+    method: 'POST',
+    path: '/v1/account-links',
+    headers: platform.headers,
+    body: { platform_user_id: 'fuzz-user', advertiser_id: advertiser.id },
+  },
+  {
+    method: 'POST',
+    path: '/v1/account-links/complete',
+    headers: advertiser.headers,
+    body: { connection_token: 'lt_unknown', advertiser_user_id: 'a' },
+  },
+  {
+    method: 'POST',
+    path: '/v1/rewards/claim',
+    headers: platform.headers,
+    body: { platform_user_id: 'fuzz-user', quest_chain_id: advertiser.id },
+  },
   { method: 'POST', path: '/admin/v1/providers', headers: api.adminHeaders, body: { type: 'advertiser', name: 'fuzz' } },
   {
     method: 'POST',
@@ -42,17 +70,39 @@ const bodyRoutes = (): Route[] => [
       name: 'fuzz',
       start_date: '2026-01-01T00:00:00Z',
       end_date: '2027-01-01T00:00:00Z',
-      tasks: [{ sequence_number: 1, name: 't', condition_event_type: 'deposit', reward_type: 'points', reward_name: 'p', reward_value: 1 }],
+      tasks: [
+        {
+          sequence_number: 1,
+          name: 't',
+          condition_event_type: 'deposit',
+          reward_type: 'points',
+          reward_name: 'p',
+          reward_value: 1,
+        },
+      ],
       chain_reward: { type: 'box', name: 'b' },
     },
   },
-  { method: 'POST', path: `/admin/v1/providers/${advertiser.id}/credentials`, headers: api.adminHeaders, body: { permissions: ['events:write'] } },
+  {
+    method: 'POST',
+    path: `/admin/v1/providers/${advertiser.id}/credentials`,
+    headers: api.adminHeaders,
+    body: { permissions: ['events:write'] },
+  },
 ];
 
 const fieldValue = fc.oneof(
   fc.jsonValue(),
   fc.string(),
-  fc.constantFrom('2026-02-30T00:00:00Z', '9999-12-31T23:59:59.999999Z', '0001-01-01T00:00:00Z', 'a\u0000b', '\ud800', '', 'x'.repeat(300)),
+  fc.constantFrom(
+    '2026-02-30T00:00:00Z',
+    '9999-12-31T23:59:59.999999Z',
+    '0001-01-01T00:00:00Z',
+    'a\u0000b',
+    '\ud800',
+    '',
+    'x'.repeat(300),
+  ),
   fc.double(),
   fc.integer(),
   fc.uuid(),
@@ -72,14 +122,21 @@ function perturb(route: Route, inNested: boolean, keyPick: number, value: unknow
 describe('no input produces a 500', () => {
   it('for valid bodies with one field replaced by arbitrary JSON or removed', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.nat(), fc.boolean(), fc.nat(), fieldValue, fc.boolean(), async (pick, inNested, keyPick, value, remove) => {
-        const routes = bodyRoutes();
-        const route = routes[pick % routes.length]!;
-        const body = perturb(route, inNested, keyPick, value, remove);
-        const answer = await api.call(route.method, route.path, { headers: route.headers, body });
-        expect(answer.status, `${route.method} ${route.path} ${JSON.stringify(body).slice(0, 300)}`).toBeLessThan(500);
-        if (answer.status >= 400) expect(answer.json).toMatchObject({ success: false, error: expect.any(String) });
-      }),
+      fc.asyncProperty(
+        fc.nat(),
+        fc.boolean(),
+        fc.nat(),
+        fieldValue,
+        fc.boolean(),
+        async (pick, inNested, keyPick, value, remove) => {
+          const routes = bodyRoutes();
+          const route = routes[pick % routes.length]!;
+          const body = perturb(route, inNested, keyPick, value, remove);
+          const answer = await api.call(route.method, route.path, { headers: route.headers, body });
+          expect(answer.status, `${route.method} ${route.path} ${JSON.stringify(body).slice(0, 300)}`).toBeLessThan(500);
+          if (answer.status >= 400) expect(answer.json).toMatchObject({ success: false, error: expect.any(String) });
+        },
+      ),
       { numRuns: 400 },
     );
   });
@@ -97,7 +154,13 @@ describe('no input produces a 500', () => {
   });
 
   it('for arbitrary path segments on every route that takes one', async () => {
-    const prefixes = ['/v1/quest-chains/active/', '/v1/rewards/', '/v1/account-links/', '/admin/v1/quest-chains/', '/admin/v1/providers/'];
+    const prefixes = [
+      '/v1/quest-chains/active/',
+      '/v1/rewards/',
+      '/v1/account-links/',
+      '/admin/v1/quest-chains/',
+      '/admin/v1/providers/',
+    ];
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...prefixes), fc.string({ maxLength: 300 }), async (prefix, segment) => {
         const headers = prefix.startsWith('/admin') ? api.adminHeaders : platform.headers;

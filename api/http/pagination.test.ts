@@ -53,11 +53,16 @@ const providersPage = (data: any): Page => {
 describe('GET /admin/v1/providers: 120 providers in pages of 50', () => {
   beforeAll(async () => {
     // One statement: all 120 share one created_at, so only the id orders them (the keyset's tie-breaker).
-    await database.db.insert(providers).values(Array.from({ length: 120 }, (_, i) => ({ type: 'advertiser' as const, name: `bulk ${i}` })));
+    await database.db
+      .insert(providers)
+      .values(Array.from({ length: 120 }, (_, i) => ({ type: 'advertiser' as const, name: `bulk ${i}` })));
   });
 
   it('walks every provider once, oldest first, with no gap', async () => {
-    const stored = await database.db.select({ id: providers.id }).from(providers).orderBy(asc(providers.createdAt), asc(providers.id));
+    const stored = await database.db
+      .select({ id: providers.id })
+      .from(providers)
+      .orderBy(asc(providers.createdAt), asc(providers.id));
     expect(stored.length).toBe(122); // the file's platform and advertiser, and the 120
     const { ids, sizes } = await walk('/admin/v1/providers', api.adminHeaders, providersPage, 50);
     expect(sizes).toEqual([50, 50, 22]);
@@ -95,7 +100,12 @@ describe('every other list walks the same way', () => {
   beforeAll(async () => {
     owner = await createTestProvider(database.db, 'platform');
     for (let i = 0; i < 6; i += 1) {
-      await insertCredential(database.db, { key: generateKey(), providerId: owner.id, secretHash: hashSecret(randomUUID()), permissions: [] });
+      await insertCredential(database.db, {
+        key: generateKey(),
+        providerId: owner.id,
+        secretHash: hashSecret(randomUUID()),
+        permissions: [],
+      });
     }
     chainPlatform = await createTestProvider(database.db, 'platform');
     for (let i = 0; i < 7; i += 1) await createTestChain(database.db, chainPlatform.id, advertiser.id, { name: `paged ${i}` });
@@ -103,7 +113,10 @@ describe('every other list walks the same way', () => {
     await api.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: linkedUser } });
     for (let i = 0; i < 5; i += 1) {
       const other = await createTestProvider(database.db, 'advertiser');
-      const started = await api.call('POST', '/v1/account-links', { headers: platform.headers, body: { platform_user_id: linkedUser, advertiser_id: other.id } });
+      const started = await api.call('POST', '/v1/account-links', {
+        headers: platform.headers,
+        body: { platform_user_id: linkedUser, advertiser_id: other.id },
+      });
       const body = { connection_token: started.json.data.connection_token, advertiser_user_id: `adv-${i}` };
       expect((await api.call('POST', '/v1/account-links/complete', { headers: other.headers, body })).status).toBe(200);
     }
@@ -114,9 +127,18 @@ describe('every other list walks the same way', () => {
     const reward = { type: 'box', name: 'Box', value: 1 };
     const a = await createTestChain(database.db, platform.id, advertiser.id, { ...window, tasks: [{}, {}, {}], reward });
     const b = await createTestChain(database.db, platform.id, advertiser.id, { ...window, tasks: [{}, {}], reward });
-    const done = [...a.taskIds.map((taskId) => ({ taskId, chainId: a.id })), ...b.taskIds.map((taskId) => ({ taskId, chainId: b.id }))];
+    const done = [
+      ...a.taskIds.map((taskId) => ({ taskId, chainId: a.id })),
+      ...b.taskIds.map((taskId) => ({ taskId, chainId: b.id })),
+    ];
     for (const [index, task] of done.entries()) {
-      await storeCompletion(database.db, { userId, providerId: platform.id, platformUserId: rewardedUser, ...task, at: `2026-01-0${index + 1}T00:00:00Z` });
+      await storeCompletion(database.db, {
+        userId,
+        providerId: platform.id,
+        platformUserId: rewardedUser,
+        ...task,
+        at: `2026-01-0${index + 1}T00:00:00Z`,
+      });
     }
     await storeClaim(database.db, { userId, chainId: a.id, taskId: a.taskIds[0]! });
     await storeClaim(database.db, { userId, chainId: b.id, taskId: null });

@@ -34,7 +34,9 @@ export const pageQuerySchema = (cursor: z.ZodString | z.ZodUUID, cursorDescripti
   z.object(pageQueryShape(cursor, cursorDescription));
 
 export const hasMoreField = () =>
-  z.boolean().openapi({ description: 'True when more items follow: ask again with `starting_after` set to the last item of this page.' });
+  z
+    .boolean()
+    .openapi({ description: 'True when more items follow: ask again with `starting_after` set to the last item of this page.' });
 
 export const toPageRequest = (query: { limit: number; starting_after?: string | undefined }): PageRequest => ({
   limit: query.limit,

@@ -17,9 +17,23 @@ describe('unknown fields in request bodies', () => {
   const asAdmin = () => api.adminHeaders;
   it.each([
     ['POST /v1/events (a typo of user_id)', 'POST', '/v1/events', asPlatform, { ...event, userId: 'u' }, 'userId'],
-    ['POST /v1/events/batch (the envelope)', 'POST', '/v1/events/batch', asPlatform, { events: [event], dry_run: true }, 'dry_run'],
+    [
+      'POST /v1/events/batch (the envelope)',
+      'POST',
+      '/v1/events/batch',
+      asPlatform,
+      { events: [event], dry_run: true },
+      'dry_run',
+    ],
     ['POST /v1/users/register', 'POST', '/v1/users/register', asPlatform, { platform_user_id: 'p', country: 'DE' }, 'country'],
-    ['POST /v1/account-links', 'POST', '/v1/account-links', asPlatform, { platform_user_id: 'p', advertiser_id: UUID, scope: 'x' }, 'scope'],
+    [
+      'POST /v1/account-links',
+      'POST',
+      '/v1/account-links',
+      asPlatform,
+      { platform_user_id: 'p', advertiser_id: UUID, scope: 'x' },
+      'scope',
+    ],
     [
       'POST /v1/account-links/complete',
       'POST',
@@ -28,12 +42,47 @@ describe('unknown fields in request bodies', () => {
       { connection_token: 'lt_x', advertiser_user_id: 'a', state: 'x' },
       'state',
     ],
-    ['POST /v1/rewards/claim', 'POST', '/v1/rewards/claim', asPlatform, { platform_user_id: 'p', task_id: UUID, taskId: UUID }, 'taskId'],
-    ['POST /admin/v1/providers', 'POST', '/admin/v1/providers', asAdmin, { type: 'platform', name: 'n', status: 'active' }, 'status'],
+    [
+      'POST /v1/rewards/claim',
+      'POST',
+      '/v1/rewards/claim',
+      asPlatform,
+      { platform_user_id: 'p', task_id: UUID, taskId: UUID },
+      'taskId',
+    ],
+    [
+      'POST /admin/v1/providers',
+      'POST',
+      '/admin/v1/providers',
+      asAdmin,
+      { type: 'platform', name: 'n', status: 'active' },
+      'status',
+    ],
     ['PATCH /admin/v1/providers/{id}', 'PATCH', `/admin/v1/providers/${UUID}`, asAdmin, { status: 'active', name: 'n' }, 'name'],
-    ['POST /admin/v1/providers/{id}/credentials', 'POST', `/admin/v1/providers/${UUID}/credentials`, asAdmin, { scopes: [] }, 'scopes'],
-    ['PATCH /admin/v1/credentials/{key}', 'PATCH', '/admin/v1/credentials/pk_x', asAdmin, { status: 'active', secret: 'x' }, 'secret'],
-    ['PATCH /admin/v1/quest-chains/{id}', 'PATCH', `/admin/v1/quest-chains/${UUID}`, asAdmin, { status: 'paused', name: 'n' }, 'name'],
+    [
+      'POST /admin/v1/providers/{id}/credentials',
+      'POST',
+      `/admin/v1/providers/${UUID}/credentials`,
+      asAdmin,
+      { scopes: [] },
+      'scopes',
+    ],
+    [
+      'PATCH /admin/v1/credentials/{key}',
+      'PATCH',
+      '/admin/v1/credentials/pk_x',
+      asAdmin,
+      { status: 'active', secret: 'x' },
+      'secret',
+    ],
+    [
+      'PATCH /admin/v1/quest-chains/{id}',
+      'PATCH',
+      `/admin/v1/quest-chains/${UUID}`,
+      asAdmin,
+      { status: 'paused', name: 'n' },
+      'name',
+    ],
   ] as const)('%s -> 400 unknown_field naming it', async (_label, method, path, headers, body, field) => {
     const answer = await api.call(method, path, { headers: headers(), body });
     expect(answer.status, answer.text).toBe(400);
@@ -54,7 +103,12 @@ describe('unknown fields in request bodies', () => {
   it('rejects only the batch item with an unknown field, naming it from the batch body', async () => {
     const answer = await api.call('POST', '/v1/events/batch', {
       headers: platform.headers,
-      body: { events: [{ ...event, event_type: 'strict-ok' }, { ...event, event_type: 'strict-bad', eventType: 'x' }] },
+      body: {
+        events: [
+          { ...event, event_type: 'strict-ok' },
+          { ...event, event_type: 'strict-bad', eventType: 'x' },
+        ],
+      },
     });
     expect(answer.status, answer.text).toBe(200);
     expect(answer.json.data.results[0]).toMatchObject({ status: 'received' });

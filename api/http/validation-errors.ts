@@ -60,7 +60,12 @@ function describeIssue(issue: Issue, options: DescribeOptions): Problem[] {
     return issue.keys.map((key) => ({ code: 'unknown_field', param: dotPath([...issue.path, key]), text: 'unknown field' }));
   }
   const param = dotPath(issue.path);
-  if (issue.code === 'invalid_type' && 'value' in options && issue.path.length > 0 && valueAt(options.value, issue.path) === undefined) {
+  if (
+    issue.code === 'invalid_type' &&
+    'value' in options &&
+    issue.path.length > 0 &&
+    valueAt(options.value, issue.path) === undefined
+  ) {
     return [{ code: 'missing_field', param, text: 'required' }];
   }
   return [{ code: 'invalid_field', param, text: issue.message }];

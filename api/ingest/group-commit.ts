@@ -1,6 +1,6 @@
+import { type IngestedEvent, ingestEvents, type ProviderEvent } from '../../core/events/ingest-events.js';
 import { sqlStateOf } from '../../shared/db/connection-loss.js';
 import { MAX_EVENTS_PER_JOB } from '../../shared/queue/contract.js';
-import { ingestEvents, type IngestedEvent, type ProviderEvent } from '../../core/events/ingest-events.js';
 
 export type FlushEvents = (events: readonly ProviderEvent[]) => Promise<IngestedEvent[]>;
 

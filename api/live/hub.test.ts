@@ -21,7 +21,11 @@ afterAll(async () => {
 
 function hubOnNewConnection() {
   const subscriber = createRedis(REDIS_URL, 'subscriber');
-  const hub = new LiveHub({ redis: subscriber, queuePrefix: prefix, logger: createLogger({ level: 'silent', name: 'hub-test' }) });
+  const hub = new LiveHub({
+    redis: subscriber,
+    queuePrefix: prefix,
+    logger: createLogger({ level: 'silent', name: 'hub-test' }),
+  });
   hubs.push(hub);
   return { hub, subscriber };
 }
@@ -35,9 +39,13 @@ const duringNextHandshake = <T>(subscriber: ReturnType<typeof createRedis>, ask:
     }),
   );
 
-const subscribers = async (channel: string) => Number(((await publisher.call('pubsub', 'numsub', channel)) as [string, number])[1]);
+const subscribers = async (channel: string) =>
+  Number(((await publisher.call('pubsub', 'numsub', channel)) as [string, number])[1]);
 const readyConnection = (subscriber: ReturnType<typeof createRedis>) =>
-  eventually(async () => (subscriber.status === 'ready' ? true : undefined), { what: 'the subscriber connection to be ready', timeoutMs: 5_000 });
+  eventually(async () => (subscriber.status === 'ready' ? true : undefined), {
+    what: 'the subscriber connection to be ready',
+    timeoutMs: 5_000,
+  });
 
 describe('LiveHub on a connection in its handshake', () => {
   it('subscribes a registration channel asked for during the first handshake, so the notice reaches the stream', async () => {
@@ -69,6 +77,8 @@ describe('LiveHub on a connection in its handshake', () => {
       what: 'ioredis to re-subscribe the channel held before the loss',
       timeoutMs: 5_000,
     });
-    expect(await subscribers(progressChannel(prefix, during)), 'subscribers of the channel asked for during the reconnect').toBe(1);
+    expect(await subscribers(progressChannel(prefix, during)), 'subscribers of the channel asked for during the reconnect').toBe(
+      1,
+    );
   });
 });

@@ -1,10 +1,10 @@
-import type { RedisClient } from '../../shared/queue/connection.js';
-import { progressChannel, progressMessageSchema, registrationChannel, type ProgressMessage } from '../../shared/live/channel.js';
+import { type ProgressMessage, progressChannel, progressMessageSchema, registrationChannel } from '../../shared/live/channel.js';
 import type { LiveTokenScope } from '../../shared/live/token.js';
 import type { Logger } from '../../shared/observability/logger.js';
-import { ProviderWatch, type ProvidersServingLive } from './provider-watch.js';
-import { StreamRegistry, type StreamCapReached, type StreamCaps, type StreamTicket } from './stream-registry.js';
-import { sendOutsideHandshake, type SubscriberCommandSender } from './subscriber-handshake.js';
+import type { RedisClient } from '../../shared/queue/connection.js';
+import { type ProvidersServingLive, ProviderWatch } from './provider-watch.js';
+import { type StreamCapReached, type StreamCaps, StreamRegistry, type StreamTicket } from './stream-registry.js';
+import { type SubscriberCommandSender, sendOutsideHandshake } from './subscriber-handshake.js';
 
 export type ProgressListener = (message: ProgressMessage) => void;
 type RawListener = (raw: string) => void;
@@ -124,7 +124,10 @@ export class LiveHub {
    * for the user again then.
    */
   awaitRegistration(scope: LiveTokenScope, listener: (userId: string) => void): Promise<Listening> {
-    return this.listen(registrationChannel(this.options.queuePrefix, scope.platformId, scope.platformUserId, this.sharded), listener);
+    return this.listen(
+      registrationChannel(this.options.queuePrefix, scope.platformId, scope.platformUserId, this.sharded),
+      listener,
+    );
   }
 
   /** Calls `listener` each time the subscriber connection is back after a loss. Returns the removal. */
@@ -169,7 +172,8 @@ export class LiveHub {
       if (current.listeners.size === 0) {
         this.channels.delete(channel);
         const { redis } = this.options;
-        if (!this.closing) this.send(() => (this.sharded ? redis.sunsubscribe(channel) : redis.unsubscribe(channel))).catch(() => {});
+        if (!this.closing)
+          this.send(() => (this.sharded ? redis.sunsubscribe(channel) : redis.unsubscribe(channel))).catch(() => {});
       }
     };
     return { stop, confirmedLate: confirmed ? null : entry.ready };

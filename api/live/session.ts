@@ -1,11 +1,11 @@
-import { senderUserId, serviceUserId, type ServiceUserId } from '../../shared/domain/ids.js';
 import type { SSEStreamingApi } from 'hono/streaming';
+import { findUserId, progressChangedSince } from '../../core/live/live-streams.js';
+import { type ServiceUserId, senderUserId, serviceUserId } from '../../shared/domain/ids.js';
 import type { ProgressMessage } from '../../shared/live/channel.js';
 import type { LiveTokenScope } from '../../shared/live/token.js';
 import type { Logger } from '../../shared/observability/logger.js';
 import type { AppDeps } from '../app-env.js';
 import { toProgressMessage, toReadyMessage } from '../routes/live/schema.js';
-import { findUserId, progressChangedSince } from '../../core/live/live-streams.js';
 import type { LiveHub } from './hub.js';
 import type { StreamTicket } from './stream-registry.js';
 
@@ -83,10 +83,14 @@ export async function runLiveSession(stream: SSEStreamingApi, input: LiveSession
     if (catchUp && !ended) sendProgress(catchUp);
   };
   const lookForUser = async () => {
-    const userId = await findUserId(input, { platformId: input.scope.platformId, platformUserId: senderUserId(input.scope.platformUserId) });
+    const userId = await findUserId(input, {
+      platformId: input.scope.platformId,
+      platformUserId: senderUserId(input.scope.platformUserId),
+    });
     if (userId) await startFollowing(userId);
   };
-  const logged = (work: Promise<void>) => work.catch((error: unknown) => logger.warn({ err: error }, 'live stream user lookup failed'));
+  const logged = (work: Promise<void>) =>
+    work.catch((error: unknown) => logger.warn({ err: error }, 'live stream user lookup failed'));
 
   let stopRegistration: (() => void) | undefined;
   let stopReconnect: (() => void) | undefined;

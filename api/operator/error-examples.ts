@@ -29,7 +29,11 @@ const byStatus: Record<number, ErrorExample> = {
 };
 
 const adminUnauthorized: ErrorExample = { error: 'Authorization: Bearer <ADMIN_TOKEN> required', code: 'missing_credentials' };
-const pathUserTooLong: ErrorExample = { error: 'platformUserId: Too big: expected string to have <=255 characters', code: 'invalid_field', param: 'platformUserId' };
+const pathUserTooLong: ErrorExample = {
+  error: 'platformUserId: Too big: expected string to have <=255 characters',
+  code: 'invalid_field',
+  param: 'platformUserId',
+};
 const unknownProvider: ErrorExample = { error: 'No provider with this id', code: 'not_found' };
 const unknownChain: ErrorExample = { error: 'No quest chain with this id', code: 'not_found' };
 const badId: ErrorExample = { error: 'id: Invalid UUID', code: 'invalid_field', param: 'id' };
@@ -58,7 +62,11 @@ const byOperation: Record<string, Partial<Record<number, ErrorExample>>> = {
   },
   completeAccountLink: {
     400: { error: 'connection_token: expired', code: 'link_token_expired', param: 'connection_token' },
-    409: { error: 'connection_token: already used to link another advertiser user id', code: 'link_token_used', param: 'connection_token' },
+    409: {
+      error: 'connection_token: already used to link another advertiser user id',
+      code: 'link_token_used',
+      param: 'connection_token',
+    },
   },
   listAccountLinks: { 400: pathUserTooLong },
   claimReward: {
@@ -72,14 +80,25 @@ const byOperation: Record<string, Partial<Record<number, ErrorExample>>> = {
   },
   listWebhookEndpoints: { 403: { error: 'Credential lacks the permission webhooks:manage', code: 'permission_missing' } },
   deleteWebhookEndpoint: { 400: badId, 404: unknownEndpoint },
-  listWebhookMessages: { 400: { error: 'status: Invalid option: expected one of "pending"|"delivered"|"failed"', code: 'invalid_field', param: 'status' }, 404: unknownEndpoint },
+  listWebhookMessages: {
+    400: {
+      error: 'status: Invalid option: expected one of "pending"|"delivered"|"failed"',
+      code: 'invalid_field',
+      param: 'status',
+    },
+    404: unknownEndpoint,
+  },
   replayWebhookMessage: {
     400: { error: 'message_id: must be a message id (msg_ and 32 hex digits)', code: 'invalid_field', param: 'message_id' },
     404: { error: 'No such message of this endpoint', code: 'not_found', param: 'message_id' },
     503: { error: 'The delivery queue is unreachable; try again', code: 'unavailable' },
   },
   streamLiveUpdates: {
-    400: { error: 'since: must be the baselineTimestamp of the read (ISO 8601 UTC, e.g. 2026-01-02T03:04:05.678Z) or null', code: 'invalid_field', param: 'since' },
+    400: {
+      error: 'since: must be the baselineTimestamp of the read (ISO 8601 UTC, e.g. 2026-01-02T03:04:05.678Z) or null',
+      code: 'invalid_field',
+      param: 'since',
+    },
     401: { error: 'token: missing, invalid or expired live token', code: 'invalid_live_token', param: 'token' },
     403: { error: 'token: the platform it was issued to is inactive', code: 'provider_inactive', param: 'token' },
     429: { error: 'Too many live streams: this user already has 10 open streams (close one first)', code: 'too_many_streams' },
@@ -103,7 +122,10 @@ const byOperation: Record<string, Partial<Record<number, ErrorExample>>> = {
     400: { error: 'end_date: must be after start_date', code: 'invalid_field', param: 'end_date' },
     401: adminUnauthorized,
   },
-  listQuestChains: { 400: { error: 'platform_id: Invalid UUID', code: 'invalid_field', param: 'platform_id' }, 401: adminUnauthorized },
+  listQuestChains: {
+    400: { error: 'platform_id: Invalid UUID', code: 'invalid_field', param: 'platform_id' },
+    401: adminUnauthorized,
+  },
   getQuestChain: { 400: badId, 401: adminUnauthorized, 404: unknownChain },
   updateQuestChain: { 400: badId, 401: adminUnauthorized, 404: unknownChain },
 };

@@ -24,7 +24,14 @@ describe('GET /metrics', () => {
   it('serves Prometheus text to the admin token, with every metric named', async () => {
     const answer = await api.call('GET', '/metrics', { headers: api.adminHeaders });
     expect(answer.headers.get('content-type')).toContain('text/plain');
-    for (const name of ['qcr_http_requests_total', 'qcr_http_request_duration_seconds', 'qcr_events_total', 'qcr_queue_jobs', 'qcr_live_streams', 'qcr_redis_up']) {
+    for (const name of [
+      'qcr_http_requests_total',
+      'qcr_http_request_duration_seconds',
+      'qcr_events_total',
+      'qcr_queue_jobs',
+      'qcr_live_streams',
+      'qcr_redis_up',
+    ]) {
       expect(answer.text).toContain(`# TYPE ${name} `);
     }
   });
@@ -84,7 +91,10 @@ describe('GET /metrics', () => {
   });
 
   it('labels parameterised routes by template, not by raw path', async () => {
-    await api.call('PATCH', '/admin/v1/providers/00000000-0000-4000-8000-000000000000', { headers: api.adminHeaders, body: { status: 'active' } });
+    await api.call('PATCH', '/admin/v1/providers/00000000-0000-4000-8000-000000000000', {
+      headers: api.adminHeaders,
+      body: { status: 'active' },
+    });
     const text = await scrape();
     expect(sample(text, 'qcr_http_requests_total{method="PATCH",route="/admin/v1/providers/:id",status="404"}')).toBe(1);
     expect(text).not.toContain('00000000-0000-4000-8000-000000000000');
@@ -101,7 +111,10 @@ describe('GET /metrics', () => {
     await api.call('POST', '/v1/events', { headers: platform.headers, body: event('a') });
     await api.call('POST', '/v1/events', { headers: platform.headers, body: event('a') });
     await api.call('POST', '/v1/events', { headers: platform.headers, body: { ...event('a'), amount: -1 } });
-    await api.call('POST', '/v1/events/batch', { headers: platform.headers, body: { events: [event('b'), event('a'), { user_id: 1 }] } });
+    await api.call('POST', '/v1/events/batch', {
+      headers: platform.headers,
+      body: { events: [event('b'), event('a'), { user_id: 1 }] },
+    });
     const after = await scrape();
     expect(count(after, 'received') - count(before, 'received')).toBe(2);
     expect(count(after, 'duplicate') - count(before, 'duplicate')).toBe(2);
@@ -111,7 +124,9 @@ describe('GET /metrics', () => {
   it('reports the queue: events wait for a worker that is not running here', async () => {
     await api.call('POST', '/v1/events', { headers: platform.headers, body: event('queued') });
     // The queue is read at most once a second: a reading from before the event may answer first.
-    await vi.waitFor(async () => expect(sample(await scrape(), 'qcr_queue_jobs{state="waiting"}')).toBeGreaterThanOrEqual(1), { timeout: 5000 });
+    await vi.waitFor(async () => expect(sample(await scrape(), 'qcr_queue_jobs{state="waiting"}')).toBeGreaterThanOrEqual(1), {
+      timeout: 5000,
+    });
     expect(await scrape()).toContain('qcr_queue_jobs{state="failed"} 0');
   });
 });

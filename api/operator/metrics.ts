@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { ApiMetrics } from '../../shared/observability/metrics.js';
-import { requireAdmin } from '../auth/admin-auth.js';
 import type { AppDeps, AppEnv } from '../app-env.js';
+import { requireAdmin } from '../auth/admin-auth.js';
 
 /**
  * Prometheus scrape endpoint, outside the OpenAPI document. Never open on the
@@ -20,7 +20,10 @@ export function registerMetricsRoute(app: OpenAPIHono<AppEnv>, deps: Pick<AppDep
 }
 
 /** The internal metrics listener: GET /metrics without credentials, nothing else. */
-export function startMetricsServer(metrics: Pick<ApiMetrics, 'exposition'>, options: { port: number; host: string }): Promise<Server> {
+export function startMetricsServer(
+  metrics: Pick<ApiMetrics, 'exposition'>,
+  options: { port: number; host: string },
+): Promise<Server> {
   const server = createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0];
     if (request.method !== 'GET' || path !== '/metrics') {

@@ -30,10 +30,19 @@ const integratorTags = [
   { name: 'Users', description: 'Register your users before or after their first events.' },
   { name: 'Events', description: 'Report what your users did; progress is computed from events alone.' },
   { name: 'Quest chains', description: "Read a user's active chains with task states and progress." },
-  { name: 'Account links', description: "Connect a platform user to an advertiser's account (platform starts, advertiser completes)." },
+  {
+    name: 'Account links',
+    description: "Connect a platform user to an advertiser's account (platform starts, advertiser completes).",
+  },
   { name: 'Rewards', description: 'List and claim the rewards of completed tasks and chains.' },
-  { name: 'Test mode', description: 'Sandbox credentials (pk_test_…) whose data never mixes with live data; reset a test mode (docs/test-mode.md).' },
-  { name: 'Webhooks', description: 'Signed notifications (Standard Webhooks) of completions and claims, with a delivery log and replay.' },
+  {
+    name: 'Test mode',
+    description: 'Sandbox credentials (pk_test_…) whose data never mixes with live data; reset a test mode (docs/test-mode.md).',
+  },
+  {
+    name: 'Webhooks',
+    description: 'Signed notifications (Standard Webhooks) of completions and claims, with a delivery log and replay.',
+  },
   { name: 'Live updates', description: 'Server-Sent Events telling a browser when to refetch progress.' },
   { name: 'Operations', description: 'Liveness and readiness probes for orchestrators and load balancers (no credentials).' },
 ];
@@ -59,11 +68,15 @@ function buildDocument(app: OpenAPIHono<AppEnv>, spec: DocumentSpec): OpenApiDoc
   );
   const tagRank = (route: RouteConfig) => {
     const rank = spec.tags.findIndex((tag) => route.tags?.includes(tag.name));
-    if (rank < 0) throw new Error(`${route.method.toUpperCase()} ${route.path}: tag ${route.tags?.join(', ')} is not declared in openapi-documents.ts`);
+    if (rank < 0)
+      throw new Error(
+        `${route.method.toUpperCase()} ${route.path}: tag ${route.tags?.join(', ')} is not declared in openapi-documents.ts`,
+      );
     return rank;
   };
   const builder = new OpenAPIHono();
-  for (const route of routes.sort((a, b) => tagRank(a) - tagRank(b))) builder.openAPIRegistry.registerPath(withSharedErrorAnswers(route));
+  for (const route of routes.sort((a, b) => tagRank(a) - tagRank(b)))
+    builder.openAPIRegistry.registerPath(withSharedErrorAnswers(route));
   for (const name of spec.schemes) builder.openAPIRegistry.registerComponent('securitySchemes', name, securitySchemes[name]);
   const document = builder.getOpenAPI31Document({ openapi: '3.1.0', info: spec.info, servers, tags: spec.tags });
   addErrorExamples(document);

@@ -25,7 +25,10 @@ const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);
 
 beforeAll(async () => {
-  for (const [id, path] of [['integrator', '/openapi.json'], ['admin', '/admin/openapi.json']] as const) {
+  for (const [id, path] of [
+    ['integrator', '/openapi.json'],
+    ['admin', '/admin/openapi.json'],
+  ] as const) {
     const answer = await api.call('GET', path);
     expect(answer.status).toBe(200);
     documents[id] = answer.json;
@@ -33,7 +36,8 @@ beforeAll(async () => {
   }
 });
 
-const pointer = (...segments: string[]) => segments.map((s) => encodeURIComponent(s.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
+const pointer = (...segments: string[]) =>
+  segments.map((s) => encodeURIComponent(s.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
 
 /** Ajv's errors for `value` against the schema at `path` of document `id` ([] when valid). */
 function problems(id: string, path: string, value: unknown) {
@@ -64,7 +68,10 @@ function exampleOf(document: Document, raw: Schema, where: string, missing: stri
   const types = ([] as unknown[]).concat(schema.type ?? []);
   if (types.includes('object') || schema.properties) {
     return Object.fromEntries(
-      Object.entries(schema.properties ?? {}).map(([key, property]) => [key, exampleOf(document, property, `${where}.${key}`, missing)]),
+      Object.entries(schema.properties ?? {}).map(([key, property]) => [
+        key,
+        exampleOf(document, property, `${where}.${key}`, missing),
+      ]),
     );
   }
   if (types.includes('array')) return [exampleOf(document, schema.items ?? {}, `${where}[]`, missing)];
@@ -78,7 +85,14 @@ function exampleOf(document: Document, raw: Schema, where: string, missing: stri
 function operations() {
   return Object.entries(documents).flatMap(([id, document]) =>
     Object.entries(document.paths).flatMap(([path, item]) =>
-      Object.entries(item).map(([method, operation]) => ({ id, document, path, method, operation, name: `${method.toUpperCase()} ${path}` })),
+      Object.entries(item).map(([method, operation]) => ({
+        id,
+        document,
+        path,
+        method,
+        operation,
+        name: `${method.toUpperCase()} ${path}`,
+      })),
     ),
   );
 }
@@ -99,7 +113,14 @@ describe('examples in both documents', () => {
     for (const { id, document, path, method, operation, name } of all) {
       expect.soft(operation.operationId, name).toMatch(/^[a-z][A-Za-z]+$/);
       const body = operation.requestBody?.content['application/json'];
-      if (body) checkedExample(id, document, body, ['paths', path, method, 'requestBody', 'content', 'application/json'], `${name} request`);
+      if (body)
+        checkedExample(
+          id,
+          document,
+          body,
+          ['paths', path, method, 'requestBody', 'content', 'application/json'],
+          `${name} request`,
+        );
       for (const [status, response] of Object.entries(operation.responses)) {
         for (const [type, media] of Object.entries(response.content ?? {})) {
           const where = `${name} ${status} ${type}`;
@@ -124,7 +145,8 @@ describe('examples in both documents', () => {
       (operation.parameters ?? []).forEach((parameter, index) => {
         const example = parameter.example ?? parameter.schema?.example;
         if (parameter.required) expect.soft(example, `${name} ${parameter.in} ${parameter.name}`).toBeDefined();
-        if (example !== undefined) expect.soft(problems(id, pointer('paths', path, method, 'parameters', String(index), 'schema'), example)).toEqual([]);
+        if (example !== undefined)
+          expect.soft(problems(id, pointer('paths', path, method, 'parameters', String(index), 'schema'), example)).toEqual([]);
       });
     }
   });
@@ -139,11 +161,14 @@ describe('examples in both documents', () => {
       for (const [key, property] of Object.entries(schema.properties ?? {})) walk(id, property, [...path, 'properties', key]);
       if (schema.items) walk(id, schema.items, [...path, 'items']);
       for (const keyword of ['anyOf', 'oneOf', 'allOf'] as const) {
-        ((schema[keyword] as Schema[] | undefined) ?? []).forEach((option, index) => walk(id, option, [...path, keyword, String(index)]));
+        ((schema[keyword] as Schema[] | undefined) ?? []).forEach((option, index) =>
+          walk(id, option, [...path, keyword, String(index)]),
+        );
       }
     };
     for (const [id, document] of Object.entries(documents)) {
-      for (const [name, schema] of Object.entries(document.components?.schemas ?? {})) walk(id, schema, ['components', 'schemas', name]);
+      for (const [name, schema] of Object.entries(document.components?.schemas ?? {}))
+        walk(id, schema, ['components', 'schemas', name]);
     }
     expect(checked).toBeGreaterThan(20);
   });
@@ -154,7 +179,9 @@ describe('examples in both documents', () => {
     exampleOf(document, { type: 'object', properties: { user_id: { type: 'string' } } }, 'probe', missing);
     expect(missing).toEqual(['probe.user_id']);
     const body = ['paths', '/v1/events', 'post', 'requestBody', 'content', 'application/json', 'schema'];
-    expect(problems('integrator', pointer(...body), { user_id: '', event_type: 'kyc', timestamp: '2026-01-02T03:04:05Z' })).not.toEqual([]);
+    expect(
+      problems('integrator', pointer(...body), { user_id: '', event_type: 'kyc', timestamp: '2026-01-02T03:04:05Z' }),
+    ).not.toEqual([]);
   });
 });
 
@@ -168,12 +195,18 @@ function requestExample(operationId: string): Record<string, unknown> {
 
 describe('request examples work when pasted', () => {
   it('register, event and batch answer 200 with a platform credential', async () => {
-    const registered = await api.call('POST', '/v1/users/register', { headers: platform.headers, body: requestExample('registerUser') });
+    const registered = await api.call('POST', '/v1/users/register', {
+      headers: platform.headers,
+      body: requestExample('registerUser'),
+    });
     expect(registered.status, JSON.stringify(registered.json)).toBe(200);
     const event = await api.call('POST', '/v1/events', { headers: platform.headers, body: requestExample('sendEvent') });
     expect(event.status, JSON.stringify(event.json)).toBe(200);
     expect(event.json.data.status).toBe('received');
-    const batch = await api.call('POST', '/v1/events/batch', { headers: platform.headers, body: requestExample('sendEventBatch') });
+    const batch = await api.call('POST', '/v1/events/batch', {
+      headers: platform.headers,
+      body: requestExample('sendEventBatch'),
+    });
     expect(batch.status, JSON.stringify(batch.json)).toBe(200);
     expect(batch.json.data.results.map((result: { status: string }) => result.status)).not.toContain('rejected');
   });
@@ -182,10 +215,20 @@ describe('request examples work when pasted', () => {
     const headers = api.adminHeaders;
     const provider = await api.call('POST', '/admin/v1/providers', { headers, body: requestExample('createProvider') });
     expect(provider.status, JSON.stringify(provider.json)).toBe(200);
-    const credential = await api.call('POST', `/admin/v1/providers/${provider.json.data.id}/credentials`, { headers, body: requestExample('createCredential') });
+    const credential = await api.call('POST', `/admin/v1/providers/${provider.json.data.id}/credentials`, {
+      headers,
+      body: requestExample('createCredential'),
+    });
     expect(credential.status, JSON.stringify(credential.json)).toBe(200);
-    const advertiser = await api.call('POST', '/admin/v1/providers', { headers, body: { type: 'advertiser', name: 'Example advertiser' } });
-    const chain = { ...requestExample('createQuestChain'), platform_id: provider.json.data.id, advertiser_id: advertiser.json.data.id };
+    const advertiser = await api.call('POST', '/admin/v1/providers', {
+      headers,
+      body: { type: 'advertiser', name: 'Example advertiser' },
+    });
+    const chain = {
+      ...requestExample('createQuestChain'),
+      platform_id: provider.json.data.id,
+      advertiser_id: advertiser.json.data.id,
+    };
     const created = await api.call('POST', '/admin/v1/quest-chains', { headers, body: chain });
     expect(created.status, JSON.stringify(created.json)).toBe(200);
   });

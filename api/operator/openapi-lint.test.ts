@@ -31,16 +31,22 @@ interface LintReport {
 let directory: string;
 beforeAll(async () => {
   directory = await mkdtemp(join(tmpdir(), 'qcr-openapi-lint-'));
-  await run(process.execPath, [join(root, 'dist/api/operator/export-openapi.js'), join(directory, 'openapi.json'), join(directory, 'admin-openapi.json')]);
+  await run(process.execPath, [
+    join(root, 'dist/api/operator/export-openapi.js'),
+    join(directory, 'openapi.json'),
+    join(directory, 'admin-openapi.json'),
+  ]);
 });
 afterAll(() => rm(directory, { recursive: true, force: true }));
 
 async function lint(file: string): Promise<LintReport> {
   const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' };
   // Exit status 1 means "errors found": the report on stdout says which, so read it either way.
-  const output = await run(process.execPath, [redocly, 'lint', '--format=json', '--config', join(root, 'redocly.yaml'), join(directory, file)], { env, cwd: root }).catch(
-    (error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }),
-  );
+  const output = await run(
+    process.execPath,
+    [redocly, 'lint', '--format=json', '--config', join(root, 'redocly.yaml'), join(directory, file)],
+    { env, cwd: root },
+  ).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
   return JSON.parse(output.stdout) as LintReport;
 }
 
@@ -49,7 +55,9 @@ const describeProblem = (problem: LintReport['problems'][number]) => `${problem.
 describe('redocly lint (recommended rules)', () => {
   it.each(['openapi.json', 'admin-openapi.json'])('%s: no errors, and no warnings beyond the accepted ones', async (file) => {
     const report = await lint(file);
-    const errors = report.problems.filter((problem) => problem.severity === 'error').map((problem) => `${describeProblem(problem)}: ${problem.message}`);
+    const errors = report.problems
+      .filter((problem) => problem.severity === 'error')
+      .map((problem) => `${describeProblem(problem)}: ${problem.message}`);
     expect(errors).toEqual([]);
     expect(report.totals.errors).toBe(0);
     const warnings = report.problems.filter((problem) => problem.severity === 'warn').map(describeProblem);

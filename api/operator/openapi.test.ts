@@ -1,8 +1,13 @@
-import { beforeAll, describe, expect, it } from 'vitest';
 import type { OpenAPIBackend } from 'openapi-backend';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runBacktest } from '../../core/backtests/run-backtest.js';
 import { createTestProvider } from '../../shared/testing/fixtures.js';
-import { conformanceTo, openApiBackend, OUTSIDE_THE_DOCUMENTS, type Conformance } from '../../shared/testing/openapi-conformance.js';
+import {
+  type Conformance,
+  conformanceTo,
+  OUTSIDE_THE_DOCUMENTS,
+  openApiBackend,
+} from '../../shared/testing/openapi-conformance.js';
 import { storeCompletion } from '../../shared/testing/progress.js';
 import { useTestService } from '../testing/test-service.js';
 
@@ -70,18 +75,32 @@ describe('GET /openapi.json', () => {
 
   it('opens with the integrator guides', () => {
     const headings = [...integrator.info.description.matchAll(/^## (.+)$/gm)].map((match) => match[1]);
-    expect(headings).toEqual(['Authentication', 'Errors and retries', 'Idempotency and deduplication', 'Limits', 'Versioning', 'Live updates', 'Campaign figures (advertisers)']);
+    expect(headings).toEqual([
+      'Authentication',
+      'Errors and retries',
+      'Idempotency and deduplication',
+      'Limits',
+      'Versioning',
+      'Live updates',
+      'Campaign figures (advertisers)',
+    ]);
   });
 
   it('lists the answers of the shared middleware on every route they can come from (api/http/shared-error-answers.ts)', () => {
     const operations = [integrator, admin].flatMap((document) =>
-      Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, operation }))),
+      Object.entries(document.paths).flatMap(([path, item]) =>
+        Object.entries(item).map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, operation })),
+      ),
     );
     const statuses = ({ operation }: (typeof operations)[number]) => Object.keys(operation.responses ?? {});
     const credentialed = operations.filter(({ operation }) => Array.isArray(operation.security) && operation.security.length > 0);
     expect(credentialed.length).toBeGreaterThan(20);
     expect(credentialed.filter((entry) => !statuses(entry).includes('429')).map((entry) => entry.name)).toEqual([]);
-    expect(operations.filter((entry) => statuses(entry).includes('500') && !statuses(entry).includes('503')).map((entry) => entry.name)).toEqual([]);
+    expect(
+      operations
+        .filter((entry) => statuses(entry).includes('500') && !statuses(entry).includes('503'))
+        .map((entry) => entry.name),
+    ).toEqual([]);
   });
 
   it('documents every route the app serves', () => {
@@ -101,11 +120,17 @@ describe('answers of the running service match the document', () => {
   const event = { user_id: 'doc-user', event_type: 'registration', timestamp: '2026-01-02T03:04:05.678Z' };
 
   it('register, event, duplicate, batch', async () => {
-    const registered = await api.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: 'doc-user', country_code: 'DE' } });
+    const registered = await api.call('POST', '/v1/users/register', {
+      headers: platform.headers,
+      body: { platform_user_id: 'doc-user', country_code: 'DE' },
+    });
     expect(registered.status).toBe(200);
     validateResponse('/v1/users/register', 'post', 200, registered.json);
 
-    const first = await api.call('POST', '/v1/events', { headers: platform.headers, body: { ...event, amount: 12.5, currency: 'EUR', metadata: { a: 1 } } });
+    const first = await api.call('POST', '/v1/events', {
+      headers: platform.headers,
+      body: { ...event, amount: 12.5, currency: 'EUR', metadata: { a: 1 } },
+    });
     expect(first.json.data.status).toBe('received');
     validateResponse('/v1/events', 'post', 200, first.json);
 
@@ -123,15 +148,30 @@ describe('answers of the running service match the document', () => {
 
   it('a partial batch: the document lets a validating client send it, and the service answers it item by item', async () => {
     const backend: OpenAPIBackend = await openApiBackend(integrator);
-    const documentAllows = (body: unknown) => backend.validateRequest({ method: 'post', path: '/v1/events/batch', headers: { 'content-type': 'application/json' }, body });
-    const partial = { events: [{ ...event, event_type: 'partial' }, { ...event, userId: 'typo' }, { user_id: '' }, 'not an event', null] };
+    const documentAllows = (body: unknown) =>
+      backend.validateRequest({
+        method: 'post',
+        path: '/v1/events/batch',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+    const partial = {
+      events: [{ ...event, event_type: 'partial' }, { ...event, userId: 'typo' }, { user_id: '' }, 'not an event', null],
+    };
     expect(documentAllows(partial).errors).toBeNull();
     // The envelope is still the document's to refuse, as the service answers it 400.
-    for (const envelope of [{}, { events: [] }, { events: [event], extra: 1 }]) expect(documentAllows(envelope).valid, JSON.stringify(envelope)).toBe(false);
+    for (const envelope of [{}, { events: [] }, { events: [event], extra: 1 }])
+      expect(documentAllows(envelope).valid, JSON.stringify(envelope)).toBe(false);
 
     const batch = await api.call('POST', '/v1/events/batch', { headers: platform.headers, body: partial });
     expect(batch.status).toBe(200);
-    expect(batch.json.data.results.map((r: { status: string }) => r.status)).toEqual(['received', 'rejected', 'rejected', 'rejected', 'rejected']);
+    expect(batch.json.data.results.map((r: { status: string }) => r.status)).toEqual([
+      'received',
+      'rejected',
+      'rejected',
+      'rejected',
+      'rejected',
+    ]);
     validateResponse('/v1/events/batch', 'post', 200, batch.json);
   });
 
@@ -143,7 +183,10 @@ describe('answers of the running service match the document', () => {
   });
 
   it('400, 401 and 404 in the error envelope', async () => {
-    const invalid = await api.call('POST', '/v1/events', { headers: platform.headers, body: { ...event, timestamp: 'yesterday' } });
+    const invalid = await api.call('POST', '/v1/events', {
+      headers: platform.headers,
+      body: { ...event, timestamp: 'yesterday' },
+    });
     expect(invalid.status).toBe(400);
     validateResponse('/v1/events', 'post', 400, invalid.json);
 
@@ -160,7 +203,10 @@ describe('answers of the running service match the document', () => {
   });
 
   it('admin provider create and healthz', async () => {
-    const created = await api.call('POST', '/admin/v1/providers', { headers: api.adminHeaders, body: { type: 'advertiser', name: 'Docs Ltd' } });
+    const created = await api.call('POST', '/admin/v1/providers', {
+      headers: api.adminHeaders,
+      body: { type: 'advertiser', name: 'Docs Ltd' },
+    });
     expect(created.status).toBe(200);
     validateResponse('/admin/v1/providers', 'post', 200, created.json);
 
@@ -178,7 +224,14 @@ describe('answers of the running service match the document', () => {
         name: 'Docs chain',
         start_date: '2026-01-01T00:00:00Z',
         end_date: '2036-01-01T00:00:00Z',
-        tasks: [1, 2].map((n) => ({ sequence_number: n, name: `t${n}`, condition_event_type: 'kyc', reward_type: 'points', reward_name: 'p', reward_value: n })),
+        tasks: [1, 2].map((n) => ({
+          sequence_number: n,
+          name: `t${n}`,
+          condition_event_type: 'kyc',
+          reward_type: 'points',
+          reward_name: 'p',
+          reward_value: n,
+        })),
         chain_reward: { type: 'mystery_box', name: 'Box', value: 5 },
       },
     });
@@ -186,11 +239,27 @@ describe('answers of the running service match the document', () => {
     validateResponse('/admin/v1/quest-chains', 'post', 200, chain.json);
     const chainId: string = chain.json.data.quest_chain.id;
     const [firstTask] = chain.json.data.tasks as { id: string }[];
-    validateResponse('/admin/v1/quest-chains', 'get', 200, (await api.call('GET', '/admin/v1/quest-chains', { headers: api.adminHeaders })).json);
-    validateResponse('/admin/v1/quest-chains/{id}', 'get', 200, (await api.call('GET', `/admin/v1/quest-chains/${chainId}`, { headers: api.adminHeaders })).json);
+    validateResponse(
+      '/admin/v1/quest-chains',
+      'get',
+      200,
+      (await api.call('GET', '/admin/v1/quest-chains', { headers: api.adminHeaders })).json,
+    );
+    validateResponse(
+      '/admin/v1/quest-chains/{id}',
+      'get',
+      200,
+      (await api.call('GET', `/admin/v1/quest-chains/${chainId}`, { headers: api.adminHeaders })).json,
+    );
 
-    const user = await api.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: 'docs-linked' } });
-    const started = await api.call('POST', '/v1/account-links', { headers: platform.headers, body: { platform_user_id: 'docs-linked', advertiser_id: advertiser.id } });
+    const user = await api.call('POST', '/v1/users/register', {
+      headers: platform.headers,
+      body: { platform_user_id: 'docs-linked' },
+    });
+    const started = await api.call('POST', '/v1/account-links', {
+      headers: platform.headers,
+      body: { platform_user_id: 'docs-linked', advertiser_id: advertiser.id },
+    });
     expect(started.status).toBe(200);
     validateResponse('/v1/account-links', 'post', 200, started.json);
     const completed = await api.call('POST', '/v1/account-links/complete', {
@@ -203,15 +272,28 @@ describe('answers of the running service match the document', () => {
     validateResponse('/v1/account-links/{platformUserId}', 'get', 200, links.json);
 
     // What the worker would store for task 1 (no worker runs in this file).
-    await storeCompletion(database.db, { userId: user.json.data.user_id, providerId: platform.id, platformUserId: 'docs-linked', taskId: firstTask!.id, chainId, at: '2026-03-01T00:00:00.123456Z' });
+    await storeCompletion(database.db, {
+      userId: user.json.data.user_id,
+      providerId: platform.id,
+      platformUserId: 'docs-linked',
+      taskId: firstTask!.id,
+      chainId,
+      at: '2026-03-01T00:00:00.123456Z',
+    });
     const read = await api.call('GET', '/v1/quest-chains/active/docs-linked', { headers: platform.headers });
     expect(read.json.data.claimable_tasks).toHaveLength(1);
     validateResponse('/v1/quest-chains/active/{platformUserId}', 'get', 200, read.json);
 
-    const claim = await api.call('POST', '/v1/rewards/claim', { headers: platform.headers, body: { platform_user_id: 'docs-linked', task_id: firstTask!.id } });
+    const claim = await api.call('POST', '/v1/rewards/claim', {
+      headers: platform.headers,
+      body: { platform_user_id: 'docs-linked', task_id: firstTask!.id },
+    });
     expect(claim.status).toBe(200);
     validateResponse('/v1/rewards/claim', 'post', 200, claim.json);
-    const early = await api.call('POST', '/v1/rewards/claim', { headers: platform.headers, body: { platform_user_id: 'docs-linked', quest_chain_id: chainId } });
+    const early = await api.call('POST', '/v1/rewards/claim', {
+      headers: platform.headers,
+      body: { platform_user_id: 'docs-linked', quest_chain_id: chainId },
+    });
     expect(early.status).toBe(409);
     validateResponse('/v1/rewards/claim', 'post', 409, early.json);
     const rewards = await api.call('GET', '/v1/rewards/docs-linked', { headers: platform.headers });
@@ -227,11 +309,23 @@ describe('answers of the running service match the document', () => {
       name: 'Explained chain',
       start_date: '2026-01-01T00:00:00Z',
       end_date: '2036-01-01T00:00:00Z',
-      tasks: [{ sequence_number: 1, name: 't1', condition_event_type: 'registration', condition_min_amount: 100, reward_type: 'points', reward_name: 'p', reward_value: 1 }],
+      tasks: [
+        {
+          sequence_number: 1,
+          name: 't1',
+          condition_event_type: 'registration',
+          condition_min_amount: 100,
+          reward_type: 'points',
+          reward_name: 'p',
+          reward_value: 1,
+        },
+      ],
     };
     const chain = await api.call('POST', '/admin/v1/quest-chains', { headers: api.adminHeaders, body });
     // doc-user's registration event (no amount) is still pending here: no worker runs in this file.
-    const explained = await api.call('GET', `/v1/quest-chains/${chain.json.data.quest_chain.id}/users/doc-user/explain`, { headers: platform.headers });
+    const explained = await api.call('GET', `/v1/quest-chains/${chain.json.data.quest_chain.id}/users/doc-user/explain`, {
+      headers: platform.headers,
+    });
     expect(explained.json.data.tasks[0].candidates.length).toBeGreaterThan(0);
     validateResponse('/v1/quest-chains/{questChainId}/users/{platformUserId}/explain', 'get', 200, explained.json);
 
@@ -239,7 +333,12 @@ describe('answers of the running service match the document', () => {
     expect(started.status).toBe(202);
     validateResponse('/admin/v1/quest-chains/backtest', 'post', 202, started.json);
     const id = started.json.data.backtest_id as string;
-    validateResponse('/admin/v1/backtests/{id}', 'get', 200, (await api.call('GET', `/admin/v1/backtests/${id}`, { headers: api.adminHeaders })).json);
+    validateResponse(
+      '/admin/v1/backtests/{id}',
+      'get',
+      200,
+      (await api.call('GET', `/admin/v1/backtests/${id}`, { headers: api.adminHeaders })).json,
+    );
     // No worker runs in this file: the job's work, done here as a worker would.
     await runBacktest({ db: database.db, logger: api.deps.logger }, { backtestId: id });
     const done = await api.call('GET', `/admin/v1/backtests/${id}`, { headers: api.adminHeaders });

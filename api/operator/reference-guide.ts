@@ -1,7 +1,7 @@
+import { LINK_TOKEN_TTL_MINUTES } from '../../core/account-links/start-account-link.js';
 import { LIVE_TOKEN_TTL_MS } from '../../shared/live/token.js';
 import { BATCH_BODY_LIMIT, SINGLE_BODY_LIMIT } from '../http/body-guard.js';
 import { MAX_BATCH_ITEMS } from '../routes/events/schema.js';
-import { LINK_TOKEN_TTL_MINUTES } from '../../core/account-links/start-account-link.js';
 
 // The guides at the top of the integrator reference (`info.description` of
 // /openapi.json, rendered by /docs). Figures come from the constants that

@@ -1,10 +1,10 @@
+import { createHash } from 'node:crypto';
+import { type ActiveChains, readActiveChains } from '../../core/quest-chains/read-active-chains.js';
+import type { ChainDefinition } from '../../shared/db/chain-store.js';
 import type { SenderUserId } from '../../shared/domain/ids.js';
 import { nextTimeEdgeUs } from '../../shared/domain/runs.js';
-import { createHash } from 'node:crypto';
-import type { ChainDefinition } from '../../shared/db/chain-store.js';
 import { dateToMicros } from '../../shared/domain/timestamp.js';
 import type { AppDeps } from '../app-env.js';
-import { readActiveChains, type ActiveChains } from '../../core/quest-chains/read-active-chains.js';
 import { noneMatchHits } from '../http/conditional.js';
 import { answerKey, type CachedAnswer } from './active-answer-cache.js';
 
@@ -61,7 +61,13 @@ export function definitionsFingerprint(definitions: ChainDefinition[]): string {
  */
 export async function activeAnswer(
   deps: Pick<AppDeps, 'readDb' | 'chainCache' | 'liveTokens'>,
-  input: { platformId: string; platformUserId: SenderUserId; livemode: boolean; ifNoneMatch?: string | undefined; nowMs?: number | undefined },
+  input: {
+    platformId: string;
+    platformUserId: SenderUserId;
+    livemode: boolean;
+    ifNoneMatch?: string | undefined;
+    nowMs?: number | undefined;
+  },
   render: (answer: ActiveChains) => RenderedAnswer,
 ): Promise<ActiveAnswer> {
   const { platformId, platformUserId, ifNoneMatch } = input;
@@ -79,7 +85,12 @@ export async function activeAnswer(
     const cached = answers.get(key, fingerprint, nowMs);
     if (cached) {
       if (cached.tokenIssuedAtMs !== tokenIssuedAtMs) {
-        answers.renewToken(key, cached, deps.liveTokens.issue({ platformId, platformUserId, livemode: input.livemode }, tokenIssuedAtMs), tokenIssuedAtMs);
+        answers.renewToken(
+          key,
+          cached,
+          deps.liveTokens.issue({ platformId, platformUserId, livemode: input.livemode }, tokenIssuedAtMs),
+          tokenIssuedAtMs,
+        );
       }
       return { etag: cached.etag, body: cached.body };
     }

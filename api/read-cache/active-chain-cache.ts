@@ -1,4 +1,4 @@
-import { loadLiveChains, type ChainDefinition } from '../../shared/db/chain-store.js';
+import { type ChainDefinition, loadLiveChains } from '../../shared/db/chain-store.js';
 import type { Executor } from '../../shared/db/client.js';
 import { ActiveAnswerCache, type AnswerCacheLimits } from './active-answer-cache.js';
 

@@ -2,8 +2,8 @@ import { CHANGED_USER_BUCKETS, changedUsersChannel, changedUsersSchema, progress
 import { publishOn } from '../../shared/live/publish.js';
 import type { Logger } from '../../shared/observability/logger.js';
 import type { RedisClient } from '../../shared/queue/connection.js';
-import { answerKey, type ActiveAnswerCache } from './active-answer-cache.js';
 import type { AppDeps } from '../app-env.js';
+import { type ActiveAnswerCache, answerKey } from './active-answer-cache.js';
 
 /** What one API replica changed, announced to the others (forgetAnswers): a claim `{platformId, platformUserId}`, a test-data reset `{platformId, everyone: true}`. Hash-tagged when sharded. */
 export const claimChannel = (prefix: string, sharded = false) =>
@@ -21,13 +21,24 @@ const escapeGlob = (text: string) => text.replace(/[*?[\]\\]/g, '\\$&');
  * already dropped. While the connection is down, notifications are lost: the
  * cache stops serving until the subscriptions are back.
  */
-export function followAnswerInvalidations(subscriber: RedisClient, prefix: string, answers: ActiveAnswerCache, logger: Logger, sharded = false): void {
+export function followAnswerInvalidations(
+  subscriber: RedisClient,
+  prefix: string,
+  answers: ActiveAnswerCache,
+  logger: Logger,
+  sharded = false,
+): void {
   if (answers.ttlMs <= 0) return;
   const claims = claimChannel(prefix, sharded);
   const onClaim = (raw: string) => {
     try {
-      const { platformId, platformUserId, everyone } = JSON.parse(raw) as { platformId?: unknown; platformUserId?: unknown; everyone?: unknown };
-      if (typeof platformId === 'string' && typeof platformUserId === 'string') answers.invalidateKey(answerKey(platformId, platformUserId));
+      const { platformId, platformUserId, everyone } = JSON.parse(raw) as {
+        platformId?: unknown;
+        platformUserId?: unknown;
+        everyone?: unknown;
+      };
+      if (typeof platformId === 'string' && typeof platformUserId === 'string')
+        answers.invalidateKey(answerKey(platformId, platformUserId));
       else if (typeof platformId === 'string' && everyone === true) answers.invalidatePlatform(platformId);
     } catch {
       logger.warn({ channel: claims }, 'ignoring malformed claim notice');
@@ -50,7 +61,8 @@ export function followAnswerInvalidations(subscriber: RedisClient, prefix: strin
     const pattern = progressChannel(escapeGlob(prefix), '*');
     const userChannelStart = progressChannel(prefix, '');
     subscriber.on('pmessage', (matched: string, channel: string) => {
-      if (matched === pattern && channel.startsWith(userChannelStart)) answers.invalidateUser(channel.slice(userChannelStart.length));
+      if (matched === pattern && channel.startsWith(userChannelStart))
+        answers.invalidateUser(channel.slice(userChannelStart.length));
     });
     subscriber.on('message', (channel: string, raw: string) => {
       if (channel === claims) onClaim(raw);
@@ -84,12 +96,24 @@ function safeJson(raw: string): unknown {
  * at once; the others are told on the claims channel, best effort: should
  * that fail, theirs go with ANSWER_CACHE_TTL_MS.
  */
-export async function forgetAnswers(deps: Pick<AppDeps, 'chainCache' | 'redis' | 'config' | 'logger'>, platformId: string, platformUserId?: string): Promise<void> {
+export async function forgetAnswers(
+  deps: Pick<AppDeps, 'chainCache' | 'redis' | 'config' | 'logger'>,
+  platformId: string,
+  platformUserId?: string,
+): Promise<void> {
   const { answers } = deps.chainCache;
   if (platformUserId === undefined) answers.invalidatePlatform(platformId);
   else answers.invalidateKey(answerKey(platformId, platformUserId));
   const notice = platformUserId === undefined ? { platformId, everyone: true } : { platformId, platformUserId };
-  await publishOn(deps.redis, claimChannel(deps.config.QUEUE_PREFIX, deps.config.REDIS_CLUSTER), JSON.stringify(notice), deps.config.REDIS_CLUSTER).catch((error: unknown) =>
-    deps.logger.warn({ err: error }, 'change not announced to other replicas; their cached answers expire with ANSWER_CACHE_TTL_MS'),
+  await publishOn(
+    deps.redis,
+    claimChannel(deps.config.QUEUE_PREFIX, deps.config.REDIS_CLUSTER),
+    JSON.stringify(notice),
+    deps.config.REDIS_CLUSTER,
+  ).catch((error: unknown) =>
+    deps.logger.warn(
+      { err: error },
+      'change not announced to other replicas; their cached answers expire with ANSWER_CACHE_TTL_MS',
+    ),
   );
 }

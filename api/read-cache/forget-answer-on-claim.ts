@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
-import { forgetAnswers } from './answer-invalidation.js';
 import type { AppEnv } from '../app-env.js';
+import { forgetAnswers } from './answer-invalidation.js';
 
 /**
  * Wraps POST /v1/rewards/claim: a claim changes the claimer's active-chains

@@ -1,10 +1,10 @@
-import { DEFAULT_TASKS, resolveChainSpec, type ChainSpec, type TaskSpec } from '../../shared/testing/chains.js';
+import { type ChainSpec, DEFAULT_TASKS, resolveChainSpec, type TaskSpec } from '../../shared/testing/chains.js';
 import type { TestApp } from './test-app.js';
 
 // Chains through the admin HTTP API, for tests about the API (see
 // shared/testing/chains.ts for the other way and when to use which).
 
-export { DAY_MS, iso, type ChainSpec, type TaskSpec } from '../../shared/testing/chains.js';
+export { type ChainSpec, DAY_MS, iso, type TaskSpec } from '../../shared/testing/chains.js';
 
 /** The wire form of one task of a spec (`index` is its position in the chain). */
 export function taskBody(spec: TaskSpec, index: number) {
@@ -45,7 +45,10 @@ export function chainBody(platformId: string, advertiserId: string, spec: ChainS
 
 /** Creates a chain through POST /admin/v1/quest-chains; fails the test on any answer but 200. */
 export async function createChainOverApi(api: TestApp, platformId: string, advertiserId: string, spec: ChainSpec = {}) {
-  const answer = await api.call('POST', '/admin/v1/quest-chains', { headers: api.adminHeaders, body: chainBody(platformId, advertiserId, spec) });
+  const answer = await api.call('POST', '/admin/v1/quest-chains', {
+    headers: api.adminHeaders,
+    body: chainBody(platformId, advertiserId, spec),
+  });
   if (answer.status !== 200) throw new Error(`chain create answered ${answer.status}: ${answer.text}`);
   const data = answer.json.data as { quest_chain: { id: string }; tasks: { id: string }[]; chain_reward: { id: string } | null };
   return { id: data.quest_chain.id, taskIds: data.tasks.map((task) => task.id), rewardId: data.chain_reward?.id ?? null };

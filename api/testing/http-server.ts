@@ -14,16 +14,19 @@ export interface ListeningApp {
  */
 export async function listen(app: { fetch: (request: Request) => Response | Promise<Response> }): Promise<ListeningApp> {
   return new Promise((resolve) => {
-    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1', serverOptions: apiServerOptions }, (info: AddressInfo) => {
-      resolve({
-        url: `http://127.0.0.1:${info.port}`,
-        close: () =>
-          new Promise<void>((done) => {
-            server.close(() => done());
-            // Keep-alive sockets of the test's fetch client would hold close() open.
-            (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-          }),
-      });
-    });
+    const server = serve(
+      { fetch: app.fetch, port: 0, hostname: '127.0.0.1', serverOptions: apiServerOptions },
+      (info: AddressInfo) => {
+        resolve({
+          url: `http://127.0.0.1:${info.port}`,
+          close: () =>
+            new Promise<void>((done) => {
+              server.close(() => done());
+              // Keep-alive sockets of the test's fetch client would hold close() open.
+              (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+            }),
+        });
+      },
+    );
   });
 }

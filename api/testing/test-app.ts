@@ -1,8 +1,8 @@
-import { parseConfig, type Config } from '../../shared/config.js';
+import { type Config, parseConfig } from '../../shared/config.js';
 import { createLogger } from '../../shared/observability/logger.js';
+import { TEST_ADMIN_TOKEN } from '../../shared/testing/admin-token.js';
 import type { TestDatabase } from '../../shared/testing/database.js';
 import { uniqueSuffix } from '../../shared/testing/database.js';
-import { TEST_ADMIN_TOKEN } from '../../shared/testing/admin-token.js';
 import { createApp } from '../app.js';
 import { createAppDeps } from '../deps.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import type { Config } from '../../shared/config.js';
-import { emptyHandle, useTestData, type TestData, type TestDataOptions } from '../../shared/testing/test-data.js';
+import { emptyHandle, type TestData, type TestDataOptions, useTestData } from '../../shared/testing/test-data.js';
 import { createTestApp, type TestApp } from './test-app.js';
 
 export interface TestService extends TestData {

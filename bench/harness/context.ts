@@ -2,16 +2,16 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import type { TestDatabase } from '../../shared/testing/database.js';
-import { CpuMeter } from './cpu-meter.js';
-import { measureLoad, type LoadFigure, type LoadOptions } from './load.js';
-import type { BenchOptions } from './options.js';
 import type { ServiceProcess } from '../../e2e/harness/service.js';
-import { startStack, type StackOptions } from '../../e2e/harness/stack.js';
+import { type StackOptions, startStack } from '../../e2e/harness/stack.js';
 import { parseConfig } from '../../shared/config.js';
+import type { TestDatabase } from '../../shared/testing/database.js';
 import { openQueueProducers, type QueueProducers } from '../../shared/wiring/queues.js';
+import { CpuMeter } from './cpu-meter.js';
+import { type LoadFigure, type LoadOptions, measureLoad } from './load.js';
+import type { BenchOptions } from './options.js';
 import { Results } from './results.js';
-import { seedWorld, type BenchWorld } from './seed.js';
+import { type BenchWorld, seedWorld } from './seed.js';
 
 /** What every scenario gets: the running API, the database, the meters and the results so far. */
 export interface BenchContext {

@@ -1,7 +1,7 @@
-import { backendPids } from '../../shared/db/server-admin.js';
 import type { Redis } from 'ioredis';
-import type { Database } from '../../shared/db/client.js';
 import { cpuSeconds } from '../../e2e/harness/proc-stats.js';
+import type { Database } from '../../shared/db/client.js';
+import { backendPids } from '../../shared/db/server-admin.js';
 
 export interface CpuUse {
   api: number;

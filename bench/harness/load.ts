@@ -22,7 +22,11 @@ export interface LoadOptions extends autocannon.Options {
 }
 
 /** Runs autocannon against a URL and measures throughput, latency and CPU of the processes involved. */
-export async function measureLoad(meter: CpuMeter, servingPid: number, options: LoadOptions & { duration: number }): Promise<LoadFigure> {
+export async function measureLoad(
+  meter: CpuMeter,
+  servingPid: number,
+  options: LoadOptions & { duration: number },
+): Promise<LoadFigure> {
   const { warmupS = Math.max(1, options.duration / 5), okStatuses = [], ...load } = options;
   if (warmupS > 0) await run({ ...load, duration: warmupS });
   const stop = await meter.start(servingPid);

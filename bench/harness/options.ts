@@ -26,7 +26,16 @@ const USAGE = `usage: npm run bench -- [--quick] [--duration <s>] [--connections
 
 export function parseOptions(argv: readonly string[]): BenchOptions {
   const quick = argv.includes('--quick');
-  const options: BenchOptions = { quick, durationS: quick ? 1.5 : 10, connections: 32, soakMinutes: quick ? 0 : 5, only: null, profileApi: false, profileWorkers: false, world: quick ? QUICK_WORLD : DEFAULT_WORLD };
+  const options: BenchOptions = {
+    quick,
+    durationS: quick ? 1.5 : 10,
+    connections: 32,
+    soakMinutes: quick ? 0 : 5,
+    only: null,
+    profileApi: false,
+    profileWorkers: false,
+    world: quick ? QUICK_WORLD : DEFAULT_WORLD,
+  };
   for (let i = 0; i < argv.length; i += 1) {
     const flag = argv[i]!;
     const value = argv[i + 1];
@@ -45,8 +54,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     else if (flag === '--world') {
       options.world = parseWorldOptions(value ?? '', options.world);
       i += 1;
-    }
-    else if (flag === '--only') {
+    } else if (flag === '--only') {
       options.only = (value ?? '').split(',').filter(Boolean);
       i += 1;
     } else if (flag === '--help' || flag === '-h') throw new Error(USAGE);

@@ -75,4 +75,9 @@ function judge(value: number, target?: Target): { target?: string; met?: boolean
   return { target: `<= ${target.atMost}`, met: value <= target.atMost };
 }
 
-const format = (value: number) => (Number.isFinite(value) ? (value >= 100 ? Math.round(value).toLocaleString('en-US') : String(Math.round(value * 100) / 100)) : 'n/a');
+const format = (value: number) =>
+  Number.isFinite(value)
+    ? value >= 100
+      ? Math.round(value).toLocaleString('en-US')
+      : String(Math.round(value * 100) / 100)
+    : 'n/a';

@@ -1,10 +1,16 @@
-import { type ServiceUserId } from '../../shared/domain/ids.js';
 import { eq } from 'drizzle-orm';
-import { users as userRows } from '../../shared/db/schema/index.js';
-import type { TestDatabase } from '../../shared/testing/database.js';
 import { requestJsonUnchecked } from '../../e2e/harness/http.js';
-import { dataOf, seedProvider, seedWorld as seedThroughApi, type ApiCall, type SeededProvider } from '../../shared/testing/world-seeder.js';
+import { users as userRows } from '../../shared/db/schema/index.js';
+import { type ServiceUserId } from '../../shared/domain/ids.js';
+import type { TestDatabase } from '../../shared/testing/database.js';
 import { storeCompletion } from '../../shared/testing/progress.js';
+import {
+  type ApiCall,
+  dataOf,
+  type SeededProvider,
+  seedProvider,
+  seedWorld as seedThroughApi,
+} from '../../shared/testing/world-seeder.js';
 
 /** What seeding needs of the bench context (declared here: context.ts imports this module). */
 export interface SeedContext {
@@ -66,7 +72,8 @@ export async function seedWorld(ctx: SeedContext, userCount: number): Promise<Be
     platforms: 1,
     advertisers: 1,
     name: (type) => `bench ${type}`,
-    chains: ([platform], [advertiser]) => Array.from({ length: CHAINS }, (_, chain) => ({ body: chainBody(platform!.id, advertiser!.id, chain), kept: {} })),
+    chains: ([platform], [advertiser]) =>
+      Array.from({ length: CHAINS }, (_, chain) => ({ body: chainBody(platform!.id, advertiser!.id, chain), kept: {} })),
     users: users.map((platformUserId) => ({ platformIndex: 0, platformUserId })),
     providerHeaders: JSON_CONTENT,
   });
@@ -77,7 +84,14 @@ export async function seedWorld(ctx: SeedContext, userCount: number): Promise<Be
     users.map(async (platformUserId, i) => {
       for (const chain of chains) {
         for (const taskId of chain.taskIds.slice(0, 2)) {
-          await storeCompletion(ctx.database.db, { userId: userIds[i]!, providerId: platform.id, platformUserId, taskId, chainId: chain.id, at: '2026-02-01T00:00:00Z' });
+          await storeCompletion(ctx.database.db, {
+            userId: userIds[i]!,
+            providerId: platform.id,
+            platformUserId,
+            taskId,
+            chainId: chain.id,
+            at: '2026-02-01T00:00:00Z',
+          });
         }
       }
     }),

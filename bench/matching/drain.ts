@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
+import type { ServiceProcess } from '../../e2e/harness/service.js';
 import { idArray } from '../../shared/db/sql-fragments.js';
 import { eventBatches } from '../../shared/queue/contract.js';
 import type { BenchContext } from '../harness/context.js';
-import type { ServiceProcess } from '../../e2e/harness/service.js';
 import type { MatchingTenant } from './seed.js';
 
 /** Events per job, as one group-committed ingest flush or batch call hands them over. */
@@ -36,7 +36,10 @@ export async function drain(
     const started = performance.now();
     for (let i = 0; i < eventIds.length; i += 5000) {
       const jobs = [];
-      for (let j = i; j < Math.min(i + 5000, eventIds.length); j += JOB_SIZE) jobs.push(...eventBatches(eventIds.slice(j, j + JOB_SIZE).map((eventId) => ({ eventId, providerId: tenant.platformId }))));
+      for (let j = i; j < Math.min(i + 5000, eventIds.length); j += JOB_SIZE)
+        jobs.push(
+          ...eventBatches(eventIds.slice(j, j + JOB_SIZE).map((eventId) => ({ eventId, providerId: tenant.platformId }))),
+        );
       await producer.queue.addBulk(jobs.map((data) => ({ name: 'match-events', data })));
     }
     const during = options.during?.();
@@ -76,7 +79,11 @@ export async function drain(
  * group-committed single events), and left until the reconciler counts them
  * as old; only then does one worker start, timed until none is pending.
  */
-export async function drainBacklog(ctx: BenchContext, tenant: MatchingTenant, eventIds: readonly string[]): Promise<DrainFigure & { sinceEnqueueS: number }> {
+export async function drainBacklog(
+  ctx: BenchContext,
+  tenant: MatchingTenant,
+  eventIds: readonly string[],
+): Promise<DrainFigure & { sinceEnqueueS: number }> {
   const queues = ctx.openQueues();
   const producer = queues.matching;
   try {
@@ -143,7 +150,13 @@ export interface DrainOptions {
 }
 
 /** Stored events matched by freshly started workers (waited for until idle), which are stopped afterwards. */
-export async function drainWith(ctx: BenchContext, workerCount: number, tenant: MatchingTenant, eventIds: readonly string[], options: DrainOptions = {}): Promise<DrainFigure> {
+export async function drainWith(
+  ctx: BenchContext,
+  workerCount: number,
+  tenant: MatchingTenant,
+  eventIds: readonly string[],
+  options: DrainOptions = {},
+): Promise<DrainFigure> {
   const workers: ServiceProcess[] = [];
   try {
     for (let i = 0; i < workerCount; i++) workers.push(await ctx.startWorker());

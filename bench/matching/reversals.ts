@@ -22,7 +22,10 @@ export function reverseAsMatched(ctx: BenchContext, tenant: MatchingTenant, targ
           select id::text from unnest(${idArray(left)}) as t(id) where not exists (select 1 from pending_events p where p.event_id = t.id)`);
         const matched = new Set(rows.map((row) => row.id));
         if (matched.size > 0) {
-          await reverseEvents(deps, { providerId: tenant.platformId, reversals: [...matched].map((eventId) => ({ eventId, reason: 'bench refund' })) });
+          await reverseEvents(deps, {
+            providerId: tenant.platformId,
+            reversals: [...matched].map((eventId) => ({ eventId, reason: 'bench refund' })),
+          });
           left = left.filter((id) => !matched.has(id));
         }
         await new Promise((resolve) => setTimeout(resolve, 100));

@@ -1,8 +1,8 @@
-import { senderUserId } from '../../shared/domain/ids.js';
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../../shared/db/client.js';
 import { insertOrFindEvents } from '../../shared/db/event-store.js';
 import { users } from '../../shared/db/schema/index.js';
+import { senderUserId } from '../../shared/domain/ids.js';
 import { createTestChain } from '../../shared/testing/chains.js';
 import { createTestProvider } from '../../shared/testing/fixtures.js';
 import type { BenchContext } from '../harness/context.js';
@@ -38,14 +38,21 @@ export async function matchingTenant(ctx: BenchContext, label: string, userCount
   const platformUserIds = Array.from({ length: userCount }, (_, i) => `${label}-${i}`);
   await ctx.database.db
     .insert(users)
-    .values(platformUserIds.map((platformUserId) => ({ platformId: platform.id, platformUserId: senderUserId(platformUserId), needsEvaluation: false })));
+    .values(
+      platformUserIds.map((platformUserId) => ({
+        platformId: platform.id,
+        platformUserId: senderUserId(platformUserId),
+        needsEvaluation: false,
+      })),
+    );
   return {
     platformId: platform.id,
     users: platformUserIds,
     /** Stores events (types cycling through the first `types` tasks' types) and answers their ids in order. */
     store: (events: readonly BenchEvent[], types = TASKS) => storeEvents(ctx.database.db, platform.id, events, types),
     /** Users of this tenant still flagged for re-evaluation (a reversal flags them). */
-    evaluating: (): Promise<number> => ctx.database.db.$count(users, and(eq(users.platformId, platform.id), eq(users.needsEvaluation, true))),
+    evaluating: (): Promise<number> =>
+      ctx.database.db.$count(users, and(eq(users.platformId, platform.id), eq(users.needsEvaluation, true))),
   };
 }
 

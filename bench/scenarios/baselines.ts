@@ -1,7 +1,7 @@
 import { join } from 'node:path';
+import { freePort, startProcess } from '../../e2e/harness/service.js';
 import { projectRoot } from '../../shared/db/project-root.js';
 import type { Scenario } from '../harness/context.js';
-import { freePort, startProcess } from '../../e2e/harness/service.js';
 import { rawInsertLoop } from '../harness/raw-insert.js';
 import { createProvider } from '../harness/seed.js';
 
@@ -11,7 +11,12 @@ export const RAW_INSERT = 'raw postgres.js single-row insert';
 
 /** A body shaped like a single event, so the echo parses and writes what ingest would. */
 export const sampleEvent = (n: number) =>
-  JSON.stringify({ user_id: `u-${n % 200}`, event_type: `step-${n % 3}`, timestamp: new Date(Date.UTC(2026, 1, 1) + n * 1000).toISOString(), amount: 10 });
+  JSON.stringify({
+    user_id: `u-${n % 200}`,
+    event_type: `step-${n % 3}`,
+    timestamp: new Date(Date.UTC(2026, 1, 1) + n * 1000).toISOString(),
+    amount: 10,
+  });
 
 /**
  * The baselines every ratio is taken against, measured in the same run at
@@ -31,7 +36,14 @@ export const baselines: Scenario = {
     });
     try {
       const get = await ctx.load({ url: `http://127.0.0.1:${port}/` }, bare.pid);
-      ctx.results.add({ figure: BARE_GET, value: get.requestsPerSecond, unit: 'req/s', p50Ms: get.p50Ms, p99Ms: get.p99Ms, cpuPer1k: get.cpuPer1k });
+      ctx.results.add({
+        figure: BARE_GET,
+        value: get.requestsPerSecond,
+        unit: 'req/s',
+        p50Ms: get.p50Ms,
+        p99Ms: get.p99Ms,
+        cpuPer1k: get.cpuPer1k,
+      });
       let n = 0;
       const post = await ctx.load(
         {
@@ -42,7 +54,14 @@ export const baselines: Scenario = {
         },
         bare.pid,
       );
-      ctx.results.add({ figure: BARE_POST, value: post.requestsPerSecond, unit: 'req/s', p50Ms: post.p50Ms, p99Ms: post.p99Ms, cpuPer1k: post.cpuPer1k });
+      ctx.results.add({
+        figure: BARE_POST,
+        value: post.requestsPerSecond,
+        unit: 'req/s',
+        p50Ms: post.p50Ms,
+        p99Ms: post.p99Ms,
+        cpuPer1k: post.cpuPer1k,
+      });
     } finally {
       await bare.stop();
     }
@@ -57,6 +76,13 @@ export const baselines: Scenario = {
       // The API's default DB_POOL_SIZE.
       poolSize: 10,
     });
-    ctx.results.add({ figure: RAW_INSERT, value: inserts.requestsPerSecond, unit: 'rows/s', p50Ms: inserts.p50Ms, p99Ms: inserts.p99Ms, cpuPer1k: inserts.cpuPer1k });
+    ctx.results.add({
+      figure: RAW_INSERT,
+      value: inserts.requestsPerSecond,
+      unit: 'rows/s',
+      p50Ms: inserts.p50Ms,
+      p99Ms: inserts.p99Ms,
+      cpuPer1k: inserts.cpuPer1k,
+    });
   },
 };

@@ -28,7 +28,14 @@ export const httpIngest: Scenario = {
       headers: platform.headers,
       requests: [{ setupRequest: (request) => ({ ...request, body: event(sent++) }) }],
     });
-    const singleRow = { figure: SINGLE_INGEST, value: single.requestsPerSecond, unit: 'req/s', p50Ms: single.p50Ms, p99Ms: single.p99Ms, cpuPer1k: single.cpuPer1k };
+    const singleRow = {
+      figure: SINGLE_INGEST,
+      value: single.requestsPerSecond,
+      unit: 'req/s',
+      p50Ms: single.p50Ms,
+      p99Ms: single.p99Ms,
+      cpuPer1k: single.cpuPer1k,
+    };
     ctx.results.addRatio({ ...singleRow, note: failures(single.failures) }, RAW_INSERT, { atLeast: 1.0 });
     // Issue 29: single ingest at least half the bare POST echo, p99 within 30 ms.
     ctx.results.addRatio({ ...singleRow, figure: `${SINGLE_INGEST} (vs POST floor)` }, BARE_POST, { atLeast: 0.5 });
@@ -41,10 +48,25 @@ export const httpIngest: Scenario = {
       url: `${ctx.api.url}/v1/events`,
       method: 'POST',
       headers: platform.headers,
-      requests: [{ setupRequest: (request) => ({ ...request, body: duplicates++ % 2 === 0 ? event((duplicates * 7919) % stored) : event(sent++) }) }],
+      requests: [
+        {
+          setupRequest: (request) => ({
+            ...request,
+            body: duplicates++ % 2 === 0 ? event((duplicates * 7919) % stored) : event(sent++),
+          }),
+        },
+      ],
     });
     ctx.results.addRatio(
-      { figure: DUPLICATE_INGEST, value: mixed.requestsPerSecond, unit: 'req/s', p50Ms: mixed.p50Ms, p99Ms: mixed.p99Ms, cpuPer1k: mixed.cpuPer1k, note: failures(mixed.failures) },
+      {
+        figure: DUPLICATE_INGEST,
+        value: mixed.requestsPerSecond,
+        unit: 'req/s',
+        p50Ms: mixed.p50Ms,
+        p99Ms: mixed.p99Ms,
+        cpuPer1k: mixed.cpuPer1k,
+        note: failures(mixed.failures),
+      },
       SINGLE_INGEST,
       { atLeast: 1.0 },
     );
@@ -64,7 +86,11 @@ export const httpIngest: Scenario = {
         },
       ],
     });
-    const perEvent = { api: batch.cpuPer1k.api / 100, postgres: batch.cpuPer1k.postgres / 100, redis: batch.cpuPer1k.redis / 100 };
+    const perEvent = {
+      api: batch.cpuPer1k.api / 100,
+      postgres: batch.cpuPer1k.postgres / 100,
+      redis: batch.cpuPer1k.redis / 100,
+    };
     ctx.results.addRatio(
       {
         figure: BATCH_INGEST,

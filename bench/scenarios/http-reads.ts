@@ -13,7 +13,15 @@ export const httpReads: Scenario = {
     const { platform, users } = ctx.world;
     const healthz = await ctx.load({ url: `${ctx.api.url}/healthz` });
     ctx.results.addRatio(
-      { figure: HEALTHZ, value: healthz.requestsPerSecond, unit: 'req/s', p50Ms: healthz.p50Ms, p99Ms: healthz.p99Ms, cpuPer1k: healthz.cpuPer1k, note: failures(healthz.failures) },
+      {
+        figure: HEALTHZ,
+        value: healthz.requestsPerSecond,
+        unit: 'req/s',
+        p50Ms: healthz.p50Ms,
+        p99Ms: healthz.p99Ms,
+        cpuPer1k: healthz.cpuPer1k,
+        note: failures(healthz.failures),
+      },
       BARE_GET,
       // Issue "A world like production": the request path near the framework.
       { atLeast: 0.8 },
@@ -28,7 +36,15 @@ export const httpReads: Scenario = {
       requests: [{ setupRequest: (request) => ({ ...request, path: path(users[reader++ % users.length]!) }) }],
     });
     ctx.results.addRatio(
-      { figure: ACTIVE_READ, value: read.requestsPerSecond, unit: 'req/s', p50Ms: read.p50Ms, p99Ms: read.p99Ms, cpuPer1k: read.cpuPer1k, note: failures(read.failures) },
+      {
+        figure: ACTIVE_READ,
+        value: read.requestsPerSecond,
+        unit: 'req/s',
+        p50Ms: read.p50Ms,
+        p99Ms: read.p99Ms,
+        cpuPer1k: read.cpuPer1k,
+        note: failures(read.failures),
+      },
       BARE_GET,
       { atLeast: 0.4 },
     );
@@ -68,7 +84,9 @@ export const httpReads: Scenario = {
         p50Ms: revalidation.p50Ms,
         p99Ms: revalidation.p99Ms,
         cpuPer1k: revalidation.cpuPer1k,
-        note: failures(revalidation.failures) ?? `${Math.round((100 * (revalidation.statuses['304'] ?? 0)) / revalidation.requests)}% answered 304`,
+        note:
+          failures(revalidation.failures) ??
+          `${Math.round((100 * (revalidation.statuses['304'] ?? 0)) / revalidation.requests)}% answered 304`,
       },
       BARE_GET,
       { atLeast: 0.6 },

@@ -15,7 +15,10 @@ export const matchingDrain: Scenario = {
   async run(ctx) {
     const { db } = ctx.database;
     const left = async () => {
-      const [events, usersToEvaluate] = await Promise.all([db.$count(pendingEvents), db.$count(users, eq(users.needsEvaluation, true))]);
+      const [events, usersToEvaluate] = await Promise.all([
+        db.$count(pendingEvents),
+        db.$count(users, eq(users.needsEvaluation, true)),
+      ]);
       return events + usersToEvaluate;
     };
     const pending = await left();

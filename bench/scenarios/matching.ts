@@ -2,8 +2,8 @@ import { chainProgress, events, pendingEvents, taskCompletions } from '../../sha
 import { vacuumAnalyze } from '../../shared/db/server-admin.js';
 import type { BenchContext, Scenario } from '../harness/context.js';
 import { drainBacklog, drainWith } from '../matching/drain.js';
-import { reverseAsMatched } from '../matching/reversals.js';
 import { lagBuckets, quantileBound } from '../matching/lag.js';
+import { reverseAsMatched } from '../matching/reversals.js';
 import { matchingTenant, roundRobin } from '../matching/seed.js';
 import { BATCH_INGEST, SINGLE_INGEST } from './http-ingest.js';
 
@@ -43,7 +43,11 @@ async function backlog(ctx: BenchContext) {
   ctx.results.addRatio(row, SINGLE_INGEST, { atLeast: 1.0 });
   ctx.results.addRatio({ ...row, figure: `${MATCH_DRAIN} (vs batch ingest)` }, BATCH_INGEST, { atLeast: 0.5 });
   ctx.results.addBound(
-    { figure: 'matching CPU per 1k events, worker + Postgres', value: figure.workerCpuPer1k + figure.postgresCpuPer1k, unit: 'CPU-s' },
+    {
+      figure: 'matching CPU per 1k events, worker + Postgres',
+      value: figure.workerCpuPer1k + figure.postgresCpuPer1k,
+      unit: 'CPU-s',
+    },
     { atMost: 0.5 },
   );
 }
@@ -109,7 +113,12 @@ async function history(ctx: BenchContext) {
     const ids = await tenant.store(roundRobin(tenant.users, fresh, stored), 3);
     const figure = await drainWith(ctx, 1, tenant, ids);
     rates.push(figure.eventsPerSecond);
-    const row = { figure: `matching drain, ${stored.toLocaleString('en-US')} stored events per user`, value: figure.eventsPerSecond, unit: 'events/s', note: `${users} users, ${fresh} new events each` };
+    const row = {
+      figure: `matching drain, ${stored.toLocaleString('en-US')} stored events per user`,
+      value: figure.eventsPerSecond,
+      unit: 'events/s',
+      note: `${users} users, ${fresh} new events each`,
+    };
     if (stored === 20) ctx.results.add(row);
     else ctx.results.addRatio(row, 'matching drain, 20 stored events per user', { atLeast: 0.8 });
   }
@@ -119,7 +128,11 @@ async function history(ctx: BenchContext) {
 async function hotUser(ctx: BenchContext) {
   const spreadTenant = await matchingTenant(ctx, 'spread', 200);
   const spread = await drainWith(ctx, 2, spreadTenant, await spreadTenant.store(roundRobin(spreadTenant.users, 10)));
-  ctx.results.add({ figure: 'matching drain, 2,000 events over 200 users, 2 workers', value: spread.eventsPerSecond, unit: 'events/s' });
+  ctx.results.add({
+    figure: 'matching drain, 2,000 events over 200 users, 2 workers',
+    value: spread.eventsPerSecond,
+    unit: 'events/s',
+  });
   const hotTenant = await matchingTenant(ctx, 'hot', 1);
   const hot = await drainWith(ctx, 2, hotTenant, await hotTenant.store(roundRobin(hotTenant.users, 2000)));
   ctx.results.addRatio(
@@ -149,7 +162,11 @@ async function lag(ctx: BenchContext) {
         {
           setupRequest: (request) => ({
             ...request,
-            body: JSON.stringify({ user_id: users[n % users.length], event_type: `step-${n % 3}`, timestamp: new Date(Date.UTC(2028, 0, 1) + n++ * 1000).toISOString() }),
+            body: JSON.stringify({
+              user_id: users[n % users.length],
+              event_type: `step-${n % 3}`,
+              timestamp: new Date(Date.UTC(2028, 0, 1) + n++ * 1000).toISOString(),
+            }),
           }),
         },
       ],
@@ -158,7 +175,12 @@ async function lag(ctx: BenchContext) {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const { bound, count } = quantileBound(before, await lagBuckets(worker.metricsUrl), 0.99);
     ctx.results.addBound(
-      { figure: 'event answered 200 → processed, p99', value: bound * 1000, unit: 'ms', note: `p99 within the histogram bucket ≤ ${bound * 1000} ms; ${count} events at ${rate} req/s (half of single ingest); ingest p99 ${load.p99Ms} ms` },
+      {
+        figure: 'event answered 200 → processed, p99',
+        value: bound * 1000,
+        unit: 'ms',
+        note: `p99 within the histogram bucket ≤ ${bound * 1000} ms; ${count} events at ${rate} req/s (half of single ingest); ingest p99 ${load.p99Ms} ms`,
+      },
       { atMost: 250 },
     );
   } finally {

@@ -1,14 +1,14 @@
 import { eq } from 'drizzle-orm';
+import { generateWebhookSecret } from '../../core/webhooks/signing.js';
 import { webhookEndpoints, webhookMessages } from '../../shared/db/schema/index.js';
 import { insertEndpoint } from '../../shared/db/webhook-endpoint-store.js';
 import { insertMessages, type WebhookFact } from '../../shared/db/webhook-message-store.js';
 import { eventBatches } from '../../shared/queue/contract.js';
 import { createTestProvider } from '../../shared/testing/fixtures.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../shared/testing/webhook-receiver.js';
-import { generateWebhookSecret } from '../../core/webhooks/signing.js';
 import type { BenchContext, Scenario } from '../harness/context.js';
-import { drain, type DrainFigure } from '../matching/drain.js';
-import { matchingTenant, roundRobin, type MatchingTenant } from '../matching/seed.js';
+import { type DrainFigure, drain } from '../matching/drain.js';
+import { type MatchingTenant, matchingTenant, roundRobin } from '../matching/seed.js';
 import { MATCH_DRAIN } from './matching.js';
 
 export const WEBHOOK_THROUGHPUT = 'webhook deliveries, 1 worker, receiver answering 200 at once';
@@ -35,7 +35,8 @@ export const webhooks: Scenario = {
 };
 
 /** A worker allowed to deliver to the local receiver (plain HTTP on a private address). */
-const startWebhookWorker = (ctx: BenchContext, env: Record<string, string> = {}) => ctx.startWorker({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', ...env });
+const startWebhookWorker = (ctx: BenchContext, env: Record<string, string> = {}) =>
+  ctx.startWorker({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', ...env });
 
 const firstReceipts = (receiver: WebhookReceiver, ids: ReadonlySet<string>) => {
   const first = new Map<string, number>();
@@ -55,14 +56,23 @@ async function waitFor(check: () => boolean, what: string) {
 async function throughput(ctx: BenchContext, receiver: WebhookReceiver) {
   const count = ctx.options.quick ? 2_000 : 20_000;
   const platform = await createTestProvider(ctx.database.db, 'platform', { name: 'bench webhooks' });
-  await insertEndpoint(ctx.database.db, { providerId: platform.id, url: receiver.url, eventTypes: ['reward.claimed'], secret: generateWebhookSecret() }, 10);
+  await insertEndpoint(
+    ctx.database.db,
+    { providerId: platform.id, url: receiver.url, eventTypes: ['reward.claimed'], secret: generateWebhookSecret() },
+    10,
+  );
   const ids: string[] = [];
   for (let i = 0; i < count; i += 2000) {
     const facts: WebhookFact[] = Array.from({ length: Math.min(2000, count - i) }, (_, j) => ({
       providerId: platform.id,
       type: 'reward.claimed',
       fact: `reward.claimed/bench-${i + j}`,
-      data: { claim_id: `bench-${i + j}`, kind: 'task', reward: { type: 'points', name: '10 points', value: 10, image_urls: null }, platform_user_id: `user-${j}` },
+      data: {
+        claim_id: `bench-${i + j}`,
+        kind: 'task',
+        reward: { type: 'points', name: '10 points', value: 10, image_urls: null },
+        platform_user_id: `user-${j}`,
+      },
     }));
     ids.push(...(await insertMessages(ctx.database.db, facts)));
   }
@@ -103,7 +113,16 @@ async function throughput(ctx: BenchContext, receiver: WebhookReceiver) {
 async function delay(ctx: BenchContext, receiver: WebhookReceiver) {
   const userCount = ctx.options.quick ? 10 : 20;
   const tenant = await matchingTenant(ctx, 'webhooks', userCount);
-  await insertEndpoint(ctx.database.db, { providerId: tenant.platformId, url: receiver.url, eventTypes: ['task.completed', 'chain.completed'], secret: generateWebhookSecret() }, 10);
+  await insertEndpoint(
+    ctx.database.db,
+    {
+      providerId: tenant.platformId,
+      url: receiver.url,
+      eventTypes: ['task.completed', 'chain.completed'],
+      secret: generateWebhookSecret(),
+    },
+    10,
+  );
   const worker = await startWebhookWorker(ctx);
   const queues = ctx.openQueues();
   const producer = queues.matching;
@@ -113,7 +132,12 @@ async function delay(ctx: BenchContext, receiver: WebhookReceiver) {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     for (let wave = 0; wave < 5; wave++) {
       const ids = await tenant.store(roundRobin(tenant.users, 1, wave));
-      await producer.queue.addBulk(eventBatches(ids.map((eventId) => ({ eventId, providerId: tenant.platformId }))).map((data) => ({ name: 'match-events', data })));
+      await producer.queue.addBulk(
+        eventBatches(ids.map((eventId) => ({ eventId, providerId: tenant.platformId }))).map((data) => ({
+          name: 'match-events',
+          data,
+        })),
+      );
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
     // 5 chains: a task.completed per event and chain, and a chain.completed per user and chain at the end.
@@ -129,7 +153,14 @@ async function delay(ctx: BenchContext, receiver: WebhookReceiver) {
     delays.sort((a, b) => a - b);
     const p = (q: number) => delays[Math.min(delays.length - 1, Math.floor(q * delays.length))]!;
     ctx.results.addBound(
-      { figure: 'completion → webhook delivered, p99', value: p(0.99), unit: 'ms', p50Ms: p(0.5), p99Ms: p(0.99), note: `${delays.length} messages from 5 waves of ${userCount} events 1 s apart (${userCount * 5} messages each), 1 worker matching and delivering` },
+      {
+        figure: 'completion → webhook delivered, p99',
+        value: p(0.99),
+        unit: 'ms',
+        p50Ms: p(0.5),
+        p99Ms: p(0.99),
+        note: `${delays.length} messages from 5 waves of ${userCount} events 1 s apart (${userCount * 5} messages each), 1 worker matching and delivering`,
+      },
       { atMost: 1000 },
     );
   } finally {
@@ -160,7 +191,16 @@ async function drainWithEndpoint(ctx: BenchContext, receiver: WebhookReceiver) {
   const bare = await matchingTenant(ctx, 'drain-no-webhooks', 200);
   const withEndpoint = async (label: string) => {
     const tenant = await matchingTenant(ctx, label, 200);
-    await insertEndpoint(ctx.database.db, { providerId: tenant.platformId, url: receiver.url, eventTypes: ['task.completed', 'chain.completed'], secret: generateWebhookSecret() }, 10);
+    await insertEndpoint(
+      ctx.database.db,
+      {
+        providerId: tenant.platformId,
+        url: receiver.url,
+        eventTypes: ['task.completed', 'chain.completed'],
+        secret: generateWebhookSecret(),
+      },
+      10,
+    );
     return tenant;
   };
   const inline = await withEndpoint('drain-webhooks');
@@ -199,7 +239,11 @@ async function drainWithEndpoint(ctx: BenchContext, receiver: WebhookReceiver) {
       DRAIN_WITHOUT_ENDPOINT,
     );
   };
-  rows(`${MATCH_DRAIN}, platform with a webhook endpoint`, await drainOnce(ctx, inline, await eventsOf(inline), receiver), 'the same worker delivers');
+  rows(
+    `${MATCH_DRAIN}, platform with a webhook endpoint`,
+    await drainOnce(ctx, inline, await eventsOf(inline), receiver),
+    'the same worker delivers',
+  );
   // Deliveries in a process of their own (WORKER_ROLES, docs/scaling.md): both processes' CPU is the figure's.
   rows(
     `${MATCH_DRAIN}, platform with a webhook endpoint, delivery in its own process`,
@@ -215,8 +259,20 @@ interface DrainWithDeliveries {
 
 /** One drain by a worker started as the others; with `deliverer`, a second worker delivers and the first only matches, both metered. */
 async function drainOnce(ctx: BenchContext, tenant: MatchingTenant, ids: readonly string[]): Promise<DrainFigure>;
-async function drainOnce(ctx: BenchContext, tenant: MatchingTenant, ids: readonly string[], receiver: WebhookReceiver, deliverer?: boolean): Promise<DrainWithDeliveries>;
-async function drainOnce(ctx: BenchContext, tenant: MatchingTenant, ids: readonly string[], receiver?: WebhookReceiver, deliverer = false): Promise<DrainFigure | DrainWithDeliveries> {
+async function drainOnce(
+  ctx: BenchContext,
+  tenant: MatchingTenant,
+  ids: readonly string[],
+  receiver: WebhookReceiver,
+  deliverer?: boolean,
+): Promise<DrainWithDeliveries>;
+async function drainOnce(
+  ctx: BenchContext,
+  tenant: MatchingTenant,
+  ids: readonly string[],
+  receiver?: WebhookReceiver,
+  deliverer = false,
+): Promise<DrainFigure | DrainWithDeliveries> {
   const workers = [await startWebhookWorker(ctx, deliverer ? { WORKER_ROLES: 'matching' } : {})];
   if (deliverer) workers.push(await startWebhookWorker(ctx, { WORKER_ROLES: 'webhooks' }));
   try {

@@ -1,18 +1,18 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
+import { cpuSeconds } from '../../e2e/harness/proc-stats.js';
 import { events, pendingEvents, users } from '../../shared/db/schema/index.js';
 import { senderUserId } from '../../shared/domain/ids.js';
-import { nothingPending } from '../../shared/testing/progress.js';
 import { eventually } from '../../shared/testing/eventually.js';
+import { nothingPending } from '../../shared/testing/progress.js';
 import { seededRandom } from '../../shared/testing/random.js';
-import { cpuSeconds } from '../../e2e/harness/proc-stats.js';
 import type { BenchContext, Scenario } from '../harness/context.js';
 import { FLAT_BACKLOG_S, LAG_P99_BOUND_S, lagBuckets, quantileBound } from '../matching/lag.js';
 import { createEventSource, isoMicros, type Send, type WorldEvent } from '../world/event-source.js';
 import { openLoop, quantile } from '../world/open-loop.js';
 import { PROBE_EVENT_TYPE } from '../world/world-chains.js';
 import { checkAgainstModel, SampledHistory } from '../world/world-check.js';
+import { type SeededWorld, seedProductionWorld } from '../world/world-seed.js';
 import { openWorldStack, type WorldStack } from '../world/world-stack.js';
-import { seedProductionWorld, type SeededWorld } from '../world/world-seed.js';
 import { zipfHeadShare } from '../world/zipf.js';
 
 const MAX_OUTSTANDING_SENDS = 256;
@@ -63,7 +63,9 @@ export const world: Scenario = {
     const options = ctx.options.world;
     const stack = await openWorldStack(ctx);
     try {
-      ctx.log(`world: ${options.users} users, ${options.chains} chains, Zipf s=${options.zipfS} (top user ${(zipfHeadShare(options.users, options.zipfS, 1) * 100).toFixed(0)} % of events)`);
+      ctx.log(
+        `world: ${options.users} users, ${options.chains} chains, Zipf s=${options.zipfS} (top user ${(zipfHeadShare(options.users, options.zipfS, 1) * 100).toFixed(0)} % of events)`,
+      );
       const seeded = await seedProductionWorld(stack.http, options, PROBES, ctx.log);
       await runWorld(ctx, stack, seeded);
     } finally {
@@ -78,12 +80,20 @@ async function runWorld(ctx: BenchContext, stack: WorldStack, seeded: SeededWorl
   const source = createEventSource(random, seeded.users, options);
   // The hottest users (most events, most late ones) and the rest drawn uniformly.
   const hot = source.hottest(HOT_SAMPLED).map((u) => u.platformUserId);
-  const sampled = new Set([...hot, ...random.shuffle(seeded.users.map((u) => u.platformUserId)).slice(0, Math.max(0, options.sampledUsers - hot.length))]);
+  const sampled = new Set([
+    ...hot,
+    ...random.shuffle(seeded.users.map((u) => u.platformUserId)).slice(0, Math.max(0, options.sampledUsers - hot.length)),
+  ]);
   const history = new SampledHistory(sampled);
   const traffic = createTraffic(stack, seeded, history);
 
   const produce = (rate: number, durationS: number) =>
-    openLoop({ ratePerS: rate, durationS, maxOutstanding: MAX_OUTSTANDING_SENDS, start: (nowMs) => traffic.send(source.next(nowMs)) });
+    openLoop({
+      ratePerS: rate,
+      durationS,
+      maxOutstanding: MAX_OUTSTANDING_SENDS,
+      start: (nowMs) => traffic.send(source.next(nowMs)),
+    });
 
   async function step(rate: number, pollRate: number): Promise<Step> {
     const { db } = stack.database;
@@ -96,7 +106,10 @@ async function runWorld(ctx: BenchContext, stack: WorldStack, seeded: SeededWorl
     // The load generator (this process) shares the two cores: its CPU is part of what bounds the step.
     const generatorBefore = process.cpuUsage();
     traffic.resetReads();
-    const [produced] = await Promise.all([produce(rate, options.stepS), pollRate > 0 ? traffic.poll(pollRate, options.stepS, random) : undefined]);
+    const [produced] = await Promise.all([
+      produce(rate, options.stepS),
+      pollRate > 0 ? traffic.poll(pollRate, options.stepS, random) : undefined,
+    ]);
     const cpu = await stopMeter();
     const workerCpu = cpuSeconds(stack.worker.pid) - workerBefore;
     const generatorUsage = process.cpuUsage(generatorBefore);
@@ -113,10 +126,18 @@ async function runWorld(ctx: BenchContext, stack: WorldStack, seeded: SeededWorl
       backlogGrowth,
       lagP99S: bound,
       flat: produced.failed === 0 && produced.dropped === 0 && achieved >= rate * 0.95 && backlogGrowth <= rate * FLAT_BACKLOG_S,
-      cpuPerEventUs: { api: perEvent(cpu.api), worker: perEvent(workerCpu), postgres: perEvent(cpu.postgres), redis: perEvent(cpu.redis), generator: perEvent(generatorCpu) },
+      cpuPerEventUs: {
+        api: perEvent(cpu.api),
+        worker: perEvent(workerCpu),
+        postgres: perEvent(cpu.postgres),
+        redis: perEvent(cpu.redis),
+        generator: perEvent(generatorCpu),
+      },
       ...(pollRate > 0 ? { reads: traffic.readFigures(pollRate) } : {}),
     };
-    ctx.log(`world ${rate} events/s${pollRate ? ` + ${pollRate} reads/s` : ''}: achieved ${Math.round(achieved)}, backlog +${backlogGrowth}, p99 <= ${bound * 1000} ms${result.reads ? `, reads p99 ${result.reads.p99Ok.toFixed(0)} / ${result.reads.p99NotModified.toFixed(0)} ms (200 / 304), ${(result.reads.notModifiedShare * 100).toFixed(1)} % 304` : ''}`);
+    ctx.log(
+      `world ${rate} events/s${pollRate ? ` + ${pollRate} reads/s` : ''}: achieved ${Math.round(achieved)}, backlog +${backlogGrowth}, p99 <= ${bound * 1000} ms${result.reads ? `, reads p99 ${result.reads.p99Ok.toFixed(0)} / ${result.reads.p99NotModified.toFixed(0)} ms (200 / 304), ${(result.reads.notModifiedShare * 100).toFixed(1)} % 304` : ''}`,
+    );
     if (!result.flat) await drain(ctx, stack);
     return result;
   }
@@ -129,7 +150,9 @@ async function runWorld(ctx: BenchContext, stack: WorldStack, seeded: SeededWorl
   const drainAndCheck = async () => {
     await drain(ctx, stack);
     const check = await checkAgainstModel(stack.database.db, seeded, history);
-    ctx.log(`world model check: ${check.users} users, ${check.walks} walks, ${history.eventCount} events, ${check.mismatches.length} mismatches${check.mismatches.length ? `: ${check.mismatches.slice(0, 5).join('; ')}` : ''}`);
+    ctx.log(
+      `world model check: ${check.users} users, ${check.walks} walks, ${history.eventCount} events, ${check.mismatches.length} mismatches${check.mismatches.length ? `: ${check.mismatches.slice(0, 5).join('; ')}` : ''}`,
+    );
     return check;
   };
 
@@ -141,7 +164,9 @@ async function runWorld(ctx: BenchContext, stack: WorldStack, seeded: SeededWorl
   }
   if (options.hotOnly > 0) {
     const lagMs = await hotUserBacklog(ctx, stack, seeded, source.hottest(1)[0]!, traffic, produce);
-    ctx.log(`world hot-user backlog: probes p50 ${Math.round(quantile(lagMs, 0.5))} ms, p99 ${Math.round(quantile(lagMs, 0.99))} ms (${lagMs.length} probes)`);
+    ctx.log(
+      `world hot-user backlog: probes p50 ${Math.round(quantile(lagMs, 0.5))} ms, p99 ${Math.round(quantile(lagMs, 0.99))} ms (${lagMs.length} probes)`,
+    );
     await drainAndCheck();
     return;
   }
@@ -176,30 +201,77 @@ function report(
   traffic: Traffic,
 ) {
   const { world } = ctx.options;
-  const steps = (list: Step[]) => list.map((s) => `${s.rate}: ${s.flat ? 'flat' : `backlog +${s.backlogGrowth}${s.dropped ? `, ${s.dropped} sends dropped` : ''}`}, p99 <= ${s.lagP99S * 1000} ms`).join('; ');
+  const steps = (list: Step[]) =>
+    list
+      .map(
+        (s) =>
+          `${s.rate}: ${s.flat ? 'flat' : `backlog +${s.backlogGrowth}${s.dropped ? `, ${s.dropped} sends dropped` : ''}`}, p99 <= ${s.lagP99S * 1000} ms`,
+      )
+      .join('; ');
   const cpu = (s: Step) =>
     `CPU per event at ${s.rate}/s: API ${s.cpuPerEventUs.api.toFixed(0)} µs, worker ${s.cpuPerEventUs.worker.toFixed(0)}, Postgres ${s.cpuPerEventUs.postgres.toFixed(0)}, Redis ${s.cpuPerEventUs.redis.toFixed(0)}, load generator ${s.cpuPerEventUs.generator.toFixed(0)}`;
   const best = (list: Step[]) => [...list].reverse().find(keptUp);
   const sustained = (list: Step[], figure: string, atLeast: number) => {
     const top = best(list);
     const last = list.at(-1)!;
-    ctx.results.addBound({ figure, value: top?.rate ?? 0, unit: 'events/s', note: `${cpu(top ?? last)}; steps (events/s): ${steps(list)}` }, { atLeast });
+    ctx.results.addBound(
+      { figure, value: top?.rate ?? 0, unit: 'events/s', note: `${cpu(top ?? last)}; steps (events/s): ${steps(list)}` },
+      { atLeast },
+    );
   };
   sustained(alone, `world: sustained pipeline, no reads (backlog flat, answered → matched p99 <= 250 ms)`, 10_000);
   sustained(polled, `world: sustained pipeline while polling ${world.pollRate} reads/s`, 6_000);
   const at = polled.find((s) => s.rate === (ctx.options.quick ? 2_000 : 4_000))?.reads;
   if (at) {
     const what = `${at.rate} reads/s over ${world.users} users while ingesting ${ctx.options.quick ? 2_000 : 4_000} events/s`;
-    ctx.results.addBound({ figure: `world: read 200 p99, ${what}`, value: Math.round(at.p99Ok), unit: 'ms', p50Ms: Math.round(at.p50Ok), p99Ms: Math.round(at.p99Ok), note: `${at.failures} failed reads` }, { atMost: 50 });
-    ctx.results.addBound({ figure: `world: read 304 p99, ${what}`, value: Math.round(at.p99NotModified), unit: 'ms', p50Ms: Math.round(at.p50NotModified), p99Ms: Math.round(at.p99NotModified), note: `${(at.notModifiedShare * 100).toFixed(1)} % of revalidations answered 304` }, { atMost: 50 });
+    ctx.results.addBound(
+      {
+        figure: `world: read 200 p99, ${what}`,
+        value: Math.round(at.p99Ok),
+        unit: 'ms',
+        p50Ms: Math.round(at.p50Ok),
+        p99Ms: Math.round(at.p99Ok),
+        note: `${at.failures} failed reads`,
+      },
+      { atMost: 50 },
+    );
+    ctx.results.addBound(
+      {
+        figure: `world: read 304 p99, ${what}`,
+        value: Math.round(at.p99NotModified),
+        unit: 'ms',
+        p50Ms: Math.round(at.p50NotModified),
+        p99Ms: Math.round(at.p99NotModified),
+        note: `${(at.notModifiedShare * 100).toFixed(1)} % of revalidations answered 304`,
+      },
+      { atMost: 50 },
+    );
   }
   ctx.results.addBound(
-    { figure: `world: other users' answered → matched p99 behind one user's ${HOT_BACKLOG}-event backlog`, value: Math.round(quantile(hotLagMs, 0.99)), unit: 'ms', p50Ms: Math.round(quantile(hotLagMs, 0.5)), p99Ms: Math.round(quantile(hotLagMs, 0.99)), note: `${hotLagMs.length} probes` },
+    {
+      figure: `world: other users' answered → matched p99 behind one user's ${HOT_BACKLOG}-event backlog`,
+      value: Math.round(quantile(hotLagMs, 0.99)),
+      unit: 'ms',
+      p50Ms: Math.round(quantile(hotLagMs, 0.5)),
+      p99Ms: Math.round(quantile(hotLagMs, 0.99)),
+      note: `${hotLagMs.length} probes`,
+    },
     { atMost: 250 },
   );
-  ctx.results.add({ figure: 'world: single ingest latency under the producers', value: Math.round(quantile(traffic.singleMs, 0.99)), unit: 'ms p99', p50Ms: Math.round(quantile(traffic.singleMs, 0.5)), p99Ms: Math.round(quantile(traffic.singleMs, 0.99)) });
+  ctx.results.add({
+    figure: 'world: single ingest latency under the producers',
+    value: Math.round(quantile(traffic.singleMs, 0.99)),
+    unit: 'ms p99',
+    p50Ms: Math.round(quantile(traffic.singleMs, 0.5)),
+    p99Ms: Math.round(quantile(traffic.singleMs, 0.99)),
+  });
   ctx.results.addBound(
-    { figure: `world: sampled users' progress vs the pure model (mismatches)`, value: check.mismatches.length + history.conflicts, unit: '', note: `${check.users} users, ${check.walks} walks, ${history.eventCount} accepted events; ${traffic.rejected} events rejected` },
+    {
+      figure: `world: sampled users' progress vs the pure model (mismatches)`,
+      value: check.mismatches.length + history.conflicts,
+      unit: '',
+      note: `${check.users} users, ${check.walks} walks, ${history.eventCount} accepted events; ${traffic.rejected} events rejected`,
+    },
     { atMost: 0 },
   );
 }
@@ -207,7 +279,11 @@ function report(
 /** Drains the backlog (every pending event matched) before the next measurement. */
 async function drain(ctx: BenchContext, stack: WorldStack) {
   const started = performance.now();
-  await eventually(() => nothingPending(stack.database.db), { timeoutMs: 600_000, intervalMs: 250, what: 'the world backlog drained' });
+  await eventually(() => nothingPending(stack.database.db), {
+    timeoutMs: 600_000,
+    intervalMs: 250,
+    what: 'the world backlog drained',
+  });
   const seconds = (performance.now() - started) / 1000;
   if (seconds > 1) ctx.log(`world backlog drained in ${seconds.toFixed(1)} s`);
 }
@@ -231,13 +307,26 @@ async function hotUserBacklog(
   const burst: Send[] = Array.from({ length: HOT_BACKLOG / 100 }, (_, b) => ({
     platformIndex: hot.platformIndex,
     batched: true,
-    events: Array.from({ length: 100 }, (_, i): WorldEvent => ({ user_id: hot.platformUserId, event_type: 'trade', amount: 20, currency: 'usd', timestamp: isoMicros(nowMs - 1000 - b, i) })),
+    events: Array.from(
+      { length: 100 },
+      (_, i): WorldEvent => ({
+        user_id: hot.platformUserId,
+        event_type: 'trade',
+        amount: 20,
+        currency: 'usd',
+        timestamp: isoMicros(nowMs - 1000 - b, i),
+      }),
+    ),
   }));
   const probeIds: string[] = [];
   const probes = (async () => {
     for (const [i, userId] of seeded.probeUsers.entries()) {
       if (i >= PROBES) break;
-      const answer = await traffic.send({ platformIndex: 0, batched: false, events: [{ user_id: userId, event_type: PROBE_EVENT_TYPE, timestamp: new Date().toISOString() }] }).done;
+      const answer = await traffic.send({
+        platformIndex: 0,
+        batched: false,
+        events: [{ user_id: userId, event_type: PROBE_EVENT_TYPE, timestamp: new Date().toISOString() }],
+      }).done;
       if (answer) probeIds.push(userId);
       await sleep(25);
       if (i === 40) for (const send of burst) void traffic.send(send).done;
@@ -249,7 +338,13 @@ async function hotUserBacklog(
     .select({ changedUs: users.progressChangedAt, receivedUs: events.receivedAt })
     .from(users)
     .innerJoin(events, and(eq(events.providerId, users.platformId), eq(events.userId, users.platformUserId)))
-    .where(and(eq(users.platformId, seeded.platforms[0]!.id), inArray(users.platformUserId, probeIds.map(senderUserId)), eq(events.eventType, PROBE_EVENT_TYPE)));
+    .where(
+      and(
+        eq(users.platformId, seeded.platforms[0]!.id),
+        inArray(users.platformUserId, probeIds.map(senderUserId)),
+        eq(events.eventType, PROBE_EVENT_TYPE),
+      ),
+    );
   return rows.map((row) => Number((row.changedUs ?? row.receivedUs) - row.receivedUs) / 1000);
 }
 
@@ -312,9 +407,11 @@ function createTraffic(stack: WorldStack, seeded: SeededWorld, history: SampledH
         maxOutstanding: MAX_OUTSTANDING_READS,
         start: () => {
           const user = seeded.users[next++ % seeded.users.length]!;
-          const done = stack.http.call('GET', `/v1/quest-chains/active/${user.platformUserId}`, seeded.platforms[user.platformIndex]!.headers).then((answer) => {
-            if (answer.status === 200) etags.set(user.platformUserId, String(answer.headers.etag));
-          });
+          const done = stack.http
+            .call('GET', `/v1/quest-chains/active/${user.platformUserId}`, seeded.platforms[user.platformIndex]!.headers)
+            .then((answer) => {
+              if (answer.status === 200) etags.set(user.platformUserId, String(answer.headers.etag));
+            });
           return { units: 1, done };
         },
       });

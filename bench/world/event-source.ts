@@ -30,7 +30,8 @@ export interface EventSourceOptions {
 const RECENT = 4096;
 
 /** An ISO timestamp at `ms` plus `micros` (mod 1000) microseconds. */
-export const isoMicros = (ms: number, micros: number) => new Date(ms).toISOString().replace('Z', `${String(micros % 1000).padStart(3, '0')}Z`);
+export const isoMicros = (ms: number, micros: number) =>
+  new Date(ms).toISOString().replace('Z', `${String(micros % 1000).padStart(3, '0')}Z`);
 
 /**
  * The producers' traffic: each event's user drawn by Zipf over every user of
@@ -41,7 +42,11 @@ export const isoMicros = (ms: number, micros: number) => new Date(ms).toISOStrin
  * a share of the events are exact repeats of recent ones. Events gather per
  * platform until a batch is full; a share of them go alone.
  */
-export function createEventSource(random: SeededRandom, users: readonly { platformIndex: number; platformUserId: string }[], options: EventSourceOptions) {
+export function createEventSource(
+  random: SeededRandom,
+  users: readonly { platformIndex: number; platformUserId: string }[],
+  options: EventSourceOptions,
+) {
   const order = random.shuffle(users.map((_, index) => index));
   const drawRank = zipfSampler(users.length, options.zipfS, random.next);
   const totalWeight = EVENT_TYPES.reduce((sum, [, weight]) => sum + weight, 0);

@@ -19,12 +19,29 @@ export function createHttpClient(baseUrl: string, maxSockets = 64) {
     call(method: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
       const started = performance.now();
       return new Promise((resolve, reject) => {
-        const req = request({ agent, host: url.hostname, port: url.port, method, path, headers: body === undefined ? headers : { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString(), ms: performance.now() - started }));
-          res.on('error', reject);
-        });
+        const req = request(
+          {
+            agent,
+            host: url.hostname,
+            port: url.port,
+            method,
+            path,
+            headers: body === undefined ? headers : { ...headers, 'content-length': Buffer.byteLength(body) },
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (chunk: Buffer) => chunks.push(chunk));
+            res.on('end', () =>
+              resolve({
+                status: res.statusCode ?? 0,
+                headers: res.headers,
+                body: Buffer.concat(chunks).toString(),
+                ms: performance.now() - started,
+              }),
+            );
+            res.on('error', reject);
+          },
+        );
         req.on('error', reject);
         req.end(body);
       });

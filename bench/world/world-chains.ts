@@ -1,4 +1,4 @@
-import { wireChainBody, type WireChain, type WireTask } from '../../e2e/support/wire-rules.js';
+import { type WireChain, type WireTask, wireChainBody } from '../../e2e/support/wire-rules.js';
 import type { SeededRandom } from '../../shared/testing/random.js';
 
 /** Event types the producers send, with their weights: everyday activity dominates, milestones are rare. */
@@ -33,7 +33,13 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * with amount, currency and time-window conditions, windows around `nowMs`
  * so that late events fall on both sides of some task's start.
  */
-export function worldChains(random: SeededRandom, count: number, platforms: number, advertisers: number, nowMs: number): WorldChain[] {
+export function worldChains(
+  random: SeededRandom,
+  count: number,
+  platforms: number,
+  advertisers: number,
+  nowMs: number,
+): WorldChain[] {
   const types = EVENT_TYPES.map(([type]) => type);
   return Array.from({ length: count }, (_, index) => {
     const platformIndex = index % platforms;
@@ -61,5 +67,8 @@ export function worldChains(random: SeededRandom, count: number, platforms: numb
 
 /** The admin API body of a chain, with a chain reward. */
 export function chainBody(chain: WorldChain, platformId: string, advertiserId: string) {
-  return { ...wireChainBody(chain, platformId, advertiserId, 10), chain_reward: { type: 'points', name: 'chain bonus', value: 100 } };
+  return {
+    ...wireChainBody(chain, platformId, advertiserId, 10),
+    chain_reward: { type: 'points', name: 'chain bonus', value: 100 },
+  };
 }

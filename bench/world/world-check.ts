@@ -1,10 +1,10 @@
 import { and, eq, inArray } from 'drizzle-orm';
-import { taskCompletions, users } from '../../shared/db/schema/index.js';
 import type { Database } from '../../shared/db/client.js';
+import { taskCompletions, users } from '../../shared/db/schema/index.js';
 import type { CountingEvent } from '../../shared/domain/conditions.js';
+import { senderUserId } from '../../shared/domain/ids.js';
 import { computeCompletions } from '../../shared/domain/progress.js';
 import { parseUtcTimestamp } from '../../shared/domain/timestamp.js';
-import { senderUserId } from '../../shared/domain/ids.js';
 import type { WorldEvent } from './event-source.js';
 import type { SeededWorld } from './world-seed.js';
 
@@ -30,7 +30,13 @@ export class SampledHistory {
     }
     events.set(eventId, {
       event,
-      counting: { id: eventId, eventType: event.event_type, occurredUs: parseUtcTimestamp(event.timestamp)!, amount: event.amount ?? null, currency: event.currency ?? null },
+      counting: {
+        id: eventId,
+        eventType: event.event_type,
+        occurredUs: parseUtcTimestamp(event.timestamp)!,
+        amount: event.amount ?? null,
+        currency: event.currency ?? null,
+      },
     });
   }
 
@@ -46,19 +52,32 @@ export class SampledHistory {
 }
 
 /** Stored completions of each sampled user in each chain of its platform against the pure model (§5) over the accepted events. */
-export async function checkAgainstModel(db: Database, world: SeededWorld, history: SampledHistory): Promise<{ users: number; walks: number; mismatches: string[] }> {
+export async function checkAgainstModel(
+  db: Database,
+  world: SeededWorld,
+  history: SampledHistory,
+): Promise<{ users: number; walks: number; mismatches: string[] }> {
   const mismatches: string[] = [];
   let walks = 0;
   const sampledUsers = world.users.filter((user) => history.sampled.has(user.platformUserId));
   for (const [platformIndex, platform] of world.platforms.entries()) {
-    const ids = sampledUsers.filter((user) => user.platformIndex === platformIndex).map((user) => senderUserId(user.platformUserId));
+    const ids = sampledUsers
+      .filter((user) => user.platformIndex === platformIndex)
+      .map((user) => senderUserId(user.platformUserId));
     if (ids.length === 0) continue;
     const rows = await db
-      .select({ platformUserId: users.platformUserId, chainId: taskCompletions.chainId, taskId: taskCompletions.taskId, eventId: taskCompletions.eventId })
+      .select({
+        platformUserId: users.platformUserId,
+        chainId: taskCompletions.chainId,
+        taskId: taskCompletions.taskId,
+        eventId: taskCompletions.eventId,
+      })
       .from(taskCompletions)
       .innerJoin(users, eq(users.id, taskCompletions.userId))
       .where(and(eq(users.platformId, platform.id), inArray(users.platformUserId, ids)));
-    const stored = new Map<string, string>(rows.map((row) => [`${row.platformUserId}/${row.chainId}/${row.taskId}`, row.eventId]));
+    const stored = new Map<string, string>(
+      rows.map((row) => [`${row.platformUserId}/${row.chainId}/${row.taskId}`, row.eventId]),
+    );
     for (const userId of ids) {
       const events = history.eventsOf(userId);
       for (const chain of world.chains.filter((c) => c.platformIndex === platformIndex)) {
@@ -67,7 +86,10 @@ export async function checkAgainstModel(db: Database, world: SeededWorld, histor
         for (const task of chain.rules.tasks) {
           const want = expected.get(task.id)?.eventId;
           const got = stored.get(`${userId}/${chain.id}/${task.id}`);
-          if (want !== got) mismatches.push(`${userId} chain ${chain.name} task ${task.sequenceNumber}: model ${want ?? 'open'}, stored ${got ?? 'open'}`);
+          if (want !== got)
+            mismatches.push(
+              `${userId} chain ${chain.name} task ${task.sequenceNumber}: model ${want ?? 'open'}, stored ${got ?? 'open'}`,
+            );
         }
       }
     }

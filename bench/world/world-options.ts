@@ -51,7 +51,8 @@ export function parseWorldOptions(text: string, base: WorldOptions = DEFAULT_WOR
   const options: WorldOptions = { ...base };
   for (const pair of text.split(',').filter(Boolean)) {
     const [key, raw] = pair.split('=');
-    if (key === undefined || !Object.hasOwn(base, key)) throw new Error(`--world: unknown size ${key} (known: ${Object.keys(base).join(', ')})`);
+    if (key === undefined || !Object.hasOwn(base, key))
+      throw new Error(`--world: unknown size ${key} (known: ${Object.keys(base).join(', ')})`);
     const value = Number(raw);
     if (!Number.isFinite(value) || value < 0) throw new Error(`--world: ${key} needs a number`);
     options[key as keyof WorldOptions] = value;

@@ -1,10 +1,10 @@
-import { seededRandom } from '../../shared/testing/random.js';
-import type { HttpClient } from './http-client.js';
-import { chainBody, worldChains, type WorldChain } from './world-chains.js';
 import { rulesOfWireChain } from '../../e2e/support/wire-rules.js';
 import type { ChainRules } from '../../shared/domain/progress.js';
+import { seededRandom } from '../../shared/testing/random.js';
+import { type ApiCall, dataOf, type SeededProvider, seedWorld } from '../../shared/testing/world-seeder.js';
+import type { HttpClient } from './http-client.js';
+import { chainBody, type WorldChain, worldChains } from './world-chains.js';
 import type { WorldOptions } from './world-options.js';
-import { dataOf, seedWorld, type ApiCall, type SeededProvider } from '../../shared/testing/world-seeder.js';
 
 export interface SeededWorld {
   platforms: SeededProvider[];
@@ -24,13 +24,26 @@ const JSON_CONTENT = { 'content-type': 'application/json' };
  * their credentials, the chains (admin API), then every user registered.
  * Deterministic for a seed, except the ids the service assigns.
  */
-export async function seedProductionWorld(http: HttpClient, options: WorldOptions, probeCount: number, log: (message: string) => void): Promise<SeededWorld> {
+export async function seedProductionWorld(
+  http: HttpClient,
+  options: WorldOptions,
+  probeCount: number,
+  log: (message: string) => void,
+): Promise<SeededWorld> {
   const random = seededRandom(options.seed);
   const call: ApiCall = async (method, path, headers, body) => {
     const answer = await http.call(method, path, { ...headers, ...JSON_CONTENT }, JSON.stringify(body));
-    return dataOf(method, path, { status: answer.status, json: answer.status === 200 ? JSON.parse(answer.body) : undefined }, () => answer.body);
+    return dataOf(
+      method,
+      path,
+      { status: answer.status, json: answer.status === 200 ? JSON.parse(answer.body) : undefined },
+      () => answer.body,
+    );
   };
-  const users = Array.from({ length: options.users }, (_, i) => ({ platformIndex: i % options.platforms, platformUserId: `w${i % options.platforms}-${i}` }));
+  const users = Array.from({ length: options.users }, (_, i) => ({
+    platformIndex: i % options.platforms,
+    platformUserId: `w${i % options.platforms}-${i}`,
+  }));
   const probeUsers = Array.from({ length: probeCount }, (_, i) => `probe-${i}`);
   const registrations = [...users, ...probeUsers.map((platformUserId) => ({ platformIndex: 0, platformUserId }))];
   const started = performance.now();
@@ -47,7 +60,9 @@ export async function seedProductionWorld(http: HttpClient, options: WorldOption
     registerConcurrency: REGISTER_CONCURRENCY,
     providerHeaders: JSON_CONTENT,
   });
-  log(`seeded ${world.chains.length} chains and registered ${registrations.length} users in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  log(
+    `seeded ${world.chains.length} chains and registered ${registrations.length} users in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
   const chains = world.chains.map(({ taskIds, ...chain }) => ({ ...chain, rules: rulesOfWireChain(chain, taskIds) }));
   return { platforms: world.platforms, advertisers: world.advertisers, chains, users, probeUsers };
 }

@@ -1,10 +1,10 @@
 import { sql } from 'drizzle-orm';
 import { Redis } from 'ioredis';
-import type { TestDatabase } from '../../shared/testing/database.js';
 import type { ServiceProcess } from '../../e2e/harness/service.js';
 import { startStack } from '../../e2e/harness/stack.js';
+import type { TestDatabase } from '../../shared/testing/database.js';
+import { type BenchContext, benchStackOptions } from '../harness/context.js';
 import { CpuMeter } from '../harness/cpu-meter.js';
-import { benchStackOptions, type BenchContext } from '../harness/context.js';
 import { createHttpClient, type HttpClient } from './http-client.js';
 
 export interface WorldStack {
@@ -32,7 +32,8 @@ export async function openWorldStack(ctx: BenchContext): Promise<WorldStack> {
     env: { ...settings.env, ...extra },
     async prepareDatabase(database) {
       // BENCH_LOG_STATEMENTS=1: every statement of this database goes to the server log with its duration (Postgres statistics without pg_stat_statements).
-      if (process.env.BENCH_LOG_STATEMENTS) await database.db.execute(sql.raw(`alter database "${database.name}" set log_min_duration_statement = 0`));
+      if (process.env.BENCH_LOG_STATEMENTS)
+        await database.db.execute(sql.raw(`alter database "${database.name}" set log_min_duration_statement = 0`));
       if (process.env.BENCH_PG_STATEMENTS) await database.db.execute(sql`create extension if not exists pg_stat_statements`);
     },
   });
@@ -48,5 +49,12 @@ export async function openWorldStack(ctx: BenchContext): Promise<WorldStack> {
     if (keepDatabase) process.stderr.write(`world database kept: ${database.name}\n`);
   };
   const worker = stack.workers[0]!;
-  return { database, api: stack.api, worker: { ...worker, metricsUrl: `${worker.url}/metrics` }, http, meter: new CpuMeter(database.db, database.name, redis), close };
+  return {
+    database,
+    api: stack.api,
+    worker: { ...worker, metricsUrl: `${worker.url}/metrics` },
+    http,
+    meter: new CpuMeter(database.db, database.name, redis),
+    close,
+  };
 }

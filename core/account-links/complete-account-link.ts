@@ -1,4 +1,3 @@
-import type { SenderUserId, ServiceUserId } from '../../shared/domain/ids.js';
 import { hashSecret } from '../../shared/auth/secrets.js';
 import type { Transaction } from '../../shared/db/client.js';
 import { insertOrFindEvents } from '../../shared/db/event-store.js';
@@ -6,13 +5,14 @@ import {
   findClashingLinks,
   findLink,
   insertLinkIfFree,
+  type LockedLinkToken,
   lockLinkToken,
   markLinkTokenUsed,
-  type LockedLinkToken,
   type StoredLink,
 } from '../../shared/db/link-store.js';
 import { withTransaction } from '../../shared/db/transaction.js';
 import { flagUsersForEvaluation } from '../../shared/db/user-store.js';
+import type { SenderUserId, ServiceUserId } from '../../shared/domain/ids.js';
 import { conflict, invalidInput } from '../../shared/errors.js';
 import type { CoreDeps } from '../deps.js';
 
@@ -32,7 +32,10 @@ export interface CompletedLink {
   alreadyLinked: boolean;
 }
 
-type Outcome = { link: CompletedLink; created?: { eventId: string; providerId: string; advertiserUserId: SenderUserId; userId: ServiceUserId } };
+type Outcome = {
+  link: CompletedLink;
+  created?: { eventId: string; providerId: string; advertiserUserId: SenderUserId; userId: ServiceUserId };
+};
 
 /**
  * Product rules §6.2-6.3, race-safe: the token row is locked for the whole
@@ -53,7 +56,8 @@ export async function completeAccountLink(
   const outcome = await withTransaction(deps.db, async (tx): Promise<Outcome> => {
     const token = await lockLinkToken(tx, tokenHash);
     if (!token) throw invalidInput('connection_token: unknown token', 'connection_token', 'link_token_invalid');
-    if (token.advertiserId !== advertiserId) throw invalidInput('connection_token: issued for another advertiser', 'connection_token', 'link_token_invalid');
+    if (token.advertiserId !== advertiserId)
+      throw invalidInput('connection_token: issued for another advertiser', 'connection_token', 'link_token_invalid');
 
     if (token.used) {
       if (token.usedAdvertiserUserId !== advertiserUserId || !token.linkId) {
@@ -66,7 +70,12 @@ export async function completeAccountLink(
     }
     if (token.expired) throw invalidInput('connection_token: expired', 'connection_token', 'link_token_expired');
 
-    const inserted = await insertLinkIfFree(tx, { userId: token.userId, platformId: token.platformId, advertiserId, advertiserUserId });
+    const inserted = await insertLinkIfFree(tx, {
+      userId: token.userId,
+      platformId: token.platformId,
+      advertiserId,
+      advertiserUserId,
+    });
     if (!inserted) {
       const existing = await resolveClash(tx, token, advertiserUserId);
       await markLinkTokenUsed(tx, tokenHash, { advertiserUserId, linkId: existing.id });
@@ -80,7 +89,10 @@ export async function completeAccountLink(
     ]);
     // Every stored event of the user must be matched again: the advertiser's earlier events now count.
     await flagUsersForEvaluation(tx, [token.userId]);
-    return { link: toCompleted(inserted, false), created: { eventId: event!.id, providerId: advertiserId, advertiserUserId, userId: token.userId } };
+    return {
+      link: toCompleted(inserted, false),
+      created: { eventId: event!.id, providerId: advertiserId, advertiserUserId, userId: token.userId },
+    };
   });
 
   if (outcome.created) {
@@ -114,6 +126,11 @@ async function resolveClash(tx: Transaction, token: LockedLinkToken, advertiserU
   if (links.some((link) => link.userId === token.userId)) {
     throw conflict('user_already_linked', 'The user is already linked to another advertiser_user_id of this advertiser');
   }
-  if (links.length > 0) throw conflict('advertiser_user_already_linked', 'advertiser_user_id is already linked to another user of this platform', 'advertiser_user_id');
+  if (links.length > 0)
+    throw conflict(
+      'advertiser_user_already_linked',
+      'advertiser_user_id is already linked to another user of this platform',
+      'advertiser_user_id',
+    );
   throw new Error('account link insert conflicted but no conflicting link was found');
 }

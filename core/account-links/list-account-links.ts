@@ -1,8 +1,8 @@
-import type { SenderUserId } from '../../shared/domain/ids.js';
 import { listPlatformUserLinks } from '../../shared/db/link-store.js';
+import type { SenderUserId } from '../../shared/domain/ids.js';
 import { providerIdForMode } from '../../shared/domain/test-mode.js';
 import type { CoreDeps } from '../deps.js';
-import { pageOrRefuse, type Page, type PageRequest } from '../page.js';
+import { type Page, type PageRequest, pageOrRefuse } from '../page.js';
 
 export interface AccountLinkView {
   linkId: string;
@@ -22,7 +22,10 @@ export async function listAccountLinks(
   input: { platformId: string; platformUserId: SenderUserId; livemode: boolean; page: PageRequest },
 ): Promise<Page<AccountLinkView>> {
   // From the read replica when there is one: a link completed a moment ago may be missing for its lag.
-  const links = pageOrRefuse(await listPlatformUserLinks(deps.readDb, input.platformId, input.platformUserId, input.page), input.page);
+  const links = pageOrRefuse(
+    await listPlatformUserLinks(deps.readDb, input.platformId, input.platformUserId, input.page),
+    input.page,
+  );
   return {
     items: links.items.map((link) => ({
       linkId: link.id,

@@ -1,8 +1,8 @@
-import type { SenderUserId } from '../../shared/domain/ids.js';
 import { generateOpaqueToken, hashSecret } from '../../shared/auth/secrets.js';
 import { findLinkParties, insertLinkToken } from '../../shared/db/link-store.js';
-import { invalidInput } from '../../shared/errors.js';
+import type { SenderUserId } from '../../shared/domain/ids.js';
 import { providerIdForMode } from '../../shared/domain/test-mode.js';
+import { invalidInput } from '../../shared/errors.js';
 import type { CoreDeps } from '../deps.js';
 
 /** How long a connection token may wait for the advertiser's OAuth callback. */
@@ -29,9 +29,15 @@ export interface StartedLink {
  */
 export async function startAccountLink(deps: Pick<CoreDeps, 'db'>, input: StartAccountLinkInput): Promise<StartedLink> {
   const advertiserId = providerIdForMode(input.advertiserId, input.livemode);
-  const parties = await findLinkParties(deps.db, { platformId: input.platformId, platformUserId: input.platformUserId, advertiserId });
-  if (!parties.userId) throw invalidInput('platform_user_id: no registered user with this id', 'platform_user_id', 'user_not_registered');
-  if (!parties.advertiserActive) throw invalidInput('advertiser_id: not an active advertiser', 'advertiser_id', 'advertiser_not_active');
+  const parties = await findLinkParties(deps.db, {
+    platformId: input.platformId,
+    platformUserId: input.platformUserId,
+    advertiserId,
+  });
+  if (!parties.userId)
+    throw invalidInput('platform_user_id: no registered user with this id', 'platform_user_id', 'user_not_registered');
+  if (!parties.advertiserActive)
+    throw invalidInput('advertiser_id: not an active advertiser', 'advertiser_id', 'advertiser_not_active');
 
   const connectionToken = generateOpaqueToken('lt');
   const expiresUs = await insertLinkToken(deps.db, {

@@ -1,18 +1,18 @@
 import { generateKey, generateSecret, hashSecret } from '../../shared/auth/secrets.js';
 import {
+  type Credential,
   findCredentialProvider,
   insertCredential,
   listProviderCredentials,
-  saveCredentialChanges,
-  type Credential,
   type ProviderCredential,
+  saveCredentialChanges,
 } from '../../shared/db/credential-store.js';
-import { ensureTestTwin, findProvider, type ActiveStatus } from '../../shared/db/provider-store.js';
-import { shownProviderId, type Mode } from '../../shared/domain/test-mode.js';
+import { type ActiveStatus, ensureTestTwin, findProvider } from '../../shared/db/provider-store.js';
 import { permissionsFor } from '../../shared/domain/permissions.js';
+import { type Mode, shownProviderId } from '../../shared/domain/test-mode.js';
 import { invalidInput, notFound } from '../../shared/errors.js';
 import type { CoreDeps } from '../deps.js';
-import { pageOrRefuse, type Page, type PageRequest } from '../page.js';
+import { type Page, type PageRequest, pageOrRefuse } from '../page.js';
 import { checkPermissions } from './check-permissions.js';
 
 // The admin API's credentials of a provider: create, list, update. Secrets
@@ -31,16 +31,33 @@ export async function createCredential(
   const mode = input.mode ?? 'live';
   const provider = await findProvider(deps.db, input.providerId);
   if (!provider) throw notFound(`Provider ${input.providerId} not found`, 'id');
-  const permissions = input.permissions === undefined ? permissionsFor(provider.type) : checkPermissions(provider.type, input.permissions);
+  const permissions =
+    input.permissions === undefined ? permissionsFor(provider.type) : checkPermissions(provider.type, input.permissions);
   const secret = generateSecret(mode);
   // A test credential belongs to the provider's test twin (docs/test-mode.md): every tenancy rule then keeps its data apart.
   const holderId = mode === 'test' ? await ensureTestTwin(deps.db, provider) : provider.id;
-  const row = await insertCredential(deps.db, { key: generateKey(mode), providerId: holderId, secretHash: hashSecret(secret), permissions });
-  return { key: row.key, providerId: provider.id, providerType: provider.type, permissions: row.permissions, status: row.status, mode, secret };
+  const row = await insertCredential(deps.db, {
+    key: generateKey(mode),
+    providerId: holderId,
+    secretHash: hashSecret(secret),
+    permissions,
+  });
+  return {
+    key: row.key,
+    providerId: provider.id,
+    providerType: provider.type,
+    permissions: row.permissions,
+    status: row.status,
+    mode,
+    secret,
+  };
 }
 
 /** A page of a provider's credentials (never their secrets), oldest first. */
-export async function listCredentials(deps: Pick<CoreDeps, 'db'>, input: { providerId: string; page: PageRequest }): Promise<Page<ProviderCredential>> {
+export async function listCredentials(
+  deps: Pick<CoreDeps, 'db'>,
+  input: { providerId: string; page: PageRequest },
+): Promise<Page<ProviderCredential>> {
   if (!(await findProvider(deps.db, input.providerId))) throw notFound(`Provider ${input.providerId} not found`, 'id');
   return pageOrRefuse(await listProviderCredentials(deps.db, input.providerId, input.page), input.page);
 }
@@ -60,5 +77,12 @@ export async function updateCredential(
   const row = await saveCredentialChanges(deps.db, input.key, changes);
   if (!row) throw notFound(`Credential ${input.key} not found`, 'key');
   // A test credential belongs to its provider's test twin; the admin knows the live provider.
-  return { key: row.key, providerId: shownProviderId(row.providerId, mode), providerType, permissions: row.permissions, status: row.status, mode };
+  return {
+    key: row.key,
+    providerId: shownProviderId(row.providerId, mode),
+    providerType,
+    permissions: row.permissions,
+    status: row.status,
+    mode,
+  };
 }

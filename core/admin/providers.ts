@@ -1,8 +1,14 @@
-import { insertProvider, selectProviders, setProviderStatus, type ActiveStatus, type Provider } from '../../shared/db/provider-store.js';
+import {
+  type ActiveStatus,
+  insertProvider,
+  type Provider,
+  selectProviders,
+  setProviderStatus,
+} from '../../shared/db/provider-store.js';
 import type { ProviderType } from '../../shared/domain/permissions.js';
 import { notFound } from '../../shared/errors.js';
 import type { CoreDeps } from '../deps.js';
-import { pageOrRefuse, type Page, type PageRequest } from '../page.js';
+import { type Page, type PageRequest, pageOrRefuse } from '../page.js';
 
 // The admin API's providers: create, list, activate or deactivate.
 
@@ -16,7 +22,10 @@ export async function listProviders(deps: Pick<CoreDeps, 'db'>, page: PageReques
 }
 
 /** Activates or deactivates a provider; its credentials follow (each process within its credential cache's TTL). */
-export async function updateProvider(deps: Pick<CoreDeps, 'db'>, input: { providerId: string; status: ActiveStatus }): Promise<Provider> {
+export async function updateProvider(
+  deps: Pick<CoreDeps, 'db'>,
+  input: { providerId: string; status: ActiveStatus },
+): Promise<Provider> {
   const provider = await setProviderStatus(deps.db, input.providerId, input.status);
   if (!provider) throw notFound(`Provider ${input.providerId} not found`, 'id');
   return provider;

@@ -1,9 +1,9 @@
 import { findBacktest, insertBacktest, type StoredBacktest } from '../../shared/db/backtest-store.js';
 import { countPlatformUsers } from '../../shared/db/user-store.js';
-import { emptyTally, type BacktestDraft } from '../../shared/domain/backtest.js';
+import { type BacktestDraft, emptyTally } from '../../shared/domain/backtest.js';
 import { notFound } from '../../shared/errors.js';
 import type { CoreDeps } from '../deps.js';
-import { checkChainRules, checkProviders, type CreateChainInput } from '../quest-chains/create-chain.js';
+import { type CreateChainInput, checkChainRules, checkProviders } from '../quest-chains/create-chain.js';
 
 // What the admin API asks of backtests: start one, read one. The run itself
 // is a worker's job (run-backtest.ts).
@@ -49,13 +49,17 @@ function toDraft(input: CreateChainInput): BacktestDraft {
  * the stored backtest, running. If Redis is away the job is not queued now;
  * the worker's reconciler queues every running backtest again.
  */
-export async function startBacktest(deps: Pick<CoreDeps, 'db' | 'logger' | 'backtests'>, input: CreateChainInput): Promise<StoredBacktest> {
+export async function startBacktest(
+  deps: Pick<CoreDeps, 'db' | 'logger' | 'backtests'>,
+  input: CreateChainInput,
+): Promise<StoredBacktest> {
   checkChainRules(input);
   // A test draft runs over the platform's test data (docs/test-mode.md).
   const draft = toDraft({ ...input, ...(await checkProviders(deps.db, input)) });
   const usersTotal = await countPlatformUsers(deps.db, draft.platformId);
   const backtest = await insertBacktest(deps.db, { draft, tally: emptyTally(draft), usersTotal });
-  if (!(await deps.backtests.run(backtest.id))) deps.logger.warn({ backtestId: backtest.id }, 'backtest not queued (Redis unavailable); the reconciler queues it');
+  if (!(await deps.backtests.run(backtest.id)))
+    deps.logger.warn({ backtestId: backtest.id }, 'backtest not queued (Redis unavailable); the reconciler queues it');
   return backtest;
 }
 

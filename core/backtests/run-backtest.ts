@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import {
+  type BacktestOwner,
   checkpointBacktest,
   claimBacktest,
   completeBacktest,
   failBacktest,
-  type BacktestOwner,
   type StoredBacktest,
 } from '../../shared/db/backtest-store.js';
 import type { Executor } from '../../shared/db/client.js';
 import { loadMatchUsers, pagePlatformUserIds } from '../../shared/db/user-store.js';
-import { backtestResult, tallyUser, type BacktestDraft, type BacktestTally } from '../../shared/domain/backtest.js';
+import { type BacktestDraft, type BacktestTally, backtestResult, tallyUser } from '../../shared/domain/backtest.js';
 import type { ServiceUserId } from '../../shared/domain/ids.js';
 import { computeCompletions } from '../../shared/domain/progress.js';
 import { eventsByRun, runRules } from '../../shared/domain/runs.js';
@@ -46,7 +46,10 @@ export const nextPageUsers = (users: number, events: number) =>
  */
 export async function runBacktest(
   deps: Pick<CoreDeps, 'db' | 'logger'>,
-  input: { backtestId: string; /** Asked between pages: true stops the run there, the backtest left running for another run to resume. */ stopping?: () => boolean },
+  input: {
+    backtestId: string /** Asked between pages: true stops the run there, the backtest left running for another run to resume. */;
+    stopping?: () => boolean;
+  },
 ): Promise<void> {
   const runnerId = randomUUID();
   const backtest = await claimBacktest(deps.db, input.backtestId, runnerId);
@@ -86,16 +89,31 @@ async function runPages(db: Executor, owner: BacktestOwner, backtest: StoredBack
 }
 
 /** The §4-5 rules for one page of users, as the matcher's recompute applies them, added to `tally`; answers how many events it read. */
-async function evaluatePage(db: Executor, draft: BacktestDraft, userIds: readonly ServiceUserId[], tally: BacktestTally): Promise<number> {
+async function evaluatePage(
+  db: Executor,
+  draft: BacktestDraft,
+  userIds: readonly ServiceUserId[],
+  tally: BacktestTally,
+): Promise<number> {
   const users = await loadMatchUsers(db, userIds, []);
   const eventTypes = draft.rules.tasks.map((task) => task.eventType);
   const span = { fromUs: draft.rules.startUs, untilUs: draft.rules.endUs };
-  const history = await loadCountingHistory(db, users.map((user) => ({ user, chain: draft, eventTypes, span })));
-  const scope = { platformId: draft.platformId, advertiserId: draft.advertiserId, startUs: draft.rules.startUs, endUs: draft.rules.endUs };
+  const history = await loadCountingHistory(
+    db,
+    users.map((user) => ({ user, chain: draft, eventTypes, span })),
+  );
+  const scope = {
+    platformId: draft.platformId,
+    advertiserId: draft.advertiserId,
+    startUs: draft.rules.startUs,
+    endUs: draft.rules.endUs,
+  };
   // In id order, so the sample is the same however the work was split between processes.
   for (const user of [...users].sort((a, b) => (a.id < b.id ? -1 : 1))) {
     // One walk per run (a repeating draft's runs each earn their rewards; others have one).
-    const runs = [...eventsByRun(draft.rules, history.countingOf(user, scope))].map(([period, events]) => computeCompletions(runRules(draft.rules, period)!, events));
+    const runs = [...eventsByRun(draft.rules, history.countingOf(user, scope))].map(([period, events]) =>
+      computeCompletions(runRules(draft.rules, period)!, events),
+    );
     tallyUser(tally, draft, user.platformUserId, runs);
   }
   return history.size;

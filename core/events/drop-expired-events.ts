@@ -1,6 +1,6 @@
-import type { CoreDeps } from '../deps.js';
-import { dropExpiredEvents as dropExpired, retentionHorizon, type ExpiredEvents } from '../../shared/db/event-partitions.js';
+import { dropExpiredEvents as dropExpired, type ExpiredEvents, retentionHorizon } from '../../shared/db/event-partitions.js';
 import { invalidInput } from '../../shared/errors.js';
+import type { CoreDeps } from '../deps.js';
 
 /**
  * Retention (EVENT_RETENTION_MONTHS, or `months` given by the operator): drops
@@ -13,8 +13,12 @@ export async function dropExpiredEvents(
   input: { months: number | undefined; dryRun: boolean; now?: Date },
 ): Promise<ExpiredEvents> {
   if (input.months === undefined) {
-    throw invalidInput('EVENT_RETENTION_MONTHS is not set, so events are kept forever: set it, or name the months to keep', 'months');
+    throw invalidInput(
+      'EVENT_RETENTION_MONTHS is not set, so events are kept forever: set it, or name the months to keep',
+      'months',
+    );
   }
-  if (!Number.isInteger(input.months) || input.months < 1) throw invalidInput('months must be a whole number of at least 1', 'months');
+  if (!Number.isInteger(input.months) || input.months < 1)
+    throw invalidInput('months must be a whole number of at least 1', 'months');
   return dropExpired(deps.db, { horizon: retentionHorizon(input.now ?? new Date(), input.months), dryRun: input.dryRun });
 }

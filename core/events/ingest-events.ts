@@ -1,5 +1,5 @@
-import type { SenderUserId } from '../../shared/domain/ids.js';
 import { insertOrFindEvents } from '../../shared/db/event-store.js';
+import type { SenderUserId } from '../../shared/domain/ids.js';
 import type { EventRef } from '../../shared/queue/contract.js';
 import type { CoreDeps } from '../deps.js';
 
@@ -61,7 +61,8 @@ export async function ingestEvents(
   const unprocessed = new Map<string, EventRef>();
   outcomes.forEach((outcome, i) => {
     const { providerId, requestId, input: event } = input.events[i]!;
-    if (!outcome.processed && !unprocessed.has(outcome.id)) unprocessed.set(outcome.id, { eventId: outcome.id, providerId, userId: event.userId, requestId });
+    if (!outcome.processed && !unprocessed.has(outcome.id))
+      unprocessed.set(outcome.id, { eventId: outcome.id, providerId, userId: event.userId, requestId });
   });
   await deps.producer.enqueueEvents([...unprocessed.values()]);
 

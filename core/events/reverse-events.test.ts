@@ -1,17 +1,24 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { insertOrFindEvents, reverseEvents as storeReversals } from '../../shared/db/event-store.js';
-import { accountLinks, chainProgress, rewardClaims, taskCompletions, webhookEndpoints, webhookMessages } from '../../shared/db/schema/index.js';
-import { WEBHOOK_EVENT_TYPES } from '../../shared/domain/webhooks.js';
-import { senderUserId, type ServiceUserId } from '../../shared/domain/ids.js';
+import {
+  accountLinks,
+  chainProgress,
+  rewardClaims,
+  taskCompletions,
+  webhookEndpoints,
+  webhookMessages,
+} from '../../shared/db/schema/index.js';
+import { type ServiceUserId, senderUserId } from '../../shared/domain/ids.js';
 import { parseUtcTimestamp } from '../../shared/domain/timestamp.js';
+import { WEBHOOK_EVENT_TYPES } from '../../shared/domain/webhooks.js';
 import { DomainError } from '../../shared/errors.js';
+import { statsColumnsAdrift } from '../../shared/testing/campaign-stats-rows.js';
 import { createTestChain, createTestUser } from '../../shared/testing/chains.js';
 import { createTestProvider, type TestProvider } from '../../shared/testing/fixtures.js';
-import { statsColumnsAdrift } from '../../shared/testing/campaign-stats-rows.js';
 import { useTestData } from '../../shared/testing/test-data.js';
-import { matchBatch } from '../matching/match-batch.js';
 import type { CoreDeps } from '../deps.js';
+import { matchBatch } from '../matching/match-batch.js';
 import { claimReward } from '../rewards/claim-reward.js';
 import { reverseEvents } from './reverse-events.js';
 
@@ -21,12 +28,18 @@ import { reverseEvents } from './reverse-events.js';
 const { database, platform, advertiser } = useTestData('reversals');
 
 const enqueued: ServiceUserId[] = [];
-const producer = { enqueue: async (_name: string, payloads: { userId: ServiceUserId }[]) => (enqueued.push(...payloads.map((p) => p.userId)), true) } as unknown as CoreDeps['producer'];
+const producer = {
+  enqueue: async (_name: string, payloads: { userId: ServiceUserId }[]) => (
+    enqueued.push(...payloads.map((p) => p.userId)), true
+  ),
+} as unknown as CoreDeps['producer'];
 const webhooks = { deliver: async () => {} } as unknown as CoreDeps['webhooks'];
 const deps = () => ({ db: database.db, producer, webhooks });
 
 async function send(provider: TestProvider, userId: string, eventType: string, timestamp: string) {
-  const [stored] = await insertOrFindEvents(database.db, [{ providerId: provider.id, userId: senderUserId(userId), eventType, occurredAt: parseUtcTimestamp(timestamp)! }]);
+  const [stored] = await insertOrFindEvents(database.db, [
+    { providerId: provider.id, userId: senderUserId(userId), eventType, occurredAt: parseUtcTimestamp(timestamp)! },
+  ]);
   return stored!.id;
 }
 const match = (eventIds: string[]) => matchBatch({ db: database.db }, { eventIds, evaluateUserIds: [] });
@@ -46,15 +59,27 @@ async function completions(userId: ServiceUserId, chainId: string) {
   return new Map(rows.map((row) => [row.taskId, { eventId: row.eventId, held: row.held }]));
 }
 const progressOf = async (userId: ServiceUserId, chainId: string) =>
-  (await database.db.select().from(chainProgress).where(and(eq(chainProgress.userId, userId), eq(chainProgress.chainId, chainId))))[0];
+  (
+    await database.db
+      .select()
+      .from(chainProgress)
+      .where(and(eq(chainProgress.userId, userId), eq(chainProgress.chainId, chainId)))
+  )[0];
 
 const backendsWaitingOnLocks = async () => {
-  const [row] = await database.db.execute<{ n: number }>(sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
+  const [row] = await database.db.execute<{ n: number }>(
+    sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+  );
   return row!.n;
 };
 
 const chainOf = (types: string[], anyOrder = false) =>
-  createTestChain(database.db, platform.id, advertiser.id, { start: '2026-01-01T00:00:00Z', end: '2027-01-01T00:00:00Z', anyOrder, tasks: types.map((event) => ({ event })) });
+  createTestChain(database.db, platform.id, advertiser.id, {
+    start: '2026-01-01T00:00:00Z',
+    end: '2027-01-01T00:00:00Z',
+    anyOrder,
+    tasks: types.map((event) => ({ event })),
+  });
 
 describe('reverseEvents', () => {
   it('takes back what only the reversed event completed, and is idempotent', async () => {
@@ -82,7 +107,10 @@ describe('reverseEvents', () => {
   it("finds neither another provider's event nor an unknown id", async () => {
     const id = await send(platform, 'rv-2', 'rv-x', '2026-03-01T00:00:00Z');
     expect(await reverse(id, advertiser)).toEqual({ eventId: id, found: false });
-    expect(await reverse('00000000-0000-4000-8000-000000000000')).toEqual({ eventId: '00000000-0000-4000-8000-000000000000', found: false });
+    expect(await reverse('00000000-0000-4000-8000-000000000000')).toEqual({
+      eventId: '00000000-0000-4000-8000-000000000000',
+      found: false,
+    });
   });
 
   it('answers a reversal that waited on a concurrent one of the same event as reversed before, never as unknown', async () => {
@@ -124,7 +152,14 @@ describe('reverseEvents', () => {
     await reverse(id);
     await evaluateEnqueued();
     expect((await match([id])).matched).toEqual([]);
-    const [again] = await insertOrFindEvents(database.db, [{ providerId: platform.id, userId: senderUserId('rv-4'), eventType: 'rv-early', occurredAt: parseUtcTimestamp('2026-03-01T00:00:00Z')! }]);
+    const [again] = await insertOrFindEvents(database.db, [
+      {
+        providerId: platform.id,
+        userId: senderUserId('rv-4'),
+        eventType: 'rv-early',
+        occurredAt: parseUtcTimestamp('2026-03-01T00:00:00Z')!,
+      },
+    ]);
     expect(again).toMatchObject({ id, inserted: false, processed: true });
     await match([id]);
     expect(await completions(userId, chain.id)).toEqual(new Map());
@@ -135,12 +170,21 @@ describe('reverseEvents', () => {
     // Every type: the claim, then its reversal, reach the platform's outbox.
     const [endpoint] = await database.db
       .insert(webhookEndpoints)
-      .values({ providerId: platform.id, url: 'https://example.com/hook', eventTypes: [...WEBHOOK_EVENT_TYPES], secret: 'whsec_dGVzdA==' })
+      .values({
+        providerId: platform.id,
+        url: 'https://example.com/hook',
+        eventTypes: [...WEBHOOK_EVENT_TYPES],
+        secret: 'whsec_dGVzdA==',
+      })
       .returning({ id: webhookEndpoints.id });
     const userId = await createTestUser(database.db, platform.id, 'rv-5');
     const id = await send(platform, 'rv-5', 'rv-claim', '2026-03-01T00:00:00Z');
     await match([id]);
-    const claim = await claimReward(deps(), { platformId: platform.id, platformUserId: senderUserId('rv-5'), taskId: chain.taskIds[0]! });
+    const claim = await claimReward(deps(), {
+      platformId: platform.id,
+      platformUserId: senderUserId('rv-5'),
+      taskId: chain.taskIds[0]!,
+    });
     expect(claim.reversedUs).toBeNull();
     await reverse(id);
     await evaluateEnqueued();
@@ -148,13 +192,30 @@ describe('reverseEvents', () => {
     expect((await progressOf(userId, chain.id))?.completedTasks).toBe(1);
     const [stored] = await database.db.select().from(rewardClaims).where(eq(rewardClaims.id, claim.claimId));
     expect(stored?.reversedAt).not.toBeNull();
-    const again = await claimReward(deps(), { platformId: platform.id, platformUserId: senderUserId('rv-5'), taskId: chain.taskIds[0]! });
+    const again = await claimReward(deps(), {
+      platformId: platform.id,
+      platformUserId: senderUserId('rv-5'),
+      taskId: chain.taskIds[0]!,
+    });
     expect(again).toMatchObject({ alreadyClaimed: true, claimId: claim.claimId, reversedUs: stored!.reversedAt });
     const messages = await database.db.select().from(webhookMessages).where(eq(webhookMessages.endpointId, endpoint!.id));
-    expect(messages.map((m) => m.type).sort()).toEqual(['chain.completed', 'reward.claimed', 'reward.reversed', 'task.completed']);
-    expect(messages.find((m) => m.type === 'reward.reversed')?.data).toMatchObject({ claim_id: claim.claimId, kind: 'task', platform_user_id: 'rv-5', reversed_at: expect.any(String) });
+    expect(messages.map((m) => m.type).sort()).toEqual([
+      'chain.completed',
+      'reward.claimed',
+      'reward.reversed',
+      'task.completed',
+    ]);
+    expect(messages.find((m) => m.type === 'reward.reversed')?.data).toMatchObject({
+      claim_id: claim.claimId,
+      kind: 'task',
+      platform_user_id: 'rv-5',
+      reversed_at: expect.any(String),
+    });
     await database.db.delete(webhookMessages).where(eq(webhookMessages.endpointId, endpoint!.id));
-    await database.db.update(webhookEndpoints).set({ deletedAt: BigInt(Date.now()) * 1000n }).where(eq(webhookEndpoints.id, endpoint!.id));
+    await database.db
+      .update(webhookEndpoints)
+      .set({ deletedAt: BigInt(Date.now()) * 1000n })
+      .where(eq(webhookEndpoints.id, endpoint!.id));
   });
 
   it("marks a chain reward's claim reversed while the chain is undone, and clears the mark once it completes again", async () => {
@@ -168,7 +229,8 @@ describe('reverseEvents', () => {
     const first = await send(platform, 'rv-6', 'rv-chain', '2026-03-01T00:00:00Z');
     await match([first]);
     const claim = await claimReward(deps(), { platformId: platform.id, platformUserId: senderUserId('rv-6'), chainId: chain.id });
-    const reversedAt = async () => (await database.db.select().from(rewardClaims).where(eq(rewardClaims.id, claim.claimId)))[0]?.reversedAt ?? null;
+    const reversedAt = async () =>
+      (await database.db.select().from(rewardClaims).where(eq(rewardClaims.id, claim.claimId)))[0]?.reversedAt ?? null;
 
     await reverse(first);
     await evaluateEnqueued();
@@ -182,11 +244,28 @@ describe('reverseEvents', () => {
 
   it("takes back what an advertiser's event earned for the user of each platform linked to its id, at the advertiser's own call", async () => {
     const otherPlatform = await createTestProvider(database.db, 'platform', { name: 'second platform' });
-    const chains = await Promise.all([platform, otherPlatform].map((owner) =>
-      createTestChain(database.db, owner.id, advertiser.id, { start: '2026-01-01T00:00:00Z', end: '2027-01-01T00:00:00Z', tasks: [{ event: 'rv-adv' }] })));
-    const users = [await createTestUser(database.db, platform.id, 'rv-7'), await createTestUser(database.db, otherPlatform.id, 'rv-7')];
+    const chains = await Promise.all(
+      [platform, otherPlatform].map((owner) =>
+        createTestChain(database.db, owner.id, advertiser.id, {
+          start: '2026-01-01T00:00:00Z',
+          end: '2027-01-01T00:00:00Z',
+          tasks: [{ event: 'rv-adv' }],
+        }),
+      ),
+    );
+    const users = [
+      await createTestUser(database.db, platform.id, 'rv-7'),
+      await createTestUser(database.db, otherPlatform.id, 'rv-7'),
+    ];
     for (const [i, owner] of [platform, otherPlatform].entries()) {
-      await database.db.insert(accountLinks).values({ userId: users[i]!, platformId: owner.id, advertiserId: advertiser.id, advertiserUserId: senderUserId('rv-adv-user') });
+      await database.db
+        .insert(accountLinks)
+        .values({
+          userId: users[i]!,
+          platformId: owner.id,
+          advertiserId: advertiser.id,
+          advertiserUserId: senderUserId('rv-adv-user'),
+        });
     }
     const id = await send(advertiser, 'rv-adv-user', 'rv-adv', '2026-03-01T00:00:00Z');
     await match([id]);
@@ -218,7 +297,11 @@ describe('reverseEvents', () => {
       const userId = await createTestUser(database.db, platform.id, platformUserId);
       const id = await send(platform, platformUserId, 'rv-claim-race', '2026-03-01T00:00:00Z');
       await match([id]);
-      const claiming = claimReward(deps(), { platformId: platform.id, platformUserId: senderUserId(platformUserId), taskId: chain.taskIds[0]! }).then(
+      const claiming = claimReward(deps(), {
+        platformId: platform.id,
+        platformUserId: senderUserId(platformUserId),
+        taskId: chain.taskIds[0]!,
+      }).then(
         (claim) => ({ claim }),
         (error: unknown) => ({ error }),
       );

@@ -1,7 +1,7 @@
 import { deletePending, reverseEvents as storeReversals } from '../../shared/db/event-store.js';
+import { usersCompletedBy, usersWithTallies } from '../../shared/db/progress-store.js';
 import { withTransaction } from '../../shared/db/transaction.js';
 import { findSourceUsers, flagUsersForEvaluation, lockUsers } from '../../shared/db/user-store.js';
-import { usersCompletedBy, usersWithTallies } from '../../shared/db/progress-store.js';
 import type { CoreDeps } from '../deps.js';
 
 export interface ReverseEventsInput {
@@ -32,9 +32,16 @@ export type ReversalResult =
  * `alreadyReversed`. Results follow the input's order; an id of no event of
  * the caller is not found.
  */
-export async function reverseEvents(deps: Pick<CoreDeps, 'db' | 'producer'>, input: ReverseEventsInput): Promise<ReversalResult[]> {
+export async function reverseEvents(
+  deps: Pick<CoreDeps, 'db' | 'producer'>,
+  input: ReverseEventsInput,
+): Promise<ReversalResult[]> {
   const { found, sourceUsers, affected, senders } = await withTransaction(deps.db, async (tx) => {
-    const found = await storeReversals(tx, input.providerId, input.reversals.map((r) => ({ eventId: r.eventId, reason: r.reason ?? null })));
+    const found = await storeReversals(
+      tx,
+      input.providerId,
+      input.reversals.map((r) => ({ eventId: r.eventId, reason: r.reason ?? null })),
+    );
     const reversed = found.filter((e) => !e.alreadyReversed);
     const reversedIds = reversed.map((e) => e.eventId);
     // Pending rows first, then the users' locks: the order a batch takes them in
@@ -44,7 +51,10 @@ export async function reverseEvents(deps: Pick<CoreDeps, 'db' | 'producer'>, inp
     const sourceUsers = await findSourceUsers(tx, senders);
     await lockUsers(tx, sourceUsers);
     // A counted event that completed nothing still moved a tally: those users are walked again too.
-    const [completedBy, withTallies] = await Promise.all([usersCompletedBy(tx, sourceUsers, reversedIds), usersWithTallies(tx, sourceUsers)]);
+    const [completedBy, withTallies] = await Promise.all([
+      usersCompletedBy(tx, sourceUsers, reversedIds),
+      usersWithTallies(tx, sourceUsers),
+    ]);
     const affected = [...new Set([...completedBy, ...withTallies])];
     await flagUsersForEvaluation(tx, affected);
     return { found, sourceUsers, affected, senders };
@@ -57,7 +67,11 @@ export async function reverseEvents(deps: Pick<CoreDeps, 'db' | 'producer'>, inp
   const late = (await findSourceUsers(deps.db, senders)).filter((id) => !seen.has(id));
   await flagUsersForEvaluation(deps.db, late);
   const toEvaluate = [...affected, ...late];
-  if (toEvaluate.length > 0) await deps.producer.enqueue('evaluate-user', toEvaluate.map((userId) => ({ userId })));
+  if (toEvaluate.length > 0)
+    await deps.producer.enqueue(
+      'evaluate-user',
+      toEvaluate.map((userId) => ({ userId })),
+    );
   const byId = new Map(found.map((e) => [e.eventId, e]));
   return input.reversals.map(({ eventId }) => {
     const event = byId.get(eventId);

@@ -13,7 +13,9 @@ const PROBE_TIMEOUT_MS = 1000;
  * Redis is probed where the API writes: a write to every matching shard's hash slot and the webhook
  * queue's (shared/queue/readiness.ts), so a cluster missing a master is not ready, as a PING would say.
  */
-export async function checkReadiness(deps: Pick<CoreDeps, 'db' | 'redis' | 'producer' | 'webhooks'>): Promise<{ unreachable: Dependency[] }> {
+export async function checkReadiness(
+  deps: Pick<CoreDeps, 'db' | 'redis' | 'producer' | 'webhooks'>,
+): Promise<{ unreachable: Dependency[] }> {
   const [postgres, redis] = await Promise.allSettled([
     withTimeout(pingDatabase(deps.db), PROBE_TIMEOUT_MS),
     Promise.all([deps.producer.probe(), probeQueueSlots(deps.redis, [deps.webhooks.queue.toKey('readyz')])]),

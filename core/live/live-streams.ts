@@ -1,13 +1,16 @@
-import type { SenderUserId, ServiceUserId } from '../../shared/domain/ids.js';
 import { findProvidersServingLive } from '../../shared/db/provider-store.js';
 import { findUserId as findStoredUserId, loadProgressChangeSince, type ProgressChange } from '../../shared/db/user-store.js';
+import type { SenderUserId, ServiceUserId } from '../../shared/domain/ids.js';
 import type { CoreDeps } from '../deps.js';
 
 // What a live stream reads besides progress: whose stream it is, what it
 // missed before it opened, and whether its provider may still hold it.
 
 /** The service user id of one of a platform's users, or null while that platform has not registered them. */
-export function findUserId(deps: Pick<CoreDeps, 'db'>, input: { platformId: string; platformUserId: SenderUserId }): Promise<ServiceUserId | null> {
+export function findUserId(
+  deps: Pick<CoreDeps, 'db'>,
+  input: { platformId: string; platformUserId: SenderUserId },
+): Promise<ServiceUserId | null> {
   return findStoredUserId(deps.db, input.platformId, input.platformUserId);
 }
 
@@ -29,6 +32,9 @@ export function progressChangedSince(
  * answer cache shares them between its credentials), so deactivating the
  * provider, or its last active credential, ends its streams.
  */
-export async function providersServingLive(deps: Pick<CoreDeps, 'db'>, input: { providerIds: readonly string[] }): Promise<Set<string>> {
+export async function providersServingLive(
+  deps: Pick<CoreDeps, 'db'>,
+  input: { providerIds: readonly string[] },
+): Promise<Set<string>> {
   return new Set(await findProvidersServingLive(deps.db, input.providerIds));
 }

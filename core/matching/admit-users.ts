@@ -1,10 +1,10 @@
 import { findAdmissions, insertAdmissions, takePlaces } from '../../shared/db/admission-store.js';
 import type { MatchingChain } from '../../shared/db/chain-store.js';
-import { admitsNoOneNew } from '../../shared/domain/admission.js';
 import type { Executor } from '../../shared/db/client.js';
+import { admitsNoOneNew } from '../../shared/domain/admission.js';
 import type { WalkState } from '../../shared/domain/progress.js';
-import { admissionCandidates, chooseAdmitted, type BatchView } from './plan-batch.js';
 import { parseWalkKey, walkKey } from '../../shared/domain/walk-key.js';
+import { admissionCandidates, type BatchView, chooseAdmitted } from './plan-batch.js';
 
 /**
  * max_completions (docs/budgets.md, "Completion caps"): before a batch writes

@@ -1,6 +1,19 @@
-import { loadHistory, loadHistoryWithPending, type ExplainedEvent, type HistorySource, type StoredEvent } from '../../shared/db/event-store.js';
 import type { Executor } from '../../shared/db/client.js';
-import { historyBySource, sourceKey, sourcesOf, type ChainParties, type MatchUser, type SourceHistory } from '../../shared/domain/sources.js';
+import {
+  type ExplainedEvent,
+  type HistorySource,
+  loadHistory,
+  loadHistoryWithPending,
+  type StoredEvent,
+} from '../../shared/db/event-store.js';
+import {
+  type ChainParties,
+  historyBySource,
+  type MatchUser,
+  type SourceHistory,
+  sourceKey,
+  sourcesOf,
+} from '../../shared/domain/sources.js';
 
 // The one reading of users' counting histories: the matcher's recompute,
 // explain and backtest all ask it, so whose events count for whom (§4) is
@@ -24,7 +37,11 @@ export type SpannedRead = HistoryRead & { span: { fromUs: bigint; untilUs: bigin
  * event of theirs at any time, each marked pending or not.
  */
 export function loadCountingHistory(db: Executor, reads: readonly SpannedRead[]): Promise<SourceHistory<StoredEvent>>;
-export function loadCountingHistory(db: Executor, reads: readonly HistoryRead[], options: { withPending: true }): Promise<SourceHistory<ExplainedEvent>>;
+export function loadCountingHistory(
+  db: Executor,
+  reads: readonly HistoryRead[],
+  options: { withPending: true },
+): Promise<SourceHistory<ExplainedEvent>>;
 export async function loadCountingHistory(
   db: Executor,
   reads: readonly (HistoryRead | SpannedRead)[],
@@ -39,7 +56,9 @@ export async function loadCountingHistory(
 /** Each source of the reads once. */
 function sourcesOfReads(reads: readonly HistoryRead[]): HistorySource[] {
   const sources = new Map<string, HistorySource>();
-  for (const { user, chain } of reads) for (const { providerId, userId } of sourcesOf(user, chain)) sources.set(sourceKey({ providerId, userId }), { providerId, userId });
+  for (const { user, chain } of reads)
+    for (const { providerId, userId } of sourcesOf(user, chain))
+      sources.set(sourceKey({ providerId, userId }), { providerId, userId });
   return [...sources.values()];
 }
 
@@ -52,9 +71,17 @@ function spannedSources(reads: readonly SpannedRead[]) {
     for (const { providerId, userId } of sourcesOf(user, chain)) {
       const key = sourceKey({ providerId, userId });
       const known = sources.get(key);
-      sources.set(key, { providerId, userId, fromUs: known && known.fromUs < fromUs ? known.fromUs : fromUs, untilUs: known && known.untilUs > untilUs ? known.untilUs : untilUs });
+      sources.set(key, {
+        providerId,
+        userId,
+        fromUs: known && known.fromUs < fromUs ? known.fromUs : fromUs,
+        untilUs: known && known.untilUs > untilUs ? known.untilUs : untilUs,
+      });
     }
-    joint = joint === null ? { fromUs, untilUs } : { fromUs: fromUs < joint.fromUs ? fromUs : joint.fromUs, untilUs: untilUs > joint.untilUs ? untilUs : joint.untilUs };
+    joint =
+      joint === null
+        ? { fromUs, untilUs }
+        : { fromUs: fromUs < joint.fromUs ? fromUs : joint.fromUs, untilUs: untilUs > joint.untilUs ? untilUs : joint.untilUs };
   }
   return { sources: [...sources.values()], window: joint };
 }

@@ -1,6 +1,6 @@
-import { senderUserId } from '../../shared/domain/ids.js';
 import { describe, expect, it } from 'vitest';
 import { insertOrFindEvents } from '../../shared/db/event-store.js';
+import { senderUserId } from '../../shared/domain/ids.js';
 import { parseUtcTimestamp } from '../../shared/domain/timestamp.js';
 import { createTestUser } from '../../shared/testing/chains.js';
 import { useTestData } from '../../shared/testing/test-data.js';
@@ -16,7 +16,12 @@ const { database, platform } = useTestData('process_redelivery');
 async function storeEvent(userId: string, second: number): Promise<string> {
   // Stored and pending, as ingest leaves it.
   const [row] = await insertOrFindEvents(database.db, [
-    { providerId: platform.id, userId: senderUserId(userId), eventType: 'deposit', occurredAt: parseUtcTimestamp(`2026-03-01T10:00:${String(second).padStart(2, '0')}Z`)! },
+    {
+      providerId: platform.id,
+      userId: senderUserId(userId),
+      eventType: 'deposit',
+      occurredAt: parseUtcTimestamp(`2026-03-01T10:00:${String(second).padStart(2, '0')}Z`)!,
+    },
   ]);
   return row!.id;
 }
@@ -26,13 +31,21 @@ describe('matchBatch under concurrent redelivery', () => {
     await createTestUser(database.db, platform.id, 'registered');
     for (const [round, userId] of ['registered', 'unregistered', 'registered', 'unregistered'].entries()) {
       const eventId = await storeEvent(userId, round);
-      const outcomes = await Promise.all(Array.from({ length: 6 }, () => matchBatch({ db: database.db }, { eventIds: [eventId], evaluateUserIds: [] })));
-      expect(outcomes.filter((o) => o.matched.length === 1), `round ${round}`).toHaveLength(1);
+      const outcomes = await Promise.all(
+        Array.from({ length: 6 }, () => matchBatch({ db: database.db }, { eventIds: [eventId], evaluateUserIds: [] })),
+      );
+      expect(
+        outcomes.filter((o) => o.matched.length === 1),
+        `round ${round}`,
+      ).toHaveLength(1);
       expect(outcomes.filter((o) => o.matched.length === 0)).toHaveLength(5);
     }
   });
 
   it('matches nothing for an event that does not exist', async () => {
-    expect((await matchBatch({ db: database.db }, { eventIds: ['00000000-0000-4000-8000-000000000000'], evaluateUserIds: [] })).matched).toEqual([]);
+    expect(
+      (await matchBatch({ db: database.db }, { eventIds: ['00000000-0000-4000-8000-000000000000'], evaluateUserIds: [] }))
+        .matched,
+    ).toEqual([]);
   });
 });

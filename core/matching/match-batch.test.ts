@@ -1,16 +1,16 @@
-import { senderUserId, serviceUserId, type ServiceUserId } from '../../shared/domain/ids.js';
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { insertOrFindEvents } from '../../shared/db/event-store.js';
 import { accountLinks, chainProgress, taskCompletions, users, webhookMessages } from '../../shared/db/schema/index.js';
+import { deleteEndpoint, insertEndpoint } from '../../shared/db/webhook-endpoint-store.js';
+import { type ServiceUserId, senderUserId, serviceUserId } from '../../shared/domain/ids.js';
 import { formatIsoMicros, parseUtcTimestamp } from '../../shared/domain/timestamp.js';
+import { statsColumnsAdrift } from '../../shared/testing/campaign-stats-rows.js';
 import { createTestChain, createTestUser } from '../../shared/testing/chains.js';
 import type { TestProvider } from '../../shared/testing/fixtures.js';
-import { statsColumnsAdrift } from '../../shared/testing/campaign-stats-rows.js';
 import { useTestData } from '../../shared/testing/test-data.js';
-import { matchBatch } from './match-batch.js';
-import { deleteEndpoint, insertEndpoint } from '../../shared/db/webhook-endpoint-store.js';
 import { generateWebhookSecret } from '../webhooks/signing.js';
+import { matchBatch } from './match-batch.js';
 
 // The matching use-case called directly (the queue is exercised by the end-to-end tests):
 // enqueueing is dropped, not sent.
@@ -71,7 +71,10 @@ describe('matchBatch, one event at a time', () => {
       .select({ completed_tasks: chainProgress.completedTasks, completedAt: chainProgress.completedAt })
       .from(chainProgress)
       .where(and(eq(chainProgress.userId, serviceUserId(userId)), eq(chainProgress.chainId, chainId)));
-    const progress = summary && { ...summary, completed_at: summary.completedAt === null ? null : formatIsoMicros(summary.completedAt) };
+    const progress = summary && {
+      ...summary,
+      completed_at: summary.completedAt === null ? null : formatIsoMicros(summary.completedAt),
+    };
     expect(progress).toMatchObject({ completed_tasks: 3 });
     expect(progress!.completed_at).toContain('2026-03-03');
   });
@@ -106,7 +109,9 @@ describe('matchBatch, one event at a time', () => {
     const eventId = await send(advertiser, 'adv-user-1', 'adv-deposit', '2026-04-01T00:00:00Z');
     await processEvent(database.db, eventId);
     expect((await completions(userId, chainId)).size).toBe(0);
-    await database.db.insert(accountLinks).values({ userId, platformId: platform.id, advertiserId: advertiser.id, advertiserUserId: senderUserId('adv-user-1') });
+    await database.db
+      .insert(accountLinks)
+      .values({ userId, platformId: platform.id, advertiserId: advertiser.id, advertiserUserId: senderUserId('adv-user-1') });
     const change = await evaluateUser(database.db, userId);
     expect(change?.chainIds).toContain(chainId);
     expect((await completions(userId, chainId)).get(taskIds[0]!)).toBe(eventId);
@@ -119,7 +124,10 @@ describe('matchBatch, one event at a time', () => {
     const userId = await registerUser('early-bird');
     await evaluateUser(database.db, userId);
     expect((await completions(userId, chainId)).size).toBe(1);
-    const [flag] = await database.db.select({ needs_evaluation: users.needsEvaluation }).from(users).where(eq(users.id, serviceUserId(userId)));
+    const [flag] = await database.db
+      .select({ needs_evaluation: users.needsEvaluation })
+      .from(users)
+      .where(eq(users.id, serviceUserId(userId)));
     expect(flag?.needs_evaluation).toBe(false);
     expect(await evaluateUser(database.db, userId)).toBeNull(); // nothing changes the second time
   });
@@ -143,7 +151,16 @@ describe('matchBatch, one event at a time', () => {
   it('announces to a webhook endpoint what a late event completes (who listens is read again after the redo)', async () => {
     const { taskIds } = await createChain(['wh-a', 'wh-b']);
     await registerUser('hooked');
-    const endpoint = await insertEndpoint(database.db, { providerId: platform.id, url: 'https://example.test/hook', eventTypes: ['task.completed'], secret: generateWebhookSecret() }, 10);
+    const endpoint = await insertEndpoint(
+      database.db,
+      {
+        providerId: platform.id,
+        url: 'https://example.test/hook',
+        eventTypes: ['task.completed'],
+        secret: generateWebhookSecret(),
+      },
+      10,
+    );
     try {
       const later = await send(platform, 'hooked', 'wh-b', '2026-08-02T00:00:00Z');
       await processEvent(database.db, later);
@@ -151,7 +168,10 @@ describe('matchBatch, one event at a time', () => {
       const early = await send(platform, 'hooked', 'wh-a', '2026-08-01T00:00:00Z');
       const outcome = await matchBatch({ db: database.db }, { eventIds: [early], evaluateUserIds: [] });
       expect(outcome.recomputed).toBe(1);
-      const facts = await database.db.select({ fact: webhookMessages.fact }).from(webhookMessages).where(eq(webhookMessages.endpointId, endpoint!.id));
+      const facts = await database.db
+        .select({ fact: webhookMessages.fact })
+        .from(webhookMessages)
+        .where(eq(webhookMessages.endpointId, endpoint!.id));
       expect(facts.map((row) => row.fact.split('/')[2]).sort()).toEqual([...taskIds].sort());
       expect(outcome.webhookMessageIds).toHaveLength(2);
     } finally {

@@ -1,23 +1,32 @@
-import { claimPendingEvents, deletePending, type StoredEvent } from '../../shared/db/event-store.js';
-import { tallyNotices, type TallyNotice } from '../../shared/domain/tally.js';
-import { ONLY_RUN } from '../../shared/domain/recurrence.js';
-import { formatIsoMillis } from '../../shared/domain/timestamp.js';
-import { deleteCompletions, loadClaimHolds, markClaimsReversed, type StoredWalk, saveChainProgress, saveCompletions, stampUsers, writerWalksVersion } from '../../shared/db/progress-store.js';
-import { findClaimsByIds } from '../../shared/db/reward-store.js';
-import { reversalFact } from '../webhooks/claim-fact.js';
-import { findSourceUsers, lockUsers, type ProgressChange } from '../../shared/db/user-store.js';
-import type { ServiceUserId } from '../../shared/domain/ids.js';
-import { sourceKey, usersBySource, type EventSource } from '../../shared/domain/sources.js';
-import { withTransaction } from '../../shared/db/transaction.js';
+import { appendTo, groupBy } from '../../shared/collections.js';
 import { loadMatchingChains, type MatchingChain } from '../../shared/db/chain-store.js';
-import { insertMessages } from '../../shared/db/webhook-message-store.js';
+import { claimPendingEvents, deletePending, type StoredEvent } from '../../shared/db/event-store.js';
+import {
+  deleteCompletions,
+  loadClaimHolds,
+  markClaimsReversed,
+  type StoredWalk,
+  saveChainProgress,
+  saveCompletions,
+  stampUsers,
+  writerWalksVersion,
+} from '../../shared/db/progress-store.js';
+import { findClaimsByIds } from '../../shared/db/reward-store.js';
+import { withTransaction } from '../../shared/db/transaction.js';
+import { findSourceUsers, lockUsers, type ProgressChange } from '../../shared/db/user-store.js';
 import { providersListening } from '../../shared/db/webhook-endpoint-store.js';
+import { insertMessages } from '../../shared/db/webhook-message-store.js';
+import type { ServiceUserId } from '../../shared/domain/ids.js';
+import { ONLY_RUN } from '../../shared/domain/recurrence.js';
+import { type EventSource, sourceKey, usersBySource } from '../../shared/domain/sources.js';
+import { type TallyNotice, tallyNotices } from '../../shared/domain/tally.js';
+import { formatIsoMillis } from '../../shared/domain/timestamp.js';
 import type { CoreDeps } from '../deps.js';
-import { advanceWalks, diffWalks, historyNeeds, recomputeWalks, type BatchView } from './plan-batch.js';
 import { batchFacts } from '../webhooks/batch-facts.js';
+import { reversalFact } from '../webhooks/claim-fact.js';
 import { admitNewUsers } from './admit-users.js';
 import { loadCountingHistory } from './counting-history.js';
-import { appendTo, groupBy } from '../../shared/collections.js';
+import { advanceWalks, type BatchView, diffWalks, historyNeeds, recomputeWalks } from './plan-batch.js';
 import { keepBatchWalks, loadBatchWalks, type WalkCache } from './walk-cache.js';
 
 /** A user whose progress changed, with the chains that changed and the stamp stored for it (what live streams are told). */
@@ -25,7 +34,8 @@ export interface UserProgressChange extends ProgressChange {
   userId: ServiceUserId;
 }
 
-const providersOf = (chains: readonly MatchingChain[]) => new Set(chains.flatMap((c) => [c.chain.platformId, c.chain.advertiserId]));
+const providersOf = (chains: readonly MatchingChain[]) =>
+  new Set(chains.flatMap((c) => [c.chain.platformId, c.chain.advertiserId]));
 
 /** Runs a step when the caller's turn comes (the worker's turnstile orders its batches); the step's result is passed through. */
 export type InTurn = <T>(step: () => Promise<T>) => Promise<T>;
@@ -75,7 +85,9 @@ export async function matchBatch(
     // other order would make the later batch's events late, and recomputed.
     const { events, userIds } = await inTurn(async () => {
       const events = await claimPendingEvents(tx, input.eventIds);
-      const senders = new Map<string, EventSource>(events.map((e) => [sourceKey(e), { providerId: e.providerId, userId: e.userId }]));
+      const senders = new Map<string, EventSource>(
+        events.map((e) => [sourceKey(e), { providerId: e.providerId, userId: e.userId }]),
+      );
       const userIds = [...new Set([...(await findSourceUsers(tx, [...senders.values()])), ...input.evaluateUserIds])].sort();
       await lockUsers(tx, userIds);
       return { events, userIds };
@@ -131,22 +143,34 @@ export async function matchBatch(
       stampUsers(tx, [...writes.changedChains.keys()]),
       saveCompletions(tx, writes.completions),
       deleteCompletions(tx, writes.undone),
-      deletePending(tx, events.map((e) => e.id)),
+      deletePending(
+        tx,
+        events.map((e) => e.id),
+      ),
       providersListening(tx, [...providersOf(chains)]),
       walkCache && writes.progress.length > 0 ? writerWalksVersion(tx) : null,
     ]);
     if (walkCache) keepWalks = () => keepBatchWalks(walkCache, batchWalks, writes, advanced, writerVersion ?? 0n);
-    for (const row of writes.progress) if (writes.changedChains.get(row.userId)?.includes(row.chainId)) row.changedUs = stamps.get(row.userId) ?? null;
+    for (const row of writes.progress)
+      if (writes.changedChains.get(row.userId)?.includes(row.chainId)) row.changedUs = stamps.get(row.userId) ?? null;
     const [, reversedIds] = await Promise.all([saveChainProgress(tx, writes.progress), markClaimsReversed(tx, writes.standings)]);
     const reversedClaims = await findClaimsByIds(tx, reversedIds);
     // The outbox, in the transaction of the facts it announces; no statement when nobody listens.
-    const facts = [...batchFacts(view, writes, chainsById, recipients), ...reversedClaims.map((claim) => reversalFact(view.users.get(claim.userId)!, claim))];
+    const facts = [
+      ...batchFacts(view, writes, chainsById, recipients),
+      ...reversedClaims.map((claim) => reversalFact(view.users.get(claim.userId)!, claim)),
+    ];
     const webhookMessageIds = await insertMessages(tx, facts);
     // What live streams are told of counted, summed and streak tasks (docs/quest-language.md); nothing for other chains.
     const talliesByUser = new Map<ServiceUserId, TallyNotice[]>();
     for (const row of writes.progress) {
       if (row.tallies === null) continue;
-      for (const notice of tallyNotices(row.chainId, row.periodStartUs === ONLY_RUN ? null : formatIsoMillis(row.periodStartUs), row.tallies)) appendTo(talliesByUser, row.userId, notice);
+      for (const notice of tallyNotices(
+        row.chainId,
+        row.periodStartUs === ONLY_RUN ? null : formatIsoMillis(row.periodStartUs),
+        row.tallies,
+      ))
+        appendTo(talliesByUser, row.userId, notice);
     }
 
     return {

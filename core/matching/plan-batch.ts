@@ -1,13 +1,23 @@
-import type { ClaimStanding, CompletionWrite, ChainProgressWrite, StoredWalk } from '../../shared/db/progress-store.js';
+import { groupBy } from '../../shared/collections.js';
+import type { MatchingChain } from '../../shared/db/chain-store.js';
 import type { StoredEvent } from '../../shared/db/event-store.js';
+import type { ChainProgressWrite, ClaimStanding, CompletionWrite, StoredWalk } from '../../shared/db/progress-store.js';
 import { isChainCompleted, joinedUs } from '../../shared/domain/chain-view.js';
 import type { ServiceUserId } from '../../shared/domain/ids.js';
-import { countingFilter, type ChainScope, type MatchUser, type SourceHistory } from '../../shared/domain/sources.js';
-import { advanceWalk, recomputeWalk, redoWalk, redoWindow, type ChainRules, type Hold, type RedoWindow, type WalkAdvance, type WalkState } from '../../shared/domain/progress.js';
+import {
+  advanceWalk,
+  type ChainRules,
+  type Hold,
+  type RedoWindow,
+  recomputeWalk,
+  redoWalk,
+  redoWindow,
+  type WalkAdvance,
+  type WalkState,
+} from '../../shared/domain/progress.js';
 import { ONLY_RUN } from '../../shared/domain/recurrence.js';
 import { eventsByRun, runRules } from '../../shared/domain/runs.js';
-import type { MatchingChain } from '../../shared/db/chain-store.js';
-import { groupBy } from '../../shared/collections.js';
+import { type ChainScope, countingFilter, type MatchUser, type SourceHistory } from '../../shared/domain/sources.js';
 import type { StoredTallies } from '../../shared/domain/tally.js';
 import { parseWalkKey, walkKey } from '../../shared/domain/walk-key.js';
 import type { SpannedRead } from './counting-history.js';
@@ -37,7 +47,8 @@ export interface WalkKey {
 }
 
 /** The rules a key walks: its run's, or the whole chain's for every run at once. */
-const rulesOfKey = ({ chain, periodStartUs }: WalkKey): ChainRules => (periodStartUs === null ? chain.rules : runRules(chain.rules, periodStartUs)!);
+const rulesOfKey = ({ chain, periodStartUs }: WalkKey): ChainRules =>
+  periodStartUs === null ? chain.rules : runRules(chain.rules, periodStartUs)!;
 
 const scopeOf = (definition: MatchingChain): ChainScope => ({
   platformId: definition.chain.platformId,
@@ -50,9 +61,16 @@ function storedState(walk: StoredWalk | undefined): WalkState | null {
   if (!walk) return { completions: new Map(), mark: null };
   // A row from before marks existed: its walk cannot be continued, only redone.
   if (walk.mark === null) return null;
-  const completions = new Map([...walk.completions].map(([taskId, c]) => [taskId, { taskId, eventId: c.eventId, completedUs: c.completedUs, held: c.held }]));
+  const completions = new Map(
+    [...walk.completions].map(([taskId, c]) => [
+      taskId,
+      { taskId, eventId: c.eventId, completedUs: c.completedUs, held: c.held },
+    ]),
+  );
   // Only a chain with counted, summed or streak tasks stores tallies; the others' walks carry none.
-  return walk.tallies === null ? { completions, mark: walk.mark } : { completions, mark: walk.mark, tallies: new Map(Object.entries(walk.tallies)) };
+  return walk.tallies === null
+    ? { completions, mark: walk.mark }
+    : { completions, mark: walk.mark, tallies: new Map(Object.entries(walk.tallies)) };
 }
 
 const taskTypes = new WeakMap<MatchingChain, (event: StoredEvent) => boolean>();
@@ -101,7 +119,13 @@ export function advanceWalks(
         const state = storedState(view.walks.get(key));
         const result: WalkAdvance = state === null ? { recompute: true } : advanceWalk(rules, state, events);
         if (!('recompute' in result)) advanced.set(key, result.state);
-        else if (state !== null && result.from !== undefined) recompute.push({ userId: user.id, chain, periodStartUs, redo: { stored: state, window: redoWindow(rules, state, result.from) } });
+        else if (state !== null && result.from !== undefined)
+          recompute.push({
+            userId: user.id,
+            chain,
+            periodStartUs,
+            redo: { stored: state, window: redoWindow(rules, state, result.from) },
+          });
         else recompute.push({ userId: user.id, chain, periodStartUs });
       }
     }
@@ -122,7 +146,12 @@ export function historyNeeds(view: BatchView, keys: readonly WalkKey[]): Spanned
     const fromUs = window && window.from.occurredUs > startUs ? window.from.occurredUs : startUs;
     // Positions at the until instant count (the bound is a position), so the span ends just after it.
     const untilUs = window?.until && window.until.occurredUs + 1n < endUs ? window.until.occurredUs + 1n : endUs;
-    return { user: view.users.get(userId)!, chain: chain.chain, eventTypes: chain.rules.tasks.map((task) => task.eventType), span: { fromUs, untilUs } };
+    return {
+      user: view.users.get(userId)!,
+      chain: chain.chain,
+      eventTypes: chain.rules.tasks.map((task) => task.eventType),
+      span: { fromUs, untilUs },
+    };
   });
 }
 
@@ -157,7 +186,8 @@ export function recomputeWalks(
       if (rules === null) continue;
       const stored = view.walks.get(key);
       const holds = [...retainedHolds(stored, own), ...(claimHolds.get(key) ?? [])];
-      const state = redo === undefined ? recomputeWalk(rules, counting, holds) : redoWalk(rules, redo.stored, redo.window, counting, holds);
+      const state =
+        redo === undefined ? recomputeWalk(rules, counting, holds) : redoWalk(rules, redo.stored, redo.window, counting, holds);
       if (state === null) unbounded.push({ userId, chain, periodStartUs: period });
       else states.set(key, state);
     }
@@ -170,7 +200,13 @@ export function recomputeWalks(
  * counting events fall in, and those with a stored walk or a claim (which
  * may now have nothing left in them).
  */
-function runsToWalk(view: BatchView, userId: ServiceUserId, chain: MatchingChain, counting: readonly StoredEvent[], claimHolds: ReadonlyMap<string, readonly Hold[]>): bigint[] {
+function runsToWalk(
+  view: BatchView,
+  userId: ServiceUserId,
+  chain: MatchingChain,
+  counting: readonly StoredEvent[],
+  claimHolds: ReadonlyMap<string, readonly Hold[]>,
+): bigint[] {
   const periods = new Set(eventsByRun(chain.rules, counting).keys());
   for (const key of [...view.walks.keys(), ...claimHolds.keys()]) {
     const [walkUser, chainId, period] = parseWalkKey(key);
@@ -203,7 +239,11 @@ export interface AdmissionCandidate {
 }
 
 /** The walks that would start counting in a capped chain for a user with no completion stored there. */
-export function admissionCandidates(view: BatchView, states: ReadonlyMap<string, WalkState>, chainsById: ReadonlyMap<string, MatchingChain>): AdmissionCandidate[] {
+export function admissionCandidates(
+  view: BatchView,
+  states: ReadonlyMap<string, WalkState>,
+  chainsById: ReadonlyMap<string, MatchingChain>,
+): AdmissionCandidate[] {
   const candidates = new Map<string, AdmissionCandidate>();
   let placed: Set<string> | undefined;
   for (const [key, state] of states) {
@@ -222,11 +262,16 @@ export function admissionCandidates(view: BatchView, states: ReadonlyMap<string,
 }
 
 /** Of the candidates for each chain, the first `granted` by earliest completion (then user id): those admitted. */
-export function chooseAdmitted(candidates: readonly AdmissionCandidate[], granted: ReadonlyMap<string, number>): AdmissionCandidate[] {
+export function chooseAdmitted(
+  candidates: readonly AdmissionCandidate[],
+  granted: ReadonlyMap<string, number>,
+): AdmissionCandidate[] {
   const byChain = groupBy(candidates, (c) => c.chainId);
   return [...byChain].flatMap(([chainId, waiting]) =>
     [...waiting]
-      .sort((a, b) => (a.firstUs < b.firstUs ? -1 : a.firstUs > b.firstUs ? 1 : a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0))
+      .sort((a, b) =>
+        a.firstUs < b.firstUs ? -1 : a.firstUs > b.firstUs ? 1 : a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0,
+      )
       .slice(0, granted.get(chainId) ?? 0),
   );
 }
@@ -248,11 +293,14 @@ export interface BatchWrites {
 
 /** The walk's tallies as stored: null when it keeps none (a chain without counted, summed or streak tasks). */
 const storedTallies = (state: WalkState): StoredTallies | null =>
-  state.tallies === undefined || state.tallies.size === 0 ? null : Object.fromEntries([...state.tallies].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  state.tallies === undefined || state.tallies.size === 0
+    ? null
+    : Object.fromEntries([...state.tallies].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
 const sameTallies = (a: StoredTallies | null, b: StoredTallies | null) => JSON.stringify(a) === JSON.stringify(b);
 
-const sameMark = (a: WalkState['mark'], b: WalkState['mark']) => (a === null ? b === null : b !== null && a.id === b.id && a.occurredUs === b.occurredUs);
+const sameMark = (a: WalkState['mark'], b: WalkState['mark']) =>
+  a === null ? b === null : b !== null && a.id === b.id && a.occurredUs === b.occurredUs;
 
 /**
  * The rows that differ from what is stored. A walk whose completions and mark
@@ -260,8 +308,19 @@ const sameMark = (a: WalkState['mark'], b: WalkState['mark']) => (a === null ? b
  * by now standing only on its claim (held), moves the walk to its next
  * generation, which names the webhook facts of what follows (core/webhooks/batch-facts.ts).
  */
-export function diffWalks(view: BatchView, states: ReadonlyMap<string, WalkState>, chainsById: ReadonlyMap<string, MatchingChain>): BatchWrites {
-  const writes: BatchWrites = { completions: [], undone: [], progress: [], standings: [], chainsUndone: new Set(), changedChains: new Map() };
+export function diffWalks(
+  view: BatchView,
+  states: ReadonlyMap<string, WalkState>,
+  chainsById: ReadonlyMap<string, MatchingChain>,
+): BatchWrites {
+  const writes: BatchWrites = {
+    completions: [],
+    undone: [],
+    progress: [],
+    standings: [],
+    chainsUndone: new Set(),
+    changedChains: new Map(),
+  };
   for (const [key, state] of states) {
     const [userId, chainId, periodStartUs] = parseWalkKey(key);
     const definition = chainsById.get(chainId)!;
@@ -274,9 +333,22 @@ export function diffWalks(view: BatchView, states: ReadonlyMap<string, WalkState
       if (before?.eventId === completion.eventId && before.held === held) continue;
       const { taskId, eventId, completedUs } = completion;
       // Only for a completion written (most walks write none): a run of a repeating chain is joined at its start, another chain at the chain's.
-      const joined = joinedUs(view.users.get(userId)!.registeredUs, periodStartUs === ONLY_RUN ? definition.rules.startUs : periodStartUs);
-      writes.completions.push({ userId, chainId, periodStartUs, taskId, eventId, completedUs, sinceJoinedUs: completedUs - joined, held });
-      if ((before?.held ?? false) !== held) writes.standings.push({ userId, chainId, periodStartUs, taskId: completion.taskId, reversed: held });
+      const joined = joinedUs(
+        view.users.get(userId)!.registeredUs,
+        periodStartUs === ONLY_RUN ? definition.rules.startUs : periodStartUs,
+      );
+      writes.completions.push({
+        userId,
+        chainId,
+        periodStartUs,
+        taskId,
+        eventId,
+        completedUs,
+        sinceJoinedUs: completedUs - joined,
+        held,
+      });
+      if ((before?.held ?? false) !== held)
+        writes.standings.push({ userId, chainId, periodStartUs, taskId: completion.taskId, reversed: held });
       if (held && before?.held !== true) undone = true;
       changed = true;
     }
@@ -302,13 +374,13 @@ export function diffWalks(view: BatchView, states: ReadonlyMap<string, WalkState
       writes.chainsUndone.add(key);
       undone = true;
     }
-    if (!wasComplete && isComplete && (stored?.generation ?? 0) > 0) writes.standings.push({ userId, chainId, periodStartUs, taskId: null, reversed: false });
+    if (!wasComplete && isComplete && (stored?.generation ?? 0) > 0)
+      writes.standings.push({ userId, chainId, periodStartUs, taskId: null, reversed: false });
     if (changed) {
       const chains = writes.changedChains.get(userId);
       if (chains) {
         if (!chains.includes(chainId)) chains.push(chainId);
-      }
-      else writes.changedChains.set(userId, [chainId]);
+      } else writes.changedChains.set(userId, [chainId]);
     }
     let first: bigint | null = null;
     let latest: bigint | null = null;

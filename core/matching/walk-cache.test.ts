@@ -4,7 +4,7 @@ import { insertOrFindEvents, reverseEvents } from '../../shared/db/event-store.j
 import { loadWalks, type StoredWalk } from '../../shared/db/progress-store.js';
 import { taskCompletions, users } from '../../shared/db/schema/index.js';
 import { withTransaction } from '../../shared/db/transaction.js';
-import { senderUserId, type ServiceUserId } from '../../shared/domain/ids.js';
+import { type ServiceUserId, senderUserId } from '../../shared/domain/ids.js';
 import { parseUtcTimestamp } from '../../shared/domain/timestamp.js';
 import { walkKey } from '../../shared/domain/walk-key.js';
 import { createTestChain, createTestUser } from '../../shared/testing/chains.js';
@@ -22,10 +22,15 @@ import { WalkCache } from './walk-cache.js';
 const { database, platform, advertiser } = useTestData('walk-cache');
 const SEED = 20_261_127;
 
-const byKey = (walks: readonly StoredWalk[]) => [...walks].sort((a, b) => (walkKey(a.userId, a.chainId, a.periodStartUs) < walkKey(b.userId, b.chainId, b.periodStartUs) ? -1 : 1));
+const byKey = (walks: readonly StoredWalk[]) =>
+  [...walks].sort((a, b) =>
+    walkKey(a.userId, a.chainId, a.periodStartUs) < walkKey(b.userId, b.chainId, b.periodStartUs) ? -1 : 1,
+  );
 
 async function send(platformUserId: string, eventType: string, occurredUs: bigint) {
-  const [stored] = await insertOrFindEvents(database.db, [{ providerId: platform.id, userId: senderUserId(platformUserId), eventType, occurredAt: occurredUs }]);
+  const [stored] = await insertOrFindEvents(database.db, [
+    { providerId: platform.id, userId: senderUserId(platformUserId), eventType, occurredAt: occurredUs },
+  ]);
   return stored!.id;
 }
 
@@ -48,7 +53,13 @@ describe('walks kept between batches', () => {
   it('hold exactly what Postgres holds after every batch of a random run', async () => {
     const random = seededRandom(SEED);
     const chain = (name: string, spec: Parameters<typeof createTestChain>[3]) =>
-      createTestChain(database.db, platform.id, advertiser.id, { name, start: '2026-01-01T00:00:00Z', end: '2027-01-01T00:00:00Z', reward: false, ...spec });
+      createTestChain(database.db, platform.id, advertiser.id, {
+        name,
+        start: '2026-01-01T00:00:00Z',
+        end: '2027-01-01T00:00:00Z',
+        reward: false,
+        ...spec,
+      });
     await chain('ordered', { tasks: [{ event: 'wc-a' }, { event: 'wc-b' }, { event: 'wc-c' }] });
     await chain('any order', { anyOrder: true, tasks: [{ event: 'wc-b' }, { event: 'wc-d' }] });
     await chain('daily', { recurrence: { every: 'day', timezone: 'UTC' }, tasks: [{ event: 'wc-a' }, { event: 'wc-d' }] });
@@ -68,14 +79,22 @@ describe('walks kept between batches', () => {
       for (let i = random.int(1, 8); i > 0; i--) {
         // Re-sends of an earlier event, and times over four days in any order: late events, redone walks.
         if (sent.length > 0 && random.chance(0.1)) eventIds.push(random.pick(sent));
-        else eventIds.push(await send(random.pick(names), random.pick(['wc-a', 'wc-b', 'wc-c', 'wc-d']), start + BigInt(random.int(0, 4 * 86_400)) * 1_000_000n));
+        else
+          eventIds.push(
+            await send(
+              random.pick(names),
+              random.pick(['wc-a', 'wc-b', 'wc-c', 'wc-d']),
+              start + BigInt(random.int(0, 4 * 86_400)) * 1_000_000n,
+            ),
+          );
       }
       sent.push(...eventIds);
       reused += (await matchBatch({ db: database.db, walkCache: cache }, { eventIds, evaluateUserIds: [] })).walksReused;
       if (random.chance(0.25)) {
         // A refund of an earlier event, and the re-evaluation of everyone (a full recompute, through the cache too).
         await reverseEvents(database.db, platform.id, [{ eventId: random.pick(sent), reason: 'refund' }]);
-        reused += (await matchBatch({ db: database.db, walkCache: cache }, { eventIds: [], evaluateUserIds: userIds })).walksReused;
+        reused += (await matchBatch({ db: database.db, walkCache: cache }, { eventIds: [], evaluateUserIds: userIds }))
+          .walksReused;
       }
       checked += await expectKeptAsStored(cache, userIds);
     }
@@ -87,28 +106,48 @@ describe('walks kept between batches', () => {
 
   it('never reuses walks another writer changed: the version moved, so they are loaded again', async () => {
     const { taskIds } = await createTestChain(database.db, platform.id, advertiser.id, {
-      start: '2026-01-01T00:00:00Z', end: '2027-01-01T00:00:00Z', reward: false, tasks: [{ event: 'wo-a' }, { event: 'wo-b' }, { event: 'wo-c' }],
+      start: '2026-01-01T00:00:00Z',
+      end: '2027-01-01T00:00:00Z',
+      reward: false,
+      tasks: [{ event: 'wo-a' }, { event: 'wo-b' }, { event: 'wo-c' }],
     });
     const userId = await createTestUser(database.db, platform.id, 'wo-user');
     const at = (day: number) => parseUtcTimestamp(`2026-03-0${day}T00:00:00Z`)!;
     const cache = new WalkCache(1_000);
 
-    await matchBatch({ db: database.db, walkCache: cache }, { eventIds: [await send('wo-user', 'wo-a', at(1))], evaluateUserIds: [] });
+    await matchBatch(
+      { db: database.db, walkCache: cache },
+      { eventIds: [await send('wo-user', 'wo-a', at(1))], evaluateUserIds: [] },
+    );
     // Another worker (no cache of its own here) matches the second task.
     await matchBatch({ db: database.db }, { eventIds: [await send('wo-user', 'wo-b', at(2))], evaluateUserIds: [] });
-    const third = await matchBatch({ db: database.db, walkCache: cache }, { eventIds: [await send('wo-user', 'wo-c', at(3))], evaluateUserIds: [] });
+    const third = await matchBatch(
+      { db: database.db, walkCache: cache },
+      { eventIds: [await send('wo-user', 'wo-c', at(3))], evaluateUserIds: [] },
+    );
 
     expect(third.walksReused).toBe(0);
-    const done = await database.db.select({ taskId: taskCompletions.taskId }).from(taskCompletions).where(eq(taskCompletions.userId, userId));
+    const done = await database.db
+      .select({ taskId: taskCompletions.taskId })
+      .from(taskCompletions)
+      .where(eq(taskCompletions.userId, userId));
     expect(done.map((row) => row.taskId).sort()).toEqual([...taskIds].sort());
     await expectKeptAsStored(cache, [userId]);
   });
 
-  it('moves a user\'s version on any write of their walks, by the writing transaction\'s id', async () => {
+  it("moves a user's version on any write of their walks, by the writing transaction's id", async () => {
     const userId = await createTestUser(database.db, platform.id, 'wv-user');
-    await createTestChain(database.db, platform.id, advertiser.id, { start: '2026-01-01T00:00:00Z', end: '2027-01-01T00:00:00Z', reward: false, tasks: [{ event: 'wv-a' }] });
+    await createTestChain(database.db, platform.id, advertiser.id, {
+      start: '2026-01-01T00:00:00Z',
+      end: '2027-01-01T00:00:00Z',
+      reward: false,
+      tasks: [{ event: 'wv-a' }],
+    });
     expect(await storedVersion(userId)).toBe(0n);
-    const matched = await matchBatch({ db: database.db }, { eventIds: [await send('wv-user', 'wv-a', parseUtcTimestamp('2026-03-01T00:00:00Z')!)], evaluateUserIds: [] });
+    const matched = await matchBatch(
+      { db: database.db },
+      { eventIds: [await send('wv-user', 'wv-a', parseUtcTimestamp('2026-03-01T00:00:00Z')!)], evaluateUserIds: [] },
+    );
     expect(matched.changes.map((c) => c.userId)).toEqual([userId]);
     const afterMatch = await storedVersion(userId);
     expect(afterMatch).not.toBe(0n);

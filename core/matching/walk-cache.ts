@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Executor } from '../../shared/db/client.js';
 import { loadWalks, type StoredWalk } from '../../shared/db/progress-store.js';
-import { loadMatchUsers, type LockedMatchUser } from '../../shared/db/user-store.js';
+import { type LockedMatchUser, loadMatchUsers } from '../../shared/db/user-store.js';
 import type { ServiceUserId } from '../../shared/domain/ids.js';
 import type { WalkState } from '../../shared/domain/progress.js';
 import { walkKey } from '../../shared/domain/walk-key.js';
@@ -71,9 +71,20 @@ export interface BatchWalks {
  * than the version they are kept at; a user whose walks were loaded uses
  * them, whatever the cache holds by then.
  */
-export async function loadBatchWalks(tx: Executor, userIds: readonly ServiceUserId[], evaluateIds: readonly ServiceUserId[], cache: WalkCache | undefined): Promise<BatchWalks> {
+export async function loadBatchWalks(
+  tx: Executor,
+  userIds: readonly ServiceUserId[],
+  evaluateIds: readonly ServiceUserId[],
+  cache: WalkCache | undefined,
+): Promise<BatchWalks> {
   const heldAtSend = cache?.held(userIds) ?? new Map<ServiceUserId, KeptWalks>();
-  const [users, loaded] = await Promise.all([loadMatchUsers(tx, userIds, evaluateIds), loadWalks(tx, userIds.filter((id) => !heldAtSend.has(id)))]);
+  const [users, loaded] = await Promise.all([
+    loadMatchUsers(tx, userIds, evaluateIds),
+    loadWalks(
+      tx,
+      userIds.filter((id) => !heldAtSend.has(id)),
+    ),
+  ]);
   // Looked up again now: the batch ahead of this one (whose commit let this one take the locks) keeps what it
   // wrote only once its commit has answered, which is often after this batch's locks were granted.
   const held = cache?.held(userIds.filter((id) => heldAtSend.has(id))) ?? heldAtSend;
@@ -92,7 +103,8 @@ export async function loadBatchWalks(tx: Executor, userIds: readonly ServiceUser
     }
   }
   // A walk of a user id without a users row cannot exist (foreign key); `?.` only skips what was not asked for.
-  for (const walks of [loaded, reloaded]) for (const walk of walks) fresh.get(walk.userId)?.set(walkKey(walk.userId, walk.chainId, walk.periodStartUs), walk);
+  for (const walks of [loaded, reloaded])
+    for (const walk of walks) fresh.get(walk.userId)?.set(walkKey(walk.userId, walk.chainId, walk.periodStartUs), walk);
   return { users, walksByUser, reused: users.length - fresh.size, loaded: fresh.size };
 }
 
@@ -120,8 +132,21 @@ export function keepBatchWalks(
       continue;
     }
     const key = walkKey(row.userId, row.chainId, row.periodStartUs);
-    const completions = new Map([...states.get(key)!.completions.values()].map((c) => [c.taskId, { eventId: c.eventId, completedUs: c.completedUs, held: c.held === true }]));
-    const walk: StoredWalk = { userId: row.userId, chainId: row.chainId, periodStartUs: row.periodStartUs, mark: row.mark, completions, generation: row.generation, tallies: null };
+    const completions = new Map(
+      [...states.get(key)!.completions.values()].map((c) => [
+        c.taskId,
+        { eventId: c.eventId, completedUs: c.completedUs, held: c.held === true },
+      ]),
+    );
+    const walk: StoredWalk = {
+      userId: row.userId,
+      chainId: row.chainId,
+      periodStartUs: row.periodStartUs,
+      mark: row.mark,
+      completions,
+      generation: row.generation,
+      tallies: null,
+    };
     const walks = written.get(row.userId) ?? new Map<string, StoredWalk>();
     written.set(row.userId, walks.set(key, walk));
   }

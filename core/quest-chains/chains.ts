@@ -1,7 +1,13 @@
-import { findChainDefinition, listChainDefinitions, updateChainStatus, type ChainDefinition, type ChainStatus } from '../../shared/db/chain-store.js';
+import {
+  type ChainDefinition,
+  type ChainStatus,
+  findChainDefinition,
+  listChainDefinitions,
+  updateChainStatus,
+} from '../../shared/db/chain-store.js';
 import { notFound } from '../../shared/errors.js';
 import type { CoreDeps } from '../deps.js';
-import { pageOrRefuse, type Page, type PageRequest } from '../page.js';
+import { type Page, type PageRequest, pageOrRefuse } from '../page.js';
 
 // The admin API's stored chains: read one, list them, switch a status.
 
@@ -25,7 +31,11 @@ export async function listChains(
  * every status (progress is a function of the events alone), so a status
  * change needs no re-evaluation: it only decides what GET active shows.
  */
-export async function setChainStatus(deps: Pick<CoreDeps, 'db'>, input: { chainId: string; status: ChainStatus }): Promise<ChainDefinition> {
-  if (!(await updateChainStatus(deps.db, input.chainId, input.status))) throw notFound(`Quest chain ${input.chainId} not found`, 'id');
+export async function setChainStatus(
+  deps: Pick<CoreDeps, 'db'>,
+  input: { chainId: string; status: ChainStatus },
+): Promise<ChainDefinition> {
+  if (!(await updateChainStatus(deps.db, input.chainId, input.status)))
+    throw notFound(`Quest chain ${input.chainId} not found`, 'id');
   return getChain(deps, { chainId: input.chainId });
 }

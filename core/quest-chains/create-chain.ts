@@ -1,4 +1,4 @@
-import { insertChain, MYSTERY_BOX, type ChainDefinition, type NewChain } from '../../shared/db/chain-store.js';
+import { type ChainDefinition, insertChain, MYSTERY_BOX, type NewChain } from '../../shared/db/chain-store.js';
 import type { Executor } from '../../shared/db/client.js';
 import { ensureTestTwin, findProvider } from '../../shared/db/provider-store.js';
 import { withTransaction } from '../../shared/db/transaction.js';
@@ -33,10 +33,15 @@ export function checkChainRules(input: CreateChainInput) {
 function checkPrizeTable(reward: CreateChainInput['reward']) {
   const prizes = reward?.prizes;
   if (!prizes || prizes.length === 0) return;
-  if (reward.type !== MYSTERY_BOX) throw invalidInput(`chain_reward.type: a reward with prizes must be of type ${MYSTERY_BOX}`, 'chain_reward.type');
+  if (reward.type !== MYSTERY_BOX)
+    throw invalidInput(`chain_reward.type: a reward with prizes must be of type ${MYSTERY_BOX}`, 'chain_reward.type');
   const seen = new Set<string>();
   prizes.forEach((prize, index) => {
-    if (seen.has(prize.prizeId)) throw invalidInput(`chain_reward.prizes.${index}.prize_id: ${prize.prizeId} appears twice`, `chain_reward.prizes.${index}.prize_id`);
+    if (seen.has(prize.prizeId))
+      throw invalidInput(
+        `chain_reward.prizes.${index}.prize_id: ${prize.prizeId} appears twice`,
+        `chain_reward.prizes.${index}.prize_id`,
+      );
     seen.add(prize.prizeId);
   });
 }
@@ -45,12 +50,16 @@ function checkPrizeTable(reward: CreateChainInput['reward']) {
  * The chain's providers as stored: the live ones given, or for a test chain
  * their test twins (docs/test-mode.md), made if they do not exist yet.
  */
-export async function checkProviders(tx: Executor, input: Pick<CreateChainInput, 'platformId' | 'advertiserId' | 'mode'>): Promise<{ platformId: string; advertiserId: string }> {
+export async function checkProviders(
+  tx: Executor,
+  input: Pick<CreateChainInput, 'platformId' | 'advertiserId' | 'mode'>,
+): Promise<{ platformId: string; advertiserId: string }> {
   // An inactive provider is still a platform/advertiser: an operator may prepare chains before activating it.
   const platform = await findProvider(tx, input.platformId);
   if (platform?.type !== 'platform') throw invalidInput(`platform_id: no platform with id ${input.platformId}`, 'platform_id');
   const advertiser = await findProvider(tx, input.advertiserId);
-  if (advertiser?.type !== 'advertiser') throw invalidInput(`advertiser_id: no advertiser with id ${input.advertiserId}`, 'advertiser_id');
+  if (advertiser?.type !== 'advertiser')
+    throw invalidInput(`advertiser_id: no advertiser with id ${input.advertiserId}`, 'advertiser_id');
   if (input.mode !== 'test') return { platformId: platform.id, advertiserId: advertiser.id };
   return { platformId: await ensureTestTwin(tx, platform), advertiserId: await ensureTestTwin(tx, advertiser) };
 }

@@ -1,22 +1,22 @@
-import type { SenderUserId } from '../../shared/domain/ids.js';
-import { admitsNoOneNew } from '../../shared/domain/admission.js';
-import { findChainDefinition, type ChainDefinition, type TaskRow } from '../../shared/db/chain-store.js';
-import { countPendingEvents, type ExplainedEvent } from '../../shared/db/event-store.js';
-import { loadCountingHistory } from '../matching/counting-history.js';
-import { findMatchUser } from '../../shared/db/user-store.js';
-import { sourcesOf, type UserSource } from '../../shared/domain/sources.js';
-import { walkKey } from '../../shared/domain/walk-key.js';
-import { taskStatuses, type TaskUserStatus } from '../../shared/domain/chain-view.js';
-import { loadClaimHolds } from '../../shared/db/progress-store.js';
 import { admittedChainsOf } from '../../shared/db/admission-store.js';
+import { type ChainDefinition, findChainDefinition, type TaskRow } from '../../shared/db/chain-store.js';
+import { countPendingEvents, type ExplainedEvent } from '../../shared/db/event-store.js';
+import { loadClaimHolds } from '../../shared/db/progress-store.js';
+import { findMatchUser } from '../../shared/db/user-store.js';
+import { admitsNoOneNew } from '../../shared/domain/admission.js';
+import { type TaskUserStatus, taskStatuses } from '../../shared/domain/chain-view.js';
 import { explainChain, type Verdict } from '../../shared/domain/explain.js';
-import { invalidInput, notFound } from '../../shared/errors.js';
+import type { SenderUserId } from '../../shared/domain/ids.js';
 import type { ChainRules } from '../../shared/domain/progress.js';
 import type { Run } from '../../shared/domain/recurrence.js';
-import { requestedRun } from './requested-run.js';
 import { runOf, runRules } from '../../shared/domain/runs.js';
-import type { CoreDeps } from '../deps.js';
+import { sourcesOf, type UserSource } from '../../shared/domain/sources.js';
 import type { Tally } from '../../shared/domain/tally.js';
+import { walkKey } from '../../shared/domain/walk-key.js';
+import { invalidInput, notFound } from '../../shared/errors.js';
+import type { CoreDeps } from '../deps.js';
+import { loadCountingHistory } from '../matching/counting-history.js';
+import { requestedRun } from './requested-run.js';
 
 export interface ExplainProgressInput {
   /** The caller's platform: another platform's chain is not found (tenancy). */
@@ -68,7 +68,9 @@ export async function explainProgress(deps: Pick<CoreDeps, 'db'>, input: Explain
   const roleOf = new Map(sources.map((source) => [source.providerId, source.role]));
   const full = admitsNoOneNew(chain);
   const [history, pendingEvents, holds, admitted] = await Promise.all([
-    loadCountingHistory(deps.db, [{ user, chain, eventTypes: tasks.map((task) => task.conditionEventType) }], { withPending: true }),
+    loadCountingHistory(deps.db, [{ user, chain, eventTypes: tasks.map((task) => task.conditionEventType) }], {
+      withPending: true,
+    }),
     countPendingEvents(deps.db, sources),
     loadClaimHolds(deps.db, [user.id]),
     full ? admittedChainsOf(deps.db, user.id, [chain.id]) : Promise.resolve(new Set<string>()),
@@ -82,7 +84,14 @@ export async function explainProgress(deps: Pick<CoreDeps, 'db'>, input: Explain
   const sourceOf = (event: ExplainedEvent): SenderRole => roleOf.get(event.providerId)!;
   // With the holds of the user's claims, as the matcher walks it (docs/reversals.md).
   // A repeating chain: the run's own walk, as the matcher walks it; events of other runs are outside_period.
-  const explained = explainChain(runRules(rules, period)!, events, undefined, holds.get(walkKey(user.id, chain.id, period)) ?? [], capReached, rules.recurrence ? rules : undefined);
+  const explained = explainChain(
+    runRules(rules, period)!,
+    events,
+    undefined,
+    holds.get(walkKey(user.id, chain.id, period)) ?? [],
+    capReached,
+    rules.recurrence ? rules : undefined,
+  );
   const statuses = taskStatuses(chain.allowAnyOrder, tasks, new Set(explained.completions.keys()));
   const rowsById = new Map(tasks.map((task) => [task.id, task]));
   return {

@@ -13,7 +13,10 @@ import { getChain } from './chains.js';
  * A box whose prizes were all out of stock is claimable again as soon as one
  * is restocked: claims read the stock in their own transaction.
  */
-export async function restockPrize(deps: Pick<CoreDeps, 'db'>, input: { chainId: string; prizeId: string; stock: number | null }): Promise<ChainDefinition> {
+export async function restockPrize(
+  deps: Pick<CoreDeps, 'db'>,
+  input: { chainId: string; prizeId: string; stock: number | null },
+): Promise<ChainDefinition> {
   if (!(await setPrizeStock(deps.db, input.chainId, input.prizeId, input.stock))) {
     // No such chain (getChain answers its 404), or no such prize in it.
     await getChain(deps, input);
@@ -30,6 +33,7 @@ export async function restockPrize(deps: Pick<CoreDeps, 'db'>, input: { chainId:
 export async function rotateDrawSeed(deps: Pick<CoreDeps, 'db'>, input: { chainId: string }) {
   const { chain } = await getChain(deps, input);
   const rotated = await withTransaction(deps.db, (tx) => rotateSeed(tx, input.chainId));
-  if (!rotated) throw conflict('not_a_mystery_box', "The quest chain's reward is not a mystery box with prizes: it has no draw seed", 'id');
+  if (!rotated)
+    throw conflict('not_a_mystery_box', "The quest chain's reward is not a mystery box with prizes: it has no draw seed", 'id');
   return { ...rotated, platformId: chain.platformId };
 }

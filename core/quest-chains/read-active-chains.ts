@@ -1,14 +1,22 @@
-import { claimableAfterHold } from '../../shared/domain/reward-hold.js';
-import { admitsNoOneNew } from '../../shared/domain/admission.js';
-import type { SenderUserId, ServiceUserId } from '../../shared/domain/ids.js';
 import type { ChainDefinition, TaskRow } from '../../shared/db/chain-store.js';
 import { loadReadUserState, type ReadUserState } from '../../shared/db/progress-store.js';
-import { isChainCompleted, taskProgress, taskStatuses, userProgress, type TaskProgress, type TaskUserStatus, type UserProgress } from '../../shared/domain/chain-view.js';
+import { admitsNoOneNew } from '../../shared/domain/admission.js';
+import {
+  isChainCompleted,
+  type TaskProgress,
+  type TaskUserStatus,
+  taskProgress,
+  taskStatuses,
+  type UserProgress,
+  userProgress,
+} from '../../shared/domain/chain-view.js';
+import type { SenderUserId, ServiceUserId } from '../../shared/domain/ids.js';
+import { type ChainRules, hasTallies } from '../../shared/domain/progress.js';
+import { inRun, type Run, storedRun } from '../../shared/domain/recurrence.js';
+import { claimableAfterHold } from '../../shared/domain/reward-hold.js';
+import { periodOfRun, runOf } from '../../shared/domain/runs.js';
 import { dateToMicros } from '../../shared/domain/timestamp.js';
 import type { CoreDeps } from '../deps.js';
-import { hasTallies, type ChainRules } from '../../shared/domain/progress.js';
-import { inRun, storedRun, type Run } from '../../shared/domain/recurrence.js';
-import { periodOfRun, runOf } from '../../shared/domain/runs.js';
 
 export interface ReadActiveChainsInput {
   platformId: string;
@@ -94,11 +102,21 @@ export async function readActiveChains(
   // From the read replica when there is one (progress is eventual anyway; the definitions come from the primary's cache).
   const full = definitions.filter((d) => admitsNoOneNew(d.chain)).map((d) => d.chain.id);
   const withTallies = definitions.filter((d) => hasTallies(d.rules)).map((d) => d.chain.id);
-  const user = await loadReadUserState(deps.readDb, platformId, platformUserId, definitions.map((d) => d.chain.id), full, withTallies);
+  const user = await loadReadUserState(
+    deps.readDb,
+    platformId,
+    platformUserId,
+    definitions.map((d) => d.chain.id),
+    full,
+    withTallies,
+  );
   // The baseline is read with (not after) the progress it describes, so the
   // progress returned is never older than it: a client following the live
   // stream `since` this baseline cannot miss a change that the answer lacks.
-  const liveToken = deps.liveTokens.issue({ platformId, platformUserId, livemode: input.livemode }, Number((input.tokenIssuedUs ?? nowUs) / 1000n));
+  const liveToken = deps.liveTokens.issue(
+    { platformId, platformUserId, livemode: input.livemode },
+    Number((input.tokenIssuedUs ?? nowUs) / 1000n),
+  );
   const baselineUs = user?.progressChangedUs ?? null;
   if (!user) return { userId: null, liveToken, baselineUs, chains: [], claimableTasks: [] };
   return {
@@ -124,7 +142,10 @@ function chainProgress(definition: ChainDefinition, user: ReadUserState, nowUs: 
     chainStartUs: rules.startUs,
   });
   // Every completed run whose chain reward is unclaimed; a chain that does not repeat has at most its one.
-  const claimable = reward === null ? [] : completedRuns(definition, user).filter((r) => !user.claimedChains.has(inRun(chain.id, r.periodStartUs)));
+  const claimable =
+    reward === null
+      ? []
+      : completedRuns(definition, user).filter((r) => !user.claimedChains.has(inRun(chain.id, r.periodStartUs)));
   const first = claimable[0];
   return {
     definition,
@@ -134,13 +155,17 @@ function chainProgress(definition: ChainDefinition, user: ReadUserState, nowUs: 
     taskProgress: tasksProgress(rules, user, completedIds, period, nowUs),
     progress,
     rewardClaimable: first !== undefined,
-    rewardClaimableUs: first === undefined ? null : claimable.reduce((earliest, r) => (r.claimableUs < earliest ? r.claimableUs : earliest), first.claimableUs),
+    rewardClaimableUs:
+      first === undefined
+        ? null
+        : claimable.reduce((earliest, r) => (r.claimableUs < earliest ? r.claimableUs : earliest), first.claimableUs),
     run: rules.recurrence ? run : null,
     claimableRuns: rules.recurrence ? claimable : [],
   };
 }
 
-const hasCompletionIn = (definition: ChainDefinition, user: ReadUserState) => user.completions.some((c) => definition.tasks.some((t) => t.id === c.taskId));
+const hasCompletionIn = (definition: ChainDefinition, user: ReadUserState) =>
+  user.completions.some((c) => definition.tasks.some((t) => t.id === c.taskId));
 
 /** The runs in which the user completed every task, with when (the latest completion) and from when the chain reward is claimable. */
 function completedRuns(definition: ChainDefinition, user: ReadUserState): ClaimableRun[] {
@@ -163,10 +188,22 @@ function completedRuns(definition: ChainDefinition, user: ReadUserState): Claima
     }));
 }
 
-function tasksProgress(rules: ChainRules, user: ReadUserState, completedIds: ReadonlySet<string>, period: bigint, nowUs: bigint): Map<string, TaskProgress> {
+function tasksProgress(
+  rules: ChainRules,
+  user: ReadUserState,
+  completedIds: ReadonlySet<string>,
+  period: bigint,
+  nowUs: bigint,
+): Map<string, TaskProgress> {
   const shown = new Map<string, TaskProgress>();
   for (const task of rules.tasks) {
-    const progress = taskProgress(task, user.tallies.get(inRun(task.id, period)), completedIds.has(task.id), nowUs, rules.timezone ?? 'UTC');
+    const progress = taskProgress(
+      task,
+      user.tallies.get(inRun(task.id, period)),
+      completedIds.has(task.id),
+      nowUs,
+      rules.timezone ?? 'UTC',
+    );
     if (progress !== undefined) shown.set(task.id, progress);
   }
   return shown;
@@ -178,7 +215,13 @@ function claimableTasks(definition: ChainDefinition, user: ReadUserState): Claim
   const byTask = new Map(definition.tasks.map((task) => [task.id, task]));
   return user.completions
     .filter((c) => byTask.has(c.taskId) && !user.claimedTasks.has(inRun(c.taskId, c.periodStartUs)))
-    .sort((a, b) => (a.periodStartUs < b.periodStartUs ? -1 : a.periodStartUs > b.periodStartUs ? 1 : byTask.get(a.taskId)!.sequenceNumber - byTask.get(b.taskId)!.sequenceNumber))
+    .sort((a, b) =>
+      a.periodStartUs < b.periodStartUs
+        ? -1
+        : a.periodStartUs > b.periodStartUs
+          ? 1
+          : byTask.get(a.taskId)!.sequenceNumber - byTask.get(b.taskId)!.sequenceNumber,
+    )
     .map((c) => ({
       chainId: chain.id,
       task: byTask.get(c.taskId)!,

@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { insertOrFindEvents } from '../../shared/db/event-store.js';
 import { taskCompletions, users } from '../../shared/db/schema/index.js';
-import { senderUserId, type ServiceUserId } from '../../shared/domain/ids.js';
+import { type ServiceUserId, senderUserId } from '../../shared/domain/ids.js';
 import { parseUtcTimestamp } from '../../shared/domain/timestamp.js';
 import { countStatsOverRows, statsColumnsAdrift, statsDifferences } from '../../shared/testing/campaign-stats-rows.js';
 import { createTestChain, createTestUser } from '../../shared/testing/chains.js';
@@ -11,7 +11,7 @@ import type { CoreDeps } from '../deps.js';
 import { reverseEvents } from '../events/reverse-events.js';
 import { matchBatch } from '../matching/match-batch.js';
 import { claimReward } from '../rewards/claim-reward.js';
-import { readChainStats, type ChainStats } from './read-chain-stats.js';
+import { type ChainStats, readChainStats } from './read-chain-stats.js';
 
 // The campaign stats of a chain the matcher wrote, late events, reversals and
 // claims included, against the same figures counted the slow way over the rows
@@ -21,11 +21,17 @@ import { readChainStats, type ChainStats } from './read-chain-stats.js';
 const { database, platform, advertiser } = useTestData('chain_stats_read');
 
 const enqueued: ServiceUserId[] = [];
-const producer = { enqueue: async (_name: string, payloads: { userId: ServiceUserId }[]) => (enqueued.push(...payloads.map((p) => p.userId)), true) } as unknown as CoreDeps['producer'];
+const producer = {
+  enqueue: async (_name: string, payloads: { userId: ServiceUserId }[]) => (
+    enqueued.push(...payloads.map((p) => p.userId)), true
+  ),
+} as unknown as CoreDeps['producer'];
 const webhooks = { deliver: async () => {} } as unknown as CoreDeps['webhooks'];
 
 async function send(userId: string, eventType: string, timestamp: string) {
-  const [stored] = await insertOrFindEvents(database.db, [{ providerId: platform.id, userId: senderUserId(userId), eventType, occurredAt: parseUtcTimestamp(timestamp)! }]);
+  const [stored] = await insertOrFindEvents(database.db, [
+    { providerId: platform.id, userId: senderUserId(userId), eventType, occurredAt: parseUtcTimestamp(timestamp)! },
+  ]);
   await matchBatch({ db: database.db }, { eventIds: [stored!.id], evaluateUserIds: [] });
   return stored!.id;
 }
@@ -35,17 +41,29 @@ async function reverse(eventId: string) {
 }
 async function registered(platformUserId: string, at: string) {
   const id = await createTestUser(database.db, platform.id, platformUserId);
-  await database.db.update(users).set({ createdAt: parseUtcTimestamp(at)! }).where(eq(users.id, id));
+  await database.db
+    .update(users)
+    .set({ createdAt: parseUtcTimestamp(at)! })
+    .where(eq(users.id, id));
   return id;
 }
 const claim = (platformUserId: string, target: { taskId: string } | { chainId: string }) =>
-  claimReward({ db: database.db, webhooks }, { platformId: platform.id, platformUserId: senderUserId(platformUserId), ...target });
+  claimReward(
+    { db: database.db, webhooks },
+    { platformId: platform.id, platformUserId: senderUserId(platformUserId), ...target },
+  );
 
 /** The use-case's answer in the fields the count over the rows has. */
 const answered = (stats: ChainStats) => ({
   users: stats.users,
-  tasks: stats.tasks.map((task) => ({ taskId: task.taskId, completedUsers: task.completedUsers, medianSeconds: task.medianSecondsToComplete })),
-  rewards: stats.rewards.filter((reward) => reward.claims > 0).map((reward) => ({ taskId: reward.taskId, claims: reward.claims, value: reward.valueClaimed })),
+  tasks: stats.tasks.map((task) => ({
+    taskId: task.taskId,
+    completedUsers: task.completedUsers,
+    medianSeconds: task.medianSecondsToComplete,
+  })),
+  rewards: stats.rewards
+    .filter((reward) => reward.claims > 0)
+    .map((reward) => ({ taskId: reward.taskId, claims: reward.claims, value: reward.valueClaimed })),
   reversals: stats.reversals,
   daily: stats.daily,
 });
@@ -75,7 +93,10 @@ describe('readChainStats on what the matcher and the claims wrote', () => {
     await send('late', 'st-a', '2026-03-20T08:00:00Z');
     await send('late', 'st-b', '2026-03-29T00:30:00Z');
     await send('late', 'st-a', '2026-03-15T08:00:00Z');
-    const [moved] = await database.db.select({ sinceJoinedUs: taskCompletions.sinceJoinedUs }).from(taskCompletions).where(sql`${taskCompletions.userId} = ${late} and ${taskCompletions.taskId} = ${taskA}`);
+    const [moved] = await database.db
+      .select({ sinceJoinedUs: taskCompletions.sinceJoinedUs })
+      .from(taskCompletions)
+      .where(sql`${taskCompletions.userId} = ${late} and ${taskCompletions.taskId} = ${taskA}`);
     expect(moved!.sinceJoinedUs).toBe(BigInt(Date.parse('2026-03-15T08:00:00Z') - Date.parse('2026-03-10T12:00:00Z')) * 1000n);
 
     // Reversals: one takes task 2 away; the other leaves task 1 held by its claim (reversed, still counted).

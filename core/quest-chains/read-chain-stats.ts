@@ -1,8 +1,8 @@
-import { findChainDefinition, type ChainDefinition } from '../../shared/db/chain-store.js';
 import { readStoredChainStats, type StoredPrizeStats } from '../../shared/db/chain-stats-store.js';
-import { dayIn, fillDays, type DayCounts } from '../../shared/domain/campaign-days.js';
-import { notFound } from '../../shared/errors.js';
+import { type ChainDefinition, findChainDefinition } from '../../shared/db/chain-store.js';
+import { type DayCounts, dayIn, fillDays } from '../../shared/domain/campaign-days.js';
 import { storedRun } from '../../shared/domain/recurrence.js';
+import { notFound } from '../../shared/errors.js';
 import type { CoreDeps } from '../deps.js';
 
 export interface ReadChainStatsInput {
@@ -25,7 +25,13 @@ export interface ChainStats {
   /** admitted: places taken under max_completions, or without a cap every user the chain counted an event of. */
   users: { admitted: number; started: number; completed: number };
   /** In sequence order, every task (zeros while nobody completed it). */
-  tasks: { taskId: string; sequenceNumber: number; name: string; completedUsers: number; medianSecondsToComplete: number | null }[];
+  tasks: {
+    taskId: string;
+    sequenceNumber: number;
+    name: string;
+    completedUsers: number;
+    medianSecondsToComplete: number | null;
+  }[];
   rewards: RewardStats[];
   prizes: StoredPrizeStats[];
   /** spent: what the claims add up to (each claim's value, reversed ones kept: the reward was granted). left: null without a budget. */
@@ -41,16 +47,27 @@ export interface ChainStats {
  * /v1/quest-chains/{id}/stats (docs/campaign-stats.md): the campaign counted
  * over its stored rows in one snapshot (shared/db/chain-stats-store.ts).
  */
-export async function readChainStats(deps: Pick<CoreDeps, 'db' | 'readDb'>, input: ReadChainStatsInput, now = Date.now()): Promise<ChainStats> {
+export async function readChainStats(
+  deps: Pick<CoreDeps, 'db' | 'readDb'>,
+  input: ReadChainStatsInput,
+  now = Date.now(),
+): Promise<ChainStats> {
   const definition = await findChainDefinition(deps.db, input.chainId);
   const { advertiser } = input;
   // A test credential's provider is its test twin (docs/test-mode.md): it owns the test chains alone, a live one the live chains alone.
-  const visible = definition !== null && (!advertiser || (definition.chain.advertiserId === advertiser.providerId && (definition.chain.mode === 'live') === advertiser.livemode));
+  const visible =
+    definition !== null &&
+    (!advertiser ||
+      (definition.chain.advertiserId === advertiser.providerId && (definition.chain.mode === 'live') === advertiser.livemode));
   if (!visible) throw notFound(`Quest chain ${input.chainId} not found`, advertiser ? 'questChainId' : 'id');
   const { chain, tasks, reward } = definition;
   // The counts tolerate a replica's lag (DATABASE_READ_URL): a whole chain's rows are read there, not on the primary.
   // The chain itself comes from the primary, so one just created is found.
-  const stored = await readStoredChainStats(deps.readDb, { id: chain.id, timezone: chain.timezone, repeating: chain.recurrence !== null });
+  const stored = await readStoredChainStats(deps.readDb, {
+    id: chain.id,
+    timezone: chain.timezone,
+    repeating: chain.recurrence !== null,
+  });
 
   const taskStats = new Map(stored.tasks.map((task) => [task.taskId, task]));
   const rewardStats = new Map(stored.rewards.map((entry) => [entry.taskId, entry]));
@@ -62,7 +79,11 @@ export async function readChainStats(deps: Pick<CoreDeps, 'db' | 'readDb'>, inpu
   const lastUs = Number(chain.endDate / 1000n) < now ? Number(chain.endDate / 1000n) : now;
   return {
     definition,
-    users: { admitted: chain.maxCompletions !== null ? stored.funnel.places : stored.funnel.participants, started: stored.funnel.started, completed: stored.funnel.completed },
+    users: {
+      admitted: chain.maxCompletions !== null ? stored.funnel.places : stored.funnel.participants,
+      started: stored.funnel.started,
+      completed: stored.funnel.completed,
+    },
     tasks: tasks.map((task) => ({
       taskId: task.id,
       sequenceNumber: task.sequenceNumber,
@@ -70,7 +91,10 @@ export async function readChainStats(deps: Pick<CoreDeps, 'db' | 'readDb'>, inpu
       completedUsers: taskStats.get(task.id)?.completedUsers ?? 0,
       medianSecondsToComplete: taskStats.get(task.id)?.medianSecondsToComplete ?? null,
     })),
-    rewards: [...tasks.map((task) => rewardOf(task.id, task.rewardName, task.rewardType)), ...(reward ? [rewardOf(null, reward.name, reward.type)] : [])],
+    rewards: [
+      ...tasks.map((task) => rewardOf(task.id, task.rewardName, task.rewardType)),
+      ...(reward ? [rewardOf(null, reward.name, reward.type)] : []),
+    ],
     prizes: stored.prizes,
     budget: { budget: chain.budget, spent, left: chain.budget === null ? null : chain.budget - spent },
     reversals: {
@@ -78,7 +102,13 @@ export async function readChainStats(deps: Pick<CoreDeps, 'db' | 'readDb'>, inpu
       value: stored.rewards.reduce((sum, entry) => sum + entry.reversedValue, 0),
       users: stored.funnel.reversedUsers,
     },
-    daily: fillDays(stored.days, { firstDay: dayIn(chain.timezone, Number(chain.startDate / 1000n)), lastDay: dayIn(chain.timezone, lastUs) }),
-    runs: stored.runs.map((run) => ({ ...run, periodEndUs: storedRun(definition.rules, run.periodStartUs)?.endUs ?? run.periodStartUs })),
+    daily: fillDays(stored.days, {
+      firstDay: dayIn(chain.timezone, Number(chain.startDate / 1000n)),
+      lastDay: dayIn(chain.timezone, lastUs),
+    }),
+    runs: stored.runs.map((run) => ({
+      ...run,
+      periodEndUs: storedRun(definition.rules, run.periodStartUs)?.endUs ?? run.periodStartUs,
+    })),
   };
 }

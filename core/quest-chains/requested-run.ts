@@ -1,4 +1,4 @@
-import { requestedPeriod, type ChainTiming } from '../../shared/domain/recurrence.js';
+import { type ChainTiming, requestedPeriod } from '../../shared/domain/recurrence.js';
 import { invalidInput } from '../../shared/errors.js';
 
 /** The run a claim or an explanation is about (requestedPeriod); a period_start that names none answers 400 on it. */

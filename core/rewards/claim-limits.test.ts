@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { questChains, questTasks, rewardClaims, taskCompletions, webhookEndpoints, webhookMessages } from '../../shared/db/schema/index.js';
+import {
+  questChains,
+  questTasks,
+  rewardClaims,
+  taskCompletions,
+  webhookEndpoints,
+  webhookMessages,
+} from '../../shared/db/schema/index.js';
 import { senderUserId } from '../../shared/domain/ids.js';
 import { WEBHOOK_EVENT_TYPES } from '../../shared/domain/webhooks.js';
 import { DomainError } from '../../shared/errors.js';
@@ -22,7 +29,16 @@ async function completers(chain: TestChain, prefix: string, count: number) {
   for (let i = 0; i < count; i++) {
     const platformUserId = `${prefix}-${i}`;
     const userId = await createTestUser(database.db, platform.id, platformUserId);
-    await database.db.insert(taskCompletions).values({ userId, taskId: chain.taskIds[0]!, chainId: chain.id, eventId: randomUUID(), completedAt: 1_000_000n, sinceJoinedUs: 0n });
+    await database.db
+      .insert(taskCompletions)
+      .values({
+        userId,
+        taskId: chain.taskIds[0]!,
+        chainId: chain.id,
+        eventId: randomUUID(),
+        completedAt: 1_000_000n,
+        sinceJoinedUs: 0n,
+      });
     ids.push(platformUserId);
   }
   return ids;
@@ -32,7 +48,10 @@ async function completers(chain: TestChain, prefix: string, count: number) {
 async function claimAll(chain: TestChain, users: string[]) {
   const outcomes = await Promise.all(
     users.map((id) =>
-      claimReward({ db: database.db, webhooks }, { platformId: platform.id, platformUserId: senderUserId(id), taskId: chain.taskIds[0]! }).then(
+      claimReward(
+        { db: database.db, webhooks },
+        { platformId: platform.id, platformUserId: senderUserId(id), taskId: chain.taskIds[0]! },
+      ).then(
         () => 'granted',
         (error: unknown) => (error instanceof DomainError ? error.code : String(error)),
       ),
@@ -45,24 +64,47 @@ describe('claim limits', () => {
   it('grants exactly the budget (10 rewards of 10) under 50 concurrent claims, refuses the rest, and tells the advertiser once', async () => {
     const [endpoint] = await database.db
       .insert(webhookEndpoints)
-      .values({ providerId: advertiser.id, url: 'https://example.com/hook', eventTypes: [...WEBHOOK_EVENT_TYPES], secret: 'whsec_dGVzdA==' })
+      .values({
+        providerId: advertiser.id,
+        url: 'https://example.com/hook',
+        eventTypes: [...WEBHOOK_EVENT_TYPES],
+        secret: 'whsec_dGVzdA==',
+      })
       .returning({ id: webhookEndpoints.id });
-    const chain = await createTestChain(database.db, platform.id, advertiser.id, { budget: 100, tasks: [{ event: 'budget-step' }] });
+    const chain = await createTestChain(database.db, platform.id, advertiser.id, {
+      budget: 100,
+      tasks: [{ event: 'budget-step' }],
+    });
     const { granted, refused } = await claimAll(chain, await completers(chain, 'budget', 50));
     expect({ granted, refused: [...refused] }).toEqual({ granted: 10, refused: ['budget_exhausted'] });
-    const [row] = await database.db.select({ spent: questChains.budgetSpent }).from(questChains).where(eq(questChains.id, chain.id));
+    const [row] = await database.db
+      .select({ spent: questChains.budgetSpent })
+      .from(questChains)
+      .where(eq(questChains.id, chain.id));
     expect(row?.spent).toBe(100);
     expect(await database.db.$count(rewardClaims, eq(rewardClaims.chainId, chain.id))).toBe(10);
     const messages = await database.db.select().from(webhookMessages).where(eq(webhookMessages.endpointId, endpoint!.id));
-    expect(messages.map((m) => [m.type, m.data])).toEqual([['chain.budget_exhausted', { quest_chain_id: chain.id, budget: 100 }]]);
+    expect(messages.map((m) => [m.type, m.data])).toEqual([
+      ['chain.budget_exhausted', { quest_chain_id: chain.id, budget: 100 }],
+    ]);
   });
 
   it('grants each reward to at most max_claims_per_reward users, however many claim at once, and takes nothing from a refused claim', async () => {
-    const chain = await createTestChain(database.db, platform.id, advertiser.id, { maxClaimsPerReward: 3, budget: 1000, tasks: [{ event: 'cap-step' }] });
+    const chain = await createTestChain(database.db, platform.id, advertiser.id, {
+      maxClaimsPerReward: 3,
+      budget: 1000,
+      tasks: [{ event: 'cap-step' }],
+    });
     const { granted, refused } = await claimAll(chain, await completers(chain, 'cap', 20));
     expect({ granted, refused: [...refused] }).toEqual({ granted: 3, refused: ['reward_cap_reached'] });
-    const [task] = await database.db.select({ claims: questTasks.claimsCount }).from(questTasks).where(eq(questTasks.id, chain.taskIds[0]!));
-    const [spent] = await database.db.select({ spent: questChains.budgetSpent }).from(questChains).where(eq(questChains.id, chain.id));
+    const [task] = await database.db
+      .select({ claims: questTasks.claimsCount })
+      .from(questTasks)
+      .where(eq(questTasks.id, chain.taskIds[0]!));
+    const [spent] = await database.db
+      .select({ spent: questChains.budgetSpent })
+      .from(questChains)
+      .where(eq(questChains.id, chain.id));
     expect([task?.claims, spent?.spent]).toEqual([3, 30]);
   });
 
@@ -70,7 +112,10 @@ describe('claim limits', () => {
     const chain = await createTestChain(database.db, platform.id, advertiser.id, { tasks: [{ event: 'free-step' }] });
     const { granted } = await claimAll(chain, await completers(chain, 'free', 5));
     expect(granted).toBe(5);
-    const [task] = await database.db.select({ claims: questTasks.claimsCount }).from(questTasks).where(eq(questTasks.id, chain.taskIds[0]!));
+    const [task] = await database.db
+      .select({ claims: questTasks.claimsCount })
+      .from(questTasks)
+      .where(eq(questTasks.id, chain.taskIds[0]!));
     expect(task?.claims).toBe(0);
   });
 });

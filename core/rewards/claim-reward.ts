@@ -1,18 +1,29 @@
 import { randomUUID } from 'node:crypto';
-import { requestedRun } from '../quest-chains/requested-run.js';
-import type { SenderUserId, ServiceUserId } from '../../shared/domain/ids.js';
-import { drawPrize } from '../../shared/rewards/verifiable-draw.js';
-import { currentSeed, insertDraw, lockPrizes, takePrize } from '../../shared/db/draw-store.js';
-import { inStock } from '../../shared/domain/draw-stock.js';
-import { claimableAfterHold } from '../../shared/domain/reward-hold.js';
-import { reserveClaim, type ClaimLimits, findChainReward, findClaim, findTaskReward, insertClaim, type Prize, type Reward, type RewardClaim, type RewardKind } from '../../shared/db/reward-store.js';
-import { findUserId, lockUsers } from '../../shared/db/user-store.js';
 import type { Executor } from '../../shared/db/client.js';
-import { formatIsoMillis } from '../../shared/domain/timestamp.js';
+import { currentSeed, insertDraw, lockPrizes, takePrize } from '../../shared/db/draw-store.js';
+import {
+  type ClaimLimits,
+  findChainReward,
+  findClaim,
+  findTaskReward,
+  insertClaim,
+  type Prize,
+  type Reward,
+  type RewardClaim,
+  type RewardKind,
+  reserveClaim,
+} from '../../shared/db/reward-store.js';
 import { withTransaction } from '../../shared/db/transaction.js';
+import { findUserId, lockUsers } from '../../shared/db/user-store.js';
 import { insertMessages } from '../../shared/db/webhook-message-store.js';
+import { inStock } from '../../shared/domain/draw-stock.js';
+import type { SenderUserId, ServiceUserId } from '../../shared/domain/ids.js';
+import { claimableAfterHold } from '../../shared/domain/reward-hold.js';
+import { formatIsoMillis } from '../../shared/domain/timestamp.js';
 import { conflict, invalidInput } from '../../shared/errors.js';
+import { drawPrize } from '../../shared/rewards/verifiable-draw.js';
 import type { CoreDeps } from '../deps.js';
+import { requestedRun } from '../quest-chains/requested-run.js';
 import { claimFact } from '../webhooks/claim-fact.js';
 
 /** The claimer (a platform's user) and exactly one of a task (its reward) or a chain (its chain reward). */
@@ -21,10 +32,7 @@ export type ClaimRewardInput = {
   platformUserId: SenderUserId;
   /** A repeating chain's run to claim from (its start); absent: the current run (docs/quest-language.md). */
   periodStartUs?: bigint | undefined;
-} & (
-  | { taskId: string; chainId?: undefined }
-  | { chainId: string; taskId?: undefined }
-);
+} & ({ taskId: string; chainId?: undefined } | { chainId: string; taskId?: undefined });
 
 export interface ClaimedReward extends RewardClaim {
   /** True when the reward had been claimed before: the first claim is returned. */
@@ -74,7 +82,12 @@ export async function claimReward(deps: Pick<CoreDeps, 'db' | 'webhooks'>, input
     // A mystery box draws first: the prize's value is what the budget pays.
     const prize = target.kind === 'chain' ? await drawFromBox(tx, target.chainId, claimId) : null;
     // Throws to roll the counters (and the stock) back: a refused claim takes nothing.
-    const refused = await reserveClaim(tx, { chainId: target.chainId, taskId: target.taskId, value: prize?.value ?? target.reward.value ?? 0, limits: target.limits });
+    const refused = await reserveClaim(tx, {
+      chainId: target.chainId,
+      taskId: target.taskId,
+      value: prize?.value ?? target.reward.value ?? 0,
+      limits: target.limits,
+    });
     if (refused === 'budget_exhausted') exhausted = target;
     if (refused !== null) throw conflict(refused, REFUSALS[refused], target.taskId !== null ? 'task_id' : 'quest_chain_id');
     // The user's lock serialises their claims, and none was found above: the insert cannot meet one.
@@ -86,7 +99,8 @@ export async function claimReward(deps: Pick<CoreDeps, 'db' | 'webhooks'>, input
     throw error;
   });
   if ('claim' in outcome) {
-    if (outcome.messageIds.length > 0) await deps.webhooks.deliver(outcome.messageIds.map((messageId) => ({ messageId, attempt: 0 })));
+    if (outcome.messageIds.length > 0)
+      await deps.webhooks.deliver(outcome.messageIds.map((messageId) => ({ messageId, attempt: 0 })));
     return { ...outcome.claim, alreadyClaimed: false };
   }
   if (!outcome.existing) throw new Error('reward claim neither inserted nor found');
@@ -103,7 +117,12 @@ async function drawFromBox(tx: Executor, chainId: string, claimId: string) {
   const prizes = await lockPrizes(tx, chainId);
   if (prizes.length === 0) return null;
   const available = prizes.filter(inStock);
-  if (available.length === 0) throw conflict('out_of_stock', 'Every prize of the mystery box is out of stock; it is claimable again once restocked', 'quest_chain_id');
+  if (available.length === 0)
+    throw conflict(
+      'out_of_stock',
+      'Every prize of the mystery box is out of stock; it is claimable again once restocked',
+      'quest_chain_id',
+    );
   const seed = await currentSeed(tx, chainId);
   const candidates = available.map((prize) => ({ prizeId: prize.prizeId, weight: prize.weight }));
   const draw = drawPrize(seed.serverSeed, claimId, candidates);
@@ -112,7 +131,11 @@ async function drawFromBox(tx: Executor, chainId: string, claimId: string) {
   const prize: Prize = { prizeId: won.prizeId, name: won.name, value: won.value };
   return {
     ...prize,
-    draw: { ...draw, seedId: seed.id, candidates: candidates.map((candidate) => ({ prize_id: candidate.prizeId, weight: candidate.weight })) },
+    draw: {
+      ...draw,
+      seedId: seed.id,
+      candidates: candidates.map((candidate) => ({ prize_id: candidate.prizeId, weight: candidate.weight })),
+    },
   };
 }
 
@@ -140,11 +163,21 @@ function assertClaimable(target: Claimable) {
   if (target.notCompleted !== null) throw conflict('reward_not_claimable', target.notCompleted, param);
   const now = BigInt(Date.now()) * 1000n;
   if (target.claimableUs !== null && target.claimableUs > now) {
-    throw conflict('reward_on_hold', `The reward is on hold until ${formatIsoMillis(target.claimableUs)} (the chain's reward_hold_seconds); claim it then`, param);
+    throw conflict(
+      'reward_on_hold',
+      `The reward is on hold until ${formatIsoMillis(target.claimableUs)} (the chain's reward_hold_seconds); claim it then`,
+      param,
+    );
   }
 }
 
-async function taskTarget(db: Executor, platformId: string, userId: ServiceUserId, taskId: string, asked: bigint | undefined): Promise<Claimable> {
+async function taskTarget(
+  db: Executor,
+  platformId: string,
+  userId: ServiceUserId,
+  taskId: string,
+  asked: bigint | undefined,
+): Promise<Claimable> {
   const task = await findTaskReward(db, platformId, userId, taskId);
   if (!task) throw invalidInput('task_id: no such task for your platform', 'task_id', 'task_not_found');
   const periodStartUs = requestedRun(task.timing, asked);
@@ -162,9 +195,16 @@ async function taskTarget(db: Executor, platformId: string, userId: ServiceUserI
   };
 }
 
-async function chainTarget(db: Executor, platformId: string, userId: ServiceUserId, chainId: string, asked: bigint | undefined): Promise<Claimable> {
+async function chainTarget(
+  db: Executor,
+  platformId: string,
+  userId: ServiceUserId,
+  chainId: string,
+  asked: bigint | undefined,
+): Promise<Claimable> {
   const chain = await findChainReward(db, platformId, userId, chainId);
-  if (!chain) throw invalidInput('quest_chain_id: no such quest chain for your platform', 'quest_chain_id', 'quest_chain_not_found');
+  if (!chain)
+    throw invalidInput('quest_chain_id: no such quest chain for your platform', 'quest_chain_id', 'quest_chain_not_found');
   // No reward, no claim of it either: refused before looking for one.
   if (!chain.reward) throw conflict('reward_not_claimable', 'The quest chain has no chain reward', 'quest_chain_id');
   const periodStartUs = requestedRun(chain.timing, asked);

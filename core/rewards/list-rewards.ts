@@ -1,19 +1,19 @@
-import type { SenderUserId, ServiceUserId } from '../../shared/domain/ids.js';
 import { rowsToRead, toPage } from '../../shared/db/keyset.js';
 import {
+  type ClaimableChainReward,
+  type ClaimableTaskReward,
   findRewardCursors,
   listClaimableChainRewards,
   listClaimableTaskRewards,
   listClaims,
-  type ClaimableChainReward,
-  type ClaimableTaskReward,
   type RewardClaim,
   type RewardCursor,
 } from '../../shared/db/reward-store.js';
 import { findUserId } from '../../shared/db/user-store.js';
-import type { CoreDeps } from '../deps.js';
-import { unknownCursor, type PageRequest } from '../page.js';
+import type { SenderUserId, ServiceUserId } from '../../shared/domain/ids.js';
 import { invalidInput } from '../../shared/errors.js';
+import type { CoreDeps } from '../deps.js';
+import { type PageRequest, unknownCursor } from '../page.js';
 import { parseRewardCursor } from './reward-cursor.js';
 
 export interface RewardsOverview {
@@ -79,13 +79,21 @@ export async function listRewards(
 }
 
 /** Where the page resumes: the one entry `starting_after` names; null when it names none. */
-async function resumeAfter(db: CoreDeps['readDb'], platformId: string, userId: ServiceUserId, page: PageRequest): Promise<RewardCursor | null> {
+async function resumeAfter(
+  db: CoreDeps['readDb'],
+  platformId: string,
+  userId: ServiceUserId,
+  page: PageRequest,
+): Promise<RewardCursor | null> {
   const text = page.startingAfter!;
   const entry = parseRewardCursor(text);
   if (!entry) return null;
   const [cursor, another] = await findRewardCursors(db, platformId, userId, entry);
   if (another) {
-    throw invalidInput(`starting_after: ${text} names an entry of each run of a repeating quest chain; add @ and the entry's period_start (${text}@<period_start>)`, 'starting_after');
+    throw invalidInput(
+      `starting_after: ${text} names an entry of each run of a repeating quest chain; add @ and the entry's period_start (${text}@<period_start>)`,
+      'starting_after',
+    );
   }
   return cursor ?? null;
 }

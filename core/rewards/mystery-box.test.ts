@@ -1,10 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { chainProgress, questChains, rewardDraws, rewardPrizes } from '../../shared/db/schema/index.js';
-import { drawPrize, seedHash } from '../../shared/rewards/verifiable-draw.js';
 import { senderUserId } from '../../shared/domain/ids.js';
 import { DomainError } from '../../shared/errors.js';
-import { createTestChain, createTestUser, type ChainRewardSpec, type TestChain } from '../../shared/testing/chains.js';
+import { drawPrize, seedHash } from '../../shared/rewards/verifiable-draw.js';
+import { type ChainRewardSpec, createTestChain, createTestUser, type TestChain } from '../../shared/testing/chains.js';
 import { useTestData } from '../../shared/testing/test-data.js';
 import type { CoreDeps } from '../deps.js';
 import { restockPrize, rotateDrawSeed } from '../quest-chains/mystery-box.js';
@@ -25,7 +25,12 @@ const deps = {
   webhooks,
 };
 
-const box = (prizes: NonNullable<ChainRewardSpec['prizes']>, value: number | null = 5): ChainRewardSpec => ({ type: 'mystery_box', name: 'Box', value, prizes });
+const box = (prizes: NonNullable<ChainRewardSpec['prizes']>, value: number | null = 5): ChainRewardSpec => ({
+  type: 'mystery_box',
+  name: 'Box',
+  value,
+  prizes,
+});
 
 /** `count` users who completed the one-task chain (its chain_progress as the matcher writes it); answers their platform user ids. */
 async function completers(chain: TestChain, prefix: string, count: number) {
@@ -33,7 +38,9 @@ async function completers(chain: TestChain, prefix: string, count: number) {
   for (let i = 0; i < count; i++) {
     const platformUserId = `${prefix}-${i}`;
     const userId = await createTestUser(database.db, platform.id, platformUserId);
-    await database.db.insert(chainProgress).values({ userId, chainId: chain.id, completedTasks: 1, totalTasks: 1, completedAt: 1_000_000n });
+    await database.db
+      .insert(chainProgress)
+      .values({ userId, chainId: chain.id, completedTasks: 1, totalTasks: 1, completedAt: 1_000_000n });
     ids.push(platformUserId);
   }
   return ids;
@@ -50,10 +57,14 @@ const outcome = (promise: Promise<{ prize: { prizeId: string } | null }>) =>
 
 const stockOf = async (chain: TestChain) =>
   Object.fromEntries(
-    (await database.db.select().from(rewardPrizes).where(eq(rewardPrizes.chainId, chain.id))).map((prize) => [prize.prizeId, prize.stock]),
+    (await database.db.select().from(rewardPrizes).where(eq(rewardPrizes.chainId, chain.id))).map((prize) => [
+      prize.prizeId,
+      prize.stock,
+    ]),
   );
 
-const tally = (outcomes: string[]) => outcomes.reduce<Record<string, number>>((counts, o) => ({ ...counts, [o]: (counts[o] ?? 0) + 1 }), {});
+const tally = (outcomes: string[]) =>
+  outcomes.reduce<Record<string, number>>((counts, o) => ({ ...counts, [o]: (counts[o] ?? 0) + 1 }), {});
 
 describe('mystery boxes', () => {
   it('draws one prize in the claim, answers it, keeps the draw, and the revealed seed recomputes it', async () => {
@@ -71,7 +82,10 @@ describe('mystery boxes', () => {
 
     const hidden = await getDraw(deps, { platformId: platform.id, claimId: claim.claimId });
     expect(hidden).toMatchObject({ claimId: claim.claimId, prizeId: claim.prize!.prizeId, serverSeed: null, totalWeight: 10 });
-    expect(hidden.candidates).toEqual([{ prize_id: 'gold', weight: 1 }, { prize_id: 'tin', weight: 9 }]);
+    expect(hidden.candidates).toEqual([
+      { prize_id: 'gold', weight: 1 },
+      { prize_id: 'tin', weight: 9 },
+    ]);
     // Claiming again answers the first claim: nothing drawn twice.
     const again = await claimBox(chain, user!);
     expect([again.alreadyClaimed, again.claimId, again.prize]).toEqual([true, claim.claimId, claim.prize]);
@@ -87,7 +101,12 @@ describe('mystery boxes', () => {
       revealed.claimId,
       revealed.candidates.map((c) => ({ prizeId: c.prize_id, weight: c.weight })),
     );
-    expect(recomputed).toEqual({ digest: revealed.digest, roll: revealed.roll, totalWeight: revealed.totalWeight, prizeId: claim.prize!.prizeId });
+    expect(recomputed).toEqual({
+      digest: revealed.digest,
+      roll: revealed.roll,
+      totalWeight: revealed.totalWeight,
+      prizeId: claim.prize!.prizeId,
+    });
   });
 
   it('never takes a stock below 0 under 30 concurrent claims: exactly the 10 in stock are drawn, the rest answer out_of_stock, and a restock reopens the box', async () => {
@@ -119,7 +138,10 @@ describe('mystery boxes', () => {
     const [first, second] = await completers(chain, 'budget-box', 2);
     expect(await outcome(claimBox(chain, first!))).toBe('big');
     expect(await outcome(claimBox(chain, second!))).toBe('budget_exhausted');
-    const [row] = await database.db.select({ spent: questChains.budgetSpent }).from(questChains).where(eq(questChains.id, chain.id));
+    const [row] = await database.db
+      .select({ spent: questChains.budgetSpent })
+      .from(questChains)
+      .where(eq(questChains.id, chain.id));
     expect(row?.spent).toBe(8);
     expect(await stockOf(chain)).toEqual({ big: 4 });
   });
@@ -131,6 +153,8 @@ describe('mystery boxes', () => {
     expect(claim.prize).toBeNull();
     await expect(getDraw(deps, { platformId: platform.id, claimId: claim.claimId })).rejects.toMatchObject({ code: 'not_found' });
     await expect(rotateDrawSeed(deps, { chainId: plain.id })).rejects.toMatchObject({ code: 'not_a_mystery_box' });
-    await expect(restockPrize(deps, { chainId: plain.id, prizeId: 'gold', stock: 1 })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(restockPrize(deps, { chainId: plain.id, prizeId: 'gold', stock: 1 })).rejects.toMatchObject({
+      code: 'not_found',
+    });
   });
 });

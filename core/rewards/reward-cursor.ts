@@ -17,7 +17,8 @@ export interface RewardEntryRef {
 // The ids' rule everywhere else in the API (z.uuid()).
 const uuid = z.uuid();
 
-export const REWARD_CURSOR_RULE = "must be the last entry's id, followed by @ and its period_start for an entry of a repeating chain";
+export const REWARD_CURSOR_RULE =
+  "must be the last entry's id, followed by @ and its period_start for an entry of a repeating chain";
 
 /** The entry a cursor names, or null when the text is no cursor at all. */
 export function parseRewardCursor(text: string): RewardEntryRef | null {

@@ -1,5 +1,5 @@
-import type { SenderUserId } from '../../shared/domain/ids.js';
 import { findPlatformUser, insertUserIfNew } from '../../shared/db/user-store.js';
+import type { SenderUserId } from '../../shared/domain/ids.js';
 import { registrationChannel } from '../../shared/live/channel.js';
 import { publishOn } from '../../shared/live/publish.js';
 import type { CoreDeps } from '../deps.js';
@@ -26,7 +26,10 @@ export interface RegisteredUser {
  * matched (now via the queue, or later by the reconciler if Redis is down).
  * A new user is also announced on their registration channel for live streams.
  */
-export async function registerUser(deps: Pick<CoreDeps, 'db' | 'producer' | 'redis' | 'config'>, input: RegisterUserInput): Promise<RegisteredUser> {
+export async function registerUser(
+  deps: Pick<CoreDeps, 'db' | 'producer' | 'redis' | 'config'>,
+  input: RegisterUserInput,
+): Promise<RegisteredUser> {
   const created = await insertUserIfNew(deps.db, {
     platformId: input.platformId,
     platformUserId: input.platformUserId,

@@ -15,14 +15,31 @@ import { BlockList, isIP, type LookupFunction } from 'node:net';
 // (::ffff:a.b.c.d) are checked against the IPv4 rules by BlockList itself.
 const refused = new BlockList();
 for (const [network, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) refused.addSubnet(network, prefix, 'ipv4');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  refused.addSubnet(network, prefix, 'ipv4');
 // ::/96 holds :: and ::1 (and the deprecated IPv4-compatible form); NAT64 prefixes could reach any
 // IPv4 address, private ones included; then unique-local, link-local, site-local and multicast.
 for (const [network, prefix] of [
-  ['::', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
-] as const) refused.addSubnet(network, prefix, 'ipv6');
+  ['::', 96],
+  ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
+] as const)
+  refused.addSubnet(network, prefix, 'ipv6');
 
 /** True for an address a webhook may not be sent to (loopback, private, link-local, unspecified, …). */
 export function isPrivateAddress(address: string): boolean {
@@ -47,7 +64,9 @@ const literalAddress = (hostname: string): string | null => {
 };
 
 export const resolveAll = (hostname: string): Promise<LookupAddress[]> =>
-  new Promise((resolve, reject) => dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))));
+  new Promise((resolve, reject) =>
+    dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))),
+  );
 
 /**
  * Why `url` may not be a webhook endpoint under `policy`, or null when it may.
@@ -66,7 +85,8 @@ export async function refuseWebhookUrl(url: string, policy: UrlPolicy, resolve =
   if (parsed.username !== '' || parsed.password !== '') return { reason: 'must not carry credentials' };
   if (policy.allowPrivate) return null;
   const literal = literalAddress(parsed.hostname);
-  if (literal !== null) return isPrivateAddress(literal) ? { reason: `points at a private or loopback address (${literal})` } : null;
+  if (literal !== null)
+    return isPrivateAddress(literal) ? { reason: `points at a private or loopback address (${literal})` } : null;
   let addresses: LookupAddress[];
   try {
     addresses = await resolve(parsed.hostname);
@@ -93,7 +113,8 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
       if (error) return callback(error, '', 0);
       const list = addresses as LookupAddress[];
       const bad = allowPrivate ? undefined : list.find((a) => isPrivateAddress(a.address));
-      if (bad) return callback(new PrivateAddressError(`${hostname} resolves to a private or loopback address (${bad.address})`), '', 0);
+      if (bad)
+        return callback(new PrivateAddressError(`${hostname} resolves to a private or loopback address (${bad.address})`), '', 0);
       if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
       const first = list[0];
       if (!first) return callback(new Error(`${hostname} does not resolve`), '', 0);

@@ -1,13 +1,13 @@
-import type { ServiceUserId } from '../../shared/domain/ids.js';
 import type { MatchingChain } from '../../shared/db/chain-store.js';
 import type { WebhookFact } from '../../shared/db/webhook-message-store.js';
-import { sourcesOf, type MatchUser } from '../../shared/domain/sources.js';
-import { formatIsoMillis } from '../../shared/domain/timestamp.js';
-import type { BatchView, BatchWrites } from '../matching/plan-batch.js';
-import { walkKey } from '../../shared/domain/walk-key.js';
-import { ONLY_RUN } from '../../shared/domain/recurrence.js';
 import { taskProgress, taskProgressWire } from '../../shared/domain/chain-view.js';
+import type { ServiceUserId } from '../../shared/domain/ids.js';
+import { ONLY_RUN } from '../../shared/domain/recurrence.js';
+import { type MatchUser, sourcesOf } from '../../shared/domain/sources.js';
 import type { StoredTallies } from '../../shared/domain/tally.js';
+import { formatIsoMillis } from '../../shared/domain/timestamp.js';
+import { walkKey } from '../../shared/domain/walk-key.js';
+import type { BatchView, BatchWrites } from '../matching/plan-batch.js';
 
 /** A counted, summed or streak task's progress as it completed (docs/quest-language.md); nothing for a plain task. */
 function progressAtCompletion(chain: MatchingChain, taskId: string, tallies: StoredTallies | null, completedUs: bigint) {
@@ -56,7 +56,12 @@ export function batchFacts(
   const announce = (user: MatchUser, chain: MatchingChain, type: string, fact: string, data: Record<string, unknown>) => {
     for (const { providerId, userId, role } of sourcesOf(user, chain.chain)) {
       if (!recipients.has(providerId)) continue;
-      facts.push({ providerId, type, fact, data: { ...data, [role === 'platform' ? 'platform_user_id' : 'advertiser_user_id']: userId } });
+      facts.push({
+        providerId,
+        type,
+        fact,
+        data: { ...data, [role === 'platform' ? 'platform_user_id' : 'advertiser_user_id']: userId },
+      });
     }
   };
   if (recipients.size === 0) return facts;
@@ -71,20 +76,35 @@ export function batchFacts(
 
   for (const completion of writes.completions) {
     const period = completion.periodStartUs;
-    if (completion.held || view.walks.get(walkKey(completion.userId, completion.chainId, period))?.completions.has(completion.taskId)) continue;
+    if (
+      completion.held ||
+      view.walks.get(walkKey(completion.userId, completion.chainId, period))?.completions.has(completion.taskId)
+    )
+      continue;
     const user = view.users.get(completion.userId);
     const chain = chainsById.get(completion.chainId);
     const task = chain?.tasks.find((t) => t.id === completion.taskId);
     if (!user || !chain || !task) continue;
-    announce(user, chain, 'task.completed', named(`task.completed/${user.id}/${task.id}`, generationOf(user.id, chain.chain.id, period), period), {
-      quest_chain_id: chain.chain.id,
-      task_id: task.id,
-      sequence_number: task.sequenceNumber,
-      completed_at: formatIsoMillis(completion.completedUs),
-      event_id: completion.eventId,
-      ...runFields(period),
-      ...progressAtCompletion(chain, task.id, rows.get(walkKey(user.id, chain.chain.id, period))?.tallies ?? null, completion.completedUs),
-    });
+    announce(
+      user,
+      chain,
+      'task.completed',
+      named(`task.completed/${user.id}/${task.id}`, generationOf(user.id, chain.chain.id, period), period),
+      {
+        quest_chain_id: chain.chain.id,
+        task_id: task.id,
+        sequence_number: task.sequenceNumber,
+        completed_at: formatIsoMillis(completion.completedUs),
+        event_id: completion.eventId,
+        ...runFields(period),
+        ...progressAtCompletion(
+          chain,
+          task.id,
+          rows.get(walkKey(user.id, chain.chain.id, period))?.tallies ?? null,
+          completion.completedUs,
+        ),
+      },
+    );
   }
   for (const undone of writes.undone) {
     const user = view.users.get(undone.userId);
@@ -92,14 +112,20 @@ export function batchFacts(
     const task = chain?.tasks.find((t) => t.id === undone.taskId);
     if (!user || !chain || !task) continue;
     const period = undone.periodStartUs;
-    announce(user, chain, 'task.reverted', `${named(`task.reverted/${user.id}/${task.id}`, 0, period)}/${generationOf(user.id, chain.chain.id, period)}`, {
-      quest_chain_id: chain.chain.id,
-      task_id: task.id,
-      sequence_number: task.sequenceNumber,
-      reverted_at: revertedAt(user.id, chain.chain.id, period),
-      event_id: undone.eventId,
-      ...runFields(period),
-    });
+    announce(
+      user,
+      chain,
+      'task.reverted',
+      `${named(`task.reverted/${user.id}/${task.id}`, 0, period)}/${generationOf(user.id, chain.chain.id, period)}`,
+      {
+        quest_chain_id: chain.chain.id,
+        task_id: task.id,
+        sequence_number: task.sequenceNumber,
+        reverted_at: revertedAt(user.id, chain.chain.id, period),
+        event_id: undone.eventId,
+        ...runFields(period),
+      },
+    );
   }
   for (const row of writes.progress) {
     const period = row.periodStartUs;
@@ -109,11 +135,17 @@ export function batchFacts(
     const chain = chainsById.get(row.chainId);
     if (!user || !chain) continue;
     if (writes.chainsUndone.has(key)) {
-      announce(user, chain, 'chain.reverted', `${named(`chain.reverted/${user.id}/${chain.chain.id}`, 0, period)}/${row.generation}`, {
-        quest_chain_id: chain.chain.id,
-        reverted_at: revertedAt(user.id, chain.chain.id, period),
-        ...runFields(period),
-      });
+      announce(
+        user,
+        chain,
+        'chain.reverted',
+        `${named(`chain.reverted/${user.id}/${chain.chain.id}`, 0, period)}/${row.generation}`,
+        {
+          quest_chain_id: chain.chain.id,
+          reverted_at: revertedAt(user.id, chain.chain.id, period),
+          ...runFields(period),
+        },
+      );
       continue;
     }
     if (row.completedUs === null) continue;

@@ -1,9 +1,9 @@
-import type { SenderUserId } from '../../shared/domain/ids.js';
-import type { MatchUser } from '../../shared/domain/sources.js';
 import type { RewardClaim } from '../../shared/db/reward-store.js';
 import type { WebhookFact } from '../../shared/db/webhook-message-store.js';
-import { formatIsoMillis } from '../../shared/domain/timestamp.js';
+import type { SenderUserId } from '../../shared/domain/ids.js';
 import { ONLY_RUN } from '../../shared/domain/recurrence.js';
+import type { MatchUser } from '../../shared/domain/sources.js';
+import { formatIsoMillis } from '../../shared/domain/timestamp.js';
 
 /** A claim as its webhook facts and its reads show it. */
 export function claimData(claim: RewardClaim) {
@@ -13,7 +13,13 @@ export function claimData(claim: RewardClaim) {
     kind: claim.kind,
     quest_chain_id: claim.chainId,
     task_id: claim.taskId,
-    reward: { ...(reward.id !== undefined ? { id: reward.id } : {}), type: reward.type, name: reward.name, value: reward.value, image_urls: reward.imageUrls },
+    reward: {
+      ...(reward.id !== undefined ? { id: reward.id } : {}),
+      type: reward.type,
+      name: reward.name,
+      value: reward.value,
+      image_urls: reward.imageUrls,
+    },
     prize: claim.prize ? { prize_id: claim.prize.prizeId, name: claim.prize.name, value: claim.prize.value } : null,
     claimed_at: formatIsoMillis(claim.claimedUs),
     // A run of a repeating chain is named by its start (docs/quest-language.md).
@@ -23,7 +29,12 @@ export function claimData(claim: RewardClaim) {
 
 /** §10 `reward.claimed`, for the claiming user's platform only (claims are the platform's business). */
 export function claimFact(platformId: string, platformUserId: SenderUserId, claim: RewardClaim): WebhookFact {
-  return { providerId: platformId, type: 'reward.claimed', fact: `reward.claimed/${claim.claimId}`, data: { ...claimData(claim), platform_user_id: platformUserId } };
+  return {
+    providerId: platformId,
+    type: 'reward.claimed',
+    fact: `reward.claimed/${claim.claimId}`,
+    data: { ...claimData(claim), platform_user_id: platformUserId },
+  };
 }
 
 /**

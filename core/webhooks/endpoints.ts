@@ -7,9 +7,9 @@ import {
 import type { ProviderType } from '../../shared/domain/permissions.js';
 import { ADVERTISER_EVENT_TYPES, PLATFORM_EVENT_TYPES, type WebhookEventType } from '../../shared/domain/webhooks.js';
 import { invalidInput, notFound } from '../../shared/errors.js';
+import type { CoreDeps } from '../deps.js';
 import { refuseWebhookUrl, type UrlPolicy } from './address-guard.js';
 import { generateWebhookSecret } from './signing.js';
-import type { CoreDeps } from '../deps.js';
 
 // A provider's webhook endpoints (§10): create, list, delete. Every verb is
 // scoped to the caller's provider id: another provider's endpoint is unknown.
@@ -29,7 +29,8 @@ export interface CreatedEndpoint {
 }
 
 /** The types a provider of this kind may subscribe to: advertisers receive completions and their budget's news, platforms the rest. */
-export const eventTypesFor = (type: ProviderType): readonly WebhookEventType[] => (type === 'advertiser' ? ADVERTISER_EVENT_TYPES : PLATFORM_EVENT_TYPES);
+export const eventTypesFor = (type: ProviderType): readonly WebhookEventType[] =>
+  type === 'advertiser' ? ADVERTISER_EVENT_TYPES : PLATFORM_EVENT_TYPES;
 
 /**
  * Product rules §10: a new endpoint with a fresh signing secret. The URL
@@ -50,8 +51,17 @@ export async function createEndpoint(
   const refusal = await refuseWebhookUrl(input.url, deps.urlPolicy);
   if (refusal) throw invalidInput(`url: ${refusal.reason}`, 'url', 'webhook_url_refused');
   const secret = generateWebhookSecret();
-  const endpoint = await insertEndpoint(deps.db, { providerId: input.providerId, url: input.url, eventTypes, secret }, MAX_ENDPOINTS_PER_PROVIDER);
-  if (!endpoint) throw invalidInput(`You have ${MAX_ENDPOINTS_PER_PROVIDER} webhook endpoints already; delete one first`, undefined, 'webhook_endpoint_limit');
+  const endpoint = await insertEndpoint(
+    deps.db,
+    { providerId: input.providerId, url: input.url, eventTypes, secret },
+    MAX_ENDPOINTS_PER_PROVIDER,
+  );
+  if (!endpoint)
+    throw invalidInput(
+      `You have ${MAX_ENDPOINTS_PER_PROVIDER} webhook endpoints already; delete one first`,
+      undefined,
+      'webhook_endpoint_limit',
+    );
   return { id: endpoint.id, url: endpoint.url, eventTypes: endpoint.eventTypes, secret, createdUs: endpoint.createdUs };
 }
 
@@ -61,7 +71,10 @@ export function listEndpoints(deps: Pick<CoreDeps, 'db'>, input: { providerId: s
 }
 
 /** Deletes one of the caller's endpoints; nothing more is sent to it. */
-export async function deleteEndpoint(deps: Pick<CoreDeps, 'db'>, input: { providerId: string; endpointId: string }): Promise<{ id: string }> {
+export async function deleteEndpoint(
+  deps: Pick<CoreDeps, 'db'>,
+  input: { providerId: string; endpointId: string },
+): Promise<{ id: string }> {
   if (!(await deleteStored(deps.db, input.providerId, input.endpointId))) throw notFound('No such webhook endpoint', 'id');
   return { id: input.endpointId };
 }

@@ -1,10 +1,10 @@
+import type { Executor } from '../../shared/db/client.js';
+import type { WebhookMessageStatus } from '../../shared/db/schema/index.js';
 import { findEndpoint } from '../../shared/db/webhook-endpoint-store.js';
 import { listMessages as listStored, messageExists, type WebhookMessageView } from '../../shared/db/webhook-message-store.js';
-import type { WebhookMessageStatus } from '../../shared/db/schema/index.js';
-import type { Executor } from '../../shared/db/client.js';
 import { notFound } from '../../shared/errors.js';
 import type { CoreDeps } from '../deps.js';
-import { pageOrRefuse, type Page, type PageRequest } from '../page.js';
+import { type Page, type PageRequest, pageOrRefuse } from '../page.js';
 
 // The messages of one of the caller's endpoints: read them, send one again.
 
@@ -35,6 +35,7 @@ export async function replayMessage(
   input: { providerId: string; endpointId: string; messageId: string },
 ): Promise<{ queued: boolean }> {
   await refuseUnknownEndpoint(deps.db, input);
-  if (!(await messageExists(deps.db, input.endpointId, input.messageId))) throw notFound('No such message of this endpoint', 'message_id');
+  if (!(await messageExists(deps.db, input.endpointId, input.messageId)))
+    throw notFound('No such message of this endpoint', 'message_id');
   return { queued: await deps.webhooks.replay(input.messageId) };
 }

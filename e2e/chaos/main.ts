@@ -13,11 +13,11 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../../shared/db/project-root.js';
 import { startPrivatePostgres } from '../harness/private-postgres.js';
-import { parseChaosOptions } from './harness/options.js';
 import { startPrivateRedis } from '../harness/redis-server.js';
-import { failures, renderTable, type Row } from './harness/report.js';
+import { parseChaosOptions } from './harness/options.js';
+import { failures, type Row, renderTable } from './harness/report.js';
 import type { RunContext, Scenario } from './harness/scenario.js';
-import { openStack, type Infra } from './harness/stack.js';
+import { type Infra, openStack } from './harness/stack.js';
 import { apiSigkill } from './scenarios/api-kill.js';
 import { badKeyFlood } from './scenarios/bad-key-flood.js';
 import { noisyPlatform } from './scenarios/noisy-platform.js';
@@ -44,13 +44,18 @@ const SCENARIOS: Scenario[] = [
 const options = parseChaosOptions(process.argv.slice(2));
 const log = (message: string) => process.stderr.write(`[chaos ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 const ctx: RunContext = { short: options.short, log, pick: (short, full) => (options.short ? short : full) };
-const selected = SCENARIOS.filter((scenario) => !options.only || options.only.some((name) => scenario.name.toLowerCase().startsWith(name)));
-if (selected.length === 0) throw new Error(`no scenario matches ${options.only?.join(',')}; scenarios: ${SCENARIOS.map((s) => s.name).join('; ')}`);
+const selected = SCENARIOS.filter(
+  (scenario) => !options.only || options.only.some((name) => scenario.name.toLowerCase().startsWith(name)),
+);
+if (selected.length === 0)
+  throw new Error(`no scenario matches ${options.only?.join(',')}; scenarios: ${SCENARIOS.map((s) => s.name).join('; ')}`);
 
 const startedAt = new Date();
 const loadBefore = loadavg();
 const outputDir = mkdtempSync(join(tmpdir(), 'qcr-chaos-'));
-log(`${options.short ? 'short' : 'full'} run, seed ${options.seed}, ${selected.length} scenarios; process output in ${outputDir}`);
+log(
+  `${options.short ? 'short' : 'full'} run, seed ${options.seed}, ${selected.length} scenarios; process output in ${outputDir}`,
+);
 const infra: Infra = { postgres: await startPrivatePostgres(), redis: await startPrivateRedis(), outputDir };
 log(`private Postgres on ${infra.postgres.port}, Redis on ${infra.redis.port}`);
 
@@ -59,12 +64,30 @@ try {
   for (const [index, scenario] of selected.entries()) {
     const began = Date.now();
     log(`${scenario.name}…`);
-    const row: Row = { scenario: scenario.name, verdict: null, recoveryMs: null, figure: null, checks: [], notes: [], drainedMs: null };
+    const row: Row = {
+      scenario: scenario.name,
+      verdict: null,
+      recoveryMs: null,
+      figure: null,
+      checks: [],
+      notes: [],
+      drainedMs: null,
+    };
     try {
-      const stack = await openStack(infra, `${index + 1}-${scenario.name}`, options.seed + index, scenario.stack?.(options.short));
+      const stack = await openStack(
+        infra,
+        `${index + 1}-${scenario.name}`,
+        options.seed + index,
+        scenario.stack?.(options.short),
+      );
       try {
         const outcome = await scenario.run(stack, ctx);
-        Object.assign(row, { recoveryMs: outcome.recoveryMs, figure: outcome.figure, checks: outcome.checks, notes: outcome.notes });
+        Object.assign(row, {
+          recoveryMs: outcome.recoveryMs,
+          figure: outcome.figure,
+          checks: outcome.checks,
+          notes: outcome.notes,
+        });
         const settled = await stack.settle(scenario.drainTimeoutMs ?? ctx.pick(45_000, 90_000));
         row.verdict = settled.verdict;
         row.drainedMs = settled.drainedMs;
@@ -76,7 +99,9 @@ try {
     }
     rows.push(row);
     const reasons = failures(row, options.short);
-    log(`${scenario.name}: ${reasons.length ? `FAIL (${reasons.join('; ')})` : 'ok'} in ${((Date.now() - began) / 1000).toFixed(0)} s`);
+    log(
+      `${scenario.name}: ${reasons.length ? `FAIL (${reasons.join('; ')})` : 'ok'} in ${((Date.now() - began) / 1000).toFixed(0)} s`,
+    );
   }
 } finally {
   await infra.redis.destroy();
@@ -84,12 +109,23 @@ try {
 }
 
 const elapsedS = Math.round((Date.now() - startedAt.getTime()) / 1000);
-const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; load average ${loadBefore.map((v) => v.toFixed(2)).join(' / ')} before, ${loadavg().map((v) => v.toFixed(2)).join(' / ')} after; Node ${process.version}`;
-console.log(`\n${startedAt.toISOString()} — chaos suite, ${options.short ? 'short' : 'full'} run (seed ${options.seed}), ${elapsedS} s\n${machine}\nprocess output: ${outputDir}\n\n${renderTable(rows, options.short)}\n`);
+const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; load average ${loadBefore.map((v) => v.toFixed(2)).join(' / ')} before, ${loadavg()
+  .map((v) => v.toFixed(2))
+  .join(' / ')} after; Node ${process.version}`;
+console.log(
+  `\n${startedAt.toISOString()} — chaos suite, ${options.short ? 'short' : 'full'} run (seed ${options.seed}), ${elapsedS} s\n${machine}\nprocess output: ${outputDir}\n\n${renderTable(rows, options.short)}\n`,
+);
 const folder = join(projectRoot(), 'bench', 'results');
 mkdirSync(folder, { recursive: true });
 const file = join(folder, `chaos-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
-writeFileSync(file, JSON.stringify({ startedAt, options, machine, elapsedS, rows }, (_, value) => (typeof value === 'bigint' ? String(value) : value), 2));
+writeFileSync(
+  file,
+  JSON.stringify(
+    { startedAt, options, machine, elapsedS, rows },
+    (_, value) => (typeof value === 'bigint' ? String(value) : value),
+    2,
+  ),
+);
 console.log(`report: ${file}`);
 const failed = rows.filter((row) => failures(row, options.short).length > 0);
 console.log(failed.length ? `FAILED: ${failed.map((row) => row.scenario).join('; ')}` : 'all scenarios passed');

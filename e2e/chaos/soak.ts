@@ -16,12 +16,12 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { count } from 'drizzle-orm';
 import { pendingEvents } from '../../shared/db/schema/index.js';
-import { startPrivatePostgres } from '../harness/private-postgres.js';
 import { nothingPending } from '../../shared/testing/progress.js';
+import { startPrivatePostgres } from '../harness/private-postgres.js';
 import { rssMb } from '../harness/proc-stats.js';
+import { startPrivateRedis } from '../harness/redis-server.js';
 import { newEvent } from './harness/event-load.js';
 import { quantile } from './harness/http.js';
-import { startPrivateRedis } from '../harness/redis-server.js';
 import { sleep } from './harness/scenario.js';
 import { openStack, type Stack } from './harness/stack.js';
 
@@ -73,7 +73,11 @@ async function soak(stack: Stack): Promise<number> {
   let backlog = 0;
   const watcher = (async () => {
     while (running) {
-      const [row] = await stack.db().select({ n: count() }).from(pendingEvents).catch(() => [undefined]);
+      const [row] = await stack
+        .db()
+        .select({ n: count() })
+        .from(pendingEvents)
+        .catch(() => [undefined]);
       backlog = row?.n ?? backlog;
       await sleep(1_000);
     }
@@ -87,8 +91,14 @@ async function soak(stack: Stack): Promise<number> {
         }
         const batch = stack.random.chance(0.2);
         const answer = batch
-          ? await stack.client.call('POST', '/v1/events/batch', { headers: tenant.headers, body: { events: Array.from({ length: 20 }, () => newEvent(stack.random, tenant, { inOrder: true })) } })
-          : await stack.client.call('POST', '/v1/events', { headers: tenant.headers, body: newEvent(stack.random, tenant, { inOrder: true }) });
+          ? await stack.client.call('POST', '/v1/events/batch', {
+              headers: tenant.headers,
+              body: { events: Array.from({ length: 20 }, () => newEvent(stack.random, tenant, { inOrder: true })) },
+            })
+          : await stack.client.call('POST', '/v1/events', {
+              headers: tenant.headers,
+              body: newEvent(stack.random, tenant, { inOrder: true }),
+            });
         current.requests += 1;
         current.latencies.push(answer.ms);
         if (answer.status === 200) current.events += batch ? 20 : 1;
@@ -96,9 +106,22 @@ async function soak(stack: Stack): Promise<number> {
       }
     }),
   );
-  const header = ['minute', 'events/s', 'requests/s', 'p99 ms', 'failed', ...processes.map((p) => `${p.name} RSS MiB`), 'Redis used_memory MiB', 'backlog'];
-  console.log(`\n${startedAt.toISOString()} — soak, ${minutes} min, ${callers} callers (80% single events, 20% batches of 20), pausing while the backlog is over ${maxBacklog}`);
-  console.log(`${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; load average ${loadBefore.map((v) => v.toFixed(2)).join(' / ')} before; Node ${process.version}; process output: ${outputDir}\n`);
+  const header = [
+    'minute',
+    'events/s',
+    'requests/s',
+    'p99 ms',
+    'failed',
+    ...processes.map((p) => `${p.name} RSS MiB`),
+    'Redis used_memory MiB',
+    'backlog',
+  ];
+  console.log(
+    `\n${startedAt.toISOString()} — soak, ${minutes} min, ${callers} callers (80% single events, 20% batches of 20), pausing while the backlog is over ${maxBacklog}`,
+  );
+  console.log(
+    `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; load average ${loadBefore.map((v) => v.toFixed(2)).join(' / ')} before; Node ${process.version}; process output: ${outputDir}\n`,
+  );
   console.log(`| ${header.join(' | ')} |\n| ${header.map(() => '---').join(' | ')} |`);
   const rss: number[][] = processes.map(() => []);
   for (let minute = 1; minute <= minutes; minute += 1) {
@@ -130,11 +153,25 @@ async function soak(stack: Stack): Promise<number> {
   const verdicts = processes.map((process, i) => {
     const series = rss[i]!;
     const ratio = series.at(-1)! / series[0]!;
-    return { name: process.name, ratio, flat: ratio <= FLAT_RATIO, first: series[0]!, last: series.at(-1)!, peak: Math.max(...series) };
+    return {
+      name: process.name,
+      ratio,
+      flat: ratio <= FLAT_RATIO,
+      first: series[0]!,
+      last: series.at(-1)!,
+      peak: Math.max(...series),
+    };
   });
   console.log('');
-  for (const v of verdicts) console.log(`${v.name}: RSS ${v.first} MiB after minute 1, ${v.last} MiB at the end (peak ${v.peak}): ${v.ratio.toFixed(2)}x, ${v.flat ? 'flat' : 'NOT FLAT'} (<= ${FLAT_RATIO}x)`);
-  console.log(`backlog ${drained ? `drained ${((Date.now() - drainStart) / 1000).toFixed(1)} s after the load stopped` : 'NOT drained within 120 s'}; load average ${loadavg().map((v) => v.toFixed(2)).join(' / ')} at the end`);
+  for (const v of verdicts)
+    console.log(
+      `${v.name}: RSS ${v.first} MiB after minute 1, ${v.last} MiB at the end (peak ${v.peak}): ${v.ratio.toFixed(2)}x, ${v.flat ? 'flat' : 'NOT FLAT'} (<= ${FLAT_RATIO}x)`,
+    );
+  console.log(
+    `backlog ${drained ? `drained ${((Date.now() - drainStart) / 1000).toFixed(1)} s after the load stopped` : 'NOT drained within 120 s'}; load average ${loadavg()
+      .map((v) => v.toFixed(2))
+      .join(' / ')} at the end`,
+  );
   const crashed = stack.processes.filter((process) => process.exit && !process.killedOnPurpose);
   if (crashed.length) console.log(`exited during the soak: ${crashed.map((process) => process.name).join(', ')}`);
   return verdicts.every((v) => v.flat) && drained && crashed.length === 0 ? 0 : 1;

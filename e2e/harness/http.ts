@@ -18,7 +18,12 @@ interface JsonRequest {
  * even if a retry loop swallows the throw. Paths deliberately outside the
  * documents (OUTSIDE_THE_DOCUMENTS) are not checked.
  */
-export async function requestJson(baseUrl: string, method: string, path: string, options: JsonRequest = {}): Promise<{ status: number; json: any }> {
+export async function requestJson(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: JsonRequest = {},
+): Promise<{ status: number; json: any }> {
   const answer = await requestJsonUnchecked(baseUrl, method, path, options);
   const conformance = await servedConformance(baseUrl);
   const mismatch = conformance({ method, path, status: answer.status, body: answer.json });
@@ -34,11 +39,18 @@ export async function requestJson(baseUrl: string, method: string, path: string,
  * generator shares the two cores with the service it measures, and for a
  * test's deliberate call of a route that is in neither document.
  */
-export async function requestJsonUnchecked(baseUrl: string, method: string, path: string, options: JsonRequest = {}): Promise<{ status: number; json: any }> {
+export async function requestJsonUnchecked(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: JsonRequest = {},
+): Promise<{ status: number; json: any }> {
   const response = await fetch(`${baseUrl}${path}`, {
     method,
     headers: { 'content-type': 'application/json', ...options.headers },
-    ...(options.body === undefined ? {} : { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) }),
+    ...(options.body === undefined
+      ? {}
+      : { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) }),
   });
   const text = await response.text();
   return { status: response.status, json: text ? JSON.parse(text) : undefined };

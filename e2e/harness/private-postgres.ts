@@ -55,7 +55,13 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const logFile = join(dir, 'server.log');
   await asServerUser('initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
 
-  const serverOptions = [`-p ${port}`, '-c listen_addresses=127.0.0.1', `-c unix_socket_directories=${dir}`, '-c fsync=off', '-c max_connections=200'];
+  const serverOptions = [
+    `-p ${port}`,
+    '-c listen_addresses=127.0.0.1',
+    `-c unix_socket_directories=${dir}`,
+    '-c fsync=off',
+    '-c max_connections=200',
+  ];
   const start = async () => {
     await asServerUser('pg_ctl', ['start', '-D', dataDir, '-l', logFile, '-w', '-t', '30', '-o', serverOptions.join(' ')]);
   };

@@ -78,10 +78,12 @@ export async function startLocalCluster(): Promise<LocalCluster> {
             port: Number(address!.split('@')[0]!.split(':')[1]),
             role: flags!.includes('master') ? 'master' : 'replica',
             masterId: master === '-' ? null : master!,
-            slots: slots.filter((s) => !s.startsWith('[')).map((range) => {
-              const [from, to] = range.split('-').map(Number);
-              return [from!, to ?? from!] as [number, number];
-            }),
+            slots: slots
+              .filter((s) => !s.startsWith('['))
+              .map((range) => {
+                const [from, to] = range.split('-').map(Number);
+                return [from!, to ?? from!] as [number, number];
+              }),
           } satisfies ClusterNode;
         });
     }
@@ -90,7 +92,9 @@ export async function startLocalCluster(): Promise<LocalCluster> {
 
   async function masterOf(key: string): Promise<ClusterNode> {
     const slot = await ask(ports[0]!, (redis) => redis.call('cluster', 'keyslot', key) as Promise<number>);
-    const master = (await nodes()).find((node) => node.role === 'master' && node.slots.some(([from, to]) => slot >= from && slot <= to));
+    const master = (await nodes()).find(
+      (node) => node.role === 'master' && node.slots.some(([from, to]) => slot >= from && slot <= to),
+    );
     if (!master) throw new Error(`no master owns slot ${slot}`);
     return master;
   }
@@ -105,7 +109,10 @@ export async function startLocalCluster(): Promise<LocalCluster> {
       const replica = (await nodes()).find((node) => node.role === 'replica' && node.masterId === from.id);
       if (!replica) throw new Error(`master ${from.port} has no replica`);
       await ask(replica.port, (redis) => redis.call('cluster', 'failover'));
-      await eventually(async () => ((await masterOf(key)).id === replica.id ? true : undefined), { timeoutMs: 20_000, what: `replica ${replica.port} to take over` });
+      await eventually(async () => ((await masterOf(key)).id === replica.id ? true : undefined), {
+        timeoutMs: 20_000,
+        what: `replica ${replica.port} to take over`,
+      });
       return { from, to: { ...replica, role: 'master' } };
     },
     async down() {

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,11 +36,19 @@ export async function startPrivateRedis(options: { persistent?: boolean } = {}):
   const persistence = options.persistent ? ['--appendonly', 'yes', '--appendfsync', 'everysec'] : ['--appendonly', 'no'];
   let dir = mkdtempSync(join(tmpdir(), 'qcr-redis-'));
   let child: ChildProcess | undefined;
-  const admin = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: (times) => Math.min(times * 100, 1000) });
+  const admin = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 1,
+    retryStrategy: (times) => Math.min(times * 100, 1000),
+  });
   admin.on('error', () => {});
 
   async function start() {
-    const spawned = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', ...persistence, '--daemonize', 'no'], { stdio: 'ignore' });
+    const spawned = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', ...persistence, '--daemonize', 'no'],
+      { stdio: 'ignore' },
+    );
     child = spawned;
     const deadline = Date.now() + 15_000;
     const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
@@ -49,7 +57,10 @@ export async function startPrivateRedis(options: { persistent?: boolean } = {}):
       for (;;) {
         if (spawned.exitCode !== null) throw new Error(`redis-server on ${port} exited (${spawned.exitCode})`);
         // LOADING answers an error until the append-only file is read back: wait for a real PONG.
-        const pong = await probe.connect().then(() => probe.ping()).catch(() => null);
+        const pong = await probe
+          .connect()
+          .then(() => probe.ping())
+          .catch(() => null);
         if (pong === 'PONG') return;
         probe.disconnect();
         if (Date.now() > deadline) throw new Error(`redis-server on ${port} not ready within 15 s`);

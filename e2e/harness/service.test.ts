@@ -24,7 +24,10 @@ describe('startProcess', () => {
       const started = await startProcess({ name: 'orphan-check', args: ['-e', server], env: {}, readyUrl: 'http://127.0.0.1:${port}/healthz' });
       console.log(started.pid);
       process.exit(0);`;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: projectRoot(), stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: projectRoot(),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));

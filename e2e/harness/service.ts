@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -46,7 +46,11 @@ export function freePort(): Promise<number> {
   });
 }
 
-const ENTRIES = { api: join('dist', 'api', 'main.js'), worker: join('dist', 'worker', 'main.js'), supervisor: join('scripts', 'start.mjs') };
+const ENTRIES = {
+  api: join('dist', 'api', 'main.js'),
+  worker: join('dist', 'worker', 'main.js'),
+  supervisor: join('scripts', 'start.mjs'),
+};
 export type ServiceKind = keyof typeof ENTRIES;
 
 /**
@@ -61,7 +65,9 @@ export async function startService(
 ): Promise<ServiceProcess> {
   const port = await freePort();
   const portEnv =
-    kind === 'worker' ? { WORKER_HEALTH_PORT: String(port) } : { PORT: String(port), ...(kind === 'supervisor' ? { WORKER_HEALTH_PORT: String(await freePort()) } : {}) };
+    kind === 'worker'
+      ? { WORKER_HEALTH_PORT: String(port) }
+      : { PORT: String(port), ...(kind === 'supervisor' ? { WORKER_HEALTH_PORT: String(await freePort()) } : {}) };
   return startProcess({
     name: options.name ?? kind,
     args: [...(options.nodeArgs ?? []), ENTRIES[kind]],
@@ -81,7 +87,13 @@ process.once('exit', () => {
 });
 
 /** Starts `node <args>` from the project root with `env` (and PATH), and waits until `readyUrl` answers 200 (30 s at most). */
-export async function startProcess(options: { name: string; args: string[]; env: Record<string, string>; outputDir?: string | undefined; readyUrl: string }): Promise<ServiceProcess> {
+export async function startProcess(options: {
+  name: string;
+  args: string[];
+  env: Record<string, string>;
+  outputDir?: string | undefined;
+  readyUrl: string;
+}): Promise<ServiceProcess> {
   const outputDir = options.outputDir ?? mkdtempSync(join(tmpdir(), 'qcr-process-'));
   const logFile = join(outputDir, `${options.name}.log`);
   const output = openSync(logFile, 'a');
@@ -95,7 +107,9 @@ export async function startProcess(options: { name: string; args: string[]; env:
   child.once('exit', () => running.delete(child));
   const lines = () => {
     try {
-      return readFileSync(logFile, 'utf8').split('\n').filter((line) => line.length > 0);
+      return readFileSync(logFile, 'utf8')
+        .split('\n')
+        .filter((line) => line.length > 0);
     } catch {
       return [];
     }
@@ -137,7 +151,10 @@ export async function startProcess(options: { name: string; args: string[]; env:
   };
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (service.exit) throw new Error(`${options.name} exited (${service.exit.code ?? service.exit.signal}) while starting; see ${logFile}:\n${service.tail()}`);
+    if (service.exit)
+      throw new Error(
+        `${options.name} exited (${service.exit.code ?? service.exit.signal}) while starting; see ${logFile}:\n${service.tail()}`,
+      );
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new Error(`${options.name} did not become ready within 30 s; see ${logFile}:\n${service.tail()}`);

@@ -1,8 +1,8 @@
-import { createTestDatabase, uniqueSuffix, type TestDatabase } from '../../shared/testing/database.js';
+import { createTestDatabase, type TestDatabase, uniqueSuffix } from '../../shared/testing/database.js';
 import { serviceEnv } from '../../shared/testing/service-env.js';
-import { dataOf, seedProvider, type ApiCall } from '../../shared/testing/world-seeder.js';
+import { type ApiCall, dataOf, seedProvider } from '../../shared/testing/world-seeder.js';
 import { requestJson } from './http.js';
-import { startService, type ServiceKind, type ServiceProcess } from './service.js';
+import { type ServiceKind, type ServiceProcess, startService } from './service.js';
 
 /** What a stack is made of; every part has the e2e tests' default. */
 export interface StackOptions {
@@ -49,7 +49,11 @@ export interface Stack {
   processes: ServiceProcess[];
   /** Another worker, with `env` added to the stack's (WORKER_ROLES, say). */
   startWorker(env?: Record<string, string>): Promise<ServiceProcess>;
-  http(method: string, path: string, options?: { body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; json: any }>;
+  http(
+    method: string,
+    path: string,
+    options?: { body?: unknown; headers?: Record<string, string> },
+  ): Promise<{ status: number; json: any }>;
   createProvider(type: 'platform' | 'advertiser'): Promise<{ id: string; headers: Record<string, string> }>;
   /** Stops every process (SIGTERM) and drops the database unless `keepDatabase`. */
   stop(options?: { keepDatabase?: boolean }): Promise<void>;
@@ -75,7 +79,11 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
   const processes: ServiceProcess[] = [];
   const start = async (kind: ServiceKind, name: string, extraEnv: Record<string, string> = {}) => {
     const nodeArgs = kind === 'worker' ? options.nodeArgs?.worker : options.nodeArgs?.api;
-    const started = await startService(kind, { ...env, ...extraEnv }, { name: `${prefix}${name}`, outputDir: options.outputDir, ...(nodeArgs ? { nodeArgs } : {}) });
+    const started = await startService(
+      kind,
+      { ...env, ...extraEnv },
+      { name: `${prefix}${name}`, outputDir: options.outputDir, ...(nodeArgs ? { nodeArgs } : {}) },
+    );
     processes.push(started);
     return started;
   };
@@ -86,8 +94,10 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
     return worker;
   };
   let turn = 0;
-  const http: Stack['http'] = (method, path, request = {}) => requestJson(stack.apis[turn++ % stack.apis.length]!.url, method, path, request);
-  const apiCall: ApiCall = async (method, path, headers, body) => dataOf(method, path, await http(method, path, { headers, body }));
+  const http: Stack['http'] = (method, path, request = {}) =>
+    requestJson(stack.apis[turn++ % stack.apis.length]!.url, method, path, request);
+  const apiCall: ApiCall = async (method, path, headers, body) =>
+    dataOf(method, path, await http(method, path, { headers, body }));
 
   const stack: Stack = {
     database,
@@ -109,7 +119,12 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
   try {
     await options.prepareDatabase?.(database);
     if (options.supervised) stack.apis.push(await start('supervisor', 'npm-start'));
-    else stack.apis.push(...(await Promise.all(Array.from({ length: options.apiCount ?? 1 }, (_, i) => start('api', i === 0 ? 'api' : `api-${i + 1}`)))));
+    else
+      stack.apis.push(
+        ...(await Promise.all(
+          Array.from({ length: options.apiCount ?? 1 }, (_, i) => start('api', i === 0 ? 'api' : `api-${i + 1}`)),
+        )),
+      );
     stack.api = stack.apis[0]!;
     if (!options.supervised) await Promise.all(Array.from({ length: options.workerCount ?? 1 }, () => startWorker()));
   } catch (error) {

@@ -7,8 +7,11 @@ import type { Stack } from '../harness/stack.js';
 export async function runBacktest(stack: Stack, draft: unknown, what = 'the backtest') {
   const started = await stack.http('POST', '/admin/v1/quest-chains/backtest', { headers: adminHeaders, body: draft });
   expect(started.status, JSON.stringify(started.json)).toBe(202);
-  return eventually(async () => {
-    const read = await stack.http('GET', `/admin/v1/backtests/${started.json.data.backtest_id}`, { headers: adminHeaders });
-    return read.json.data.status === 'completed' ? read.json.data : undefined;
-  }, { what, timeoutMs: 30_000 });
+  return eventually(
+    async () => {
+      const read = await stack.http('GET', `/admin/v1/backtests/${started.json.data.backtest_id}`, { headers: adminHeaders });
+      return read.json.data.status === 'completed' ? read.json.data : undefined;
+    },
+    { what, timeoutMs: 30_000 },
+  );
 }

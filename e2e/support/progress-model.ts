@@ -1,14 +1,14 @@
-import { senderUserId, serviceUserId } from '../../shared/domain/ids.js';
 import { and, eq } from 'drizzle-orm';
 import { taskCompletions, users } from '../../shared/db/schema/index.js';
+import { senderUserId, serviceUserId } from '../../shared/domain/ids.js';
 import type { ChainRules } from '../../shared/domain/progress.js';
-import { rulesOfWireChain, wireChainBody } from './wire-rules.js';
 import { parseUtcTimestamp } from '../../shared/domain/timestamp.js';
+import { adminHeaders } from '../../shared/testing/admin-token.js';
 import type { TestDatabase } from '../../shared/testing/database.js';
 import { nothingPending } from '../../shared/testing/progress.js';
 import type { SeededRandom } from '../../shared/testing/random.js';
-import { adminHeaders } from '../../shared/testing/admin-token.js';
 import type { Stack } from '../harness/stack.js';
+import { rulesOfWireChain, wireChainBody } from './wire-rules.js';
 
 /** Chains spanning ordered, any-order, amount/currency conditions, task windows and a chain window. */
 export const MODEL_CHAINS = [
@@ -41,7 +41,11 @@ export const MODEL_CHAINS = [
     start_date: '2026-03-01T00:00:00Z',
     end_date: '2026-06-01T00:00:00Z',
     tasks: [
-      { condition_event_type: 'trade', condition_after_timestamp: '2026-03-10T00:00:00Z', condition_before_timestamp: '2026-05-01T00:00:00Z' },
+      {
+        condition_event_type: 'trade',
+        condition_after_timestamp: '2026-03-10T00:00:00Z',
+        condition_before_timestamp: '2026-05-01T00:00:00Z',
+      },
       { condition_event_type: 'deposit' },
     ],
   },
@@ -59,7 +63,11 @@ export async function createModelChains(stack: Pick<Stack, 'http'>, platformId: 
     });
     if (answer.status !== 200) throw new Error(`chain create failed: ${JSON.stringify(answer.json)}`);
     const taskIds: string[] = answer.json.data.tasks.map((task: { id: string }) => task.id);
-    created.push({ id: answer.json.data.quest_chain?.id ?? answer.json.data.id, taskIds, rules: rulesOfWireChain(chain, taskIds) });
+    created.push({
+      id: answer.json.data.quest_chain?.id ?? answer.json.data.id,
+      taskIds,
+      rules: rulesOfWireChain(chain, taskIds),
+    });
   }
   return created;
 }
@@ -73,13 +81,21 @@ export interface GeneratedEvent {
 }
 
 /** Random events over the chains' vocabulary, some outside every window, plus re-sent duplicates spelled differently. */
-export function generateEvents(random: SeededRandom, userIds: string[], perUser: number): { unique: GeneratedEvent[]; sends: GeneratedEvent[] } {
+export function generateEvents(
+  random: SeededRandom,
+  userIds: string[],
+  perUser: number,
+): { unique: GeneratedEvent[]; sends: GeneratedEvent[] } {
   const unique: GeneratedEvent[] = [];
   for (const userId of userIds) {
     for (let i = 0; i < perUser; i++) {
       const seconds = random.int(0, 200 * 86_400);
       const at = new Date(Date.UTC(2026, 0, 15) + seconds * 1000).toISOString().replace('.000Z', 'Z');
-      const event: GeneratedEvent = { user_id: userId, event_type: random.pick(['signup', 'deposit', 'trade', 'kyc', 'noise']), timestamp: at };
+      const event: GeneratedEvent = {
+        user_id: userId,
+        event_type: random.pick(['signup', 'deposit', 'trade', 'kyc', 'noise']),
+        timestamp: at,
+      };
       if (random.chance(0.7)) event.amount = random.int(0, 100);
       if (random.chance(0.7)) event.currency = random.pick(['usd', 'USD', 'Usd', 'eur']);
       unique.push(event);
@@ -130,7 +146,11 @@ export async function sendAll(stack: Stack, headers: Record<string, string>, sen
   return ids;
 }
 
-export async function storedCompletions(database: TestDatabase, platformUserId: string, chainId: string): Promise<Record<string, string>> {
+export async function storedCompletions(
+  database: TestDatabase,
+  platformUserId: string,
+  chainId: string,
+): Promise<Record<string, string>> {
   const rows = await database.db
     .select({ task_id: taskCompletions.taskId, event_id: taskCompletions.eventId })
     .from(taskCompletions)

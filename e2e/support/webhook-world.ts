@@ -1,9 +1,9 @@
-import { expect } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import type { Stack } from '../harness/stack.js';
+import { expect } from 'vitest';
+import { chainBody } from '../../api/testing/chains.js';
 import { adminHeaders } from '../../shared/testing/admin-token.js';
 import type { ReceivedWebhook, WebhookReceiver } from '../../shared/testing/webhook-receiver.js';
-import { chainBody } from '../../api/testing/chains.js';
+import type { Stack } from '../harness/stack.js';
 
 // What the webhook end-to-end tests share: providers with endpoints, users, chains, events over
 // the real API, and the checks every delivery must pass.
@@ -22,16 +22,31 @@ export async function createChain(stack: Stack, platform: Provider, advertiser: 
     body: chainBody(platform.id, advertiser.id, { tasks: events.map((event) => ({ event })) }),
   });
   expect(answer.status, JSON.stringify(answer.json)).toBe(200);
-  return { id: answer.json.data.quest_chain.id as string, taskIds: (answer.json.data.tasks as { id: string }[]).map((t) => t.id) };
+  return {
+    id: answer.json.data.quest_chain.id as string,
+    taskIds: (answer.json.data.tasks as { id: string }[]).map((t) => t.id),
+  };
 }
 
 export async function registerUser(stack: Stack, platform: Provider, platformUserId: string) {
-  const answer = await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: platformUserId } });
+  const answer = await stack.http('POST', '/v1/users/register', {
+    headers: platform.headers,
+    body: { platform_user_id: platformUserId },
+  });
   expect(answer.status, JSON.stringify(answer.json)).toBe(200);
 }
 
-export async function linkUser(stack: Stack, platform: Provider, advertiser: Provider, platformUserId: string, advertiserUserId: string) {
-  const started = await stack.http('POST', '/v1/account-links', { headers: platform.headers, body: { platform_user_id: platformUserId, advertiser_id: advertiser.id } });
+export async function linkUser(
+  stack: Stack,
+  platform: Provider,
+  advertiser: Provider,
+  platformUserId: string,
+  advertiserUserId: string,
+) {
+  const started = await stack.http('POST', '/v1/account-links', {
+    headers: platform.headers,
+    body: { platform_user_id: platformUserId, advertiser_id: advertiser.id },
+  });
   expect(started.status, JSON.stringify(started.json)).toBe(200);
   const done = await stack.http('POST', '/v1/account-links/complete', {
     headers: advertiser.headers,

@@ -50,6 +50,13 @@ export function wireChainBody(chain: WireChain & { name: string }, platformId: s
     start_date: chain.start_date,
     end_date: chain.end_date,
     allow_any_order: chain.allow_any_order,
-    tasks: chain.tasks.map((task, index) => ({ ...task, sequence_number: index + 1, name: `t${index + 1}`, reward_type: 'points', reward_name: 'points', reward_value: taskPoints })),
+    tasks: chain.tasks.map((task, index) => ({
+      ...task,
+      sequence_number: index + 1,
+      name: `t${index + 1}`,
+      reward_type: 'points',
+      reward_name: 'points',
+      reward_value: taskPoints,
+    })),
   };
 }

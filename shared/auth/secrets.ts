@@ -2,7 +2,8 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { KEY_PREFIXES, type Mode } from '../domain/test-mode.js';
 
 /** 32 random bytes (256 bits); prefixes make a leaked value recognisable in a scanner, and say its mode (docs/test-mode.md). */
-export const generateSecret = (mode: Mode = 'live'): string => `${KEY_PREFIXES[mode].secret}_${randomBytes(32).toString('base64url')}`;
+export const generateSecret = (mode: Mode = 'live'): string =>
+  `${KEY_PREFIXES[mode].secret}_${randomBytes(32).toString('base64url')}`;
 export const generateKey = (mode: Mode = 'live'): string => `${KEY_PREFIXES[mode].key}_${randomBytes(18).toString('base64url')}`;
 export const generateOpaqueToken = (prefix: string): string => `${prefix}_${randomBytes(32).toString('base64url')}`;
 

@@ -40,7 +40,10 @@ export async function takePlaces(tx: Executor, needs: ReadonlyMap<string, number
     )
     update quest_chains q
     set admitted_users = least(q.max_completions, l.before + r.need)
-    from locked l, unnest(${idArray(ids)}, ${numberArray(ids.map((id) => needs.get(id)!), 'int')}) as r(id, need)
+    from locked l, unnest(${idArray(ids)}, ${numberArray(
+      ids.map((id) => needs.get(id)!),
+      'int',
+    )}) as r(id, need)
     where q.id = l.id and r.id = l.id and q.max_completions is not null
     returning q.id, q.admitted_users - l.before as granted`);
   return new Map(rows.map((row) => [row.id, Number(row.granted)]));

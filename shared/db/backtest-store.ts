@@ -1,15 +1,18 @@
-import type { ServiceUserId } from '../domain/ids.js';
-import type { Recurrence } from '../domain/recurrence.js';
 import { and, eq, sql } from 'drizzle-orm';
 import type { BacktestDraft, BacktestResult, BacktestTally } from '../domain/backtest.js';
 import type { TaskCondition } from '../domain/conditions.js';
+import type { ServiceUserId } from '../domain/ids.js';
+import type { Recurrence } from '../domain/recurrence.js';
 import type { Executor } from './client.js';
 import { backtests } from './schema/index.js';
 
 type BacktestColumns = typeof backtests.$inferSelect;
 
 /** A backtest as stored, its JSON columns read back into domain values. */
-export type StoredBacktest = Pick<BacktestColumns, 'id' | 'platformId' | 'status' | 'usersTotal' | 'usersDone' | 'cursor' | 'error' | 'runnerId'> & {
+export type StoredBacktest = Pick<
+  BacktestColumns,
+  'id' | 'platformId' | 'status' | 'usersTotal' | 'usersDone' | 'cursor' | 'error' | 'runnerId'
+> & {
   draft: BacktestDraft;
   tally: BacktestTally;
   result: BacktestResult | null;
@@ -18,7 +21,14 @@ export type StoredBacktest = Pick<BacktestColumns, 'id' | 'platformId' | 'status
 // JSON has no bigint: the draft's microsecond times travel as decimal strings.
 type Micros = string | null;
 type DraftJson = Omit<BacktestDraft, 'rules'> & {
-  rules: { allowAnyOrder: boolean; startUs: string; endUs: string; timezone?: string; recurrence?: Recurrence | null; tasks: (Omit<TaskCondition, 'afterUs' | 'beforeUs'> & { afterUs: Micros; beforeUs: Micros })[] };
+  rules: {
+    allowAnyOrder: boolean;
+    startUs: string;
+    endUs: string;
+    timezone?: string;
+    recurrence?: Recurrence | null;
+    tasks: (Omit<TaskCondition, 'afterUs' | 'beforeUs'> & { afterUs: Micros; beforeUs: Micros })[];
+  };
 };
 
 const micros = (us: bigint | null): Micros => (us === null ? null : us.toString());
@@ -78,10 +88,18 @@ const toStored = (row: Row): StoredBacktest => ({
 });
 
 /** Stores a new running backtest, with no runner yet (the job that runs it claims it). */
-export async function insertBacktest(db: Executor, input: { draft: BacktestDraft; tally: BacktestTally; usersTotal: number }): Promise<StoredBacktest> {
+export async function insertBacktest(
+  db: Executor,
+  input: { draft: BacktestDraft; tally: BacktestTally; usersTotal: number },
+): Promise<StoredBacktest> {
   const [row] = await db
     .insert(backtests)
-    .values({ platformId: input.draft.platformId, draft: draftToJson(input.draft), tally: input.tally, usersTotal: input.usersTotal })
+    .values({
+      platformId: input.draft.platformId,
+      draft: draftToJson(input.draft),
+      tally: input.tally,
+      usersTotal: input.usersTotal,
+    })
     .returning(columns);
   return toStored(row!);
 }
@@ -108,26 +126,45 @@ export async function claimBacktest(db: Executor, id: string, runnerId: string):
 
 /** Ids of the running backtests, oldest first: what the worker's reconciler queues again. */
 export async function listRunningBacktestIds(db: Executor, limit: number): Promise<string[]> {
-  const rows = await db.select({ id: backtests.id }).from(backtests).where(eq(backtests.status, 'running')).orderBy(backtests.createdAt).limit(limit);
+  const rows = await db
+    .select({ id: backtests.id })
+    .from(backtests)
+    .where(eq(backtests.status, 'running'))
+    .orderBy(backtests.createdAt)
+    .limit(limit);
   return rows.map((row) => row.id);
 }
 
 /** Which backtest, and who claims to run it: every write below is refused (false) once another runner took it over. */
 export type BacktestOwner = { id: string; runnerId: string };
 
-const owned = (owner: BacktestOwner) => and(eq(backtests.id, owner.id), eq(backtests.runnerId, owner.runnerId), eq(backtests.status, 'running'));
+const owned = (owner: BacktestOwner) =>
+  and(eq(backtests.id, owner.id), eq(backtests.runnerId, owner.runnerId), eq(backtests.status, 'running'));
 
 /** Records a page done: the cursor and counts to resume from, and the heartbeat. */
-export async function checkpointBacktest(db: Executor, owner: BacktestOwner, progress: { cursor: ServiceUserId; usersDone: number; tally: BacktestTally }): Promise<boolean> {
+export async function checkpointBacktest(
+  db: Executor,
+  owner: BacktestOwner,
+  progress: { cursor: ServiceUserId; usersDone: number; tally: BacktestTally },
+): Promise<boolean> {
   const updated = await db
     .update(backtests)
-    .set({ ...progress, usersTotal: sql`greatest(${backtests.usersTotal}, ${progress.usersDone})`, heartbeatAt: sql`now()`, updatedAt: sql`now()` })
+    .set({
+      ...progress,
+      usersTotal: sql`greatest(${backtests.usersTotal}, ${progress.usersDone})`,
+      heartbeatAt: sql`now()`,
+      updatedAt: sql`now()`,
+    })
     .where(owned(owner))
     .returning({ id: backtests.id });
   return updated.length > 0;
 }
 
-export async function completeBacktest(db: Executor, owner: BacktestOwner, done: { usersDone: number; tally: BacktestTally; result: BacktestResult }): Promise<boolean> {
+export async function completeBacktest(
+  db: Executor,
+  owner: BacktestOwner,
+  done: { usersDone: number; tally: BacktestTally; result: BacktestResult },
+): Promise<boolean> {
   const updated = await db
     .update(backtests)
     // Users registered while it ran were evaluated too: the total is what was done.

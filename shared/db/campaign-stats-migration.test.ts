@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { useDatabaseBeforeMigration } from '../testing/database-before-migration.js';
 import { statsColumnsAdrift } from '../testing/campaign-stats-rows.js';
+import { useDatabaseBeforeMigration } from '../testing/database-before-migration.js';
 import { createDatabase } from './client.js';
 import { migrateWithLock } from './migrate.js';
 
@@ -12,10 +12,16 @@ describe('0014_campaign_stats_at_write on a populated database', () => {
     await migrateToBefore();
     const client = before.client;
     const [platform] = await client<{ id: string }[]>`insert into providers (type, name) values ('platform', 'p') returning id`;
-    const [advertiser] = await client<{ id: string }[]>`insert into providers (type, name) values ('advertiser', 'a') returning id`;
+    const [advertiser] = await client<
+      { id: string }[]
+    >`insert into providers (type, name) values ('advertiser', 'a') returning id`;
     // Registered before the chain's start (joins at the start) and after it (joins at registration).
-    const [early] = await client<{ id: string }[]>`insert into users (platform_id, platform_user_id, created_at) values (${platform!.id}, 'early', '2026-01-01T00:00:00Z') returning id`;
-    const [later] = await client<{ id: string }[]>`insert into users (platform_id, platform_user_id, created_at) values (${platform!.id}, 'later', '2026-03-10T12:00:00.250Z') returning id`;
+    const [early] = await client<
+      { id: string }[]
+    >`insert into users (platform_id, platform_user_id, created_at) values (${platform!.id}, 'early', '2026-01-01T00:00:00Z') returning id`;
+    const [later] = await client<
+      { id: string }[]
+    >`insert into users (platform_id, platform_user_id, created_at) values (${platform!.id}, 'later', '2026-03-10T12:00:00.250Z') returning id`;
     const [chain] = await client<{ id: string }[]>`
       insert into quest_chains (platform_id, advertiser_id, name, start_date, end_date, timezone)
       values (${platform!.id}, ${advertiser!.id}, 'c', '2026-03-01T00:00:00Z', '2027-01-01T00:00:00Z', 'America/New_York') returning id`;
@@ -42,16 +48,29 @@ describe('0014_campaign_stats_at_write on a populated database', () => {
 
     await migrateWithLock(before.url);
 
-    const completions = await client<{ since: string }[]>`select since_joined_us::text as since from task_completions order by completed_at`;
+    const completions = await client<
+      { since: string }[]
+    >`select since_joined_us::text as since from task_completions order by completed_at`;
     expect(completions.map((row) => row.since)).toEqual([
       String(86_400_000_000 + 1),
       String((Date.parse('2026-03-11T00:00:00Z') - Date.parse('2026-03-10T12:00:00.250Z')) * 1000),
       String(6 * 3_600_000_000),
     ]);
-    const walks = await client<{ first: string }[]>`select first_completed_at::text as first from chain_progress order by completed_at`;
-    expect(walks.map((row) => row.first)).toEqual(['2026-03-02 00:00:00.000001+00', '2026-03-11 00:00:00+00', '2026-04-01 06:00:00+00']);
-    const claims = await client<{ bits: Buffer; day: string }[]>`select value_bits as bits, claimed_day::text as day from reward_claims order by claimed_at`;
-    expect(claims.map((claim) => [claim.bits.readDoubleBE(0), claim.day])).toEqual([[1, '2026-03-04'], [5, '2026-03-12']]);
+    const walks = await client<
+      { first: string }[]
+    >`select first_completed_at::text as first from chain_progress order by completed_at`;
+    expect(walks.map((row) => row.first)).toEqual([
+      '2026-03-02 00:00:00.000001+00',
+      '2026-03-11 00:00:00+00',
+      '2026-04-01 06:00:00+00',
+    ]);
+    const claims = await client<
+      { bits: Buffer; day: string }[]
+    >`select value_bits as bits, claimed_day::text as day from reward_claims order by claimed_at`;
+    expect(claims.map((claim) => [claim.bits.readDoubleBE(0), claim.day])).toEqual([
+      [1, '2026-03-04'],
+      [5, '2026-03-12'],
+    ]);
     const service = createDatabase({ url: before.url, poolSize: 1 });
     try {
       expect(await statsColumnsAdrift(service.db)).toEqual([]);

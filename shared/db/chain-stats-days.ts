@@ -1,4 +1,4 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
 
 /**
@@ -27,7 +27,8 @@ function dayRanges(chainId: string, timezone: string, column: DayColumn): SQL {
   const first = (after: SQL) => sql`
     select ${at} as at, (${at} at time zone ${timezone})::date as day from chain_progress
     where chain_id = ${chainId} and ${at} is not null ${after} order by ${at} limit 1`;
-  const dayEnd = (row: string) => sql`greatest((${sql.raw(row)}.day + 1)::timestamp at time zone ${timezone}, ${sql.raw(row)}.at + interval '1 microsecond')`;
+  const dayEnd = (row: string) =>
+    sql`greatest((${sql.raw(row)}.day + 1)::timestamp at time zone ${timezone}, ${sql.raw(row)}.at + interval '1 microsecond')`;
   return sql`
     with recursive days(day, from_at, until_at) as (
       select f.day, f.at, ${dayEnd('f')} from (${first(sql``)}) f

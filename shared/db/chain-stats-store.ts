@@ -1,7 +1,13 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { DayCounts } from '../domain/campaign-days.js';
+import {
+  completionDaysStatement,
+  readCompletionDays,
+  readRepeatingUserDays,
+  readWalkDays,
+  walkDaysStatement,
+} from './chain-stats-days.js';
 import type { Database, Executor } from './client.js';
-import { completionDaysStatement, readCompletionDays, readRepeatingUserDays, readWalkDays, walkDaysStatement } from './chain-stats-days.js';
 
 /**
  * How a campaign does (docs/campaign-stats.md), counted over the stored rows
@@ -51,7 +57,6 @@ export interface StoredPrizeStats {
   stock: number | null;
 }
 
-
 /** One run of a repeating chain (docs/quest-language.md): the chains completed in it and the claims of its rewards. */
 export interface StoredRun {
   periodStartUs: bigint;
@@ -82,7 +87,10 @@ export function chainStatsStatements(chain: { id: string; timezone: string }): [
   ];
 }
 
-export async function readStoredChainStats(db: Database, chain: { id: string; timezone: string; repeating: boolean }): Promise<StoredChainStats> {
+export async function readStoredChainStats(
+  db: Database,
+  chain: { id: string; timezone: string; repeating: boolean },
+): Promise<StoredChainStats> {
   return db.transaction(
     async (tx) => {
       // A repeating chain's users are counted once each, over their walks grouped per user: in memory up to ~1,000,000 walks.
@@ -100,7 +108,12 @@ export async function readStoredChainStats(db: Database, chain: { id: string; ti
       const completed = walks.completed ?? sum(completionDays.values());
       const funnel = { participants: walks.walks, places, started: walks.started, completed, reversedUsers: walks.reversed };
       const dayKeys = [...new Set([...walks.starts.keys(), ...completionDays.keys(), ...claims.days.keys()])].sort();
-      const days = dayKeys.map((day) => ({ day, starts: walks.starts.get(day) ?? 0, completions: completionDays.get(day) ?? 0, claims: claims.days.get(day) ?? 0 }));
+      const days = dayKeys.map((day) => ({
+        day,
+        starts: walks.starts.get(day) ?? 0,
+        completions: completionDays.get(day) ?? 0,
+        claims: claims.days.get(day) ?? 0,
+      }));
       return { runs, funnel, tasks, rewards: claims.rewards, prizes, days };
     },
     { isolationLevel: 'repeatable read', accessMode: 'read only' },
@@ -114,7 +127,9 @@ const sum = (values: Iterable<number>) => {
 };
 
 async function readPlaces(tx: Executor, chainId: string): Promise<number> {
-  const [row] = await tx.execute<{ places: unknown }>(sql`select count(*) as places from chain_admissions where chain_id = ${chainId}`);
+  const [row] = await tx.execute<{ places: unknown }>(
+    sql`select count(*) as places from chain_admissions where chain_id = ${chainId}`,
+  );
   return num(row?.places);
 }
 
@@ -163,7 +178,13 @@ const claimsStatement = (chainId: string): SQL => sql`
  * little more than their count. A group's value is its claims times their value.
  */
 async function readClaims(tx: Executor, chainId: string): Promise<{ rewards: StoredRewardStats[]; days: Map<string, number> }> {
-  const rows = await tx.execute<{ task_id: string | null; day: string; value_bits: Buffer; claims: unknown; reversed_claims: unknown }>(claimsStatement(chainId));
+  const rows = await tx.execute<{
+    task_id: string | null;
+    day: string;
+    value_bits: Buffer;
+    claims: unknown;
+    reversed_claims: unknown;
+  }>(claimsStatement(chainId));
   const rewards = new Map<string | null, StoredRewardStats>();
   const days = new Map<string, number>();
   for (const row of rows) {
@@ -207,5 +228,9 @@ async function readRuns(tx: Executor, chainId: string): Promise<StoredRun[]> {
     select period::text as period, coalesce(c.n, 0) as completions, coalesce(r.n, 0) as claims
     from completions c full join claims r using (period)
     order by period`);
-  return rows.map((row) => ({ periodStartUs: BigInt(String(row.period)), completions: num(row.completions), claims: num(row.claims) }));
+  return rows.map((row) => ({
+    periodStartUs: BigInt(String(row.period)),
+    completions: num(row.completions),
+    claims: num(row.claims),
+  }));
 }

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { and, asc, desc, eq, gt, inArray, isNull, sql, type SQL } from 'drizzle-orm';
-import { seedHash } from '../rewards/verifiable-draw.js';
-import { twinId } from '../domain/test-mode.js';
+import { and, asc, desc, eq, gt, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import type { ChainRules } from '../domain/progress.js';
+import { twinId } from '../domain/test-mode.js';
+import { seedHash } from '../rewards/verifiable-draw.js';
 import type { Executor } from './client.js';
-import { afterKey, rowsToRead, toPage, type Page, type PageRequest } from './keyset.js';
+import { afterKey, type Page, type PageRequest, rowsToRead, toPage } from './keyset.js';
 import { chainRewards, chainStatus, drawSeeds, questChains, questTasks, rewardPrizes } from './schema/index.js';
 
 /** A chain, a task and a chain reward as stored (timestamps in epoch microseconds). */
@@ -91,11 +91,18 @@ const definitionQuery = () => ({
 
 type StoredReward = ChainRewardRow & { prizes: PrizeRow[]; drawSeeds: { seedHash: string }[] };
 
-function toDefinition({ tasks, reward, ...chain }: ChainRow & { tasks: TaskRow[]; reward: StoredReward | null }): ChainDefinition {
+function toDefinition({
+  tasks,
+  reward,
+  ...chain
+}: ChainRow & { tasks: TaskRow[]; reward: StoredReward | null }): ChainDefinition {
   return { chain, tasks, reward: reward ? toChainReward(reward) : null, rules: toChainRules(chain, tasks) };
 }
 
-const toChainReward = ({ drawSeeds: seeds, ...reward }: StoredReward): ChainReward => ({ ...reward, drawSeedHash: seeds[0]?.seedHash ?? null });
+const toChainReward = ({ drawSeeds: seeds, ...reward }: StoredReward): ChainReward => ({
+  ...reward,
+  drawSeedHash: seeds[0]?.seedHash ?? null,
+});
 
 /** The platforms' chains as the matcher needs them: tasks and rules (no reward, prizes or seed, which matching never reads). */
 export async function loadMatchingChains(tx: Executor, platformIds: readonly string[]): Promise<MatchingChain[]> {
@@ -126,7 +133,11 @@ export async function findChainDefinition(db: Executor, id: string): Promise<Cha
  * ids by keyset, then their definitions in one statement. Null when the
  * cursor names no chain of the listing.
  */
-export async function listChainDefinitions(db: Executor, platformId: string | undefined, page: PageRequest): Promise<Page<ChainDefinition> | null> {
+export async function listChainDefinitions(
+  db: Executor,
+  platformId: string | undefined,
+  page: PageRequest,
+): Promise<Page<ChainDefinition> | null> {
   // A platform's test chains are stored under its test twin (docs/test-mode.md).
   const ofListing = platformId ? inArray(questChains.platformId, [platformId, twinId(platformId)]) : undefined;
   const order = [questChains.createdAt, questChains.id] as const;
@@ -145,9 +156,14 @@ export async function listChainDefinitions(db: Executor, platformId: string | un
     .where(and(ofListing, after))
     .orderBy(...order.map((column) => desc(column)))
     .limit(rowsToRead(page.limit));
-  const { items: ids, hasMore } = toPage(rows.map((row) => row.id), page.limit);
+  const { items: ids, hasMore } = toPage(
+    rows.map((row) => row.id),
+    page.limit,
+  );
   if (ids.length === 0) return { items: [], hasMore };
-  const byId = new Map((await loadChainDefinitions(db, inArray(questChains.id, ids))).map((definition) => [definition.chain.id, definition]));
+  const byId = new Map(
+    (await loadChainDefinitions(db, inArray(questChains.id, ids))).map((definition) => [definition.chain.id, definition]),
+  );
   return { items: ids.flatMap((id) => byId.get(id) ?? []), hasMore };
 }
 
@@ -165,8 +181,15 @@ export async function insertChain(db: Executor, input: NewChain): Promise<ChainD
 }
 
 /** The chain reward, and for a mystery box its prize table and first draw seed (whose hash is published from now on). */
-async function insertChainReward(db: Executor, chainId: string, { prizes: newPrizes = [], ...columns }: NewChainReward): Promise<ChainReward> {
-  const [reward] = await db.insert(chainRewards).values({ ...columns, chainId }).returning();
+async function insertChainReward(
+  db: Executor,
+  chainId: string,
+  { prizes: newPrizes = [], ...columns }: NewChainReward,
+): Promise<ChainReward> {
+  const [reward] = await db
+    .insert(chainRewards)
+    .values({ ...columns, chainId })
+    .returning();
   if (newPrizes.length === 0) return { ...reward!, prizes: [], drawSeedHash: null };
   const prizes = await db
     .insert(rewardPrizes)
@@ -180,7 +203,10 @@ async function insertChainReward(db: Executor, chainId: string, { prizes: newPri
 /** A new current draw seed for the chain (32 random bytes); answers its hash, the commitment published before any draw uses it. */
 export async function insertDrawSeed(db: Executor, chainId: string): Promise<string> {
   const serverSeed = randomBytes(32).toString('hex');
-  const [seed] = await db.insert(drawSeeds).values({ chainId, serverSeed, seedHash: seedHash(serverSeed) }).returning({ seedHash: drawSeeds.seedHash });
+  const [seed] = await db
+    .insert(drawSeeds)
+    .values({ chainId, serverSeed, seedHash: seedHash(serverSeed) })
+    .returning({ seedHash: drawSeeds.seedHash });
   return seed!.seedHash;
 }
 

@@ -2,13 +2,13 @@ import { spawn } from 'node:child_process';
 import { connect, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type PrivatePostgres, startPrivatePostgres } from '../../e2e/harness/private-postgres.js';
 import { eventually } from '../testing/eventually.js';
-import { startPrivatePostgres, type PrivatePostgres } from '../../e2e/harness/private-postgres.js';
+import { childProcessEnv } from '../testing/service-env.js';
 import { createDatabase } from './client.js';
 import { isConnectionError, reconnectDelaySeconds } from './connection-loss.js';
 import { pingDatabase } from './ping.js';
 import { projectRoot } from './project-root.js';
-import { childProcessEnv } from '../testing/service-env.js';
 
 /**
  * postgres.js 3.4.9 throws an uncaught TypeError (`socket.write` on null,
@@ -127,7 +127,10 @@ describe('a Postgres restart under a running transaction load', () => {
         await new Promise((resolve) => setTimeout(resolve, 300));
         await server.start();
         const beforeReturn = load.counts().committed;
-        await eventually(async () => load.counts().committed > beforeReturn + 100 || undefined, { timeoutMs: 30_000, what: 'commits after the restart' });
+        await eventually(async () => load.counts().committed > beforeReturn + 100 || undefined, {
+          timeoutMs: 30_000,
+          what: 'commits after the restart',
+        });
       } finally {
         const exit = await load.stop();
         expect(load.stderr()).not.toContain('TypeError');

@@ -1,8 +1,8 @@
 import { and, eq, inArray } from 'drizzle-orm';
-import { modeOf, twinId, type Mode } from '../domain/test-mode.js';
 import type { ProviderType } from '../domain/permissions.js';
+import { type Mode, modeOf, twinId } from '../domain/test-mode.js';
 import type { Executor } from './client.js';
-import { afterKey, rowsToRead, toPage, type Page, type PageRequest } from './keyset.js';
+import { afterKey, type Page, type PageRequest, rowsToRead, toPage } from './keyset.js';
 import { providerIsLive } from './provider-mode.js';
 import { credentials, providers } from './schema/index.js';
 
@@ -10,7 +10,10 @@ import { credentials, providers } from './schema/index.js';
 export type Credential = typeof credentials.$inferSelect;
 
 /** A credential as the admin sees it: never its hash, with the type of its provider and its mode (`providerId` is the live provider's). */
-export type ProviderCredential = Pick<Credential, 'key' | 'providerId' | 'permissions' | 'status'> & { providerType: ProviderType; mode: Mode };
+export type ProviderCredential = Pick<Credential, 'key' | 'providerId' | 'permissions' | 'status'> & {
+  providerType: ProviderType;
+  mode: Mode;
+};
 
 /** What authentication needs of a credential: its hash, its permissions and both statuses. */
 export type CredentialForAuth = Pick<Credential, 'key' | 'secretHash' | 'status' | 'permissions' | 'providerId'> & {
@@ -50,7 +53,11 @@ export async function saveCredentialChanges(
 }
 
 /** A page of a provider's credentials, oldest first; null when the cursor names none of its credentials. */
-export async function listProviderCredentials(db: Executor, providerId: string, page: PageRequest): Promise<Page<ProviderCredential> | null> {
+export async function listProviderCredentials(
+  db: Executor,
+  providerId: string,
+  page: PageRequest,
+): Promise<Page<ProviderCredential> | null> {
   const order = [credentials.createdAt, credentials.key] as const;
   let after;
   if (page.startingAfter !== undefined) {

@@ -1,7 +1,7 @@
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type { Draw } from '../rewards/verifiable-draw.js';
-import type { Executor } from './client.js';
 import { insertDrawSeed, type PrizeRow } from './chain-store.js';
+import type { Executor } from './client.js';
 import { drawSeeds, questChains, rewardClaims, rewardDraws, rewardPrizes, users } from './schema/index.js';
 
 /**
@@ -11,7 +11,12 @@ import { drawSeeds, questChains, rewardClaims, rewardDraws, rewardPrizes, users 
  * prize it takes is still there. Empty when the chain's reward has no prizes.
  */
 export function lockPrizes(tx: Executor, chainId: string): Promise<PrizeRow[]> {
-  return tx.select().from(rewardPrizes).where(eq(rewardPrizes.chainId, chainId)).orderBy(asc(rewardPrizes.position)).for('update');
+  return tx
+    .select()
+    .from(rewardPrizes)
+    .where(eq(rewardPrizes.chainId, chainId))
+    .orderBy(asc(rewardPrizes.position))
+    .for('update');
 }
 
 /** The chain's current draw seed, held (FOR SHARE) so a rotation waits for the draw that uses it. */
@@ -34,7 +39,10 @@ export async function takePrize(tx: Executor, chainId: string, prize: PrizeRow):
     .where(and(eq(rewardPrizes.chainId, chainId), eq(rewardPrizes.prizeId, prize.prizeId)));
 }
 
-export async function insertDraw(tx: Executor, draw: Draw & { claimId: string; chainId: string; seedId: string; candidates: { prize_id: string; weight: number }[] }) {
+export async function insertDraw(
+  tx: Executor,
+  draw: Draw & { claimId: string; chainId: string; seedId: string; candidates: { prize_id: string; weight: number }[] },
+) {
   await tx.insert(rewardDraws).values(draw);
 }
 
@@ -78,7 +86,8 @@ export async function findDraw(db: Executor, platformId: string, claimId: string
     .innerJoin(questChains, eq(questChains.id, rewardDraws.chainId))
     .where(and(eq(rewardDraws.claimId, claimId), eq(users.platformId, platformId)));
   if (!row) return null;
-  const revealedUs = row.retiredUs ?? (row.chainStatus === 'ended' ? row.chainUpdatedUs : row.chainEndUs <= nowUs ? row.chainEndUs : null);
+  const revealedUs =
+    row.retiredUs ?? (row.chainStatus === 'ended' ? row.chainUpdatedUs : row.chainEndUs <= nowUs ? row.chainEndUs : null);
   const { seedId: _seedId, drawnAt, ...draw } = row.draw;
   return {
     ...draw,
@@ -94,7 +103,10 @@ export async function findDraw(db: Executor, platformId: string, claimId: string
  * answers the retired seed and the new hash, or null when the chain's reward
  * has no draw seed. The update waits for draws holding the old seed.
  */
-export async function rotateSeed(tx: Executor, chainId: string): Promise<{ retired: { seedHash: string; serverSeed: string }; seedHash: string } | null> {
+export async function rotateSeed(
+  tx: Executor,
+  chainId: string,
+): Promise<{ retired: { seedHash: string; serverSeed: string }; seedHash: string } | null> {
   const [retired] = await tx
     .update(drawSeeds)
     .set({ retiredAt: sql`now()` })

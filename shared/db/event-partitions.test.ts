@@ -1,12 +1,12 @@
-import { senderUserId } from '../domain/ids.js';
-import { drizzle } from 'drizzle-orm/postgres-js';
 import { eq, inArray, sql } from 'drizzle-orm';
+import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { senderUserId } from '../domain/ids.js';
 import { useTestData } from '../testing/test-data.js';
 import type { Database } from './client.js';
-import { claimPendingEvents, insertOrFindEvents, loadHistory } from './event-store.js';
 import { dropExpiredEvents, ensureEventPartitions, listEventPartitions, monthOf, partitionName } from './event-partitions.js';
+import { claimPendingEvents, insertOrFindEvents, loadHistory } from './event-store.js';
 import * as schema from './schema/index.js';
 import { withTransaction } from './transaction.js';
 
@@ -29,7 +29,10 @@ let logged: Database;
 
 beforeAll(async () => {
   client = postgres(database.url, { max: 2, onnotice: () => {}, connection: { TimeZone: 'UTC' } });
-  logged = drizzle(client, { schema, logger: { logQuery: (query, params) => void recorded.push({ query, params }) } }) as unknown as Database;
+  logged = drizzle(client, {
+    schema,
+    logger: { logQuery: (query, params) => void recorded.push({ query, params }) },
+  }) as unknown as Database;
   // 2031-01, -02 and -03, far from the months the migration made.
   await ensureEventPartitions(database.db, { from: JAN, count: 3 });
 });
@@ -89,16 +92,23 @@ async function indexScansOfEvents(statement: Recorded): Promise<{ 'Index Cond'?:
   return scans;
 }
 
-const event = (userId: string, iso: string) => ({ providerId: platform.id, userId: senderUserId(userId), eventType: 'trade', occurredAt: us(iso) });
+const event = (userId: string, iso: string) => ({
+  providerId: platform.id,
+  userId: senderUserId(userId),
+  eventType: 'trade',
+  occurredAt: us(iso),
+});
 
 describe('partitioned events', () => {
-  it('new events are inserted without reading events; stored ones are looked up in the same statement, in their month\'s partition only (plan-time pruning)', async () => {
+  it("new events are inserted without reading events; stored ones are looked up in the same statement, in their month's partition only (plan-time pruning)", async () => {
     // Recorded in a rolled-back transaction, so its event is still new when the statement is explained.
     const fresh = await record((db) =>
-      db.transaction(async (tx) => {
-        await insertOrFindEvents(tx, [event('fresh', '2031-02-10T00:00:00Z')]);
-        tx.rollback();
-      }).catch(() => undefined),
+      db
+        .transaction(async (tx) => {
+          await insertOrFindEvents(tx, [event('fresh', '2031-02-10T00:00:00Z')]);
+          tx.rollback();
+        })
+        .catch(() => undefined),
     );
     const insert = fresh.statements.filter((s) => s.query.includes('insert into events'));
     expect(insert).toHaveLength(1);
@@ -121,27 +131,47 @@ describe('partitioned events', () => {
   });
 
   it("the matcher's claim reads only the partitions of the claimed events (run-time pruning)", async () => {
-    const stored = await insertOrFindEvents(database.db, [event('claim', '2031-01-05T00:00:00Z'), event('claim', '2031-03-05T00:00:00Z')]);
+    const stored = await insertOrFindEvents(database.db, [
+      event('claim', '2031-01-05T00:00:00Z'),
+      event('claim', '2031-03-05T00:00:00Z'),
+    ]);
     const march = stored[1]!.id;
     const { value, statements } = await record((db) => withTransaction(db, (tx) => claimPendingEvents(tx, [march])));
     expect(value.map((e) => e.id)).toEqual([march]);
-    expect(await eventPartitionsRead(statements.find((s) => s.query.includes('pending_events'))!, true)).toEqual(['events_2031_03']);
+    expect(await eventPartitionsRead(statements.find((s) => s.query.includes('pending_events'))!, true)).toEqual([
+      'events_2031_03',
+    ]);
 
     // A full batch too: planned as one lookup per event, not as a join reading every partition.
     const many = await insertOrFindEvents(
       database.db,
       Array.from({ length: 1000 }, (_, i) => event(`batch-${i}`, '2031-03-06T00:00:00Z')),
     );
-    await insertOrFindEvents(database.db, Array.from({ length: 1000 }, (_, i) => event(`other-${i}`, '2031-02-06T00:00:00Z')));
-    const batch = await record((db) => withTransaction(db, (tx) => claimPendingEvents(tx, many.map((e) => e.id))));
+    await insertOrFindEvents(
+      database.db,
+      Array.from({ length: 1000 }, (_, i) => event(`other-${i}`, '2031-02-06T00:00:00Z')),
+    );
+    const batch = await record((db) =>
+      withTransaction(db, (tx) =>
+        claimPendingEvents(
+          tx,
+          many.map((e) => e.id),
+        ),
+      ),
+    );
     expect(batch.value).toHaveLength(1000);
-    expect(await eventPartitionsRead(batch.statements.find((s) => s.query.includes('pending_events'))!, true)).toEqual(['events_2031_03']);
+    expect(await eventPartitionsRead(batch.statements.find((s) => s.query.includes('pending_events'))!, true)).toEqual([
+      'events_2031_03',
+    ]);
   });
 
   it("the matcher's history read reads only the partitions of the chains' window", async () => {
     await insertOrFindEvents(database.db, [event('history', '2031-01-20T00:00:00Z'), event('history', '2031-02-20T00:00:00Z')]);
     const { value, statements } = await record((db) =>
-      loadHistory(db, [{ providerId: platform.id, userId: senderUserId('history') }], ['trade'], { fromUs: us('2031-02-01T00:00:00Z'), untilUs: us('2031-03-01T00:00:00Z') }),
+      loadHistory(db, [{ providerId: platform.id, userId: senderUserId('history') }], ['trade'], {
+        fromUs: us('2031-02-01T00:00:00Z'),
+        untilUs: us('2031-03-01T00:00:00Z'),
+      }),
     );
     expect(value.map((e) => e.occurredUs)).toEqual([us('2031-02-20T00:00:00Z')]);
     expect(await eventPartitionsRead(statements[0]!, false)).toEqual(['events_2031_02']);
@@ -156,10 +186,22 @@ describe('partitioned events', () => {
     await insertOrFindEvents(database.db, busy);
     await database.db.execute(sql`analyze events`);
     const { value, statements } = await record((db) =>
-      loadHistory(db, [{ providerId: platform.id, userId: senderUserId('busy'), fromUs: us('2031-02-05T00:00:00Z'), untilUs: us('2031-02-05T01:00:00Z') }], ['trade'], {
-        fromUs: us('2031-02-01T00:00:00Z'),
-        untilUs: us('2031-03-01T00:00:00Z'),
-      }),
+      loadHistory(
+        db,
+        [
+          {
+            providerId: platform.id,
+            userId: senderUserId('busy'),
+            fromUs: us('2031-02-05T00:00:00Z'),
+            untilUs: us('2031-02-05T01:00:00Z'),
+          },
+        ],
+        ['trade'],
+        {
+          fromUs: us('2031-02-01T00:00:00Z'),
+          untilUs: us('2031-03-01T00:00:00Z'),
+        },
+      ),
     );
     expect(value).toHaveLength(3);
     const scans = await indexScansOfEvents(statements[0]!);
@@ -171,7 +213,9 @@ describe('partitioned events', () => {
   it('creates partitions idempotently, when processes race, moving rows the default partition held for the month', async () => {
     const [far] = await insertOrFindEvents(database.db, [event('far', '2032-05-05T00:00:00Z')]);
     const where = async () => {
-      const [row] = await database.db.execute<{ partition: string }>(sql`select tableoid::regclass::text as partition from events where id = ${far!.id}`);
+      const [row] = await database.db.execute<{ partition: string }>(
+        sql`select tableoid::regclass::text as partition from events where id = ${far!.id}`,
+      );
       return row?.partition;
     };
     expect(await where()).toBe('events_default');
@@ -191,10 +235,20 @@ describe('partitioned events', () => {
     ]);
     const ids = stored.map((s) => s.id);
     const left = async () =>
-      (await database.db.select({ id: schema.events.id }).from(schema.events).where(inArray(schema.events.id, ids))).map((r) => r.id).sort();
+      (await database.db.select({ id: schema.events.id }).from(schema.events).where(inArray(schema.events.id, ids)))
+        .map((r) => r.id)
+        .sort();
     const pending = async () =>
-      (await database.db.select({ id: schema.pendingEvents.eventId }).from(schema.pendingEvents).where(inArray(schema.pendingEvents.eventId, ids))).length;
-    const newerBefore = await database.db.$count(schema.events, sql`${schema.events.occurredAt} >= '2031-02-01T00:00:00Z'::timestamptz`);
+      (
+        await database.db
+          .select({ id: schema.pendingEvents.eventId })
+          .from(schema.pendingEvents)
+          .where(inArray(schema.pendingEvents.eventId, ids))
+      ).length;
+    const newerBefore = await database.db.$count(
+      schema.events,
+      sql`${schema.events.occurredAt} >= '2031-02-01T00:00:00Z'::timestamptz`,
+    );
 
     const dry = await dropExpiredEvents(database.db, { horizon: JAN + 1, dryRun: true });
     expect(dry.partitions).toContain('events_2031_01');
@@ -206,7 +260,9 @@ describe('partitioned events', () => {
     expect(done.partitions).toEqual(dry.partitions);
     expect(await left()).toEqual([ids[1]!, ids[2]!].sort());
     expect(await pending()).toBe(2);
-    expect(await database.db.$count(schema.events, sql`${schema.events.occurredAt} >= '2031-02-01T00:00:00Z'::timestamptz`)).toBe(newerBefore);
+    expect(await database.db.$count(schema.events, sql`${schema.events.occurredAt} >= '2031-02-01T00:00:00Z'::timestamptz`)).toBe(
+      newerBefore,
+    );
     const names = (await listEventPartitions(database.db)).map((p) => p.name);
     expect(names).not.toContain('events_2031_01');
     expect(names).toEqual(expect.arrayContaining(['events_2031_02', 'events_2031_03', 'events_default']));

@@ -56,7 +56,11 @@ export async function listEventPartitions(db: Executor): Promise<EventPartition[
     join pg_class c on c.oid = i.inhrelid
     where i.inhparent = 'events'::regclass`);
   return rows
-    .map((row) => ({ name: row.name, fromUs: row.fromUs === null ? null : BigInt(row.fromUs), untilUs: row.untilUs === null ? null : BigInt(row.untilUs) }))
+    .map((row) => ({
+      name: row.name,
+      fromUs: row.fromUs === null ? null : BigInt(row.fromUs),
+      untilUs: row.untilUs === null ? null : BigInt(row.untilUs),
+    }))
     .sort((a, b) => (a.fromUs === null ? 1 : b.fromUs === null ? -1 : a.fromUs < b.fromUs ? -1 : a.fromUs > b.fromUs ? 1 : 0));
 }
 
@@ -130,8 +134,14 @@ export async function dropExpiredEvents(db: Executor, options: { horizon: MonthI
   return withTransaction(db, async (tx) => {
     await lockPartitions(tx);
     const expired = (await listEventPartitions(tx)).filter((p) => p.untilUs !== null && p.untilUs <= horizonUs);
-    const [old] = await tx.execute<{ n: string }>(sql`select count(*)::text as n from events_default where occurred_at < ${horizon}`);
-    const result: ExpiredEvents = { partitions: expired.map((p) => p.name), defaultRows: Number(old?.n ?? 0), horizon: monthStart(options.horizon) };
+    const [old] = await tx.execute<{ n: string }>(
+      sql`select count(*)::text as n from events_default where occurred_at < ${horizon}`,
+    );
+    const result: ExpiredEvents = {
+      partitions: expired.map((p) => p.name),
+      defaultRows: Number(old?.n ?? 0),
+      horizon: monthStart(options.horizon),
+    };
     if (options.dryRun) return result;
     await tx.execute(sql`delete from pending_events where occurred_at < ${horizon}`);
     await tx.execute(sql`delete from events_default where occurred_at < ${horizon}`);

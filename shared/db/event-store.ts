@@ -1,10 +1,10 @@
+import { and, asc, count, type SQL, sql } from 'drizzle-orm';
 import type { SenderUserId } from '../domain/ids.js';
 import type { EventSource } from '../domain/sources.js';
-import { and, asc, count, sql, type SQL } from 'drizzle-orm';
-import type { Executor } from './client.js';
-import { decodeTimestampUs, type DriverRow } from './driver-row.js';
-import { events, pendingEvents } from './schema/index.js';
 import { formatIsoMicros } from '../domain/timestamp.js';
+import type { Executor } from './client.js';
+import { type DriverRow, decodeTimestampUs } from './driver-row.js';
+import { events, pendingEvents } from './schema/index.js';
 import { fromUs, idArray, instant, numberArray, occurredUsColumn, textArray } from './sql-fragments.js';
 
 type EventColumns = typeof events.$inferSelect;
@@ -50,7 +50,9 @@ export type EventWriteOutcome = Pick<EventColumns, 'id' | 'receivedAt'> & {
   processed: boolean;
 };
 
-type EventWriteRow = DriverRow<Pick<StoredEvent, 'id' | 'providerId' | 'userId' | 'eventType' | 'occurredUs'> & Pick<EventColumns, 'receivedAt'>> & {
+type EventWriteRow = DriverRow<
+  Pick<StoredEvent, 'id' | 'providerId' | 'userId' | 'eventType' | 'occurredUs'> & Pick<EventColumns, 'receivedAt'>
+> & {
   inserted: boolean;
   processed: boolean;
 };
@@ -173,7 +175,12 @@ export async function insertOrFindEvents(db: Executor, newEvents: readonly NewEv
     if (!row) throw new Error('event neither inserted nor found');
     let outcome = outcomes.get(row);
     if (!outcome) {
-      outcome = { id: row.id, receivedAt: decodeTimestampUs(events.receivedAt, row.receivedAt), inserted: row.inserted, processed: row.processed };
+      outcome = {
+        id: row.id,
+        receivedAt: decodeTimestampUs(events.receivedAt, row.receivedAt),
+        inserted: row.inserted,
+        processed: row.processed,
+      };
       outcomes.set(row, outcome);
     }
     return outcome;
@@ -219,15 +226,23 @@ export type PendingEventKey = Pick<typeof pendingEvents.$inferSelect, 'receivedA
  * A pending event as the reconciler puts it back: its keyset position, its sender (the job's provider) and
  * the sender's user id (which picks its matching shard; null when the event itself is gone).
  */
-export type PendingEventRow = PendingEventKey & Pick<typeof pendingEvents.$inferSelect, 'providerId'> & { userId: SenderUserId | null };
+export type PendingEventRow = PendingEventKey &
+  Pick<typeof pendingEvents.$inferSelect, 'providerId'> & { userId: SenderUserId | null };
 
 /**
  * The matching backlog for the operator's gauges: pending markers counted up
  * to `cap` (a backlog of millions would make an exact count a long scan; the
  * limit keeps it bounded) and the oldest one's receipt time (an index read).
  */
-export async function pendingEventsBacklog(db: Executor, cap: number): Promise<{ count: number; oldestReceivedUs: bigint | null }> {
-  const [oldest] = await db.select({ receivedAt: pendingEvents.receivedAt }).from(pendingEvents).orderBy(asc(pendingEvents.receivedAt)).limit(1);
+export async function pendingEventsBacklog(
+  db: Executor,
+  cap: number,
+): Promise<{ count: number; oldestReceivedUs: bigint | null }> {
+  const [oldest] = await db
+    .select({ receivedAt: pendingEvents.receivedAt })
+    .from(pendingEvents)
+    .orderBy(asc(pendingEvents.receivedAt))
+    .limit(1);
   const capped = db.select({ eventId: pendingEvents.eventId }).from(pendingEvents).limit(cap).as('capped');
   const [counted] = await db.select({ count: count() }).from(capped);
   return { count: counted?.count ?? 0, oldestReceivedUs: oldest?.receivedAt ?? null };
@@ -257,7 +272,12 @@ export async function pagePendingEvents(
     -- planner from flattening it into a hash join over every partition (as in claimPendingEvents).
     left join lateral (select user_id from events e where e.id = p.event_id and e.occurred_at = p.occurred_at limit 1) e on true
     order by p.received_at, p.event_id`);
-  return rows.map((row) => ({ eventId: row.eventId, providerId: row.providerId, receivedAt: BigInt(row.receivedUs), userId: row.userId }));
+  return rows.map((row) => ({
+    eventId: row.eventId,
+    providerId: row.providerId,
+    receivedAt: BigInt(row.receivedUs),
+    userId: row.userId,
+  }));
 }
 
 /** Whose history to read: a sender and the user id it used (§4's sources, shared/domain/sources.ts), and the span of it to read. */
@@ -288,7 +308,11 @@ export async function loadHistory(
  * at any time (explain shows those outside the chain's dates too), each with
  * whether it still waits for the matcher.
  */
-export async function loadHistoryWithPending(db: Executor, sources: readonly HistorySource[], eventTypes: readonly string[]): Promise<ExplainedEvent[]> {
+export async function loadHistoryWithPending(
+  db: Executor,
+  sources: readonly HistorySource[],
+  eventTypes: readonly string[],
+): Promise<ExplainedEvent[]> {
   if (sources.length === 0 || eventTypes.length === 0) return [];
   const pending = sql`, exists (select 1 from pending_events p where p.event_id = e.id) as pending`;
   const rows = await db.execute<EventRow & { pending: boolean }>(historyStatement(sources, eventTypes, null, pending));
@@ -314,7 +338,13 @@ function historyStatement(
         and e.occurred_at >= ${fromUs(sql`s.from_us`)} and e.occurred_at < ${fromUs(sql`s.until_us`)}`
     : sql``;
   const spans = window
-    ? sql`, ${numberArray(sources.map((s) => s.fromUs ?? window.fromUs), 'bigint')}, ${numberArray(sources.map((s) => s.untilUs ?? window.untilUs), 'bigint')}`
+    ? sql`, ${numberArray(
+        sources.map((s) => s.fromUs ?? window.fromUs),
+        'bigint',
+      )}, ${numberArray(
+        sources.map((s) => s.untilUs ?? window.untilUs),
+        'bigint',
+      )}`
     : sql``;
   return sql`
     select ${eventRowColumns}${extraColumns}
@@ -365,9 +395,19 @@ export interface ReversedEvent {
  * a concurrent reversal of the same event waits for this one and then reads
  * it as reversed before: it answers `alreadyReversed`, not "not found".
  */
-export async function reverseEvents(tx: Executor, providerId: string, reversals: readonly { eventId: string; reason: string | null }[]): Promise<ReversedEvent[]> {
+export async function reverseEvents(
+  tx: Executor,
+  providerId: string,
+  reversals: readonly { eventId: string; reason: string | null }[],
+): Promise<ReversedEvent[]> {
   if (reversals.length === 0) return [];
-  const rows = await tx.execute<{ id: string; userId: SenderUserId; reversedUs: string; reason: string | null; already: boolean }>(sql`
+  const rows = await tx.execute<{
+    id: string;
+    userId: SenderUserId;
+    reversedUs: string;
+    reason: string | null;
+    already: boolean;
+  }>(sql`
     with input as (
       select distinct on (id) id, reason
       from unnest(${idArray(reversals.map((r) => r.eventId))}, ${textArray(reversals.map((r) => r.reason))}) as r(id, reason)
@@ -384,5 +424,11 @@ export async function reverseEvents(tx: Executor, providerId: string, reversals:
     select id, user_id as "userId", ${occurredUsColumn(sql`reversed_at`)} as "reversedUs", reversal_reason as reason, false as already from reversed
     union all
     select id, user_id, ${occurredUsColumn(sql`reversed_at`)}, reversal_reason, true from found where provider_id = ${providerId} and reversed_at is not null`);
-  return rows.map((row) => ({ eventId: row.id, userId: row.userId, reversedUs: BigInt(row.reversedUs), reason: row.reason, alreadyReversed: row.already }));
+  return rows.map((row) => ({
+    eventId: row.id,
+    userId: row.userId,
+    reversedUs: BigInt(row.reversedUs),
+    reason: row.reason,
+    alreadyReversed: row.already,
+  }));
 }

@@ -1,4 +1,4 @@
-import { and, eq, gt, lt, or, type Column, type SQL } from 'drizzle-orm';
+import { and, type Column, eq, gt, lt, or, type SQL } from 'drizzle-orm';
 
 /**
  * Cursor pagination of every list (docs/api-flows.md, "Lists"). A page is

@@ -1,8 +1,8 @@
-import type { SenderUserId } from '../domain/ids.js';
 import { and, asc, eq, or, sql } from 'drizzle-orm';
+import type { SenderUserId } from '../domain/ids.js';
 import type { Executor } from './client.js';
 import type { DriverRow } from './driver-row.js';
-import { afterKey, rowsToRead, toPage, type Page, type PageRequest } from './keyset.js';
+import { afterKey, type Page, type PageRequest, rowsToRead, toPage } from './keyset.js';
 import { accountLinks, linkTokens, providers, users } from './schema/index.js';
 
 type LinkColumns = typeof accountLinks.$inferSelect;
@@ -68,7 +68,11 @@ export async function lockLinkToken(tx: Executor, tokenHash: string): Promise<Lo
 }
 
 /** Records the token's use: by which advertiser user id, for which link. */
-export async function markLinkTokenUsed(tx: Executor, tokenHash: string, use: { advertiserUserId: SenderUserId; linkId: string }): Promise<void> {
+export async function markLinkTokenUsed(
+  tx: Executor,
+  tokenHash: string,
+  use: { advertiserUserId: SenderUserId; linkId: string },
+): Promise<void> {
   await tx
     .update(linkTokens)
     .set({ usedAt: sql`now()`, usedAdvertiserUserId: use.advertiserUserId, linkId: use.linkId })
@@ -132,7 +136,11 @@ export async function listPlatformUserLinks(
   platformUserId: SenderUserId,
   page: PageRequest,
 ): Promise<Page<PlatformLink> | null> {
-  const ofUser = and(eq(users.platformId, platformId), eq(users.platformUserId, platformUserId), eq(accountLinks.platformId, platformId));
+  const ofUser = and(
+    eq(users.platformId, platformId),
+    eq(users.platformUserId, platformUserId),
+    eq(accountLinks.platformId, platformId),
+  );
   const order = [accountLinks.linkedAt, accountLinks.id] as const;
   let after;
   if (page.startingAfter !== undefined) {

@@ -7,7 +7,8 @@ import { migrateWithLock } from './migrate.js';
 import { migrationsFolder } from './project-root.js';
 
 // Each migration of the journal is applied exactly once.
-const MIGRATIONS = (JSON.parse(readFileSync(join(migrationsFolder(), 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] }).entries.length;
+const MIGRATIONS = (JSON.parse(readFileSync(join(migrationsFolder(), 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] })
+  .entries.length;
 
 const SERVER_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const admin = postgres(SERVER_URL, { max: 1, onnotice: () => {} });

@@ -20,13 +20,18 @@ export function preparingClient(client: postgres.Sql): postgres.Sql {
     get(target, property, receiver) {
       if (property === 'unsafe') {
         return (query: string, parameters?: unknown[], options?: postgres.UnsafeQueryOptions) =>
-          target.unsafe(query, parameters as never, parameters && parameters.length > 0 ? { ...options, prepare: true } : options);
+          target.unsafe(
+            query,
+            parameters as never,
+            parameters && parameters.length > 0 ? { ...options, prepare: true } : options,
+          );
       }
       if (property === 'begin') {
         return (...args: unknown[]) => {
           const last = args.length - 1;
           const body = args[last] as (tx: postgres.TransactionSql) => unknown;
-          args[last] = (tx: postgres.TransactionSql) => body(preparingClient(tx as unknown as postgres.Sql) as unknown as postgres.TransactionSql);
+          args[last] = (tx: postgres.TransactionSql) =>
+            body(preparingClient(tx as unknown as postgres.Sql) as unknown as postgres.TransactionSql);
           return (target.begin as (...a: unknown[]) => unknown)(...args);
         };
       }

@@ -1,6 +1,6 @@
-import { serviceUserId, type ServiceUserId } from '../domain/ids.js';
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { type ServiceUserId, serviceUserId } from '../domain/ids.js';
 import { createTestUser } from '../testing/chains.js';
 import { useTestData } from '../testing/test-data.js';
 import { stampUsers } from './progress-store.js';
@@ -52,7 +52,10 @@ describe('progress stamps', () => {
 
     expect(stamps.a).toBeDefined();
     expect(stamps.b! > stamps.a!, `B committed after A, so its stamp ${stamps.b} must be after ${stamps.a}`).toBe(true);
-    const [stamp] = await database.db.select({ progressChangedAt: users.progressChangedAt }).from(users).where(eq(users.id, serviceUserId(userId)));
+    const [stamp] = await database.db
+      .select({ progressChangedAt: users.progressChangedAt })
+      .from(users)
+      .where(eq(users.id, serviceUserId(userId)));
     const row = stamp && { stored: String(stamp.progressChangedAt) };
     expect(BigInt(row!.stored)).toBe(stamps.b);
     // A client that saw A's stamp and resumes from it is told about B's change.

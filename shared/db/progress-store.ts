@@ -1,14 +1,14 @@
-import type { SenderUserId, ServiceUserId } from '../domain/ids.js';
 import { sql } from 'drizzle-orm';
-import type { Executor } from './client.js';
-import { decodeTimestampUs, type DriverRow, fromJson } from './driver-row.js';
-import { chainProgress, rewardClaims, taskCompletions, users } from './schema/index.js';
-import type { Hold } from '../domain/progress.js';
-import type { StoredTallies, Tally } from '../domain/tally.js';
 import { appendTo } from '../collections.js';
-import { booleanArray, fromUs, idArray, nullableIdArray, numberArray, occurredUsColumn, textArray } from './sql-fragments.js';
-import { walkKey } from '../domain/walk-key.js';
+import type { SenderUserId, ServiceUserId } from '../domain/ids.js';
+import type { Hold } from '../domain/progress.js';
 import { inRun } from '../domain/recurrence.js';
+import type { StoredTallies, Tally } from '../domain/tally.js';
+import { walkKey } from '../domain/walk-key.js';
+import type { Executor } from './client.js';
+import { type DriverRow, decodeTimestampUs, fromJson } from './driver-row.js';
+import { chainProgress, rewardClaims, taskCompletions, users } from './schema/index.js';
+import { booleanArray, fromUs, idArray, nullableIdArray, numberArray, occurredUsColumn, textArray } from './sql-fragments.js';
 
 /**
  * The SQL about users' progress, set-based: every function here is one
@@ -44,9 +44,12 @@ export interface StoredWalk {
  * epoch microseconds (occurredUsColumn).
  */
 type WalkRow = DriverRow<
-  { [K in 'markUs' | 'markEventId' | 'generation' | 'tallies']: (typeof chainProgress.$inferSelect)[K] | null } & Pick<typeof chainProgress.$inferSelect, 'userId' | 'chainId'> & {
-    [K in 'taskId' | 'eventId' | 'held']: CompletionColumns[K] | null;
-  } & { completedUs: bigint | null; periodStartUs: string }
+  { [K in 'markUs' | 'markEventId' | 'generation' | 'tallies']: (typeof chainProgress.$inferSelect)[K] | null } & Pick<
+    typeof chainProgress.$inferSelect,
+    'userId' | 'chainId'
+  > & {
+      [K in 'taskId' | 'eventId' | 'held']: CompletionColumns[K] | null;
+    } & { completedUs: bigint | null; periodStartUs: string }
 >;
 
 /**
@@ -72,13 +75,21 @@ export async function loadWalks(tx: Executor, userIds: readonly ServiceUserId[])
     const mark = row.markUs === null || row.markEventId === null ? null : { occurredUs: BigInt(row.markUs), id: row.markEventId };
     const periodStartUs = BigInt(row.periodStartUs);
     walks.set(walkKey(row.userId, row.chainId, periodStartUs), {
-      userId: row.userId, chainId: row.chainId, periodStartUs, mark, completions: new Map(), generation: row.generation ?? 0, tallies: fromJson(row.tallies),
+      userId: row.userId,
+      chainId: row.chainId,
+      periodStartUs,
+      mark,
+      completions: new Map(),
+      generation: row.generation ?? 0,
+      tallies: fromJson(row.tallies),
     });
   }
   // A completion belongs to its walk's row; one without a row (none is written so) is not part of any walk.
   for (const row of rows) {
     if (row.taskId === null) continue;
-    walks.get(walkKey(row.userId, row.chainId, BigInt(row.periodStartUs)))?.completions.set(row.taskId, { eventId: row.eventId!, completedUs: BigInt(row.completedUs!), held: row.held === true });
+    walks
+      .get(walkKey(row.userId, row.chainId, BigInt(row.periodStartUs)))
+      ?.completions.set(row.taskId, { eventId: row.eventId!, completedUs: BigInt(row.completedUs!), held: row.held === true });
   }
   return [...walks.values()];
 }
@@ -102,24 +113,43 @@ export async function saveCompletions(tx: Executor, writes: readonly CompletionW
     insert into task_completions (user_id, task_id, chain_id, event_id, completed_at, since_joined_us, held, period_start_us)
     select r.u, r.t, r.c, r.e, ${fromUs(sql`r.us`)}, r.since_joined, r.held, r.period
     from unnest(${idArray(writes.map((w) => w.userId))}, ${idArray(writes.map((w) => w.taskId))}, ${idArray(writes.map((w) => w.chainId))},
-                ${idArray(writes.map((w) => w.eventId))}, ${numberArray(writes.map((w) => w.completedUs), 'bigint')},
-                ${numberArray(writes.map((w) => w.sinceJoinedUs), 'bigint')},
-                ${booleanArray(writes.map((w) => w.held))}, ${numberArray(writes.map((w) => w.periodStartUs), 'bigint')}) as r(u, t, c, e, us, since_joined, held, period)
+                ${idArray(writes.map((w) => w.eventId))}, ${numberArray(
+                  writes.map((w) => w.completedUs),
+                  'bigint',
+                )},
+                ${numberArray(
+                  writes.map((w) => w.sinceJoinedUs),
+                  'bigint',
+                )},
+                ${booleanArray(writes.map((w) => w.held))}, ${numberArray(
+                  writes.map((w) => w.periodStartUs),
+                  'bigint',
+                )}) as r(u, t, c, e, us, since_joined, held, period)
     on conflict (user_id, task_id, period_start_us) do update
       set event_id = excluded.event_id, completed_at = excluded.completed_at, since_joined_us = excluded.since_joined_us, held = excluded.held, recorded_at = now()`);
 }
 
 /** Completions undone: their events were reversed and nothing else completes their tasks (docs/reversals.md). */
-export async function deleteCompletions(tx: Executor, rows: readonly { userId: ServiceUserId; taskId: string; periodStartUs: bigint }[]): Promise<void> {
+export async function deleteCompletions(
+  tx: Executor,
+  rows: readonly { userId: ServiceUserId; taskId: string; periodStartUs: bigint }[],
+): Promise<void> {
   if (rows.length === 0) return;
   await tx.execute(sql`
     delete from task_completions c
-    using unnest(${idArray(rows.map((r) => r.userId))}, ${idArray(rows.map((r) => r.taskId))}, ${numberArray(rows.map((r) => r.periodStartUs), 'bigint')}) as r(u, t, p)
+    using unnest(${idArray(rows.map((r) => r.userId))}, ${idArray(rows.map((r) => r.taskId))}, ${numberArray(
+      rows.map((r) => r.periodStartUs),
+      'bigint',
+    )}) as r(u, t, p)
     where c.user_id = r.u and c.task_id = r.t and c.period_start_us = r.p`);
 }
 
 /** Which of these users have a task completed by one of these events (by the primary key's user prefix: no index on event_id). */
-export async function usersCompletedBy(tx: Executor, userIds: readonly ServiceUserId[], eventIds: readonly string[]): Promise<ServiceUserId[]> {
+export async function usersCompletedBy(
+  tx: Executor,
+  userIds: readonly ServiceUserId[],
+  eventIds: readonly string[],
+): Promise<ServiceUserId[]> {
   if (userIds.length === 0 || eventIds.length === 0) return [];
   const rows = await tx.execute<{ userId: ServiceUserId }>(sql`
     select distinct user_id as "userId" from task_completions
@@ -144,13 +174,24 @@ export async function usersWithTallies(tx: Executor, userIds: readonly ServiceUs
 export async function loadClaimHolds(tx: Executor, userIds: readonly ServiceUserId[]): Promise<Map<string, Hold[]>> {
   const holds = new Map<string, Hold[]>();
   if (userIds.length === 0) return holds;
-  const rows = await tx.execute<{ userId: ServiceUserId; chainId: string; taskId: string; eventId: string; completedUs: string; periodStartUs: string }>(sql`
+  const rows = await tx.execute<{
+    userId: ServiceUserId;
+    chainId: string;
+    taskId: string;
+    eventId: string;
+    completedUs: string;
+    periodStartUs: string;
+  }>(sql`
     select user_id as "userId", chain_id as "chainId", task_id as "taskId", completed_event_id as "eventId",
            ${occurredUsColumn(sql`completed_at`)} as "completedUs", period_start_us::text as "periodStartUs"
     from reward_claims
     where user_id = any(${idArray(userIds)}) and task_id is not null and completed_event_id is not null`);
   for (const row of rows) {
-    appendTo(holds, walkKey(row.userId, row.chainId, BigInt(row.periodStartUs)), { taskId: row.taskId, at: { occurredUs: BigInt(row.completedUs), id: row.eventId }, kind: 'claim' } satisfies Hold);
+    appendTo(holds, walkKey(row.userId, row.chainId, BigInt(row.periodStartUs)), {
+      taskId: row.taskId,
+      at: { occurredUs: BigInt(row.completedUs), id: row.eventId },
+      kind: 'claim',
+    } satisfies Hold);
   }
   return holds;
 }
@@ -177,7 +218,10 @@ export async function markClaimsReversed(tx: Executor, standings: readonly Claim
     set reversed_at = case when r.reversed then now() end
     from unnest(${idArray(standings.map((s) => s.userId))}, ${idArray(standings.map((s) => s.chainId))},
                 ${nullableIdArray(standings.map((s) => s.taskId))}, ${booleanArray(standings.map((s) => s.reversed))},
-                ${numberArray(standings.map((s) => s.periodStartUs), 'bigint')})
+                ${numberArray(
+                  standings.map((s) => s.periodStartUs),
+                  'bigint',
+                )})
       as r(u, c, t, reversed, p)
     where c.user_id = r.u and c.chain_id = r.c and c.task_id is not distinct from r.t and c.period_start_us = r.p
       and (c.reversed_at is null) = r.reversed
@@ -198,7 +242,9 @@ export async function stampUsers(tx: Executor, userIds: readonly ServiceUserId[]
   // greatest() skips a null previous stamp, so the stored stamp is never null here. A stamped user's walks are
   // written in this transaction too: their walks_version is set in the same row version, which the triggers of
   // 0015 then leave alone (one new users row per user and batch, not two).
-  const rows = await tx.execute<DriverRow<Pick<UserColumns, 'id'> & { progressChangedAt: NonNullable<UserColumns['progressChangedAt']> }>>(sql`
+  const rows = await tx.execute<
+    DriverRow<Pick<UserColumns, 'id'> & { progressChangedAt: NonNullable<UserColumns['progressChangedAt']> }>
+  >(sql`
     update users
     set progress_changed_at = greatest(date_trunc('milliseconds', clock_timestamp()), progress_changed_at + interval '1 millisecond'),
         walks_version = pg_current_xact_id()::text::bigint
@@ -240,12 +286,36 @@ export async function saveChainProgress(tx: Executor, writes: readonly ChainProg
     insert into chain_progress (user_id, chain_id, completed_tasks, total_tasks, completed_at, first_completed_at, mark_us, mark_event_id, updated_at, generation, tallies, period_start_us)
     select r.u, r.c, r.done, r.total, ${fromUs(sql`r.done_us`)}, ${fromUs(sql`r.first_us`)}, r.mark_us, r.mark_id, ${fromUs(sql`r.changed_us`)}, r.generation, r.tallies::jsonb, r.period
     from unnest(${idArray(writes.map((w) => w.userId))}, ${idArray(writes.map((w) => w.chainId))},
-                ${numberArray(writes.map((w) => w.completedTasks), 'int')}, ${numberArray(writes.map((w) => w.totalTasks), 'int')},
-                ${numberArray(writes.map((w) => w.completedUs), 'bigint')}, ${numberArray(writes.map((w) => w.firstCompletedUs), 'bigint')},
-                ${numberArray(writes.map((w) => w.mark?.occurredUs ?? null), 'bigint')},
-                ${nullableIdArray(writes.map((w) => w.mark?.id ?? null))}, ${numberArray(writes.map((w) => w.changedUs), 'bigint')},
-                ${numberArray(writes.map((w) => w.generation), 'int')}, ${textArray(writes.map((w) => (w.tallies === null ? null : JSON.stringify(w.tallies))))},
-                ${numberArray(writes.map((w) => w.periodStartUs), 'bigint')})
+                ${numberArray(
+                  writes.map((w) => w.completedTasks),
+                  'int',
+                )}, ${numberArray(
+                  writes.map((w) => w.totalTasks),
+                  'int',
+                )},
+                ${numberArray(
+                  writes.map((w) => w.completedUs),
+                  'bigint',
+                )}, ${numberArray(
+                  writes.map((w) => w.firstCompletedUs),
+                  'bigint',
+                )},
+                ${numberArray(
+                  writes.map((w) => w.mark?.occurredUs ?? null),
+                  'bigint',
+                )},
+                ${nullableIdArray(writes.map((w) => w.mark?.id ?? null))}, ${numberArray(
+                  writes.map((w) => w.changedUs),
+                  'bigint',
+                )},
+                ${numberArray(
+                  writes.map((w) => w.generation),
+                  'int',
+                )}, ${textArray(writes.map((w) => (w.tallies === null ? null : JSON.stringify(w.tallies))))},
+                ${numberArray(
+                  writes.map((w) => w.periodStartUs),
+                  'bigint',
+                )})
       as r(u, c, done, total, done_us, first_us, mark_us, mark_id, changed_us, generation, tallies, period)
     on conflict (user_id, chain_id, period_start_us) do update
       set completed_tasks = excluded.completed_tasks, total_tasks = excluded.total_tasks, completed_at = excluded.completed_at, first_completed_at = excluded.first_completed_at,

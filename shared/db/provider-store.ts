@@ -1,8 +1,8 @@
 import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
-import { twinId } from '../domain/test-mode.js';
 import type { ProviderType } from '../domain/permissions.js';
+import { twinId } from '../domain/test-mode.js';
 import type { Executor } from './client.js';
-import { afterKey, rowsToRead, toPage, type Page, type PageRequest } from './keyset.js';
+import { afterKey, type Page, type PageRequest, rowsToRead, toPage } from './keyset.js';
 import { credentials, providers } from './schema/index.js';
 
 /** A platform or an advertiser as stored (`createdAt` in epoch microseconds). */
@@ -37,7 +37,9 @@ export async function findActiveProviderByName(db: Executor, type: ProviderType,
   const [row] = await db
     .select()
     .from(providers)
-    .where(and(eq(providers.type, type), eq(providers.name, name), eq(providers.status, 'active'), isNull(providers.liveProviderId)))
+    .where(
+      and(eq(providers.type, type), eq(providers.name, name), eq(providers.status, 'active'), isNull(providers.liveProviderId)),
+    )
     .orderBy(providers.createdAt, providers.id)
     .limit(1);
   return row ?? null;
@@ -45,7 +47,11 @@ export async function findActiveProviderByName(db: Executor, type: ProviderType,
 
 /** A live provider (the ids operators and integrators know); a test twin is not found by its own id. */
 export async function findProvider(db: Executor, id: string): Promise<Provider | null> {
-  const [row] = await db.select().from(providers).where(and(eq(providers.id, id), isNull(providers.liveProviderId))).limit(1);
+  const [row] = await db
+    .select()
+    .from(providers)
+    .where(and(eq(providers.id, id), isNull(providers.liveProviderId)))
+    .limit(1);
   return row ?? null;
 }
 

@@ -10,7 +10,9 @@ import { sqlStateOf } from './connection-loss.js';
 export function withoutQueryParams(error: unknown): unknown {
   if (!(error instanceof DrizzleQueryError)) return error;
   const cause = error.cause instanceof Error ? error.cause : undefined;
-  const stripped = new Error(`${cause?.message ?? 'query failed'} (in: ${error.query.replace(/\s+/g, ' ').slice(0, 200)})`, { cause });
+  const stripped = new Error(`${cause?.message ?? 'query failed'} (in: ${error.query.replace(/\s+/g, ' ').slice(0, 200)})`, {
+    cause,
+  });
   stripped.name = 'DatabaseError';
   // The original stack begins with the message (parameters included): keep only its frames.
   const frames = (error.stack ?? '').split('\n').filter((line) => line.startsWith('    at '));

@@ -1,8 +1,8 @@
+import { and, type Column, eq, inArray, isNotNull, isNull, notExists, sql } from 'drizzle-orm';
 import type { ServiceUserId } from '../domain/ids.js';
-import { claimableAfterHold } from '../domain/reward-hold.js';
-import { and, eq, inArray, isNotNull, isNull, notExists, sql, type Column } from 'drizzle-orm';
-import type { Executor } from './client.js';
 import type { ChainTiming } from '../domain/recurrence.js';
+import { claimableAfterHold } from '../domain/reward-hold.js';
+import type { Executor } from './client.js';
 import { afterKey } from './keyset.js';
 import { chainProgress, chainRewards, questChains, questTasks, rewardClaims, taskCompletions } from './schema/index.js';
 
@@ -67,7 +67,10 @@ export interface ClaimableChainReward {
 }
 
 /** The snapshot's stored form: the published reward's field names, and the prize a box gave. */
-type RewardSnapshot = Omit<Reward, 'imageUrls'> & { image_urls: string[] | null; prize?: { prize_id: string; name: string; value: number | null } };
+type RewardSnapshot = Omit<Reward, 'imageUrls'> & {
+  image_urls: string[] | null;
+  prize?: { prize_id: string; name: string; value: number | null };
+};
 
 const toSnapshot = ({ imageUrls, ...reward }: Reward, prize: Prize | null): RewardSnapshot => ({
   ...reward,
@@ -95,14 +98,24 @@ const toClaim = (row: typeof rewardClaims.$inferSelect): RewardClaim => ({
 });
 
 /** The claims with these ids, with their users (what a reward.reversed fact needs). */
-export async function findClaimsByIds(db: Executor, ids: readonly string[]): Promise<(RewardClaim & { userId: ServiceUserId })[]> {
+export async function findClaimsByIds(
+  db: Executor,
+  ids: readonly string[],
+): Promise<(RewardClaim & { userId: ServiceUserId })[]> {
   if (ids.length === 0) return [];
-  const rows = await db.select().from(rewardClaims).where(inArray(rewardClaims.id, [...ids]));
+  const rows = await db
+    .select()
+    .from(rewardClaims)
+    .where(inArray(rewardClaims.id, [...ids]));
   return rows.map((row) => ({ ...toClaim(row), userId: row.userId }));
 }
 
 /** A chain's limits as its claims read them (ClaimLimits). */
-const claimLimitColumns = { budget: questChains.budget, maxClaims: questChains.maxClaimsPerReward, advertiserId: questChains.advertiserId };
+const claimLimitColumns = {
+  budget: questChains.budget,
+  maxClaims: questChains.maxClaimsPerReward,
+  advertiserId: questChains.advertiserId,
+};
 
 /**
  * A task of the platform with its reward, the chain's reward hold and timing,
@@ -133,7 +146,8 @@ export async function findTaskReward(db: Executor, platformId: string, userId: S
   const reward: Reward = { type: row.type, name: row.name, value: row.value, imageUrls: row.imageUrls };
   const completions = new Map<bigint, { eventId: string; completedUs: bigint }>();
   for (const { eventId, completedUs, periodStartUs } of rows) {
-    if (eventId !== null && completedUs !== null && periodStartUs !== null) completions.set(periodStartUs, { eventId, completedUs });
+    if (eventId !== null && completedUs !== null && periodStartUs !== null)
+      completions.set(periodStartUs, { eventId, completedUs });
   }
   return { chainId: row.chainId, reward, holdSeconds: row.holdSeconds, limits: row.limits, timing: row.timing, completions };
 }
@@ -165,7 +179,8 @@ export async function findChainReward(db: Executor, platformId: string, userId: 
   const [row] = rows;
   if (!row) return null;
   const completions = new Map<bigint, bigint>();
-  for (const { completedUs, periodStartUs } of rows) if (completedUs !== null && periodStartUs !== null) completions.set(periodStartUs, completedUs);
+  for (const { completedUs, periodStartUs } of rows)
+    if (completedUs !== null && periodStartUs !== null) completions.set(periodStartUs, completedUs);
   const reward: Reward | null =
     row.id === null || row.type === null || row.name === null
       ? null
@@ -199,8 +214,12 @@ export async function reserveClaim(
   if (maxClaims !== null) {
     const counted =
       claim.taskId !== null
-        ? await tx.execute(sql`update quest_tasks set claims_count = claims_count + 1 where id = ${claim.taskId} and claims_count < ${maxClaims} returning id`)
-        : await tx.execute(sql`update chain_rewards set claims_count = claims_count + 1 where chain_id = ${claim.chainId} and claims_count < ${maxClaims} returning id`);
+        ? await tx.execute(
+            sql`update quest_tasks set claims_count = claims_count + 1 where id = ${claim.taskId} and claims_count < ${maxClaims} returning id`,
+          )
+        : await tx.execute(
+            sql`update chain_rewards set claims_count = claims_count + 1 where chain_id = ${claim.chainId} and claims_count < ${maxClaims} returning id`,
+          );
     if (counted.length === 0) return 'reward_cap_reached';
   }
   if (budget !== null) {
@@ -259,7 +278,13 @@ export async function insertClaim(
 }
 
 /** The user's claim of a task's reward, or of the chain's reward when `taskId` is null, in one run. */
-export async function findClaim(db: Executor, userId: ServiceUserId, chainId: string, taskId: string | null, periodStartUs: bigint): Promise<RewardClaim | null> {
+export async function findClaim(
+  db: Executor,
+  userId: ServiceUserId,
+  chainId: string,
+  taskId: string | null,
+  periodStartUs: bigint,
+): Promise<RewardClaim | null> {
   const [row] = await db
     .select()
     .from(rewardClaims)
@@ -311,19 +336,29 @@ export async function findRewardCursors(
     .where(and(eq(rewardClaims.userId, userId), eq(rewardClaims.id, entry.id), inRun(rewardClaims.periodStartUs)));
   if (claim) return [{ section: 'claim', key: [claim.claimedAt, entry.id] }];
   const tasks = await db
-    .select({ completedAt: taskCompletions.completedAt, chainId: taskCompletions.chainId, sequenceNumber: questTasks.sequenceNumber })
+    .select({
+      completedAt: taskCompletions.completedAt,
+      chainId: taskCompletions.chainId,
+      sequenceNumber: questTasks.sequenceNumber,
+    })
     .from(taskCompletions)
     .innerJoin(questTasks, eq(questTasks.id, taskCompletions.taskId))
     .where(and(eq(taskCompletions.userId, userId), eq(taskCompletions.taskId, entry.id), inRun(taskCompletions.periodStartUs)))
     .limit(2);
-  if (tasks.length > 0) return tasks.map((task) => ({ section: 'task', key: [task.completedAt, task.chainId, task.sequenceNumber] }));
+  if (tasks.length > 0)
+    return tasks.map((task) => ({ section: 'task', key: [task.completedAt, task.chainId, task.sequenceNumber] }));
   // The chain with each run the user completed (none: one row, no run).
   const runs = await db
     .select({ startDate: questChains.startDate, periodStartUs: chainProgress.periodStartUs })
     .from(questChains)
     .leftJoin(
       chainProgress,
-      and(eq(chainProgress.userId, userId), eq(chainProgress.chainId, questChains.id), isNotNull(chainProgress.completedAt), inRun(chainProgress.periodStartUs)),
+      and(
+        eq(chainProgress.userId, userId),
+        eq(chainProgress.chainId, questChains.id),
+        isNotNull(chainProgress.completedAt),
+        inRun(chainProgress.periodStartUs),
+      ),
     )
     .where(and(eq(questChains.platformId, platformId), eq(questChains.id, entry.id)))
     .limit(2);
@@ -341,7 +376,13 @@ export async function listClaimableTaskRewards(
   const claimed = db
     .select({ one: sql`1` })
     .from(rewardClaims)
-    .where(and(eq(rewardClaims.userId, userId), eq(rewardClaims.taskId, taskCompletions.taskId), eq(rewardClaims.periodStartUs, taskCompletions.periodStartUs)));
+    .where(
+      and(
+        eq(rewardClaims.userId, userId),
+        eq(rewardClaims.taskId, taskCompletions.taskId),
+        eq(rewardClaims.periodStartUs, taskCompletions.periodStartUs),
+      ),
+    );
   const rows = await db
     .select({
       timing: chainTimingColumns,
@@ -381,7 +422,14 @@ export async function listClaimableChainRewards(
   const claimed = db
     .select({ one: sql`1` })
     .from(rewardClaims)
-    .where(and(eq(rewardClaims.userId, userId), eq(rewardClaims.chainId, questChains.id), isNull(rewardClaims.taskId), eq(rewardClaims.periodStartUs, chainProgress.periodStartUs)));
+    .where(
+      and(
+        eq(rewardClaims.userId, userId),
+        eq(rewardClaims.chainId, questChains.id),
+        isNull(rewardClaims.taskId),
+        eq(rewardClaims.periodStartUs, chainProgress.periodStartUs),
+      ),
+    );
   const rows = await db
     .select({
       timing: chainTimingColumns,
@@ -397,14 +445,11 @@ export async function listClaimableChainRewards(
     })
     .from(questChains)
     .innerJoin(chainRewards, eq(chainRewards.chainId, questChains.id))
-    .innerJoin(chainProgress, and(eq(chainProgress.userId, userId), eq(chainProgress.chainId, questChains.id), isNotNull(chainProgress.completedAt)))
-    .where(
-      and(
-        eq(questChains.platformId, platformId),
-        notExists(claimed),
-        window.after && afterKey(order, window.after),
-      ),
+    .innerJoin(
+      chainProgress,
+      and(eq(chainProgress.userId, userId), eq(chainProgress.chainId, questChains.id), isNotNull(chainProgress.completedAt)),
     )
+    .where(and(eq(questChains.platformId, platformId), notExists(claimed), window.after && afterKey(order, window.after)))
     .orderBy(...order)
     .limit(window.limit);
   return rows.map(({ chainId, holdSeconds, completedUs, timing, periodStartUs, ...reward }) => ({

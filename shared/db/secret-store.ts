@@ -8,6 +8,10 @@ import { serviceSecrets } from './schema/index.js';
  */
 export async function ensureServiceSecret(db: Executor, name: string, generate: () => string): Promise<string> {
   await db.insert(serviceSecrets).values({ name, value: generate() }).onConflictDoNothing();
-  const [row] = await db.select({ value: serviceSecrets.value }).from(serviceSecrets).where(eq(serviceSecrets.name, name)).limit(1);
+  const [row] = await db
+    .select({ value: serviceSecrets.value })
+    .from(serviceSecrets)
+    .where(eq(serviceSecrets.name, name))
+    .limit(1);
   return row!.value;
 }

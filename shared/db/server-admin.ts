@@ -27,7 +27,10 @@ export const createDatabaseNamed = (serverUrl: string, name: string) =>
 
 /** Drops the database even while clients are still connected (they are disconnected). */
 export const dropDatabaseNamed = (serverUrl: string, name: string) =>
-  onServer(serverUrl, async (admin) => void (await admin.unsafe(`drop database if exists ${quoteIdentifier(name)} with (force)`)));
+  onServer(
+    serverUrl,
+    async (admin) => void (await admin.unsafe(`drop database if exists ${quoteIdentifier(name)} with (force)`)),
+  );
 
 /**
  * Creates the database `databaseUrl` names when it does not exist yet (a
@@ -64,7 +67,12 @@ export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
 
 /** Fresh planner statistics and visibility maps, e.g. between benchmark phases that rewrote these tables. */
 export async function vacuumAnalyze(db: Executor, tables: readonly PgTable[]): Promise<void> {
-  await db.execute(sql`vacuum analyze ${sql.join(tables.map((table) => sql`${table}`), sql`, `)}`);
+  await db.execute(
+    sql`vacuum analyze ${sql.join(
+      tables.map((table) => sql`${table}`),
+      sql`, `,
+    )}`,
+  );
 }
 
 /** Process ids of the server's backends for one database, plus its background processes (no database). */

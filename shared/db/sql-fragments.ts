@@ -1,4 +1,4 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { formatIsoMicros } from '../domain/timestamp.js';
 
 /**
@@ -19,10 +19,12 @@ export const numberArray = (values: readonly (number | bigint | null)[], type: '
   sql`${`{${values.map((v) => (v === null ? 'NULL' : String(v))).join(',')}}`}::${sql.raw(type)}[]`;
 
 /** A boolean[] parameter. */
-export const booleanArray = (values: readonly boolean[]): SQL => sql`${`{${values.map((v) => (v ? 't' : 'f')).join(',')}}`}::boolean[]`;
+export const booleanArray = (values: readonly boolean[]): SQL =>
+  sql`${`{${values.map((v) => (v ? 't' : 'f')).join(',')}}`}::boolean[]`;
 
 /** A uuid[] parameter that may hold nulls. */
-export const nullableIdArray = (ids: readonly (string | null)[]): SQL => sql`${`{${ids.map((id) => id ?? 'NULL').join(',')}}`}::uuid[]`;
+export const nullableIdArray = (ids: readonly (string | null)[]): SQL =>
+  sql`${`{${ids.map((id) => id ?? 'NULL').join(',')}}`}::uuid[]`;
 
 /** A timestamptz from epoch microseconds, exact (no float round trip). */
 export const instant = (us: bigint): SQL => sql`${formatIsoMicros(us)}::timestamptz`;

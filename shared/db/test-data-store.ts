@@ -19,7 +19,10 @@ export async function deleteTestData(tx: Executor, twinId: string): Promise<Reco
   };
   // The matcher holds a user's row lock while it writes their progress: wait for it, and keep it out until commit.
   await tx.execute(sql`select id from users where platform_id = ${twin} order by id for update`);
-  await run('reward_draws', sql`delete from reward_draws where claim_id in (select id from reward_claims where user_id in ${users})`);
+  await run(
+    'reward_draws',
+    sql`delete from reward_draws where claim_id in (select id from reward_claims where user_id in ${users})`,
+  );
   await run('reward_claims', sql`delete from reward_claims where user_id in ${users}`);
   await run('chain_admissions', sql`delete from chain_admissions where user_id in ${users}`);
   await run('task_completions', sql`delete from task_completions where user_id in ${users}`);
@@ -29,8 +32,14 @@ export async function deleteTestData(tx: Executor, twinId: string): Promise<Reco
   await run('pending_events', sql`delete from pending_events where provider_id = ${twin}`);
   await run('events', sql`delete from events where provider_id = ${twin}`);
   await run('users', sql`delete from users where platform_id = ${twin}`);
-  await run('webhook_attempts', sql`delete from webhook_attempts where message_id in (select m.id from webhook_messages m join webhook_endpoints e on e.id = m.endpoint_id where e.provider_id = ${twin})`);
-  await run('webhook_messages', sql`delete from webhook_messages where endpoint_id in (select id from webhook_endpoints where provider_id = ${twin})`);
+  await run(
+    'webhook_attempts',
+    sql`delete from webhook_attempts where message_id in (select m.id from webhook_messages m join webhook_endpoints e on e.id = m.endpoint_id where e.provider_id = ${twin})`,
+  );
+  await run(
+    'webhook_messages',
+    sql`delete from webhook_messages where endpoint_id in (select id from webhook_endpoints where provider_id = ${twin})`,
+  );
   await run('webhook_endpoints', sql`delete from webhook_endpoints where provider_id = ${twin}`);
   await run('backtests', sql`delete from backtests where platform_id = ${twin}`);
   // A platform's test chains stay (an operator made them); what its users took from them starts again.

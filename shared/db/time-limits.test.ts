@@ -77,7 +77,10 @@ describe('session time limits', () => {
       await renewLease(tx, 'abandoned', 60_000);
       await new Promise((resolve) => setTimeout(resolve, 1000));
       await renewLease(tx, 'abandoned-again', 60_000);
-    }).then(() => 'committed', (error: unknown) => error);
+    }).then(
+      () => 'committed',
+      (error: unknown) => error,
+    );
     expect(await outcome).toBeInstanceOf(Error);
     const leases = await database.db.select({ workerId: workerLeases.workerId }).from(workerLeases);
     expect(leases.map((row) => row.workerId)).not.toContain('abandoned');

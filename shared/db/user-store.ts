@@ -1,11 +1,11 @@
-import type { SenderUserId, ServiceUserId } from '../domain/ids.js';
-import { tallyNotices, type StoredTallies, type TallyNotice } from '../domain/tally.js';
-import { ONLY_RUN } from '../domain/recurrence.js';
-import { formatIsoMillis } from '../domain/timestamp.js';
 import { and, asc, count, eq, gt, isNotNull, sql } from 'drizzle-orm';
-import type { Executor } from './client.js';
-import { decodeTimestampUs, type DriverRow, fromJson } from './driver-row.js';
+import type { SenderUserId, ServiceUserId } from '../domain/ids.js';
+import { ONLY_RUN } from '../domain/recurrence.js';
 import type { EventSource, MatchUser } from '../domain/sources.js';
+import { type StoredTallies, type TallyNotice, tallyNotices } from '../domain/tally.js';
+import { formatIsoMillis } from '../domain/timestamp.js';
+import type { Executor } from './client.js';
+import { type DriverRow, decodeTimestampUs, fromJson } from './driver-row.js';
 import { accountLinks, chainProgress, users } from './schema/index.js';
 import { idArray, instant, textArray } from './sql-fragments.js';
 
@@ -33,7 +33,11 @@ export async function insertUserIfNew(db: Executor, user: NewUser): Promise<Stor
  * registered them. Scoped by platform, so another platform's user is unknown
  * here (tenancy: no leak).
  */
-export async function findPlatformUser(db: Executor, platformId: string, platformUserId: SenderUserId): Promise<StoredUser | undefined> {
+export async function findPlatformUser(
+  db: Executor,
+  platformId: string,
+  platformUserId: SenderUserId,
+): Promise<StoredUser | undefined> {
   const [user] = await db
     .select({ id: users.id, createdAt: users.createdAt })
     .from(users)
@@ -46,7 +50,6 @@ export async function findPlatformUser(db: Executor, platformId: string, platfor
 export async function findUserId(db: Executor, platformId: string, platformUserId: SenderUserId): Promise<ServiceUserId | null> {
   return (await findPlatformUser(db, platformId, platformUserId))?.id ?? null;
 }
-
 
 /**
  * Flags these users for re-evaluation (a new link made earlier events count,
@@ -88,7 +91,11 @@ export interface ProgressChange {
  * recorded change), with the chains whose progress was rewritten since then;
  * null when nothing changed. One statement.
  */
-export async function loadProgressChangeSince(db: Executor, userId: ServiceUserId, sinceUs: bigint | null): Promise<ProgressChange | null> {
+export async function loadProgressChangeSince(
+  db: Executor,
+  userId: ServiceUserId,
+  sinceUs: bigint | null,
+): Promise<ProgressChange | null> {
   const after = (column: typeof users.progressChangedAt | typeof chainProgress.updatedAt) =>
     sinceUs === null ? sql`true` : sql`${column} > ${instant(sinceUs)}`;
   const [row] = await db
@@ -114,7 +121,10 @@ export async function loadProgressChangeSince(db: Executor, userId: ServiceUserI
 }
 
 /** Ids of users flagged for re-evaluation, in id order, after `afterId` (keyset paging). */
-export async function pageUsersToEvaluate(tx: Executor, options: { afterId: ServiceUserId | null; limit: number }): Promise<ServiceUserId[]> {
+export async function pageUsersToEvaluate(
+  tx: Executor,
+  options: { afterId: ServiceUserId | null; limit: number },
+): Promise<ServiceUserId[]> {
   const rows = await tx
     .select({ id: users.id })
     .from(users)
@@ -153,7 +163,8 @@ export async function lockUsers(tx: Executor, userIds: readonly ServiceUserId[])
 }
 
 /** The columns of a MatchUserRow, for `users u`: the user, its registration and its links as [advertiser id, advertiser user id] pairs. */
-const matchUserColumns = sql.raw(`u.id, u.platform_id as "platformId", u.platform_user_id as "platformUserId", u.created_at as "createdAt",
+const matchUserColumns =
+  sql.raw(`u.id, u.platform_id as "platformId", u.platform_user_id as "platformUserId", u.created_at as "createdAt",
   coalesce((select json_agg(json_build_array(l.advertiser_id, l.advertiser_user_id)) from account_links l where l.user_id = u.id), '[]'::json) as links`);
 
 type MatchUserRow = DriverRow<Pick<UserColumns, 'id' | 'platformId' | 'platformUserId' | 'createdAt'>> & {
@@ -166,7 +177,11 @@ type MatchUserRow = DriverRow<Pick<UserColumns, 'id' | 'platformId' | 'platformU
  * have their re-evaluation flag cleared in the same statement: a flag raised
  * after this statement (a new link, a new chain) is seen by a later evaluation.
  */
-export async function loadMatchUsers(tx: Executor, userIds: readonly ServiceUserId[], evaluateIds: readonly ServiceUserId[]): Promise<LockedMatchUser[]> {
+export async function loadMatchUsers(
+  tx: Executor,
+  userIds: readonly ServiceUserId[],
+  evaluateIds: readonly ServiceUserId[],
+): Promise<LockedMatchUser[]> {
   if (userIds.length === 0) return [];
   const rows = await tx.execute<MatchUserRow & { walksVersion: string }>(sql`
     with cleared as (
@@ -191,7 +206,11 @@ const toMatchUser = (row: MatchUserRow): MatchUser => ({
 });
 
 /** A platform's user with its links, by its id there (read only: what explain needs); undefined when not registered. */
-export async function findMatchUser(db: Executor, platformId: string, platformUserId: SenderUserId): Promise<MatchUser | undefined> {
+export async function findMatchUser(
+  db: Executor,
+  platformId: string,
+  platformUserId: SenderUserId,
+): Promise<MatchUser | undefined> {
   const [row] = await db.execute<MatchUserRow>(sql`
     select ${matchUserColumns}
     from users u where u.platform_id = ${platformId} and u.platform_user_id = ${platformUserId}`);
@@ -199,7 +218,11 @@ export async function findMatchUser(db: Executor, platformId: string, platformUs
 }
 
 /** A platform's registered users, in id order after `afterId` (keyset paging): what a backtest walks. */
-export async function pagePlatformUserIds(db: Executor, platformId: string, options: { afterId: ServiceUserId | null; limit: number }): Promise<ServiceUserId[]> {
+export async function pagePlatformUserIds(
+  db: Executor,
+  platformId: string,
+  options: { afterId: ServiceUserId | null; limit: number },
+): Promise<ServiceUserId[]> {
   const rows = await db
     .select({ id: users.id })
     .from(users)

@@ -1,10 +1,10 @@
-import { drizzle } from 'drizzle-orm/postgres-js';
 import { sql } from 'drizzle-orm';
+import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ServiceUserId } from '../domain/ids.js';
 import { createTestChain, createTestUser } from '../testing/chains.js';
 import { useTestData } from '../testing/test-data.js';
-import type { ServiceUserId } from '../domain/ids.js';
 import type { Database } from './client.js';
 import { loadWalks } from './progress-store.js';
 import * as schema from './schema/index.js';
@@ -26,11 +26,16 @@ let chain: Awaited<ReturnType<typeof createTestChain>>;
 
 beforeAll(async () => {
   client = postgres(database.url, { max: 2, onnotice: () => {}, connection: { TimeZone: 'UTC' } });
-  logged = drizzle(client, { schema, logger: { logQuery: (query, params) => void recorded.push({ query, params }) } }) as unknown as Database;
+  logged = drizzle(client, {
+    schema,
+    logger: { logQuery: (query, params) => void recorded.push({ query, params }) },
+  }) as unknown as Database;
   chain = await createTestChain(database.db, platform.id, advertiser.id);
   const other = await createTestChain(database.db, platform.id, advertiser.id);
   // Many users with progress in two chains, each task completed: tables far larger than one batch's share.
-  await database.db.execute(sql`insert into users (platform_id, platform_user_id) select ${platform.id}, 'bulk-' || g from generate_series(1, ${USERS}) g`);
+  await database.db.execute(
+    sql`insert into users (platform_id, platform_user_id) select ${platform.id}, 'bulk-' || g from generate_series(1, ${USERS}) g`,
+  );
   for (const { id, taskIds } of [chain, other]) {
     await database.db.execute(sql`
       insert into chain_progress (user_id, chain_id, completed_tasks, total_tasks, mark_us, mark_event_id)

@@ -53,12 +53,19 @@ export async function insertEndpoint(
 
 /** The provider's endpoints (at most the cap, so no pages), oldest first. */
 export function listEndpoints(db: Executor, providerId: string): Promise<WebhookEndpoint[]> {
-  return db.select(endpointColumns).from(webhookEndpoints).where(live(providerId)).orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
+  return db
+    .select(endpointColumns)
+    .from(webhookEndpoints)
+    .where(live(providerId))
+    .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
 }
 
 /** The provider's endpoint `id` unless deleted; another provider's is as unknown. */
 export async function findEndpoint(db: Executor, providerId: string, id: string): Promise<WebhookEndpoint | null> {
-  const [row] = await db.select(endpointColumns).from(webhookEndpoints).where(and(live(providerId), eq(webhookEndpoints.id, id)));
+  const [row] = await db
+    .select(endpointColumns)
+    .from(webhookEndpoints)
+    .where(and(live(providerId), eq(webhookEndpoints.id, id)));
   return row ?? null;
 }
 

@@ -1,11 +1,11 @@
 import { and, asc, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
-import type { Executor } from './client.js';
-import { decodeTimestampUs, fromJson, type DriverRow } from './driver-row.js';
-import { afterKey, rowsToRead, toPage, type Page, type PageRequest } from './keyset.js';
-import { providerIsLive } from './provider-mode.js';
-import { providers, webhookAttempts, webhookEndpoints, webhookMessages, type WebhookMessageStatus } from './schema/index.js';
-import { fromUs, numberArray, textArray } from './sql-fragments.js';
 import { appendTo } from '../collections.js';
+import type { Executor } from './client.js';
+import { type DriverRow, decodeTimestampUs, fromJson } from './driver-row.js';
+import { afterKey, type Page, type PageRequest, rowsToRead, toPage } from './keyset.js';
+import { providerIsLive } from './provider-mode.js';
+import { providers, type WebhookMessageStatus, webhookAttempts, webhookEndpoints, webhookMessages } from './schema/index.js';
+import { fromUs, numberArray, textArray } from './sql-fragments.js';
 
 /**
  * The outbox and delivery log of webhooks (product rules §10). Messages are
@@ -67,7 +67,10 @@ export async function listMessages(
   filter: { status?: WebhookMessageStatus | undefined },
   page: PageRequest,
 ): Promise<Page<WebhookMessageView> | null> {
-  const scope = and(eq(webhookMessages.endpointId, endpointId), filter.status ? eq(webhookMessages.status, filter.status) : undefined);
+  const scope = and(
+    eq(webhookMessages.endpointId, endpointId),
+    filter.status ? eq(webhookMessages.status, filter.status) : undefined,
+  );
   let after;
   if (page.startingAfter !== undefined) {
     const [cursor] = await db
@@ -78,13 +81,21 @@ export async function listMessages(
     after = afterKey(messageOrder, [cursor.createdAt, cursor.id], 'desc');
   }
   const rows = await db
-    .select({ id: webhookMessages.id, type: webhookMessages.type, createdUs: webhookMessages.createdAt, status: webhookMessages.status })
+    .select({
+      id: webhookMessages.id,
+      type: webhookMessages.type,
+      createdUs: webhookMessages.createdAt,
+      status: webhookMessages.status,
+    })
     .from(webhookMessages)
     .where(and(scope, after))
     .orderBy(...messageOrder.map((column) => desc(column)))
     .limit(rowsToRead(page.limit));
   const messages = toPage(rows, page.limit);
-  const attempts = await attemptsOf(db, messages.items.map((m) => m.id));
+  const attempts = await attemptsOf(
+    db,
+    messages.items.map((m) => m.id),
+  );
   return { items: messages.items.map((m) => ({ ...m, attempts: attempts.get(m.id) ?? [] })), hasMore: messages.hasMore };
 }
 
@@ -92,7 +103,13 @@ async function attemptsOf(db: Executor, messageIds: readonly string[]): Promise<
   const byMessage = new Map<string, WebhookAttempt[]>();
   if (messageIds.length === 0) return byMessage;
   const rows = await db
-    .select({ messageId: webhookAttempts.messageId, atUs: webhookAttempts.at, statusCode: webhookAttempts.statusCode, error: webhookAttempts.error, durationMs: webhookAttempts.durationMs })
+    .select({
+      messageId: webhookAttempts.messageId,
+      atUs: webhookAttempts.at,
+      statusCode: webhookAttempts.statusCode,
+      error: webhookAttempts.error,
+      durationMs: webhookAttempts.durationMs,
+    })
     .from(webhookAttempts)
     .where(inArray(webhookAttempts.messageId, [...messageIds]))
     .orderBy(asc(webhookAttempts.id));
@@ -151,7 +168,12 @@ type OutgoingRow = DriverRow<Pick<typeof webhookMessages.$inferSelect, 'id' | 't
  * it was written is given up in the same statement. One statement for all of
  * them (a delivery's cost was its round trips: two a message, docs/performance.md).
  */
-export async function claimAttempts(db: Executor, messageIds: readonly string[], attempt: number, leaseMs: number): Promise<OutgoingMessage[]> {
+export async function claimAttempts(
+  db: Executor,
+  messageIds: readonly string[],
+  attempt: number,
+  leaseMs: number,
+): Promise<OutgoingMessage[]> {
   if (messageIds.length === 0) return [];
   const rows = await db.execute<OutgoingRow>(sql`
     update webhook_messages m
@@ -188,7 +210,11 @@ export async function loadForReplay(db: Executor, messageId: string): Promise<Ou
 }
 
 /** What an attempt leads to: delivered, another attempt after `delayMs`, failed for good, or (a replay) no change to the schedule. */
-export type AttemptOutcome = { next: 'delivered' } | { next: 'retry'; delayMs: number } | { next: 'failed' } | { next: 'unchanged' };
+export type AttemptOutcome =
+  | { next: 'delivered' }
+  | { next: 'retry'; delayMs: number }
+  | { next: 'failed' }
+  | { next: 'unchanged' };
 
 /** An attempt made, for recordAttempts: the message, what happened, and what it leads to. */
 export interface AttemptRecord {
@@ -209,12 +235,24 @@ export async function recordAttempts(db: Executor, records: readonly AttemptReco
     with made as (
       select * from unnest(
         ${textArray(records.map((r) => r.messageId))},
-        ${numberArray(records.map((r) => r.attempt.atUs), 'bigint')},
-        ${numberArray(records.map((r) => r.attempt.statusCode), 'int')},
+        ${numberArray(
+          records.map((r) => r.attempt.atUs),
+          'bigint',
+        )},
+        ${numberArray(
+          records.map((r) => r.attempt.statusCode),
+          'int',
+        )},
         ${textArray(records.map((r) => r.attempt.error))},
-        ${numberArray(records.map((r) => r.attempt.durationMs), 'int')},
+        ${numberArray(
+          records.map((r) => r.attempt.durationMs),
+          'int',
+        )},
         ${textArray(records.map((r) => statusOf(r.outcome)))},
-        ${numberArray(records.map((r) => (r.outcome.next === 'retry' ? r.outcome.delayMs : null)), 'int')}
+        ${numberArray(
+          records.map((r) => (r.outcome.next === 'retry' ? r.outcome.delayMs : null)),
+          'int',
+        )}
       ) with ordinality as r(message_id, at_us, status_code, error, duration_ms, status, delay_ms, n)
     ), attempt as (
       insert into webhook_attempts (message_id, at, status_code, error, duration_ms)
@@ -230,7 +268,13 @@ export async function recordAttempts(db: Executor, records: readonly AttemptReco
 }
 
 /** One attempt (recordAttempts for one). */
-export function recordAttempt(db: Executor, messageId: string, attempt: WebhookAttempt, outcome: AttemptOutcome, scheduled: boolean): Promise<void> {
+export function recordAttempt(
+  db: Executor,
+  messageId: string,
+  attempt: WebhookAttempt,
+  outcome: AttemptOutcome,
+  scheduled: boolean,
+): Promise<void> {
   return recordAttempts(db, [{ messageId, attempt, outcome }], scheduled);
 }
 

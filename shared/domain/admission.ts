@@ -5,4 +5,5 @@ export interface ChainBudget {
 }
 
 /** Every place of the chain's max_completions is taken: it admits no new user (docs/budgets.md). */
-export const admitsNoOneNew = (chain: ChainBudget) => chain.maxCompletions !== null && chain.admittedUsers >= chain.maxCompletions;
+export const admitsNoOneNew = (chain: ChainBudget) =>
+  chain.maxCompletions !== null && chain.admittedUsers >= chain.maxCompletions;

@@ -55,7 +55,12 @@ export function emptyTally(draft: BacktestDraft): BacktestTally {
  * run: a chain that does not repeat has one; each run of a repeating chain
  * earns its rewards again (docs/quest-language.md).
  */
-export function tallyUser(tally: BacktestTally, draft: BacktestDraft, platformUserId: string, runs: readonly ReadonlyMap<string, Completion>[]): void {
+export function tallyUser(
+  tally: BacktestTally,
+  draft: BacktestDraft,
+  platformUserId: string,
+  runs: readonly ReadonlyMap<string, Completion>[],
+): void {
   tally.usersEvaluated += 1;
   const done = Math.max(0, ...runs.map((completions) => completions.size));
   if (done === 0) return;
@@ -110,7 +115,10 @@ export function backtestResult(tally: BacktestTally, draft: BacktestDraft): Back
     usersStarted: tally.usersStarted,
     usersCompleted: tally.usersCompleted,
     tasks: tasks.map((task) => ({ sequenceNumber: task.sequenceNumber, usersCompleted: tally.tasksCompleted[task.id] ?? 0 })),
-    rewardCost: { taskRewards: tally.taskRewards, chainRewards: (draft.chainRewardValue ?? 0) * (tally.runsCompleted ?? tally.usersCompleted) },
+    rewardCost: {
+      taskRewards: tally.taskRewards,
+      chainRewards: (draft.chainRewardValue ?? 0) * (tally.runsCompleted ?? tally.usersCompleted),
+    },
     budget: { budget, projectedCost, withinBudget: budget === null || projectedCost <= budget },
     sample: tally.sample,
   };

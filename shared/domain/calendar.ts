@@ -9,7 +9,14 @@ function formatIn(timezone: string): Intl.DateTimeFormat {
   let format = formats.get(timezone);
   if (format === undefined) {
     format = new Intl.DateTimeFormat('en-US', {
-      timeZone: timezone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
+      timeZone: timezone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
     });
     formats.set(timezone, format);
   }
@@ -57,7 +64,7 @@ export function startOfDay(day: number, timezone: string): bigint {
 }
 
 /** Weeks start on Monday; day 0 (1970-01-01) was a Thursday. */
-export const mondayOf = (day: number) => day - (((day + 3) % 7) + 7) % 7;
+export const mondayOf = (day: number) => day - ((((day + 3) % 7) + 7) % 7);
 
 /** The day number of the first of the month holding `day`, and of the next month's first. */
 export function monthOf(day: number): { first: number; next: number } {

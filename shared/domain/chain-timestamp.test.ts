@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatIsoMicros, parseUtcTimestamp } from './timestamp.js';
 import { parseOffsetTimestamp } from './chain-timestamp.js';
+import { formatIsoMicros, parseUtcTimestamp } from './timestamp.js';
 
 const utc = (text: string) => parseUtcTimestamp(text)!;
 

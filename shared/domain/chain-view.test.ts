@@ -1,6 +1,6 @@
-import { describe, it, expect } from 'vitest';
-import { isChainCompleted, taskStatuses, userProgress } from './chain-view.js';
+import { describe, expect, it } from 'vitest';
 import type { TaskUserStatus } from './chain-view.js';
+import { isChainCompleted, taskStatuses, userProgress } from './chain-view.js';
 
 const tasks = [
   { id: 'c', sequenceNumber: 3 },
@@ -82,7 +82,8 @@ describe('userProgress', () => {
   });
 
   it('refuses more completions than tasks', () => {
-    expect(() => userProgress({ ...base, totalTasks: 1, completions: [{ completedUs: 1n }, { completedUs: 2n }] }))
-      .toThrow(RangeError);
+    expect(() => userProgress({ ...base, totalTasks: 1, completions: [{ completedUs: 1n }, { completedUs: 2n }] })).toThrow(
+      RangeError,
+    );
   });
 });

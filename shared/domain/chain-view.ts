@@ -98,10 +98,17 @@ export type TaskProgress = {
  * without a counted event (the run is broken, even before the next event
  * says so); a completed task shows the run it completed with.
  */
-export function taskProgress(task: TaskCondition, tally: Tally | undefined, completed: boolean, nowUs: bigint, timezone: string): TaskProgress | undefined {
+export function taskProgress(
+  task: TaskCondition,
+  tally: Tally | undefined,
+  completed: boolean,
+  nowUs: bigint,
+  timezone: string,
+): TaskProgress | undefined {
   if (!isAccumulating(task)) return undefined;
   const { count, totalMicros, run, lastPeriod } = tally ?? EMPTY_TALLY;
-  const broken = task.streak != null && !completed && lastPeriod !== null && periodOf(nowUs, task.streak.every, timezone) > lastPeriod + 1;
+  const broken =
+    task.streak != null && !completed && lastPeriod !== null && periodOf(nowUs, task.streak.every, timezone) > lastPeriod + 1;
   return {
     count,
     countRequired: task.minCount ?? 1,

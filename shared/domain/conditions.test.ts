@@ -1,6 +1,6 @@
-import { describe, it, expect } from 'vitest';
-import { inChainWindow, taskMatches, taskMismatch } from './conditions.js';
+import { describe, expect, it } from 'vitest';
 import type { CountingEvent, TaskCondition, TaskMismatch } from './conditions.js';
+import { inChainWindow, taskMatches, taskMismatch } from './conditions.js';
 
 const task = (over: Partial<TaskCondition> = {}): TaskCondition => ({
   id: 't1',

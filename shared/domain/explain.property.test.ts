@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { taskMismatch, type TaskCondition } from './conditions.js';
+import { type TaskCondition, taskMismatch } from './conditions.js';
 import { compareEventPositions, type EventPosition } from './counting.js';
-import { explainChain, type ExplainEvent, type Verdict } from './explain.js';
-import { computeCompletions, type ChainRules, type Completion } from './progress.js';
+import { type ExplainEvent, explainChain, type Verdict } from './explain.js';
+import { type ChainRules, type Completion, computeCompletions } from './progress.js';
 import { referenceCompletions } from './progress.reference.test-helper.js';
 import { chainArb, eventsArb } from './rules.arbitraries.test-helper.js';
 
@@ -14,17 +14,17 @@ import { chainArb, eventsArb } from './rules.arbitraries.test-helper.js';
 
 const RUNS = 500;
 
-const scenarioArb = fc
-  .record({ chain: chainArb, events: eventsArb })
-  .chain(({ chain, events }) =>
-    fc
-      .array(fc.boolean(), { minLength: events.length, maxLength: events.length })
-      // Pending now and then, reversed now and then: most stored events have been processed and stand.
-      .map((flags) => ({
-        chain,
-        events: events.map((e, i): ExplainEvent => ({ ...e, pending: flags[i] === true && i % 3 === 0, reversed: flags[i] === true && i % 4 === 1 })),
-      })),
-  );
+const scenarioArb = fc.record({ chain: chainArb, events: eventsArb }).chain(({ chain, events }) =>
+  fc
+    .array(fc.boolean(), { minLength: events.length, maxLength: events.length })
+    // Pending now and then, reversed now and then: most stored events have been processed and stand.
+    .map((flags) => ({
+      chain,
+      events: events.map(
+        (e, i): ExplainEvent => ({ ...e, pending: flags[i] === true && i % 3 === 0, reversed: flags[i] === true && i % 4 === 1 }),
+      ),
+    })),
+);
 
 /** Whether `task` is done in `progress` before the walk reaches `at`. */
 const doneBefore = (progress: readonly Completion[], task: TaskCondition, at: EventPosition) => {
@@ -33,7 +33,13 @@ const doneBefore = (progress: readonly Completion[], task: TaskCondition, at: Ev
 };
 
 /** The fact about progress (the reference walk) or the raw conditions that each verdict claims. */
-function verdictHolds(chain: ChainRules, progress: readonly Completion[], task: TaskCondition, e: ExplainEvent, verdict: Verdict): boolean {
+function verdictHolds(
+  chain: ChainRules,
+  progress: readonly Completion[],
+  task: TaskCondition,
+  e: ExplainEvent,
+  verdict: Verdict,
+): boolean {
   const inWindow = chain.startUs <= e.occurredUs && e.occurredUs < chain.endUs;
   switch (verdict) {
     case 'reversed':
@@ -83,7 +89,12 @@ describe('explainChain for a user a full chain never admitted (max_completions)'
           for (const c of t.candidates) {
             const e = c.event;
             const mismatch = taskMismatch(t.task, e);
-            const accepted = e.reversed !== true && !e.pending && chain.startUs <= e.occurredUs && e.occurredUs < chain.endUs && (mismatch === null || mismatch === 'event_type_mismatch');
+            const accepted =
+              e.reversed !== true &&
+              !e.pending &&
+              chain.startUs <= e.occurredUs &&
+              e.occurredUs < chain.endUs &&
+              (mismatch === null || mismatch === 'event_type_mismatch');
             expect({ verdict: c.verdict, accepted }).toEqual({ verdict: accepted ? 'cap_reached' : c.verdict, accepted });
             expect(c.verdict === 'cap_reached').toBe(accepted);
           }
@@ -101,8 +112,17 @@ describe('explainChain agrees with progress', () => {
       for (const t of explainChain(chain, events).tasks) for (const c of t.candidates) seen.add(c.verdict);
     }
     expect([...seen].sort()).toEqual([
-      'after_completion', 'after_task_window', 'amount_below_minimum', 'amount_missing', 'before_task_window', 'currency_mismatch',
-      'not_yet_processed', 'outside_chain_window', 'reversed', 'used_by_other_task', 'waiting_for_earlier_task',
+      'after_completion',
+      'after_task_window',
+      'amount_below_minimum',
+      'amount_missing',
+      'before_task_window',
+      'currency_mismatch',
+      'not_yet_processed',
+      'outside_chain_window',
+      'reversed',
+      'used_by_other_task',
+      'waiting_for_earlier_task',
     ]);
   });
 
@@ -124,7 +144,10 @@ describe('explainChain agrees with progress', () => {
   it("no candidate's verdict contradicts progress, and the candidates are the task's events latest first", () => {
     fc.assert(
       fc.property(scenarioArb, ({ chain, events }) => {
-        const progress = referenceCompletions(chain, events.filter((e) => !e.pending && e.reversed !== true));
+        const progress = referenceCompletions(
+          chain,
+          events.filter((e) => !e.pending && e.reversed !== true),
+        );
         const explained = explainChain(chain, events, Infinity);
         for (const t of explained.tasks) {
           const expected = events
@@ -132,7 +155,10 @@ describe('explainChain agrees with progress', () => {
             .sort((a, b) => compareEventPositions(b, a));
           expect(t.candidates.map((c) => c.event.id)).toEqual(expected.map((e) => e.id));
           for (const c of t.candidates) {
-            expect({ verdict: c.verdict, holds: verdictHolds(chain, progress, t.task, c.event, c.verdict) }).toEqual({ verdict: c.verdict, holds: true });
+            expect({ verdict: c.verdict, holds: verdictHolds(chain, progress, t.task, c.event, c.verdict) }).toEqual({
+              verdict: c.verdict,
+              holds: true,
+            });
           }
         }
         // The published answer is the first ten of the same list.

@@ -1,6 +1,13 @@
-import { inChainWindow, taskMismatch, type ChainWindow, type CountingEvent, type TaskCondition, type TaskMismatch } from './conditions.js';
+import {
+  type ChainWindow,
+  type CountingEvent,
+  inChainWindow,
+  type TaskCondition,
+  type TaskMismatch,
+  taskMismatch,
+} from './conditions.js';
 import { compareEventPositions } from './counting.js';
-import { computeCompletions, type ChainRules, type Completion, type Hold } from './progress.js';
+import { type ChainRules, type Completion, computeCompletions, type Hold } from './progress.js';
 import type { Tally } from './tally.js';
 
 // Product rules §11: why each of a user's events did or did not complete a
@@ -83,7 +90,12 @@ export function explainChain<E extends ExplainEvent>(
         distinct.filter((e) => !e.pending && e.reversed !== true),
         (event, counted, done, tally) => {
           const before = counted === undefined ? undefined : lastTallies.get(counted.id);
-          const streakBroken = counted?.streak != null && tally !== undefined && before?.lastPeriod != null && tally.lastPeriod !== before.lastPeriod && tally.run === 1;
+          const streakBroken =
+            counted?.streak != null &&
+            tally !== undefined &&
+            before?.lastPeriod != null &&
+            tally.lastPeriod !== before.lastPeriod &&
+            tally.run === 1;
           if (counted !== undefined && tally !== undefined) lastTallies.set(counted.id, tally);
           steps.set(event.id, { countedTaskId: counted?.id, tally, streakBroken, doneBefore: new Set(done.keys()) });
         },
@@ -104,17 +116,30 @@ export function explainChain<E extends ExplainEvent>(
   };
 }
 
-function candidateOf<E extends ExplainEvent>(chain: ChainRules, task: TaskCondition, event: E, step: Step | 'cap_reached' | undefined, wholeChain?: ChainWindow): Candidate<E> {
+function candidateOf<E extends ExplainEvent>(
+  chain: ChainRules,
+  task: TaskCondition,
+  event: E,
+  step: Step | 'cap_reached' | undefined,
+  wholeChain?: ChainWindow,
+): Candidate<E> {
   const verdict = verdictOf(chain, task, event, step, wholeChain);
   const tally = typeof step === 'object' && (verdict === 'counted' || verdict === 'streak_broken') ? step.tally : undefined;
   return tally === undefined ? { event, verdict } : { event, verdict, tally };
 }
 
-function verdictOf(chain: ChainRules, task: TaskCondition, event: ExplainEvent, step: Step | 'cap_reached' | undefined, wholeChain?: ChainWindow): Verdict {
+function verdictOf(
+  chain: ChainRules,
+  task: TaskCondition,
+  event: ExplainEvent,
+  step: Step | 'cap_reached' | undefined,
+  wholeChain?: ChainWindow,
+): Verdict {
   // Reversed counts for nothing, processed or not: that is the whole answer.
   if (event.reversed === true) return 'reversed';
   if (event.pending) return 'not_yet_processed';
-  if (!inChainWindow(chain, event)) return wholeChain !== undefined && inChainWindow(wholeChain, event) ? 'outside_period' : 'outside_chain_window';
+  if (!inChainWindow(chain, event))
+    return wholeChain !== undefined && inChainWindow(wholeChain, event) ? 'outside_period' : 'outside_chain_window';
   const mismatch = taskMismatch(task, event);
   if (mismatch !== null && mismatch !== 'event_type_mismatch') return mismatch;
   // Accepted by the task, but the chain had no place left for this user.

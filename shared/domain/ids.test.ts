@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { senderUserId, serviceUserId, type SenderUserId, type ServiceUserId } from './ids.js';
+import { type SenderUserId, type ServiceUserId, senderUserId, serviceUserId } from './ids.js';
 
 // The brands exist for the compiler: each `@ts-expect-error` below is a swap
 // that must not compile. `npm test` type-checks this file (tsc -b
@@ -9,7 +9,7 @@ const wantsService = (id: ServiceUserId) => id;
 const wantsSender = (id: SenderUserId) => id;
 
 describe('user id brands', () => {
-  it('refuse a swap of the sender\'s user id and the service\'s user uuid at compile time', () => {
+  it("refuse a swap of the sender's user id and the service's user uuid at compile time", () => {
     const sender = senderUserId('player-1');
     const service = serviceUserId('6f1c2a52-9d3e-4a53-9a9c-0b6e4b8f2d11');
     // @ts-expect-error a sender's user id is not the service's user uuid

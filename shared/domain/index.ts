@@ -1,21 +1,21 @@
+export type { ProgressStatus, TaskUserStatus, UserProgress } from './chain-view.js';
+export { isChainCompleted, taskStatuses, userProgress } from './chain-view.js';
+export type { ChainWindow, CountingEvent, TaskCondition, TaskMismatch } from './conditions.js';
+export { inChainWindow, taskMatches, taskMismatch } from './conditions.js';
+export type { EventPosition } from './counting.js';
+export { compareEventPositions } from './counting.js';
+export type { Candidate, ChainExplanation, ExplainEvent, TaskExplanation, Verdict } from './explain.js';
+export { EXPLAIN_CANDIDATES, explainChain } from './explain.js';
+export type { SenderUserId, ServiceUserId } from './ids.js';
+export { senderUserId, serviceUserId } from './ids.js';
+export type { ChainRules, Completion, WalkAdvance, WalkObserver, WalkState } from './progress.js';
+export { advanceWalk, computeCompletions, isRelevant, recomputeWalk } from './progress.js';
+export type { ChainParties, ChainScope, EventSource, MatchUser, SourcedEvent, UserSource } from './sources.js';
+export { countingFilter, countsFor, everySourceOf, sourceKey, sourcesOf, usersBySource } from './sources.js';
 export {
-  UTC_TIMESTAMP_PATTERN,
   dateToMicros,
   formatIsoMicros,
   formatIsoMillis,
   parseUtcTimestamp,
+  UTC_TIMESTAMP_PATTERN,
 } from './timestamp.js';
-export { inChainWindow, taskMatches, taskMismatch } from './conditions.js';
-export type { ChainWindow, CountingEvent, TaskCondition, TaskMismatch } from './conditions.js';
-export { compareEventPositions } from './counting.js';
-export type { EventPosition } from './counting.js';
-export { countingFilter, countsFor, everySourceOf, sourceKey, sourcesOf, usersBySource } from './sources.js';
-export type { ChainParties, ChainScope, EventSource, MatchUser, SourcedEvent, UserSource } from './sources.js';
-export { senderUserId, serviceUserId } from './ids.js';
-export type { SenderUserId, ServiceUserId } from './ids.js';
-export { advanceWalk, computeCompletions, isRelevant, recomputeWalk } from './progress.js';
-export type { ChainRules, Completion, WalkAdvance, WalkObserver, WalkState } from './progress.js';
-export { isChainCompleted, taskStatuses, userProgress } from './chain-view.js';
-export type { ProgressStatus, TaskUserStatus, UserProgress } from './chain-view.js';
-export { EXPLAIN_CANDIDATES, explainChain } from './explain.js';
-export type { Candidate, ChainExplanation, ExplainEvent, TaskExplanation, Verdict } from './explain.js';

@@ -53,11 +53,22 @@ export const OPERATIONS = {
 
 export type OperationName = keyof typeof OPERATIONS;
 
-export type AuthorizationFailure = 'credential_inactive' | 'provider_inactive' | 'wrong_provider_type' | 'permission_missing' | 'test_mode_only';
+export type AuthorizationFailure =
+  | 'credential_inactive'
+  | 'provider_inactive'
+  | 'wrong_provider_type'
+  | 'permission_missing'
+  | 'test_mode_only';
 
 /** The 403 half of §1's order: inactive (credential, then provider), then provider type, then permission, then mode. Null when allowed. */
 export function authorize(
-  credential: { status: string; providerStatus: string; providerType: ProviderType; permissions: readonly string[]; livemode: boolean },
+  credential: {
+    status: string;
+    providerStatus: string;
+    providerType: ProviderType;
+    permissions: readonly string[];
+    livemode: boolean;
+  },
   operation: Operation,
 ): AuthorizationFailure | null {
   if (credential.status !== 'active') return 'credential_inactive';

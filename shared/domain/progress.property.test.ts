@@ -1,8 +1,8 @@
-import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { computeCompletions } from './progress.js';
-import type { Completion } from './progress.js';
+import { describe, expect, it } from 'vitest';
 import type { CountingEvent } from './conditions.js';
+import type { Completion } from './progress.js';
+import { computeCompletions } from './progress.js';
 import { referenceCompletions } from './progress.reference.test-helper.js';
 import { chainArb, eventsArb } from './rules.arbitraries.test-helper.js';
 
@@ -11,18 +11,16 @@ import { chainArb, eventsArb } from './rules.arbitraries.test-helper.js';
 
 const RUNS = 300;
 
-
 /** The same event set, shuffled and with extra copies of some events. */
 const permutedWithDuplicates = (events: CountingEvent[]): fc.Arbitrary<CountingEvent[]> =>
-  fc.array(fc.nat({ max: Math.max(0, events.length - 1) }), { maxLength: events.length === 0 ? 0 : 8 })
-    .chain((picks) => {
-      const copies = picks.flatMap((i) => {
-        const e = events[i];
-        return e ? [{ ...e }] : [];
-      });
-      const all = [...events, ...copies];
-      return fc.shuffledSubarray(all, { minLength: all.length, maxLength: all.length });
+  fc.array(fc.nat({ max: Math.max(0, events.length - 1) }), { maxLength: events.length === 0 ? 0 : 8 }).chain((picks) => {
+    const copies = picks.flatMap((i) => {
+      const e = events[i];
+      return e ? [{ ...e }] : [];
     });
+    const all = [...events, ...copies];
+    return fc.shuffledSubarray(all, { minLength: all.length, maxLength: all.length });
+  });
 
 const scenarioArb = fc.record({ chain: chainArb, events: eventsArb });
 
@@ -55,8 +53,9 @@ describe('computeCompletions properties', () => {
     const arb = scenarioArb.chain((s) => permutedWithDuplicates(s.events).map((variant) => ({ ...s, variant })));
     fc.assert(
       fc.property(arb, ({ chain, events, variant }) => {
-        expect(normalise(computeCompletions(chain, variant).values()))
-          .toEqual(normalise(computeCompletions(chain, events).values()));
+        expect(normalise(computeCompletions(chain, variant).values())).toEqual(
+          normalise(computeCompletions(chain, events).values()),
+        );
       }),
       { numRuns: RUNS },
     );
@@ -79,8 +78,7 @@ describe('computeCompletions properties', () => {
     const arb = scenarioArb.chain((s) => permutedWithDuplicates(s.events).map((variant) => ({ ...s, variant })));
     fc.assert(
       fc.property(arb, ({ chain, variant }) => {
-        expect(normalise(computeCompletions(chain, variant).values()))
-          .toEqual(normalise(referenceCompletions(chain, variant)));
+        expect(normalise(computeCompletions(chain, variant).values())).toEqual(normalise(referenceCompletions(chain, variant)));
       }),
       { numRuns: RUNS },
     );

@@ -1,15 +1,12 @@
-import { describe, it, expect } from 'vitest';
-import { computeCompletions } from './progress.js';
-import type { ChainRules } from './progress.js';
+import { describe, expect, it } from 'vitest';
 import type { CountingEvent } from './conditions.js';
+import type { ChainRules } from './progress.js';
+import { computeCompletions } from './progress.js';
 import { chain, ev, task } from './rules.test-helper.js';
-
 
 // Compact view of the result: taskId -> eventId@time.
 const summary = (rules: ChainRules, events: CountingEvent[]): Record<string, string> =>
-  Object.fromEntries(
-    [...computeCompletions(rules, events).values()].map((c) => [c.taskId, `${c.eventId}@${c.completedUs}`]),
-  );
+  Object.fromEntries([...computeCompletions(rules, events).values()].map((c) => [c.taskId, `${c.eventId}@${c.completedUs}`]));
 
 const threeSteps = [task(1, 'registration'), task(2, 'kyc'), task(3, 'transaction', { minAmount: 10 })];
 

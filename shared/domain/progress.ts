@@ -1,8 +1,8 @@
 import { isChainCompleted } from './chain-view.js';
-import { inChainWindow, taskMatches } from './conditions.js';
 import type { CountingEvent, TaskCondition } from './conditions.js';
-import { compareEventPositions } from './counting.js';
+import { inChainWindow, taskMatches } from './conditions.js';
 import type { EventPosition } from './counting.js';
+import { compareEventPositions } from './counting.js';
 import type { Recurrence } from './recurrence.js';
 import { countEvent, EMPTY_TALLY, isAccumulating, meetsThresholds, type Tally } from './tally.js';
 
@@ -49,14 +49,18 @@ function holdsInOrder(chain: ChainRules, holds: readonly Hold[]): Hold[] {
   const taskIds = new Set(chain.tasks.map((t) => t.id));
   return holds
     .filter((h) => taskIds.has(h.taskId))
-    .sort((a, b) => compareEventPositions(a.at, b.at) || HOLD_ORDER[a.kind] - HOLD_ORDER[b.kind] || (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : 0));
+    .sort(
+      (a, b) =>
+        compareEventPositions(a.at, b.at) ||
+        HOLD_ORDER[a.kind] - HOLD_ORDER[b.kind] ||
+        (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : 0),
+    );
 }
 
 function sortTasks(tasks: readonly TaskCondition[]): TaskCondition[] {
   // Ties (which chain validation forbids) fall back to id so the result still
   // does not depend on the order the caller listed tasks in.
-  return [...tasks].sort((a, b) =>
-    a.sequenceNumber - b.sequenceNumber || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return [...tasks].sort((a, b) => a.sequenceNumber - b.sequenceNumber || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /**
@@ -135,7 +139,12 @@ function walkOn(
       const hold = holds[nextHold]!;
       if (position !== null && compareEventPositions(hold.at, position) >= 0) return;
       if (completions.has(hold.taskId)) continue;
-      completions.set(hold.taskId, { taskId: hold.taskId, eventId: hold.at.id, completedUs: hold.at.occurredUs, held: hold.kind === 'claim' });
+      completions.set(hold.taskId, {
+        taskId: hold.taskId,
+        eventId: hold.at.id,
+        completedUs: hold.at.occurredUs,
+        held: hold.kind === 'claim',
+      });
       changed = true;
     }
   };
@@ -209,7 +218,8 @@ export function recomputeWalk(chain: ChainRules, events: readonly CountingEvent[
 function lastStep(ordered: readonly CountingEvent[], steps: readonly Hold[]): EventPosition | null {
   const lastEvent = ordered.at(-1);
   const lastHold = steps.at(-1)?.at;
-  const last = lastHold !== undefined && (lastEvent === undefined || compareEventPositions(lastHold, lastEvent) > 0) ? lastHold : lastEvent;
+  const last =
+    lastHold !== undefined && (lastEvent === undefined || compareEventPositions(lastHold, lastEvent) > 0) ? lastHold : lastEvent;
   return last === undefined ? null : positionOf(last);
 }
 
@@ -229,11 +239,17 @@ export function lastCompletion(completions: ReadonlyMap<string, Completion>): Ev
  * order, so the tasks completed before a position are exactly the stored
  * completions positioned before it.
  */
-function completedBefore(completions: ReadonlyMap<string, Completion>, position: EventPosition): { has(taskId: string): boolean } {
+function completedBefore(
+  completions: ReadonlyMap<string, Completion>,
+  position: EventPosition,
+): { has(taskId: string): boolean } {
   return {
     has(taskId) {
       const completion = completions.get(taskId);
-      return completion !== undefined && compareEventPositions({ occurredUs: completion.completedUs, id: completion.eventId }, position) < 0;
+      return (
+        completion !== undefined &&
+        compareEventPositions({ occurredUs: completion.completedUs, id: completion.eventId }, position) < 0
+      );
     },
   };
 }
@@ -263,7 +279,8 @@ export function advanceWalk(chain: ChainRules, state: WalkState, newEvents: read
     // The walk before the first late event that changes it stands: the redo starts there.
     const firstHarmful = late.find((e) => taskCountedBy(chain, tasks, completedBefore(state.completions, e), e) !== undefined);
     // The tallies at a late event's position are not kept, so a chain that keeps tallies is walked again from the start.
-    if (firstHarmful !== undefined) return hasTallies(chain) ? { recompute: true } : { recompute: true, from: positionOf(firstHarmful) };
+    if (firstHarmful !== undefined)
+      return hasTallies(chain) ? { recompute: true } : { recompute: true, from: positionOf(firstHarmful) };
   }
   const completions = new Map(state.completions);
   const tallies: Tallies = hasTallies(chain) ? new Map(state.tallies) : NO_TALLIES;
@@ -271,7 +288,8 @@ export function advanceWalk(chain: ChainRules, state: WalkState, newEvents: read
   // A complete walk is final: an event after its last completion changes
   // nothing, whether it is seen as fresh or as late-and-harmless, so its mark
   // stays (and its row is not written again for every later event).
-  if (last === undefined || isChainCompleted(chain.tasks.length, completions.size)) return { state: withTallies(chain, { completions, mark }, tallies), changed: false };
+  if (last === undefined || isChainCompleted(chain.tasks.length, completions.size))
+    return { state: withTallies(chain, { completions, mark }, tallies), changed: false };
   const changed = walkOn(chain, completions, fresh, undefined, [], tallies);
   return { state: withTallies(chain, { completions, mark: positionOf(last) }, tallies), changed };
 }
@@ -285,7 +303,8 @@ export function advanceWalk(chain: ChainRules, state: WalkState, newEvents: read
 export type RedoWindow = { from: EventPosition; until: EventPosition | null };
 
 /** The state with its tallies, in a chain that keeps them: a plain chain's state is exactly what it was before §16. */
-const withTallies = (chain: ChainRules, state: WalkState, tallies: Tallies): WalkState => (hasTallies(chain) ? { ...state, tallies } : state);
+const withTallies = (chain: ChainRules, state: WalkState, tallies: Tallies): WalkState =>
+  hasTallies(chain) ? { ...state, tallies } : state;
 
 /** A chain with a counted, summed or streak task (§16): its walk state includes tallies. Remembered per rules object (the matcher asks per event). */
 export function hasTallies(chain: ChainRules): boolean {
@@ -303,7 +322,10 @@ const NO_TALLIES: Tallies = new Map();
 
 /** The window to redo for a late event at `from` in the walk `stored`. */
 export function redoWindow(chain: ChainRules, stored: WalkState, from: EventPosition): RedoWindow {
-  return { from, until: isChainCompleted(chain.tasks.length, stored.completions.size) ? lastCompletion(stored.completions) : null };
+  return {
+    from,
+    until: isChainCompleted(chain.tasks.length, stored.completions.size) ? lastCompletion(stored.completions) : null,
+  };
 }
 
 /**
@@ -315,11 +337,18 @@ export function redoWindow(chain: ChainRules, stored: WalkState, from: EventPosi
  * end complete: then only the walk over everything after `from` is exact.
  * Property-tested against recomputeWalk (walk.property.test.ts).
  */
-export function redoWalk(chain: ChainRules, stored: WalkState, window: RedoWindow, events: readonly CountingEvent[], holds: readonly Hold[] = []): WalkState | null {
+export function redoWalk(
+  chain: ChainRules,
+  stored: WalkState,
+  window: RedoWindow,
+  events: readonly CountingEvent[],
+  holds: readonly Hold[] = [],
+): WalkState | null {
   // Tallies before the window are not kept: only the walk from the start is exact (advanceWalk never asks for a window then).
   if (hasTallies(chain)) return null;
   const inWindow = (position: EventPosition) =>
-    compareEventPositions(position, window.from) >= 0 && (window.until === null || compareEventPositions(position, window.until) <= 0);
+    compareEventPositions(position, window.from) >= 0 &&
+    (window.until === null || compareEventPositions(position, window.until) <= 0);
   const before = completedBefore(stored.completions, window.from);
   const completions = new Map([...stored.completions].filter(([taskId]) => before.has(taskId)));
   const ordered = relevantInOrder(chain, events).filter(inWindow);

@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CountingEvent, TaskCondition } from './conditions.js';
-import { explainChain, type ExplainEvent } from './explain.js';
-import { advanceWalk, computeCompletions, recomputeWalk, type ChainRules, type Completion, type WalkState } from './progress.js';
-import { isAccumulating } from './tally.js';
+import { type ExplainEvent, explainChain } from './explain.js';
+import { advanceWalk, type ChainRules, type Completion, computeCompletions, recomputeWalk, type WalkState } from './progress.js';
 import { referenceQuestWalk, referenceRunName } from './quest-language.reference.test-helper.js';
-import { eventsByRun, runRules } from './runs.js';
-import { workerStep } from './walk-step.test-helper.js';
 import { mostlyNull } from './rules.arbitraries.test-helper.js';
+import { eventsByRun, runRules } from './runs.js';
+import { isAccumulating } from './tally.js';
+import { workerStep } from './walk-step.test-helper.js';
 
 // §16 (docs/quest-language.md) against an independent reading of it: counted,
 // summed and streak tasks over events spread across days and weeks in a few
@@ -33,7 +33,9 @@ const taskArb = fc.record({
   beforeUs: fc.constant(null),
   minCount: fc.oneof({ weight: 1, arbitrary: fc.constant(1) }, { weight: 2, arbitrary: fc.integer({ min: 2, max: 4 }) }),
   minTotal: mostlyNull(fc.integer({ min: 1, max: 24 }).map((n) => n / 2)),
-  streak: mostlyNull(fc.record({ periods: fc.integer({ min: 2, max: 4 }), every: fc.constantFrom('day' as const, 'week' as const) })),
+  streak: mostlyNull(
+    fc.record({ periods: fc.integer({ min: 2, max: 4 }), every: fc.constantFrom('day' as const, 'week' as const) }),
+  ),
 });
 
 const chainArb: fc.Arbitrary<ChainRules> = fc.integer({ min: 1, max: 4 }).chain((n) =>
@@ -53,7 +55,12 @@ const chainArb: fc.Arbitrary<ChainRules> = fc.integer({ min: 1, max: 4 }).chain(
       tasks: numbers.map((sequenceNumber, i): TaskCondition => {
         const task = tasks[i]!;
         // A total needs a currency (the admin API refuses one without).
-        return { id: `task-${i}`, sequenceNumber, ...task, currency: task.minTotal !== null ? (task.currency ?? 'usd') : task.currency };
+        return {
+          id: `task-${i}`,
+          sequenceNumber,
+          ...task,
+          currency: task.minTotal !== null ? (task.currency ?? 'usd') : task.currency,
+        };
       }),
     })),
 );
@@ -75,7 +82,9 @@ const scenarioArb = fc.record({
 });
 
 const byTask = (completions: Iterable<Completion>) =>
-  [...completions].map((c) => ({ taskId: c.taskId, eventId: c.eventId, completedUs: c.completedUs })).sort((a, b) => (a.taskId < b.taskId ? -1 : 1));
+  [...completions]
+    .map((c) => ({ taskId: c.taskId, eventId: c.eventId, completedUs: c.completedUs }))
+    .sort((a, b) => (a.taskId < b.taskId ? -1 : 1));
 
 const talliesOf = (chain: ChainRules, state: WalkState) =>
   [...(state.tallies ?? new Map())]
@@ -90,7 +99,10 @@ const referenceTallies = (chain: ChainRules, events: readonly CountingEvent[]) =
 
 /** The events in a shuffled arrival order (with each one sent twice now and then), cut into batches. */
 function arrivals(events: readonly CountingEvent[], shuffle: readonly number[], cuts: readonly number[]): CountingEvent[][] {
-  const order = events.map((e, i) => ({ e, key: shuffle[i] ?? i })).sort((a, b) => a.key - b.key).map(({ e }) => e);
+  const order = events
+    .map((e, i) => ({ e, key: shuffle[i] ?? i }))
+    .sort((a, b) => a.key - b.key)
+    .map(({ e }) => e);
   const withRepeats = order.flatMap((e, i) => ((shuffle[i] ?? 0) % 5 === 0 ? [e, e] : [e]));
   const points = [...new Set(cuts.map((c) => c % (withRepeats.length + 1)))].sort((a, b) => a - b);
   const batches: CountingEvent[][] = [];
@@ -165,14 +177,19 @@ describe('§16 counted, summed and streak tasks', () => {
     fc.assert(
       fc.property(scenarioArb, ({ chain, events }) => {
         const reference = referenceQuestWalk(chain, events);
-        const explained = explainChain(chain, events.map((e): ExplainEvent => ({ ...e, pending: false })), Infinity);
+        const explained = explainChain(
+          chain,
+          events.map((e): ExplainEvent => ({ ...e, pending: false })),
+          Infinity,
+        );
         for (const { task, candidates } of explained.tasks) {
           const countedHere = reference.counted.filter(([, taskId]) => taskId === task.id).map(([eventId]) => eventId);
           for (const { event, verdict, tally } of candidates) {
             const isCounted = verdict === 'counted' || verdict === 'streak_broken';
             expect(isCounted, `${event.id} ${verdict}`).toBe(countedHere.includes(event.id));
             if (isCounted) expect(tally!.count).toBe(countedHere.indexOf(event.id) + 1);
-            if (verdict === 'used_by_other_task') expect(reference.counted.some(([eventId, taskId]) => eventId === event.id && taskId !== task.id)).toBe(true);
+            if (verdict === 'used_by_other_task')
+              expect(reference.counted.some(([eventId, taskId]) => eventId === event.id && taskId !== task.id)).toBe(true);
           }
         }
       }),
@@ -227,7 +244,7 @@ describe('§16 repeating chains', () => {
     expect(completedTwice).toBeGreaterThan(50);
   });
 
-  it('each run, walked by the worker loop over any arrival order, equals the reference over that run\'s events', () => {
+  it("each run, walked by the worker loop over any arrival order, equals the reference over that run's events", () => {
     fc.assert(
       fc.property(repeatingArb, ({ chain, events, shuffle, cuts }) => {
         const states = new Map<bigint, WalkState>();
@@ -241,7 +258,9 @@ describe('§16 repeating chains', () => {
           }
         }
         const all = [...states.values()].flatMap((state) => [...state.completions.values()]);
-        expect(byTask(all).sort((a, b) => (a.eventId < b.eventId ? -1 : 1))).toEqual(byTask(referenceRuns(chain, events)).sort((a, b) => (a.eventId < b.eventId ? -1 : 1)));
+        expect(byTask(all).sort((a, b) => (a.eventId < b.eventId ? -1 : 1))).toEqual(
+          byTask(referenceRuns(chain, events)).sort((a, b) => (a.eventId < b.eventId ? -1 : 1)),
+        );
       }),
       { seed: SEED, numRuns: RUNS },
     );
@@ -251,10 +270,29 @@ describe('§16 repeating chains', () => {
 describe('§16 worked examples', () => {
   const DAY = 86_400_000_000n;
   const task = (fields: Partial<TaskCondition>): TaskCondition => ({
-    id: 't1', sequenceNumber: 1, eventType: 'trade', minAmount: null, currency: null, afterUs: null, beforeUs: null, ...fields,
+    id: 't1',
+    sequenceNumber: 1,
+    eventType: 'trade',
+    minAmount: null,
+    currency: null,
+    afterUs: null,
+    beforeUs: null,
+    ...fields,
   });
-  const chainOf = (tasks: TaskCondition[], timezone = 'UTC'): ChainRules => ({ allowAnyOrder: false, startUs: 0n, endUs: 400n * DAY, tasks, timezone });
-  const ev = (id: string, occurredUs: bigint, amount: number | null = null, currency: string | null = null, eventType = 'trade'): CountingEvent => ({ id, eventType, occurredUs, amount, currency });
+  const chainOf = (tasks: TaskCondition[], timezone = 'UTC'): ChainRules => ({
+    allowAnyOrder: false,
+    startUs: 0n,
+    endUs: 400n * DAY,
+    tasks,
+    timezone,
+  });
+  const ev = (
+    id: string,
+    occurredUs: bigint,
+    amount: number | null = null,
+    currency: string | null = null,
+    eventType = 'trade',
+  ): CountingEvent => ({ id, eventType, occurredUs, amount, currency });
 
   it('"make 3 trades" completes at the third', () => {
     const done = computeCompletions(chainOf([task({ minCount: 3 })]), [ev('a', 1n), ev('b', 2n), ev('c', 3n), ev('d', 4n)]);
@@ -263,19 +301,36 @@ describe('§16 worked examples', () => {
 
   it('"deposit 500 USD in total" sums amounts to the event that reaches it, and 0.7 + 0.1 meets 0.8', () => {
     const deposits = chainOf([task({ eventType: 'deposit', minTotal: 500, currency: 'USD' })]);
-    const done = computeCompletions(deposits, [ev('a', 1n, 200, 'usd', 'deposit'), ev('b', 2n, 250, 'EUR', 'deposit'), ev('c', 3n, 300, 'USD', 'deposit')]);
+    const done = computeCompletions(deposits, [
+      ev('a', 1n, 200, 'usd', 'deposit'),
+      ev('b', 2n, 250, 'EUR', 'deposit'),
+      ev('c', 3n, 300, 'USD', 'deposit'),
+    ]);
     expect(done.get('t1')?.eventId).toBe('c');
     const cents = chainOf([task({ eventType: 'deposit', minTotal: 0.8, currency: 'USD' })]);
-    expect(computeCompletions(cents, [ev('a', 1n, 0.7, 'USD', 'deposit'), ev('b', 2n, 0.1, 'USD', 'deposit')]).get('t1')?.eventId).toBe('b');
+    expect(
+      computeCompletions(cents, [ev('a', 1n, 0.7, 'USD', 'deposit'), ev('b', 2n, 0.1, 'USD', 'deposit')]).get('t1')?.eventId,
+    ).toBe('b');
   });
 
   it('"log in 3 days in a row" resets on a missed day, counts a day once, and reads days in the chain\'s time zone', () => {
     const streak = task({ eventType: 'login', streak: { periods: 3, every: 'day' } });
     const login = (id: string, us: bigint) => ev(id, us, null, null, 'login');
-    const broken = [login('a', 10n * DAY), login('b', 11n * DAY), login('c', 13n * DAY), login('d', 13n * DAY + 5n), login('e', 14n * DAY), login('f', 15n * DAY)];
+    const broken = [
+      login('a', 10n * DAY),
+      login('b', 11n * DAY),
+      login('c', 13n * DAY),
+      login('d', 13n * DAY + 5n),
+      login('e', 14n * DAY),
+      login('f', 15n * DAY),
+    ];
     expect(computeCompletions(chainOf([streak]), broken).get('t1')?.eventId).toBe('f');
     // 23:30 UTC on day 10 is already day 11 in Berlin (UTC+1 in winter): three Berlin days, two UTC days.
-    const late = [login('a', 10n * DAY - 3_600_000_000n), login('b', 10n * DAY + 23n * 3_600_000_000n + 1_800_000_000n), login('c', 12n * DAY + 1n)];
+    const late = [
+      login('a', 10n * DAY - 3_600_000_000n),
+      login('b', 10n * DAY + 23n * 3_600_000_000n + 1_800_000_000n),
+      login('c', 12n * DAY + 1n),
+    ];
     expect(computeCompletions(chainOf([streak], 'Europe/Berlin'), late).get('t1')?.eventId).toBe('c');
     expect(computeCompletions(chainOf([streak], 'UTC'), late).has('t1')).toBe(false);
   });

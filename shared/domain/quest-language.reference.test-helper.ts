@@ -36,7 +36,7 @@ function period(us: bigint, every: 'day' | 'week', timezone: string): number {
   if (every === 'day') return day;
   // 1970-01-05 (day 4) was a Monday.
   let monday = day;
-  while (((monday - 4) % 7 + 7) % 7 !== 0) monday--;
+  while ((((monday - 4) % 7) + 7) % 7 !== 0) monday--;
   return (monday - 4) / 7 + 1;
 }
 

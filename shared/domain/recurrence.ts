@@ -30,7 +30,10 @@ function periodAt(us: bigint, recurrence: Recurrence): Run {
 export function runAt(window: ChainWindow, recurrence: Recurrence, us: bigint): Run | null {
   if (us < window.startUs || us >= window.endUs) return null;
   const period = periodAt(us, recurrence);
-  return { startUs: period.startUs > window.startUs ? period.startUs : window.startUs, endUs: period.endUs < window.endUs ? period.endUs : window.endUs };
+  return {
+    startUs: period.startUs > window.startUs ? period.startUs : window.startUs,
+    endUs: period.endUs < window.endUs ? period.endUs : window.endUs,
+  };
 }
 
 /** The run that starts at `startUs`, or null when no run of the chain starts there. */
@@ -63,7 +66,10 @@ export function storedRun(timing: ChainTiming, periodStartUs: bigint): Run | nul
  * named period is refused (for a 400 on `period_start`).
  */
 export function requestedPeriod(timing: ChainTiming, asked: bigint | undefined, nowUs: bigint): bigint | string {
-  if (!timing.recurrence) return asked === undefined ? ONLY_RUN : 'period_start: the quest chain does not repeat; leave period_start out';
+  if (!timing.recurrence)
+    return asked === undefined ? ONLY_RUN : 'period_start: the quest chain does not repeat; leave period_start out';
   if (asked === undefined) return currentRun(timing, timing.recurrence, nowUs).startUs;
-  return runStartingAt(timing, timing.recurrence, asked) === null ? 'period_start: no run of the quest chain starts there (see period_start in GET active)' : asked;
+  return runStartingAt(timing, timing.recurrence, asked) === null
+    ? 'period_start: no run of the quest chain starts there (see period_start in GET active)'
+    : asked;
 }

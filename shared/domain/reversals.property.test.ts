@@ -2,10 +2,19 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CountingEvent } from './conditions.js';
 import { compareEventPositions } from './counting.js';
-import { advanceWalk, computeCompletions, lastCompletion, recomputeWalk, type ChainRules, type Completion, type Hold, type WalkState } from './progress.js';
+import {
+  advanceWalk,
+  type ChainRules,
+  type Completion,
+  computeCompletions,
+  type Hold,
+  lastCompletion,
+  recomputeWalk,
+  type WalkState,
+} from './progress.js';
 import { referenceCompletions } from './progress.reference.test-helper.js';
-import { workerStep } from './walk-step.test-helper.js';
 import { chainArb, eventsArb } from './rules.arbitraries.test-helper.js';
+import { workerStep } from './walk-step.test-helper.js';
 
 // Reversals and claims (docs/reversals.md) at the walk's level: the worker's
 // loop (advance when it can, recompute with the holds when it must, recompute
@@ -19,14 +28,25 @@ const RUNS = 1_000;
 type Op = { kind: 'deliver'; picks: number[] } | { kind: 'reverse'; pick: number } | { kind: 'claim'; pick: number };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('deliver' as const), picks: fc.array(fc.nat({ max: 15 }), { minLength: 1, maxLength: 5 }) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('deliver' as const),
+      picks: fc.array(fc.nat({ max: 15 }), { minLength: 1, maxLength: 5 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('reverse' as const), pick: fc.nat({ max: 15 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('claim' as const), pick: fc.nat({ max: 5 }) }) },
 );
 
-const scenarioArb = fc.record({ chain: chainArb, events: eventsArb.filter((e) => e.length > 0), ops: fc.array(opArb, { minLength: 1, maxLength: 14 }) });
+const scenarioArb = fc.record({
+  chain: chainArb,
+  events: eventsArb.filter((e) => e.length > 0),
+  ops: fc.array(opArb, { minLength: 1, maxLength: 14 }),
+});
 
-const byTask = (completions: Iterable<Completion>) => [...completions].sort((a, b) => (a.taskId < b.taskId ? -1 : 1)).map((c) => ({ ...c, held: c.held === true }));
+const byTask = (completions: Iterable<Completion>) =>
+  [...completions].sort((a, b) => (a.taskId < b.taskId ? -1 : 1)).map((c) => ({ ...c, held: c.held === true }));
 
 /** Runs the ops as the worker and the claim route do; yields the state, the model and the claims after each op. */
 function* simulate(chain: ChainRules, events: readonly CountingEvent[], ops: readonly Op[]) {
@@ -39,7 +59,11 @@ function* simulate(chain: ChainRules, events: readonly CountingEvent[], ops: rea
     if (op.kind === 'deliver') {
       const batch = op.picks.map((i) => events[i % events.length]!);
       for (const e of batch) stored.set(e.id, e);
-      const result = advanceWalk(chain, state, batch.filter((e) => !reversed.has(e.id)));
+      const result = advanceWalk(
+        chain,
+        state,
+        batch.filter((e) => !reversed.has(e.id)),
+      );
       state = workerStep(chain, state, result, standing(), holds).state;
     } else if (op.kind === 'reverse') {
       const target = [...stored.keys()][op.pick % Math.max(1, stored.size)];
@@ -86,7 +110,9 @@ describe('reversals and claims in the walk', () => {
           }
           // Without claims, progress is the §5 reference walk over the standing events.
           if (holds.length === 0) {
-            expect(byTask(state.completions.values()).map(({ held: _held, ...c }) => c)).toEqual(referenceCompletions(chain, standing).sort((a, b) => (a.taskId < b.taskId ? -1 : 1)));
+            expect(byTask(state.completions.values()).map(({ held: _held, ...c }) => c)).toEqual(
+              referenceCompletions(chain, standing).sort((a, b) => (a.taskId < b.taskId ? -1 : 1)),
+            );
           }
         }
       }),
@@ -113,7 +139,9 @@ describe('reversals and claims in the walk', () => {
     fc.assert(
       fc.property(scenarioArb, ({ chain, events, ops }) => {
         for (const { holds, standing, model } of simulate(chain, events, ops)) {
-          expect(byTask(computeCompletions(chain, standing, undefined, holds).values())).toEqual(byTask(model.completions.values()));
+          expect(byTask(computeCompletions(chain, standing, undefined, holds).values())).toEqual(
+            byTask(model.completions.values()),
+          );
         }
       }),
       { numRuns: 200, seed: SEED },
@@ -125,9 +153,23 @@ describe('reversals and claims in the walk', () => {
       allowAnyOrder: false,
       startUs: 0n,
       endUs: 10n,
-      tasks: [1, 2].map((n) => ({ id: `task-${n}`, sequenceNumber: n, eventType: 'reg', minAmount: null, currency: null, afterUs: null, beforeUs: null })),
+      tasks: [1, 2].map((n) => ({
+        id: `task-${n}`,
+        sequenceNumber: n,
+        eventType: 'reg',
+        minAmount: null,
+        currency: null,
+        afterUs: null,
+        beforeUs: null,
+      })),
     };
-    const event = (id: string, occurredUs: bigint): CountingEvent => ({ id, eventType: 'reg', occurredUs, amount: null, currency: null });
+    const event = (id: string, occurredUs: bigint): CountingEvent => ({
+      id,
+      eventType: 'reg',
+      occurredUs,
+      amount: null,
+      currency: null,
+    });
     const [e1, e3] = [event('e1', 1n), event('e3', 3n)];
     // task-2 claimed at e5, then e5 reversed: held from e5's position, the mark with it.
     const holds: Hold[] = [{ taskId: 'task-2', at: { occurredUs: 5n, id: 'e5' }, kind: 'claim' }];

@@ -42,11 +42,13 @@ export const chainArb: fc.Arbitrary<ChainRules> = fc.integer({ min: 1, max: 6 })
       allowAnyOrder,
       startUs,
       endUs: startUs + lengthUs,
-      tasks: sequenceNumbers.map((sequenceNumber, i): TaskCondition => ({
-        id: `task-${i}`,
-        sequenceNumber,
-        ...(conditions[i] ?? { eventType: 'reg', minAmount: null, currency: null, afterUs: null, beforeUs: null }),
-      })),
+      tasks: sequenceNumbers.map(
+        (sequenceNumber, i): TaskCondition => ({
+          id: `task-${i}`,
+          sequenceNumber,
+          ...(conditions[i] ?? { eventType: 'reg', minAmount: null, currency: null, afterUs: null, beforeUs: null }),
+        }),
+      ),
     })),
 );
 
@@ -61,4 +63,3 @@ export const eventArb: fc.Arbitrary<CountingEvent> = fc.record({
 
 // Distinct stored events: one id is one event.
 export const eventsArb = fc.uniqueArray(eventArb, { selector: (e) => e.id, maxLength: 16, size: 'max' });
-

@@ -30,4 +30,3 @@ export const chain = (tasks: TaskCondition[], over: Partial<ChainRules> = {}): C
   tasks,
   ...over,
 });
-

@@ -1,6 +1,6 @@
 import { localDay, startOfDay } from './calendar.js';
 import type { ChainRules } from './progress.js';
-import { ONLY_RUN, runAt, runStartingAt, type Run } from './recurrence.js';
+import { ONLY_RUN, type Run, runAt, runStartingAt } from './recurrence.js';
 
 // The runs of a chain as the §5 walk sees them (docs/quest-language.md,
 // "Repeating chains"): a chain that does not repeat has one run (period 0,
@@ -24,7 +24,10 @@ export function runOf(rules: ChainRules, us: bigint): Run | null {
 export const periodOfRun = (rules: ChainRules, run: Run): bigint => (rules.recurrence ? run.startUs : ONLY_RUN);
 
 /** Events by the period of the run they fall in (events outside the chain's dates are in none). */
-export function eventsByRun<E extends { occurredUs: bigint }>(rules: ChainRules, events: readonly E[]): Map<bigint, readonly E[]> {
+export function eventsByRun<E extends { occurredUs: bigint }>(
+  rules: ChainRules,
+  events: readonly E[],
+): Map<bigint, readonly E[]> {
   // The matcher's hot path for every chain that does not repeat: no copy.
   if (!rules.recurrence) return new Map([[ONLY_RUN, events]]);
   const byRun = new Map<bigint, E[]>();

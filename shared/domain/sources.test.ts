@@ -1,12 +1,21 @@
 import fc from 'fast-check';
-import { describe, it, expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { compareEventPositions } from './counting.js';
 import { senderUserId as sent, serviceUserId } from './ids.js';
-import { countsFor, everySourceOf, historyBySource, sourceKey, sourcesOf, usersBySource } from './sources.js';
 import type { ChainScope, MatchUser, SourcedEvent } from './sources.js';
+import { countsFor, everySourceOf, historyBySource, sourceKey, sourcesOf, usersBySource } from './sources.js';
 
 // User U of platform P, linked to advertiser A as 'a-7' (and to B as 'b-1').
-const user: MatchUser = { id: serviceUserId('U'), platformId: 'P', platformUserId: sent('u-1'), registeredUs: 0n, links: new Map([['A', sent('a-7')], ['B', sent('b-1')]]) };
+const user: MatchUser = {
+  id: serviceUserId('U'),
+  platformId: 'P',
+  platformUserId: sent('u-1'),
+  registeredUs: 0n,
+  links: new Map([
+    ['A', sent('a-7')],
+    ['B', sent('b-1')],
+  ]),
+};
 const unlinked: MatchUser = { ...user, links: new Map() };
 // Chain C of P sponsored by A, dates [100, 200).
 const chain: ChainScope = { platformId: 'P', advertiserId: 'A', startUs: 100n, endUs: 200n };
@@ -32,8 +41,14 @@ describe('countsFor', () => {
     ['the advertiser about an id linked to someone else', user, chain, { providerId: 'A', userId: 'a-8' }, false],
     ['the advertiser about the platform user id', user, chain, { providerId: 'A', userId: 'u-1' }, false],
     // The user is linked to B, but B does not sponsor this chain.
-    ['an advertiser that is not the chain\'s', user, chain, { providerId: 'B', userId: 'b-1' }, false],
-    ['the same advertiser for a chain it sponsors', user, { ...chain, advertiserId: 'B' }, { providerId: 'B', userId: 'b-1' }, true],
+    ["an advertiser that is not the chain's", user, chain, { providerId: 'B', userId: 'b-1' }, false],
+    [
+      'the same advertiser for a chain it sponsors',
+      user,
+      { ...chain, advertiserId: 'B' },
+      { providerId: 'B', userId: 'b-1' },
+      true,
+    ],
     ['the platform counts for a chain of another advertiser too', user, { ...chain, advertiserId: 'B' }, {}, true],
     ['at the chain start (inclusive)', user, chain, { occurredUs: 100n }, true],
     ['just before the chain start', user, chain, { occurredUs: 99n }, false],
@@ -42,7 +57,13 @@ describe('countsFor', () => {
     ['the advertiser outside the window', user, chain, { providerId: 'A', userId: 'a-7', occurredUs: 200n }, false],
     ['a chain of another platform', user, { ...chain, platformId: 'Q' }, {}, false],
     ['a chain of another platform, its own platform sending', user, { ...chain, platformId: 'Q' }, { providerId: 'Q' }, false],
-    ['a chain of another platform, its advertiser linked to the user', user, { ...chain, platformId: 'Q' }, { providerId: 'A', userId: 'a-7' }, false],
+    [
+      'a chain of another platform, its advertiser linked to the user',
+      user,
+      { ...chain, platformId: 'Q' },
+      { providerId: 'A', userId: 'a-7' },
+      false,
+    ],
   ];
   it.each(table)('%s', (_why, u, c, e, expected) => {
     expect(countsFor(u, c, event(e))).toBe(expected);
@@ -50,13 +71,13 @@ describe('countsFor', () => {
 });
 
 describe('sourcesOf', () => {
-  it('names the platform about the own id, and the chain\'s advertiser about the linked id', () => {
+  it("names the platform about the own id, and the chain's advertiser about the linked id", () => {
     expect(sourcesOf(user, chain)).toEqual([
       { providerId: 'P', userId: 'u-1', role: 'platform' },
       { providerId: 'A', userId: 'a-7', role: 'advertiser' },
     ]);
   });
-  it('names the platform alone when the chain\'s advertiser is not linked', () => {
+  it("names the platform alone when the chain's advertiser is not linked", () => {
     expect(sourcesOf(unlinked, chain)).toEqual([{ providerId: 'P', userId: 'u-1', role: 'platform' }]);
   });
   it('names nothing for a chain of another platform', () => {
@@ -78,7 +99,7 @@ describe('everySourceOf and usersBySource (the reverse)', () => {
   });
   const sourceArb = fc.record({ providerId: fc.constantFrom('P', 'Q', 'A', 'B', 'C'), userId: ids.map(sent) });
 
-  it('a source is in everySourceOf(user) iff some chain of the user\'s platform counts it', () => {
+  it("a source is in everySourceOf(user) iff some chain of the user's platform counts it", () => {
     fc.assert(
       fc.property(userArb, sourceArb, (u, source) => {
         const someChain = ['A', 'B', 'C'].some((advertiserId) =>
@@ -104,14 +125,21 @@ describe('everySourceOf and usersBySource (the reverse)', () => {
 // The split history must hand each (user, chain) what filtering the whole
 // history by the rule would: the matcher, explain and backtest all read it.
 describe('historyBySource', () => {
-  const eventArb = fc.record({
-    id: fc.uuid(),
-    providerId: fc.constantFrom('P', 'Q', 'A', 'B'),
-    userId: fc.constantFrom('u-1', 'a-7', 'b-1', 'x'),
-    occurredUs: fc.bigInt({ min: 90n, max: 210n }),
-    reversed: fc.boolean(),
-  }).map((over) => event(over));
-  const chainArb = fc.record({ platformId: fc.constantFrom('P', 'Q'), advertiserId: fc.constantFrom('A', 'B'), startUs: fc.constant(100n), endUs: fc.constant(200n) });
+  const eventArb = fc
+    .record({
+      id: fc.uuid(),
+      providerId: fc.constantFrom('P', 'Q', 'A', 'B'),
+      userId: fc.constantFrom('u-1', 'a-7', 'b-1', 'x'),
+      occurredUs: fc.bigInt({ min: 90n, max: 210n }),
+      reversed: fc.boolean(),
+    })
+    .map((over) => event(over));
+  const chainArb = fc.record({
+    platformId: fc.constantFrom('P', 'Q'),
+    advertiserId: fc.constantFrom('A', 'B'),
+    startUs: fc.constant(100n),
+    endUs: fc.constant(200n),
+  });
 
   it('eventsOf is the events of sourcesOf, in the order given; countingOf those that count', () => {
     fc.assert(

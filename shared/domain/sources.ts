@@ -1,4 +1,4 @@
-import { inChainWindow, type ChainWindow, type CountingEvent } from './conditions.js';
+import { type ChainWindow, type CountingEvent, inChainWindow } from './conditions.js';
 import type { SenderUserId, ServiceUserId } from './ids.js';
 
 // Product rules §4, defined once: which senders' events count for a user in a
@@ -87,7 +87,9 @@ export function countingFilter(user: MatchUser, chain: ChainScope): (event: Sour
   const sources = sourcesOf(user, chain);
   if (sources.length === 0) return () => false;
   return (event) =>
-    event.reversed !== true && sources.some((s) => s.providerId === event.providerId && s.userId === event.userId) && inChainWindow(chain, event);
+    event.reversed !== true &&
+    sources.some((s) => s.providerId === event.providerId && s.userId === event.userId) &&
+    inChainWindow(chain, event);
 }
 
 /** §4 for one event: countingFilter(user, chain)(event). */
@@ -112,7 +114,8 @@ export function historyBySource<E extends SourcedEvent>(events: readonly E[]): S
     if (list) list.push(event);
     else bySource.set(key, [event]);
   }
-  const eventsOf = (user: MatchUser, chain: ChainParties) => sourcesOf(user, chain).flatMap((source) => bySource.get(sourceKey(source)) ?? []);
+  const eventsOf = (user: MatchUser, chain: ChainParties) =>
+    sourcesOf(user, chain).flatMap((source) => bySource.get(sourceKey(source)) ?? []);
   return {
     eventsOf,
     countingOf: (user, chain) => eventsOf(user, chain).filter(countingFilter(user, chain)),

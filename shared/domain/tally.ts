@@ -54,7 +54,14 @@ export function periodOf(occurredUs: bigint, every: StreakEvery, timezone: strin
 }
 
 /** What a live `progress` message says of a counted, summed or streak task: its tally as stored (the thresholds are in the chain, as GET active shows it). */
-export type TallyNotice = { quest_chain_id: string; task_id: string; period_start: string | null; count: number; total: number; streak: number };
+export type TallyNotice = {
+  quest_chain_id: string;
+  task_id: string;
+  period_start: string | null;
+  count: number;
+  total: number;
+  streak: number;
+};
 
 /** The notices of one walk's tallies, in task id order; `periodStart` is the run's start (null for a chain that does not repeat). */
 export function tallyNotices(chainId: string, periodStart: string | null, tallies: StoredTallies): TallyNotice[] {
@@ -62,6 +69,13 @@ export function tallyNotices(chainId: string, periodStart: string | null, tallie
     .sort()
     .map((taskId) => {
       const { count, totalMicros, run } = tallies[taskId]!;
-      return { quest_chain_id: chainId, task_id: taskId, period_start: periodStart, count, total: fromMicros(totalMicros), streak: run };
+      return {
+        quest_chain_id: chainId,
+        task_id: taskId,
+        period_start: periodStart,
+        count,
+        total: fromMicros(totalMicros),
+        streak: run,
+      };
     });
 }

@@ -16,7 +16,7 @@ describe('twinId', () => {
 });
 
 describe('providerIdForMode', () => {
-  it('keeps a live caller\'s ids, maps a test caller\'s to the twins and back', () => {
+  it("keeps a live caller's ids, maps a test caller's to the twins and back", () => {
     fc.assert(
       fc.property(fc.uuid({ version: 4 }), (id) => {
         expect(providerIdForMode(id, true)).toBe(id);

@@ -1,12 +1,6 @@
-import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import {
-  UTC_TIMESTAMP_PATTERN,
-  dateToMicros,
-  formatIsoMicros,
-  formatIsoMillis,
-  parseUtcTimestamp,
-} from './timestamp.js';
+import { describe, expect, it } from 'vitest';
+import { dateToMicros, formatIsoMicros, formatIsoMillis, parseUtcTimestamp, UTC_TIMESTAMP_PATTERN } from './timestamp.js';
 
 // Oracle for ms-aligned instants in years 1970+: Date is exact at ms precision.
 const us = (iso: string, micros = 0n): bigint => BigInt(Date.parse(iso)) * 1000n + micros;
@@ -131,12 +125,8 @@ describe('formatting', () => {
   });
 
   it('canonicalises the other spellings', () => {
-    expect(formatIsoMicros(parseUtcTimestamp('2026-01-02T03:04:05+00:00')!)).toBe(
-      '2026-01-02T03:04:05.000000Z',
-    );
-    expect(formatIsoMicros(parseUtcTimestamp('2026-01-02T03:04:05.5Z')!)).toBe(
-      '2026-01-02T03:04:05.500000Z',
-    );
+    expect(formatIsoMicros(parseUtcTimestamp('2026-01-02T03:04:05+00:00')!)).toBe('2026-01-02T03:04:05.000000Z');
+    expect(formatIsoMicros(parseUtcTimestamp('2026-01-02T03:04:05.5Z')!)).toBe('2026-01-02T03:04:05.500000Z');
   });
 });
 

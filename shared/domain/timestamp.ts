@@ -7,8 +7,7 @@
  * digits. Calendar validity (Feb 30, hour 24, ...) is checked by
  * parseUtcTimestamp, not by this pattern. No `g` flag: safe to share.
  */
-export const UTC_TIMESTAMP_PATTERN =
-  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?(?:Z|\+00:00)$/;
+export const UTC_TIMESTAMP_PATTERN = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?(?:Z|\+00:00)$/;
 
 const US_PER_SECOND = 1_000_000n;
 const US_PER_DAY = 86_400n * US_PER_SECOND;
@@ -42,9 +41,7 @@ function civilFromDays(days: number): { year: number; month: number; day: number
   const z = days + 719468;
   const era = Math.floor(z / 146097);
   const doe = z - era * 146097;
-  const yoe = Math.floor(
-    (doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365,
-  );
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
   const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
   const mp = Math.floor((5 * doy + 2) / 153);
   const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
@@ -70,15 +67,14 @@ export function parseUtcTimestamp(input: string): bigint | null {
   // No leap seconds: Postgres rejects :60 too, and an instant must be unique.
   if (hour > 23 || minute > 59 || second > 59) return null;
   const micros = fraction === undefined ? 0n : BigInt(fraction.padEnd(6, '0'));
-  const seconds = BigInt(daysFromCivil(year, month, day)) * 86_400n
-    + BigInt(hour * 3600 + minute * 60 + second);
+  const seconds = BigInt(daysFromCivil(year, month, day)) * 86_400n + BigInt(hour * 3600 + minute * 60 + second);
   return seconds * US_PER_SECOND + micros;
 }
 
 // BigInt division truncates toward zero; instants before 1970 need floor.
 function floorDiv(a: bigint, b: bigint): bigint {
   const q = a / b;
-  return (a % b !== 0n && (a < 0n) !== (b < 0n)) ? q - 1n : q;
+  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
 }
 
 function pad(n: number, width: number): string {

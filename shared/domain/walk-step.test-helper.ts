@@ -1,4 +1,4 @@
-import { recomputeWalk, redoWalk, redoWindow, type ChainRules, type Hold, type WalkAdvance, type WalkState } from './progress.js';
+import { type ChainRules, type Hold, recomputeWalk, redoWalk, redoWindow, type WalkAdvance, type WalkState } from './progress.js';
 
 /**
  * What the matcher does with advanceWalk's verdict (core/matching/plan-batch.ts):
@@ -7,7 +7,13 @@ import { recomputeWalk, redoWalk, redoWindow, type ChainRules, type Hold, type W
  * complete, recompute it over everything stored. `how` tells which, so the
  * property tests can count that every path is exercised.
  */
-export function workerStep(chain: ChainRules, state: WalkState, result: WalkAdvance, stored: readonly Parameters<typeof recomputeWalk>[1][number][], holds: readonly Hold[] = []): { state: WalkState; how: 'advanced' | 'redone' | 'redone-bounded' | 'recomputed' } {
+export function workerStep(
+  chain: ChainRules,
+  state: WalkState,
+  result: WalkAdvance,
+  stored: readonly Parameters<typeof recomputeWalk>[1][number][],
+  holds: readonly Hold[] = [],
+): { state: WalkState; how: 'advanced' | 'redone' | 'redone-bounded' | 'recomputed' } {
   if (!('recompute' in result)) return { state: result.state, how: 'advanced' };
   if (result.from !== undefined) {
     const window = redoWindow(chain, state, result.from);

@@ -1,14 +1,14 @@
-import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { inChainWindow, taskMatches } from './conditions.js';
+import { describe, expect, it } from 'vitest';
 import type { CountingEvent, TaskCondition } from './conditions.js';
-import { compareEventPositions } from './counting.js';
+import { inChainWindow, taskMatches } from './conditions.js';
 import type { EventPosition } from './counting.js';
-import { advanceWalk, computeCompletions, isRelevant, lastCompletion, recomputeWalk } from './progress.js';
+import { compareEventPositions } from './counting.js';
 import type { ChainRules, Completion, WalkState } from './progress.js';
+import { advanceWalk, computeCompletions, isRelevant, lastCompletion, recomputeWalk } from './progress.js';
 import { referenceCompletions } from './progress.reference.test-helper.js';
-import { workerStep } from './walk-step.test-helper.js';
 import { mostlyNull } from './rules.arbitraries.test-helper.js';
+import { workerStep } from './walk-step.test-helper.js';
 
 // The incremental walk must be indistinguishable from recomputing over every
 // stored event, however the events arrive. Small domains (3 types, times
@@ -17,7 +17,6 @@ import { mostlyNull } from './rules.arbitraries.test-helper.js';
 
 const SEED = 20_240_517;
 const RUNS = 1_000;
-
 
 const eventTypeArb = fc.constantFrom('reg', 'kyc', 'tx');
 const amountArb = fc.integer({ min: 0, max: 8 });
@@ -44,11 +43,13 @@ const chainArb: fc.Arbitrary<ChainRules> = fc.integer({ min: 1, max: 5 }).chain(
       allowAnyOrder,
       startUs,
       endUs,
-      tasks: sequenceNumbers.map((sequenceNumber, i): TaskCondition => ({
-        id: `task-${i}`,
-        sequenceNumber,
-        ...(conditions[i] ?? { eventType: 'reg', minAmount: null, currency: null, afterUs: null, beforeUs: null }),
-      })),
+      tasks: sequenceNumbers.map(
+        (sequenceNumber, i): TaskCondition => ({
+          id: `task-${i}`,
+          sequenceNumber,
+          ...(conditions[i] ?? { eventType: 'reg', minAmount: null, currency: null, afterUs: null, beforeUs: null }),
+        }),
+      ),
     })),
 );
 
@@ -75,7 +76,9 @@ const deliveryArb = (events: CountingEvent[]): fc.Arbitrary<CountingEvent[][]> =
   fc
     .record({
       batchOf: fc.array(fc.nat({ max: BATCHES - 1 }), { minLength: events.length, maxLength: events.length }),
-      resends: fc.array(fc.record({ pick: fc.nat({ max: events.length - 1 }), batch: fc.nat({ max: BATCHES - 1 }) }), { maxLength: 8 }),
+      resends: fc.array(fc.record({ pick: fc.nat({ max: events.length - 1 }), batch: fc.nat({ max: BATCHES - 1 }) }), {
+        maxLength: 8,
+      }),
     })
     .chain(({ batchOf, resends }) => {
       const items = [
@@ -87,7 +90,9 @@ const deliveryArb = (events: CountingEvent[]): fc.Arbitrary<CountingEvent[][]> =
       ];
       return fc.shuffledSubarray(items, { minLength: items.length, maxLength: items.length });
     })
-    .map((items) => Array.from({ length: BATCHES }, (_, b) => items.filter((item) => item.batch === b).map((item) => item.event)));
+    .map((items) =>
+      Array.from({ length: BATCHES }, (_, b) => items.filter((item) => item.batch === b).map((item) => item.event)),
+    );
 
 const scenarioArb = fc
   .record({ chain: chainArb, events: eventsArb })
@@ -130,8 +135,17 @@ function* simulate(chain: ChainRules, batches: CountingEvent[][]) {
     const step = workerStep(chain, state, result, stored);
     state = step.state;
     const mark = before.mark;
-    const late = mark !== null && batch.some((e) => e.id !== mark.id && isRelevant(chain, e) && compareEventPositions(e, mark) < 0);
-    yield { before, state, stored, late, recomputed: 'recompute' in result, how: step.how, changed: !('recompute' in result) && result.changed };
+    const late =
+      mark !== null && batch.some((e) => e.id !== mark.id && isRelevant(chain, e) && compareEventPositions(e, mark) < 0);
+    yield {
+      before,
+      state,
+      stored,
+      late,
+      recomputed: 'recompute' in result,
+      how: step.how,
+      changed: !('recompute' in result) && result.changed,
+    };
   }
 }
 
@@ -181,15 +195,15 @@ describe('incremental walk properties', () => {
   });
 
   it('never recomputes for a batch after the walked prefix (with the mark and irrelevant old events re-sent)', () => {
-    const arb = fc
-      .record({ chain: chainArb, events: eventsArb })
-      .chain((s) => {
-        const sorted = [...s.events].sort(compareEventPositions);
-        return fc.record({
+    const arb = fc.record({ chain: chainArb, events: eventsArb }).chain((s) => {
+      const sorted = [...s.events].sort(compareEventPositions);
+      return fc
+        .record({
           cut: fc.nat({ max: sorted.length }),
           resendOld: fc.boolean(),
           order: fc.shuffledSubarray(sorted, { minLength: sorted.length, maxLength: sorted.length }),
-        }).map(({ cut, resendOld, order }) => {
+        })
+        .map(({ cut, resendOld, order }) => {
           const prefix = sorted.slice(0, cut);
           const oldIds = new Set(prefix.map((e) => e.id));
           const mark = expectedMark(s.chain, prefix);
@@ -197,7 +211,7 @@ describe('incremental walk properties', () => {
           const resent = resendOld ? prefix.filter((e) => e.id === mark?.id || expectedMark(s.chain, [e]) === null) : [];
           return { ...s, prefix, batch: [...order.filter((e) => !oldIds.has(e.id)), ...resent] };
         });
-      });
+    });
     fc.assert(
       fc.property(arb, ({ chain, events, prefix, batch }) => {
         const result = advanceWalk(chain, recomputeWalk(chain, prefix), batch);

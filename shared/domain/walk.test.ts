@@ -1,9 +1,8 @@
-import { describe, it, expect } from 'vitest';
-import { advanceWalk, isRelevant, recomputeWalk, redoWalk, redoWindow } from './progress.js';
-import type { ChainRules, WalkAdvance, WalkState } from './progress.js';
+import { describe, expect, it } from 'vitest';
 import type { CountingEvent } from './conditions.js';
+import type { ChainRules, WalkAdvance, WalkState } from './progress.js';
+import { advanceWalk, isRelevant, recomputeWalk, redoWalk, redoWindow } from './progress.js';
 import { chain, ev, task } from './rules.test-helper.js';
-
 
 const EMPTY: WalkState = { completions: new Map(), mark: null };
 
@@ -68,7 +67,10 @@ describe('advanceWalk', () => {
     // b@5 is passed over (t1 is open) but still moves the mark; a@3 is then late.
     const passed = advanced(advanceWalk(ordered, EMPTY, [ev('b5', 'b', 5n)]));
     expect(passed).toEqual({ state: { completions: new Map(), mark: { occurredUs: 5n, id: 'b5' } }, changed: false });
-    expect(advanceWalk(ordered, passed.state, [ev('a3', 'a', 3n)])).toEqual({ recompute: true, from: { occurredUs: 3n, id: 'a3' } });
+    expect(advanceWalk(ordered, passed.state, [ev('a3', 'a', 3n)])).toEqual({
+      recompute: true,
+      from: { occurredUs: 3n, id: 'a3' },
+    });
     expect(summary(recomputeWalk(ordered, [ev('b5', 'b', 5n), ev('a3', 'a', 3n)]))).toEqual({ t1: 'a3@3', t2: 'b5@5' });
   });
 
@@ -114,7 +116,10 @@ describe('advanceWalk', () => {
   it('starts the redo at the first late event that changes the walk, not at the first late one', () => {
     const done = recomputeWalk(ordered, [ev('a1', 'a', 1n), ev('b5', 'b', 5n)]);
     // a2 is passed over at 2 (t1 done, t2 open): the walk before b3 stands.
-    expect(advanceWalk(ordered, done, [ev('a2', 'a', 2n), ev('b3', 'b', 3n)])).toEqual({ recompute: true, from: { occurredUs: 3n, id: 'b3' } });
+    expect(advanceWalk(ordered, done, [ev('a2', 'a', 2n), ev('b3', 'b', 3n)])).toEqual({
+      recompute: true,
+      from: { occurredUs: 3n, id: 'b3' },
+    });
   });
 
   it('ignores irrelevant events even before the mark: no recompute, no mark move', () => {
@@ -128,7 +133,10 @@ describe('advanceWalk', () => {
     const after = advanced(advanceWalk(ordered, done, [ev('a3', 'a', 3n), ev('b4', 'b', 4n)]));
     expect(after).toEqual({ state: done, changed: false });
     // A later batch of events before the ones not walked (after the kept mark): nothing either.
-    expect(advanced(advanceWalk(ordered, after.state, [ev('a2', 'a', 3n), ev('b3', 'b', 3n)]))).toEqual({ state: done, changed: false });
+    expect(advanced(advanceWalk(ordered, after.state, [ev('a2', 'a', 3n), ev('b3', 'b', 3n)]))).toEqual({
+      state: done,
+      changed: false,
+    });
   });
 
   it('moves the mark of a chain completed by this very batch to its last relevant event', () => {
@@ -169,8 +177,15 @@ describe('redoWalk', () => {
   it('answers null when a window closed by `until` does not end complete, so the caller walks everything', () => {
     const done = recomputeWalk(ordered, stored);
     // A window ending before c6 (as no real walk's would): t3 stays open inside it.
-    expect(redoWalk(ordered, done, { from: { occurredUs: 2n, id: 'b2' }, until: { occurredUs: 5n, id: 'z' } }, [ev('b2', 'b', 2n), ...stored])).toBeNull();
+    expect(
+      redoWalk(ordered, done, { from: { occurredUs: 2n, id: 'b2' }, until: { occurredUs: 5n, id: 'z' } }, [
+        ev('b2', 'b', 2n),
+        ...stored,
+      ]),
+    ).toBeNull();
     // The same without an end is the walk over everything after b2.
-    expect(summary(redoWalk(ordered, done, { from: { occurredUs: 2n, id: 'b2' }, until: null }, [ev('b2', 'b', 2n), ...stored])!)).toEqual({ t1: 'a1@1', t2: 'b2@2', t3: 'c6@6' });
+    expect(
+      summary(redoWalk(ordered, done, { from: { occurredUs: 2n, id: 'b2' }, until: null }, [ev('b2', 'b', 2n), ...stored])!),
+    ).toEqual({ t1: 'a1@1', t2: 'b2@2', t3: 'c6@6' });
   });
 });

@@ -23,13 +23,17 @@ describe('webhook retry schedule (§10)', () => {
 
   it('jitters within ±20% of the base and scales the whole schedule', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: WEBHOOK_MAX_ATTEMPTS - 1 }), fc.double({ min: 0, max: 0.9999, noNaN: true }), (n, random) => {
-        const base = baseRetryDelaysMs()[n - 1]!;
-        const delay = retryDelayMs(n, 1, random)!;
-        expect(delay).toBeGreaterThanOrEqual(Math.floor(base * 0.8));
-        expect(delay).toBeLessThanOrEqual(Math.ceil(base * 1.2));
-        expect(retryDelayMs(n, 0.001, random)!).toBeCloseTo(delay * 0.001, -1);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: WEBHOOK_MAX_ATTEMPTS - 1 }),
+        fc.double({ min: 0, max: 0.9999, noNaN: true }),
+        (n, random) => {
+          const base = baseRetryDelaysMs()[n - 1]!;
+          const delay = retryDelayMs(n, 1, random)!;
+          expect(delay).toBeGreaterThanOrEqual(Math.floor(base * 0.8));
+          expect(delay).toBeLessThanOrEqual(Math.ceil(base * 1.2));
+          expect(retryDelayMs(n, 0.001, random)!).toBeCloseTo(delay * 0.001, -1);
+        },
+      ),
     );
   });
 });

@@ -1,17 +1,34 @@
 /** Product rules §10: the facts a webhook announces, and when a failed delivery is tried again. */
-export const WEBHOOK_EVENT_TYPES = ['task.completed', 'chain.completed', 'reward.claimed', 'task.reverted', 'chain.reverted', 'reward.reversed', 'chain.budget_exhausted'] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  'task.completed',
+  'chain.completed',
+  'reward.claimed',
+  'task.reverted',
+  'chain.reverted',
+  'reward.reversed',
+  'chain.budget_exhausted',
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
-export const isWebhookEventType = (value: string): value is WebhookEventType => (WEBHOOK_EVENT_TYPES as readonly string[]).includes(value);
+export const isWebhookEventType = (value: string): value is WebhookEventType =>
+  (WEBHOOK_EVENT_TYPES as readonly string[]).includes(value);
 
 /**
  * The facts an advertiser's endpoint may receive: completions in the chains it
  * sponsors. A claim is the platform's business (§10: "platforms only").
  */
-export const ADVERTISER_EVENT_TYPES: readonly WebhookEventType[] = ['task.completed', 'chain.completed', 'task.reverted', 'chain.reverted', 'chain.budget_exhausted'];
+export const ADVERTISER_EVENT_TYPES: readonly WebhookEventType[] = [
+  'task.completed',
+  'chain.completed',
+  'task.reverted',
+  'chain.reverted',
+  'chain.budget_exhausted',
+];
 
 /** The facts a platform's endpoint may receive: all but the budget's, which is the advertiser's (it funds it). */
-export const PLATFORM_EVENT_TYPES: readonly WebhookEventType[] = WEBHOOK_EVENT_TYPES.filter((type) => type !== 'chain.budget_exhausted');
+export const PLATFORM_EVENT_TYPES: readonly WebhookEventType[] = WEBHOOK_EVENT_TYPES.filter(
+  (type) => type !== 'chain.budget_exhausted',
+);
 
 /**
  * The delay before each retry, before jitter: 5 s, then four times longer

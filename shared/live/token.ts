@@ -21,7 +21,9 @@ export class LiveTokenSigner {
   issue(scope: LiveTokenScope, now = Date.now()): string {
     // `m: 0` only for test mode, so live tokens keep the shape they had before modes (and verify reads no `m` as live).
     const mode = scope.livemode ? {} : { m: 0 };
-    const payload = Buffer.from(JSON.stringify({ p: scope.platformId, u: scope.platformUserId, exp: now + LIVE_TOKEN_TTL_MS, ...mode })).toString('base64url');
+    const payload = Buffer.from(
+      JSON.stringify({ p: scope.platformId, u: scope.platformUserId, exp: now + LIVE_TOKEN_TTL_MS, ...mode }),
+    ).toString('base64url');
     return `${payload}.${this.sign(payload)}`;
   }
 
@@ -33,7 +35,12 @@ export class LiveTokenSigner {
     const presented = Buffer.from(signature);
     if (expected.length !== presented.length || !timingSafeEqual(expected, presented)) return null;
     try {
-      const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { p?: unknown; u?: unknown; exp?: unknown; m?: unknown };
+      const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as {
+        p?: unknown;
+        u?: unknown;
+        exp?: unknown;
+        m?: unknown;
+      };
       if (typeof claims.p !== 'string' || typeof claims.u !== 'string' || typeof claims.exp !== 'number') return null;
       if (claims.exp <= now) return null;
       return { platformId: claims.p, platformUserId: claims.u, livemode: claims.m !== 0 };

@@ -1,13 +1,13 @@
-import { senderUserId } from '../domain/ids.js';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ServiceProcess, startService } from '../../e2e/harness/service.js';
+import { events } from '../db/schema/index.js';
+import { senderUserId } from '../domain/ids.js';
 import { uniqueSuffix } from '../testing/database.js';
 import { eventually } from '../testing/eventually.js';
-import { startService, type ServiceProcess } from '../../e2e/harness/service.js';
+import { serviceEnv } from '../testing/service-env.js';
 import { useTestData } from '../testing/test-data.js';
 import { createLogger } from './logger.js';
-import { events } from '../db/schema/index.js';
-import { serviceEnv } from '../testing/service-env.js';
 
 /** A logger writing into an array of parsed lines instead of stdout. */
 function capturingLogger(level: string) {
@@ -70,7 +70,12 @@ describe('a failed statement in a log line', () => {
     const { logger, lines } = capturingLogger('info');
     const failure = await database.db
       .insert(events)
-      .values({ providerId: 'not-a-uuid', userId: senderUserId('sensitive-user-77'), eventType: 'deposit', occurredAt: 1_700_000_000_000_000n })
+      .values({
+        providerId: 'not-a-uuid',
+        userId: senderUserId('sensitive-user-77'),
+        eventType: 'deposit',
+        occurredAt: 1_700_000_000_000_000n,
+      })
       .then(
         () => undefined,
         (error: unknown) => error,
@@ -109,8 +114,12 @@ describe('the API process at LOG_LEVEL=debug', () => {
     const post = (path: string, headers: Record<string, string>, body: unknown) =>
       fetch(`${api.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
 
-    const provider = (await (await post('/admin/v1/providers', admin, { type: 'platform', name: 'Log Test' })).json()) as { data: { id: string } };
-    const created = (await (await post(`/admin/v1/providers/${provider.data.id}/credentials`, admin, {})).json()) as { data: { key: string; secret: string } };
+    const provider = (await (await post('/admin/v1/providers', admin, { type: 'platform', name: 'Log Test' })).json()) as {
+      data: { id: string };
+    };
+    const created = (await (await post(`/admin/v1/providers/${provider.data.id}/credentials`, admin, {})).json()) as {
+      data: { key: string; secret: string };
+    };
     const { key, secret } = created.data;
     expect(secret.length).toBeGreaterThan(16);
 
@@ -143,7 +152,10 @@ describe('the API process at LOG_LEVEL=debug', () => {
 function waitForRequestLines(service: ServiceProcess, count: number) {
   return eventually(
     async () => {
-      const parsed = service.lines().filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+      const parsed = service
+        .lines()
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
       return parsed.filter((line) => line.msg === 'request').length >= count ? parsed : undefined;
     },
     { timeoutMs: 5000, what: `${count} request lines` },

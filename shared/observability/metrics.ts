@@ -1,12 +1,12 @@
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import {
   liveStreamsGauge,
-  pendingEventsGauges,
-  queueJobsGauge,
-  redisUpGauge,
   type PendingEventsBacklog,
+  pendingEventsGauges,
   type QueueCounts,
+  queueJobsGauge,
   type RedisClientState,
+  redisUpGauge,
 } from './operator-gauges.js';
 import { RequestSeries } from './request-series.js';
 

@@ -30,7 +30,10 @@ const PROBE_TIMEOUT_MS = 1000;
 
 export function queueJobsGauge(registry: Registry, queue: QueueCounts, sampleMs: number) {
   // Match jobs wait as BullMQ "prioritized" (fair queuing, shared/queue/fair-priority.ts): to an operator that is waiting too.
-  const counts = sampled(() => queue.getJobCounts(...QUEUE_STATES, 'prioritized'), { maxAgeMs: sampleMs, timeoutMs: PROBE_TIMEOUT_MS });
+  const counts = sampled(() => queue.getJobCounts(...QUEUE_STATES, 'prioritized'), {
+    maxAgeMs: sampleMs,
+    timeoutMs: PROBE_TIMEOUT_MS,
+  });
   new Gauge({
     name: 'qcr_queue_jobs',
     help: 'Jobs in the matching queue (every shard) by state, read at most once per sampling interval (absent when Redis does not answer within a second).',
@@ -40,7 +43,8 @@ export function queueJobsGauge(registry: Registry, queue: QueueCounts, sampleMs:
       this.reset();
       const current = await counts();
       if (!current) return;
-      for (const state of QUEUE_STATES) this.set({ state }, (current[state] ?? 0) + (state === 'waiting' ? (current.prioritized ?? 0) : 0));
+      for (const state of QUEUE_STATES)
+        this.set({ state }, (current[state] ?? 0) + (state === 'waiting' ? (current.prioritized ?? 0) : 0));
     },
   });
 }

@@ -79,5 +79,7 @@ export class RequestSeries {
 /** The shape Registry#metrics() reads from a metric (name, help, type and `get()`). */
 function metric(name: string, help: string, type: 'counter' | 'histogram', values: () => PromValue[]) {
   const described = { name, help, type, aggregator: 'sum' as const };
-  return { ...described, get: async () => ({ ...described, values: values() }) } as unknown as Parameters<Registry['registerMetric']>[0];
+  return { ...described, get: async () => ({ ...described, values: values() }) } as unknown as Parameters<
+    Registry['registerMetric']
+  >[0];
 }

@@ -9,7 +9,10 @@ import { withTimeout } from '../async/with-timeout.js';
  * missing series is honest, a stale number is not), and is not retried before
  * `maxAgeMs` either, so a database in trouble is not asked again per scrape.
  */
-export function sampled<T>(read: () => Promise<T>, options: { maxAgeMs: number; timeoutMs: number }): () => Promise<T | undefined> {
+export function sampled<T>(
+  read: () => Promise<T>,
+  options: { maxAgeMs: number; timeoutMs: number },
+): () => Promise<T | undefined> {
   let value: T | undefined;
   let takenAt = Number.NEGATIVE_INFINITY;
   let reading: Promise<T | undefined> | null = null;

@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
-import { addBestEffort } from './best-effort-add.js';
 import { BACKTEST_QUEUE, backtestJobId, backtestJobOptions, backtestJobPayloads } from './backtest-contract.js';
+import { addBestEffort } from './best-effort-add.js';
 import type { RedisClient } from './connection.js';
 
 export interface BacktestProducer {

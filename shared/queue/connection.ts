@@ -1,4 +1,4 @@
-import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
 import { redisUrls } from '../config.js';
 import { logThrottle } from '../observability/log-throttle.js';
 import type { Logger } from '../observability/logger.js';
@@ -81,7 +81,9 @@ function reportErrors(client: RedisClient, logger: Logger | undefined, name: str
   const onError = (error: unknown, node?: string) => {
     failing = true;
     if (!logger) return;
-    throttle.run((suppressed) => logger.warn({ err: error, client: name, ...(node ? { node } : {}), suppressed }, 'redis connection error'));
+    throttle.run((suppressed) =>
+      logger.warn({ err: error, client: name, ...(node ? { node } : {}), suppressed }, 'redis connection error'),
+    );
   };
   client.on('error', (error: unknown) => onError(error));
   if (client instanceof Cluster) client.on('node error', (error: unknown, node: string) => onError(error, node));

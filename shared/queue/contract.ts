@@ -1,7 +1,7 @@
-import { serviceUserId } from '../domain/ids.js';
 import type { JobsOptions } from 'bullmq';
 import { z } from 'zod';
 import { groupBy } from '../collections.js';
+import { serviceUserId } from '../domain/ids.js';
 
 /**
  * The queue contract shared by producer (API, reconciler) and consumer
@@ -68,7 +68,10 @@ export function eventBatches(events: readonly EventRef[]): JobPayload<'match-eve
   for (const [providerId, refs] of byProvider) {
     for (let i = 0; i < refs.length; i += MAX_EVENTS_PER_JOB) {
       const chunk = refs.slice(i, i + MAX_EVENTS_PER_JOB);
-      const requestIds = [...new Set(chunk.flatMap((ref) => (ref.requestId ? [ref.requestId] : [])))].slice(0, MAX_REQUEST_IDS_PER_JOB);
+      const requestIds = [...new Set(chunk.flatMap((ref) => (ref.requestId ? [ref.requestId] : [])))].slice(
+        0,
+        MAX_REQUEST_IDS_PER_JOB,
+      );
       batches.push({ eventIds: chunk.map((ref) => ref.eventId), providerId, ...(requestIds.length > 0 ? { requestIds } : {}) });
     }
   }

@@ -20,19 +20,22 @@ describe('createFairPriority', () => {
 
   it('never lets a provider jump over its own earlier jobs, whatever the rates and pauses', () => {
     fc.assert(
-      fc.property(fc.array(fc.record({ pauseMs: fc.nat(20_000), events: fc.integer({ min: 1, max: 500 }) }), { maxLength: 200 }), (jobs) => {
-        let now = 1_700_000_000_000;
-        const fair = createFairPriority({ ...options, maxLeadMs: 60_000, now: () => now });
-        let previous = -Infinity;
-        for (const job of jobs) {
-          now += job.pauseMs;
-          const tag = fair.tag('p', job.events);
-          expect(tag).toBeGreaterThanOrEqual(previous);
-          expect(tag).toBeGreaterThanOrEqual(now / 1000);
-          expect(tag - now / 1000).toBeLessThanOrEqual(60 + 50); // the lead cap, plus one job's cost
-          previous = tag;
-        }
-      }),
+      fc.property(
+        fc.array(fc.record({ pauseMs: fc.nat(20_000), events: fc.integer({ min: 1, max: 500 }) }), { maxLength: 200 }),
+        (jobs) => {
+          let now = 1_700_000_000_000;
+          const fair = createFairPriority({ ...options, maxLeadMs: 60_000, now: () => now });
+          let previous = -Infinity;
+          for (const job of jobs) {
+            now += job.pauseMs;
+            const tag = fair.tag('p', job.events);
+            expect(tag).toBeGreaterThanOrEqual(previous);
+            expect(tag).toBeGreaterThanOrEqual(now / 1000);
+            expect(tag - now / 1000).toBeLessThanOrEqual(60 + 50); // the lead cap, plus one job's cost
+            previous = tag;
+          }
+        },
+      ),
     );
   });
 

@@ -1,17 +1,26 @@
-import type { ServiceUserId } from '../domain/ids.js';
-import { withTimeout } from '../async/with-timeout.js';
-import { addJobs, ENQUEUE_TIMEOUT_MS } from './add-jobs.js';
 import { createHash } from 'node:crypto';
-import { Queue, type JobType } from 'bullmq';
+import { type JobType, Queue } from 'bullmq';
+import { coalesce } from '../async/coalesce.js';
+import { withTimeout } from '../async/with-timeout.js';
+import { groupBy } from '../collections.js';
+import type { ServiceUserId } from '../domain/ids.js';
 import { logThrottle } from '../observability/log-throttle.js';
 import type { Logger } from '../observability/logger.js';
+import { addJobs, ENQUEUE_TIMEOUT_MS } from './add-jobs.js';
 import type { RedisClient } from './connection.js';
-import { defaultJobOptions, eventBatches, jobId, jobPayloads, MATCHING_QUEUE, type EventRef, type JobName, type JobPayload } from './contract.js';
+import {
+  defaultJobOptions,
+  type EventRef,
+  eventBatches,
+  type JobName,
+  type JobPayload,
+  jobId,
+  jobPayloads,
+  MATCHING_QUEUE,
+} from './contract.js';
 import { createFairPriority, type FairnessOptions } from './fair-priority.js';
 import { probeQueueSlots, queueProbeKey } from './readiness.js';
-import { plainLayout, senderKey, shardOf, type QueueLayout } from './shards.js';
-import { groupBy } from '../collections.js';
-import { coalesce } from '../async/coalesce.js';
+import { plainLayout, type QueueLayout, senderKey, shardOf } from './shards.js';
 
 export interface MatchingProducer {
   /** Best effort: resolves false instead of throwing when Redis is unavailable (logged, counted); the reconciler covers the gap. */
@@ -112,7 +121,9 @@ export function createMatchingProducer(
 
   /** Events by the shard of their sender's user (an event without one by its own id). */
   function eventsByShard(events: readonly EventRef[]): Map<number, EventRef[]> {
-    return groupBy(events, (event) => shardOf(event.userId === undefined ? event.eventId : senderKey(event.providerId, event.userId), shape.shards));
+    return groupBy(events, (event) =>
+      shardOf(event.userId === undefined ? event.eventId : senderKey(event.providerId, event.userId), shape.shards),
+    );
   }
 
   async function add<N extends JobName>(shard: number, name: N, payloads: JobPayload<N>[]): Promise<boolean> {
@@ -145,7 +156,10 @@ export function createMatchingProducer(
   }
 
   function enqueue<N extends JobName>(name: N, payloads: JobPayload<N>[]): Promise<boolean> {
-    return enqueueByShard(name, groupBy(payloads, (payload) => shardOfPayload(name, payload)));
+    return enqueueByShard(
+      name,
+      groupBy(payloads, (payload) => shardOfPayload(name, payload)),
+    );
   }
 
   // Concurrent ingest calls share their adds: every job costs the API, Redis and the worker a
@@ -187,7 +201,10 @@ export function createMatchingProducer(
   async function oldestWaitingIn(queue: Queue): Promise<number | null> {
     // BullMQ pushes new jobs on the left of the wait list and serves from the right.
     const [oldestWaiting, nextPrioritized] = await withTimeout(
-      Promise.all([connection.lrange(queue.keys.wait!, -1, -1), connection.zrange(queue.keys.prioritized!, 0, OLDEST_SAMPLE - 1)]),
+      Promise.all([
+        connection.lrange(queue.keys.wait!, -1, -1),
+        connection.zrange(queue.keys.prioritized!, 0, OLDEST_SAMPLE - 1),
+      ]),
       ENQUEUE_TIMEOUT_MS,
       'queue lookup timed out',
     );
@@ -221,7 +238,11 @@ export function createMatchingProducer(
     requeueEvents,
     oldestWaitingSince,
     getJobCounts,
-    probe: () => probeQueueSlots(connection, queues.map((_, shard) => queueProbeKey(shape.matchingPrefix(shard), MATCHING_QUEUE))),
+    probe: () =>
+      probeQueueSlots(
+        connection,
+        queues.map((_, shard) => queueProbeKey(shape.matchingPrefix(shard), MATCHING_QUEUE)),
+      ),
     get failedJobs() {
       return failedJobs;
     },

@@ -20,9 +20,11 @@ export async function probeQueueSlots(connection: RedisClient, keys: readonly st
   const stamp = String(Date.now());
   await Promise.all(
     keys.map((key) =>
-      withTimeout(connection.set(key, stamp, 'PX', PROBE_TTL_MS), PROBE_TIMEOUT_MS, `queue slot of ${key} did not answer`).catch((error: unknown) => {
-        throw new Error(`queue slot of ${key} unavailable: ${error instanceof Error ? error.message : String(error)}`);
-      }),
+      withTimeout(connection.set(key, stamp, 'PX', PROBE_TTL_MS), PROBE_TIMEOUT_MS, `queue slot of ${key} did not answer`).catch(
+        (error: unknown) => {
+          throw new Error(`queue slot of ${key} unavailable: ${error instanceof Error ? error.message : String(error)}`);
+        },
+      ),
     ),
   );
 }

@@ -6,9 +6,16 @@ const PROVIDER = uuid(999_999);
 
 describe('request ids in match jobs', () => {
   it('carries the distinct request ids of each job’s own events, in order', () => {
-    const events = Array.from({ length: MAX_EVENTS_PER_JOB + 2 }, (_, i) => ({ eventId: uuid(i), providerId: PROVIDER, requestId: i < 3 ? 'req-a' : `req-${i}` }));
+    const events = Array.from({ length: MAX_EVENTS_PER_JOB + 2 }, (_, i) => ({
+      eventId: uuid(i),
+      providerId: PROVIDER,
+      requestId: i < 3 ? 'req-a' : `req-${i}`,
+    }));
     const [first, second] = eventBatches(events);
-    expect(first!.requestIds).toEqual(['req-a', ...Array.from({ length: MAX_REQUEST_IDS_PER_JOB - 1 }, (_, i) => `req-${i + 3}`)]);
+    expect(first!.requestIds).toEqual([
+      'req-a',
+      ...Array.from({ length: MAX_REQUEST_IDS_PER_JOB - 1 }, (_, i) => `req-${i + 3}`),
+    ]);
     // The second job's events came from the last two requests only.
     expect(second!.requestIds).toEqual([`req-${MAX_EVENTS_PER_JOB}`, `req-${MAX_EVENTS_PER_JOB + 1}`]);
     for (const payload of [first, second]) expect(jobPayloads['match-events'].parse(payload)).toEqual(payload);

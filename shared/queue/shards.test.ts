@@ -36,7 +36,9 @@ describe('cluster configuration', () => {
     expect(parseConfig({ REDIS_URL: nodes, REDIS_CLUSTER: 'true' }).REDIS_CLUSTER).toBe(true);
     expect(() => parseConfig({ REDIS_URL: 'http://x' })).toThrow(/REDIS_URL/);
     expect(parseConfig({ MATCHING_QUEUE_SHARDS: '4', WORKER_SHARDS: '2,0,2' }).WORKER_SHARDS).toEqual([0, 2]);
-    expect(() => parseConfig({ MATCHING_QUEUE_SHARDS: '2', WORKER_SHARDS: '0,2' })).toThrow(/WORKER_SHARDS: shards 2 do not exist/);
+    expect(() => parseConfig({ MATCHING_QUEUE_SHARDS: '2', WORKER_SHARDS: '0,2' })).toThrow(
+      /WORKER_SHARDS: shards 2 do not exist/,
+    );
     const defaults = parseConfig({});
     expect([defaults.REDIS_CLUSTER, defaults.MATCHING_QUEUE_SHARDS, defaults.WORKER_SHARDS]).toEqual([false, 1, undefined]);
   });

@@ -31,7 +31,8 @@ export function queueLayout(options: { prefix: string; cluster: boolean; shards:
     cluster,
     shards,
     matchingPrefix: (shard) => {
-      if (!Number.isInteger(shard) || shard < 0 || shard >= shards) throw new RangeError(`no matching shard ${shard} of ${shards}`);
+      if (!Number.isInteger(shard) || shard < 0 || shard >= shards)
+        throw new RangeError(`no matching shard ${shard} of ${shards}`);
       return plain ? options.prefix : `{${base}:${shard}}`;
     },
     webhookPrefix: cluster ? `{${base}}` : options.prefix,

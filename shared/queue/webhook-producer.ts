@@ -1,7 +1,14 @@
 import { Queue } from 'bullmq';
-import type { RedisClient } from './connection.js';
 import { addBestEffort } from './best-effort-add.js';
-import { deliveryJobId, MAX_MESSAGES_PER_JOB, WEBHOOK_QUEUE, webhookJobOptions, webhookJobPayloads, type WebhookJobPayload } from './webhook-contract.js';
+import type { RedisClient } from './connection.js';
+import {
+  deliveryJobId,
+  MAX_MESSAGES_PER_JOB,
+  WEBHOOK_QUEUE,
+  type WebhookJobPayload,
+  webhookJobOptions,
+  webhookJobPayloads,
+} from './webhook-contract.js';
 
 export interface WebhookProducer {
   /** Attempts due now, or each after its `delayMs`. Best effort: false when Redis is away (the sweeper covers it). */
@@ -32,7 +39,10 @@ export function createWebhookProducer(connection: RedisClient, prefix: string): 
     deliverNew: (messageIds) => {
       const jobs = [];
       for (let i = 0; i < messageIds.length; i += MAX_MESSAGES_PER_JOB) {
-        jobs.push({ name: 'deliver-webhooks', data: webhookJobPayloads['deliver-webhooks'].parse({ messageIds: messageIds.slice(i, i + MAX_MESSAGES_PER_JOB) }) });
+        jobs.push({
+          name: 'deliver-webhooks',
+          data: webhookJobPayloads['deliver-webhooks'].parse({ messageIds: messageIds.slice(i, i + MAX_MESSAGES_PER_JOB) }),
+        });
       }
       return add(jobs);
     },

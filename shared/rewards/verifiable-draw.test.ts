@@ -1,7 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { chiSquaredPValue, chiSquaredStatistic } from './chi-squared.test-helper.js';
 import { prizeAtRoll, prizeOdds } from '../domain/draw.js';
+import { chiSquaredPValue, chiSquaredStatistic } from './chi-squared.test-helper.js';
 import { drawPrize, seedHash } from './verifiable-draw.js';
 
 const SEED = '5f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0';
@@ -43,7 +43,15 @@ describe('drawPrize', () => {
   });
 
   it('gives each prize the rolls of its share, in table order', () => {
-    expect([0, 1, 9, 10, 39, 40, 99].map((roll) => prizeAtRoll(prizes, roll))).toEqual(['gold', 'silver', 'silver', 'bronze', 'bronze', 'tin', 'tin']);
+    expect([0, 1, 9, 10, 39, 40, 99].map((roll) => prizeAtRoll(prizes, roll))).toEqual([
+      'gold',
+      'silver',
+      'silver',
+      'bronze',
+      'bronze',
+      'tin',
+      'tin',
+    ]);
     expect(() => prizeAtRoll(prizes, 100)).toThrow();
   });
 

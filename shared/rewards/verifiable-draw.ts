@@ -1,5 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
-import { prizeAtRoll, rollOf, totalWeight, type PrizeWeight } from '../domain/draw.js';
+import { type PrizeWeight, prizeAtRoll, rollOf, totalWeight } from '../domain/draw.js';
 
 /**
  * The verifiable draw (docs/mystery-boxes.md): digest = HMAC-SHA256(key =

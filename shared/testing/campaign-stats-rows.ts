@@ -59,7 +59,13 @@ export async function countStatsOverRows(db: Executor, chainId: string): Promise
     from task_completions c join users u on u.id = c.user_id join quest_chains q on q.id = c.chain_id
     where c.chain_id = ${chainId} group by c.task_id`);
   const value = sql`coalesce((reward->'prize'->>'value')::float8, (reward->>'value')::float8, 0)`;
-  const rewards = await db.execute<{ task_id: string | null; claims: number; value: number; reversed_claims: number; reversed_value: number }>(sql`
+  const rewards = await db.execute<{
+    task_id: string | null;
+    claims: number;
+    value: number;
+    reversed_claims: number;
+    reversed_value: number;
+  }>(sql`
     select task_id, count(*)::int as claims, sum(${value}) as value,
            count(*) filter (where reversed_at is not null)::int as reversed_claims, coalesce(sum(${value}) filter (where reversed_at is not null), 0) as reversed_value
     from reward_claims where chain_id = ${chainId} group by task_id`);
@@ -99,22 +105,32 @@ export interface StatsAnswer {
 /** How an answer differs from the count over the rows, one line per difference: none when it is exact (medians to the microsecond). */
 export function statsDifferences(answer: StatsAnswer, rows: StatsOverRows): string[] {
   const differences: string[] = [];
-  const differ = (what: string, got: unknown, counted: unknown) => differences.push(`${what}: answered ${JSON.stringify(got)}, counted ${JSON.stringify(counted)}`);
-  if (answer.users.started !== rows.users.started || answer.users.completed !== rows.users.completed) differ('users', answer.users, rows.users);
+  const differ = (what: string, got: unknown, counted: unknown) =>
+    differences.push(`${what}: answered ${JSON.stringify(got)}, counted ${JSON.stringify(counted)}`);
+  if (answer.users.started !== rows.users.started || answer.users.completed !== rows.users.completed)
+    differ('users', answer.users, rows.users);
   for (const task of answer.tasks) {
     const counted = rows.tasks.get(task.taskId) ?? { completedUsers: 0, medianSeconds: null };
     const median = (seconds: number | null) => (seconds === null ? null : Math.round(seconds * 1e6));
-    if (task.completedUsers !== counted.completedUsers || median(task.medianSeconds) !== median(counted.medianSeconds)) differ(`task ${task.taskId}`, task, counted);
+    if (task.completedUsers !== counted.completedUsers || median(task.medianSeconds) !== median(counted.medianSeconds))
+      differ(`task ${task.taskId}`, task, counted);
   }
   // Sums of values added in another order may differ in their last bits.
   const same = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b));
   for (const reward of answer.rewards) {
     const counted = rows.rewards.get(reward.taskId) ?? { claims: 0, value: 0 };
-    if (reward.claims !== counted.claims || !same(reward.value, counted.value)) differ(`reward ${reward.taskId}`, reward, counted);
+    if (reward.claims !== counted.claims || !same(reward.value, counted.value))
+      differ(`reward ${reward.taskId}`, reward, counted);
   }
-  if (answer.rewards.length !== rows.rewards.size) differ('rewards claimed', answer.rewards.map((reward) => reward.taskId), [...rows.rewards.keys()]);
+  if (answer.rewards.length !== rows.rewards.size)
+    differ(
+      'rewards claimed',
+      answer.rewards.map((reward) => reward.taskId),
+      [...rows.rewards.keys()],
+    );
   const { claims, value, users } = answer.reversals;
-  if (claims !== rows.reversals.claims || !same(value, rows.reversals.value) || users !== rows.reversals.users) differ('reversals', answer.reversals, rows.reversals);
+  if (claims !== rows.reversals.claims || !same(value, rows.reversals.value) || users !== rows.reversals.users)
+    differ('reversals', answer.reversals, rows.reversals);
   const answered = answer.daily.filter((day) => day.starts + day.completions + day.claims > 0);
   const counted = [...rows.daily].map(([day, counts]) => ({ day, ...counts })).sort((a, b) => (a.day < b.day ? -1 : 1));
   if (JSON.stringify(answered) !== JSON.stringify(counted)) differ('daily', answered, counted);
@@ -131,8 +147,14 @@ export function statsAnswerOf(data: {
 }): StatsAnswer {
   return {
     users: { started: data.users.started, completed: data.users.completed },
-    tasks: data.tasks.map((task) => ({ taskId: task.task_id, completedUsers: task.completed_users, medianSeconds: task.median_seconds_to_complete })),
-    rewards: data.rewards.filter((reward) => reward.claims > 0).map((reward) => ({ taskId: reward.task_id, claims: reward.claims, value: reward.value_claimed })),
+    tasks: data.tasks.map((task) => ({
+      taskId: task.task_id,
+      completedUsers: task.completed_users,
+      medianSeconds: task.median_seconds_to_complete,
+    })),
+    rewards: data.rewards
+      .filter((reward) => reward.claims > 0)
+      .map((reward) => ({ taskId: reward.task_id, claims: reward.claims, value: reward.value_claimed })),
     reversals: data.reversals,
     daily: data.daily.map((day) => ({ day: day.date, starts: day.starts, completions: day.completions, claims: day.claims })),
   };

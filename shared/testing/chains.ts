@@ -1,10 +1,10 @@
-import { senderUserId, type ServiceUserId } from '../domain/ids.js';
-import type { Executor } from '../db/client.js';
 import { insertChain } from '../db/chain-store.js';
+import type { Executor } from '../db/client.js';
 import { users } from '../db/schema/index.js';
 import { withTransaction } from '../db/transaction.js';
-import { parseUtcTimestamp } from '../domain/timestamp.js';
+import { type ServiceUserId, senderUserId } from '../domain/ids.js';
 import type { Recurrence } from '../domain/recurrence.js';
+import { parseUtcTimestamp } from '../domain/timestamp.js';
 
 // Chains in tests are made one of two ways, both from the same ChainSpec:
 //  - through the admin HTTP API (`chainBody` and `createChainOverApi` in
@@ -69,7 +69,8 @@ export const DEFAULT_CHAIN_REWARD: ChainRewardSpec = { type: 'mystery_box', name
 /** The spec with every default filled in (start and end relative to now). */
 export function resolveChainSpec(spec: ChainSpec = {}) {
   const now = Date.now();
-  const reward = spec.reward === false ? null : spec.reward === undefined || spec.reward === true ? DEFAULT_CHAIN_REWARD : spec.reward;
+  const reward =
+    spec.reward === false ? null : spec.reward === undefined || spec.reward === true ? DEFAULT_CHAIN_REWARD : spec.reward;
   return {
     name: spec.name ?? 'Welcome chain',
     description: 'Do three things',
@@ -112,7 +113,12 @@ export interface TestChain {
 }
 
 /** A chain written through the data layer (chain-store), for tests where it is only a precondition. */
-export async function createTestChain(db: Executor, platformId: string, advertiserId: string, spec: ChainSpec = {}): Promise<TestChain> {
+export async function createTestChain(
+  db: Executor,
+  platformId: string,
+  advertiserId: string,
+  spec: ChainSpec = {},
+): Promise<TestChain> {
   const resolved = resolveChainSpec(spec);
   const definition = await withTransaction(db, (tx) =>
     insertChain(tx, {
@@ -165,6 +171,9 @@ export async function createTestChain(db: Executor, platformId: string, advertis
 
 /** A registered user written straight to the table (as registration stores it); returns the internal id. */
 export async function createTestUser(db: Executor, platformId: string, platformUserId: string): Promise<ServiceUserId> {
-  const [user] = await db.insert(users).values({ platformId, platformUserId: senderUserId(platformUserId) }).returning({ id: users.id });
+  const [user] = await db
+    .insert(users)
+    .values({ platformId, platformUserId: senderUserId(platformUserId) })
+    .returning({ id: users.id });
   return user!.id;
 }

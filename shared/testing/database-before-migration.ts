@@ -11,9 +11,12 @@ import { createEmptyTestDatabase } from './database.js';
 /** The migrations before `tag`, in a folder of their own. */
 function migrationsBefore(tag: string): string {
   const folder = mkdtempSync(join(tmpdir(), 'qcr-migrations-'));
-  const journal = JSON.parse(readFileSync(join(migrationsFolder(), 'meta', '_journal.json'), 'utf8')) as { entries: { idx: number; tag: string }[] };
+  const journal = JSON.parse(readFileSync(join(migrationsFolder(), 'meta', '_journal.json'), 'utf8')) as {
+    entries: { idx: number; tag: string }[];
+  };
   journal.entries = journal.entries.filter((entry) => entry.tag < tag);
-  for (const entry of journal.entries) copyFileSync(join(migrationsFolder(), `${entry.tag}.sql`), join(folder, `${entry.tag}.sql`));
+  for (const entry of journal.entries)
+    copyFileSync(join(migrationsFolder(), `${entry.tag}.sql`), join(folder, `${entry.tag}.sql`));
   mkdirSync(join(folder, 'meta'));
   writeFileSync(join(folder, 'meta', '_journal.json'), JSON.stringify(journal));
   return folder;

@@ -2,7 +2,7 @@ import { generateKey, generateSecret, hashSecret } from '../auth/secrets.js';
 import type { Database } from '../db/client.js';
 import { insertCredential } from '../db/credential-store.js';
 import { insertProvider } from '../db/provider-store.js';
-import { permissionsFor, type ProviderType } from '../domain/permissions.js';
+import { type ProviderType, permissionsFor } from '../domain/permissions.js';
 
 export interface TestProvider {
   id: string;
@@ -26,7 +26,12 @@ export async function createTestProvider(
   const provider = await insertProvider(db, { type, name: options.name ?? `test ${type}` });
   const secret = generateSecret();
   const permissions = options.permissions === undefined ? permissionsFor(type) : [...new Set(options.permissions)];
-  const { key } = await insertCredential(db, { key: generateKey(), providerId: provider.id, secretHash: hashSecret(secret), permissions });
+  const { key } = await insertCredential(db, {
+    key: generateKey(),
+    providerId: provider.id,
+    secretHash: hashSecret(secret),
+    permissions,
+  });
   return {
     id: provider.id,
     type,

@@ -34,9 +34,12 @@ export default async function setup() {
   });
   const output = `${result.stdout}${result.stderr}`;
   if (result.status !== 0) process.stderr.write(`build reported problems (tests run on what was emitted):\n${output}\n`);
-  else if (output.includes('Building project')) process.stderr.write(`dist/ was older than the sources: rebuilt in ${Date.now() - started} ms\n`);
+  else if (output.includes('Building project'))
+    process.stderr.write(`dist/ was older than the sources: rebuilt in ${Date.now() - started} ms\n`);
 
-  const { ensureLocalServers } = (await import(pathToFileURL(join(projectRoot(), 'scripts', 'local-servers.mjs')).href)) as LocalServers;
+  const { ensureLocalServers } = (await import(
+    pathToFileURL(join(projectRoot(), 'scripts', 'local-servers.mjs')).href
+  )) as LocalServers;
   const servers = await ensureLocalServers({
     root: projectRoot(),
     // For the tests the Postgres variable is TEST_DATABASE_URL (the server's maintenance database).
@@ -46,7 +49,8 @@ export default async function setup() {
       if (!msg.includes(': the one answering on')) process.stderr.write(`${msg}\n`);
     },
   });
-  if (servers.urls.database && servers.serverUrl && !servers.serverUrl.includes(':5432/')) process.env.TEST_DATABASE_URL = servers.serverUrl;
+  if (servers.urls.database && servers.serverUrl && !servers.serverUrl.includes(':5432/'))
+    process.env.TEST_DATABASE_URL = servers.serverUrl;
   if (servers.urls.redis && !servers.urls.redis.endsWith(':6379')) process.env.REDIS_URL = servers.urls.redis;
   return () => servers.stop();
 }

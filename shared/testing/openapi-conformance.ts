@@ -1,6 +1,6 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { OpenAPIBackend, type Document, type Operation } from 'openapi-backend';
+import { type Document, OpenAPIBackend, type Operation } from 'openapi-backend';
 
 // ajv-formats is CommonJS: under NodeNext the default import is module.exports, whose `default` is the plugin.
 const addFormats = addFormatsModule.default;
@@ -11,7 +11,13 @@ const addFormats = addFormatsModule.default;
  * the documents themselves, Prometheus text and the queue dashboard's HTML.
  * Every other answer must be a documented operation's documented status.
  */
-export const OUTSIDE_THE_DOCUMENTS: readonly RegExp[] = [/^\/(admin\/)?docs(\/|$)/, /^\/(admin\/)?openapi\.json$/, /^\/metrics$/, /^\/admin\/queues(\/|$)/, /^\/admin\/campaigns(\/|$)/];
+export const OUTSIDE_THE_DOCUMENTS: readonly RegExp[] = [
+  /^\/(admin\/)?docs(\/|$)/,
+  /^\/(admin\/)?openapi\.json$/,
+  /^\/metrics$/,
+  /^\/admin\/queues(\/|$)/,
+  /^\/admin\/campaigns(\/|$)/,
+];
 
 /** One answer as a client saw it: the request's method and path (a query is ignored), the status and the parsed JSON body. */
 export interface Answer {
@@ -69,7 +75,8 @@ export async function conformanceTo(documents: ServedDocuments): Promise<Conform
     if (OUTSIDE_THE_DOCUMENTS.some((pattern) => pattern.test(path))) return undefined;
     const backend = path.startsWith('/admin/') ? admin : integrator;
     const operation = operationOf(backend, answer.method.toLowerCase(), path);
-    if (!operation) return `${answer.method.toUpperCase()} ${path} answered ${answer.status}, but no operation of the served document matches the request`;
+    if (!operation)
+      return `${answer.method.toUpperCase()} ${path} answered ${answer.status}, but no operation of the served document matches the request`;
     const named = `${operation.operationId} (${operation.method.toUpperCase()} ${operation.path})`;
     if (!documentsStatus(operation, answer.status)) {
       return `${named} answered ${answer.status}, a status the served document does not list for it (${Object.keys(operation.responses ?? {}).join(', ')})`;
@@ -106,7 +113,8 @@ async function fetchServedDocuments(baseUrl: string): Promise<ServedDocuments> {
   const [integrator, admin] = await Promise.all(
     ['/openapi.json', '/admin/openapi.json'].map(async (path) => {
       const response = await fetch(`${baseUrl}${path}`, { signal: AbortSignal.timeout(10_000) });
-      if (!response.ok) throw new Error(`GET ${baseUrl}${path} answered ${response.status}: no document to check answers against`);
+      if (!response.ok)
+        throw new Error(`GET ${baseUrl}${path} answered ${response.status}: no document to check answers against`);
       return response.json() as Promise<unknown>;
     }),
   );

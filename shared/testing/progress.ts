@@ -1,10 +1,19 @@
-import { senderUserId, serviceUserId, type ServiceUserId } from '../domain/ids.js';
 import { and, count, eq, max, min } from 'drizzle-orm';
 import type { Database, Executor } from '../db/client.js';
 import { claimedDayOf } from '../db/reward-store.js';
-import { chainProgress, events, pendingEvents, questChains, questTasks, rewardClaims, taskCompletions, users } from '../db/schema/index.js';
+import {
+  chainProgress,
+  events,
+  pendingEvents,
+  questChains,
+  questTasks,
+  rewardClaims,
+  taskCompletions,
+  users,
+} from '../db/schema/index.js';
 import { withTransaction } from '../db/transaction.js';
 import { isChainCompleted, joinedUs } from '../domain/chain-view.js';
+import { type ServiceUserId, senderUserId, serviceUserId } from '../domain/ids.js';
 import { dateToMicros, parseUtcTimestamp } from '../domain/timestamp.js';
 
 /**
@@ -24,15 +33,34 @@ export async function storeCompletion(
   if (atUs === null) throw new Error(`storeCompletion: ${input.at} is not a UTC timestamp`);
   await withTransaction(db, async (tx) => {
     // One writer per user at a time, so concurrent calls cannot write a stale summary.
-    const [user] = await tx.select({ registeredUs: users.createdAt }).from(users).where(eq(users.id, serviceUserId(input.userId))).for('update');
-    const [chain] = await tx.select({ startUs: questChains.startDate }).from(questChains).where(eq(questChains.id, input.chainId));
+    const [user] = await tx
+      .select({ registeredUs: users.createdAt })
+      .from(users)
+      .where(eq(users.id, serviceUserId(input.userId)))
+      .for('update');
+    const [chain] = await tx
+      .select({ startUs: questChains.startDate })
+      .from(questChains)
+      .where(eq(questChains.id, input.chainId));
     const [event] = await tx
       .insert(events)
-      .values({ providerId: input.providerId, userId: senderUserId(input.platformUserId), eventType: `test-${input.taskId}`, occurredAt: atUs })
+      .values({
+        providerId: input.providerId,
+        userId: senderUserId(input.platformUserId),
+        eventType: `test-${input.taskId}`,
+        occurredAt: atUs,
+      })
       .returning({ id: events.id });
     await tx
       .insert(taskCompletions)
-      .values({ userId: input.userId, taskId: input.taskId, chainId: input.chainId, eventId: event!.id, completedAt: atUs, sinceJoinedUs: atUs - joinedUs(user!.registeredUs, chain!.startUs) });
+      .values({
+        userId: input.userId,
+        taskId: input.taskId,
+        chainId: input.chainId,
+        eventId: event!.id,
+        completedAt: atUs,
+        sinceJoinedUs: atUs - joinedUs(user!.registeredUs, chain!.startUs),
+      });
     const [tasks] = await tx.select({ total: count() }).from(questTasks).where(eq(questTasks.chainId, input.chainId));
     const [summary] = await tx
       .select({ done: count(), first: min(taskCompletions.completedAt), latest: max(taskCompletions.completedAt) })
@@ -43,10 +71,23 @@ export async function storeCompletion(
     const completedAt = isChainCompleted(total, done) ? latest : null;
     await tx
       .insert(chainProgress)
-      .values({ userId: input.userId, chainId: input.chainId, completedTasks: done, totalTasks: total, completedAt, firstCompletedAt: first })
+      .values({
+        userId: input.userId,
+        chainId: input.chainId,
+        completedTasks: done,
+        totalTasks: total,
+        completedAt,
+        firstCompletedAt: first,
+      })
       .onConflictDoUpdate({
         target: [chainProgress.userId, chainProgress.chainId, chainProgress.periodStartUs],
-        set: { completedTasks: done, totalTasks: total, completedAt, firstCompletedAt: first, updatedAt: dateToMicros(new Date()) },
+        set: {
+          completedTasks: done,
+          totalTasks: total,
+          completedAt,
+          firstCompletedAt: first,
+          updatedAt: dateToMicros(new Date()),
+        },
       });
   });
 }

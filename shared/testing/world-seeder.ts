@@ -1,5 +1,5 @@
-import { adminHeaders } from './admin-token.js';
 import type { ProviderType } from '../domain/permissions.js';
+import { adminHeaders } from './admin-token.js';
 
 // The one seeder of a running service's world, through its API as integrators
 // would: providers with a credential each, chains (admin API), registered
@@ -10,7 +10,12 @@ import type { ProviderType } from '../domain/permissions.js';
 export type ApiCall = (method: string, path: string, headers: Record<string, string>, body: unknown) => Promise<any>;
 
 /** The `data` of a 200 answer for an ApiCall; any other status throws, naming the call and what came back. */
-export function dataOf(method: string, path: string, answer: { status: number; json?: any }, described: () => string = () => JSON.stringify(answer.json)): any {
+export function dataOf(
+  method: string,
+  path: string,
+  answer: { status: number; json?: any },
+  described: () => string = () => JSON.stringify(answer.json),
+): any {
   if (answer.status !== 200) throw new Error(`${method} ${path} answered ${answer.status}: ${described()}`);
   return answer.json.data;
 }
@@ -21,9 +26,13 @@ export interface SeededProvider {
   headers: Record<string, string>;
 }
 
-
 /** A provider and a fresh credential of it. `extraHeaders` join its headers (a raw client's JSON content type). */
-export async function seedProvider(call: ApiCall, type: ProviderType, name: string, extraHeaders: Record<string, string> = {}): Promise<SeededProvider> {
+export async function seedProvider(
+  call: ApiCall,
+  type: ProviderType,
+  name: string,
+  extraHeaders: Record<string, string> = {},
+): Promise<SeededProvider> {
   const provider = await call('POST', '/admin/v1/providers', adminHeaders, { type, name });
   const credential = await call('POST', `/admin/v1/providers/${provider.id}/credentials`, adminHeaders, {});
   return { id: provider.id, headers: { ...extraHeaders, 'x-api-key': credential.key, 'x-api-secret': credential.secret } };
@@ -70,7 +79,11 @@ export async function seedWorld<Kept extends object>(call: ApiCall, plan: WorldP
   const chains: SeededWorld<Kept>['chains'] = [];
   for (const chain of plan.chains(platforms, advertisers)) {
     const created = await call('POST', '/admin/v1/quest-chains', adminHeaders, chain.body);
-    chains.push({ ...chain.kept, id: created.quest_chain.id, taskIds: (created.tasks as { id: string }[]).map((task) => task.id) });
+    chains.push({
+      ...chain.kept,
+      id: created.quest_chain.id,
+      taskIds: (created.tasks as { id: string }[]).map((task) => task.id),
+    });
   }
   const userIds: string[] = new Array(plan.users.length);
   let next = 0;
@@ -79,7 +92,9 @@ export async function seedWorld<Kept extends object>(call: ApiCall, plan: WorldP
       while (next < plan.users.length) {
         const index = next++;
         const { platformIndex, platformUserId } = plan.users[index]!;
-        userIds[index] = (await call('POST', '/v1/users/register', platforms[platformIndex]!.headers, { platform_user_id: platformUserId })).user_id;
+        userIds[index] = (
+          await call('POST', '/v1/users/register', platforms[platformIndex]!.headers, { platform_user_id: platformUserId })
+        ).user_id;
       }
     }),
   );

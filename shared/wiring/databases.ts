@@ -18,7 +18,10 @@ function sessionTimeouts(config: Config, budget: StatementBudget): DatabaseTimeo
  * Without a `budget` the pool keeps createDatabase's defaults: the CLI's
  * commands are not held to the limits configured for the service's processes.
  */
-export function openDatabase(config: Config, options: { applicationName: string; poolSize: number; budget?: StatementBudget; url?: string }) {
+export function openDatabase(
+  config: Config,
+  options: { applicationName: string; poolSize: number; budget?: StatementBudget; url?: string },
+) {
   return createDatabase({
     url: options.url ?? config.DATABASE_URL,
     poolSize: options.poolSize,

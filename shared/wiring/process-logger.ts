@@ -1,6 +1,6 @@
 import pino from 'pino';
 import type { Config } from '../config.js';
-import { bufferedStdout, createLogger, type BufferedStdout, type Logger } from '../observability/logger.js';
+import { type BufferedStdout, bufferedStdout, createLogger, type Logger } from '../observability/logger.js';
 
 // The loggers of the long-running processes, at LOG_LEVEL, named after their kind.
 

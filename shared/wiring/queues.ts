@@ -1,9 +1,9 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../observability/logger.js';
-import { createBacktestProducer, type BacktestProducer } from '../queue/backtest-producer.js';
+import { type BacktestProducer, createBacktestProducer } from '../queue/backtest-producer.js';
 import { createRedis, type RedisClient, type RedisRole } from '../queue/connection.js';
 import { createMatchingProducer, type MatchingProducer } from '../queue/producer.js';
-import { queueLayout, type QueueLayout } from '../queue/shards.js';
+import { type QueueLayout, queueLayout } from '../queue/shards.js';
 import { createWebhookProducer, type WebhookProducer } from '../queue/webhook-producer.js';
 
 // REDIS_CLUSTER: every client an ioredis Cluster, hash-tagged queues, sharded live channels (docs/scaling.md).

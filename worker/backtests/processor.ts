@@ -1,4 +1,4 @@
-import { UnrecoverableError, type Job } from 'bullmq';
+import { type Job, UnrecoverableError } from 'bullmq';
 import { runBacktest } from '../../core/backtests/run-backtest.js';
 import { backtestJobPayloads } from '../../shared/queue/backtest-contract.js';
 import type { WorkerDeps } from '../worker-deps.js';

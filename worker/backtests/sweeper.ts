@@ -17,7 +17,10 @@ export async function sweepBacktestsOnce(deps: Pick<WorkerDeps, 'db'> & { backte
   return queued;
 }
 
-export function startBacktestSweeper(deps: Pick<WorkerDeps, 'db' | 'logger'> & { backtests: BacktestProducer }, options: { intervalMs: number }) {
+export function startBacktestSweeper(
+  deps: Pick<WorkerDeps, 'db' | 'logger'> & { backtests: BacktestProducer },
+  options: { intervalMs: number },
+) {
   let running: Promise<unknown> | null = null;
   const pass = () => {
     running ??= sweepBacktestsOnce(deps)

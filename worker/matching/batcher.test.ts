@@ -1,5 +1,5 @@
-import { serviceUserId } from '../../shared/domain/ids.js';
 import { describe, expect, it } from 'vitest';
+import { serviceUserId } from '../../shared/domain/ids.js';
 import { createBatcher, type MatchWork } from './batcher.js';
 import { createTurnstile } from './turnstile.js';
 
@@ -10,11 +10,14 @@ describe('createBatcher', () => {
     const runs: MatchWork[] = [];
     let release!: () => void;
     const firstRunning = new Promise<void>((resolve) => (release = resolve));
-    const batcher = createBatcher(async (work) => {
-      runs.push(work);
-      if (runs.length === 1) await firstRunning;
-      return runs.length;
-    }, { maxBatchSize: 100, inFlight: 1 });
+    const batcher = createBatcher(
+      async (work) => {
+        runs.push(work);
+        if (runs.length === 1) await firstRunning;
+        return runs.length;
+      },
+      { maxBatchSize: 100, inFlight: 1 },
+    );
 
     const first = [batcher.submit(events('a')), batcher.submit(events('b', 'a'))];
     await new Promise((resolve) => setImmediate(resolve));
@@ -39,7 +42,11 @@ describe('createBatcher', () => {
   it('never puts more than the limit in a batch, but never splits a job', async () => {
     const sizes: number[] = [];
     const batcher = createBatcher(async (work) => sizes.push(work.eventIds.length), { maxBatchSize: 3, inFlight: 1 });
-    await Promise.all([batcher.submit(events('a', 'b')), batcher.submit(events('c', 'd')), batcher.submit(events('e', 'f', 'g', 'h'))]);
+    await Promise.all([
+      batcher.submit(events('a', 'b')),
+      batcher.submit(events('c', 'd')),
+      batcher.submit(events('e', 'f', 'g', 'h')),
+    ]);
     expect(sizes).toEqual([2, 2, 4]);
   });
 
@@ -47,22 +54,36 @@ describe('createBatcher', () => {
     const batches: string[][] = [];
     const batcher = createBatcher(async (work) => batches.push([...work.eventIds]), { maxBatchSize: 1000, inFlight: 1 });
     // 40 jobs of 500 events from the noisy provider A, delivered before one job of the quiet provider B.
-    const backlog = Array.from({ length: 40 }, (_, j) => ({ eventIds: Array.from({ length: 500 }, (_, i) => `a${j}-${i}`), userIds: [], source: 'A' }));
+    const backlog = Array.from({ length: 40 }, (_, j) => ({
+      eventIds: Array.from({ length: 500 }, (_, i) => `a${j}-${i}`),
+      userIds: [],
+      source: 'A',
+    }));
     await Promise.all([...backlog, { eventIds: ['b'], userIds: [], source: 'B' }].map((work) => batcher.submit(work)));
     const firstWithB = batches.findIndex((batch) => batch.includes('b'));
     expect(firstWithB).toBe(0);
     // A's jobs keep their order (its events stay in arrival order for the walk).
-    const aOrder = batches.flat().filter((id) => id.endsWith('-0')).map((id) => Number(id.slice(1, -2)));
+    const aOrder = batches
+      .flat()
+      .filter((id) => id.endsWith('-0'))
+      .map((id) => Number(id.slice(1, -2)));
     expect(aOrder).toEqual([...aOrder].sort((x, y) => x - y));
     expect(batches.flat()).toHaveLength(20_001);
   });
 
   it('runs each job of a failed batch alone, so only the bad one fails', async () => {
-    const batcher = createBatcher(async (work) => {
-      if (work.eventIds.includes('bad')) throw new Error('poison');
-      return work.eventIds.join(',');
-    }, { maxBatchSize: 10, inFlight: 1 });
-    const results = await Promise.allSettled([batcher.submit(events('a')), batcher.submit(events('bad')), batcher.submit(events('c'))]);
+    const batcher = createBatcher(
+      async (work) => {
+        if (work.eventIds.includes('bad')) throw new Error('poison');
+        return work.eventIds.join(',');
+      },
+      { maxBatchSize: 10, inFlight: 1 },
+    );
+    const results = await Promise.allSettled([
+      batcher.submit(events('a')),
+      batcher.submit(events('bad')),
+      batcher.submit(events('c')),
+    ]);
     expect(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual(['a', 'poison', 'c']);
   });
 });

@@ -33,7 +33,10 @@ interface Pending<R> {
 
 const size = (work: MatchWork) => work.eventIds.length + work.userIds.length;
 
-export function createBatcher<R>(run: (work: MatchWork) => Promise<R>, options: { maxBatchSize: number; inFlight: number; lingerMs?: number }) {
+export function createBatcher<R>(
+  run: (work: MatchWork) => Promise<R>,
+  options: { maxBatchSize: number; inFlight: number; lingerMs?: number },
+) {
   // Lanes in turn order (a Map keeps insertion order): a lane that gave a job goes to the back.
   const lanes = new Map<string, Pending<R>[]>();
   let waiting = 0;

@@ -35,4 +35,3 @@ export interface Ticket {
   /** Idempotent; lets the turns after this one go. */
   release(): void;
 }
-

@@ -2,15 +2,15 @@ import type { Job } from 'bullmq';
 import { sql } from 'drizzle-orm';
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { generateWebhookSecret } from '../../core/webhooks/signing.js';
 import type { Database } from '../../shared/db/client.js';
-import { insertEndpoint } from '../../shared/db/webhook-endpoint-store.js';
 import { textArray } from '../../shared/db/sql-fragments.js';
+import { insertEndpoint } from '../../shared/db/webhook-endpoint-store.js';
 import { insertMessages } from '../../shared/db/webhook-message-store.js';
 import type { WebhookProducer } from '../../shared/queue/webhook-producer.js';
 import { createTestDatabase, type TestDatabase } from '../../shared/testing/database.js';
 import { createTestProvider } from '../../shared/testing/fixtures.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../shared/testing/webhook-receiver.js';
-import { generateWebhookSecret } from '../../core/webhooks/signing.js';
 import { createDeliveryProcessor } from './delivery.js';
 import { createMatchingFirstGate, type MatchingFirstGate } from './matching-first.js';
 import { createSender, type Sender } from './send.js';
@@ -30,7 +30,11 @@ beforeAll(async () => {
   receiver = await startWebhookReceiver();
   sender = createSender({ allowPrivate: true });
   providerId = (await createTestProvider(database.db, 'platform')).id;
-  await insertEndpoint(database.db, { providerId, url: receiver.url, eventTypes: ['reward.claimed'], secret: generateWebhookSecret() }, 10);
+  await insertEndpoint(
+    database.db,
+    { providerId, url: receiver.url, eventTypes: ['reward.claimed'], secret: generateWebhookSecret() },
+    10,
+  );
 });
 afterAll(async () => {
   sender.close();
@@ -45,7 +49,12 @@ let factCount = 0;
 const newMessages = (count: number) =>
   insertMessages(
     database.db,
-    Array.from({ length: count }, () => ({ providerId, type: 'reward.claimed', fact: `reward.claimed/delivery-${factCount++}`, data: { n: factCount } })),
+    Array.from({ length: count }, () => ({
+      providerId,
+      type: 'reward.claimed',
+      fact: `reward.claimed/delivery-${factCount++}`,
+      data: { n: factCount },
+    })),
   );
 
 /** The database with its statements counted (every webhook statement is an `execute`). */
@@ -68,7 +77,15 @@ function processorWith(db: Database, gate?: MatchingFirstGate) {
       return Promise.resolve(true);
     },
   } as unknown as WebhookProducer;
-  const process = createDeliveryProcessor({ db, logger: pino({ level: 'silent' }), webhooks, sender, retryScale: 1, random: () => 0.5, ...(gate ? { gate } : {}) });
+  const process = createDeliveryProcessor({
+    db,
+    logger: pino({ level: 'silent' }),
+    webhooks,
+    sender,
+    retryScale: 1,
+    random: () => 0.5,
+    ...(gate ? { gate } : {}),
+  });
   return { process, retries };
 }
 
@@ -112,8 +129,12 @@ describe('first attempts of a batch of messages', () => {
     }
     // The scheduled second attempt, as its own job: claimed at attempt 1 and delivered.
     receiver.answer = () => 200;
-    expect(await process({ name: 'deliver-webhook', data: { messageId: retries[0]!.messageId, attempt: 1 } } as unknown as Job)).toBe('delivered');
-    expect(await process({ name: 'deliver-webhook', data: { messageId: retries[0]!.messageId, attempt: 1 } } as unknown as Job)).toBe('skipped');
+    expect(
+      await process({ name: 'deliver-webhook', data: { messageId: retries[0]!.messageId, attempt: 1 } } as unknown as Job),
+    ).toBe('delivered');
+    expect(
+      await process({ name: 'deliver-webhook', data: { messageId: retries[0]!.messageId, attempt: 1 } } as unknown as Job),
+    ).toBe('skipped');
   });
 
   it('attempts each message once when two jobs carry it at the same time (a first-attempts job and a sweeper)', async () => {
@@ -140,7 +161,9 @@ describe('first attempts of a batch of messages', () => {
     // A retry keeps its schedule (§10: the first within ~5 s): it does not wait.
     const [retried] = await newMessages(1);
     await database.db.execute(sql`update webhook_messages set attempts = 1 where id = ${retried!}`);
-    expect(await process({ name: 'deliver-webhook', data: { messageId: retried, attempt: 1 } } as unknown as Job)).toBe('delivered');
+    expect(await process({ name: 'deliver-webhook', data: { messageId: retried, attempt: 1 } } as unknown as Job)).toBe(
+      'delivered',
+    );
     expect(receiver.received.length - before).toBe(1);
     backlog = 0;
     expect(JSON.parse(await done)).toEqual({ delivered: 5 });

@@ -1,14 +1,21 @@
-import { UnrecoverableError, type Job } from 'bullmq';
-import { formatIsoMillis } from '../../shared/domain/timestamp.js';
+import { type Job, UnrecoverableError } from 'bullmq';
+import { signMessage } from '../../core/webhooks/signing.js';
+import {
+  type AttemptOutcome,
+  type AttemptRecord,
+  claimAttempts,
+  loadForReplay,
+  type OutgoingMessage,
+  recordAttempt,
+  recordAttempts,
+} from '../../shared/db/webhook-message-store.js';
+import { dateToMicros, formatIsoMillis } from '../../shared/domain/timestamp.js';
 import { retryDelayMs } from '../../shared/domain/webhooks.js';
-import { claimAttempts, loadForReplay, recordAttempt, recordAttempts, type AttemptOutcome, type AttemptRecord, type OutgoingMessage } from '../../shared/db/webhook-message-store.js';
-import { dateToMicros } from '../../shared/domain/timestamp.js';
 import { webhookJobPayloads } from '../../shared/queue/webhook-contract.js';
 import type { WebhookProducer } from '../../shared/queue/webhook-producer.js';
-import { signMessage } from '../../core/webhooks/signing.js';
 import type { WorkerDeps } from '../worker-deps.js';
 import type { MatchingFirstGate } from './matching-first.js';
-import { DELIVERY_TIMEOUT_MS, type AttemptResult, type Sender } from './send.js';
+import { type AttemptResult, DELIVERY_TIMEOUT_MS, type Sender } from './send.js';
 
 export interface DeliveryDeps extends Pick<WorkerDeps, 'db' | 'logger'> {
   webhooks: WebhookProducer;
@@ -43,7 +50,13 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
 
   async function attempt(message: OutgoingMessage): Promise<AttemptResult & { atUs: bigint }> {
     const at = new Date();
-    const body = { id: message.id, type: message.type, created_at: formatIsoMillis(message.createdUs), livemode: message.livemode, data: message.data };
+    const body = {
+      id: message.id,
+      type: message.type,
+      created_at: formatIsoMillis(message.createdUs),
+      livemode: message.livemode,
+      data: message.data,
+    };
     const signed = signMessage(message.secret, body, at);
     return { ...(await deps.sender.send(message.url, signed)), atUs: dateToMicros(at) };
   }
@@ -54,20 +67,37 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
     // group waiting for the matcher holds no lease.
     if (made === 0) await deps.gate?.pass();
     const messages = await claimAttempts(deps.db, messageIds, made, LEASE_MS);
-    if (messages.length < messageIds.length) outcomes['skipped'] = (outcomes['skipped'] ?? 0) + messageIds.length - messages.length;
+    if (messages.length < messageIds.length)
+      outcomes['skipped'] = (outcomes['skipped'] ?? 0) + messageIds.length - messages.length;
     if (messages.length === 0) return;
     const records: AttemptRecord[] = await Promise.all(
       messages.map(async (message) => {
         const result = await attempt(message);
         const delayMs = result.ok ? null : retryDelayMs(made + 1, deps.retryScale, random());
-        const outcome: AttemptOutcome = result.ok ? { next: 'delivered' } : delayMs === null ? { next: 'failed' } : { next: 'retry', delayMs };
+        const outcome: AttemptOutcome = result.ok
+          ? { next: 'delivered' }
+          : delayMs === null
+            ? { next: 'failed' }
+            : { next: 'retry', delayMs };
         // Never the URL (it may carry the receiver's token) nor the secret.
-        deps.logger.debug({ messageId: message.id, attempt: made + 1, statusCode: result.statusCode, error: result.error, ms: result.durationMs, next: outcome.next }, 'webhook attempt');
+        deps.logger.debug(
+          {
+            messageId: message.id,
+            attempt: made + 1,
+            statusCode: result.statusCode,
+            error: result.error,
+            ms: result.durationMs,
+            next: outcome.next,
+          },
+          'webhook attempt',
+        );
         return { messageId: message.id, attempt: result, outcome };
       }),
     );
     await recordAttempts(deps.db, records, true);
-    const retries = records.flatMap((r) => (r.outcome.next === 'retry' ? [{ messageId: r.messageId, attempt: made + 1, delayMs: r.outcome.delayMs }] : []));
+    const retries = records.flatMap((r) =>
+      r.outcome.next === 'retry' ? [{ messageId: r.messageId, attempt: made + 1, delayMs: r.outcome.delayMs }] : [],
+    );
     if (retries.length > 0) await deps.webhooks.deliver(retries);
     for (const { outcome } of records) outcomes[outcome.next] = (outcomes[outcome.next] ?? 0) + 1;
   }
@@ -77,14 +107,18 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
     if (!message) return 'skipped';
     const result = await attempt(message);
     await recordAttempt(deps.db, messageId, result, result.ok ? { next: 'delivered' } : { next: 'unchanged' }, false);
-    deps.logger.debug({ messageId, replay: true, statusCode: result.statusCode, error: result.error, ms: result.durationMs }, 'webhook attempt');
+    deps.logger.debug(
+      { messageId, replay: true, statusCode: result.statusCode, error: result.error, ms: result.durationMs },
+      'webhook attempt',
+    );
     return result.ok ? 'delivered' : 'replay-failed';
   }
 
   /** First attempts of many messages, ATTEMPT_GROUP at a time. */
   async function firstAttempts(messageIds: readonly string[]): Promise<string> {
     const outcomes: Record<string, number> = {};
-    for (let i = 0; i < messageIds.length; i += ATTEMPT_GROUP) await scheduled(messageIds.slice(i, i + ATTEMPT_GROUP), 0, outcomes);
+    for (let i = 0; i < messageIds.length; i += ATTEMPT_GROUP)
+      await scheduled(messageIds.slice(i, i + ATTEMPT_GROUP), 0, outcomes);
     return JSON.stringify(outcomes);
   }
 

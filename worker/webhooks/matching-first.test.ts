@@ -44,7 +44,11 @@ describe('matching-first gate', () => {
 
   it('never waits with maxYieldMs 0, and counts a failed read as no backlog', async () => {
     expect(await timed(() => gateOver([1000], 0).gate.pass())).toBeLessThan(10);
-    const failing = createMatchingFirstGate({ backlog: () => Promise.reject(new Error('redis down')), maxYieldMs: 1000, pollMs: 10 });
+    const failing = createMatchingFirstGate({
+      backlog: () => Promise.reject(new Error('redis down')),
+      maxYieldMs: 1000,
+      pollMs: 10,
+    });
     expect(await timed(() => failing.pass())).toBeLessThan(10);
   });
 });

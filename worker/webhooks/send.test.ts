@@ -13,7 +13,13 @@ beforeAll(async () => {
 });
 afterAll(() => hooks.stop());
 
-const signed = signMessage(`whsec_${Buffer.alloc(32, 7).toString('base64')}`, { id: `msg_${'a'.repeat(32)}`, type: 'task.completed', created_at: '2026-01-01T00:00:00.000Z', livemode: true, data: {} });
+const signed = signMessage(`whsec_${Buffer.alloc(32, 7).toString('base64')}`, {
+  id: `msg_${'a'.repeat(32)}`,
+  type: 'task.completed',
+  created_at: '2026-01-01T00:00:00.000Z',
+  livemode: true,
+  data: {},
+});
 
 describe('delivery-time SSRF guard', () => {
   it.each([

@@ -49,7 +49,8 @@ export function createSender(options: { allowPrivate: boolean }): Sender {
     }
     // A literal address never goes through `lookup`: check it here.
     const literal = literalAddress(target.hostname);
-    if (!options.allowPrivate && literal !== null && isPrivateAddress(literal)) return Promise.resolve(done(null, `refused: ${literal} is a private or loopback address`));
+    if (!options.allowPrivate && literal !== null && isPrivateAddress(literal))
+      return Promise.resolve(done(null, `refused: ${literal} is a private or loopback address`));
     const isHttps = target.protocol === 'https:';
     return new Promise((resolve) => {
       const request = (isHttps ? httpsRequest : httpRequest)(
@@ -58,7 +59,11 @@ export function createSender(options: { allowPrivate: boolean }): Sender {
           method: 'POST',
           agent: isHttps ? agents.https : agents.http,
           lookup,
-          headers: { ...signed.headers, 'content-length': String(Buffer.byteLength(signed.body)), 'user-agent': 'quest-chains-webhooks/1' },
+          headers: {
+            ...signed.headers,
+            'content-length': String(Buffer.byteLength(signed.body)),
+            'user-agent': 'quest-chains-webhooks/1',
+          },
           timeout: DELIVERY_TIMEOUT_MS,
         },
         (response: IncomingMessage) => {
@@ -69,7 +74,10 @@ export function createSender(options: { allowPrivate: boolean }): Sender {
         },
       );
       // The whole exchange, not only an idle socket, must end within the limit.
-      const deadline = setTimeout(() => request.destroy(new Error(`no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`)), DELIVERY_TIMEOUT_MS);
+      const deadline = setTimeout(
+        () => request.destroy(new Error(`no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`)),
+        DELIVERY_TIMEOUT_MS,
+      );
       request.once('timeout', () => request.destroy(new Error(`no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`)));
       request.once('error', (error) => resolve(done(null, error.message)));
       // Whatever ended the exchange, the attempt gets an outcome (a later resolve is ignored).

@@ -20,7 +20,10 @@ export async function sweepOnce(deps: Pick<WorkerDeps, 'db'> & { webhooks: Webho
   return added ? due.length : 0;
 }
 
-export function startSweeper(deps: Pick<WorkerDeps, 'db' | 'logger'> & { webhooks: WebhookProducer }, options: { intervalMs: number; minAgeMs: number }) {
+export function startSweeper(
+  deps: Pick<WorkerDeps, 'db' | 'logger'> & { webhooks: WebhookProducer },
+  options: { intervalMs: number; minAgeMs: number },
+) {
   let running: Promise<unknown> | null = null;
   const pass = () => {
     running ??= sweepOnce(deps, options.minAgeMs)

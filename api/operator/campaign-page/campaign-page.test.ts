@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_ADMIN_TOKEN } from '../../../shared/testing/admin-token.js';
 import { createTestChain, type TestChain } from '../../../shared/testing/chains.js';
 import { createTestApp, type TestApp } from '../../testing/test-app.js';
-import { TEST_ADMIN_TOKEN } from '../../../shared/testing/admin-token.js';
 import { useTestService } from '../../testing/test-service.js';
 
 const { database, api, platform, advertiser } = useTestService('campaign_page');
@@ -23,7 +23,9 @@ describe('/admin/campaigns/{id}', () => {
     const answer = await api.call('GET', `/admin/campaigns/${chain.id}`);
     expect(answer.status).toBe(401);
     expect(answer.headers.get('www-authenticate')).toMatch(/^Basic realm=/);
-    expect((await api.call('GET', `/admin/campaigns/${chain.id}/stats`, { headers: basic('wrong-token-0123456789') })).status).toBe(401);
+    expect(
+      (await api.call('GET', `/admin/campaigns/${chain.id}/stats`, { headers: basic('wrong-token-0123456789') })).status,
+    ).toBe(401);
   });
 
   it('serves the page, the charting library it loads and the stats it polls', async () => {
@@ -45,6 +47,8 @@ describe('/admin/campaigns/{id}', () => {
   it('answers 404 for an unknown chain or a malformed id, and does not exist without ADMIN_TOKEN', async () => {
     expect((await api.call('GET', `/admin/campaigns/${platform.id}`, { headers: basic(TEST_ADMIN_TOKEN) })).status).toBe(404);
     expect((await api.call('GET', '/admin/campaigns/not-a-chain/stats', { headers: basic(TEST_ADMIN_TOKEN) })).status).toBe(404);
-    expect((await withoutToken.call('GET', `/admin/campaigns/${chain.id}`, { headers: basic(TEST_ADMIN_TOKEN) })).status).toBe(404);
+    expect((await withoutToken.call('GET', `/admin/campaigns/${chain.id}`, { headers: basic(TEST_ADMIN_TOKEN) })).status).toBe(
+      404,
+    );
   });
 });

@@ -1,9 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
-import { AppError, errorResponse } from '../../http/errors.js';
 import type { AppEnv } from '../../app-env.js';
 import { adminGuessGuard } from '../../auth/admin-auth.js';
 import type { RateLimits } from '../../auth/rate-limits.js';
+import { AppError, errorResponse } from '../../http/errors.js';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 

@@ -1,8 +1,8 @@
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { HonoAdapter } from '@bull-board/hono';
-import type { OpenAPIHono } from '@hono/zod-openapi';
 import { serveStatic } from '@hono/node-server/serve-static';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppDeps, AppEnv } from '../../app-env.js';
 import { requireAdminForDashboard } from './auth.js';
 
@@ -13,7 +13,10 @@ export const DASHBOARD_PATH = '/admin/queues';
  * (ids only, never secrets) and errors, with retry. Outside the OpenAPI
  * document; guarded like the admin API.
  */
-export function registerQueueDashboard(app: OpenAPIHono<AppEnv>, deps: Pick<AppDeps, 'config' | 'producer' | 'backtests' | 'rateLimits'>) {
+export function registerQueueDashboard(
+  app: OpenAPIHono<AppEnv>,
+  deps: Pick<AppDeps, 'config' | 'producer' | 'backtests' | 'rateLimits'>,
+) {
   const adminToken = deps.config.ADMIN_TOKEN;
   const guard = requireAdminForDashboard(adminToken, deps.rateLimits);
   app.use(DASHBOARD_PATH, guard);
@@ -26,7 +29,9 @@ export function registerQueueDashboard(app: OpenAPIHono<AppEnv>, deps: Pick<AppD
     queues: [
       ...(deps.producer.queues.length === 1
         ? [new BullMQAdapter(deps.producer.queue)]
-        : deps.producer.queues.map((queue, shard) => new BullMQAdapter(queue, { prefix: `shard ${shard} `, displayName: `matching (shard ${shard})` }))),
+        : deps.producer.queues.map(
+            (queue, shard) => new BullMQAdapter(queue, { prefix: `shard ${shard} `, displayName: `matching (shard ${shard})` }),
+          )),
       new BullMQAdapter(deps.backtests.queue, { displayName: 'backtests' }),
     ],
     serverAdapter,

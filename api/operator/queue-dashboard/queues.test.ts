@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../testing/test-app.js';
 import { TEST_ADMIN_TOKEN } from '../../../shared/testing/admin-token.js';
+import { createTestApp, type TestApp } from '../../testing/test-app.js';
 import { useTestService } from '../../testing/test-service.js';
 
 const { database, api } = useTestService('queues', { providers: false });
@@ -24,10 +24,16 @@ describe('GET /admin/queues', () => {
   });
 
   it('refuses a wrong token, as Basic password or as bearer', async () => {
-    expect((await api.call('GET', '/admin/queues', { headers: { authorization: basic('admin', 'wrong-token-0123456789') } })).status).toBe(401);
-    expect((await api.call('GET', '/admin/queues', { headers: { authorization: 'Bearer wrong-token-0123456789' } })).status).toBe(401);
+    expect(
+      (await api.call('GET', '/admin/queues', { headers: { authorization: basic('admin', 'wrong-token-0123456789') } })).status,
+    ).toBe(401);
+    expect((await api.call('GET', '/admin/queues', { headers: { authorization: 'Bearer wrong-token-0123456789' } })).status).toBe(
+      401,
+    );
     // The token as user name (password empty) is not the token as password.
-    expect((await api.call('GET', '/admin/queues', { headers: { authorization: basic(TEST_ADMIN_TOKEN, '') } })).status).toBe(401);
+    expect((await api.call('GET', '/admin/queues', { headers: { authorization: basic(TEST_ADMIN_TOKEN, '') } })).status).toBe(
+      401,
+    );
   });
 
   it('serves the dashboard with the token as Basic password (any user name) or as bearer', async () => {
@@ -41,7 +47,9 @@ describe('GET /admin/queues', () => {
 
   it("guards the dashboard's API and lists the matching queue", async () => {
     expect((await api.call('GET', '/admin/queues/api/queues')).status).toBe(401);
-    const queues = await api.call('GET', '/admin/queues/api/queues', { headers: { authorization: basic('ops', TEST_ADMIN_TOKEN) } });
+    const queues = await api.call('GET', '/admin/queues/api/queues', {
+      headers: { authorization: basic('ops', TEST_ADMIN_TOKEN) },
+    });
     expect(queues.status).toBe(200);
     expect(queues.json.queues.map((queue: { name: string }) => queue.name)).toContain('matching');
   });

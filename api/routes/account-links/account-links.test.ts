@@ -1,10 +1,10 @@
-import { senderUserId, serviceUserId } from '../../../shared/domain/ids.js';
 import { createHash } from 'node:crypto';
 import { and, count as countRows, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { dateToMicros, formatIsoMicros } from '../../../shared/domain/timestamp.js';
-import { accountLinks, events, linkTokens, users } from '../../../shared/db/schema/index.js';
 import { updateProvider } from '../../../core/admin/providers.js';
+import { accountLinks, events, linkTokens, users } from '../../../shared/db/schema/index.js';
+import { senderUserId, serviceUserId } from '../../../shared/domain/ids.js';
+import { dateToMicros, formatIsoMicros } from '../../../shared/domain/timestamp.js';
 import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
 import { useTestService } from '../../testing/test-service.js';
 
@@ -18,7 +18,10 @@ beforeAll(async () => {
 });
 
 async function register(owner: TestProvider, platformUserId: string): Promise<string> {
-  const answer = await api.call('POST', '/v1/users/register', { headers: owner.headers, body: { platform_user_id: platformUserId } });
+  const answer = await api.call('POST', '/v1/users/register', {
+    headers: owner.headers,
+    body: { platform_user_id: platformUserId },
+  });
   expect(answer.status).toBe(200);
   return answer.json.data.user_id as string;
 }
@@ -33,7 +36,10 @@ async function start(platformUserId: string, options: { owner?: TestProvider; ad
 }
 
 const complete = (token: string, advertiserUserId: string, caller: TestProvider = advertiser) =>
-  api.call('POST', '/v1/account-links/complete', { headers: caller.headers, body: { connection_token: token, advertiser_user_id: advertiserUserId } });
+  api.call('POST', '/v1/account-links/complete', {
+    headers: caller.headers,
+    body: { connection_token: token, advertiser_user_id: advertiserUserId },
+  });
 
 const expire = (token: string) =>
   database.db
@@ -44,7 +50,10 @@ const expire = (token: string) =>
 describe('the link handshake', () => {
   it('issues a 15-minute token stored only as its hash, links, records the link event and flags the user', async () => {
     const userId = await register(platform, 'hs-1');
-    await database.db.update(users).set({ needsEvaluation: false }).where(eq(users.id, serviceUserId(userId)));
+    await database.db
+      .update(users)
+      .set({ needsEvaluation: false })
+      .where(eq(users.id, serviceUserId(userId)));
 
     const started = await api.call('POST', '/v1/account-links', {
       headers: platform.headers,
@@ -56,7 +65,10 @@ describe('the link handshake', () => {
     const expiresInMs = Date.parse(started.json.data.expires_at) - Date.now();
     expect(expiresInMs).toBeGreaterThan(14 * 60_000);
     expect(expiresInMs).toBeLessThanOrEqual(15 * 60_000);
-    const stored = await database.db.select({ token_hash: linkTokens.tokenHash }).from(linkTokens).where(eq(linkTokens.userId, serviceUserId(userId)));
+    const stored = await database.db
+      .select({ token_hash: linkTokens.tokenHash })
+      .from(linkTokens)
+      .where(eq(linkTokens.userId, serviceUserId(userId)));
     expect(stored).toEqual([{ token_hash: createHash('sha256').update(token).digest('hex') }]);
 
     const done = await complete(token, 'adv-hs-1');
@@ -71,9 +83,15 @@ describe('the link handshake', () => {
     const event = storedEvent && { ...storedEvent, occurred_at: formatIsoMicros(storedEvent.occurredAt) };
     expect(event?.provider_id).toBe(advertiser.id);
     expect(event?.occurred_at).toBe(done.json.data.linked_at.replace('Z', '000Z'));
-    const [user] = await database.db.select({ needs_evaluation: users.needsEvaluation }).from(users).where(eq(users.id, serviceUserId(userId)));
+    const [user] = await database.db
+      .select({ needs_evaluation: users.needsEvaluation })
+      .from(users)
+      .where(eq(users.id, serviceUserId(userId)));
     expect(user?.needs_evaluation).toBe(true);
-    const [tokenRow] = await database.db.select({ usedAt: linkTokens.usedAt, link_id: linkTokens.linkId }).from(linkTokens).where(eq(linkTokens.userId, serviceUserId(userId)));
+    const [tokenRow] = await database.db
+      .select({ usedAt: linkTokens.usedAt, link_id: linkTokens.linkId })
+      .from(linkTokens)
+      .where(eq(linkTokens.userId, serviceUserId(userId)));
     const used = tokenRow && { used: tokenRow.usedAt !== null, link_id: tokenRow.link_id };
     expect(used).toEqual({ used: true, link_id: done.json.data.link_id });
 
@@ -85,7 +103,12 @@ describe('the link handshake', () => {
     const links = await api.call('GET', '/v1/account-links/hs-1', { headers: platform.headers });
     expect(links.status).toBe(200);
     expect(links.json.data.links).toEqual([
-      { link_id: done.json.data.link_id, advertiser_id: advertiser.id, advertiser_user_id: 'adv-hs-1', linked_at: done.json.data.linked_at },
+      {
+        link_id: done.json.data.link_id,
+        advertiser_id: advertiser.id,
+        advertiser_user_id: 'adv-hs-1',
+        linked_at: done.json.data.linked_at,
+      },
     ]);
   });
 
@@ -100,7 +123,10 @@ describe('the link handshake', () => {
     const afterExpiry = await complete(token, 'adv-retry-1');
     expect(afterExpiry.status).toBe(200);
     expect(afterExpiry.json.data).toEqual({ ...first.json.data, already_linked: true });
-    const [count] = await database.db.select({ n: countRows() }).from(events).where(eq(events.userId, senderUserId('adv-retry-1')));
+    const [count] = await database.db
+      .select({ n: countRows() })
+      .from(events)
+      .where(eq(events.userId, senderUserId('adv-retry-1')));
     expect(count?.n).toBe(1);
   });
 
@@ -170,7 +196,10 @@ describe('400: bad tokens and bad starts', () => {
   });
 
   it('names the field of a bad completion body', async () => {
-    const answer = await api.call('POST', '/v1/account-links/complete', { headers: advertiser.headers, body: { connection_token: 'x', advertiser_user_id: '' } });
+    const answer = await api.call('POST', '/v1/account-links/complete', {
+      headers: advertiser.headers,
+      body: { connection_token: 'x', advertiser_user_id: '' },
+    });
     expect(answer.status).toBe(400);
     expect(answer.json.error).toContain('advertiser_user_id');
   });
@@ -202,7 +231,11 @@ describe('409: conflicting links', () => {
     expect(answer.status).toBe(409);
     expect(answer.json.error).toContain('already linked to another advertiser_user_id');
     // The same user may still link to another advertiser.
-    const elsewhere = await complete(await start('c-user', { advertiserId: otherAdvertiser.id }), 'adv-c-user-2', otherAdvertiser);
+    const elsewhere = await complete(
+      await start('c-user', { advertiserId: otherAdvertiser.id }),
+      'adv-c-user-2',
+      otherAdvertiser,
+    );
     expect(elsewhere.status).toBe(200);
   });
 });
@@ -252,7 +285,10 @@ describe('authorization', () => {
     const eventsOnlyAdvertiser = await createTestProvider(database.db, 'advertiser', { permissions: ['events:write'] });
     expect((await complete(token, 'adv-auth', eventsOnlyAdvertiser)).status).toBe(403);
     expect((await api.call('GET', '/v1/account-links/auth-1', { headers: advertiser.headers })).status).toBe(403);
-    expect((await api.call('POST', '/v1/account-links/complete', { body: { connection_token: token, advertiser_user_id: 'x' } })).status).toBe(401);
+    expect(
+      (await api.call('POST', '/v1/account-links/complete', { body: { connection_token: token, advertiser_user_id: 'x' } }))
+        .status,
+    ).toBe(401);
     // None of these consumed the token.
     expect((await complete(token, 'adv-auth')).json.data.already_linked).toBe(false);
   });

@@ -1,11 +1,11 @@
-import { senderUserId } from '../../../shared/domain/ids.js';
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { completeAccountLink } from '../../../core/account-links/complete-account-link.js';
+import { senderUserId } from '../../../shared/domain/ids.js';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../http/body-guard.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { completeAccountLink } from '../../../core/account-links/complete-account-link.js';
 import { completeLinkResponseSchema, completeLinkSchema, toCompletedLinkResponse } from './schema.js';
 
 const route = createRoute({

@@ -1,13 +1,13 @@
-import { senderUserId } from '../../../shared/domain/ids.js';
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { listAccountLinks } from '../../../core/account-links/list-account-links.js';
+import { senderUserId } from '../../../shared/domain/ids.js';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
-import { errorResponses, ok } from '../../http/envelope.js';
-import { apiKeySecurity } from '../../http/security.js';
-import { listAccountLinks } from '../../../core/account-links/list-account-links.js';
-import { toPageRequest } from '../../http/pagination.js';
-import { linksPageQuery, listLinksResponseSchema, toLinksResponse } from './schema.js';
 import { platformUserIdParams } from '../../http/common-schemas.js';
+import { errorResponses, ok } from '../../http/envelope.js';
+import { toPageRequest } from '../../http/pagination.js';
+import { apiKeySecurity } from '../../http/security.js';
+import { linksPageQuery, listLinksResponseSchema, toLinksResponse } from './schema.js';
 
 const route = createRoute({
   method: 'get',

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentials } from '../../../shared/db/schema/index.js';
-import { createTestApp, type TestApp } from '../../testing/test-app.js';
 import { TEST_ADMIN_TOKEN } from '../../../shared/testing/admin-token.js';
+import { createTestApp, type TestApp } from '../../testing/test-app.js';
 import { useTestService } from '../../testing/test-service.js';
 
 // Product rules §2 (admin API behind ADMIN_TOKEN) and §1 (credentials:
@@ -133,7 +133,16 @@ describe('credentials', () => {
 
     const list = await admin('GET', `/admin/v1/providers/${provider.id}/credentials`);
     expect(list.status).toBe(200);
-    expect(list.json.data.credentials).toEqual([{ key, provider_id: provider.id, provider_type: 'platform', permissions: created.json.data.permissions, status: 'active', mode: 'live' }]);
+    expect(list.json.data.credentials).toEqual([
+      {
+        key,
+        provider_id: provider.id,
+        provider_type: 'platform',
+        permissions: created.json.data.permissions,
+        status: 'active',
+        mode: 'live',
+      },
+    ]);
     expect(list.text).not.toContain(secret);
     expect(list.text).not.toMatch(/secret/i);
 
@@ -158,16 +167,29 @@ describe('credentials', () => {
     const headers = { 'x-api-key': first.key, 'x-api-secret': first.secret };
     expect((await api.call('POST', '/v1/users/register', { headers, body: { platform_user_id: 'p' } })).status).toBe(200);
     const crossed = { 'x-api-key': first.key, 'x-api-secret': second.secret };
-    expect((await api.call('POST', '/v1/users/register', { headers: crossed, body: { platform_user_id: 'p' } })).status).toBe(401);
+    expect((await api.call('POST', '/v1/users/register', { headers: crossed, body: { platform_user_id: 'p' } })).status).toBe(
+      401,
+    );
   });
 
   it('defaults to every permission the provider type may hold', async () => {
     const platform = (await createCredential((await createProvider('platform')).id)).json.data;
-    expect([...platform.permissions].sort()).toEqual(
-      ['account_links:write', 'events:write', 'quest_chains:read', 'rewards:claim', 'rewards:read', 'users:register', 'webhooks:manage'],
-    );
+    expect([...platform.permissions].sort()).toEqual([
+      'account_links:write',
+      'events:write',
+      'quest_chains:read',
+      'rewards:claim',
+      'rewards:read',
+      'users:register',
+      'webhooks:manage',
+    ]);
     const advertiser = (await createCredential((await createProvider('advertiser')).id)).json.data;
-    expect([...advertiser.permissions].sort()).toEqual(['account_links:write', 'events:write', 'quest_chains:stats', 'webhooks:manage']);
+    expect([...advertiser.permissions].sort()).toEqual([
+      'account_links:write',
+      'events:write',
+      'quest_chains:stats',
+      'webhooks:manage',
+    ]);
   });
 
   it.each([

@@ -1,7 +1,7 @@
-import { senderUserId } from '../../../shared/domain/ids.js';
 import { count, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { events } from '../../../shared/db/schema/index.js';
+import { senderUserId } from '../../../shared/domain/ids.js';
 import { useTestService } from '../../testing/test-service.js';
 
 // Product rules §3, batch: 1 to 500 items; 200 with one result per item in
@@ -40,7 +40,12 @@ describe('POST /v1/events/batch results', () => {
     expect(answer.status, answer.text).toBe(200);
     const results = answer.json.data.results;
     expect(results).toHaveLength(11);
-    const rejected = (param: string, code = 'invalid_field') => ({ status: 'rejected', code, param, error: expect.stringContaining(param) });
+    const rejected = (param: string, code = 'invalid_field') => ({
+      status: 'rejected',
+      code,
+      param,
+      error: expect.stringContaining(param),
+    });
     expect(results[0]).toEqual({ event_id: expect.any(String), status: 'received' });
     expect(results[1]).toEqual(rejected('events.1.user_id'));
     expect(results[2]).toEqual({ event_id: stored.json.data.event_id, status: 'duplicate' });
@@ -53,7 +58,11 @@ describe('POST /v1/events/batch results', () => {
     expect(results[9]).toEqual({ ...rejected('events.9.metadata'), param: expect.stringMatching(/^events\.9\.metadata/) });
     expect(results[10]).toEqual(rejected('events.10.userId', 'unknown_field'));
 
-    const rows = await database.db.select({ id: events.id }).from(events).where(eq(events.userId, senderUserId('mix'))).orderBy(events.occurredAt);
+    const rows = await database.db
+      .select({ id: events.id })
+      .from(events)
+      .where(eq(events.userId, senderUserId('mix')))
+      .orderBy(events.occurredAt);
     expect(rows.map((r) => r.id)).toEqual([stored.json.data.event_id, results[0].event_id, results[7].event_id]);
   });
 
@@ -75,7 +84,10 @@ describe('POST /v1/events/batch results', () => {
     expect(answer.status).toBe(200);
     expect(answer.json.data.results).toHaveLength(500);
     expect(answer.json.data.results.every((r: { status: string }) => r.status === 'received')).toBe(true);
-    const [row] = await database.db.select({ count: count() }).from(events).where(eq(events.userId, senderUserId('five-hundred')));
+    const [row] = await database.db
+      .select({ count: count() })
+      .from(events)
+      .where(eq(events.userId, senderUserId('five-hundred')));
     expect(row?.count).toBe(500);
   });
 
@@ -102,13 +114,20 @@ describe('POST /v1/events/batch envelope errors -> 400 naming events', () => {
   ])('%s', async (_label, body) => {
     const answer = await batch(body);
     expect(answer.status).toBe(400);
-    expect(answer.json).toMatchObject({ success: false, code: 'events' in body ? 'invalid_field' : 'missing_field', param: 'events' });
+    expect(answer.json).toMatchObject({
+      success: false,
+      code: 'events' in body ? 'invalid_field' : 'missing_field',
+      param: 'events',
+    });
     expect(answer.json.error).toContain('events');
   });
 
   it('stores nothing from a rejected envelope', async () => {
     await batch({ events: Array.from({ length: 501 }, (_, i) => event('too-many-2', i)) });
-    const [row] = await database.db.select({ count: count() }).from(events).where(eq(events.userId, senderUserId('too-many-2')));
+    const [row] = await database.db
+      .select({ count: count() })
+      .from(events)
+      .where(eq(events.userId, senderUserId('too-many-2')));
     expect(row?.count).toBe(0);
   });
 });

@@ -1,12 +1,13 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { ingestEvents, type ProviderEvent } from '../../../core/events/ingest-events.js';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { BATCH_BODY_LIMIT, jsonBodyGuard } from '../../http/body-guard.js';
 import { errorResponses, ok } from '../../http/envelope.js';
-import { describeValidationFailure } from '../../http/validation-errors.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { ingestEvents, type ProviderEvent } from '../../../core/events/ingest-events.js';
+import { describeValidationFailure } from '../../http/validation-errors.js';
 import {
+  type BatchItemResult,
   batchRequestSchema,
   batchResponseSchema,
   eventInputSchema,
@@ -14,7 +15,6 @@ import {
   toBatchResponse,
   toEventInput,
   toRejectedItemResult,
-  type BatchItemResult,
 } from './schema.js';
 
 const route = createRoute({
@@ -42,7 +42,11 @@ export function registerSendEventBatch(app: OpenAPIHono<AppEnv>) {
     const accepted: { index: number; event: ProviderEvent }[] = [];
     events.forEach((item, index) => {
       const parsed = eventInputSchema.safeParse(item);
-      if (parsed.success) accepted.push({ index, event: { providerId: caller.providerId, input: toEventInput(parsed.data), requestId: c.var.requestId } });
+      if (parsed.success)
+        accepted.push({
+          index,
+          event: { providerId: caller.providerId, input: toEventInput(parsed.data), requestId: c.var.requestId },
+        });
       else results[index] = toRejectedItemResult(describeValidationFailure(parsed.error, { value: item, at: `events.${index}` }));
     });
     const ingested = await ingestEvents(deps, { events: accepted.map((item) => item.event) });

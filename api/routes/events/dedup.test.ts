@@ -1,7 +1,7 @@
-import { senderUserId } from '../../../shared/domain/ids.js';
 import { count, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { events, pendingEvents } from '../../../shared/db/schema/index.js';
+import { senderUserId } from '../../../shared/domain/ids.js';
 import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
 import { useTestService } from '../../testing/test-service.js';
 
@@ -11,10 +11,14 @@ import { useTestService } from '../../testing/test-service.js';
 
 const { database, api, platform, advertiser } = useTestService('event_dedup');
 
-const send = (body: unknown, provider: TestProvider = platform) => api.call('POST', '/v1/events', { headers: provider.headers, body });
+const send = (body: unknown, provider: TestProvider = platform) =>
+  api.call('POST', '/v1/events', { headers: provider.headers, body });
 
 async function storedCount(userId: string): Promise<number> {
-  const [row] = await database.db.select({ count: count() }).from(events).where(eq(events.userId, senderUserId(userId)));
+  const [row] = await database.db
+    .select({ count: count() })
+    .from(events)
+    .where(eq(events.userId, senderUserId(userId)));
   return row!.count;
 }
 
@@ -37,7 +41,12 @@ describe('dedup', () => {
 
   it('instants a microsecond apart are distinct events', async () => {
     const base = { user_id: 'micro', event_type: 'tick' };
-    const stamps = ['2026-03-01T10:00:00Z', '2026-03-01T10:00:00.000001Z', '2026-03-01T10:00:00.000002Z', '2026-03-01T10:00:00.001Z'];
+    const stamps = [
+      '2026-03-01T10:00:00Z',
+      '2026-03-01T10:00:00.000001Z',
+      '2026-03-01T10:00:00.000002Z',
+      '2026-03-01T10:00:00.001Z',
+    ];
     const answers = [];
     for (const timestamp of stamps) answers.push(await send({ ...base, timestamp }));
     expect(answers.map((a) => a.json.data.status)).toEqual(['received', 'received', 'received', 'received']);
@@ -71,7 +80,10 @@ describe('dedup', () => {
     expect(new Set(answers.map((a) => a.json.data.event_id)).size).toBe(3);
     expect(await storedCount('shared-id')).toBe(3);
     // And each provider's repeat finds its own.
-    expect((await send(body, advertiser)).json.data).toMatchObject({ status: 'duplicate', event_id: answers[1]!.json.data.event_id });
+    expect((await send(body, advertiser)).json.data).toMatchObject({
+      status: 'duplicate',
+      event_id: answers[1]!.json.data.event_id,
+    });
   });
 
   it('16 concurrent identical events: one received, one event id, one row', async () => {
@@ -88,7 +100,9 @@ describe('dedup', () => {
     const body = { user_id: 'race-mixed', event_type: 'purchase', timestamp: '2026-03-01T11:00:00Z' };
     const answers = await Promise.all([
       ...Array.from({ length: 6 }, () => send(body)),
-      ...Array.from({ length: 6 }, () => api.call('POST', '/v1/events/batch', { headers: platform.headers, body: { events: [body, body] } })),
+      ...Array.from({ length: 6 }, () =>
+        api.call('POST', '/v1/events/batch', { headers: platform.headers, body: { events: [body, body] } }),
+      ),
     ]);
     const ids = answers.flatMap((a) => (a.json.data.results ?? [a.json.data]).map((r: { event_id: string }) => r.event_id));
     const statuses = answers.flatMap((a) => (a.json.data.results ?? [a.json.data]).map((r: { status: string }) => r.status));
@@ -119,7 +133,9 @@ describe('a duplicate repairs a lost enqueue', () => {
     const retry = await send(body);
     expect(retry.json.data).toMatchObject({ status: 'duplicate', event_id: eventId });
     // The new job names the retry's request: the call that put the event back.
-    expect((await jobsOf(eventId)).map((j) => j.data)).toEqual([{ eventIds: [eventId], providerId: platform.id, requestIds: [retry.headers.get('x-request-id')] }]);
+    expect((await jobsOf(eventId)).map((j) => j.data)).toEqual([
+      { eventIds: [eventId], providerId: platform.id, requestIds: [retry.headers.get('x-request-id')] },
+    ]);
   });
 
   it('does not enqueue a duplicate of an event already processed', async () => {
@@ -133,8 +149,16 @@ describe('a duplicate repairs a lost enqueue', () => {
   });
 
   it('jobs carry ids only: events, their sender, the request; never event data', async () => {
-    const body = { user_id: 'payload', event_type: 'x', timestamp: '2026-03-01T10:00:00Z', metadata: { secret: 'not in the job' } };
-    const sent = await api.call('POST', '/v1/events', { headers: { ...platform.headers, 'x-request-id': 'req-payload-1' }, body });
+    const body = {
+      user_id: 'payload',
+      event_type: 'x',
+      timestamp: '2026-03-01T10:00:00Z',
+      metadata: { secret: 'not in the job' },
+    };
+    const sent = await api.call('POST', '/v1/events', {
+      headers: { ...platform.headers, 'x-request-id': 'req-payload-1' },
+      body,
+    });
     const eventId = sent.json.data.event_id as string;
     const [job] = await jobsOf(eventId);
     expect(job?.data).toEqual({ eventIds: [eventId], providerId: platform.id, requestIds: ['req-payload-1'] });

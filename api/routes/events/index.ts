@@ -1,9 +1,9 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../app-env.js';
-import { registerSendEventBatch } from './batch.js';
-import { registerReverseEventBatch } from './reverse-batch.js';
-import { registerReverseEvent, reverseRoute } from './reverse.js';
 import { mountBehindWildcard } from '../../http/wildcard-mount.js';
+import { registerSendEventBatch } from './batch.js';
+import { registerReverseEvent, reverseRoute } from './reverse.js';
+import { registerReverseEventBatch } from './reverse-batch.js';
 import { registerSendEvent } from './send.js';
 
 export function eventsRoutes(app: OpenAPIHono<AppEnv>) {

@@ -1,10 +1,10 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { reverseEvents } from '../../../core/events/reverse-events.js';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { BATCH_BODY_LIMIT, jsonBodyGuard } from '../../http/body-guard.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { reverseEvents } from '../../../core/events/reverse-events.js';
 import { reverseBatchBodySchema, reverseBatchResponseSchema, toReversalItem } from './reverse-schema.js';
 
 const route = createRoute({
@@ -19,7 +19,10 @@ const route = createRoute({
   middleware: [requireOperation('writeEvents'), jsonBodyGuard(BATCH_BODY_LIMIT)] as const,
   request: { body: { content: { 'application/json': { schema: reverseBatchBodySchema } }, required: true } },
   responses: {
-    200: { description: 'Per-item results in input order.', content: { 'application/json': { schema: reverseBatchResponseSchema } } },
+    200: {
+      description: 'Per-item results in input order.',
+      content: { 'application/json': { schema: reverseBatchResponseSchema } },
+    },
     ...errorResponses(400, 401, 403, 413, 415, 500),
   },
 });
@@ -28,7 +31,10 @@ export function registerReverseEventBatch(app: OpenAPIHono<AppEnv>) {
   app.openapi(route, async (c) => {
     const { deps, caller } = c.var;
     const { events } = c.req.valid('json');
-    const results = await reverseEvents(deps, { providerId: caller.providerId, reversals: events.map((e) => ({ eventId: e.event_id, reason: e.reason })) });
+    const results = await reverseEvents(deps, {
+      providerId: caller.providerId,
+      reversals: events.map((e) => ({ eventId: e.event_id, reason: e.reason })),
+    });
     return ok(c, { results: results.map(toReversalItem) });
   });
 }

@@ -1,19 +1,25 @@
 import { z } from '@hono/zod-openapi';
-import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
-import { successEnvelope } from '../../http/envelope.js';
-import { isoMillis } from '../../http/common-schemas.js';
 import type { ReversalResult } from '../../../core/events/reverse-events.js';
+import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
+import { isoMillis } from '../../http/common-schemas.js';
+import { successEnvelope } from '../../http/envelope.js';
 
 const EVENT_ID = '0b8e6c52-1d3f-4a7e-9b2c-5d6e7f8a9b0c';
 export const MAX_REVERSALS = 500;
 
-const reason = z.string().min(1).max(255).openapi({ description: 'Why, for your records and support (a refund id, "chargeback").', example: 'refund R-1042' });
+const reason = z
+  .string()
+  .min(1)
+  .max(255)
+  .openapi({ description: 'Why, for your records and support (a refund id, "chargeback").', example: 'refund R-1042' });
 
 export const reverseParams = z.object({
   event_id: z.uuid().openapi({ param: { name: 'event_id', in: 'path' }, example: EVENT_ID }),
 });
 
-export const reverseBodySchema = z.strictObject({ reason: reason.optional() }).openapi('EventReversal', { example: { reason: 'refund R-1042' } });
+export const reverseBodySchema = z
+  .strictObject({ reason: reason.optional() })
+  .openapi('EventReversal', { example: { reason: 'refund R-1042' } });
 
 const reversedEventSchema = z
   .object({
@@ -22,7 +28,9 @@ const reversedEventSchema = z
     reason: z.string().nullable().openapi({ description: "The first reversal's reason." }),
     already_reversed: z.boolean().openapi({ description: 'True when an earlier call had reversed it: nothing changed.' }),
   })
-  .openapi('ReversedEvent', { example: { event_id: EVENT_ID, reversed_at: '2026-01-05T10:00:00.000Z', reason: 'refund R-1042', already_reversed: false } });
+  .openapi('ReversedEvent', {
+    example: { event_id: EVENT_ID, reversed_at: '2026-01-05T10:00:00.000Z', reason: 'refund R-1042', already_reversed: false },
+  });
 
 export const reverseResponseSchema = successEnvelope(reversedEventSchema);
 
@@ -38,7 +46,13 @@ export const reverseBatchBodySchema = z
 const reversalItemSchema = z
   .union([
     reversedEventSchema.extend({ status: z.literal('reversed') }).openapi({
-      example: { status: 'reversed', event_id: EVENT_ID, reversed_at: '2026-01-05T10:00:00.000Z', reason: 'refund R-1042', already_reversed: false },
+      example: {
+        status: 'reversed',
+        event_id: EVENT_ID,
+        reversed_at: '2026-01-05T10:00:00.000Z',
+        reason: 'refund R-1042',
+        already_reversed: false,
+      },
     }),
     z.object({
       event_id: z.uuid(),
@@ -48,7 +62,13 @@ const reversalItemSchema = z
     }),
   ])
   .openapi('EventReversalResult', {
-    example: { status: 'reversed', event_id: EVENT_ID, reversed_at: '2026-01-05T10:00:00.000Z', reason: 'refund R-1042', already_reversed: false },
+    example: {
+      status: 'reversed',
+      event_id: EVENT_ID,
+      reversed_at: '2026-01-05T10:00:00.000Z',
+      reason: 'refund R-1042',
+      already_reversed: false,
+    },
   });
 
 export const reverseBatchResponseSchema = successEnvelope(z.object({ results: z.array(reversalItemSchema) }));
@@ -56,7 +76,12 @@ export const reverseBatchResponseSchema = successEnvelope(z.object({ results: z.
 type ReversedEventBody = z.infer<typeof reversedEventSchema>;
 
 export function toReversedEvent(result: Extract<ReversalResult, { found: true }>): ReversedEventBody {
-  return { event_id: result.eventId, reversed_at: formatIsoMillis(result.reversedUs), reason: result.reason, already_reversed: result.alreadyReversed };
+  return {
+    event_id: result.eventId,
+    reversed_at: formatIsoMillis(result.reversedUs),
+    reason: result.reason,
+    already_reversed: result.alreadyReversed,
+  };
 }
 
 export const notYours = (eventId: string) => `No event ${eventId} sent by you`;

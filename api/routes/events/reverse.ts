@@ -1,11 +1,11 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import type { MountedEnv } from '../../http/wildcard-mount.js';
+import { reverseEvents } from '../../../core/events/reverse-events.js';
+import { notFound } from '../../../shared/errors.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../http/body-guard.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { reverseEvents } from '../../../core/events/reverse-events.js';
-import { notFound } from '../../../shared/errors.js';
+import type { MountedEnv } from '../../http/wildcard-mount.js';
 import { notYours, reverseBodySchema, reverseParams, reverseResponseSchema, toReversedEvent } from './reverse-schema.js';
 
 export const reverseRoute = createRoute({
@@ -30,7 +30,10 @@ export function registerReverseEvent(app: OpenAPIHono<MountedEnv>) {
   app.openapi(reverseRoute, async (c) => {
     const { deps, caller } = c.var;
     const { event_id: eventId } = c.req.valid('param');
-    const [result] = await reverseEvents(deps, { providerId: caller.providerId, reversals: [{ eventId, reason: c.req.valid('json')?.reason }] });
+    const [result] = await reverseEvents(deps, {
+      providerId: caller.providerId,
+      reversals: [{ eventId, reason: c.req.valid('json')?.reason }],
+    });
     if (!result?.found) throw notFound(notYours(eventId), 'event_id');
     return ok(c, toReversedEvent(result));
   });

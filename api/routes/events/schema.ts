@@ -1,11 +1,11 @@
-import { senderUserId } from '../../../shared/domain/ids.js';
 import { z } from '@hono/zod-openapi';
+import type { EventInput, IngestedEvent } from '../../../core/events/ingest-events.js';
+import { senderUserId } from '../../../shared/domain/ids.js';
 import { formatIsoMillis, parseUtcTimestamp, UTC_TIMESTAMP_PATTERN } from '../../../shared/domain/timestamp.js';
 import { storableObject, storableString } from '../../../shared/validation/json-value.js';
-import { successEnvelope } from '../../http/envelope.js';
 import { isoMillis } from '../../http/common-schemas.js';
+import { successEnvelope } from '../../http/envelope.js';
 import type { ValidationFailure } from '../../http/validation-errors.js';
-import type { EventInput, IngestedEvent } from '../../../core/events/ingest-events.js';
 
 const TIMESTAMP_RULE = 'must be an ISO 8601 UTC date-time (ending Z or +00:00) with at most 6 fractional digits';
 
@@ -31,7 +31,15 @@ export const eventInputSchema = z
     metadata: storableObject().nullish().openapi({ type: 'object', additionalProperties: true }),
   })
   .openapi('EventInput', {
-    example: { user_id: 'user-123', event_type: 'transaction', timestamp: '2026-01-02T03:04:05.678Z', amount: 50, currency: 'EUR', reference: 'order-1001', metadata: { channel: 'web' } },
+    example: {
+      user_id: 'user-123',
+      event_type: 'transaction',
+      timestamp: '2026-01-02T03:04:05.678Z',
+      amount: 50,
+      currency: 'EUR',
+      reference: 'order-1001',
+      metadata: { channel: 'web' },
+    },
   });
 
 export type EventInputBody = z.infer<typeof eventInputSchema>;
@@ -44,7 +52,15 @@ export const recordedEventSchema = z
     received_at: isoMillis(),
     status: z.enum(['received', 'duplicate']),
   })
-  .openapi('RecordedEvent', { example: { event_id: '0b8e6c52-1d3f-4a7e-9b2c-5d6e7f8a9b0c', user_id: 'user-123', event_type: 'transaction', received_at: '2026-01-02T03:04:06.012Z', status: 'received' } });
+  .openapi('RecordedEvent', {
+    example: {
+      event_id: '0b8e6c52-1d3f-4a7e-9b2c-5d6e7f8a9b0c',
+      user_id: 'user-123',
+      event_type: 'transaction',
+      received_at: '2026-01-02T03:04:06.012Z',
+      status: 'received',
+    },
+  });
 
 export const sendEventResponseSchema = successEnvelope(recordedEventSchema);
 
@@ -80,7 +96,9 @@ export const batchItemResultSchema = z
     z.object({
       status: z.literal('rejected'),
       error: z.string(),
-      code: z.enum(['invalid_field', 'missing_field', 'unknown_field']).openapi({ description: 'As in the error envelope (docs/errors.md).' }),
+      code: z
+        .enum(['invalid_field', 'missing_field', 'unknown_field'])
+        .openapi({ description: 'As in the error envelope (docs/errors.md).' }),
       param: z.string().optional().openapi({ description: 'The field at fault, from the batch body (`events.3.timestamp`).' }),
     }),
   ])
@@ -102,7 +120,10 @@ export function toEventInput(body: EventInputBody): EventInput {
 }
 
 /** POST /v1/events' answer: the stored (or already stored) event. */
-export function toRecordedEventResponse(input: EventInput, event: IngestedEvent): z.infer<typeof sendEventResponseSchema>['data'] {
+export function toRecordedEventResponse(
+  input: EventInput,
+  event: IngestedEvent,
+): z.infer<typeof sendEventResponseSchema>['data'] {
   return {
     event_id: event.eventId,
     user_id: input.userId,

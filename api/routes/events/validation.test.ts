@@ -87,7 +87,10 @@ describe('POST /v1/events limits', () => {
     const answer = await send(body);
     expect(answer.status, answer.text).toBe(200);
     expect(answer.json.data).toMatchObject({ status: 'received', user_id: body.user_id, event_type: body.event_type });
-    const [row] = await database.db.select({ user_id: events.userId }).from(events).where(eq(events.id, answer.json.data.event_id));
+    const [row] = await database.db
+      .select({ user_id: events.userId })
+      .from(events)
+      .where(eq(events.id, answer.json.data.event_id));
     expect(row?.user_id).toBe(body.user_id);
   });
 
@@ -101,15 +104,29 @@ describe('POST /v1/events limits', () => {
   });
 
   it('stores the exact microsecond instant and the optional fields', async () => {
-    const answer = await send(event({ timestamp: '2026-03-01T10:00:00.000001Z', amount: 0, currency: 'EUR', reference: 'ref-1', metadata: { a: [1] } }));
+    const answer = await send(
+      event({ timestamp: '2026-03-01T10:00:00.000001Z', amount: 0, currency: 'EUR', reference: 'ref-1', metadata: { a: [1] } }),
+    );
     expect(answer.status).toBe(200);
     const [stored] = await database.db
-      .select({ occurredAt: events.occurredAt, amount: events.amount, currency: events.currency, reference: events.reference, metadata: events.metadata })
+      .select({
+        occurredAt: events.occurredAt,
+        amount: events.amount,
+        currency: events.currency,
+        reference: events.reference,
+        metadata: events.metadata,
+      })
       .from(events)
       .where(eq(events.id, answer.json.data.event_id));
     // The stored instant to the microsecond, in UTC without the zone letter.
     const row = stored && { ...stored, occurred: formatIsoMicros(stored.occurredAt).slice(0, -1) };
-    expect(row).toMatchObject({ occurred: '2026-03-01T10:00:00.000001', amount: 0, currency: 'EUR', reference: 'ref-1', metadata: { a: [1] } });
+    expect(row).toMatchObject({
+      occurred: '2026-03-01T10:00:00.000001',
+      amount: 0,
+      currency: 'EUR',
+      reference: 'ref-1',
+      metadata: { a: [1] },
+    });
   });
 
   it('answers received_at as ISO 8601 UTC with milliseconds', async () => {
@@ -144,7 +161,10 @@ describe('POST /v1/events limits', () => {
   it('a proper surrogate pair (an emoji) is accepted and stored intact', async () => {
     const answer = await send(event({ user_id: 'emoji-😀', metadata: { e: '🎉' } }));
     expect(answer.status).toBe(200);
-    const [row] = await database.db.select({ user_id: events.userId }).from(events).where(eq(events.id, answer.json.data.event_id));
+    const [row] = await database.db
+      .select({ user_id: events.userId })
+      .from(events)
+      .where(eq(events.id, answer.json.data.event_id));
     expect(row?.user_id).toBe('emoji-😀');
   });
 

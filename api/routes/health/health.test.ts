@@ -1,8 +1,8 @@
-import { senderUserId } from '../../../shared/domain/ids.js';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { events, pendingEvents } from '../../../shared/db/schema/index.js';
 import { createDatabase } from '../../../shared/db/client.js';
+import { events, pendingEvents } from '../../../shared/db/schema/index.js';
+import { senderUserId } from '../../../shared/domain/ids.js';
 import type { TestDatabase } from '../../../shared/testing/database.js';
 import { eventually } from '../../../shared/testing/eventually.js';
 import { createTestApp, type TestApp } from '../../testing/test-app.js';
@@ -82,7 +82,10 @@ describe('ingest while Redis is unreachable', () => {
     expect(batch.status).toBe(200);
     expect(batch.json.data.results[0].status).toBe('received');
 
-    const register = await noRedis.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: 'offline' } });
+    const register = await noRedis.call('POST', '/v1/users/register', {
+      headers: platform.headers,
+      body: { platform_user_id: 'offline' },
+    });
     expect(register.status).toBe(200);
     // The enqueue gives up quickly rather than holding the request (not a speed target: a hang guard).
     expect(Date.now() - started).toBeLessThan(10_000);

@@ -1,7 +1,7 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../app-env.js';
-import { statusSchema, toStatusResponse } from './schema.js';
 import { ok } from '../../http/envelope.js';
+import { statusSchema, toStatusResponse } from './schema.js';
 
 const route = createRoute({
   method: 'get',

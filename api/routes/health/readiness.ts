@@ -1,8 +1,8 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { checkReadiness } from '../../../core/health/check-readiness.js';
 import type { AppEnv } from '../../app-env.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { AppError } from '../../http/errors.js';
-import { checkReadiness } from '../../../core/health/check-readiness.js';
 import { statusSchema, toStatusResponse } from './schema.js';
 
 const route = createRoute({

@@ -11,6 +11,14 @@ import { registerLiveStream } from './stream.js';
  * EventSource sends and which is not a CORS-safelisted header.
  */
 export function liveRoutes(app: OpenAPIHono<AppEnv>, allowedOrigins: '*' | string[]) {
-  app.use('/v1/live', cors({ origin: allowedOrigins, allowMethods: ['GET', 'OPTIONS'], allowHeaders: ['Last-Event-ID', 'Cache-Control'], maxAge: 600 }));
+  app.use(
+    '/v1/live',
+    cors({
+      origin: allowedOrigins,
+      allowMethods: ['GET', 'OPTIONS'],
+      allowHeaders: ['Last-Event-ID', 'Cache-Control'],
+      maxAge: 600,
+    }),
+  );
   registerLiveStream(app);
 }

@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
+import { updateCredential } from '../../../core/admin/credentials.js';
+import { updateProvider } from '../../../core/admin/providers.js';
+import { providersServingLive } from '../../../core/live/live-streams.js';
 import { progressChannel, registrationChannel } from '../../../shared/live/channel.js';
 import { createLogger } from '../../../shared/observability/logger.js';
 import { createRedis } from '../../../shared/queue/connection.js';
@@ -12,9 +15,6 @@ import type { StreamCaps } from '../../live/stream-registry.js';
 import { readSse } from '../../testing/sse-reader.js';
 import { createTestApp, type TestApp } from '../../testing/test-app.js';
 import { useTestService } from '../../testing/test-service.js';
-import { updateCredential } from '../../../core/admin/credentials.js';
-import { updateProvider } from '../../../core/admin/providers.js';
-import { providersServingLive } from '../../../core/live/live-streams.js';
 
 // Issue 12 (bounded streams, revocation, no polling) and product rules §8 (CORS).
 const { database, api, platform } = useTestService('live_limits');
@@ -27,7 +27,10 @@ afterAll(async () => {
 const warnings = createLogger({ level: 'warn', name: 'live-limits-test' });
 
 /** The app with its own hub: the given caps, provider checks every 100 ms; `subscriber` is the hub's Redis connection. */
-function appWithHub(caps: StreamCaps = { perUser: 10, perPlatform: 100, perProcess: 100 }, options: { subscribeTimeoutMs?: number } = {}) {
+function appWithHub(
+  caps: StreamCaps = { perUser: 10, perPlatform: 100, perProcess: 100 },
+  options: { subscribeTimeoutMs?: number } = {},
+) {
   const subscriber = createRedis(api.config.REDIS_URL, 'subscriber');
   const hub = new LiveHub({
     redis: subscriber,
@@ -42,8 +45,10 @@ function appWithHub(caps: StreamCaps = { perUser: 10, perPlatform: 100, perProce
   return { hub, subscriber, app: createApp({ ...api.deps, liveHub: hub, logger: warnings }) };
 }
 
-const tokenFor = (provider: { id: string }, platformUserId: string) => api.deps.liveTokens.issue({ platformId: provider.id, platformUserId, livemode: true });
-const subscribers = async (channel: string) => Number(((await api.deps.redis.call('pubsub', 'numsub', channel)) as [string, number])[1]);
+const tokenFor = (provider: { id: string }, platformUserId: string) =>
+  api.deps.liveTokens.issue({ platformId: provider.id, platformUserId, livemode: true });
+const subscribers = async (channel: string) =>
+  Number(((await api.deps.redis.call('pubsub', 'numsub', channel)) as [string, number])[1]);
 
 async function openStream(app: ReturnType<typeof createApp>, token: string) {
   const response = await app.request(`/v1/live?token=${token}`);
@@ -60,7 +65,7 @@ async function expectRefused(app: ReturnType<typeof createApp>, token: string, s
 }
 
 describe('stream caps', () => {
-  it('refuses a user\'s stream past the per-user cap with 429 too_many_streams, and admits again once one closes', async () => {
+  it("refuses a user's stream past the per-user cap with 429 too_many_streams, and admits again once one closes", async () => {
     const { app, hub } = appWithHub({ perUser: 2, perPlatform: 100, perProcess: 100 });
     const first = await openStream(app, tokenFor(platform, 'capped'));
     const second = await openStream(app, tokenFor(platform, 'capped'));
@@ -73,7 +78,7 @@ describe('stream caps', () => {
     await Promise.all([second.cancel(), third.cancel()]);
   });
 
-  it('caps a platform\'s streams and the process\'s', async () => {
+  it("caps a platform's streams and the process's", async () => {
     const { app } = appWithHub({ perUser: 10, perPlatform: 2, perProcess: 3 });
     const other = await createTestProvider(database.db, 'platform');
     const open = [await openStream(app, tokenFor(platform, 'p-1')), await openStream(app, tokenFor(platform, 'p-2'))];
@@ -98,10 +103,13 @@ describe('revocation', () => {
     await bystander.cancel();
   };
 
-  it('ends a deactivated provider\'s streams and refuses its tokens', () =>
-    revoked((provider) => updateProvider({ db: database.db }, { providerId: provider.id, status: 'inactive' }), 'provider_inactive'));
+  it("ends a deactivated provider's streams and refuses its tokens", () =>
+    revoked(
+      (provider) => updateProvider({ db: database.db }, { providerId: provider.id, status: 'inactive' }),
+      'provider_inactive',
+    ));
 
-  it('does the same when the provider\'s last active credential is deactivated', () =>
+  it("does the same when the provider's last active credential is deactivated", () =>
     revoked((provider) => updateCredential({ db: database.db }, { key: provider.key, status: 'inactive' }), 'provider_inactive'));
 });
 
@@ -111,7 +119,9 @@ describe('a stream for a user not registered yet', () => {
     const { app } = appWithHub();
     const sse = await openStream(app, tokenFor(platform, platformUserId));
     const registration = registrationChannel(api.config.QUEUE_PREFIX, platform.id, platformUserId);
-    await eventually(async () => ((await subscribers(registration)) === 1 ? true : undefined), { what: 'registration subscription' });
+    await eventually(async () => ((await subscribers(registration)) === 1 ? true : undefined), {
+      what: 'registration subscription',
+    });
 
     // Stored behind the API's back (no notice): a polling stream would find the user; this one must not.
     const userId = await createTestUser(database.db, platform.id, platformUserId);
@@ -119,9 +129,12 @@ describe('a stream for a user not registered yet', () => {
     expect(await subscribers(progressChannel(api.config.QUEUE_PREFIX, userId))).toBe(0);
 
     expect(await api.deps.redis.publish(registration, userId), 'subscribers the notice reached').toBe(1);
-    await eventually(async () => ((await subscribers(progressChannel(api.config.QUEUE_PREFIX, userId))) === 1 ? true : undefined), {
-      what: 'the stream to follow the user',
-    });
+    await eventually(
+      async () => ((await subscribers(progressChannel(api.config.QUEUE_PREFIX, userId))) === 1 ? true : undefined),
+      {
+        what: 'the stream to follow the user',
+      },
+    );
     expect(await subscribers(registration)).toBe(0);
     const message = { quest_chain_ids: ['c-1'], changed_at: '2026-01-02T03:04:05.678Z' };
     await api.deps.redis.publish(progressChannel(api.config.QUEUE_PREFIX, userId), JSON.stringify(message));
@@ -134,12 +147,20 @@ describe('a stream for a user not registered yet', () => {
     const { app } = appWithHub();
     const sse = await openStream(app, tokenFor(platform, platformUserId));
     const registration = registrationChannel(api.config.QUEUE_PREFIX, platform.id, platformUserId);
-    await eventually(async () => ((await subscribers(registration)) === 1 ? true : undefined), { what: 'registration subscription' });
-    const answer = await api.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: platformUserId } });
-    const userId = answer.json.data.user_id as string;
-    await eventually(async () => ((await subscribers(progressChannel(api.config.QUEUE_PREFIX, userId))) === 1 ? true : undefined), {
-      what: 'the stream to follow the registered user',
+    await eventually(async () => ((await subscribers(registration)) === 1 ? true : undefined), {
+      what: 'registration subscription',
     });
+    const answer = await api.call('POST', '/v1/users/register', {
+      headers: platform.headers,
+      body: { platform_user_id: platformUserId },
+    });
+    const userId = answer.json.data.user_id as string;
+    await eventually(
+      async () => ((await subscribers(progressChannel(api.config.QUEUE_PREFIX, userId))) === 1 ? true : undefined),
+      {
+        what: 'the stream to follow the registered user',
+      },
+    );
     await sse.cancel();
   });
 });
@@ -161,15 +182,21 @@ describe('a stream whose registration subscription Redis confirms late', () => {
     expect(await subscribers(registration)).toBe(0);
     // Let the stream's one look after `ready` find nobody.
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const answer = await api.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: platformUserId } });
+    const answer = await api.call('POST', '/v1/users/register', {
+      headers: platform.headers,
+      body: { platform_user_id: platformUserId },
+    });
     expect(answer.status).toBe(200);
     const userId = answer.json.data.user_id as string;
 
     subscriber.stream.uncork();
-    await eventually(async () => ((await subscribers(progressChannel(api.config.QUEUE_PREFIX, userId))) === 1 ? true : undefined), {
-      what: 'the stream to follow the user once Redis confirmed its subscription',
-      timeoutMs: 10_000,
-    });
+    await eventually(
+      async () => ((await subscribers(progressChannel(api.config.QUEUE_PREFIX, userId))) === 1 ? true : undefined),
+      {
+        what: 'the stream to follow the user once Redis confirmed its subscription',
+        timeoutMs: 10_000,
+      },
+    );
     const message = { quest_chain_ids: ['c-late'], changed_at: '2026-01-02T03:04:05.678Z' };
     await api.deps.redis.publish(progressChannel(api.config.QUEUE_PREFIX, userId), JSON.stringify(message));
     expect(JSON.parse((await sse.nextEvent('progress')).data!)).toEqual(message);

@@ -1,7 +1,7 @@
-import { senderUserId, serviceUserId, type ServiceUserId } from '../../../shared/domain/ids.js';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chainProgress, users } from '../../../shared/db/schema/index.js';
+import { type ServiceUserId, senderUserId, serviceUserId } from '../../../shared/domain/ids.js';
 import { dateToMicros, parseUtcTimestamp } from '../../../shared/domain/timestamp.js';
 import { progressChannel, registrationChannel } from '../../../shared/live/channel.js';
 import { LiveTokenSigner } from '../../../shared/live/token.js';
@@ -34,10 +34,14 @@ afterAll(async () => {
   await hub.close();
 });
 
-const tokenFor = (platformUserId: string, now?: number) => api.deps.liveTokens.issue({ platformId: platform.id, platformUserId, livemode: true }, now);
+const tokenFor = (platformUserId: string, now?: number) =>
+  api.deps.liveTokens.issue({ platformId: platform.id, platformUserId, livemode: true }, now);
 
 async function register(platformUserId: string): Promise<ServiceUserId> {
-  const answer = await api.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: platformUserId } });
+  const answer = await api.call('POST', '/v1/users/register', {
+    headers: platform.headers,
+    body: { platform_user_id: platformUserId },
+  });
   return answer.json.data.user_id as ServiceUserId;
 }
 
@@ -52,13 +56,20 @@ const publish = (userId: string, message: { quest_chain_ids: string[]; changed_a
   api.deps.redis.publish(progressChannel(api.config.QUEUE_PREFIX, userId), JSON.stringify(message));
 
 const subscribers = async (userId: string) => {
-  const reply = (await api.deps.redis.call('pubsub', 'numsub', progressChannel(api.config.QUEUE_PREFIX, userId))) as [string, number];
+  const reply = (await api.deps.redis.call('pubsub', 'numsub', progressChannel(api.config.QUEUE_PREFIX, userId))) as [
+    string,
+    number,
+  ];
   return Number(reply[1]);
 };
 
 describe('GET /v1/live: refusals', () => {
   it('answers 401 in the envelope for a missing, forged or expired token', async () => {
-    const forged = new LiveTokenSigner(Buffer.from('another key entirely, 32+ bytes long')).issue({ platformId: platform.id, platformUserId: 'u', livemode: true });
+    const forged = new LiveTokenSigner(Buffer.from('another key entirely, 32+ bytes long')).issue({
+      platformId: platform.id,
+      platformUserId: 'u',
+      livemode: true,
+    });
     const expired = tokenFor('u', Date.now() - 2 * 60 * 60 * 1000);
     for (const query of ['', '?token=', '?token=garbage', `?token=${forged}`, `?token=${expired}`]) {
       const response = await app.request(`/v1/live${query}`);
@@ -93,10 +104,19 @@ describe('GET /v1/live: the stream', () => {
 
   it('reports at once a change later than `since`, and nothing for an older or equal one', async () => {
     const userId = await register('since-1');
-    const chain = await createTestChain(database.db, platform.id, advertiser.id, { name: 'c', start: '2020-01-01T00:00:00Z', end: '2099-01-01T00:00:00Z' });
+    const chain = await createTestChain(database.db, platform.id, advertiser.id, {
+      name: 'c',
+      start: '2020-01-01T00:00:00Z',
+      end: '2099-01-01T00:00:00Z',
+    });
     const changedAt = parseUtcTimestamp('2026-03-01T10:00:00.250Z')!;
-    await database.db.update(users).set({ progressChangedAt: changedAt }).where(eq(users.id, serviceUserId(userId)));
-    await database.db.insert(chainProgress).values({ userId, chainId: chain.id, completedTasks: 1, totalTasks: 2, updatedAt: changedAt });
+    await database.db
+      .update(users)
+      .set({ progressChangedAt: changedAt })
+      .where(eq(users.id, serviceUserId(userId)));
+    await database.db
+      .insert(chainProgress)
+      .values({ userId, chainId: chain.id, completedTasks: 1, totalTasks: 2, updatedAt: changedAt });
 
     const behind = await open({ token: tokenFor('since-1'), since: '2026-03-01T10:00:00.249Z' });
     await behind.nextEvent('ready');
@@ -120,10 +140,16 @@ describe('GET /v1/live: the stream', () => {
     await fromNull.cancel();
   });
 
-  it('takes a reconnecting EventSource\'s Last-Event-ID as the baseline', async () => {
+  it("takes a reconnecting EventSource's Last-Event-ID as the baseline", async () => {
     const userId = await register('resume-1');
-    await database.db.update(users).set({ progressChangedAt: parseUtcTimestamp('2026-03-01T10:00:00.250Z')! }).where(eq(users.id, serviceUserId(userId)));
-    const resumed = await open({ token: tokenFor('resume-1'), since: '2026-01-01T00:00:00Z' }, { 'last-event-id': '2026-03-01T10:00:00.250Z' });
+    await database.db
+      .update(users)
+      .set({ progressChangedAt: parseUtcTimestamp('2026-03-01T10:00:00.250Z')! })
+      .where(eq(users.id, serviceUserId(userId)));
+    const resumed = await open(
+      { token: tokenFor('resume-1'), since: '2026-01-01T00:00:00Z' },
+      { 'last-event-id': '2026-03-01T10:00:00.250Z' },
+    );
     await resumed.nextEvent('ready');
     expect((await resumed.next(undefined, HEARTBEAT_MS * 4)).comment).toBe('keep-alive');
     await resumed.cancel();
@@ -157,7 +183,7 @@ describe('GET /v1/live: the stream', () => {
     await sse.cancel();
   });
 
-  it('shares one subscription among a user\'s streams and drops it when the last client leaves', async () => {
+  it("shares one subscription among a user's streams and drops it when the last client leaves", async () => {
     const userId = await register('shared-1');
     const first = await open({ token: tokenFor('shared-1') });
     const second = await open({ token: tokenFor('shared-1') });

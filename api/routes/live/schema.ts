@@ -9,18 +9,20 @@ export const liveQuerySchema = z.object({
   token: z
     .string()
     .optional()
-    .openapi({ description: '`liveUpdates.token` from GET /v1/quest-chains/active/{platformUserId}.', example: 'eyJwIjoiM2YwYzFkMmUtNGI1YS00YzZkLThlN2YtOWEwYjFjMmQzZTRmIiwidSI6InVzZXItMTIzIiwiZXhwIjoxNzY3MzI2NjQ1Njc4fQ.d-tA3mfXcUEWB4Ab-e07Kuu2s_SmoYPGO2LC5trqvZc' }),
-  since: z
-    .string()
-    .optional()
     .openapi({
-      description:
-        '`liveUpdates.baselineTimestamp` from the same read (ISO 8601 UTC). When progress changed after it, a `progress` event is sent at once. `null` (the baseline of a user without changes) means any recorded change is news.',
-      example: '2026-01-02T03:04:05.678Z',
+      description: '`liveUpdates.token` from GET /v1/quest-chains/active/{platformUserId}.',
+      example:
+        'eyJwIjoiM2YwYzFkMmUtNGI1YS00YzZkLThlN2YtOWEwYjFjMmQzZTRmIiwidSI6InVzZXItMTIzIiwiZXhwIjoxNzY3MzI2NjQ1Njc4fQ.d-tA3mfXcUEWB4Ab-e07Kuu2s_SmoYPGO2LC5trqvZc',
     }),
+  since: z.string().optional().openapi({
+    description:
+      '`liveUpdates.baselineTimestamp` from the same read (ISO 8601 UTC). When progress changed after it, a `progress` event is sent at once. `null` (the baseline of a user without changes) means any recorded change is news.',
+    example: '2026-01-02T03:04:05.678Z',
+  }),
 });
 
-export const SINCE_RULE = 'since: must be the baselineTimestamp of the read (ISO 8601 UTC, e.g. 2026-01-02T03:04:05.678Z) or null';
+export const SINCE_RULE =
+  'since: must be the baselineTimestamp of the read (ISO 8601 UTC, e.g. 2026-01-02T03:04:05.678Z) or null';
 
 /**
  * The client's baseline as epoch microseconds: undefined when none was given,
@@ -61,4 +63,7 @@ export const toProgressMessage = (change: ProgressChange): ProgressMessage => ({
 });
 
 /** The `ready` frame: `livemode` is the token's, which is the mode of the credential whose read issued it (docs/test-mode.md). */
-export const toReadyMessage = (userExists: boolean, scope: LiveTokenScope) => ({ user_exists: userExists, livemode: scope.livemode });
+export const toReadyMessage = (userExists: boolean, scope: LiveTokenScope) => ({
+  user_exists: userExists,
+  livemode: scope.livemode,
+});

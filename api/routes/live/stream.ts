@@ -1,12 +1,12 @@
-import { senderUserId, type ServiceUserId } from '../../../shared/domain/ids.js';
-import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
-import { AppError } from '../../http/errors.js';
+import { findUserId } from '../../../core/live/live-streams.js';
+import { type ServiceUserId, senderUserId } from '../../../shared/domain/ids.js';
 import type { AppEnv } from '../../app-env.js';
 import { errorResponses } from '../../http/envelope.js';
+import { AppError } from '../../http/errors.js';
 import { runLiveSession } from '../../live/session.js';
 import type { StreamCapReached, StreamCaps } from '../../live/stream-registry.js';
-import { findUserId } from '../../../core/live/live-streams.js';
 import { liveQuerySchema, liveStreamDescription, liveStreamExample, parseSince, SINCE_RULE } from './schema.js';
 
 const route = createRoute({
@@ -20,7 +20,10 @@ const route = createRoute({
   description: liveStreamDescription,
   request: { query: liveQuerySchema },
   responses: {
-    200: { description: 'An event stream.', content: { 'text/event-stream': { schema: z.string().openapi({ example: liveStreamExample }) } } },
+    200: {
+      description: 'An event stream.',
+      content: { 'text/event-stream': { schema: z.string().openapi({ example: liveStreamExample }) } },
+    },
     ...errorResponses(400, 401, 403, 429, 500, 503),
   },
 });
@@ -66,4 +69,5 @@ const capWording: Record<StreamCapReached, (caps: StreamCaps) => string> = {
 };
 
 // No Retry-After: a place frees up when another stream closes, which no clock predicts; EventSource retries by itself.
-const tooManyStreams = (reached: StreamCapReached, caps: StreamCaps) => new AppError('too_many_streams', `Too many live streams: ${capWording[reached](caps)}`);
+const tooManyStreams = (reached: StreamCapReached, caps: StreamCaps) =>
+  new AppError('too_many_streams', `Too many live streams: ${capWording[reached](caps)}`);

@@ -1,9 +1,9 @@
-import { serviceUserId, type ServiceUserId } from '../../../shared/domain/ids.js';
-import { describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { dateToMicros, parseUtcTimestamp } from '../../../shared/domain/timestamp.js';
 import { users } from '../../../shared/db/schema/index.js';
+import { type ServiceUserId, serviceUserId } from '../../../shared/domain/ids.js';
+import { dateToMicros, parseUtcTimestamp } from '../../../shared/domain/timestamp.js';
 import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
 import { storeClaim, storeCompletion } from '../../../shared/testing/progress.js';
 import { chainBody, DAY_MS, iso } from '../../testing/chains.js';
@@ -18,7 +18,10 @@ const { database, api, advertiser } = useTestService('active_read', { config: { 
 /** A fresh platform with one registered user, so each test owns its chains. */
 async function platformWithUser(platformUserId = 'alice') {
   const platform = await createTestProvider(database.db, 'platform');
-  const registered = await api.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: platformUserId } });
+  const registered = await api.call('POST', '/v1/users/register', {
+    headers: platform.headers,
+    body: { platform_user_id: platformUserId },
+  });
   expect(registered.status).toBe(200);
   return { platform, userId: registered.json.data.user_id as ServiceUserId, platformUserId };
 }
@@ -69,14 +72,21 @@ describe('GET /v1/quest-chains/active/{platformUserId}: who is asked about', () 
       claimable_tasks: [],
       user: { exists: false },
     });
-    expect(api.deps.liveTokens.verify(answer.json.data.liveUpdates.token)).toEqual({ platformId: platform.id, platformUserId: 'nobody', livemode: true });
+    expect(api.deps.liveTokens.verify(answer.json.data.liveUpdates.token)).toEqual({
+      platformId: platform.id,
+      platformUserId: 'nobody',
+      livemode: true,
+    });
   });
 
   it("answers another platform's user exactly as an unknown one", async () => {
     const mine = await platformWithUser('shared-id');
     const theirs = await platformWithUser('bob');
     await createChain(chainBody(theirs.platform.id, advertiser.id));
-    await database.db.update(users).set({ progressChangedAt: dateToMicros(new Date()) }).where(eq(users.id, serviceUserId(theirs.userId)));
+    await database.db
+      .update(users)
+      .set({ progressChangedAt: dateToMicros(new Date()) })
+      .where(eq(users.id, serviceUserId(theirs.userId)));
     const answer = await read(mine.platform, 'bob');
     expect(answer.status).toBe(200);
     expect(answer.json.data).toEqual({
@@ -85,7 +95,11 @@ describe('GET /v1/quest-chains/active/{platformUserId}: who is asked about', () 
       claimable_tasks: [],
       user: { exists: false },
     });
-    expect(api.deps.liveTokens.verify(answer.json.data.liveUpdates.token)).toEqual({ platformId: mine.platform.id, platformUserId: 'bob', livemode: true });
+    expect(api.deps.liveTokens.verify(answer.json.data.liveUpdates.token)).toEqual({
+      platformId: mine.platform.id,
+      platformUserId: 'bob',
+      livemode: true,
+    });
   });
 
   it('answers a known user without active chains with exists true and empty lists', async () => {
@@ -109,20 +123,32 @@ describe('GET /v1/quest-chains/active/{platformUserId}: which chains', () => {
     await createChain(chainBody(platform.id, advertiser.id, { name: 'draft', status: 'draft' }));
     await createChain(chainBody(platform.id, advertiser.id, { name: 'ended status', status: 'ended' }));
     const paused = await createChain(chainBody(platform.id, advertiser.id, { name: 'paused' }));
-    await api.call('PATCH', `/admin/v1/quest-chains/${paused.quest_chain.id}`, { headers: api.adminHeaders, body: { status: 'paused' } });
-    await createChain(chainBody(platform.id, advertiser.id, { name: 'future', start: iso(now + HOUR_MS), end: iso(now + DAY_MS) }));
+    await api.call('PATCH', `/admin/v1/quest-chains/${paused.quest_chain.id}`, {
+      headers: api.adminHeaders,
+      body: { status: 'paused' },
+    });
+    await createChain(
+      chainBody(platform.id, advertiser.id, { name: 'future', start: iso(now + HOUR_MS), end: iso(now + DAY_MS) }),
+    );
     await createChain(chainBody(platform.id, advertiser.id, { name: 'past', start: iso(now - DAY_MS), end: iso(now - HOUR_MS) }));
     const other = await platformWithUser();
     await createChain(chainBody(other.platform.id, advertiser.id, { name: 'other platform' }));
 
     const answer = await read(platform, platformUserId);
-    expect(answer.json.data.quest_chains.map((entry: { quest_chain: { name: string } }) => entry.quest_chain.name)).toEqual(['current']);
+    expect(answer.json.data.quest_chains.map((entry: { quest_chain: { name: string } }) => entry.quest_chain.name)).toEqual([
+      'current',
+    ]);
     expect(answer.json.data.quest_chains[0].quest_chain).toMatchObject({ id: current.quest_chain.id, status: 'active' });
 
     // Un-pausing shows it at once on this replica (the admin route invalidates the cache).
-    await api.call('PATCH', `/admin/v1/quest-chains/${paused.quest_chain.id}`, { headers: api.adminHeaders, body: { status: 'active' } });
+    await api.call('PATCH', `/admin/v1/quest-chains/${paused.quest_chain.id}`, {
+      headers: api.adminHeaders,
+      body: { status: 'active' },
+    });
     const again = await read(platform, platformUserId);
-    expect(again.json.data.quest_chains.map((entry: { quest_chain: { name: string } }) => entry.quest_chain.name).sort()).toEqual(['current', 'paused']);
+    expect(again.json.data.quest_chains.map((entry: { quest_chain: { name: string } }) => entry.quest_chain.name).sort()).toEqual(
+      ['current', 'paused'],
+    );
   });
 });
 
@@ -131,11 +157,23 @@ describe('GET /v1/quest-chains/active/{platformUserId}: progress and rewards', (
     const { platform, userId, platformUserId } = await platformWithUser();
     const now = Date.now();
     const registeredAt = new Date(now - 2 * DAY_MS);
-    await database.db.update(users).set({ createdAt: dateToMicros(registeredAt) }).where(eq(users.id, serviceUserId(userId)));
+    await database.db
+      .update(users)
+      .set({ createdAt: dateToMicros(registeredAt) })
+      .where(eq(users.id, serviceUserId(userId)));
     const ordered = await createChain(chainBody(platform.id, advertiser.id, { name: 'ordered', start: iso(now - 3 * DAY_MS) }));
-    const anyOrder = await createChain(chainBody(platform.id, advertiser.id, { name: 'any', start: iso(now - DAY_MS), anyOrder: true, reward: false }));
+    const anyOrder = await createChain(
+      chainBody(platform.id, advertiser.id, { name: 'any', start: iso(now - DAY_MS), anyOrder: true, reward: false }),
+    );
     const complete = (chain: typeof ordered, index: number, at: string) =>
-      storeCompletion(database.db, { userId, providerId: platform.id, platformUserId, taskId: chain.tasks[index]!.id, chainId: chain.quest_chain.id, at });
+      storeCompletion(database.db, {
+        userId,
+        providerId: platform.id,
+        platformUserId,
+        taskId: chain.tasks[index]!.id,
+        chainId: chain.quest_chain.id,
+        at,
+      });
     await complete(ordered, 0, '2026-01-01T10:00:00.123456Z');
     await complete(anyOrder, 1, '2026-01-01T11:00:00Z');
 
@@ -154,7 +192,13 @@ describe('GET /v1/quest-chains/active/{platformUserId}: progress and rewards', (
       period_start: null,
       period_end: null,
     });
-    expect(orderedEntry.chain_reward).toMatchObject({ type: 'mystery_box', name: 'Mystery box', value: 50, image_urls: null, claimable: false });
+    expect(orderedEntry.chain_reward).toMatchObject({
+      type: 'mystery_box',
+      name: 'Mystery box',
+      value: 50,
+      image_urls: null,
+      claimable: false,
+    });
     expect(anyEntry.tasks.map((t: { user_status: string }) => t.user_status)).toEqual(['available', 'completed', 'available']);
     expect(anyEntry.user_progress).toMatchObject({ progress: 33, joined_at: iso(now - DAY_MS) });
     expect(anyEntry.chain_reward).toBeNull();
@@ -178,14 +222,26 @@ describe('GET /v1/quest-chains/active/{platformUserId}: progress and rewards', (
     await complete(ordered, 1, '2026-01-01T12:00:00Z');
     await complete(ordered, 2, '2026-01-02T09:30:00Z');
     await storeClaim(database.db, { userId, chainId: ordered.quest_chain.id, taskId: ordered.tasks[0]!.id });
-    await database.db.update(users).set({ progressChangedAt: parseUtcTimestamp('2026-01-02T03:04:05.678Z')! }).where(eq(users.id, serviceUserId(userId)));
+    await database.db
+      .update(users)
+      .set({ progressChangedAt: parseUtcTimestamp('2026-01-02T03:04:05.678Z')! })
+      .where(eq(users.id, serviceUserId(userId)));
     const done = (await read(platform, platformUserId)).json.data;
     expect(done.liveUpdates.baselineTimestamp).toBe('2026-01-02T03:04:05.678Z');
-    expect(done.quest_chains[0].user_progress).toMatchObject({ status: 'completed', progress: 100, completed_at: '2026-01-02T09:30:00.000Z', completed_tasks: 3 });
+    expect(done.quest_chains[0].user_progress).toMatchObject({
+      status: 'completed',
+      progress: 100,
+      completed_at: '2026-01-02T09:30:00.000Z',
+      completed_tasks: 3,
+    });
     expect(done.quest_chains[0].tasks.every((t: { user_status: string }) => t.user_status === 'completed')).toBe(true);
     expect(done.quest_chains[0].chain_reward.claimable).toBe(true);
     // The claimed task reward is gone from claimable_tasks; the others remain.
-    expect(done.claimable_tasks.map((t: { task_id: string }) => t.task_id)).toEqual([ordered.tasks[1]!.id, ordered.tasks[2]!.id, anyOrder.tasks[1]!.id]);
+    expect(done.claimable_tasks.map((t: { task_id: string }) => t.task_id)).toEqual([
+      ordered.tasks[1]!.id,
+      ordered.tasks[2]!.id,
+      anyOrder.tasks[1]!.id,
+    ]);
 
     await storeClaim(database.db, { userId, chainId: ordered.quest_chain.id, taskId: null });
     const claimed = (await read(platform, platformUserId)).json.data;
@@ -209,7 +265,8 @@ describe('GET /v1/quest-chains/active/{platformUserId}: published shape', () => 
       if (ref) return inline(components[ref.replace('#/components/schemas/', '')]);
       return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, inline(value)]));
     };
-    const schema = document.paths['/v1/quest-chains/active/{platformUserId}'].get.responses['200'].content['application/json'].schema;
+    const schema =
+      document.paths['/v1/quest-chains/active/{platformUserId}'].get.responses['200'].content['application/json'].schema;
     return z.fromJSONSchema(inline(schema) as JsonSchema);
   }
 
@@ -218,7 +275,14 @@ describe('GET /v1/quest-chains/active/{platformUserId}: published shape', () => 
     const { platform, userId, platformUserId } = await platformWithUser();
     const chain = await createChain(chainBody(platform.id, advertiser.id));
     await createChain(chainBody(platform.id, advertiser.id, { reward: false }));
-    await storeCompletion(database.db, { userId, providerId: platform.id, platformUserId, taskId: chain.tasks[0]!.id, chainId: chain.quest_chain.id, at: iso(Date.now() - HOUR_MS) });
+    await storeCompletion(database.db, {
+      userId,
+      providerId: platform.id,
+      platformUserId,
+      taskId: chain.tasks[0]!.id,
+      chainId: chain.quest_chain.id,
+      at: iso(Date.now() - HOUR_MS),
+    });
 
     const full = (await read(platform, platformUserId)).json;
     expect(full.data.quest_chains).toHaveLength(2);

@@ -31,16 +31,28 @@ const explain = async (platformUserId: string, chainId: string) =>
 
 describe('max_completions', () => {
   it('admits exactly max_completions users under concurrent batches; the rest make no progress and read cap_reached', async () => {
-    const chain = await createTestChain(database.db, platform.id, advertiser.id, { maxCompletions: 3, tasks: [{ event: 'cap-a' }, { event: 'cap-b' }] });
+    const chain = await createTestChain(database.db, platform.id, advertiser.id, {
+      maxCompletions: 3,
+      tasks: [{ event: 'cap-a' }, { event: 'cap-b' }],
+    });
     const people = Array.from({ length: 10 }, (_, i) => `cap-user-${i}`);
     for (const id of people) await createTestUser(database.db, platform.id, id);
     const firstEvents = await Promise.all(people.map((id) => send(id, 'cap-a')));
     // Five batches at once, two users each: they contend for the same places.
     await Promise.all([0, 2, 4, 6, 8].map((i) => match(firstEvents.slice(i, i + 2))));
 
-    const admitted = await database.db.select({ userId: chainAdmissions.userId }).from(chainAdmissions).where(eq(chainAdmissions.chainId, chain.id));
-    const completers = await database.db.selectDistinct({ userId: taskCompletions.userId }).from(taskCompletions).where(eq(taskCompletions.chainId, chain.id));
-    const [row] = await database.db.select({ admitted: questChains.admittedUsers }).from(questChains).where(eq(questChains.id, chain.id));
+    const admitted = await database.db
+      .select({ userId: chainAdmissions.userId })
+      .from(chainAdmissions)
+      .where(eq(chainAdmissions.chainId, chain.id));
+    const completers = await database.db
+      .selectDistinct({ userId: taskCompletions.userId })
+      .from(taskCompletions)
+      .where(eq(taskCompletions.chainId, chain.id));
+    const [row] = await database.db
+      .select({ admitted: questChains.admittedUsers })
+      .from(questChains)
+      .where(eq(questChains.id, chain.id));
     expect([admitted.length, completers.length, row?.admitted]).toEqual([3, 3, 3]);
     expect(new Set(completers.map((c) => c.userId))).toEqual(new Set(admitted.map((a) => a.userId)));
 
@@ -57,7 +69,10 @@ describe('max_completions', () => {
     const inIndex = progress.findIndex((p) => p.status === 'completed');
     const outside = await explain(people[outIndex]!, chain.id);
     expect(outside.cap_reached).toBe(true);
-    expect(outside.tasks.map((t: { candidates: { verdict: string }[] }) => t.candidates.map((c) => c.verdict))).toEqual([['cap_reached'], ['cap_reached']]);
+    expect(outside.tasks.map((t: { candidates: { verdict: string }[] }) => t.candidates.map((c) => c.verdict))).toEqual([
+      ['cap_reached'],
+      ['cap_reached'],
+    ]);
     const inside = await explain(people[inIndex]!, chain.id);
     expect(inside.cap_reached).toBe(false);
     expect(inside.tasks.every((t: { user_status: string }) => t.user_status === 'completed')).toBe(true);

@@ -1,12 +1,12 @@
-import { senderUserId } from '../../../shared/domain/ids.js';
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { explainProgress } from '../../../core/quest-chains/explain-progress.js';
+import { parseOffsetTimestamp } from '../../../shared/domain/chain-timestamp.js';
+import { senderUserId } from '../../../shared/domain/ids.js';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { explainProgress } from '../../../core/quest-chains/explain-progress.js';
 import { explainParams, explainQuery, explanationResponseSchema, toExplanationResponse } from './schema.js';
-import { parseOffsetTimestamp } from '../../../shared/domain/chain-timestamp.js';
 
 export const explainRoute = createRoute({
   method: 'get',
@@ -15,7 +15,7 @@ export const explainRoute = createRoute({
   tags: ['Quest chains'],
   summary: 'Why each task of a chain is or is not completed for a user',
   description: [
-    'Platform credentials (`quest_chains:read`). For support: per task, the event that completed it and up to 10 of the user\'s events of the task\'s type (latest first) with the verdict of the counting rules for each.',
+    "Platform credentials (`quest_chains:read`). For support: per task, the event that completed it and up to 10 of the user's events of the task's type (latest first) with the verdict of the counting rules for each.",
     'The verdicts come from the same walk that computes progress, over the events the matcher has processed; `pending_events` counts those it has not yet (their verdict is `not_yet_processed`: they may still count).',
     'Any chain of your platform, whatever its status. A chain of another platform, or none: 404. A user your platform has not registered: 200 with `user.exists: false` and no tasks.',
   ].join(' '),
@@ -35,7 +35,12 @@ export function registerExplainProgress<E extends AppEnv>(app: OpenAPIHono<E>) {
     const { period_start } = c.req.valid('query');
     const { deps, caller } = c.var;
     const periodStartUs = period_start === undefined ? undefined : parseOffsetTimestamp(period_start)!;
-    const explanation = await explainProgress(deps, { platformId: caller.providerId, chainId: questChainId, platformUserId: senderUserId(platformUserId), periodStartUs });
+    const explanation = await explainProgress(deps, {
+      platformId: caller.providerId,
+      chainId: questChainId,
+      platformUserId: senderUserId(platformUserId),
+      periodStartUs,
+    });
     return ok(c, toExplanationResponse(explanation));
   });
 }

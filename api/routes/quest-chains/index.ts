@@ -12,8 +12,13 @@ export function questChainsRoutes(app: OpenAPIHono<AppEnv>) {
 
 // Behind GET /v1/quest-chains/*, registered after the active read (api/http/wildcard-mount.ts).
 function mountExplain(app: OpenAPIHono<AppEnv>) {
-  mountBehindWildcard(app, { method: 'get', wildcard: '/v1/quest-chains/*', routes: [explainRoute, statsRoute], register: (sub) => {
-    registerExplainProgress(sub);
-    registerQuestChainStats(sub);
-  } });
+  mountBehindWildcard(app, {
+    method: 'get',
+    wildcard: '/v1/quest-chains/*',
+    routes: [explainRoute, statsRoute],
+    register: (sub) => {
+      registerExplainProgress(sub);
+      registerQuestChainStats(sub);
+    },
+  });
 }

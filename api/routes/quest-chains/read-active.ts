@@ -1,12 +1,12 @@
-import { senderUserId } from '../../../shared/domain/ids.js';
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { senderUserId } from '../../../shared/domain/ids.js';
+import { stringProblem } from '../../../shared/validation/json-value.js';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { platformUserIdParams } from '../../http/common-schemas.js';
-import { validationHook } from '../../http/errors.js';
 import { answerDirectly } from '../../http/direct-answer.js';
-import { stringProblem } from '../../../shared/validation/json-value.js';
 import { errorResponses, successBody } from '../../http/envelope.js';
+import { validationHook } from '../../http/errors.js';
 import { requestHeader } from '../../http/request-headers.js';
 import { apiKeySecurity } from '../../http/security.js';
 import { activeAnswer } from '../../read-cache/active-answer.js';
@@ -19,7 +19,7 @@ const route = createRoute({
   tags: ['Quest chains'],
   summary: "A user's active quest chains with task states and progress",
   description: [
-    'Platform credentials (`quest_chains:read`). Every chain of your platform with status `active` and `start_date <= now < end_date`, with the user\'s progress (completed chains included, so rewards can be claimed). An unknown user, or one of another platform, answers 200 with `user.exists: false` and no chains.',
+    "Platform credentials (`quest_chains:read`). Every chain of your platform with status `active` and `start_date <= now < end_date`, with the user's progress (completed chains included, so rewards can be claimed). An unknown user, or one of another platform, answers 200 with `user.exists: false` and no chains.",
     'The answer carries an `ETag` that changes exactly when what it says does (progress, claims, the chains); send it back in `If-None-Match` to get `304 Not Modified` while nothing changed.',
     'The tag leaves out `liveUpdates.token`: a 304 means keep the answer you hold, token included. That token stays valid 1 hour from its issue; when GET /v1/live answers 401 to it, read again without `If-None-Match` for a fresh one.',
   ].join(' '),
@@ -50,14 +50,20 @@ export function registerReadActiveChains(app: OpenAPIHono<AppEnv>) {
     const platformUserId = c.req.param('platformUserId');
     if (!acceptable(platformUserId)) {
       const parsed = platformUserIdParams.safeParse({ platformUserId });
-      if (!parsed.success) return validationHook({ success: false, error: parsed.error, target: 'param', data: { platformUserId } }, c);
+      if (!parsed.success)
+        return validationHook({ success: false, error: parsed.error, target: 'param', data: { platformUserId } }, c);
     }
     // c.get, not c.var: c.var copies every variable into a new object on each access.
     const deps = c.get('deps');
     const caller = c.get('caller');
     // The use-case's answer is rendered in its envelope once per cache fill; a cached answer is sent as stored.
     const ifNoneMatch = requestHeader(c, 'if-none-match');
-    const input = { platformId: caller.providerId, platformUserId: senderUserId(platformUserId), livemode: caller.livemode, ifNoneMatch };
+    const input = {
+      platformId: caller.providerId,
+      platformUserId: senderUserId(platformUserId),
+      livemode: caller.livemode,
+      ifNoneMatch,
+    };
     const answer = await activeAnswer(deps, input, (read) => successBody(c, toActiveChainsResponse(read)));
     // Per credential, so private.
     const headers = { ETag: answer.etag, 'Cache-Control': 'private, no-cache' };

@@ -1,18 +1,18 @@
-import { senderUserId, type SenderUserId } from '../../../shared/domain/ids.js';
 import { and, eq } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readActiveChains } from '../../../core/quest-chains/read-active-chains.js';
 import * as schema from '../../../shared/db/schema/index.js';
+import { type SenderUserId, senderUserId } from '../../../shared/domain/ids.js';
 import { LiveTokenSigner } from '../../../shared/live/token.js';
-import { createTestProvider } from '../../../shared/testing/fixtures.js';
 import { createTestChain, createTestUser } from '../../../shared/testing/chains.js';
+import { createTestProvider } from '../../../shared/testing/fixtures.js';
 import { storeClaim, storeCompletion } from '../../../shared/testing/progress.js';
 import { useTestData } from '../../../shared/testing/test-data.js';
 import { activeAnswer } from '../../read-cache/active-answer.js';
 import { ActiveChainCache } from '../../read-cache/active-chain-cache.js';
 import { toActiveChainsResponse } from './schema.js';
-import { readActiveChains } from '../../../core/quest-chains/read-active-chains.js';
 
 // The read must cost a bounded number of statements whatever the number of
 // chains and tasks. Statements are counted with postgres.js's `debug` hook,
@@ -40,7 +40,14 @@ async function platformWithChains(chains: number): Promise<Fixture> {
       reward: { type: 'box', name: 'box' },
     });
     for (const taskId of chain.taskIds.slice(0, 2)) {
-      await storeCompletion(database.db, { userId, providerId: platform.id, platformUserId, taskId, chainId: chain.id, at: new Date().toISOString() });
+      await storeCompletion(database.db, {
+        userId,
+        providerId: platform.id,
+        platformUserId,
+        taskId,
+        chainId: chain.id,
+        at: new Date().toISOString(),
+      });
     }
     await storeClaim(database.db, { userId, chainId: chain.id, taskId: chain.taskIds[0]! });
   }
@@ -64,7 +71,9 @@ afterAll(async () => {
 async function countStatements(cache: ActiveChainCache, fixture: Fixture) {
   const db = drizzle(counted, { schema });
   const before = statements;
-  const data = toActiveChainsResponse(await readActiveChains({ readDb: db, chainCache: cache, liveTokens }, { ...fixture, livemode: true }));
+  const data = toActiveChainsResponse(
+    await readActiveChains({ readDb: db, chainCache: cache, liveTokens }, { ...fixture, livemode: true }),
+  );
   return { count: statements - before, data };
 }
 
@@ -95,7 +104,9 @@ describe('readActiveChains statement count', () => {
     const warm = await countStatements(cache, fixture);
     expect(warm.data.quest_chains).toHaveLength(3);
     expect(warm.count).toBe(1);
-    expect((await countStatements(cache, { platformId: fixture.platformId, platformUserId: senderUserId('nobody') })).count).toBe(1);
+    expect((await countStatements(cache, { platformId: fixture.platformId, platformUserId: senderUserId('nobody') })).count).toBe(
+      1,
+    );
   });
 });
 
@@ -107,8 +118,18 @@ describe('the answer cache spares the read', () => {
     for (const user of userIds(count)) await createTestUser(database.db, platform.id, user);
     return platform.id;
   }
-  const answerOf = (cache: ActiveChainCache, platformId: string, platformUserId: SenderUserId, nowMs: number, ifNoneMatch?: string) =>
-    activeAnswer({ readDb: drizzle(counted, { schema }), chainCache: cache, liveTokens }, { platformId, platformUserId, livemode: true, nowMs, ifNoneMatch }, (answer) => ({ success: true, data: toActiveChainsResponse(answer) }));
+  const answerOf = (
+    cache: ActiveChainCache,
+    platformId: string,
+    platformUserId: SenderUserId,
+    nowMs: number,
+    ifNoneMatch?: string,
+  ) =>
+    activeAnswer(
+      { readDb: drizzle(counted, { schema }), chainCache: cache, liveTokens },
+      { platformId, platformUserId, livemode: true, nowMs, ifNoneMatch },
+      (answer) => ({ success: true, data: toActiveChainsResponse(answer) }),
+    );
 
   it('keeps an answer past the definitions’ lifetime and the token’s minute, until a notice', async () => {
     const platformId = await platformWithUsers(1);
@@ -158,6 +179,9 @@ describe('the answer cache spares the read', () => {
 });
 
 async function userIdOf(platformId: string, platformUserId: SenderUserId): Promise<string> {
-  const [row] = await database.db.select({ id: schema.users.id }).from(schema.users).where(and(eq(schema.users.platformId, platformId), eq(schema.users.platformUserId, platformUserId)));
+  const [row] = await database.db
+    .select({ id: schema.users.id })
+    .from(schema.users)
+    .where(and(eq(schema.users.platformId, platformId), eq(schema.users.platformUserId, platformUserId)));
   return row!.id;
 }

@@ -22,16 +22,28 @@ afterEach(() => {
 });
 
 const read = (platform: TestProvider, platformUserId: string, etag?: string) =>
-  api.call('GET', `/v1/quest-chains/active/${platformUserId}`, { headers: { ...platform.headers, ...(etag ? { 'if-none-match': etag } : {}) } });
+  api.call('GET', `/v1/quest-chains/active/${platformUserId}`, {
+    headers: { ...platform.headers, ...(etag ? { 'if-none-match': etag } : {}) },
+  });
 
 const at = (ms: number) => vi.setSystemTime(ms);
 
 describe('polling with If-None-Match across live-token renewals', () => {
   it('answers 304 to every revalidation of an unchanged user after the token window ends', async () => {
     const platform = await createTestProvider(database.db, 'platform');
-    expect((await api.call('POST', '/admin/v1/quest-chains', { headers: api.adminHeaders, body: chainBody(platform.id, advertiser.id) })).status).toBe(200);
+    expect(
+      (
+        await api.call('POST', '/admin/v1/quest-chains', {
+          headers: api.adminHeaders,
+          body: chainBody(platform.id, advertiser.id),
+        })
+      ).status,
+    ).toBe(200);
     const users = Array.from({ length: USERS }, (_, n) => `poller-${n}`);
-    for (const user of users) expect((await api.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: user } })).status).toBe(200);
+    for (const user of users)
+      expect(
+        (await api.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: user } })).status,
+      ).toBe(200);
 
     vi.useFakeTimers({ toFake: ['Date'] });
     const minute = Math.floor(Date.now() / MINUTE_MS) * MINUTE_MS;

@@ -1,23 +1,22 @@
 import { z } from '@hono/zod-openapi';
+import type { Explanation } from '../../../core/quest-chains/explain-progress.js';
+import type { ActiveChainProgress, ActiveChains, ClaimableTask } from '../../../core/quest-chains/read-active-chains.js';
 import type { ChainReward, ChainRow, PrizeRow, TaskRow } from '../../../shared/db/chain-store.js';
+import { OFFSET_TIMESTAMP_RULE, parseOffsetTimestamp } from '../../../shared/domain/chain-timestamp.js';
+import { type TaskProgress, taskProgressWire } from '../../../shared/domain/chain-view.js';
 import { prizeOdds } from '../../../shared/domain/draw.js';
 import { inStock } from '../../../shared/domain/draw-stock.js';
+import type { Verdict } from '../../../shared/domain/explain.js';
+import { fromMicros } from '../../../shared/domain/tally.js';
 import { shownProviderId } from '../../../shared/domain/test-mode.js';
 import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
 import { storableString } from '../../../shared/validation/json-value.js';
-import { successEnvelope } from '../../http/envelope.js';
 import { isoMillis, platformUserIdParams } from '../../http/common-schemas.js';
-import type { Verdict } from '../../../shared/domain/explain.js';
-import { taskProgressWire, type TaskProgress } from '../../../shared/domain/chain-view.js';
-import { fromMicros } from '../../../shared/domain/tally.js';
-import { OFFSET_TIMESTAMP_RULE, parseOffsetTimestamp } from '../../../shared/domain/chain-timestamp.js';
-import type { Explanation } from '../../../core/quest-chains/explain-progress.js';
-import type { ActiveChainProgress, ActiveChains, ClaimableTask } from '../../../core/quest-chains/read-active-chains.js';
+import { successEnvelope } from '../../http/envelope.js';
 
 // Field shapes shared by the read (with the user's fields) and the admin
 // answers (without them). Built as separate objects from plain shapes so
 // each OpenAPI component stays its own.
-
 
 export const questChainShape = {
   id: z.uuid(),
@@ -30,12 +29,22 @@ export const questChainShape = {
   status: z.enum(['draft', 'active', 'paused', 'ended']),
   platform_id: z.uuid(),
   advertiser_id: z.uuid(),
-  allow_any_order: z.boolean().openapi({ description: 'false: one task at a time in sequence order; true: an event counts toward the lowest-numbered open task it matches.' }),
-  timezone: z.string().openapi({ description: 'The IANA time zone in which streak periods are counted (docs/quest-language.md).', example: 'UTC' }),
+  allow_any_order: z
+    .boolean()
+    .openapi({
+      description:
+        'false: one task at a time in sequence order; true: an event counts toward the lowest-numbered open task it matches.',
+    }),
+  timezone: z
+    .string()
+    .openapi({ description: 'The IANA time zone in which streak periods are counted (docs/quest-language.md).', example: 'UTC' }),
   recurrence: z
     .object({ every: z.enum(['day', 'week', 'month']), timezone: z.string() })
     .nullable()
-    .openapi('Recurrence', { description: 'A repeating chain: each calendar day, week (from Monday) or month, in `timezone`, is a run of its own (docs/quest-language.md); null: one run.' }),
+    .openapi('Recurrence', {
+      description:
+        'A repeating chain: each calendar day, week (from Monday) or month, in `timezone`, is a run of its own (docs/quest-language.md); null: one run.',
+    }),
 };
 
 export const taskShape = {
@@ -52,8 +61,18 @@ export const taskShape = {
   reward_name: z.string(),
   reward_value: z.number(),
   reward_image_urls: z.array(z.string()).nullable(),
-  condition_min_count: z.number().int().openapi({ description: 'How many counting events complete the task; 1 for a task one event completes (docs/quest-language.md).' }),
-  condition_min_total: z.number().nullable().openapi({ description: "The sum of the counting events' amounts (in condition_currency) that completes the task; null: none." }),
+  condition_min_count: z
+    .number()
+    .int()
+    .openapi({
+      description: 'How many counting events complete the task; 1 for a task one event completes (docs/quest-language.md).',
+    }),
+  condition_min_total: z
+    .number()
+    .nullable()
+    .openapi({
+      description: "The sum of the counting events' amounts (in condition_currency) that completes the task; null: none.",
+    }),
   condition_streak: z
     .object({ periods: z.number().int(), every: z.enum(['day', 'week']) })
     .nullable()
@@ -69,7 +88,10 @@ export const chainRewardShape = {
   draw_seed_hash: z
     .string()
     .nullable()
-    .openapi({ description: "A mystery box with prizes: SHA-256 (hex) of the seed its draws use now, published before any draw uses it; null for any other reward (docs/mystery-boxes.md)." }),
+    .openapi({
+      description:
+        'A mystery box with prizes: SHA-256 (hex) of the seed its draws use now, published before any draw uses it; null for any other reward (docs/mystery-boxes.md).',
+    }),
 };
 
 /** A prize as everyone sees it: the published odds (weight over the total weight in stock; 0 when out of stock). */
@@ -78,7 +100,9 @@ export const prizeShape = {
   name: z.string(),
   value: z.number().nullable(),
   weight: z.number().int(),
-  odds: z.number().openapi({ description: 'weight / the total weight of the prizes in stock; 0 while this one is out of stock.' }),
+  odds: z
+    .number()
+    .openapi({ description: 'weight / the total weight of the prizes in stock; 0 while this one is out of stock.' }),
 };
 
 const activePrizeSchema = z.object({ ...prizeShape, in_stock: z.boolean() }).openapi('Prize');
@@ -89,13 +113,19 @@ const taskProgressSchema = z
   .object({
     count: z.number().int().openapi({ description: 'Events counted toward the task so far.' }),
     count_required: z.number().int(),
-    total: z.number().nullable().openapi({ description: "Sum of the counted events' amounts; null when the task sets no total." }),
+    total: z
+      .number()
+      .nullable()
+      .openapi({ description: "Sum of the counted events' amounts; null when the task sets no total." }),
     total_required: z.number().nullable(),
     streak: z
       .number()
       .int()
       .nullable()
-      .openapi({ description: 'Consecutive periods with a counted event, up to the current one (0 once a period passed without one); null when the task sets no streak.' }),
+      .openapi({
+        description:
+          'Consecutive periods with a counted event, up to the current one (0 once a period passed without one); null when the task sets no streak.',
+      }),
     streak_required: z.number().int().nullable(),
   })
   .openapi('TaskProgress');
@@ -106,16 +136,26 @@ const activeTaskSchema = z
     user_status: z.enum(['completed', 'available', 'locked']),
     progress: taskProgressSchema
       .nullable()
-      .openapi({ description: 'For a counted, summed or streak task: what the user has gathered toward it (docs/quest-language.md); null for a task one event completes.' }),
+      .openapi({
+        description:
+          'For a counted, summed or streak task: what the user has gathered toward it (docs/quest-language.md); null for a task one event completes.',
+      }),
   })
   .openapi('QuestTask');
 
 const activeChainRewardSchema = z
   .object({
     ...chainRewardShape,
-    prizes: z.array(activePrizeSchema).openapi({ description: "A mystery box's prize table with its odds; empty for any other reward." }),
+    prizes: z
+      .array(activePrizeSchema)
+      .openapi({ description: "A mystery box's prize table with its odds; empty for any other reward." }),
     claimable: z.boolean().openapi({ description: 'Chain completed and its reward not yet claimed.' }),
-    claimable_at: isoMillis().nullable().openapi({ description: "While claimable: from when a claim is accepted (the chain's completion plus its reward_hold_seconds; a repeating chain: the earliest of its claimable runs'); null otherwise." }),
+    claimable_at: isoMillis()
+      .nullable()
+      .openapi({
+        description:
+          "While claimable: from when a claim is accepted (the chain's completion plus its reward_hold_seconds; a repeating chain: the earliest of its claimable runs'); null otherwise.",
+      }),
     claimable_periods: z
       .array(
         z.object({
@@ -125,25 +165,43 @@ const activeChainRewardSchema = z
           claimable_at: isoMillis(),
         }),
       )
-      .openapi({ description: 'A repeating chain: each run (earlier ones included) completed and its chain reward not yet claimed; claim one with its period_start. Empty for a chain that does not repeat.' }),
+      .openapi({
+        description:
+          'A repeating chain: each run (earlier ones included) completed and its chain reward not yet claimed; claim one with its period_start. Empty for a chain that does not repeat.',
+      }),
   })
   .openapi('ChainReward');
 
 const userProgressSchema = z
   .object({
     status: z.enum(['not_started', 'in_progress', 'completed']),
-    progress: z.number().int().min(0).max(100).openapi({ description: 'floor(100 × completed_tasks / total_tasks).', example: 33 }),
+    progress: z
+      .number()
+      .int()
+      .min(0)
+      .max(100)
+      .openapi({ description: 'floor(100 × completed_tasks / total_tasks).', example: 33 }),
     joined_at: isoMillis().openapi({ description: "The later of the user's registration and the chain's start_date." }),
-    completed_at: isoMillis().nullable().openapi({ description: 'Latest task completion once every task is completed; null before.' }),
+    completed_at: isoMillis()
+      .nullable()
+      .openapi({ description: 'Latest task completion once every task is completed; null before.' }),
     completed_tasks: z.number().int(),
     total_tasks: z.number().int(),
     cap_reached: z
       .boolean()
-      .openapi({ description: "The chain's max_completions places are all taken and this user holds none: their events no longer count in it (docs/budgets.md). False for every chain without a cap." }),
+      .openapi({
+        description:
+          "The chain's max_completions places are all taken and this user holds none: their events no longer count in it (docs/budgets.md). False for every chain without a cap.",
+      }),
     period_start: isoMillis()
       .nullable()
-      .openapi({ description: "A repeating chain: the start of the current run, the one this progress is of (docs/quest-language.md); null for a chain that does not repeat." }),
-    period_end: isoMillis().nullable().openapi({ description: 'A repeating chain: the end of the current run (exclusive); null otherwise.' }),
+      .openapi({
+        description:
+          'A repeating chain: the start of the current run, the one this progress is of (docs/quest-language.md); null for a chain that does not repeat.',
+      }),
+    period_end: isoMillis()
+      .nullable()
+      .openapi({ description: 'A repeating chain: the end of the current run (exclusive); null otherwise.' }),
   })
   .openapi('UserProgress');
 
@@ -157,10 +215,16 @@ export const claimableTaskSchema = z
     reward_value: z.number(),
     reward_image_urls: z.array(z.string()).nullable(),
     completed_at: isoMillis(),
-    claimable_at: isoMillis().openapi({ description: "From when a claim is accepted: completed_at plus the chain's reward_hold_seconds (a claim before answers 409 reward_on_hold)." }),
+    claimable_at: isoMillis().openapi({
+      description:
+        "From when a claim is accepted: completed_at plus the chain's reward_hold_seconds (a claim before answers 409 reward_on_hold).",
+    }),
     period_start: isoMillis()
       .nullable()
-      .openapi({ description: 'A repeating chain: the run it was completed in (claim it with this period_start); null for a chain that does not repeat.' }),
+      .openapi({
+        description:
+          'A repeating chain: the run it was completed in (claim it with this period_start); null for a chain that does not repeat.',
+      }),
     period_end: isoMillis().nullable(),
   })
   .openapi('ClaimableTask');
@@ -168,10 +232,16 @@ export const claimableTaskSchema = z
 export const activeChainsSchema = z
   .object({
     liveUpdates: z.object({
-      token: z.string().openapi({ description: 'Signed, valid 1 hour, scoped to this platform user; safe to hand to a browser for GET /v1/live.' }),
+      token: z
+        .string()
+        .openapi({
+          description: 'Signed, valid 1 hour, scoped to this platform user; safe to hand to a browser for GET /v1/live.',
+        }),
       baselineTimestamp: isoMillis()
         .nullable()
-        .openapi({ description: "Server time of the user's latest progress change (null if never); pass as `since` to GET /v1/live." }),
+        .openapi({
+          description: "Server time of the user's latest progress change (null if never); pass as `since` to GET /v1/live.",
+        }),
     }),
     quest_chains: z.array(
       z.object({
@@ -186,40 +256,118 @@ export const activeChainsSchema = z
   })
   .openapi('ActiveQuestChains', {
     example: {
-      liveUpdates: { token: 'eyJwIjoiM2YwYzFkMmUtNGI1YS00YzZkLThlN2YtOWEwYjFjMmQzZTRmIiwidSI6InVzZXItMTIzIiwiZXhwIjoxNzY3MzI2NjQ1Njc4fQ.d-tA3mfXcUEWB4Ab-e07Kuu2s_SmoYPGO2LC5trqvZc', baselineTimestamp: '2026-01-02T03:02:01.234Z' },
+      liveUpdates: {
+        token:
+          'eyJwIjoiM2YwYzFkMmUtNGI1YS00YzZkLThlN2YtOWEwYjFjMmQzZTRmIiwidSI6InVzZXItMTIzIiwiZXhwIjoxNzY3MzI2NjQ1Njc4fQ.d-tA3mfXcUEWB4Ab-e07Kuu2s_SmoYPGO2LC5trqvZc',
+        baselineTimestamp: '2026-01-02T03:02:01.234Z',
+      },
       quest_chains: [
         {
-          quest_chain: { id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70', name: 'Get started', description: 'Three steps to your first trade.', logo_url: 'https://example.com/logo.png', background_image_url: null,
-        start_date: '2026-01-01T00:00:00.000Z', end_date: '2026-07-01T00:00:00.000Z', status: 'active', platform_id: '3f0c1d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', advertiser_id: '7a1b2c3d-5e6f-4a8b-9c0d-1e2f3a4b5c6d', allow_any_order: false, timezone: 'UTC', recurrence: null },
+          quest_chain: {
+            id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70',
+            name: 'Get started',
+            description: 'Three steps to your first trade.',
+            logo_url: 'https://example.com/logo.png',
+            background_image_url: null,
+            start_date: '2026-01-01T00:00:00.000Z',
+            end_date: '2026-07-01T00:00:00.000Z',
+            status: 'active',
+            platform_id: '3f0c1d2e-4b5a-4c6d-8e7f-9a0b1c2d3e4f',
+            advertiser_id: '7a1b2c3d-5e6f-4a8b-9c0d-1e2f3a4b5c6d',
+            allow_any_order: false,
+            timezone: 'UTC',
+            recurrence: null,
+          },
           tasks: [
-            { id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d', sequence_number: 1, name: 'Verify your identity', description: null, condition_event_type: 'kyc', condition_min_amount: null, condition_currency: null,
-        condition_after_timestamp: null, condition_before_timestamp: null, reward_type: 'points', reward_name: 'Welcome points', reward_value: 100, reward_image_urls: null,
-        condition_min_count: 1, condition_min_total: null, condition_streak: null, user_status: 'completed', progress: null },
-            { id: 'b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e', sequence_number: 2, name: 'First deposit of 50 EUR', description: 'Any deposit of at least 50 EUR.', condition_event_type: 'transaction', condition_min_amount: 50,
-        condition_currency: 'EUR', condition_after_timestamp: null, condition_before_timestamp: null, reward_type: 'points', reward_name: 'Deposit bonus', reward_value: 250, reward_image_urls: null,
-        condition_min_count: 1, condition_min_total: null, condition_streak: null, user_status: 'available', progress: null },
+            {
+              id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d',
+              sequence_number: 1,
+              name: 'Verify your identity',
+              description: null,
+              condition_event_type: 'kyc',
+              condition_min_amount: null,
+              condition_currency: null,
+              condition_after_timestamp: null,
+              condition_before_timestamp: null,
+              reward_type: 'points',
+              reward_name: 'Welcome points',
+              reward_value: 100,
+              reward_image_urls: null,
+              condition_min_count: 1,
+              condition_min_total: null,
+              condition_streak: null,
+              user_status: 'completed',
+              progress: null,
+            },
+            {
+              id: 'b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e',
+              sequence_number: 2,
+              name: 'First deposit of 50 EUR',
+              description: 'Any deposit of at least 50 EUR.',
+              condition_event_type: 'transaction',
+              condition_min_amount: 50,
+              condition_currency: 'EUR',
+              condition_after_timestamp: null,
+              condition_before_timestamp: null,
+              reward_type: 'points',
+              reward_name: 'Deposit bonus',
+              reward_value: 250,
+              reward_image_urls: null,
+              condition_min_count: 1,
+              condition_min_total: null,
+              condition_streak: null,
+              user_status: 'available',
+              progress: null,
+            },
           ],
-          user_progress: { status: 'in_progress', progress: 50, joined_at: '2026-01-02T03:00:00.000Z', completed_at: null, completed_tasks: 1, total_tasks: 2, cap_reached: false, period_start: null, period_end: null },
+          user_progress: {
+            status: 'in_progress',
+            progress: 50,
+            joined_at: '2026-01-02T03:00:00.000Z',
+            completed_at: null,
+            completed_tasks: 1,
+            total_tasks: 2,
+            cap_reached: false,
+            period_start: null,
+            period_end: null,
+          },
           chain_reward: {
-            id: 'd3e4f5a6-b7c8-4d9e-8f0a-2b3c4d5e6f7a', type: 'mystery_box', name: 'Mystery box', value: 5, image_urls: ['https://example.com/box.png'],
+            id: 'd3e4f5a6-b7c8-4d9e-8f0a-2b3c4d5e6f7a',
+            type: 'mystery_box',
+            name: 'Mystery box',
+            value: 5,
+            image_urls: ['https://example.com/box.png'],
             draw_seed_hash: '9f2c0d6d1f7f0b7a3c6b1f1e0c4a2d8e5b7a9c3d1e2f4a6b8c0d2e4f6a8b0c2d',
             prizes: [
               { prize_id: 'gold', name: '50 EUR voucher', value: 50, weight: 1, odds: 0.0099, in_stock: true },
               { prize_id: 'silver', name: '5 EUR voucher', value: 5, weight: 100, odds: 0.9901, in_stock: true },
             ],
-            claimable: false, claimable_at: null, claimable_periods: [],
+            claimable: false,
+            claimable_at: null,
+            claimable_periods: [],
           },
         },
       ],
       claimable_tasks: [
-        { task_id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d', quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70', sequence_number: 1, reward_type: 'points', reward_name: 'Welcome points', reward_value: 100, reward_image_urls: null, completed_at: '2026-01-02T03:02:00.500Z', claimable_at: '2026-01-02T03:02:00.500Z', period_start: null, period_end: null },
+        {
+          task_id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d',
+          quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70',
+          sequence_number: 1,
+          reward_type: 'points',
+          reward_name: 'Welcome points',
+          reward_value: 100,
+          reward_image_urls: null,
+          completed_at: '2026-01-02T03:02:00.500Z',
+          claimable_at: '2026-01-02T03:02:00.500Z',
+          period_start: null,
+          period_end: null,
+        },
       ],
       user: { exists: true },
     },
   });
 
 export const activeChainsResponseSchema = successEnvelope(activeChainsSchema);
-
 
 // Wire shapers: the published field names of a chain definition, shared by the
 // admin answers and the active-chains read (which adds the user's fields).
@@ -267,22 +415,50 @@ export function toTaskResponse(task: TaskRow) {
 }
 
 export function toChainRewardResponse(reward: ChainReward) {
-  return { id: reward.id, type: reward.type, name: reward.name, value: reward.value, image_urls: reward.imageUrls ?? null, draw_seed_hash: reward.drawSeedHash };
+  return {
+    id: reward.id,
+    type: reward.type,
+    name: reward.name,
+    value: reward.value,
+    image_urls: reward.imageUrls ?? null,
+    draw_seed_hash: reward.drawSeedHash,
+  };
 }
 
 /** The prize table with each prize's published odds, `extra` adding what the audience may see of its stock. */
 export function toPrizesResponse<T>(prizes: readonly PrizeRow[], extra: (prize: PrizeRow) => T) {
   const odds = prizeOdds(prizes.map((prize) => ({ weight: prize.weight, inStock: inStock(prize) })));
-  return prizes.map((prize, index) => ({ prize_id: prize.prizeId, name: prize.name, value: prize.value, weight: prize.weight, odds: odds[index]!, ...extra(prize) }));
+  return prizes.map((prize, index) => ({
+    prize_id: prize.prizeId,
+    name: prize.name,
+    value: prize.value,
+    weight: prize.weight,
+    odds: odds[index]!,
+    ...extra(prize),
+  }));
 }
 
 const taskProgressOrNull = (progress: TaskProgress | undefined) => (progress === undefined ? null : taskProgressWire(progress));
 
-function toActiveChainResponse({ definition, taskStatuses, taskProgress, progress, rewardClaimable, rewardClaimableUs, capReached, run, claimableRuns }: ActiveChainProgress) {
+function toActiveChainResponse({
+  definition,
+  taskStatuses,
+  taskProgress,
+  progress,
+  rewardClaimable,
+  rewardClaimableUs,
+  capReached,
+  run,
+  claimableRuns,
+}: ActiveChainProgress) {
   const { chain, tasks, reward } = definition;
   return {
     quest_chain: toQuestChainResponse(chain),
-    tasks: tasks.map((task) => ({ ...toTaskResponse(task), user_status: taskStatuses.get(task.id)!, progress: taskProgressOrNull(taskProgress.get(task.id)) })),
+    tasks: tasks.map((task) => ({
+      ...toTaskResponse(task),
+      user_status: taskStatuses.get(task.id)!,
+      progress: taskProgressOrNull(taskProgress.get(task.id)),
+    })),
     user_progress: {
       status: progress.status,
       progress: progress.progress,
@@ -298,10 +474,20 @@ function toActiveChainResponse({ definition, taskStatuses, taskProgress, progres
       ? {
           ...toChainRewardResponse(reward),
           prizes: toPrizesResponse(reward.prizes, (prize) => ({ in_stock: inStock(prize) })),
-          claimable: rewardClaimable, claimable_at: isoMillisOrNull(rewardClaimableUs),
+          claimable: rewardClaimable,
+          claimable_at: isoMillisOrNull(rewardClaimableUs),
           // Runs of a repeating chain only (a chain that does not repeat lists none).
           claimable_periods: claimableRuns.flatMap(({ run, completedUs, claimableUs }) =>
-            run === null ? [] : [{ period_start: formatIsoMillis(run.startUs), period_end: formatIsoMillis(run.endUs), completed_at: formatIsoMillis(completedUs), claimable_at: formatIsoMillis(claimableUs) }],
+            run === null
+              ? []
+              : [
+                  {
+                    period_start: formatIsoMillis(run.startUs),
+                    period_end: formatIsoMillis(run.endUs),
+                    completed_at: formatIsoMillis(completedUs),
+                    claimable_at: formatIsoMillis(claimableUs),
+                  },
+                ],
           ),
         }
       : null,
@@ -337,7 +523,9 @@ export function toActiveChainsResponse(answer: ActiveChains): z.infer<typeof act
 // Explain (§11): why each task of a chain is or is not completed for a user.
 
 export const explainParams = z.object({
-  questChainId: z.uuid().openapi({ param: { name: 'questChainId', in: 'path' }, example: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70' }),
+  questChainId: z
+    .uuid()
+    .openapi({ param: { name: 'questChainId', in: 'path' }, example: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70' }),
   platformUserId: platformUserIdParams.shape.platformUserId,
 });
 
@@ -349,17 +537,33 @@ export const explainQuery = z.object({
     .openapi({
       param: { name: 'period_start', in: 'query' },
       format: 'date-time',
-      description: "A repeating chain: the run to explain, as its period_start; absent: the current run. Refused for a chain that does not repeat (docs/quest-language.md).",
+      description:
+        'A repeating chain: the run to explain, as its period_start; absent: the current run. Refused for a chain that does not repeat (docs/quest-language.md).',
     }),
 });
 
 const VERDICTS = [
-  'outside_chain_window', 'before_task_window', 'after_task_window', 'amount_below_minimum', 'amount_missing', 'currency_mismatch',
-  'waiting_for_earlier_task', 'used_by_other_task', 'after_completion', 'not_yet_processed', 'reversed', 'cap_reached',
-  'counted', 'streak_broken', 'outside_period',
+  'outside_chain_window',
+  'before_task_window',
+  'after_task_window',
+  'amount_below_minimum',
+  'amount_missing',
+  'currency_mismatch',
+  'waiting_for_earlier_task',
+  'used_by_other_task',
+  'after_completion',
+  'not_yet_processed',
+  'reversed',
+  'cap_reached',
+  'counted',
+  'streak_broken',
+  'outside_period',
 ] as const satisfies readonly Verdict[];
 
-const eventSource = () => z.enum(['platform', 'advertiser']).openapi({ description: 'Sent by the chain\'s platform, or by its advertiser about the id linked to the user.' });
+const eventSource = () =>
+  z
+    .enum(['platform', 'advertiser'])
+    .openapi({ description: "Sent by the chain's platform, or by its advertiser about the id linked to the user." });
 
 const explainCandidateSchema = z
   .object({
@@ -375,7 +579,7 @@ const explainCandidateSchema = z
     progress: z
       .object({ count: z.number().int(), total: z.number(), streak: z.number().int() })
       .nullable()
-      .openapi({ description: 'With `counted` and `streak_broken`: the task\'s running tally with this event; null otherwise.' }),
+      .openapi({ description: "With `counted` and `streak_broken`: the task's running tally with this event; null otherwise." }),
   })
   .openapi('ExplainCandidate');
 
@@ -383,18 +587,38 @@ export const explanationSchema = z
   .object({
     quest_chain_id: z.uuid(),
     user: z.object({ exists: z.boolean() }),
-    cap_reached: z.boolean().openapi({ description: "The chain's max_completions places are all taken and the user holds none: none of their events counts in it (verdict cap_reached)." }),
-    pending_events: z.number().int().openapi({ description: "The user's stored events (any type) the matcher has not processed yet: they may still count." }),
-    period_start: isoMillis().nullable().openapi({ description: 'A repeating chain: the start of the run explained; null for a chain that does not repeat.' }),
-    period_end: isoMillis().nullable().openapi({ description: 'A repeating chain: the end of the run explained (exclusive); null otherwise.' }),
+    cap_reached: z
+      .boolean()
+      .openapi({
+        description:
+          "The chain's max_completions places are all taken and the user holds none: none of their events counts in it (verdict cap_reached).",
+      }),
+    pending_events: z
+      .number()
+      .int()
+      .openapi({ description: "The user's stored events (any type) the matcher has not processed yet: they may still count." }),
+    period_start: isoMillis()
+      .nullable()
+      .openapi({ description: 'A repeating chain: the start of the run explained; null for a chain that does not repeat.' }),
+    period_end: isoMillis()
+      .nullable()
+      .openapi({ description: 'A repeating chain: the end of the run explained (exclusive); null otherwise.' }),
     tasks: z.array(
-      z.object({
-        task_id: z.uuid(),
-        sequence_number: z.number().int(),
-        user_status: z.enum(['completed', 'available', 'locked']),
-        completed_by: z.object({ event_id: z.uuid(), event_type: z.string(), timestamp: isoMillis(), source: eventSource() }).nullable(),
-        candidates: z.array(explainCandidateSchema).openapi({ description: "Up to 10 of the user's events of the task's type, latest first, without the completing one." }),
-      }).openapi('ExplainTask'),
+      z
+        .object({
+          task_id: z.uuid(),
+          sequence_number: z.number().int(),
+          user_status: z.enum(['completed', 'available', 'locked']),
+          completed_by: z
+            .object({ event_id: z.uuid(), event_type: z.string(), timestamp: isoMillis(), source: eventSource() })
+            .nullable(),
+          candidates: z
+            .array(explainCandidateSchema)
+            .openapi({
+              description: "Up to 10 of the user's events of the task's type, latest first, without the completing one.",
+            }),
+        })
+        .openapi('ExplainTask'),
     ),
   })
   .openapi('QuestChainExplanation', {
@@ -406,13 +630,44 @@ export const explanationSchema = z
       period_start: null,
       period_end: null,
       tasks: [
-        { task_id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d', sequence_number: 1, user_status: 'completed',
-          completed_by: { event_id: '0d9f8e7c-6b5a-4c3d-9e2f-1a0b9c8d7e6f', event_type: 'kyc', timestamp: '2026-01-02T03:00:00.000Z', source: 'platform' }, candidates: [] },
-        { task_id: 'b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e', sequence_number: 2, user_status: 'available', completed_by: null,
+        {
+          task_id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d',
+          sequence_number: 1,
+          user_status: 'completed',
+          completed_by: {
+            event_id: '0d9f8e7c-6b5a-4c3d-9e2f-1a0b9c8d7e6f',
+            event_type: 'kyc',
+            timestamp: '2026-01-02T03:00:00.000Z',
+            source: 'platform',
+          },
+          candidates: [],
+        },
+        {
+          task_id: 'b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e',
+          sequence_number: 2,
+          user_status: 'available',
+          completed_by: null,
           candidates: [
-            { event_id: '5e4d3c2b-1a09-4f8e-8d7c-6b5a4f3e2d1c', timestamp: '2026-01-03T10:00:00.000Z', source: 'advertiser', amount: 20, currency: 'EUR', verdict: 'amount_below_minimum', progress: null },
-            { event_id: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d', timestamp: '2026-01-01T12:00:00.000Z', source: 'platform', amount: 80, currency: 'EUR', verdict: 'waiting_for_earlier_task', progress: null },
-          ] },
+            {
+              event_id: '5e4d3c2b-1a09-4f8e-8d7c-6b5a4f3e2d1c',
+              timestamp: '2026-01-03T10:00:00.000Z',
+              source: 'advertiser',
+              amount: 20,
+              currency: 'EUR',
+              verdict: 'amount_below_minimum',
+              progress: null,
+            },
+            {
+              event_id: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
+              timestamp: '2026-01-01T12:00:00.000Z',
+              source: 'platform',
+              amount: 80,
+              currency: 'EUR',
+              verdict: 'waiting_for_earlier_task',
+              progress: null,
+            },
+          ],
+        },
       ],
     },
   });
@@ -434,7 +689,12 @@ export function toExplanationResponse(explanation: Explanation) {
       completed_by:
         completedBy === null
           ? null
-          : { event_id: completedBy.event.id, event_type: completedBy.event.eventType, timestamp: formatIsoMillis(completedBy.event.occurredUs), source: completedBy.source },
+          : {
+              event_id: completedBy.event.id,
+              event_type: completedBy.event.eventType,
+              timestamp: formatIsoMillis(completedBy.event.occurredUs),
+              source: completedBy.source,
+            },
       candidates: candidates.map(({ event, source, verdict, tally }) => ({
         event_id: event.id,
         timestamp: formatIsoMillis(event.occurredUs),

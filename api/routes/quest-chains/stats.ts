@@ -1,9 +1,9 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { readChainStats } from '../../../core/quest-chains/read-chain-stats.js';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { readChainStats } from '../../../core/quest-chains/read-chain-stats.js';
 import { statsParams, statsResponseSchema, toStatsResponse } from './stats/schema.js';
 
 export const statsRoute = createRoute({
@@ -30,7 +30,10 @@ export const statsRoute = createRoute({
 export function registerQuestChainStats<E extends AppEnv>(app: OpenAPIHono<E>) {
   app.openapi(statsRoute, async (c) => {
     const { caller, deps } = c.var;
-    const stats = await readChainStats(deps, { chainId: c.req.valid('param').questChainId, advertiser: { providerId: caller.providerId, livemode: caller.livemode } });
+    const stats = await readChainStats(deps, {
+      chainId: c.req.valid('param').questChainId,
+      advertiser: { providerId: caller.providerId, livemode: caller.livemode },
+    });
     return ok(c, toStatsResponse(stats));
   });
 }

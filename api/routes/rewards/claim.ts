@@ -1,12 +1,12 @@
-import { senderUserId } from '../../../shared/domain/ids.js';
-import { parseOffsetTimestamp } from '../../../shared/domain/chain-timestamp.js';
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { claimReward } from '../../../core/rewards/claim-reward.js';
+import { parseOffsetTimestamp } from '../../../shared/domain/chain-timestamp.js';
+import { senderUserId } from '../../../shared/domain/ids.js';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../http/body-guard.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { claimReward } from '../../../core/rewards/claim-reward.js';
 import { claimResponseSchema, claimRewardSchema, toClaimResultResponse } from './schema.js';
 
 const route = createRoute({
@@ -36,7 +36,12 @@ export function registerClaimReward(app: OpenAPIHono<AppEnv>) {
     const body = c.req.valid('json');
     const target = body.task_id !== undefined ? { taskId: body.task_id } : { chainId: body.quest_chain_id! };
     const periodStartUs = body.period_start === undefined ? undefined : parseOffsetTimestamp(body.period_start)!;
-    const claim = await claimReward(deps, { platformId: caller.providerId, platformUserId: senderUserId(body.platform_user_id), periodStartUs, ...target });
+    const claim = await claimReward(deps, {
+      platformId: caller.providerId,
+      platformUserId: senderUserId(body.platform_user_id),
+      periodStartUs,
+      ...target,
+    });
     return ok(c, toClaimResultResponse(claim));
   });
 }

@@ -1,9 +1,9 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import type { MountedEnv } from '../../http/wildcard-mount.js';
+import { getDraw } from '../../../core/rewards/get-draw.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { getDraw } from '../../../core/rewards/get-draw.js';
+import type { MountedEnv } from '../../http/wildcard-mount.js';
 import { drawParams, drawResponseSchema, toDrawResponse } from './schema.js';
 
 export const drawRoute = createRoute({

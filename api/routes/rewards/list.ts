@@ -1,12 +1,12 @@
-import { senderUserId } from '../../../shared/domain/ids.js';
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import type { MountedEnv } from '../../http/wildcard-mount.js';
-import { requireOperation } from '../../auth/authenticate.js';
-import { errorResponses, ok } from '../../http/envelope.js';
-import { apiKeySecurity } from '../../http/security.js';
-import { platformUserIdParams } from '../../http/common-schemas.js';
 import { listRewards } from '../../../core/rewards/list-rewards.js';
+import { senderUserId } from '../../../shared/domain/ids.js';
+import { requireOperation } from '../../auth/authenticate.js';
+import { platformUserIdParams } from '../../http/common-schemas.js';
+import { errorResponses, ok } from '../../http/envelope.js';
 import { toPageRequest } from '../../http/pagination.js';
+import { apiKeySecurity } from '../../http/security.js';
+import type { MountedEnv } from '../../http/wildcard-mount.js';
 import { rewardsPageQuery, rewardsResponseSchema, toRewardsResponse } from './schema.js';
 
 export const listRewardsRoute = createRoute({

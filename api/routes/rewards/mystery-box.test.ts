@@ -2,10 +2,10 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { projectRoot } from '../../../shared/db/project-root.js';
 import type { ServiceUserId } from '../../../shared/domain/ids.js';
 import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
 import { storeCompletion } from '../../../shared/testing/progress.js';
-import { projectRoot } from '../../../shared/db/project-root.js';
 import { chainBody, createChainOverApi } from '../../testing/chains.js';
 import { useTestService } from '../../testing/test-service.js';
 
@@ -33,16 +33,31 @@ const boxChain = () =>
 /** A registered user who completed the chain's one task (as the worker stores it). */
 async function completer(chain: { id: string; taskIds: string[] }) {
   const platformUserId = `box-${randomUUID()}`;
-  const registered = await api.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: platformUserId } });
+  const registered = await api.call('POST', '/v1/users/register', {
+    headers: platform.headers,
+    body: { platform_user_id: platformUserId },
+  });
   const userId = registered.json.data.user_id as ServiceUserId;
-  await storeCompletion(database.db, { userId, providerId: platform.id, platformUserId, taskId: chain.taskIds[0]!, chainId: chain.id, at: new Date().toISOString() });
+  await storeCompletion(database.db, {
+    userId,
+    providerId: platform.id,
+    platformUserId,
+    taskId: chain.taskIds[0]!,
+    chainId: chain.id,
+    at: new Date().toISOString(),
+  });
   return platformUserId;
 }
 
 const claim = (platformUserId: string, chainId: string) =>
-  api.call('POST', '/v1/rewards/claim', { headers: platform.headers, body: { platform_user_id: platformUserId, quest_chain_id: chainId } });
-const draw = (claimId: string, caller: TestProvider = platform) => api.call('GET', `/v1/rewards/draws/${claimId}`, { headers: caller.headers });
-const adminRead = async (chainId: string) => (await api.call('GET', `/admin/v1/quest-chains/${chainId}`, { headers: api.adminHeaders })).json.data;
+  api.call('POST', '/v1/rewards/claim', {
+    headers: platform.headers,
+    body: { platform_user_id: platformUserId, quest_chain_id: chainId },
+  });
+const draw = (claimId: string, caller: TestProvider = platform) =>
+  api.call('GET', `/v1/rewards/draws/${claimId}`, { headers: caller.headers });
+const adminRead = async (chainId: string) =>
+  (await api.call('GET', `/admin/v1/quest-chains/${chainId}`, { headers: api.adminHeaders })).json.data;
 
 const verify = promisify(execFile);
 /** Runs docs/verify-draw.mjs on a draw's JSON; answers its exit code and output. */
@@ -68,7 +83,9 @@ describe('mystery boxes over HTTP', () => {
 
     const user = await completer(chain);
     const active = await api.call('GET', `/v1/quest-chains/active/${user}`, { headers: platform.headers });
-    const reward = active.json.data.quest_chains.find((c: { quest_chain: { id: string } }) => c.quest_chain.id === chain.id).chain_reward;
+    const reward = active.json.data.quest_chains.find(
+      (c: { quest_chain: { id: string } }) => c.quest_chain.id === chain.id,
+    ).chain_reward;
     expect(reward).toMatchObject({ draw_seed_hash: seedHash, claimable: true });
     expect(reward.prizes).toEqual([
       { prize_id: 'gold', name: '50 EUR voucher', value: 50, weight: 1, odds: 0.25, in_stock: true },
@@ -82,7 +99,13 @@ describe('mystery boxes over HTTP', () => {
 
     const hidden = await draw(claimId);
     expect(hidden.status).toBe(200);
-    expect(hidden.json.data).toMatchObject({ claim_id: claimId, seed_hash: seedHash, server_seed: null, prize_id: prize.prize_id, total_weight: 4 });
+    expect(hidden.json.data).toMatchObject({
+      claim_id: claimId,
+      seed_hash: seedHash,
+      server_seed: null,
+      prize_id: prize.prize_id,
+      total_weight: 4,
+    });
     const partial = await runVerifier(hidden.json, '--published-hash', seedHash);
     expect(partial.code).toBe(0);
     expect(partial.stdout).toContain('not revealed yet');
@@ -144,7 +167,13 @@ describe('mystery boxes over HTTP', () => {
     const create = (b: unknown) => api.call('POST', '/admin/v1/quest-chains', { headers: api.adminHeaders, body: b });
     const cases: [unknown, string][] = [
       [body([{ prize_id: 'a', name: 'A', weight: 1 }], 'points'), 'chain_reward.type'],
-      [body([{ prize_id: 'a', name: 'A', weight: 1 }, { prize_id: 'a', name: 'B', weight: 2 }]), 'chain_reward.prizes.1.prize_id'],
+      [
+        body([
+          { prize_id: 'a', name: 'A', weight: 1 },
+          { prize_id: 'a', name: 'B', weight: 2 },
+        ]),
+        'chain_reward.prizes.1.prize_id',
+      ],
       [body([{ prize_id: 'a', name: 'A', weight: 0 }]), 'chain_reward.prizes.0.weight'],
       [body([]), 'chain_reward.prizes'],
     ];

@@ -1,12 +1,12 @@
-import { serviceUserId, type ServiceUserId } from '../../../shared/domain/ids.js';
 import { randomUUID } from 'node:crypto';
 import { count as countRows, eq, inArray } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { chainProgress, questChains, rewardClaims } from '../../../shared/db/schema/index.js';
+import { type ServiceUserId, serviceUserId } from '../../../shared/domain/ids.js';
 import { parseUtcTimestamp } from '../../../shared/domain/timestamp.js';
 import { createTestChain, type TestChain } from '../../../shared/testing/chains.js';
-import { storeCompletion } from '../../../shared/testing/progress.js';
 import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
+import { storeCompletion } from '../../../shared/testing/progress.js';
 import { useTestService } from '../../testing/test-service.js';
 
 const { database, api, platform, advertiser } = useTestService('rewards');
@@ -26,7 +26,10 @@ const createChain = (owner: TestProvider, options: { tasks: number; reward: bool
   });
 
 async function register(owner: TestProvider, platformUserId: string): Promise<ServiceUserId> {
-  const answer = await api.call('POST', '/v1/users/register', { headers: owner.headers, body: { platform_user_id: platformUserId } });
+  const answer = await api.call('POST', '/v1/users/register', {
+    headers: owner.headers,
+    body: { platform_user_id: platformUserId },
+  });
   return answer.json.data.user_id as ServiceUserId;
 }
 
@@ -69,11 +72,16 @@ describe('POST /v1/rewards/claim: task rewards', () => {
     const chain = await createChain(platform, { tasks: 1, reward: false });
     const userId = await register(platform, 'race-1');
     await complete(userId, chain.id, chain.taskIds[0]!, '2026-01-02T00:00:00Z');
-    const answers = await Promise.all(Array.from({ length: 10 }, () => claim({ platform_user_id: 'race-1', task_id: chain.taskIds[0] })));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => claim({ platform_user_id: 'race-1', task_id: chain.taskIds[0] })),
+    );
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
     expect(new Set(answers.map((a) => a.json.data.claim_id)).size).toBe(1);
     expect(answers.filter((a) => a.json.data.already_claimed)).toHaveLength(9);
-    const [count] = await database.db.select({ n: countRows() }).from(rewardClaims).where(eq(rewardClaims.userId, serviceUserId(userId)));
+    const [count] = await database.db
+      .select({ n: countRows() })
+      .from(rewardClaims)
+      .where(eq(rewardClaims.userId, serviceUserId(userId)));
     expect(count?.n).toBe(1);
   });
 });
@@ -88,7 +96,9 @@ describe('POST /v1/rewards/claim: chain rewards', () => {
     expect(early.json.error).toContain('not completed');
 
     await complete(userId, chain.id, chain.taskIds[1]!, '2026-01-03T00:00:00Z');
-    const answers = await Promise.all(Array.from({ length: 5 }, () => claim({ platform_user_id: 'chain-1', quest_chain_id: chain.id })));
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => claim({ platform_user_id: 'chain-1', quest_chain_id: chain.id })),
+    );
     expect(answers.map((a) => a.status)).toEqual(Array(5).fill(200));
     expect(new Set(answers.map((a) => a.json.data.claim_id)).size).toBe(1);
     expect(answers.filter((a) => !a.json.data.already_claimed)).toHaveLength(1);
@@ -105,7 +115,13 @@ describe('POST /v1/rewards/claim: chain rewards', () => {
     const userId = await register(platform, 'chain-summary');
     await database.db
       .insert(chainProgress)
-      .values({ userId, chainId: chain.id, completedTasks: 1, totalTasks: 1, completedAt: parseUtcTimestamp('2026-01-02T00:00:00Z')! });
+      .values({
+        userId,
+        chainId: chain.id,
+        completedTasks: 1,
+        totalTasks: 1,
+        completedAt: parseUtcTimestamp('2026-01-02T00:00:00Z')!,
+      });
     expect((await claim({ platform_user_id: 'chain-summary', quest_chain_id: chain.id })).status).toBe(200);
   });
 
@@ -156,7 +172,10 @@ describe('POST /v1/rewards/claim: 400 and 403', () => {
       expect(answer.status, JSON.stringify(body)).toBe(400);
       expect(answer.json.error).toContain(hint);
     }
-    const [count] = await database.db.select({ n: countRows() }).from(rewardClaims).where(inArray(rewardClaims.userId, [userId, foreignUserId]));
+    const [count] = await database.db
+      .select({ n: countRows() })
+      .from(rewardClaims)
+      .where(inArray(rewardClaims.userId, [userId, foreignUserId]));
     expect(count?.n).toBe(0);
   });
 
@@ -235,7 +254,7 @@ describe('GET /v1/rewards/{platformUserId}', () => {
     expect(after.json.data.claimed).toEqual([taskClaimed, chainClaimed]);
   });
 
-  it('shows claimable_at as the completion plus the chain\'s reward hold, and accepts the claim once it has passed', async () => {
+  it("shows claimable_at as the completion plus the chain's reward hold, and accepts the claim once it has passed", async () => {
     const chain = await createTestChain(database.db, platform.id, advertiser.id, {
       start: '2020-01-01T00:00:00Z',
       end: '2099-01-01T00:00:00Z',
@@ -246,7 +265,9 @@ describe('GET /v1/rewards/{platformUserId}', () => {
     const userId = await register(platform, 'held-1');
     await complete(userId, chain.id, chain.taskIds[0]!, '2026-01-02T00:00:00Z');
     const listed = await api.call('GET', '/v1/rewards/held-1', { headers: platform.headers });
-    expect(listed.json.data.claimable.map((entry: { kind: string; claimable_at: string }) => [entry.kind, entry.claimable_at])).toEqual([
+    expect(
+      listed.json.data.claimable.map((entry: { kind: string; claimable_at: string }) => [entry.kind, entry.claimable_at]),
+    ).toEqual([
       ['task', '2026-01-02T02:00:00.000Z'],
       ['chain', '2026-01-02T02:00:00.000Z'],
     ]);

@@ -1,20 +1,19 @@
 import { z } from '@hono/zod-openapi';
-import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
-import type { ClaimableChainReward, ClaimableTaskReward, Reward, RewardClaim } from '../../../shared/db/reward-store.js';
-import { storedRun, type ChainTiming } from '../../../shared/domain/recurrence.js';
-import { OFFSET_TIMESTAMP_RULE, parseOffsetTimestamp } from '../../../shared/domain/chain-timestamp.js';
-import { storableString } from '../../../shared/validation/json-value.js';
-import { successEnvelope } from '../../http/envelope.js';
-import { claimableTaskSchema as activeClaimableTaskSchema } from '../quest-chains/schema.js';
-import { isoMillis } from '../../http/common-schemas.js';
-import { hasMoreField, pageQuerySchema } from '../../http/pagination.js';
 import type { ClaimedReward } from '../../../core/rewards/claim-reward.js';
 import type { RewardsOverview } from '../../../core/rewards/list-rewards.js';
 import { parseRewardCursor, REWARD_CURSOR_RULE } from '../../../core/rewards/reward-cursor.js';
 import { claimData } from '../../../core/webhooks/claim-fact.js';
 import type { StoredDraw } from '../../../shared/db/draw-store.js';
+import type { ClaimableChainReward, ClaimableTaskReward, Reward, RewardClaim } from '../../../shared/db/reward-store.js';
+import { OFFSET_TIMESTAMP_RULE, parseOffsetTimestamp } from '../../../shared/domain/chain-timestamp.js';
 import { DRAW_ALGORITHM } from '../../../shared/domain/draw.js';
-
+import { type ChainTiming, storedRun } from '../../../shared/domain/recurrence.js';
+import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
+import { storableString } from '../../../shared/validation/json-value.js';
+import { isoMillis } from '../../http/common-schemas.js';
+import { successEnvelope } from '../../http/envelope.js';
+import { hasMoreField, pageQuerySchema } from '../../http/pagination.js';
+import { claimableTaskSchema as activeClaimableTaskSchema } from '../quest-chains/schema.js';
 
 export const claimRewardSchema = z
   .strictObject({
@@ -27,7 +26,8 @@ export const claimRewardSchema = z
       .optional()
       .openapi({
         format: 'date-time',
-        description: "A repeating chain: the run to claim from, as its period_start in GET active (earlier runs' rewards stay claimable). Absent: the current run. Refused for a chain that does not repeat (docs/quest-language.md).",
+        description:
+          "A repeating chain: the run to claim from, as its period_start in GET active (earlier runs' rewards stay claimable). Absent: the current run. Refused for a chain that does not repeat (docs/quest-language.md).",
       }),
   })
   .superRefine((body, ctx) => {
@@ -57,48 +57,109 @@ export const claimSchema = z
     prize: z
       .object({ prize_id: z.string(), name: z.string(), value: z.number().nullable() })
       .nullable()
-      .openapi({ description: 'A mystery box: the prize its draw gave (GET /v1/rewards/draws/{claim_id} shows how); null for any other reward.' }),
+      .openapi({
+        description:
+          'A mystery box: the prize its draw gave (GET /v1/rewards/draws/{claim_id} shows how); null for any other reward.',
+      }),
     claimed_at: isoMillis(),
-    reversed: z.boolean().openapi({ description: 'The claimed completion no longer stands on counting events (an event was reversed): the reward is kept, marked reversed (docs/reversals.md).' }),
+    reversed: z
+      .boolean()
+      .openapi({
+        description:
+          'The claimed completion no longer stands on counting events (an event was reversed): the reward is kept, marked reversed (docs/reversals.md).',
+      }),
     reversed_at: isoMillis().nullable().openapi({ description: 'When it was marked reversed; null while it stands.' }),
-    period_start: isoMillis().nullable().openapi({ description: 'A repeating chain: the run claimed from; null for a chain that does not repeat.' }),
+    period_start: isoMillis()
+      .nullable()
+      .openapi({ description: 'A repeating chain: the run claimed from; null for a chain that does not repeat.' }),
   })
   .openapi('RewardClaim', {
     example: {
-      claim_id: 'e4f5a6b7-c8d9-4e0f-9a1b-3c4d5e6f7a8b', kind: 'task', task_id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d', quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70',
-      reward: { type: 'points', name: 'Welcome points', value: 100, image_urls: null }, prize: null, claimed_at: '2026-01-02T03:05:00.000Z', reversed: false, reversed_at: null, period_start: null,
+      claim_id: 'e4f5a6b7-c8d9-4e0f-9a1b-3c4d5e6f7a8b',
+      kind: 'task',
+      task_id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d',
+      quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70',
+      reward: { type: 'points', name: 'Welcome points', value: 100, image_urls: null },
+      prize: null,
+      claimed_at: '2026-01-02T03:05:00.000Z',
+      reversed: false,
+      reversed_at: null,
+      period_start: null,
     },
   });
 
 export const claimResultSchema = claimSchema
-  .extend({ already_claimed: z.boolean().openapi({ description: 'True when this reward had been claimed before: the first claim is returned.' }) })
+  .extend({
+    already_claimed: z
+      .boolean()
+      .openapi({ description: 'True when this reward had been claimed before: the first claim is returned.' }),
+  })
   .openapi('RewardClaimResult', {
     example: {
-      claim_id: 'e4f5a6b7-c8d9-4e0f-9a1b-3c4d5e6f7a8b', kind: 'task', task_id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d', quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70',
-      reward: { type: 'points', name: 'Welcome points', value: 100, image_urls: null }, prize: null, claimed_at: '2026-01-02T03:05:00.000Z', reversed: false, reversed_at: null, period_start: null, already_claimed: false,
+      claim_id: 'e4f5a6b7-c8d9-4e0f-9a1b-3c4d5e6f7a8b',
+      kind: 'task',
+      task_id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d',
+      quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70',
+      reward: { type: 'points', name: 'Welcome points', value: 100, image_urls: null },
+      prize: null,
+      claimed_at: '2026-01-02T03:05:00.000Z',
+      reversed: false,
+      reversed_at: null,
+      period_start: null,
+      already_claimed: false,
     },
   });
 
 // The element of the active read's claimable_tasks, marked as a task reward.
-export const claimableTaskSchema = activeClaimableTaskSchema
-  .extend({ kind: z.literal('task') })
-  .openapi('ClaimableTaskReward', {
-    example: {
-      kind: 'task', task_id: 'b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e', quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70', sequence_number: 2, reward_type: 'points', reward_name: 'Deposit bonus', reward_value: 250,
-      reward_image_urls: null, completed_at: '2026-01-03T09:00:00.000Z', claimable_at: '2026-01-03T09:00:00.000Z', period_start: null, period_end: null,
-    },
-  });
+export const claimableTaskSchema = activeClaimableTaskSchema.extend({ kind: z.literal('task') }).openapi('ClaimableTaskReward', {
+  example: {
+    kind: 'task',
+    task_id: 'b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e',
+    quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70',
+    sequence_number: 2,
+    reward_type: 'points',
+    reward_name: 'Deposit bonus',
+    reward_value: 250,
+    reward_image_urls: null,
+    completed_at: '2026-01-03T09:00:00.000Z',
+    claimable_at: '2026-01-03T09:00:00.000Z',
+    period_start: null,
+    period_end: null,
+  },
+});
 
 export const claimableChainSchema = z
   .object({
     kind: z.literal('chain'),
     quest_chain_id: z.uuid(),
     reward: rewardSchema,
-    claimable_at: isoMillis().openapi({ description: "The chain's completion plus its reward_hold_seconds: from when a claim is accepted." }),
-    period_start: isoMillis().nullable().openapi({ description: 'A repeating chain: the run completed (claim it with this period_start); null for a chain that does not repeat.' }),
+    claimable_at: isoMillis().openapi({
+      description: "The chain's completion plus its reward_hold_seconds: from when a claim is accepted.",
+    }),
+    period_start: isoMillis()
+      .nullable()
+      .openapi({
+        description:
+          'A repeating chain: the run completed (claim it with this period_start); null for a chain that does not repeat.',
+      }),
     period_end: isoMillis().nullable(),
   })
-  .openapi('ClaimableChainReward', { example: { kind: 'chain', quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70', reward: { id: 'd3e4f5a6-b7c8-4d9e-8f0a-2b3c4d5e6f7a', type: 'mystery_box', name: 'Mystery box', value: 5, image_urls: ['https://example.com/box.png'] }, claimable_at: '2026-01-03T09:00:00.000Z', period_start: null, period_end: null } });
+  .openapi('ClaimableChainReward', {
+    example: {
+      kind: 'chain',
+      quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70',
+      reward: {
+        id: 'd3e4f5a6-b7c8-4d9e-8f0a-2b3c4d5e6f7a',
+        type: 'mystery_box',
+        name: 'Mystery box',
+        value: 5,
+        image_urls: ['https://example.com/box.png'],
+      },
+      claimable_at: '2026-01-03T09:00:00.000Z',
+      period_start: null,
+      period_end: null,
+    },
+  });
 
 export const rewardsOverviewSchema = z
   .object({
@@ -130,7 +191,10 @@ export const toClaimResponse = (claim: RewardClaim) => ({
   reversed_at: claim.reversedUs === null ? null : formatIsoMillis(claim.reversedUs),
 });
 
-export const toClaimResultResponse = (claim: ClaimedReward) => ({ ...toClaimResponse(claim), already_claimed: claim.alreadyClaimed });
+export const toClaimResultResponse = (claim: ClaimedReward) => ({
+  ...toClaimResponse(claim),
+  already_claimed: claim.alreadyClaimed,
+});
 
 export const toClaimableTaskResponse = (entry: ClaimableTaskReward) => ({
   kind: 'task' as const,
@@ -149,7 +213,10 @@ export const toClaimableTaskResponse = (entry: ClaimableTaskReward) => ({
 /** The run a stored period names, as period_start and period_end (both null for a chain that does not repeat). */
 function runBounds(timing: ChainTiming, periodStartUs: bigint) {
   const run = storedRun(timing, periodStartUs);
-  return { period_start: run === null ? null : formatIsoMillis(run.startUs), period_end: run === null ? null : formatIsoMillis(run.endUs) };
+  return {
+    period_start: run === null ? null : formatIsoMillis(run.startUs),
+    period_end: run === null ? null : formatIsoMillis(run.endUs),
+  };
 }
 
 export const toClaimableChainResponse = (entry: ClaimableChainReward) => ({
@@ -175,23 +242,46 @@ export const drawSchema = z
   .object({
     claim_id: z.uuid().openapi({ description: 'The HMAC message: this text, as written here.' }),
     quest_chain_id: z.uuid(),
-    algorithm: z.literal(DRAW_ALGORITHM).openapi({ description: 'How the prize follows from the inputs (docs/mystery-boxes.md).' }),
-    seed_hash: z.string().openapi({ description: 'SHA-256 (hex) of the seed bytes: the commitment published (draw_seed_hash) before the draw.' }),
-    server_seed: z.string().nullable().openapi({ description: 'The seed (32 bytes, hex) once revealed (rotated, or the chain ended); null until then.' }),
+    algorithm: z
+      .literal(DRAW_ALGORITHM)
+      .openapi({ description: 'How the prize follows from the inputs (docs/mystery-boxes.md).' }),
+    seed_hash: z
+      .string()
+      .openapi({ description: 'SHA-256 (hex) of the seed bytes: the commitment published (draw_seed_hash) before the draw.' }),
+    server_seed: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The seed (32 bytes, hex) once revealed (rotated, or the chain ended); null until then.' }),
     seed_revealed_at: isoMillis().nullable(),
-    candidates: z.array(z.object({ prize_id: z.string(), weight: z.number().int() })).openapi({ description: 'The prizes in stock at the draw, in prize-table order.' }),
+    candidates: z
+      .array(z.object({ prize_id: z.string(), weight: z.number().int() }))
+      .openapi({ description: 'The prizes in stock at the draw, in prize-table order.' }),
     total_weight: z.number().int(),
     digest: z.string().openapi({ description: 'HMAC-SHA256(seed bytes, claim_id), hex.' }),
-    roll: z.number().int().openapi({ description: "The digest's first 8 bytes as an unsigned big-endian integer, modulo total_weight." }),
+    roll: z
+      .number()
+      .int()
+      .openapi({ description: "The digest's first 8 bytes as an unsigned big-endian integer, modulo total_weight." }),
     prize_id: z.string().openapi({ description: 'The first candidate whose running total of weights passes roll.' }),
     drawn_at: isoMillis(),
   })
   .openapi('MysteryBoxDraw', {
     example: {
-      claim_id: 'e4f5a6b7-c8d9-4e0f-9a1b-3c4d5e6f7a8b', quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70', algorithm: 'hmac-sha256:u64be-mod-total-weight',
-      seed_hash: '9f2c0d6d1f7f0b7a3c6b1f1e0c4a2d8e5b7a9c3d1e2f4a6b8c0d2e4f6a8b0c2d', server_seed: null, seed_revealed_at: null,
-      candidates: [{ prize_id: 'gold', weight: 1 }, { prize_id: 'silver', weight: 100 }], total_weight: 101,
-      digest: '3b1f0c5e9a7d2b4c6e8f0a1b3c5d7e9f1a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d', roll: 57, prize_id: 'silver', drawn_at: '2026-01-02T03:05:00.000Z',
+      claim_id: 'e4f5a6b7-c8d9-4e0f-9a1b-3c4d5e6f7a8b',
+      quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70',
+      algorithm: 'hmac-sha256:u64be-mod-total-weight',
+      seed_hash: '9f2c0d6d1f7f0b7a3c6b1f1e0c4a2d8e5b7a9c3d1e2f4a6b8c0d2e4f6a8b0c2d',
+      server_seed: null,
+      seed_revealed_at: null,
+      candidates: [
+        { prize_id: 'gold', weight: 1 },
+        { prize_id: 'silver', weight: 100 },
+      ],
+      total_weight: 101,
+      digest: '3b1f0c5e9a7d2b4c6e8f0a1b3c5d7e9f1a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d',
+      roll: 57,
+      prize_id: 'silver',
+      drawn_at: '2026-01-02T03:05:00.000Z',
     },
   });
 

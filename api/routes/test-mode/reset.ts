@@ -1,9 +1,9 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { resetTestData } from '../../../core/test-mode/reset-test-data.js';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { resetTestData } from '../../../core/test-mode/reset-test-data.js';
 import { forgetAnswers } from '../../read-cache/answer-invalidation.js';
 import { resetResponseSchema, toResetResponse } from './schema.js';
 
@@ -14,7 +14,7 @@ const route = createRoute({
   tags: ['Test mode'],
   summary: "Delete your test mode's data",
   description:
-    "Test credentials only (`pk_test_…`, `events:write`); a live credential answers 403 `test_mode_only` and nothing is touched. Deletes every user, event, completion, link, claim, webhook endpoint (with its messages) and backtest of your test mode, in one transaction; test chains stay, their budgets and caps counted from zero again (prize stock is not restored). Live data is never touched. See docs/test-mode.md.",
+    'Test credentials only (`pk_test_…`, `events:write`); a live credential answers 403 `test_mode_only` and nothing is touched. Deletes every user, event, completion, link, claim, webhook endpoint (with its messages) and backtest of your test mode, in one transaction; test chains stay, their budgets and caps counted from zero again (prize stock is not restored). Live data is never touched. See docs/test-mode.md.',
   security: apiKeySecurity,
   middleware: [requireOperation('resetTestData')] as const,
   responses: {

@@ -1,9 +1,9 @@
 import { z } from '@hono/zod-openapi';
+import type { RegisteredUser } from '../../../core/users/register-user.js';
 import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
 import { storableObject, storableString } from '../../../shared/validation/json-value.js';
-import { successEnvelope } from '../../http/envelope.js';
 import { isoMillis } from '../../http/common-schemas.js';
-import type { RegisteredUser } from '../../../core/users/register-user.js';
+import { successEnvelope } from '../../http/envelope.js';
 
 export const registerUserSchema = z
   .strictObject({
@@ -16,9 +16,19 @@ export const registerUserSchema = z
       .openapi({ example: 'DE' }),
     user_metadata: storableObject()
       .nullish()
-      .openapi({ type: 'object', additionalProperties: true, example: { username: 'ada', avatar_url: 'https://example.com/a.png' } }),
+      .openapi({
+        type: 'object',
+        additionalProperties: true,
+        example: { username: 'ada', avatar_url: 'https://example.com/a.png' },
+      }),
   })
-  .openapi('RegisterUser', { example: { platform_user_id: 'user-123', country_code: 'DE', user_metadata: { username: 'ada', avatar_url: 'https://example.com/ada.png' } } });
+  .openapi('RegisterUser', {
+    example: {
+      platform_user_id: 'user-123',
+      country_code: 'DE',
+      user_metadata: { username: 'ada', avatar_url: 'https://example.com/ada.png' },
+    },
+  });
 
 export const registeredUserSchema = z
   .object({
@@ -27,7 +37,14 @@ export const registeredUserSchema = z
     created_at: isoMillis(),
     already_exists: z.boolean(),
   })
-  .openapi('RegisteredUser', { example: { user_id: '6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b', platform_user_id: 'user-123', created_at: '2026-01-02T03:00:00.000Z', already_exists: false } });
+  .openapi('RegisteredUser', {
+    example: {
+      user_id: '6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b',
+      platform_user_id: 'user-123',
+      created_at: '2026-01-02T03:00:00.000Z',
+      already_exists: false,
+    },
+  });
 
 export const registerUserResponseSchema = successEnvelope(registeredUserSchema);
 

@@ -1,7 +1,7 @@
-import { senderUserId } from '../../../shared/domain/ids.js';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { users } from '../../../shared/db/schema/index.js';
+import { senderUserId } from '../../../shared/domain/ids.js';
 import { useTestService } from '../../testing/test-service.js';
 
 // The published limits of POST /v1/users/register at their bound and just past it.

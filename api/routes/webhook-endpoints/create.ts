@@ -1,10 +1,10 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { createEndpoint } from '../../../core/webhooks/endpoints.js';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../http/body-guard.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { createEndpoint } from '../../../core/webhooks/endpoints.js';
 import { createEndpointResponseSchema, createEndpointSchema, toCreatedEndpointResponse } from './schema.js';
 
 const route = createRoute({
@@ -19,7 +19,10 @@ const route = createRoute({
   middleware: [requireOperation('manageWebhooks'), jsonBodyGuard(SINGLE_BODY_LIMIT)] as const,
   request: { body: { content: { 'application/json': { schema: createEndpointSchema } }, required: true } },
   responses: {
-    200: { description: 'The endpoint, with its signing secret (shown this once).', content: { 'application/json': { schema: createEndpointResponseSchema } } },
+    200: {
+      description: 'The endpoint, with its signing secret (shown this once).',
+      content: { 'application/json': { schema: createEndpointResponseSchema } },
+    },
     ...errorResponses(400, 401, 403, 413, 415, 500),
   },
 });

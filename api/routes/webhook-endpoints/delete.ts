@@ -1,9 +1,9 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { deleteEndpoint } from '../../../core/webhooks/endpoints.js';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { deleteEndpoint } from '../../../core/webhooks/endpoints.js';
 import { deleteEndpointResponseSchema, endpointParams } from './schema.js';
 
 const route = createRoute({
@@ -12,7 +12,8 @@ const route = createRoute({
   operationId: 'deleteWebhookEndpoint',
   tags: ['Webhooks'],
   summary: 'Delete a webhook endpoint',
-  description: 'Platform or advertiser credentials (`webhooks:manage`). Nothing more is sent to it, retries included. Another provider\'s endpoint answers 404, as an unknown one.',
+  description:
+    "Platform or advertiser credentials (`webhooks:manage`). Nothing more is sent to it, retries included. Another provider's endpoint answers 404, as an unknown one.",
   security: apiKeySecurity,
   middleware: [requireOperation('manageWebhooks')] as const,
   request: { params: endpointParams },

@@ -6,7 +6,12 @@ import { createTestApp } from '../../testing/test-app.js';
 // http:// through but still refuses loopback and private hosts; WEBHOOK_ALLOW_PRIVATE lifts that.
 
 const { database, platform } = useTestData('webhook_dev_flags');
-const targets = ['http://127.0.0.1:8080/hooks', 'http://10.0.0.1/hooks', 'http://[::1]:8080/hooks', 'http://localhost:8080/hooks'];
+const targets = [
+  'http://127.0.0.1:8080/hooks',
+  'http://10.0.0.1/hooks',
+  'http://[::1]:8080/hooks',
+  'http://localhost:8080/hooks',
+];
 
 describe('SSRF guard and the development flags', () => {
   it.each(targets)('refuses %s with only WEBHOOK_ALLOW_HTTP', async (url) => {

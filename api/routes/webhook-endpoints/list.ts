@@ -1,9 +1,9 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { listEndpoints } from '../../../core/webhooks/endpoints.js';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { listEndpoints } from '../../../core/webhooks/endpoints.js';
 import { listEndpointsResponseSchema, toEndpointsResponse } from './schema.js';
 
 const route = createRoute({

@@ -1,10 +1,10 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { listMessages } from '../../../core/webhooks/messages.js';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { toPageRequest } from '../../http/pagination.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { listMessages } from '../../../core/webhooks/messages.js';
 import { endpointParams, listMessagesResponseSchema, messagesQuery, toMessagesResponse } from './schema.js';
 
 const route = createRoute({
@@ -28,7 +28,12 @@ export function registerListWebhookMessages(app: OpenAPIHono<AppEnv>) {
   app.openapi(route, async (c) => {
     const { deps, caller } = c.var;
     const query = c.req.valid('query');
-    const page = await listMessages(deps, { providerId: caller.providerId, endpointId: c.req.valid('param').id, status: query.status, page: toPageRequest(query) });
+    const page = await listMessages(deps, {
+      providerId: caller.providerId,
+      endpointId: c.req.valid('param').id,
+      status: query.status,
+      page: toPageRequest(query),
+    });
     return ok(c, toMessagesResponse(page));
   });
 }

@@ -1,10 +1,10 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { replayMessage } from '../../../core/webhooks/messages.js';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { AppError } from '../../http/errors.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { replayMessage } from '../../../core/webhooks/messages.js';
 import { messageParams, replayResponseSchema } from './schema.js';
 
 const route = createRoute({
@@ -28,7 +28,11 @@ export function registerReplayWebhookMessage(app: OpenAPIHono<AppEnv>) {
   app.openapi(route, async (c) => {
     const { deps, caller } = c.var;
     const params = c.req.valid('param');
-    const { queued } = await replayMessage(deps, { providerId: caller.providerId, endpointId: params.id, messageId: params.message_id });
+    const { queued } = await replayMessage(deps, {
+      providerId: caller.providerId,
+      endpointId: params.id,
+      messageId: params.message_id,
+    });
     if (!queued) throw new AppError('unavailable', 'The delivery queue is unreachable; try again');
     return ok(c, { id: params.message_id, queued: true as const });
   });

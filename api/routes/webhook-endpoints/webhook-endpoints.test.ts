@@ -18,18 +18,34 @@ describe('POST /v1/webhook-endpoints', () => {
     const answer = await create({ url: PUBLIC_URL });
     expect(answer.status, answer.text).toBe(200);
     const data = answer.json.data;
-    expect(data).toMatchObject({ url: PUBLIC_URL, status: 'enabled', event_types: ['task.completed', 'chain.completed', 'reward.claimed', 'task.reverted', 'chain.reverted', 'reward.reversed'] });
+    expect(data).toMatchObject({
+      url: PUBLIC_URL,
+      status: 'enabled',
+      event_types: ['task.completed', 'chain.completed', 'reward.claimed', 'task.reverted', 'chain.reverted', 'reward.reversed'],
+    });
     expect(data.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
     expect(Buffer.from(data.secret.slice('whsec_'.length), 'base64').length).toBeGreaterThanOrEqual(24);
     expect(data.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     const list = await api.call('GET', '/v1/webhook-endpoints', { headers: platform.headers });
-    expect(list.json.data.endpoints).toContainEqual({ id: data.id, url: PUBLIC_URL, event_types: data.event_types, status: 'enabled', created_at: data.created_at });
+    expect(list.json.data.endpoints).toContainEqual({
+      id: data.id,
+      url: PUBLIC_URL,
+      event_types: data.event_types,
+      status: 'enabled',
+      created_at: data.created_at,
+    });
     expect(list.text).not.toContain('whsec_');
   });
 
   it('gives an advertiser completions and its budget notice, and refuses reward.claimed for it', async () => {
     const defaults = await create({ url: PUBLIC_URL }, advertiser.headers);
-    expect(defaults.json.data.event_types).toEqual(['task.completed', 'chain.completed', 'task.reverted', 'chain.reverted', 'chain.budget_exhausted']);
+    expect(defaults.json.data.event_types).toEqual([
+      'task.completed',
+      'chain.completed',
+      'task.reverted',
+      'chain.reverted',
+      'chain.budget_exhausted',
+    ]);
     const claims = await create({ url: PUBLIC_URL, event_types: ['chain.completed', 'reward.claimed'] }, advertiser.headers);
     expect(claims.status).toBe(400);
     expect(claims.json).toMatchObject({ code: 'invalid_field', param: 'event_types.1' });
@@ -38,7 +54,11 @@ describe('POST /v1/webhook-endpoints', () => {
   it("refuses a platform the advertiser's budget notice", async () => {
     const budget = await create({ url: PUBLIC_URL, event_types: ['task.completed', 'chain.budget_exhausted'] });
     expect(budget.status).toBe(400);
-    expect(budget.json).toMatchObject({ code: 'invalid_field', param: 'event_types.1', error: 'event_types: chain.budget_exhausted is sent to advertisers only' });
+    expect(budget.json).toMatchObject({
+      code: 'invalid_field',
+      param: 'event_types.1',
+      error: 'event_types: chain.budget_exhausted is sent to advertisers only',
+    });
   });
 
   it.each([
@@ -71,7 +91,10 @@ describe('POST /v1/webhook-endpoints', () => {
     expect(eleventh.json.code).toBe('webhook_endpoint_limit');
     // A deleted one frees its place.
     const [first] = (await api.call('GET', '/v1/webhook-endpoints', { headers: owner.headers })).json.data.endpoints;
-    expect((await api.call('DELETE', `/v1/webhook-endpoints/${first.id}`, { headers: owner.headers })).json.data).toEqual({ id: first.id, deleted: true });
+    expect((await api.call('DELETE', `/v1/webhook-endpoints/${first.id}`, { headers: owner.headers })).json.data).toEqual({
+      id: first.id,
+      deleted: true,
+    });
     expect((await create({ url: `${PUBLIC_URL}/10` }, owner.headers)).status).toBe(200);
   });
 
@@ -87,7 +110,9 @@ describe('POST /v1/webhook-endpoints', () => {
 describe('tenancy', () => {
   it("answers another provider's endpoint as unknown (404) for delete, messages and replay", async () => {
     const theirs = (await create({ url: PUBLIC_URL }, advertiser.headers)).json.data.id;
-    const [messageId] = await insertMessages(database.db, [{ providerId: advertiser.id, type: 'task.completed', fact: `t/${theirs}`, data: {} }]);
+    const [messageId] = await insertMessages(database.db, [
+      { providerId: advertiser.id, type: 'task.completed', fact: `t/${theirs}`, data: {} },
+    ]);
     for (const [method, path] of [
       ['DELETE', `/v1/webhook-endpoints/${theirs}`],
       ['GET', `/v1/webhook-endpoints/${theirs}/messages`],
@@ -97,7 +122,11 @@ describe('tenancy', () => {
       expect(answer.status, `${method} ${path}`).toBe(404);
       expect(answer.json).toMatchObject({ code: 'not_found', param: 'id' });
     }
-    expect((await api.call('GET', '/v1/webhook-endpoints', { headers: platform.headers })).json.data.endpoints.map((e: { id: string }) => e.id)).not.toContain(theirs);
+    expect(
+      (await api.call('GET', '/v1/webhook-endpoints', { headers: platform.headers })).json.data.endpoints.map(
+        (e: { id: string }) => e.id,
+      ),
+    ).not.toContain(theirs);
   });
 });
 
@@ -106,7 +135,12 @@ describe('GET /v1/webhook-endpoints/{id}/messages', () => {
     const owner = await createTestProvider(database.db, 'platform');
     const endpoint = (await create({ url: PUBLIC_URL }, owner.headers)).json.data.id;
     const ids: string[] = [];
-    for (let i = 0; i < 5; i += 1) ids.push(...(await insertMessages(database.db, [{ providerId: owner.id, type: 'reward.claimed', fact: `reward.claimed/${i}`, data: { i } }])));
+    for (let i = 0; i < 5; i += 1)
+      ids.push(
+        ...(await insertMessages(database.db, [
+          { providerId: owner.id, type: 'reward.claimed', fact: `reward.claimed/${i}`, data: { i } },
+        ])),
+      );
     const path = `/v1/webhook-endpoints/${endpoint}/messages`;
     const first = await api.call('GET', `${path}?limit=2`, { headers: owner.headers });
     expect(first.status, first.text).toBe(200);
@@ -116,7 +150,10 @@ describe('GET /v1/webhook-endpoints/{id}/messages', () => {
     const rest = await api.call('GET', `${path}?limit=10&starting_after=${ids[3]}`, { headers: owner.headers });
     expect(rest.json.data).toMatchObject({ has_more: false });
     expect(rest.json.data.messages.map((m: { id: string }) => m.id)).toEqual([ids[2], ids[1], ids[0]]);
-    expect((await api.call('GET', `${path}?status=delivered`, { headers: owner.headers })).json.data).toEqual({ messages: [], has_more: false });
+    expect((await api.call('GET', `${path}?status=delivered`, { headers: owner.headers })).json.data).toEqual({
+      messages: [],
+      has_more: false,
+    });
     expect((await api.call('GET', `${path}?status=pending`, { headers: owner.headers })).json.data.messages).toHaveLength(5);
     const badStatus = await api.call('GET', `${path}?status=lost`, { headers: owner.headers });
     expect(badStatus.json).toMatchObject({ code: 'invalid_field', param: 'status' });
@@ -128,11 +165,17 @@ describe('GET /v1/webhook-endpoints/{id}/messages', () => {
 
   it('answers 404 naming message_id for a message of another endpoint', async () => {
     const owner = await createTestProvider(database.db, 'platform');
-    const [a, b] = [(await create({ url: PUBLIC_URL }, owner.headers)).json.data.id, (await create({ url: PUBLIC_URL }, owner.headers)).json.data.id];
-    const [messageOfB] = await insertMessages(database.db, [{ providerId: owner.id, type: 'reward.claimed', fact: 'reward.claimed/x', data: {} }]);
+    const [a, b] = [
+      (await create({ url: PUBLIC_URL }, owner.headers)).json.data.id,
+      (await create({ url: PUBLIC_URL }, owner.headers)).json.data.id,
+    ];
+    const [messageOfB] = await insertMessages(database.db, [
+      { providerId: owner.id, type: 'reward.claimed', fact: 'reward.claimed/x', data: {} },
+    ]);
     expect(messageOfB).toBeDefined();
     // Both endpoints got one (fan-out); take the one of b.
-    const ofB = (await api.call('GET', `/v1/webhook-endpoints/${b}/messages`, { headers: owner.headers })).json.data.messages[0].id;
+    const ofB = (await api.call('GET', `/v1/webhook-endpoints/${b}/messages`, { headers: owner.headers })).json.data.messages[0]
+      .id;
     const answer = await api.call('POST', `/v1/webhook-endpoints/${a}/messages/${ofB}/replay`, { headers: owner.headers });
     expect(answer.status).toBe(404);
     expect(answer.json).toMatchObject({ code: 'not_found', param: 'message_id' });

@@ -1,8 +1,8 @@
 import { inArray } from 'drizzle-orm';
 import type { Database } from '../../../shared/db/client.js';
 import { chainProgress, events, taskCompletions, users } from '../../../shared/db/schema/index.js';
-import { computeCompletions } from '../../../shared/domain/progress.js';
 import type { CountingEvent } from '../../../shared/domain/conditions.js';
+import { computeCompletions } from '../../../shared/domain/progress.js';
 import type { History } from './history.js';
 import type { Tenant } from './world.js';
 
@@ -33,7 +33,15 @@ export async function checkHistory(db: Database, history: History, tenants: Tena
   const problems = new Problems();
   const providerIds = tenants.map((tenant) => tenant.id);
   const stored = await db
-    .select({ id: events.id, providerId: events.providerId, userId: events.userId, eventType: events.eventType, occurredAt: events.occurredAt, amount: events.amount, currency: events.currency })
+    .select({
+      id: events.id,
+      providerId: events.providerId,
+      userId: events.userId,
+      eventType: events.eventType,
+      occurredAt: events.occurredAt,
+      amount: events.amount,
+      currency: events.currency,
+    })
     .from(events)
     .where(inArray(events.providerId, providerIds));
   const byKey = new Map<string, typeof stored>();
@@ -83,22 +91,41 @@ export async function checkHistory(db: Database, history: History, tenants: Tena
   return { acknowledged, lost, double, indeterminate, indeterminateStored, problems: problems.lines() };
 }
 
-type StoredEventRow = { id: string; providerId: string; userId: string; eventType: string; occurredAt: bigint; amount: number | null; currency: string | null };
+type StoredEventRow = {
+  id: string;
+  providerId: string;
+  userId: string;
+  eventType: string;
+  occurredAt: bigint;
+  amount: number | null;
+  currency: string | null;
+};
 
 async function compareWithModel(db: Database, tenants: Tenant[], stored: StoredEventRow[]) {
   const problems: [string, string][] = [];
   let missing = 0;
   let extra = 0;
   const platformIds = tenants.map((tenant) => tenant.id);
-  const userRows = await db.select({ id: users.id, platformId: users.platformId, platformUserId: users.platformUserId }).from(users).where(inArray(users.platformId, platformIds));
+  const userRows = await db
+    .select({ id: users.id, platformId: users.platformId, platformUserId: users.platformUserId })
+    .from(users)
+    .where(inArray(users.platformId, platformIds));
   const userIds = userRows.map((row) => row.id);
-  const completionRows = userIds.length === 0 ? [] : await db.select().from(taskCompletions).where(inArray(taskCompletions.userId, userIds));
-  const progressRows = userIds.length === 0 ? [] : await db.select().from(chainProgress).where(inArray(chainProgress.userId, userIds));
+  const completionRows =
+    userIds.length === 0 ? [] : await db.select().from(taskCompletions).where(inArray(taskCompletions.userId, userIds));
+  const progressRows =
+    userIds.length === 0 ? [] : await db.select().from(chainProgress).where(inArray(chainProgress.userId, userIds));
 
   const eventsOf = new Map<string, CountingEvent[]>();
   for (const row of stored) {
     const key = `${row.providerId}|${row.userId}`;
-    const event = { id: row.id, eventType: row.eventType, occurredUs: row.occurredAt, amount: row.amount, currency: row.currency };
+    const event = {
+      id: row.id,
+      eventType: row.eventType,
+      occurredUs: row.occurredAt,
+      amount: row.amount,
+      currency: row.currency,
+    };
     const list = eventsOf.get(key);
     if (list) list.push(event);
     else eventsOf.set(key, [event]);
@@ -116,7 +143,10 @@ async function compareWithModel(db: Database, tenants: Tenant[], stored: StoredE
           problems.push(['completion in the model, not stored', `${user.platformUserId} task ${completion.taskId}`]);
         } else if (found.eventId !== completion.eventId) {
           extra += 1;
-          problems.push(['completion credited to another event than the model', `${user.platformUserId} task ${completion.taskId}`]);
+          problems.push([
+            'completion credited to another event than the model',
+            `${user.platformUserId} task ${completion.taskId}`,
+          ]);
         }
       }
       for (const row of actual) {
@@ -129,10 +159,16 @@ async function compareWithModel(db: Database, tenants: Tenant[], stored: StoredE
       const counted = progress?.completedTasks ?? 0;
       if (counted > actual.length) {
         extra += counted - actual.length;
-        problems.push(['progress counts more tasks than are completed', `${user.platformUserId} chain ${chain.id}: ${counted} vs ${actual.length}`]);
+        problems.push([
+          'progress counts more tasks than are completed',
+          `${user.platformUserId} chain ${chain.id}: ${counted} vs ${actual.length}`,
+        ]);
       } else if (counted < actual.length) {
         missing += actual.length - counted;
-        problems.push(['progress counts fewer tasks than are completed', `${user.platformUserId} chain ${chain.id}: ${counted} vs ${actual.length}`]);
+        problems.push([
+          'progress counts fewer tasks than are completed',
+          `${user.platformUserId} chain ${chain.id}: ${counted} vs ${actual.length}`,
+        ]);
       }
     }
   }

@@ -1,6 +1,6 @@
 import type { SeededRandom } from '../../../shared/testing/random.js';
-import type { Answer, HttpClient } from './http.js';
 import type { EventBody, History } from './history.js';
+import type { Answer, HttpClient } from './http.js';
 import type { Tenant } from './world.js';
 
 /** One request's outcome, for latency and status figures. */
@@ -48,7 +48,9 @@ export function newEvent(random: SeededRandom, tenant: Tenant, options: { inOrde
   const user = random.chance(0.95) ? random.pick(tenant.users) : random.pick(tenant.strangers);
   const at = options.inOrder
     ? new Date(IN_ORDER_BASE_MS + inOrderMs++).toISOString()
-    : new Date(BASE_MS + random.int(0, 200 * 86_400) * 1000).toISOString().replace('.000Z', `.${String(sequence).padStart(6, '0')}Z`);
+    : new Date(BASE_MS + random.int(0, 200 * 86_400) * 1000)
+        .toISOString()
+        .replace('.000Z', `.${String(sequence).padStart(6, '0')}Z`);
   const event: EventBody = { user_id: user, event_type: random.pick(TYPES), timestamp: at };
   if (random.chance(0.7)) event.amount = random.int(0, 100);
   if (random.chance(0.7)) event.currency = random.pick(CURRENCIES);
@@ -59,7 +61,13 @@ export function newEvent(random: SeededRandom, tenant: Tenant, options: { inOrde
 const respelled = (body: EventBody): EventBody => ({ ...body, timestamp: body.timestamp.replace('Z', '+00:00') });
 
 /** Sends events as one call (single or batch) and records every item's outcome in the history. */
-export async function sendEvents(client: HttpClient, history: History, tenant: Tenant, bodies: EventBody[], samples?: Sample[]): Promise<Answer> {
+export async function sendEvents(
+  client: HttpClient,
+  history: History,
+  tenant: Tenant,
+  bodies: EventBody[],
+  samples?: Sample[],
+): Promise<Answer> {
   const now = Date.now();
   const entries = bodies.map((body) => history.add(tenant.id, body, now));
   const single = bodies.length === 1;
@@ -112,7 +120,8 @@ export function driveEvents(client: HttpClient, history: History, tenant: Tenant
 
   const nextBodies = (count: number) =>
     Array.from({ length: count }, () => {
-      const old = shape.resendShare && random.chance(shape.resendShare) ? history.randomAcked(tenant.id, random.next()) : undefined;
+      const old =
+        shape.resendShare && random.chance(shape.resendShare) ? history.randomAcked(tenant.id, random.next()) : undefined;
       return old ? respelled(old.body) : newEvent(random, tenant);
     });
 

@@ -8,7 +8,12 @@
  */
 import { httpClient } from './http.js';
 
-const options = JSON.parse(process.argv[2] ?? '{}') as { url: string; connections: number; localAddress: string; knownKey: string };
+const options = JSON.parse(process.argv[2] ?? '{}') as {
+  url: string;
+  connections: number;
+  localAddress: string;
+  knownKey: string;
+};
 const client = httpClient(() => options.url, { localAddress: options.localAddress, maxSockets: options.connections });
 const statuses: Record<string, number> = {};
 let flooding = true;
@@ -21,7 +26,10 @@ const lanes = Array.from({ length: options.connections }, async () => {
   while (flooding) {
     // Half unknown keys (the cheap refusal), half a known key with a wrong secret (the expensive verification).
     const key = mine % 2 === 0 ? `qk_bogus_${mine}_${n++}` : options.knownKey;
-    const answer = await client.call('POST', '/v1/events', { headers: { 'x-api-key': key, 'x-api-secret': `wrong-${mine}-${n}` }, body });
+    const answer = await client.call('POST', '/v1/events', {
+      headers: { 'x-api-key': key, 'x-api-secret': `wrong-${mine}-${n}` },
+      body,
+    });
     statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
   }
 });

@@ -29,7 +29,8 @@ export interface SentEvent {
   rejected: string[];
 }
 
-export const dedupKey = (providerId: string, body: EventBody) => `${providerId}|${body.user_id}|${body.event_type}|${parseUtcTimestamp(body.timestamp)}`;
+export const dedupKey = (providerId: string, body: EventBody) =>
+  `${providerId}|${body.user_id}|${body.event_type}|${parseUtcTimestamp(body.timestamp)}`;
 
 /** The history of one scenario: every event sent, by dedup key. */
 export class History {

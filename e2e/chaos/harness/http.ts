@@ -6,7 +6,11 @@ export type Answer =
   | { status: 0; error: string; ms: number };
 
 export interface HttpClient {
-  call(method: string, path: string, options?: { headers?: Record<string, string>; body?: unknown; timeoutMs?: number }): Promise<Answer>;
+  call(
+    method: string,
+    path: string,
+    options?: { headers?: Record<string, string>; body?: unknown; timeoutMs?: number },
+  ): Promise<Answer>;
   close(): void;
 }
 
@@ -31,7 +35,12 @@ export function httpClient(baseUrl: () => string, options: { maxSockets?: number
             method,
             agent,
             ...(options.localAddress ? { localAddress: options.localAddress } : {}),
-            headers: { ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }), ...headers },
+            headers: {
+              ...(payload === undefined
+                ? {}
+                : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
+              ...headers,
+            },
           },
           (response) => {
             const chunks: Buffer[] = [];

@@ -13,7 +13,11 @@ export function parseChaosOptions(argv: readonly string[]): ChaosOptions {
   for (let i = 0; i < argv.length; i += 1) {
     const flag = argv[i]!;
     if (flag === '--short') options.short = true;
-    else if (flag === '--only') options.only = (argv[++i] ?? '').split(',').map((name) => name.trim().toLowerCase()).filter(Boolean);
+    else if (flag === '--only')
+      options.only = (argv[++i] ?? '')
+        .split(',')
+        .map((name) => name.trim().toLowerCase())
+        .filter(Boolean);
     else if (flag === '--seed') {
       options.seed = Number(argv[++i]);
       if (!Number.isInteger(options.seed)) throw new Error(`--seed needs an integer\n${USAGE}`);

@@ -1,8 +1,8 @@
 import { count, eq, lte, max } from 'drizzle-orm';
 import type { Database } from '../../../shared/db/client.js';
 import { pendingEvents } from '../../../shared/db/schema/index.js';
-import { quantile } from './http.js';
 import type { History } from './history.js';
+import { quantile } from './http.js';
 
 /** The newest `received_at` among the events waiting for the matcher right now (null: none waits). */
 export async function pendingHorizon(db: Database): Promise<bigint | null> {
@@ -16,10 +16,19 @@ export async function pendingHorizon(db: Database): Promise<bigint | null> {
  * killed worker held among them has then been taken over. Returns the
  * milliseconds from `since`, or null past the timeout.
  */
-export async function waitForWorkUpTo(db: Database, horizon: bigint | null, since: number, timeoutMs: number): Promise<number | null> {
+export async function waitForWorkUpTo(
+  db: Database,
+  horizon: bigint | null,
+  since: number,
+  timeoutMs: number,
+): Promise<number | null> {
   if (horizon === null) return 0;
   while (Date.now() - since < timeoutMs) {
-    const [row] = await db.select({ n: count() }).from(pendingEvents).where(lte(pendingEvents.receivedAt, horizon)).catch(() => [undefined]);
+    const [row] = await db
+      .select({ n: count() })
+      .from(pendingEvents)
+      .where(lte(pendingEvents.receivedAt, horizon))
+      .catch(() => [undefined]);
     if (row && row.n === 0) return Date.now() - since;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -44,12 +53,22 @@ export function watchMatchLatency(db: Database, history: History, providerId: st
   const loop = (async () => {
     while (!stopped) {
       const startedAt = Date.now();
-      const rows = await db.select({ id: pendingEvents.eventId }).from(pendingEvents).where(eq(pendingEvents.providerId, providerId)).catch(() => null);
+      const rows = await db
+        .select({ id: pendingEvents.eventId })
+        .from(pendingEvents)
+        .where(eq(pendingEvents.providerId, providerId))
+        .catch(() => null);
       const endedAt = Date.now();
       if (rows) {
         const waiting = new Set(rows.map((row) => row.id));
         for (const event of history.events.values()) {
-          if (event.providerId !== providerId || event.ackedAt === undefined || event.ackedAt > startedAt || matchedAt.has(event.key)) continue;
+          if (
+            event.providerId !== providerId ||
+            event.ackedAt === undefined ||
+            event.ackedAt > startedAt ||
+            matchedAt.has(event.key)
+          )
+            continue;
           if (![...event.ids].some((id) => waiting.has(id))) matchedAt.set(event.key, endedAt);
         }
       }

@@ -1,5 +1,5 @@
 import type { Verdict } from './checker.js';
-import { judge, targetText, type Check, type Figure } from './scenario.js';
+import { type Check, type Figure, judge, targetText } from './scenario.js';
 
 export interface Row {
   scenario: string;
@@ -28,7 +28,8 @@ export function failures(row: Row, short: boolean): string[] {
   if (row.error) reasons.push(`did not complete: ${row.error}`);
   if (row.verdict && row.verdict.lost > 0) reasons.push(`${row.verdict.lost} lost`);
   if (row.verdict && row.verdict.double > 0) reasons.push(`${row.verdict.double} double`);
-  for (const check of row.checks) if (!check.ok) reasons.push(`check failed: ${check.name}${check.detail ? ` (${check.detail})` : ''}`);
+  for (const check of row.checks)
+    if (!check.ok) reasons.push(`check failed: ${check.name}${check.detail ? ` (${check.detail})` : ''}`);
   if (row.verdict && row.drainedMs === null) reasons.push('the service did not drain');
   if (figureResult(row, short) === 'missed') reasons.push(`target missed: ${row.figure!.label}`);
   return reasons;
@@ -51,7 +52,9 @@ export function renderTable(rows: Row[], short: boolean): string {
         row.verdict ? String(row.verdict.double) : 'n/a',
         row.recoveryMs === null ? '—' : `${(row.recoveryMs / 1000).toFixed(1)} s`,
         row.figure?.label ?? '—',
-        row.figure ? `${fmt(row.figure.value)}${row.figure.unit && row.figure.unit !== '×' ? ` ${row.figure.unit}` : row.figure.unit}` : '—',
+        row.figure
+          ? `${fmt(row.figure.value)}${row.figure.unit && row.figure.unit !== '×' ? ` ${row.figure.unit}` : row.figure.unit}`
+          : '—',
         row.figure ? targetText(row.figure) : '—',
         `${result === 'missed' ? '**missed**' : result === 'none' ? '—' : result}${failed ? ' · **FAIL**' : ''}`,
       ].join(' | ')} |`,
@@ -60,8 +63,16 @@ export function renderTable(rows: Row[], short: boolean): string {
   const details: string[] = [];
   for (const row of rows) {
     const reasons = failures(row, short);
-    const indeterminate = row.verdict && row.verdict.indeterminate > 0 ? [`${row.verdict.indeterminate} never acknowledged (${row.verdict.indeterminateStored} of them stored, each once)`] : [];
-    const items = [...row.notes, ...indeterminate, ...(row.verdict?.problems ?? []), ...reasons.map((reason) => `FAIL: ${reason}`)];
+    const indeterminate =
+      row.verdict && row.verdict.indeterminate > 0
+        ? [`${row.verdict.indeterminate} never acknowledged (${row.verdict.indeterminateStored} of them stored, each once)`]
+        : [];
+    const items = [
+      ...row.notes,
+      ...indeterminate,
+      ...(row.verdict?.problems ?? []),
+      ...reasons.map((reason) => `FAIL: ${reason}`),
+    ];
     if (items.length) details.push(`- ${row.scenario}:\n${items.map((item) => `  - ${item}`).join('\n')}`);
   }
   return `${lines.join('\n')}\n\n${details.join('\n')}`;

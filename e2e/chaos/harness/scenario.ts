@@ -55,7 +55,10 @@ export function noCrashes(stack: Stack): Check {
   return {
     name: 'no process exited on its own',
     ok: crashed.length === 0,
-    detail: crashed.map((process) => `${process.name} exited (${process.exit!.code ?? process.exit!.signal}); see ${process.logFile}`).join('; ') || undefined,
+    detail:
+      crashed
+        .map((process) => `${process.name} exited (${process.exit!.code ?? process.exit!.signal}); see ${process.logFile}`)
+        .join('; ') || undefined,
   };
 }
 
@@ -66,17 +69,25 @@ export function judge(figure: Figure): boolean | undefined {
 }
 
 export const targetText = (figure: Figure) =>
-  figure.target ? `${'atMost' in figure.target ? '<=' : '>='} ${'atMost' in figure.target ? figure.target.atMost : figure.target.atLeast} ${figure.unit}` : '—';
+  figure.target
+    ? `${'atMost' in figure.target ? '<=' : '>='} ${'atMost' in figure.target ? figure.target.atMost : figure.target.atLeast} ${figure.unit}`
+    : '—';
 
 /** Milliseconds as seconds with one decimal (null stays null). */
 export const seconds = (ms: number | null) => (ms === null ? null : Math.round(ms / 100) / 10);
 
 /** A note when the open-loop load could not send everything it meant to. */
-export const deferred = (count: number) => (count > 0 ? [`${count} events deferred by the load generator (in-flight cap reached)`] : []);
+export const deferred = (count: number) =>
+  count > 0 ? [`${count} events deferred by the load generator (in-flight cap reached)`] : [];
 
 /** Statuses as `200×12, 503×4` (0 is no answer at all). */
 export function countStatuses(statuses: number[]): string {
   const counts = new Map<number, number>();
   for (const status of statuses) counts.set(status, (counts.get(status) ?? 0) + 1);
-  return [...counts].sort(([a], [b]) => a - b).map(([status, n]) => `${status === 0 ? 'no answer' : status}×${n}`).join(', ') || 'none';
+  return (
+    [...counts]
+      .sort(([a], [b]) => a - b)
+      .map(([status, n]) => `${status === 0 ? 'no answer' : status}×${n}`)
+      .join(', ') || 'none'
+  );
 }

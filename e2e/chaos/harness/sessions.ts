@@ -41,5 +41,7 @@ export function localPortsOf(pid: number): Set<number> {
 /** The Postgres sessions a process holds on the database (matched by client port). */
 export async function sessionsOfProcess(db: Database, databaseName: string, pid: number): Promise<ServerSession[]> {
   const ports = localPortsOf(pid);
-  return (await databaseSessions(db, databaseName)).filter((session) => session.clientPort !== null && ports.has(session.clientPort));
+  return (await databaseSessions(db, databaseName)).filter(
+    (session) => session.clientPort !== null && ports.has(session.clientPort),
+  );
 }

@@ -1,15 +1,15 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDatabase, type Database } from '../../../shared/db/client.js';
-import type { PrivatePostgres } from '../../harness/private-postgres.js';
 import { nothingPending } from '../../../shared/testing/progress.js';
-import { seededRandom, type SeededRandom } from '../../../shared/testing/random.js';
+import { type SeededRandom, seededRandom } from '../../../shared/testing/random.js';
+import type { PrivatePostgres } from '../../harness/private-postgres.js';
+import type { PrivateRedis } from '../../harness/redis-server.js';
+import { type Stack as BaseStack, startStack } from '../../harness/stack.js';
 import { checkHistory, type Verdict } from './checker.js';
 import { retryUnacknowledged } from './event-load.js';
 import { History } from './history.js';
-import { httpClient, type HttpClient } from './http.js';
-import type { PrivateRedis } from '../../harness/redis-server.js';
-import { startStack, type Stack as BaseStack } from '../../harness/stack.js';
+import { type HttpClient, httpClient } from './http.js';
 import { seedWorld, type Tenant } from './world.js';
 
 /** What lives for the whole run: the private servers and the folder of every process's output. */
@@ -104,7 +104,10 @@ export async function openStack(infra: Infra, name: string, seed: number, option
     },
   });
   try {
-    stack.tenants = await seedWorld(stack.client, { platforms: options.platforms ?? 1, usersPerPlatform: options.usersPerPlatform ?? 30 });
+    stack.tenants = await seedWorld(stack.client, {
+      platforms: options.platforms ?? 1,
+      usersPerPlatform: options.usersPerPlatform ?? 30,
+    });
   } catch (error) {
     await stack.close();
     throw error;

@@ -1,5 +1,5 @@
 import type { ChainRules } from '../../../shared/domain/progress.js';
-import { dataOf, seedWorld as seedThroughApi, type ApiCall } from '../../../shared/testing/world-seeder.js';
+import { type ApiCall, dataOf, seedWorld as seedThroughApi } from '../../../shared/testing/world-seeder.js';
 import { MODEL_CHAINS } from '../../support/progress-model.js';
 import { rulesOfWireChain, wireChainBody } from '../../support/wire-rules.js';
 import type { HttpClient } from './http.js';
@@ -37,14 +37,21 @@ export async function seedWorld(client: HttpClient, options: { platforms: number
     name: (type, i) => (type === 'advertiser' ? 'chaos advertiser' : `chaos platform ${i}`),
     chains: (platforms, [advertiser]) =>
       platforms.flatMap((platform, platformIndex) =>
-        MODEL_CHAINS.map((chain) => ({ body: wireChainBody(chain, platform.id, advertiser!.id, 5), kept: { platformIndex, chain } })),
+        MODEL_CHAINS.map((chain) => ({
+          body: wireChainBody(chain, platform.id, advertiser!.id, 5),
+          kept: { platformIndex, chain },
+        })),
       ),
-    users: platformNumbers.flatMap((platformIndex) => usersOf(platformIndex).map((platformUserId) => ({ platformIndex, platformUserId }))),
+    users: platformNumbers.flatMap((platformIndex) =>
+      usersOf(platformIndex).map((platformUserId) => ({ platformIndex, platformUserId })),
+    ),
   });
   return world.platforms.map((platform, p) => ({
     ...platform,
     users: usersOf(p),
     strangers: [`p${p}-stranger-0`, `p${p}-stranger-1`],
-    chains: world.chains.filter((chain) => chain.platformIndex === p).map(({ id, taskIds, chain }) => ({ id, taskIds, rules: rulesOfWireChain(chain, taskIds) })),
+    chains: world.chains
+      .filter((chain) => chain.platformIndex === p)
+      .map(({ id, taskIds, chain }) => ({ id, taskIds, rules: rulesOfWireChain(chain, taskIds) })),
   }));
 }

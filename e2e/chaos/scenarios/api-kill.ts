@@ -1,8 +1,9 @@
-import { driveEvents } from '../harness/event-load.js';
-import { deferred, noCrashes, seconds, sleep, type Scenario } from '../harness/scenario.js';
 import { childProcesses } from '../../harness/service.js';
+import { driveEvents } from '../harness/event-load.js';
+import { deferred, noCrashes, type Scenario, seconds, sleep } from '../harness/scenario.js';
 
-const childOf = (supervisorPid: number, entry: string) => childProcesses(supervisorPid).find((child) => child.command.includes(entry))?.pid;
+const childOf = (supervisorPid: number, entry: string) =>
+  childProcesses(supervisorPid).find((child) => child.command.includes(entry))?.pid;
 
 /**
  * The service under `npm start` (its supervisor runs one API and one
@@ -19,9 +20,15 @@ export const apiSigkill: Scenario = {
     const supervisor = stack.api;
     const apiPid = childOf(supervisor.pid, 'dist/api/main.js');
     const workerPid = childOf(supervisor.pid, 'dist/worker/main.js');
-    if (!apiPid || !workerPid) throw new Error(`the supervisor's children not found: ${JSON.stringify(childProcesses(supervisor.pid))}`);
+    if (!apiPid || !workerPid)
+      throw new Error(`the supervisor's children not found: ${JSON.stringify(childProcesses(supervisor.pid))}`);
     // Large batches, many in flight: the kill lands inside some of them.
-    const load = driveEvents(stack.client, stack.history, stack.tenants[0]!, stack.random, { ratePerSecond: 1500, batchSize: 200, batchShare: 0.9, maxInFlight: 16 });
+    const load = driveEvents(stack.client, stack.history, stack.tenants[0]!, stack.random, {
+      ratePerSecond: 1500,
+      batchSize: 200,
+      batchShare: 0.9,
+      maxInFlight: 16,
+    });
     await sleep(ctx.pick(3_000, 8_000));
     const before = new Set(stack.history.unacknowledged().map((event) => event.key));
     const killedAt = Date.now();
@@ -42,11 +49,22 @@ export const apiSigkill: Scenario = {
       figure: { label: 'events not acknowledged around the kill', value: cutOff, unit: 'events' },
       checks: [
         noCrashes(stack),
-        { name: 'the supervisor restarted the API', ok: newApi !== undefined && newApi !== apiPid && backMs !== null, detail: `api pid ${apiPid} -> ${newApi ?? 'none'}` },
+        {
+          name: 'the supervisor restarted the API',
+          ok: newApi !== undefined && newApi !== apiPid && backMs !== null,
+          detail: `api pid ${apiPid} -> ${newApi ?? 'none'}`,
+        },
         { name: 'the worker ran on untouched', ok: sameWorker, detail: sameWorker ? undefined : `worker ${workerPid} is gone` },
-        { name: 'the kill cut off at least one call', ok: cutOff > 0, detail: cutOff > 0 ? undefined : 'no call was in flight: the scenario proved nothing' },
+        {
+          name: 'the kill cut off at least one call',
+          ok: cutOff > 0,
+          detail: cutOff > 0 ? undefined : 'no call was in flight: the scenario proved nothing',
+        },
       ],
-      notes: [`the restarted API answered /readyz ${seconds(backMs)} s after the kill (the supervisor waits 1 s first)`, ...deferred(load.deferred)],
+      notes: [
+        `the restarted API answered /readyz ${seconds(backMs)} s after the kill (the supervisor waits 1 s first)`,
+        ...deferred(load.deferred),
+      ],
     };
   },
 };

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { projectRoot } from '../../../shared/db/project-root.js';
 import { cpuSeconds } from '../../harness/proc-stats.js';
 import { newEvent, sendEvents } from '../harness/event-load.js';
-import { countStatuses, noCrashes, sleep, type Scenario } from '../harness/scenario.js';
+import { countStatuses, noCrashes, type Scenario, sleep } from '../harness/scenario.js';
 import type { Stack } from '../harness/stack.js';
 
 const RATIO_TARGET = 0.8;
@@ -26,10 +26,14 @@ async function goodThroughput(stack: Stack, senders: number, ms: number): Promis
 
 /** Starts harness/flood-process.ts and waits until it floods; `stop()` ends it and returns every answer's status. */
 async function startFlood(options: { url: string; connections: number; localAddress: string; knownKey: string }) {
-  const child = spawn(process.execPath, ['--import', 'tsx', join('e2e', 'chaos', 'harness', 'flood-process.ts'), JSON.stringify(options)], {
-    cwd: projectRoot(),
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join('e2e', 'chaos', 'harness', 'flood-process.ts'), JSON.stringify(options)],
+    {
+      cwd: projectRoot(),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -89,10 +93,20 @@ export const badKeyFlood: Scenario = {
     const unexpected = statuses.filter((status) => status !== 401 && status !== 429);
     return {
       recoveryMs: null,
-      figure: { label: 'good ingest throughput with the flood / without', value: ratio === null ? null : Math.round(ratio * 100) / 100, unit: '×', target: { atLeast: RATIO_TARGET }, reportedOnlyWhenShort: true },
+      figure: {
+        label: 'good ingest throughput with the flood / without',
+        value: ratio === null ? null : Math.round(ratio * 100) / 100,
+        unit: '×',
+        target: { atLeast: RATIO_TARGET },
+        reportedOnlyWhenShort: true,
+      },
       checks: [
         noCrashes(stack),
-        { name: 'the flood got only 401 and 429', ok: unexpected.length === 0, detail: unexpected.length ? countStatuses(unexpected) : undefined },
+        {
+          name: 'the flood got only 401 and 429',
+          ok: unexpected.length === 0,
+          detail: unexpected.length ? countStatuses(unexpected) : undefined,
+        },
         { name: 'the flood was limited (429)', ok: statuses.includes(429), detail: countStatuses(statuses) },
       ],
       notes: [

@@ -1,5 +1,5 @@
 import { driveEvents, newEvent, sendEvents } from '../harness/event-load.js';
-import { httpClient, isErrorEnvelope, type Answer } from '../harness/http.js';
+import { type Answer, httpClient, isErrorEnvelope } from '../harness/http.js';
 import { countStatuses, noCrashes, type Scenario } from '../harness/scenario.js';
 
 /** A per-credential ceiling this deployment sets low enough for a burst to pass it (the default is far above any benchmark). */
@@ -43,15 +43,24 @@ export const rateLimitFlood: Scenario = {
     const [greedy, neighbour] = [stack.tenants[0]!, stack.tenants[1]!];
     // 1.5 calls a second, one event each: 90 a minute, under the ceiling however long the floods last
     // (the tarpit holds each blocked refusal for a second, so the floods take several seconds).
-    const neighbourLoad = driveEvents(stack.client, stack.history, neighbour, stack.random, { ratePerSecond: 1.5, batchSize: 1, batchShare: 0 });
+    const neighbourLoad = driveEvents(stack.client, stack.history, neighbour, stack.random, {
+      ratePerSecond: 1.5,
+      batchSize: 1,
+      batchShare: 0,
+    });
     const badKeys = httpClient(() => stack.api.url, { localAddress: '127.0.0.3', maxSockets: 16 });
     const badAdmin = httpClient(() => stack.api.url, { localAddress: '127.0.0.4', maxSockets: 8 });
 
     const burst = floodOf(300, 32, () => sendEvents(stack.client, stack.history, greedy, [newEvent(stack.random, greedy)]));
     const keys = floodOf(AUTH_FAILURES_PER_MINUTE + 100, 16, () =>
-      badKeys.call('POST', '/v1/events', { headers: { 'x-api-key': `qk_bogus_${stack.random.int(0, 1e9)}`, 'x-api-secret': 'nope' }, body: newEvent(stack.random, greedy) }),
+      badKeys.call('POST', '/v1/events', {
+        headers: { 'x-api-key': `qk_bogus_${stack.random.int(0, 1e9)}`, 'x-api-secret': 'nope' },
+        body: newEvent(stack.random, greedy),
+      }),
     );
-    const admin = floodOf(ADMIN_FAILURES_PER_MINUTE + 30, 8, () => badAdmin.call('GET', '/admin/v1/providers', { headers: { authorization: 'Bearer wrong-admin-token-000000000' } }));
+    const admin = floodOf(ADMIN_FAILURES_PER_MINUTE + 30, 8, () =>
+      badAdmin.call('GET', '/admin/v1/providers', { headers: { authorization: 'Bearer wrong-admin-token-000000000' } }),
+    );
     const [burstAnswers, keyAnswers, adminAnswers] = await Promise.all([burst, keys, admin]);
     await neighbourLoad.stop();
     badKeys.close();
@@ -63,10 +72,19 @@ export const rateLimitFlood: Scenario = {
     const count = (answers: Answer[], status: number) => answers.filter((answer) => answer.status === status).length;
     return {
       recoveryMs: null,
-      figure: { label: '429 answers with Retry-After, RateLimit-Policy and RateLimit', value: all429.length === 0 ? null : good429.length / all429.length, unit: '', target: { atLeast: 1 } },
+      figure: {
+        label: '429 answers with Retry-After, RateLimit-Policy and RateLimit',
+        value: all429.length === 0 ? null : good429.length / all429.length,
+        unit: '',
+        target: { atLeast: 1 },
+      },
       checks: [
         noCrashes(stack),
-        { name: 'credential burst past its ceiling answered 429', ok: count(burstAnswers, 429) > 0, detail: countStatuses(burstAnswers.map((a) => a.status)) },
+        {
+          name: 'credential burst past its ceiling answered 429',
+          ok: count(burstAnswers, 429) > 0,
+          detail: countStatuses(burstAnswers.map((a) => a.status)),
+        },
         {
           name: `bad keys: at most ${AUTH_FAILURES_PER_MINUTE} 401s from one address, then 429`,
           ok: count(keyAnswers, 401) <= AUTH_FAILURES_PER_MINUTE && count(keyAnswers, 429) > 0,
@@ -77,11 +95,19 @@ export const rateLimitFlood: Scenario = {
           ok: count(adminAnswers, 401) <= ADMIN_FAILURES_PER_MINUTE && count(adminAnswers, 429) > 0,
           detail: countStatuses(adminAnswers.map((a) => a.status)),
         },
-        { name: 'the neighbour (other credential, other address) got only 200s', ok: neighbourStatuses.every((s) => s === 200), detail: countStatuses(neighbourStatuses) },
+        {
+          name: 'the neighbour (other credential, other address) got only 200s',
+          ok: neighbourStatuses.every((s) => s === 200),
+          detail: countStatuses(neighbourStatuses),
+        },
       ],
       notes: [
         `burst: ${countStatuses(burstAnswers.map((a) => a.status))}; bad keys: ${countStatuses(keyAnswers.map((a) => a.status))}; admin: ${countStatuses(adminAnswers.map((a) => a.status))}`,
-        ...(all429[0] && all429[0].status === 429 ? [`a 429's headers: retry-after=${all429[0].headers['retry-after']}, ratelimit-policy=${all429[0].headers['ratelimit-policy']}, ratelimit=${all429[0].headers.ratelimit}`] : []),
+        ...(all429[0] && all429[0].status === 429
+          ? [
+              `a 429's headers: retry-after=${all429[0].headers['retry-after']}, ratelimit-policy=${all429[0].headers['ratelimit-policy']}, ratelimit=${all429[0].headers.ratelimit}`,
+            ]
+          : []),
       ],
     };
   },

@@ -1,6 +1,6 @@
 import { driveEvents } from '../harness/event-load.js';
 import { pendingHorizon, waitForWorkUpTo } from '../harness/pending-watch.js';
-import { countStatuses, deferred, noCrashes, seconds, sleep, type Scenario } from '../harness/scenario.js';
+import { countStatuses, deferred, noCrashes, type Scenario, seconds, sleep } from '../harness/scenario.js';
 
 /**
  * Redis goes away under load and comes back, with its data (`keep`: a
@@ -15,7 +15,12 @@ function redisRestart(mode: 'keep' | 'empty'): Scenario {
   return {
     name: mode === 'keep' ? 'Redis restart' : 'Redis restart, empty',
     async run(stack, ctx) {
-      const load = driveEvents(stack.client, stack.history, stack.tenants[0]!, stack.random, { ratePerSecond: 300, batchSize: 20, batchShare: 0.5, resendShare: 0.03 });
+      const load = driveEvents(stack.client, stack.history, stack.tenants[0]!, stack.random, {
+        ratePerSecond: 300,
+        batchSize: 20,
+        batchShare: 0.5,
+        resendShare: 0.03,
+      });
       await sleep(ctx.pick(4_000, 10_000));
       const downMs = ctx.pick(2_000, 5_000);
       const downAt = Date.now();
@@ -32,8 +37,20 @@ function redisRestart(mode: 'keep' | 'empty'): Scenario {
       const statuses = countStatuses(during.map((sample) => sample.status));
       return {
         recoveryMs: drainedMs,
-        figure: { label: 'ingest calls answered 200 while Redis was away', value: share === null ? null : Math.round(share * 1000) / 1000, unit: '', target: { atLeast: 0.99 } },
-        checks: [noCrashes(stack), { name: 'events waiting when Redis returned matched afterwards', ok: drainedMs !== null, detail: drainedMs === null ? 'still pending 60 s after Redis returned' : undefined }],
+        figure: {
+          label: 'ingest calls answered 200 while Redis was away',
+          value: share === null ? null : Math.round(share * 1000) / 1000,
+          unit: '',
+          target: { atLeast: 0.99 },
+        },
+        checks: [
+          noCrashes(stack),
+          {
+            name: 'events waiting when Redis returned matched afterwards',
+            ok: drainedMs !== null,
+            detail: drainedMs === null ? 'still pending 60 s after Redis returned' : undefined,
+          },
+        ],
         notes: [
           `Redis away ${((backAt - downAt) / 1000).toFixed(1)} s; ingest answers meanwhile: ${statuses}`,
           `events waiting when Redis returned matched ${seconds(drainedMs)} s later`,

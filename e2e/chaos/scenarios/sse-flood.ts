@@ -1,7 +1,7 @@
-import { Agent, request, type ClientRequest, type IncomingMessage } from 'node:http';
+import { Agent, type ClientRequest, type IncomingMessage, request } from 'node:http';
 import { driveEvents } from '../harness/event-load.js';
 import { isErrorEnvelope, quantile } from '../harness/http.js';
-import { countStatuses, noCrashes, sleep, type Scenario } from '../harness/scenario.js';
+import { countStatuses, noCrashes, type Scenario, sleep } from '../harness/scenario.js';
 import type { Stack } from '../harness/stack.js';
 import type { Tenant } from '../harness/world.js';
 
@@ -35,7 +35,9 @@ function openStream(agent: Agent, baseUrl: string, token: string): Promise<OpenS
       }
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), close: () => {} }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), close: () => {} }),
+      );
     });
     outgoing.on('error', () => {
       clearTimeout(timer);
@@ -49,7 +51,11 @@ async function tokensFor(stack: Stack, tenant: Tenant, users: string[]): Promise
   const tokens: string[] = [];
   for (let i = 0; i < users.length; i += 16) {
     const answers = await Promise.all(
-      users.slice(i, i + 16).map((user) => stack.client.call('GET', `/v1/quest-chains/active/${encodeURIComponent(user)}`, { headers: tenant.headers })),
+      users
+        .slice(i, i + 16)
+        .map((user) =>
+          stack.client.call('GET', `/v1/quest-chains/active/${encodeURIComponent(user)}`, { headers: tenant.headers }),
+        ),
     );
     for (const answer of answers) {
       if (answer.status !== 200) throw new Error(`active read answered ${answer.status}`);
@@ -79,7 +85,9 @@ export const sseFlood: Scenario = {
         return { tenant, tokens: await tokensFor(stack, tenant, users) };
       }),
     );
-    const attempts = perTenant.flatMap(({ tokens }, platform) => tokens.flatMap((token) => Array.from({ length: PER_USER + 1 }, () => ({ platform, token }))));
+    const attempts = perTenant.flatMap(({ tokens }, platform) =>
+      tokens.flatMap((token) => Array.from({ length: PER_USER + 1 }, () => ({ platform, token }))),
+    );
     stack.random.shuffle(attempts);
     const agent = new Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY });
     const streams: (OpenStream & { platform: number; token: string })[] = [];
@@ -97,11 +105,17 @@ export const sseFlood: Scenario = {
     const busiestUser = Math.max(0, ...perUser.values());
     const refused = streams.filter((stream) => stream.status !== 200);
     const notEnvelope429 = refused.filter((stream) => stream.status !== 429 || !isErrorEnvelope(stream.body));
-    ctx.log(`${attempts.length} stream requests: ${countStatuses(streams.map((s) => s.status))} in ${(openedMs / 1000).toFixed(1)} s`);
+    ctx.log(
+      `${attempts.length} stream requests: ${countStatuses(streams.map((s) => s.status))} in ${(openedMs / 1000).toFixed(1)} s`,
+    );
 
     // While the streams are held: liveness and ingest latency, measured by steady probes.
     const windowMs = ctx.pick(6_000, 20_000);
-    const ingest = driveEvents(stack.client, stack.history, stack.tenants[0]!, stack.random, { ratePerSecond: 40, batchSize: 1, batchShare: 0 });
+    const ingest = driveEvents(stack.client, stack.history, stack.tenants[0]!, stack.random, {
+      ratePerSecond: 40,
+      batchSize: 1,
+      batchShare: 0,
+    });
     const health: number[] = [];
     const healthStatuses: number[] = [];
     const until = Date.now() + windowMs;
@@ -126,14 +140,45 @@ export const sseFlood: Scenario = {
     const worst = Math.max(healthP99, ingestP99);
     return {
       recoveryMs: null,
-      figure: { label: '/healthz and ingest p99 while the flood is held (the larger)', value: Number.isFinite(worst) ? Math.round(worst * 10) / 10 : null, unit: 'ms', target: { atMost: P99_TARGET_MS }, reportedOnlyWhenShort: true },
+      figure: {
+        label: '/healthz and ingest p99 while the flood is held (the larger)',
+        value: Number.isFinite(worst) ? Math.round(worst * 10) / 10 : null,
+        unit: 'ms',
+        target: { atMost: P99_TARGET_MS },
+        reportedOnlyWhenShort: true,
+      },
       checks: [
         noCrashes(stack),
-        { name: 'every refused stream answered 429 in the error envelope', ok: refused.length > 0 && notEnvelope429.length === 0, detail: refused.length === 0 ? 'nothing was refused: no cap applied' : notEnvelope429.length ? countStatuses(notEnvelope429.map((s) => s.status)) : undefined },
-        { name: `open streams within the process cap (${cap.process})`, ok: open.length <= cap.process, detail: `${open.length} open` },
-        { name: `open streams within the platform cap (${cap.platform})`, ok: perPlatform.every((n) => n <= cap.platform), detail: perPlatform.join(' and ') },
-        { name: `open streams within the user cap (${PER_USER})`, ok: busiestUser <= PER_USER, detail: `at most ${busiestUser} for one user` },
-        { name: '/healthz answered 200 throughout', ok: healthStatuses.every((status) => status === 200), detail: countStatuses(healthStatuses) },
+        {
+          name: 'every refused stream answered 429 in the error envelope',
+          ok: refused.length > 0 && notEnvelope429.length === 0,
+          detail:
+            refused.length === 0
+              ? 'nothing was refused: no cap applied'
+              : notEnvelope429.length
+                ? countStatuses(notEnvelope429.map((s) => s.status))
+                : undefined,
+        },
+        {
+          name: `open streams within the process cap (${cap.process})`,
+          ok: open.length <= cap.process,
+          detail: `${open.length} open`,
+        },
+        {
+          name: `open streams within the platform cap (${cap.platform})`,
+          ok: perPlatform.every((n) => n <= cap.platform),
+          detail: perPlatform.join(' and '),
+        },
+        {
+          name: `open streams within the user cap (${PER_USER})`,
+          ok: busiestUser <= PER_USER,
+          detail: `at most ${busiestUser} for one user`,
+        },
+        {
+          name: '/healthz answered 200 throughout',
+          ok: healthStatuses.every((status) => status === 200),
+          detail: countStatuses(healthStatuses),
+        },
         { name: 'a stream opens again once the flood is closed', ok: again.status === 200, detail: `answered ${again.status}` },
       ],
       notes: [
@@ -146,5 +191,9 @@ export const sseFlood: Scenario = {
 
 function floodEnv(short: boolean) {
   const cap = caps(short);
-  return { LIVE_MAX_STREAMS_PER_USER: String(PER_USER), LIVE_MAX_STREAMS_PER_PLATFORM: String(cap.platform), LIVE_MAX_STREAMS: String(cap.process) };
+  return {
+    LIVE_MAX_STREAMS_PER_USER: String(PER_USER),
+    LIVE_MAX_STREAMS_PER_PLATFORM: String(cap.platform),
+    LIVE_MAX_STREAMS: String(cap.process),
+  };
 }

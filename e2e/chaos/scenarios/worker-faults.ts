@@ -1,6 +1,6 @@
 import { driveEvents, type LoadShape } from '../harness/event-load.js';
 import { pendingHorizon, waitForWorkUpTo } from '../harness/pending-watch.js';
-import { deferred, noCrashes, seconds, sleep, type Check, type Scenario } from '../harness/scenario.js';
+import { type Check, deferred, noCrashes, type Scenario, seconds, sleep } from '../harness/scenario.js';
 import { sessionsOfProcess } from '../harness/sessions.js';
 import type { Stack } from '../harness/stack.js';
 
@@ -37,7 +37,12 @@ export const workerSigkill: Scenario = {
     await load.stop();
     return {
       recoveryMs: takeoverMs,
-      figure: { label: 'work of the killed worker matched by the other', value: seconds(takeoverMs), unit: 's', target: { atMost: TAKEOVER_TARGET_S } },
+      figure: {
+        label: 'work of the killed worker matched by the other',
+        value: seconds(takeoverMs),
+        unit: 's',
+        target: { atMost: TAKEOVER_TARGET_S },
+      },
       checks: [noCrashes(stack)],
       notes: [`victim ${inTransaction ? 'was' : 'was not seen'} inside a transaction when killed`, ...deferred(load.deferred)],
     };
@@ -69,16 +74,30 @@ export const workerSigstop: Scenario = {
     ctx.log(`SIGCONT after ${Math.round((Date.now() - stoppedAt) / 1000)} s`);
     await sleep(ctx.pick(5_000, 15_000));
     await load.stop();
-    const checks: Check[] = [noCrashes(stack), { name: 'work taken over while the worker was stopped', ok: takeoverMs !== null, detail: takeoverMs === null ? `still pending after ${stopMs / 1000} s` : undefined }];
+    const checks: Check[] = [
+      noCrashes(stack),
+      {
+        name: 'work taken over while the worker was stopped',
+        ok: takeoverMs !== null,
+        detail: takeoverMs === null ? `still pending after ${stopMs / 1000} s` : undefined,
+      },
+    ];
     const notes = [
       `victim ${inTransaction ? 'was' : 'was not seen'} inside a transaction when stopped`,
-      sessionsEndedMs === null ? "the stopped worker's transactions stayed open all along" : `the stopped worker's transactions ended ${(sessionsEndedMs / 1000).toFixed(1)} s after SIGSTOP`,
+      sessionsEndedMs === null
+        ? "the stopped worker's transactions stayed open all along"
+        : `the stopped worker's transactions ended ${(sessionsEndedMs / 1000).toFixed(1)} s after SIGSTOP`,
       ...deferred(load.deferred),
     ];
     if (victim.exit) notes.push(`the woken worker exited (${victim.exit.code ?? victim.exit.signal}) after SIGCONT`);
     return {
       recoveryMs: takeoverMs,
-      figure: { label: 'work of the stopped worker matched by the other', value: seconds(takeoverMs), unit: 's', target: { atMost: TAKEOVER_TARGET_S } },
+      figure: {
+        label: 'work of the stopped worker matched by the other',
+        value: seconds(takeoverMs),
+        unit: 's',
+        target: { atMost: TAKEOVER_TARGET_S },
+      },
       checks,
       notes,
     };

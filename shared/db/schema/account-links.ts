@@ -1,15 +1,16 @@
 import { sql } from 'drizzle-orm';
 import { index, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core';
+import type { SenderUserId, ServiceUserId } from '../../domain/ids.js';
 import { timestampUs } from '../columns.js';
 import { providers } from './providers.js';
 import { users } from './users.js';
-import type { SenderUserId, ServiceUserId } from '../../domain/ids.js';
 
 export const accountLinks = pgTable(
   'account_links',
   {
     id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
-    userId: uuid('user_id').$type<ServiceUserId>()
+    userId: uuid('user_id')
+      .$type<ServiceUserId>()
       .notNull()
       .references(() => users.id),
     platformId: uuid('platform_id')
@@ -32,7 +33,8 @@ export const accountLinks = pgTable(
 /** Single-use connection tokens; only the SHA-256 of the token is stored. */
 export const linkTokens = pgTable('link_tokens', {
   tokenHash: text('token_hash').primaryKey(),
-  userId: uuid('user_id').$type<ServiceUserId>()
+  userId: uuid('user_id')
+    .$type<ServiceUserId>()
     .notNull()
     .references(() => users.id),
   platformId: uuid('platform_id')

@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { check, integer, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import type { ServiceUserId } from '../../domain/ids.js';
 import { timestampUs } from '../columns.js';
 import { providers } from './providers.js';
-import type { ServiceUserId } from '../../domain/ids.js';
 
 export const BACKTEST_STATUSES = ['running', 'completed', 'failed'] as const;
 

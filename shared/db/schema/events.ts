@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { doublePrecision, index, jsonb, pgTable, primaryKey, text, unique, uuid } from 'drizzle-orm/pg-core';
+import type { SenderUserId } from '../../domain/ids.js';
 import { timestampUs } from '../columns.js';
 import { providers } from './providers.js';
-import type { SenderUserId } from '../../domain/ids.js';
 
 /**
  * Every accepted event. The unique key is the published dedup key, read per

@@ -1,16 +1,17 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, uuid } from 'drizzle-orm/pg-core';
+import type { ServiceUserId } from '../../domain/ids.js';
+import type { StoredTallies } from '../../domain/tally.js';
 import { timestampUs } from '../columns.js';
 import { questChains, questTasks } from './quest-chains.js';
 import { users } from './users.js';
-import type { ServiceUserId } from '../../domain/ids.js';
-import type { StoredTallies } from '../../domain/tally.js';
 
 /** Which event completed which task for which user (the matcher's output). */
 export const taskCompletions = pgTable(
   'task_completions',
   {
-    userId: uuid('user_id').$type<ServiceUserId>()
+    userId: uuid('user_id')
+      .$type<ServiceUserId>()
       .notNull()
       .references(() => users.id),
     taskId: uuid('task_id')
@@ -53,7 +54,8 @@ export const taskCompletions = pgTable(
 export const chainProgress = pgTable(
   'chain_progress',
   {
-    userId: uuid('user_id').$type<ServiceUserId>()
+    userId: uuid('user_id')
+      .$type<ServiceUserId>()
       .notNull()
       .references(() => users.id),
     chainId: uuid('chain_id')
@@ -95,7 +97,8 @@ export const chainAdmissions = pgTable(
     chainId: uuid('chain_id')
       .notNull()
       .references(() => questChains.id),
-    userId: uuid('user_id').$type<ServiceUserId>()
+    userId: uuid('user_id')
+      .$type<ServiceUserId>()
       .notNull()
       .references(() => users.id),
     admittedAt: timestampUs('admitted_at', { precision: 3 }).notNull().default(sql`now()`),

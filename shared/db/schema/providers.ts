@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { index, pgEnum, pgTable, text, uniqueIndex, uuid, type AnyPgColumn } from 'drizzle-orm/pg-core';
-import { timestampUs } from '../columns.js';
+import { type AnyPgColumn, index, pgEnum, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { MODES } from '../../domain/test-mode.js';
+import { timestampUs } from '../columns.js';
 
 export const providerType = pgEnum('provider_type', ['platform', 'advertiser']);
 export const activeStatus = pgEnum('active_status', ['active', 'inactive']);

@@ -1,16 +1,5 @@
 import { relations, sql } from 'drizzle-orm';
-import {
-  boolean,
-  doublePrecision,
-  index,
-  integer,
-  jsonb,
-  pgEnum,
-  pgTable,
-  text,
-  unique,
-  uuid,
-} from 'drizzle-orm/pg-core';
+import { boolean, doublePrecision, index, integer, jsonb, pgEnum, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core';
 import type { StreakCondition } from '../../domain/conditions.js';
 import type { Recurrence } from '../../domain/recurrence.js';
 import { timestampUs } from '../columns.js';

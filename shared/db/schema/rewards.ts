@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { bigint, date, index, jsonb, pgEnum, pgTable, unique, uuid } from 'drizzle-orm/pg-core';
+import type { ServiceUserId } from '../../domain/ids.js';
 import { bytes, timestampUs } from '../columns.js';
 import { questChains, questTasks } from './quest-chains.js';
 import { users } from './users.js';
-import type { ServiceUserId } from '../../domain/ids.js';
 
 export const rewardKind = pgEnum('reward_kind', ['task', 'chain']);
 
@@ -16,7 +16,8 @@ export const rewardClaims = pgTable(
   'reward_claims',
   {
     id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
-    userId: uuid('user_id').$type<ServiceUserId>()
+    userId: uuid('user_id')
+      .$type<ServiceUserId>()
       .notNull()
       .references(() => users.id),
     kind: rewardKind('kind').notNull(),
@@ -48,6 +49,12 @@ export const rewardClaims = pgTable(
   (table) => [
     unique('reward_claims_once').on(table.userId, table.chainId, table.taskId, table.periodStartUs).nullsNotDistinct(),
     // The campaign stats (0014): a chain's claims per reward, day and value, and which were reversed, in one index-only pass.
-    index('reward_claims_chain_task_day_idx').on(table.chainId, table.taskId, table.claimedDay, table.valueBits, table.reversedAt),
+    index('reward_claims_chain_task_day_idx').on(
+      table.chainId,
+      table.taskId,
+      table.claimedDay,
+      table.valueBits,
+      table.reversedAt,
+    ),
   ],
 );

@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, char, index, jsonb, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core';
+import type { SenderUserId, ServiceUserId } from '../../domain/ids.js';
 import { timestampUs } from '../columns.js';
 import { providers } from './providers.js';
-import type { SenderUserId, ServiceUserId } from '../../domain/ids.js';
 
 export const users = pgTable(
   'users',

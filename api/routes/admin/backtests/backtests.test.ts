@@ -1,23 +1,23 @@
-import { senderUserId } from '../../../../shared/domain/ids.js';
-import { eq, sql } from 'drizzle-orm';
 import { Worker } from 'bullmq';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBacktest } from '../../../../core/backtests/run-backtest.js';
-import { BACKTEST_QUEUE } from '../../../../shared/queue/backtest-contract.js';
-import { createRedis } from '../../../../shared/queue/connection.js';
+import { type ServiceProcess, startService } from '../../../../e2e/harness/service.js';
 import { insertOrFindEvents, type NewEvent } from '../../../../shared/db/event-store.js';
 import { accountLinks, backtests, users } from '../../../../shared/db/schema/index.js';
 import type { CountingEvent } from '../../../../shared/domain/conditions.js';
+import { senderUserId } from '../../../../shared/domain/ids.js';
 import type { ChainRules } from '../../../../shared/domain/progress.js';
 import { referenceCompletions } from '../../../../shared/domain/progress.reference.test-helper.js';
 import { parseUtcTimestamp } from '../../../../shared/domain/timestamp.js';
+import { BACKTEST_QUEUE } from '../../../../shared/queue/backtest-contract.js';
+import { createRedis } from '../../../../shared/queue/connection.js';
 import { eventually } from '../../../../shared/testing/eventually.js';
 import { createTestProvider, type TestProvider } from '../../../../shared/testing/fixtures.js';
-import { startService, type ServiceProcess } from '../../../../e2e/harness/service.js';
 import { seededRandom } from '../../../../shared/testing/random.js';
+import { serviceEnv } from '../../../../shared/testing/service-env.js';
 import { chainBody } from '../../../testing/chains.js';
 import { useTestService } from '../../../testing/test-service.js';
-import { serviceEnv } from '../../../../shared/testing/service-env.js';
 
 // §12 over HTTP on a seeded data set: users over several pages (500 each),
 // events from the platform, from the chain's advertiser about linked ids, and
@@ -32,7 +32,11 @@ const workers: ServiceProcess[] = [];
 async function startWorker() {
   const worker = await startService(
     'worker',
-    serviceEnv({ databaseUrl: database.url, queuePrefix: api.config.QUEUE_PREFIX, env: { RECONCILE_INTERVAL_MS: '300', JOB_LOCK_MS: '1000' } }),
+    serviceEnv({
+      databaseUrl: database.url,
+      queuePrefix: api.config.QUEUE_PREFIX,
+      env: { RECONCILE_INTERVAL_MS: '300', JOB_LOCK_MS: '1000' },
+    }),
   );
   workers.push(worker);
   return worker;
@@ -48,7 +52,11 @@ const SEED = 1_512;
 const START = '2026-01-01T00:00:00Z';
 const END = '2026-02-01T00:00:00Z';
 const TYPES = ['kyc', 'deposit', 'trade'];
-const tasks = [{ event: 'kyc' }, { event: 'deposit', min_amount: 50, currency: 'EUR' }, { event: 'trade', after: '2026-01-10T00:00:00Z' }];
+const tasks = [
+  { event: 'kyc' },
+  { event: 'deposit', min_amount: 50, currency: 'EUR' },
+  { event: 'trade', after: '2026-01-10T00:00:00Z' },
+];
 
 /** Each seeded user as the model sees them: their platform id, linked id and counting events. */
 const model: { platformUserId: string; linkedId: string | null; events: CountingEvent[] }[] = [];
@@ -77,9 +85,19 @@ beforeAll(async () => {
   otherAdvertiser = await createTestProvider(database.db, 'advertiser');
   otherPlatform = await createTestProvider(database.db, 'platform');
   const random = seededRandom(SEED);
-  const rows = Array.from({ length: USERS }, (_, i) => ({ platformId: platform.id, platformUserId: senderUserId(`u${String(i).padStart(5, '0')}`) }));
+  const rows = Array.from({ length: USERS }, (_, i) => ({
+    platformId: platform.id,
+    platformUserId: senderUserId(`u${String(i).padStart(5, '0')}`),
+  }));
   const stored = await database.db.insert(users).values(rows).returning({ id: users.id, platformUserId: users.platformUserId });
-  const links = stored.filter(() => random.chance(0.3)).map((user) => ({ userId: user.id, platformId: platform.id, advertiserId: advertiser.id, advertiserUserId: senderUserId(`adv-${user.platformUserId}`) }));
+  const links = stored
+    .filter(() => random.chance(0.3))
+    .map((user) => ({
+      userId: user.id,
+      platformId: platform.id,
+      advertiserId: advertiser.id,
+      advertiserUserId: senderUserId(`adv-${user.platformUserId}`),
+    }));
   if (links.length > 0) await database.db.insert(accountLinks).values(links);
   const linked = new Map(links.map((link) => [link.userId, link.advertiserUserId]));
 
@@ -95,8 +113,16 @@ beforeAll(async () => {
       // A tenth of them before the chain's start or after its end.
       const offset = BigInt(Math.floor((random.next() * 1.2 - 0.1) * Number(spanUs)));
       const sender = random.pick(['platform', 'platform', 'advertiser', 'other-advertiser', 'other-platform'] as const);
-      const providerId = { platform: platform.id, advertiser: advertiser.id, 'other-advertiser': otherAdvertiser.id, 'other-platform': otherPlatform.id }[sender];
-      const userId = sender === 'advertiser' || sender === 'other-advertiser' ? senderUserId(`adv-${user.platformUserId}`) : user.platformUserId;
+      const providerId = {
+        platform: platform.id,
+        advertiser: advertiser.id,
+        'other-advertiser': otherAdvertiser.id,
+        'other-platform': otherPlatform.id,
+      }[sender];
+      const userId =
+        sender === 'advertiser' || sender === 'other-advertiser'
+          ? senderUserId(`adv-${user.platformUserId}`)
+          : user.platformUserId;
       const event = {
         providerId,
         userId,
@@ -108,7 +134,13 @@ beforeAll(async () => {
       newEvents.push(event);
       // §4: the platform's own events, and the chain's advertiser's about the linked id only.
       if (sender === 'platform' || (sender === 'advertiser' && entry.linkedId !== null)) {
-        const counted: CountingEvent = { id: '', eventType: event.eventType, occurredUs: event.occurredAt, amount: event.amount, currency: event.currency };
+        const counted: CountingEvent = {
+          id: '',
+          eventType: event.eventType,
+          occurredUs: event.occurredAt,
+          amount: event.amount,
+          currency: event.currency,
+        };
         entry.events.push(counted);
         modelIndex.push([counted, newEvents.length - 1]);
       }
@@ -163,7 +195,15 @@ const rulesOf = (anyOrder: boolean): ChainRules => ({
   tasks: [
     { id: 't1', sequenceNumber: 1, eventType: 'kyc', minAmount: null, currency: null, afterUs: null, beforeUs: null },
     { id: 't2', sequenceNumber: 2, eventType: 'deposit', minAmount: 50, currency: 'EUR', afterUs: null, beforeUs: null },
-    { id: 't3', sequenceNumber: 3, eventType: 'trade', minAmount: null, currency: null, afterUs: parseUtcTimestamp('2026-01-10T00:00:00Z')!, beforeUs: null },
+    {
+      id: 't3',
+      sequenceNumber: 3,
+      eventType: 'trade',
+      minAmount: null,
+      currency: null,
+      afterUs: parseUtcTimestamp('2026-01-10T00:00:00Z')!,
+      beforeUs: null,
+    },
   ],
 });
 
@@ -171,7 +211,13 @@ const rulesOf = (anyOrder: boolean): ChainRules => ({
 async function orphanBacktest(runnerId: string | null) {
   const [row] = await database.db
     .insert(backtests)
-    .values({ platformId: platform.id, draft: orphanDraft(), tally: { usersEvaluated: 0, usersStarted: 0, usersCompleted: 0, tasksCompleted: {}, taskRewards: 0, sample: [] }, usersTotal: USERS, runnerId })
+    .values({
+      platformId: platform.id,
+      draft: orphanDraft(),
+      tally: { usersEvaluated: 0, usersStarted: 0, usersCompleted: 0, tasksCompleted: {}, taskRewards: 0, sample: [] },
+      usersTotal: USERS,
+      runnerId,
+    })
     .returning({ id: backtests.id });
   return row!.id;
 }
@@ -187,11 +233,19 @@ describe('with no worker running', () => {
     storedDraft = (await rowOf(id)).draft;
     for (let i = 0; i < 3; i++) {
       const answer = await api.call('GET', `/admin/v1/backtests/${id}`, { headers: api.adminHeaders });
-      expect(answer.json.data).toMatchObject({ status: 'running', progress: { users_done: 0, users_total: USERS }, result: null });
+      expect(answer.json.data).toMatchObject({
+        status: 'running',
+        progress: { users_done: 0, users_total: USERS },
+        result: null,
+      });
       await new Promise((resolve) => setTimeout(resolve, 300));
     }
     const row = await rowOf(id);
-    expect({ runnerId: row.runnerId, usersDone: row.usersDone, cursor: row.cursor }).toEqual({ runnerId: null, usersDone: 0, cursor: null });
+    expect({ runnerId: row.runnerId, usersDone: row.usersDone, cursor: row.cursor }).toEqual({
+      runnerId: null,
+      usersDone: 0,
+      cursor: null,
+    });
   });
 });
 
@@ -205,22 +259,39 @@ describe('POST /admin/v1/quest-chains/backtest, then GET /admin/v1/backtests/{id
     const expected = predicted(rulesOf(anyOrder), [10, 20, 30], 50);
     expect(expected.users_completed).toBeGreaterThan(10); // the data set exercises the rules
     // The sample is the first 20 users with a completion in id order; the model walks them in seeding order.
-    const ordered = [...(await database.db.select({ platformUserId: users.platformUserId, id: users.id }).from(users).where(eq(users.platformId, platform.id)))].sort((a, b) => (a.id < b.id ? -1 : 1));
+    const ordered = [
+      ...(await database.db
+        .select({ platformUserId: users.platformUserId, id: users.id })
+        .from(users)
+        .where(eq(users.platformId, platform.id))),
+    ].sort((a, b) => (a.id < b.id ? -1 : 1));
     const byName = new Map(expected.sample.map((s) => [s.platform_user_id, s]));
     const sample = ordered.flatMap((u) => byName.get(u.platformUserId) ?? []).slice(0, 20);
     const { perTask: _perTask, ...result } = expected;
-    expect(data).toEqual({ backtest_id: expect.any(String), status: 'completed', progress: { users_done: USERS, users_total: USERS }, result: { ...result, sample }, error: null });
+    expect(data).toEqual({
+      backtest_id: expect.any(String),
+      status: 'completed',
+      progress: { users_done: USERS, users_total: USERS },
+      result: { ...result, sample },
+      error: null,
+    });
   });
 
   it("reports the projected cost against the draft's budget, each reward's claims capped", async () => {
     const cap = 5;
     const expected = predicted(rulesOf(false), [10, 20, 30], 50);
-    const capped = expected.perTask.reduce((sum, n, i) => sum + Math.min(n, cap) * [10, 20, 30][i]!, 0) + Math.min(expected.users_completed, cap) * 50;
+    const capped =
+      expected.perTask.reduce((sum, n, i) => sum + Math.min(n, cap) * [10, 20, 30][i]!, 0) +
+      Math.min(expected.users_completed, cap) * 50;
     expect(capped).toBeLessThan(expected.budget.projected_cost); // the cap bites on this data set
     const under = await runToCompletion(body({}, { budget: capped - 1, max_claims_per_reward: cap }));
     expect(under.result.budget).toEqual({ budget: capped - 1, projected_cost: capped, within_budget: false });
     const enough = await runToCompletion(body({}, { budget: capped }));
-    expect(enough.result.budget).toEqual({ budget: capped, projected_cost: expected.budget.projected_cost, within_budget: expected.budget.projected_cost <= capped });
+    expect(enough.result.budget).toEqual({
+      budget: capped,
+      projected_cost: expected.budget.projected_cost,
+      within_budget: expected.budget.projected_cost <= capped,
+    });
     // max_completions bounds every reward the same way: no more users are admitted.
     const admitting = await runToCompletion(body({}, { budget: capped, max_completions: cap }));
     expect(admitting.result.budget).toEqual({ budget: capped, projected_cost: capped, within_budget: true });
@@ -250,7 +321,9 @@ describe('POST /admin/v1/quest-chains/backtest, then GET /admin/v1/backtests/{id
   });
 
   it('answers 404 for an unknown backtest and 400 naming the id for a malformed one', async () => {
-    const unknown = await api.call('GET', '/admin/v1/backtests/00000000-0000-4000-8000-000000000000', { headers: api.adminHeaders });
+    const unknown = await api.call('GET', '/admin/v1/backtests/00000000-0000-4000-8000-000000000000', {
+      headers: api.adminHeaders,
+    });
     expect(unknown.status).toBe(404);
     expect(unknown.json).toMatchObject({ success: false, code: 'not_found', param: 'id' });
     const malformed = await api.call('GET', '/admin/v1/backtests/nope', { headers: api.adminHeaders });
@@ -258,13 +331,16 @@ describe('POST /admin/v1/quest-chains/backtest, then GET /admin/v1/backtests/{id
     expect(malformed.json).toMatchObject({ success: false, param: 'id' });
   });
 
-  it('runs a backtest whose job never reached Redis: the worker\'s sweeper queues every running one', async () => {
+  it("runs a backtest whose job never reached Redis: the worker's sweeper queues every running one", async () => {
     const finished = await runToCompletion(body());
     const orphan = await orphanBacktest('a-dead-process');
-    const resumed = await eventually(async () => {
-      const answer = await api.call('GET', `/admin/v1/backtests/${orphan}`, { headers: api.adminHeaders });
-      return answer.json.data.status === 'completed' ? answer.json.data : undefined;
-    }, { timeoutMs: 60_000, what: 'the orphaned backtest to be queued and finish' });
+    const resumed = await eventually(
+      async () => {
+        const answer = await api.call('GET', `/admin/v1/backtests/${orphan}`, { headers: api.adminHeaders });
+        return answer.json.data.status === 'completed' ? answer.json.data : undefined;
+      },
+      { timeoutMs: 60_000, what: 'the orphaned backtest to be queued and finish' },
+    );
     expect(resumed.result).toEqual(finished.result);
   });
 
@@ -277,29 +353,37 @@ describe('POST /admin/v1/quest-chains/backtest, then GET /admin/v1/backtests/{id
     const dying = new Worker(
       BACKTEST_QUEUE,
       async (job) => {
-        await runBacktest({ db: database.db, logger: api.deps.logger }, { backtestId: job.data.backtestId, stopping: () => true });
+        await runBacktest(
+          { db: database.db, logger: api.deps.logger },
+          { backtestId: job.data.backtestId, stopping: () => true },
+        );
         await new Promise(() => {});
       },
       { connection, prefix: api.config.QUEUE_PREFIX, lockDuration: 1000, stalledInterval: 1000 },
     );
     const started = await api.call('POST', '/admin/v1/quest-chains/backtest', { headers: api.adminHeaders, body: body() });
     const id = started.json.data.backtest_id as string;
-    const firstRunner = await eventually(async () => {
-      const row = await rowOf(id);
-      return row.usersDone > 0 ? row.runnerId : undefined;
-    }, { what: 'the first checkpoint' });
+    const firstRunner = await eventually(
+      async () => {
+        const row = await rowOf(id);
+        return row.usersDone > 0 ? row.runnerId : undefined;
+      },
+      { what: 'the first checkpoint' },
+    );
     expect((await rowOf(id)).status).toBe('running');
     await dying.close(true);
     connection.disconnect();
 
     await startWorker();
-    const resumed = await eventually(async () => {
-      const answer = await api.call('GET', `/admin/v1/backtests/${id}`, { headers: api.adminHeaders });
-      return answer.json.data.status === 'completed' ? answer.json.data : undefined;
-    }, { timeoutMs: 60_000, what: 'a worker to take the stalled job over and finish' });
+    const resumed = await eventually(
+      async () => {
+        const answer = await api.call('GET', `/admin/v1/backtests/${id}`, { headers: api.adminHeaders });
+        return answer.json.data.status === 'completed' ? answer.json.data : undefined;
+      },
+      { timeoutMs: 60_000, what: 'a worker to take the stalled job over and finish' },
+    );
     expect(resumed.result).toEqual(finished.result);
     expect(resumed.progress).toEqual({ users_done: USERS, users_total: USERS });
     expect((await rowOf(id)).runnerId).not.toBe(firstRunner);
   });
-
 });

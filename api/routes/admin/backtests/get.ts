@@ -1,9 +1,9 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
+import { getBacktest } from '../../../../core/backtests/requests.js';
 import type { AppEnv } from '../../../app-env.js';
 import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
-import { getBacktest } from '../../../../core/backtests/requests.js';
 import { backtestIdParams, backtestResponseSchema, toBacktestResponse } from './schema.js';
 
 export function registerGetBacktest(app: OpenAPIHono<AppEnv>, admin: MiddlewareHandler<AppEnv>) {
@@ -13,7 +13,8 @@ export function registerGetBacktest(app: OpenAPIHono<AppEnv>, admin: MiddlewareH
     operationId: 'getBacktest',
     tags: ['Admin'],
     summary: "A backtest's progress and, once completed, its result",
-    description: 'Any API replica answers. A running backtest whose process stopped is resumed by the replica that reads it, from the last page of users it finished.',
+    description:
+      'Any API replica answers. A running backtest whose process stopped is resumed by the replica that reads it, from the last page of users it finished.',
     security: adminSecurity,
     middleware: [admin],
     request: { params: backtestIdParams },

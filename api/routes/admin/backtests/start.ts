@@ -1,10 +1,10 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
+import { startBacktest } from '../../../../core/backtests/requests.js';
 import type { AppEnv } from '../../../app-env.js';
 import { BATCH_BODY_LIMIT, jsonBodyGuard } from '../../../http/body-guard.js';
 import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
-import { startBacktest } from '../../../../core/backtests/requests.js';
 import { createChainSchema, toCreateChainInput } from '../quest-chains/schema.js';
 import { startedBacktestResponseSchema, toStartedBacktestResponse } from './schema.js';
 

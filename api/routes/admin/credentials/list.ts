@@ -1,11 +1,11 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
+import { listCredentials } from '../../../../core/admin/credentials.js';
 import type { AppEnv } from '../../../app-env.js';
 import { errorResponses, ok } from '../../../http/envelope.js';
-import { adminSecurity } from '../../../http/security.js';
-import { listCredentials } from '../../../../core/admin/credentials.js';
-import { providerIdParams } from '../providers/schema.js';
 import { toPageRequest } from '../../../http/pagination.js';
+import { adminSecurity } from '../../../http/security.js';
+import { providerIdParams } from '../providers/schema.js';
 import { credentialListResponseSchema, credentialsPageQuery, toCredentialListResponse } from './schema.js';
 
 export function registerListCredentials(app: OpenAPIHono<AppEnv>, admin: MiddlewareHandler<AppEnv>) {

@@ -1,10 +1,10 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
+import { updateCredential } from '../../../../core/admin/credentials.js';
 import type { AppEnv } from '../../../app-env.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../../http/body-guard.js';
 import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
-import { updateCredential } from '../../../../core/admin/credentials.js';
 import { credentialKeyParams, credentialResponseSchema, toCredentialResponse, updateCredentialSchema } from './schema.js';
 
 export function registerUpdateCredential(app: OpenAPIHono<AppEnv>, admin: MiddlewareHandler<AppEnv>) {
@@ -16,9 +16,15 @@ export function registerUpdateCredential(app: OpenAPIHono<AppEnv>, admin: Middle
     summary: 'Change status and/or permissions (applies within 5 seconds)',
     security: adminSecurity,
     middleware: [admin, jsonBodyGuard(SINGLE_BODY_LIMIT)],
-    request: { params: credentialKeyParams, body: { content: { 'application/json': { schema: updateCredentialSchema } }, required: true } },
+    request: {
+      params: credentialKeyParams,
+      body: { content: { 'application/json': { schema: updateCredentialSchema } }, required: true },
+    },
     responses: {
-      200: { description: 'The credential, without secret.', content: { 'application/json': { schema: credentialResponseSchema } } },
+      200: {
+        description: 'The credential, without secret.',
+        content: { 'application/json': { schema: credentialResponseSchema } },
+      },
       ...errorResponses(400, 401, 404, 413, 415, 500),
     },
   });

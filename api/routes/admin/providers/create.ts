@@ -1,10 +1,10 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
+import { createProvider } from '../../../../core/admin/providers.js';
 import type { AppEnv } from '../../../app-env.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../../http/body-guard.js';
 import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
-import { createProvider } from '../../../../core/admin/providers.js';
 import { createProviderSchema, providerResponseSchema, toProviderResponse } from './schema.js';
 
 export function registerCreateProvider(app: OpenAPIHono<AppEnv>, admin: MiddlewareHandler<AppEnv>) {

@@ -1,10 +1,10 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
+import { listProviders } from '../../../../core/admin/providers.js';
 import type { AppEnv } from '../../../app-env.js';
 import { errorResponses, ok } from '../../../http/envelope.js';
-import { adminSecurity } from '../../../http/security.js';
-import { listProviders } from '../../../../core/admin/providers.js';
 import { toPageRequest } from '../../../http/pagination.js';
+import { adminSecurity } from '../../../http/security.js';
 import { providerListResponseSchema, providersPageQuery, toProviderListResponse } from './schema.js';
 
 export function registerListProviders(app: OpenAPIHono<AppEnv>, admin: MiddlewareHandler<AppEnv>) {
@@ -18,7 +18,10 @@ export function registerListProviders(app: OpenAPIHono<AppEnv>, admin: Middlewar
     middleware: [admin],
     request: { query: providersPageQuery },
     responses: {
-      200: { description: 'Every provider, oldest first.', content: { 'application/json': { schema: providerListResponseSchema } } },
+      200: {
+        description: 'Every provider, oldest first.',
+        content: { 'application/json': { schema: providerListResponseSchema } },
+      },
       ...errorResponses(400, 401, 404, 500),
     },
   });

@@ -1,10 +1,10 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
+import { createChain } from '../../../../core/quest-chains/create-chain.js';
 import type { AppEnv } from '../../../app-env.js';
 import { BATCH_BODY_LIMIT, jsonBodyGuard } from '../../../http/body-guard.js';
 import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
-import { createChain } from '../../../../core/quest-chains/create-chain.js';
 import { chainResponseSchema, createChainSchema, toChainDefinitionResponse, toCreateChainInput } from './schema.js';
 
 export function registerCreateQuestChain(app: OpenAPIHono<AppEnv>, admin: MiddlewareHandler<AppEnv>) {

@@ -1,9 +1,9 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
+import { getChain } from '../../../../core/quest-chains/chains.js';
 import type { AppEnv } from '../../../app-env.js';
 import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
-import { getChain } from '../../../../core/quest-chains/chains.js';
 import { chainIdParams, chainResponseSchema, toChainDefinitionResponse } from './schema.js';
 
 export function registerGetQuestChain(app: OpenAPIHono<AppEnv>, admin: MiddlewareHandler<AppEnv>) {

@@ -4,10 +4,10 @@ import { requireAdmin } from '../../../auth/admin-auth.js';
 import { registerCreateQuestChain } from './create.js';
 import { registerGetQuestChain } from './get.js';
 import { registerListQuestChains } from './list.js';
-import { registerUpdateQuestChain } from './update.js';
 import { registerRestockPrize } from './restock.js';
 import { registerRotateDrawSeed } from './rotate-seed.js';
 import { registerQuestChainStats } from './stats.js';
+import { registerUpdateQuestChain } from './update.js';
 
 export function adminQuestChainsRoutes(app: OpenAPIHono<AppEnv>, adminToken: string | undefined) {
   const admin = requireAdmin(adminToken);

@@ -1,10 +1,10 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
+import { listChains } from '../../../../core/quest-chains/chains.js';
 import type { AppEnv } from '../../../app-env.js';
 import { errorResponses, ok } from '../../../http/envelope.js';
-import { adminSecurity } from '../../../http/security.js';
-import { listChains } from '../../../../core/quest-chains/chains.js';
 import { toPageRequest } from '../../../http/pagination.js';
+import { adminSecurity } from '../../../http/security.js';
 import { chainListQuery, chainListResponseSchema, toChainListResponse } from './schema.js';
 
 export function registerListQuestChains(app: OpenAPIHono<AppEnv>, admin: MiddlewareHandler<AppEnv>) {

@@ -1,10 +1,10 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
+import { restockPrize } from '../../../../core/quest-chains/mystery-box.js';
 import type { AppEnv } from '../../../app-env.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../../http/body-guard.js';
 import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
-import { restockPrize } from '../../../../core/quest-chains/mystery-box.js';
 import { chainResponseSchema, prizeParams, restockSchema, toChainDefinitionResponse } from './schema.js';
 
 export function registerRestockPrize(app: OpenAPIHono<AppEnv>, admin: MiddlewareHandler<AppEnv>) {
@@ -14,7 +14,8 @@ export function registerRestockPrize(app: OpenAPIHono<AppEnv>, admin: Middleware
     operationId: 'restockPrize',
     tags: ['Admin'],
     summary: "Set what is left of a mystery box's prize",
-    description: 'A box whose prizes were all out of stock (409 out_of_stock) is claimable again once one is restocked. The odds published change with it.',
+    description:
+      'A box whose prizes were all out of stock (409 out_of_stock) is claimable again once one is restocked. The odds published change with it.',
     security: adminSecurity,
     middleware: [admin, jsonBodyGuard(SINGLE_BODY_LIMIT)],
     request: { params: prizeParams, body: { content: { 'application/json': { schema: restockSchema } }, required: true } },

@@ -1,9 +1,9 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
+import { rotateDrawSeed } from '../../../../core/quest-chains/mystery-box.js';
 import type { AppEnv } from '../../../app-env.js';
 import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
-import { rotateDrawSeed } from '../../../../core/quest-chains/mystery-box.js';
 import { chainIdParams, rotatedSeedResponseSchema, toRotatedSeedResponse } from './schema.js';
 
 export function registerRotateDrawSeed(app: OpenAPIHono<AppEnv>, admin: MiddlewareHandler<AppEnv>) {
@@ -14,12 +14,15 @@ export function registerRotateDrawSeed(app: OpenAPIHono<AppEnv>, admin: Middlewa
     tags: ['Admin'],
     summary: "Reveal a mystery box's draw seed and commit to a new one",
     description:
-      "Every draw made with the old seed becomes recomputable (GET /v1/rewards/draws/{claim_id} answers its server_seed); later draws use the new seed, whose hash is published at once. 409 not_a_mystery_box for a chain whose reward has no prizes.",
+      'Every draw made with the old seed becomes recomputable (GET /v1/rewards/draws/{claim_id} answers its server_seed); later draws use the new seed, whose hash is published at once. 409 not_a_mystery_box for a chain whose reward has no prizes.',
     security: adminSecurity,
     middleware: [admin],
     request: { params: chainIdParams },
     responses: {
-      200: { description: 'The revealed seed and the new commitment.', content: { 'application/json': { schema: rotatedSeedResponseSchema } } },
+      200: {
+        description: 'The revealed seed and the new commitment.',
+        content: { 'application/json': { schema: rotatedSeedResponseSchema } },
+      },
       ...errorResponses(400, 401, 404, 409, 500),
     },
   });

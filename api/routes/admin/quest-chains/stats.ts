@@ -1,9 +1,9 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
+import { readChainStats } from '../../../../core/quest-chains/read-chain-stats.js';
 import type { AppEnv } from '../../../app-env.js';
 import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
-import { readChainStats } from '../../../../core/quest-chains/read-chain-stats.js';
 import { statsResponseSchema, toStatsResponse } from '../../quest-chains/stats/schema.js';
 import { chainIdParams } from './schema.js';
 

@@ -1,10 +1,10 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
+import { setChainStatus } from '../../../../core/quest-chains/chains.js';
 import type { AppEnv } from '../../../app-env.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../../http/body-guard.js';
 import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
-import { setChainStatus } from '../../../../core/quest-chains/chains.js';
 import { chainIdParams, chainResponseSchema, toChainDefinitionResponse, updateChainSchema } from './schema.js';
 
 export function registerUpdateQuestChain(app: OpenAPIHono<AppEnv>, admin: MiddlewareHandler<AppEnv>) {

@@ -1,15 +1,16 @@
 import { z } from '@hono/zod-openapi';
-import { shownProviderId } from '../../../../shared/domain/test-mode.js';
-import { CHAIN_STATUSES } from '../../../../shared/db/chain-store.js';
-import { formatIsoMillis } from '../../../../shared/domain/timestamp.js';
-import { MODES } from '../../../../shared/domain/test-mode.js';
-import { successEnvelope } from '../../../http/envelope.js';
 import type { ChainStats } from '../../../../core/quest-chains/read-chain-stats.js';
+import { CHAIN_STATUSES } from '../../../../shared/db/chain-store.js';
+import { MODES, shownProviderId } from '../../../../shared/domain/test-mode.js';
+import { formatIsoMillis } from '../../../../shared/domain/timestamp.js';
+import { successEnvelope } from '../../../http/envelope.js';
 
 // One answer for the operator's read (/admin/v1/quest-chains/{id}/stats) and the advertiser's (/v1/quest-chains/{id}/stats).
 
 export const statsParams = z.object({
-  questChainId: z.uuid().openapi({ param: { name: 'questChainId', in: 'path' }, example: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70' }),
+  questChainId: z
+    .uuid()
+    .openapi({ param: { name: 'questChainId', in: 'path' }, example: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70' }),
 });
 
 const STATS_EXAMPLE = {
@@ -26,8 +27,20 @@ const STATS_EXAMPLE = {
   },
   users: { admitted: 1200, started: 1200, completed: 310 },
   tasks: [
-    { task_id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d', sequence_number: 1, name: 'Register', completed_users: 1200, median_seconds_to_complete: 95 },
-    { task_id: 'b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e', sequence_number: 2, name: 'First deposit', completed_users: 310, median_seconds_to_complete: 172800 },
+    {
+      task_id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d',
+      sequence_number: 1,
+      name: 'Register',
+      completed_users: 1200,
+      median_seconds_to_complete: 95,
+    },
+    {
+      task_id: 'b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e',
+      sequence_number: 2,
+      name: 'First deposit',
+      completed_users: 310,
+      median_seconds_to_complete: 172800,
+    },
   ],
   rewards: [
     { task_id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d', name: '10 points', type: 'points', claims: 1100, value_claimed: 11000 },
@@ -64,7 +77,9 @@ const chainStatsSchema = z
     }),
     users: z
       .object({
-        admitted: count('Users the chain took in: with `max_completions`, the places taken; without, every user with an event the chain counted.'),
+        admitted: count(
+          'Users the chain took in: with `max_completions`, the places taken; without, every user with an event the chain counted.',
+        ),
         started: count('Users with at least one task completed.'),
         completed: count('Users who completed the whole chain.'),
       })
@@ -75,7 +90,13 @@ const chainStatsSchema = z
         sequence_number: z.number().int(),
         name: z.string(),
         completed_users: count('Users who completed this task.'),
-        median_seconds_to_complete: z.number().nullable().openapi({ description: "Median time from the user's joining (the later of registration and the chain's start) to the event that completed the task, in seconds; null while nobody completed it." }),
+        median_seconds_to_complete: z
+          .number()
+          .nullable()
+          .openapi({
+            description:
+              "Median time from the user's joining (the later of registration and the chain's start) to the event that completed the task, in seconds; null while nobody completed it.",
+          }),
       }),
     ),
     rewards: z.array(
@@ -84,7 +105,11 @@ const chainStatsSchema = z
         name: z.string(),
         type: z.string(),
         claims: count('Claims granted.'),
-        value_claimed: z.number().openapi({ description: "What those claims cost: each claim's reward value (a mystery box: the drawn prize's value)." }),
+        value_claimed: z
+          .number()
+          .openapi({
+            description: "What those claims cost: each claim's reward value (a mystery box: the drawn prize's value).",
+          }),
       }),
     ),
     prizes: z.array(
@@ -98,7 +123,9 @@ const chainStatsSchema = z
     ),
     budget: z.object({
       budget: z.number().nullable().openapi({ description: 'Null: no limit.' }),
-      spent: z.number().openapi({ description: 'The sum of every granted claim, reversed ones included (the reward was granted).' }),
+      spent: z
+        .number()
+        .openapi({ description: 'The sum of every granted claim, reversed ones included (the reward was granted).' }),
       left: z.number().nullable().openapi({ description: 'budget - spent; null without a budget.' }),
     }),
     reversals: z.object({
@@ -107,8 +134,17 @@ const chainStatsSchema = z
       users: count('Users whose completions in the chain were undone at least once.'),
     }),
     daily: z
-      .array(z.object({ date: z.string().openapi({ example: '2026-03-01' }), starts: count('First completions.'), completions: count('Chains completed.'), claims: count('Claims granted.') }))
-      .openapi({ description: "One entry per day of the chain's life (to today while it runs) in its time zone, quiet days as zeros." }),
+      .array(
+        z.object({
+          date: z.string().openapi({ example: '2026-03-01' }),
+          starts: count('First completions.'),
+          completions: count('Chains completed.'),
+          claims: count('Claims granted.'),
+        }),
+      )
+      .openapi({
+        description: "One entry per day of the chain's life (to today while it runs) in its time zone, quiet days as zeros.",
+      }),
     periods: z
       .array(
         z.object({
@@ -118,7 +154,10 @@ const chainStatsSchema = z
           claims: count("Claims of this run's rewards."),
         }),
       )
-      .openapi({ description: 'A repeating chain (docs/quest-language.md): each run with a completion or a claim, in order. Empty for a chain that does not repeat; its funnel and task figures count each user once, whatever the runs.' }),
+      .openapi({
+        description:
+          'A repeating chain (docs/quest-language.md): each run with a completion or a claim, in order. Empty for a chain that does not repeat; its funnel and task figures count each user once, whatever the runs.',
+      }),
   })
   .openapi('QuestChainStats', { example: STATS_EXAMPLE });
 
@@ -147,11 +186,28 @@ export function toStatsResponse(stats: ChainStats) {
       completed_users: task.completedUsers,
       median_seconds_to_complete: task.medianSecondsToComplete,
     })),
-    rewards: stats.rewards.map((reward) => ({ task_id: reward.taskId, name: reward.name, type: reward.type, claims: reward.claims, value_claimed: reward.valueClaimed })),
-    prizes: stats.prizes.map((prize) => ({ prize_id: prize.prizeId, name: prize.name, value: prize.value, drawn: prize.drawn, stock_left: prize.stock })),
+    rewards: stats.rewards.map((reward) => ({
+      task_id: reward.taskId,
+      name: reward.name,
+      type: reward.type,
+      claims: reward.claims,
+      value_claimed: reward.valueClaimed,
+    })),
+    prizes: stats.prizes.map((prize) => ({
+      prize_id: prize.prizeId,
+      name: prize.name,
+      value: prize.value,
+      drawn: prize.drawn,
+      stock_left: prize.stock,
+    })),
     budget: stats.budget,
     reversals: stats.reversals,
     daily: stats.daily.map((day) => ({ date: day.day, starts: day.starts, completions: day.completions, claims: day.claims })),
-    periods: stats.runs.map((run) => ({ period_start: formatIsoMillis(run.periodStartUs), period_end: formatIsoMillis(run.periodEndUs), completions: run.completions, claims: run.claims })),
+    periods: stats.runs.map((run) => ({
+      period_start: formatIsoMillis(run.periodStartUs),
+      period_end: formatIsoMillis(run.periodEndUs),
+      completions: run.completions,
+      claims: run.claims,
+    })),
   };
 }
