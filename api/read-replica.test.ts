@@ -79,24 +79,20 @@ describe('DATABASE_READ_URL', () => {
       .insert(users)
       .values({ platformId: platform.id, platformUserId: senderUserId('u-lists'), needsEvaluation: false })
       .returning({ id: users.id });
-    await replica.db
-      .insert(accountLinks)
-      .values({
-        userId: replicaUser!.id,
-        platformId: platform.id,
-        advertiserId: advertiser.id,
-        advertiserUserId: senderUserId('only-on-the-read-pool'),
-      });
+    await replica.db.insert(accountLinks).values({
+      userId: replicaUser!.id,
+      platformId: platform.id,
+      advertiserId: advertiser.id,
+      advertiserUserId: senderUserId('only-on-the-read-pool'),
+    });
     const chain = await createTestChain(replica.db, platform.id, advertiser.id, { reward: true });
-    await replica.db
-      .insert(rewardClaims)
-      .values({
-        userId: replicaUser!.id,
-        kind: 'chain',
-        chainId: chain.id,
-        reward: { type: 'points', name: 'r', value: 1 },
-        claimedDay: claimedDayOf(chain.id),
-      });
+    await replica.db.insert(rewardClaims).values({
+      userId: replicaUser!.id,
+      kind: 'chain',
+      chainId: chain.id,
+      reward: { type: 'points', name: 'r', value: 1 },
+      claimedDay: claimedDayOf(chain.id),
+    });
 
     const links = await api.call('GET', '/v1/account-links/u-lists', { headers: platform.headers });
     expect(links.status).toBe(200);
@@ -125,15 +121,13 @@ describe('DATABASE_READ_URL', () => {
       .insert(users)
       .values({ platformId: platform.id, platformUserId: senderUserId('u-stats'), needsEvaluation: false })
       .returning({ id: users.id });
-    await replica.db
-      .insert(rewardClaims)
-      .values({
-        userId: replicaUser!.id,
-        kind: 'chain',
-        chainId: chain.id,
-        reward: { type: 'points', name: 'r', value: 7 },
-        claimedDay: claimedDayOf(chain.id),
-      });
+    await replica.db.insert(rewardClaims).values({
+      userId: replicaUser!.id,
+      kind: 'chain',
+      chainId: chain.id,
+      reward: { type: 'points', name: 'r', value: 7 },
+      claimedDay: claimedDayOf(chain.id),
+    });
 
     const stats = await api.call('GET', `/admin/v1/quest-chains/${chain.id}/stats`, { headers: api.adminHeaders });
     expect(stats.status, stats.text).toBe(200);

@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readSse } from '../api/testing/sse-reader.js';
 import { users as usersTable } from '../shared/db/schema/index.js';
-import { senderUserId, serviceUserId } from '../shared/domain/ids.js';
+import { senderUserId } from '../shared/domain/ids.js';
 import { computeCompletions } from '../shared/domain/progress.js';
 import { parseUtcTimestamp } from '../shared/domain/timestamp.js';
 import { adminHeaders } from '../shared/testing/admin-token.js';

@@ -87,19 +87,19 @@ describe('a daily repeating chain over HTTP', () => {
     const entry = data.quest_chains.find((c: { quest_chain: { id: string } }) => c.quest_chain.id === daily.id);
     expect(entry.user_progress).toMatchObject({
       status: 'not_started',
-      period_start: midnight(0).replace('Z', '').slice(0, 19) + '.000Z',
-      period_end: midnight(1).slice(0, 19) + '.000Z',
+      period_start: `${midnight(0).replace('Z', '').slice(0, 19)}.000Z`,
+      period_end: `${midnight(1).slice(0, 19)}.000Z`,
     });
     expect(entry.tasks[0].user_status).toBe('available');
     const mine = data.claimable_tasks.filter((t: { quest_chain_id: string }) => t.quest_chain_id === daily.id);
     expect(mine.map((t: { period_start: string; completed_at: string }) => [t.period_start, t.completed_at])).toEqual([
-      [midnight(-2).slice(0, 19) + '.000Z', noonOf(-2)],
-      [midnight(-1).slice(0, 19) + '.000Z', noonOf(-1)],
+      [`${midnight(-2).slice(0, 19)}.000Z`, noonOf(-2)],
+      [`${midnight(-1).slice(0, 19)}.000Z`, noonOf(-1)],
     ]);
     expect(entry.chain_reward.claimable).toBe(true);
     expect(entry.chain_reward.claimable_periods.map((p: { period_start: string }) => p.period_start)).toEqual([
-      midnight(-2).slice(0, 19) + '.000Z',
-      midnight(-1).slice(0, 19) + '.000Z',
+      `${midnight(-2).slice(0, 19)}.000Z`,
+      `${midnight(-1).slice(0, 19)}.000Z`,
     ]);
   });
 
@@ -139,7 +139,7 @@ describe('a daily repeating chain over HTTP', () => {
   it('claims per run: once each, the current run only once it is completed, and only runs the chain has', async () => {
     const first = await claim({ task_id: daily.taskId, period_start: midnight(-2) });
     expect(first.status, JSON.stringify(first.json)).toBe(200);
-    expect(first.json.data).toMatchObject({ already_claimed: false, period_start: midnight(-2).slice(0, 19) + '.000Z' });
+    expect(first.json.data).toMatchObject({ already_claimed: false, period_start: `${midnight(-2).slice(0, 19)}.000Z` });
     const again = await claim({ task_id: daily.taskId, period_start: midnight(-2) });
     expect(again.json.data).toMatchObject({ already_claimed: true, claim_id: first.json.data.claim_id });
     const other = await claim({ task_id: daily.taskId, period_start: midnight(-1) });
@@ -163,7 +163,7 @@ describe('a daily repeating chain over HTTP', () => {
     const entry = data.quest_chains.find((c: { quest_chain: { id: string } }) => c.quest_chain.id === daily.id);
     expect(data.claimable_tasks.filter((t: { quest_chain_id: string }) => t.quest_chain_id === daily.id)).toEqual([]);
     expect(entry.chain_reward.claimable_periods.map((p: { period_start: string }) => p.period_start)).toEqual([
-      midnight(-2).slice(0, 19) + '.000Z',
+      `${midnight(-2).slice(0, 19)}.000Z`,
     ]);
   });
 
@@ -175,8 +175,8 @@ describe('a daily repeating chain over HTTP', () => {
     );
     expect(answer.status, JSON.stringify(answer.json)).toBe(200);
     expect(answer.json.data).toMatchObject({
-      period_start: midnight(-1).slice(0, 19) + '.000Z',
-      period_end: midnight(0).slice(0, 19) + '.000Z',
+      period_start: `${midnight(-1).slice(0, 19)}.000Z`,
+      period_end: `${midnight(0).slice(0, 19)}.000Z`,
     });
     const [task] = answer.json.data.tasks;
     expect(task.completed_by.timestamp).toBe(noonOf(-1));
@@ -212,7 +212,7 @@ describe('a daily repeating chain over HTTP', () => {
     expect(entry.user_progress.status).toBe('completed');
     const today = await claim({ task_id: daily.taskId });
     expect(today.status, JSON.stringify(today.json)).toBe(200);
-    expect(today.json.data.period_start).toBe(midnight(0).slice(0, 19) + '.000Z');
+    expect(today.json.data.period_start).toBe(`${midnight(0).slice(0, 19)}.000Z`);
   });
 
   it('the campaign stats count ana once, and each run on its own', async () => {
@@ -231,9 +231,9 @@ describe('a daily repeating chain over HTTP', () => {
         p.claims,
       ]),
     ).toEqual([
-      [midnight(-2).slice(0, 19) + '.000Z', 1, 1],
-      [midnight(-1).slice(0, 19) + '.000Z', 1, 2],
-      [midnight(0).slice(0, 19) + '.000Z', 1, 1],
+      [`${midnight(-2).slice(0, 19)}.000Z`, 1, 1],
+      [`${midnight(-1).slice(0, 19)}.000Z`, 1, 2],
+      [`${midnight(0).slice(0, 19)}.000Z`, 1, 1],
     ]);
   });
 });

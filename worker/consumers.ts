@@ -65,7 +65,7 @@ export function startConsumers(
         1000,
         'matching backlog read timed out',
       );
-      return (counts['waiting'] ?? 0) + (counts['prioritized'] ?? 0) + Math.max(0, (counts['active'] ?? 0) - busyActiveJobs);
+      return (counts.waiting ?? 0) + (counts.prioritized ?? 0) + Math.max(0, (counts.active ?? 0) - busyActiveJobs);
     },
     maxYieldMs: config.WEBHOOK_YIELD_MS,
     pollMs: 100,

@@ -55,7 +55,7 @@ export function backOffOnErrors(worker: Worker, logger: Logger, name: string, op
     timer = setTimeout(() => {
       paused = false;
       inWindow = 0;
-      if (!stopped) worker.resume();
+      if (!stopped) void worker.resume().catch(() => {});
     }, pauseMs);
     timer.unref();
   });

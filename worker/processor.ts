@@ -67,7 +67,7 @@ export function createProcessor(deps: ProcessorDeps) {
       const started = performance.now();
       // Taken now, in the order batches were formed: they lock their users in that order.
       const ticket = turnstile.ticket();
-      let outcome;
+      let outcome: BatchOutcome;
       try {
         outcome = await matchBatch(
           { db: deps.db, inTurn: (step) => ticket.inTurn(step), walkCache },

@@ -14,13 +14,10 @@ const errorEnvelopeShape = (codes: [ErrorCode, ...ErrorCode[]]) => ({
   code: z
     .enum(codes)
     .openapi({ description: 'Machine-readable code of the condition (docs/errors.md): branch on it, not on the message.' }),
-  param: z
-    .string()
-    .optional()
-    .openapi({
-      description: 'The request field at fault, as a dot path (`events.3.timestamp`), when one field is.',
-      example: 'user_id',
-    }),
+  param: z.string().optional().openapi({
+    description: 'The request field at fault, as a dot path (`events.3.timestamp`), when one field is.',
+    example: 'user_id',
+  }),
 });
 
 export const errorEnvelopeSchema = z.object(errorEnvelopeShape(ERROR_CODES)).openapi('Error');
@@ -41,13 +38,10 @@ function errorSchemaFor(status: number) {
 
 /** Every answer to an API credential says which mode it came from (docs/test-mode.md); admin and health answers do not. */
 export const livemodeField = () =>
-  z
-    .boolean()
-    .optional()
-    .openapi({
-      description: 'Answers to an API credential: false for a test credential (docs/test-mode.md), true for a live one.',
-      example: true,
-    });
+  z.boolean().optional().openapi({
+    description: 'Answers to an API credential: false for a test credential (docs/test-mode.md), true for a live one.',
+    example: true,
+  });
 
 export function successEnvelope<T extends z.ZodTypeAny>(data: T) {
   return z.object({ success: z.literal(true), livemode: livemodeField(), data });

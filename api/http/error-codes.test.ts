@@ -70,16 +70,14 @@ async function completedFirstTask(chain: { id: string; taskIds: string[] }) {
     .select({ id: users.id })
     .from(users)
     .where(eq(users.platformUserId, senderUserId(platformUserId)));
-  await database.db
-    .insert(taskCompletions)
-    .values({
-      userId: user!.id,
-      taskId: chain.taskIds[0]!,
-      chainId: chain.id,
-      eventId: randomUUID(),
-      completedAt: BigInt(Date.now()) * 1000n,
-      sinceJoinedUs: 0n,
-    });
+  await database.db.insert(taskCompletions).values({
+    userId: user!.id,
+    taskId: chain.taskIds[0]!,
+    chainId: chain.id,
+    eventId: randomUUID(),
+    completedAt: BigInt(Date.now()) * 1000n,
+    sinceJoinedUs: 0n,
+  });
   return platformUserId;
 }
 async function token(platformUserId: string) {

@@ -8,7 +8,7 @@ import { useTestService } from '../testing/test-service.js';
 // in the error envelope when refused. Starting from valid bodies is what
 // lets the fuzz reach the database, where such 500s come from.
 
-const { database, api, platform, advertiser } = useTestService('no_500');
+const { api, platform, advertiser } = useTestService('no_500');
 
 type Body = Record<string, unknown>;
 interface Route {

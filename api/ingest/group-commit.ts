@@ -77,7 +77,7 @@ export class GroupCommit {
   private async flush(batch: Waiting[]): Promise<void> {
     try {
       const results = await this.flushEvents(batch.map((waiting) => waiting.event));
-      batch.forEach((waiting, i) => waiting.resolve(results[i]!));
+      for (const [i, waiting] of batch.entries()) waiting.resolve(results[i]!);
     } catch (error) {
       if (batch.length > 1 && refusedData(error)) {
         await Promise.all(batch.map((waiting) => this.flush([waiting])));

@@ -161,9 +161,9 @@ describe('examples in both documents', () => {
       for (const [key, property] of Object.entries(schema.properties ?? {})) walk(id, property, [...path, 'properties', key]);
       if (schema.items) walk(id, schema.items, [...path, 'items']);
       for (const keyword of ['anyOf', 'oneOf', 'allOf'] as const) {
-        ((schema[keyword] as Schema[] | undefined) ?? []).forEach((option, index) =>
-          walk(id, option, [...path, keyword, String(index)]),
-        );
+        for (const [index, option] of ((schema[keyword] as Schema[] | undefined) ?? []).entries()) {
+          walk(id, option, [...path, keyword, String(index)]);
+        }
       }
     };
     for (const [id, document] of Object.entries(documents)) {

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { requestJsonUnchecked } from '../../e2e/harness/http.js';
 import { users as userRows } from '../../shared/db/schema/index.js';
-import { type ServiceUserId } from '../../shared/domain/ids.js';
+import type { ServiceUserId } from '../../shared/domain/ids.js';
 import type { TestDatabase } from '../../shared/testing/database.js';
 import { storeCompletion } from '../../shared/testing/progress.js';
 import {

@@ -36,15 +36,13 @@ export async function matchingTenant(ctx: BenchContext, label: string, userCount
     });
   }
   const platformUserIds = Array.from({ length: userCount }, (_, i) => `${label}-${i}`);
-  await ctx.database.db
-    .insert(users)
-    .values(
-      platformUserIds.map((platformUserId) => ({
-        platformId: platform.id,
-        platformUserId: senderUserId(platformUserId),
-        needsEvaluation: false,
-      })),
-    );
+  await ctx.database.db.insert(users).values(
+    platformUserIds.map((platformUserId) => ({
+      platformId: platform.id,
+      platformUserId: senderUserId(platformUserId),
+      needsEvaluation: false,
+    })),
+  );
   return {
     platformId: platform.id,
     users: platformUserIds,

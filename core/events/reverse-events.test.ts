@@ -258,14 +258,12 @@ describe('reverseEvents', () => {
       await createTestUser(database.db, otherPlatform.id, 'rv-7'),
     ];
     for (const [i, owner] of [platform, otherPlatform].entries()) {
-      await database.db
-        .insert(accountLinks)
-        .values({
-          userId: users[i]!,
-          platformId: owner.id,
-          advertiserId: advertiser.id,
-          advertiserUserId: senderUserId('rv-adv-user'),
-        });
+      await database.db.insert(accountLinks).values({
+        userId: users[i]!,
+        platformId: owner.id,
+        advertiserId: advertiser.id,
+        advertiserUserId: senderUserId('rv-adv-user'),
+      });
     }
     const id = await send(advertiser, 'rv-adv-user', 'rv-adv', '2026-03-01T00:00:00Z');
     await match([id]);

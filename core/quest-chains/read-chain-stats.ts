@@ -76,7 +76,7 @@ export async function readChainStats(
     return { taskId, name, type, claims: counted?.claims ?? 0, valueClaimed: counted?.value ?? 0 };
   };
   const spent = stored.rewards.reduce((sum, entry) => sum + entry.value, 0);
-  const lastUs = Number(chain.endDate / 1000n) < now ? Number(chain.endDate / 1000n) : now;
+  const lastUs = Math.min(Number(chain.endDate / 1000n), now);
   return {
     definition,
     users: {

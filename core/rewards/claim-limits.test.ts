@@ -29,16 +29,14 @@ async function completers(chain: TestChain, prefix: string, count: number) {
   for (let i = 0; i < count; i++) {
     const platformUserId = `${prefix}-${i}`;
     const userId = await createTestUser(database.db, platform.id, platformUserId);
-    await database.db
-      .insert(taskCompletions)
-      .values({
-        userId,
-        taskId: chain.taskIds[0]!,
-        chainId: chain.id,
-        eventId: randomUUID(),
-        completedAt: 1_000_000n,
-        sinceJoinedUs: 0n,
-      });
+    await database.db.insert(taskCompletions).values({
+      userId,
+      taskId: chain.taskIds[0]!,
+      chainId: chain.id,
+      eventId: randomUUID(),
+      completedAt: 1_000_000n,
+      sinceJoinedUs: 0n,
+    });
     ids.push(platformUserId);
   }
   return ids;

@@ -64,7 +64,10 @@ const stockOf = async (chain: TestChain) =>
   );
 
 const tally = (outcomes: string[]) =>
-  outcomes.reduce<Record<string, number>>((counts, o) => ({ ...counts, [o]: (counts[o] ?? 0) + 1 }), {});
+  outcomes.reduce<Record<string, number>>((counts, o) => {
+    counts[o] = (counts[o] ?? 0) + 1;
+    return counts;
+  }, {});
 
 describe('mystery boxes', () => {
   it('draws one prize in the claim, answers it, keeps the draw, and the revealed seed recomputes it', async () => {

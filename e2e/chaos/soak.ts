@@ -39,7 +39,6 @@ const callers = Math.round(option('--callers', 32));
 const maxBacklog = option('--max-backlog', 10_000);
 const FLAT_RATIO = 1.5;
 
-const log = (message: string) => process.stderr.write(`[soak ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 const startedAt = new Date();
 const loadBefore = loadavg();
 const outputDir = mkdtempSync(join(tmpdir(), 'qcr-soak-'));
@@ -128,7 +127,7 @@ async function soak(stack: Stack): Promise<number> {
     await sleep(60_000);
     const done = current;
     current = { events: 0, requests: 0, failures: 0, latencies: [] };
-    processes.forEach((process, i) => rss[i]!.push(rssMb(process.pid)));
+    for (const [i, process] of processes.entries()) rss[i]!.push(rssMb(process.pid));
     const redisMb = (await stack.infra.redis.usedMemory()) / 2 ** 20;
     const cells = [
       String(minute),

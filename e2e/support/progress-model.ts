@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { taskCompletions, users } from '../../shared/db/schema/index.js';
-import { senderUserId, serviceUserId } from '../../shared/domain/ids.js';
+import { senderUserId } from '../../shared/domain/ids.js';
 import type { ChainRules } from '../../shared/domain/progress.js';
 import { parseUtcTimestamp } from '../../shared/domain/timestamp.js';
 import { adminHeaders } from '../../shared/testing/admin-token.js';
@@ -50,8 +50,6 @@ export const MODEL_CHAINS = [
     ],
   },
 ] as const;
-
-type ModelChain = (typeof MODEL_CHAINS)[number];
 
 /** The model chains created through the admin API (any caller with `http`: the e2e stack, the chaos suite). */
 export async function createModelChains(stack: Pick<Stack, 'http'>, platformId: string, advertiserId: string) {

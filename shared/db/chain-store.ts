@@ -141,7 +141,7 @@ export async function listChainDefinitions(
   // A platform's test chains are stored under its test twin (docs/test-mode.md).
   const ofListing = platformId ? inArray(questChains.platformId, [platformId, twinId(platformId)]) : undefined;
   const order = [questChains.createdAt, questChains.id] as const;
-  let after;
+  let after: SQL | undefined;
   if (page.startingAfter !== undefined) {
     const [cursor] = await db
       .select({ createdAt: questChains.createdAt, id: questChains.id })

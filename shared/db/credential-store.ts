@@ -1,4 +1,4 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, type SQL } from 'drizzle-orm';
 import type { ProviderType } from '../domain/permissions.js';
 import { type Mode, modeOf, twinId } from '../domain/test-mode.js';
 import type { Executor } from './client.js';
@@ -59,7 +59,7 @@ export async function listProviderCredentials(
   page: PageRequest,
 ): Promise<Page<ProviderCredential> | null> {
   const order = [credentials.createdAt, credentials.key] as const;
-  let after;
+  let after: SQL | undefined;
   if (page.startingAfter !== undefined) {
     const [cursor] = await db
       .select({ createdAt: credentials.createdAt, key: credentials.key })

@@ -1,4 +1,4 @@
-import { and, asc, count, type SQL, sql } from 'drizzle-orm';
+import { asc, count, type SQL, sql } from 'drizzle-orm';
 import type { SenderUserId } from '../domain/ids.js';
 import type { EventSource } from '../domain/sources.js';
 import { formatIsoMicros } from '../domain/timestamp.js';

@@ -1,4 +1,4 @@
-import { and, asc, eq, or, sql } from 'drizzle-orm';
+import { and, eq, or, type SQL, sql } from 'drizzle-orm';
 import type { SenderUserId } from '../domain/ids.js';
 import type { Executor } from './client.js';
 import type { DriverRow } from './driver-row.js';
@@ -142,7 +142,7 @@ export async function listPlatformUserLinks(
     eq(accountLinks.platformId, platformId),
   );
   const order = [accountLinks.linkedAt, accountLinks.id] as const;
-  let after;
+  let after: SQL | undefined;
   if (page.startingAfter !== undefined) {
     const [cursor] = await db
       .select({ linkedAt: accountLinks.linkedAt, id: accountLinks.id })

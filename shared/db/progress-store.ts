@@ -7,7 +7,7 @@ import type { StoredTallies, Tally } from '../domain/tally.js';
 import { walkKey } from '../domain/walk-key.js';
 import type { Executor } from './client.js';
 import { type DriverRow, decodeTimestampUs, fromJson } from './driver-row.js';
-import { chainProgress, rewardClaims, taskCompletions, users } from './schema/index.js';
+import { type chainProgress, type rewardClaims, taskCompletions, users } from './schema/index.js';
 import { booleanArray, fromUs, idArray, nullableIdArray, numberArray, occurredUsColumn, textArray } from './sql-fragments.js';
 
 /**

@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, or, type SQL, sql } from 'drizzle-orm';
 import type { ProviderType } from '../domain/permissions.js';
 import { twinId } from '../domain/test-mode.js';
 import type { Executor } from './client.js';
@@ -17,7 +17,7 @@ export async function insertProvider(db: Executor, values: { type: ProviderType;
 /** A page of providers, oldest first; null when the cursor names no provider. */
 export async function selectProviders(db: Executor, page: PageRequest): Promise<Page<Provider> | null> {
   const order = [providers.createdAt, providers.id] as const;
-  let after;
+  let after: SQL | undefined;
   if (page.startingAfter !== undefined) {
     const cursor = await findProvider(db, page.startingAfter);
     if (!cursor) return null;

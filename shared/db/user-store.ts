@@ -6,7 +6,7 @@ import { type StoredTallies, type TallyNotice, tallyNotices } from '../domain/ta
 import { formatIsoMillis } from '../domain/timestamp.js';
 import type { Executor } from './client.js';
 import { type DriverRow, decodeTimestampUs, fromJson } from './driver-row.js';
-import { accountLinks, chainProgress, users } from './schema/index.js';
+import { type accountLinks, chainProgress, users } from './schema/index.js';
 import { idArray, instant, textArray } from './sql-fragments.js';
 
 type UserColumns = typeof users.$inferSelect;

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import { appendTo } from '../collections.js';
 import type { Executor } from './client.js';
 import { type DriverRow, decodeTimestampUs, fromJson } from './driver-row.js';
@@ -71,7 +71,7 @@ export async function listMessages(
     eq(webhookMessages.endpointId, endpointId),
     filter.status ? eq(webhookMessages.status, filter.status) : undefined,
   );
-  let after;
+  let after: SQL | undefined;
   if (page.startingAfter !== undefined) {
     const [cursor] = await db
       .select({ createdAt: webhookMessages.createdAt, id: webhookMessages.id })

@@ -52,10 +52,10 @@ export function fillDays(counted: readonly DayCounts[], window: { firstDay: stri
 export function durationWithUnit(seconds: number, format: (value: number) => string): string {
   const size = Math.abs(seconds);
   return size < 120
-    ? format(seconds) + ' s'
+    ? `${format(seconds)} s`
     : size < 7200
-      ? format(seconds / 60) + ' min'
+      ? `${format(seconds / 60)} min`
       : size < 172800
-        ? format(seconds / 3600) + ' h'
-        : format(seconds / 86400) + ' d';
+        ? `${format(seconds / 3600)} h`
+        : `${format(seconds / 86400)} d`;
 }

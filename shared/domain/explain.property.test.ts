@@ -163,7 +163,7 @@ describe('explainChain agrees with progress', () => {
         }
         // The published answer is the first ten of the same list.
         const published = explainChain(chain, events);
-        published.tasks.forEach((t, i) => expect(t.candidates).toEqual(explained.tasks[i]!.candidates.slice(0, 10)));
+        for (const [i, t] of published.tasks.entries()) expect(t.candidates).toEqual(explained.tasks[i]!.candidates.slice(0, 10));
       }),
       { numRuns: RUNS },
     );

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CountingEvent } from './conditions.js';
-import type { ChainRules, WalkAdvance, WalkState } from './progress.js';
+import type { WalkAdvance, WalkState } from './progress.js';
 import { advanceWalk, isRelevant, recomputeWalk, redoWalk, redoWindow } from './progress.js';
 import { chain, ev, task } from './rules.test-helper.js';
 

@@ -51,16 +51,14 @@ export async function storeCompletion(
         occurredAt: atUs,
       })
       .returning({ id: events.id });
-    await tx
-      .insert(taskCompletions)
-      .values({
-        userId: input.userId,
-        taskId: input.taskId,
-        chainId: input.chainId,
-        eventId: event!.id,
-        completedAt: atUs,
-        sinceJoinedUs: atUs - joinedUs(user!.registeredUs, chain!.startUs),
-      });
+    await tx.insert(taskCompletions).values({
+      userId: input.userId,
+      taskId: input.taskId,
+      chainId: input.chainId,
+      eventId: event!.id,
+      completedAt: atUs,
+      sinceJoinedUs: atUs - joinedUs(user!.registeredUs, chain!.startUs),
+    });
     const [tasks] = await tx.select({ total: count() }).from(questTasks).where(eq(questTasks.chainId, input.chainId));
     const [summary] = await tx
       .select({ done: count(), first: min(taskCompletions.completedAt), latest: max(taskCompletions.completedAt) })

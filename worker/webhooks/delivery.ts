@@ -67,8 +67,7 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
     // group waiting for the matcher holds no lease.
     if (made === 0) await deps.gate?.pass();
     const messages = await claimAttempts(deps.db, messageIds, made, LEASE_MS);
-    if (messages.length < messageIds.length)
-      outcomes['skipped'] = (outcomes['skipped'] ?? 0) + messageIds.length - messages.length;
+    if (messages.length < messageIds.length) outcomes.skipped = (outcomes.skipped ?? 0) + messageIds.length - messages.length;
     if (messages.length === 0) return;
     const records: AttemptRecord[] = await Promise.all(
       messages.map(async (message) => {

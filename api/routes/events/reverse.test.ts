@@ -85,16 +85,14 @@ describe('POST /v1/events/{event_id}/reverse', () => {
     await database.db.update(users).set({ needsEvaluation: false });
     const completing = await sent(platform.headers, 'rev-completed');
     // As the matcher stores it: this event completed the task; the other user's completed nothing.
-    await database.db
-      .insert(taskCompletions)
-      .values({
-        userId: completed,
-        taskId: chain.taskIds[0]!,
-        chainId: chain.id,
-        eventId: completing,
-        completedAt: 1n,
-        sinceJoinedUs: 0n,
-      });
+    await database.db.insert(taskCompletions).values({
+      userId: completed,
+      taskId: chain.taskIds[0]!,
+      chainId: chain.id,
+      eventId: completing,
+      completedAt: 1n,
+      sinceJoinedUs: 0n,
+    });
     expect((await reverse(completing)).status).toBe(200);
     expect((await reverse(await sent(platform.headers, 'rev-passed'))).status).toBe(200);
     expect([await flagged(completed), await flagged(passedOver)]).toEqual([true, false]);

@@ -151,7 +151,7 @@ describe('POST /v1/events limits', () => {
     ['reference', { reference: '\udc00' }],
     ['currency', { currency: 'x\ud83d' }],
     ['metadata', { metadata: { note: 'x\ud83d' } }],
-    ['metadata', { metadata: { ['\ud800']: 1 } }],
+    ['metadata', { metadata: { '\ud800': 1 } }],
   ])('an unpaired surrogate in %s is a 400 naming it, not a 500', async (field, overrides) => {
     const answer = await send(event(overrides));
     expect(answer.status, answer.text).toBe(400);

@@ -7,7 +7,7 @@ import { progressChannel, registrationChannel } from '../../../shared/live/chann
 import { LiveTokenSigner } from '../../../shared/live/token.js';
 import { createLogger } from '../../../shared/observability/logger.js';
 import { createRedis } from '../../../shared/queue/connection.js';
-import { createTestChain, createTestUser } from '../../../shared/testing/chains.js';
+import { createTestChain } from '../../../shared/testing/chains.js';
 import { eventually } from '../../../shared/testing/eventually.js';
 import { createApp } from '../../app.js';
 import { LiveHub } from '../../live/hub.js';

@@ -6,14 +6,11 @@ import type { LiveTokenScope } from '../../../shared/live/token.js';
 
 // Both are checked in the handler, not by the validator, to keep §1's order: the token (401) before `since` (400).
 export const liveQuerySchema = z.object({
-  token: z
-    .string()
-    .optional()
-    .openapi({
-      description: '`liveUpdates.token` from GET /v1/quest-chains/active/{platformUserId}.',
-      example:
-        'eyJwIjoiM2YwYzFkMmUtNGI1YS00YzZkLThlN2YtOWEwYjFjMmQzZTRmIiwidSI6InVzZXItMTIzIiwiZXhwIjoxNzY3MzI2NjQ1Njc4fQ.d-tA3mfXcUEWB4Ab-e07Kuu2s_SmoYPGO2LC5trqvZc',
-    }),
+  token: z.string().optional().openapi({
+    description: '`liveUpdates.token` from GET /v1/quest-chains/active/{platformUserId}.',
+    example:
+      'eyJwIjoiM2YwYzFkMmUtNGI1YS00YzZkLThlN2YtOWEwYjFjMmQzZTRmIiwidSI6InVzZXItMTIzIiwiZXhwIjoxNzY3MzI2NjQ1Njc4fQ.d-tA3mfXcUEWB4Ab-e07Kuu2s_SmoYPGO2LC5trqvZc',
+  }),
   since: z.string().optional().openapi({
     description:
       '`liveUpdates.baselineTimestamp` from the same read (ISO 8601 UTC). When progress changed after it, a `progress` event is sent at once. `null` (the baseline of a user without changes) means any recorded change is news.',

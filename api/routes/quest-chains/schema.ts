@@ -10,7 +10,6 @@ import type { Verdict } from '../../../shared/domain/explain.js';
 import { fromMicros } from '../../../shared/domain/tally.js';
 import { shownProviderId } from '../../../shared/domain/test-mode.js';
 import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
-import { storableString } from '../../../shared/validation/json-value.js';
 import { isoMillis, platformUserIdParams } from '../../http/common-schemas.js';
 import { successEnvelope } from '../../http/envelope.js';
 
@@ -29,12 +28,10 @@ export const questChainShape = {
   status: z.enum(['draft', 'active', 'paused', 'ended']),
   platform_id: z.uuid(),
   advertiser_id: z.uuid(),
-  allow_any_order: z
-    .boolean()
-    .openapi({
-      description:
-        'false: one task at a time in sequence order; true: an event counts toward the lowest-numbered open task it matches.',
-    }),
+  allow_any_order: z.boolean().openapi({
+    description:
+      'false: one task at a time in sequence order; true: an event counts toward the lowest-numbered open task it matches.',
+  }),
   timezone: z
     .string()
     .openapi({ description: 'The IANA time zone in which streak periods are counted (docs/quest-language.md).', example: 'UTC' }),
@@ -61,18 +58,12 @@ export const taskShape = {
   reward_name: z.string(),
   reward_value: z.number(),
   reward_image_urls: z.array(z.string()).nullable(),
-  condition_min_count: z
-    .number()
-    .int()
-    .openapi({
-      description: 'How many counting events complete the task; 1 for a task one event completes (docs/quest-language.md).',
-    }),
-  condition_min_total: z
-    .number()
-    .nullable()
-    .openapi({
-      description: "The sum of the counting events' amounts (in condition_currency) that completes the task; null: none.",
-    }),
+  condition_min_count: z.number().int().openapi({
+    description: 'How many counting events complete the task; 1 for a task one event completes (docs/quest-language.md).',
+  }),
+  condition_min_total: z.number().nullable().openapi({
+    description: "The sum of the counting events' amounts (in condition_currency) that completes the task; null: none.",
+  }),
   condition_streak: z
     .object({ periods: z.number().int(), every: z.enum(['day', 'week']) })
     .nullable()
@@ -85,13 +76,10 @@ export const chainRewardShape = {
   name: z.string(),
   value: z.number().nullable(),
   image_urls: z.array(z.string()).nullable(),
-  draw_seed_hash: z
-    .string()
-    .nullable()
-    .openapi({
-      description:
-        'A mystery box with prizes: SHA-256 (hex) of the seed its draws use now, published before any draw uses it; null for any other reward (docs/mystery-boxes.md).',
-    }),
+  draw_seed_hash: z.string().nullable().openapi({
+    description:
+      'A mystery box with prizes: SHA-256 (hex) of the seed its draws use now, published before any draw uses it; null for any other reward (docs/mystery-boxes.md).',
+  }),
 };
 
 /** A prize as everyone sees it: the published odds (weight over the total weight in stock; 0 when out of stock). */
@@ -118,14 +106,10 @@ const taskProgressSchema = z
       .nullable()
       .openapi({ description: "Sum of the counted events' amounts; null when the task sets no total." }),
     total_required: z.number().nullable(),
-    streak: z
-      .number()
-      .int()
-      .nullable()
-      .openapi({
-        description:
-          'Consecutive periods with a counted event, up to the current one (0 once a period passed without one); null when the task sets no streak.',
-      }),
+    streak: z.number().int().nullable().openapi({
+      description:
+        'Consecutive periods with a counted event, up to the current one (0 once a period passed without one); null when the task sets no streak.',
+    }),
     streak_required: z.number().int().nullable(),
   })
   .openapi('TaskProgress');
@@ -134,12 +118,10 @@ const activeTaskSchema = z
   .object({
     ...taskShape,
     user_status: z.enum(['completed', 'available', 'locked']),
-    progress: taskProgressSchema
-      .nullable()
-      .openapi({
-        description:
-          'For a counted, summed or streak task: what the user has gathered toward it (docs/quest-language.md); null for a task one event completes.',
-      }),
+    progress: taskProgressSchema.nullable().openapi({
+      description:
+        'For a counted, summed or streak task: what the user has gathered toward it (docs/quest-language.md); null for a task one event completes.',
+    }),
   })
   .openapi('QuestTask');
 
@@ -150,12 +132,10 @@ const activeChainRewardSchema = z
       .array(activePrizeSchema)
       .openapi({ description: "A mystery box's prize table with its odds; empty for any other reward." }),
     claimable: z.boolean().openapi({ description: 'Chain completed and its reward not yet claimed.' }),
-    claimable_at: isoMillis()
-      .nullable()
-      .openapi({
-        description:
-          "While claimable: from when a claim is accepted (the chain's completion plus its reward_hold_seconds; a repeating chain: the earliest of its claimable runs'); null otherwise.",
-      }),
+    claimable_at: isoMillis().nullable().openapi({
+      description:
+        "While claimable: from when a claim is accepted (the chain's completion plus its reward_hold_seconds; a repeating chain: the earliest of its claimable runs'); null otherwise.",
+    }),
     claimable_periods: z
       .array(
         z.object({
@@ -187,18 +167,14 @@ const userProgressSchema = z
       .openapi({ description: 'Latest task completion once every task is completed; null before.' }),
     completed_tasks: z.number().int(),
     total_tasks: z.number().int(),
-    cap_reached: z
-      .boolean()
-      .openapi({
-        description:
-          "The chain's max_completions places are all taken and this user holds none: their events no longer count in it (docs/budgets.md). False for every chain without a cap.",
-      }),
-    period_start: isoMillis()
-      .nullable()
-      .openapi({
-        description:
-          'A repeating chain: the start of the current run, the one this progress is of (docs/quest-language.md); null for a chain that does not repeat.',
-      }),
+    cap_reached: z.boolean().openapi({
+      description:
+        "The chain's max_completions places are all taken and this user holds none: their events no longer count in it (docs/budgets.md). False for every chain without a cap.",
+    }),
+    period_start: isoMillis().nullable().openapi({
+      description:
+        'A repeating chain: the start of the current run, the one this progress is of (docs/quest-language.md); null for a chain that does not repeat.',
+    }),
     period_end: isoMillis()
       .nullable()
       .openapi({ description: 'A repeating chain: the end of the current run (exclusive); null otherwise.' }),
@@ -219,12 +195,10 @@ export const claimableTaskSchema = z
       description:
         "From when a claim is accepted: completed_at plus the chain's reward_hold_seconds (a claim before answers 409 reward_on_hold).",
     }),
-    period_start: isoMillis()
-      .nullable()
-      .openapi({
-        description:
-          'A repeating chain: the run it was completed in (claim it with this period_start); null for a chain that does not repeat.',
-      }),
+    period_start: isoMillis().nullable().openapi({
+      description:
+        'A repeating chain: the run it was completed in (claim it with this period_start); null for a chain that does not repeat.',
+    }),
     period_end: isoMillis().nullable(),
   })
   .openapi('ClaimableTask');
@@ -232,16 +206,12 @@ export const claimableTaskSchema = z
 export const activeChainsSchema = z
   .object({
     liveUpdates: z.object({
-      token: z
-        .string()
-        .openapi({
-          description: 'Signed, valid 1 hour, scoped to this platform user; safe to hand to a browser for GET /v1/live.',
-        }),
-      baselineTimestamp: isoMillis()
-        .nullable()
-        .openapi({
-          description: "Server time of the user's latest progress change (null if never); pass as `since` to GET /v1/live.",
-        }),
+      token: z.string().openapi({
+        description: 'Signed, valid 1 hour, scoped to this platform user; safe to hand to a browser for GET /v1/live.',
+      }),
+      baselineTimestamp: isoMillis().nullable().openapi({
+        description: "Server time of the user's latest progress change (null if never); pass as `since` to GET /v1/live.",
+      }),
     }),
     quest_chains: z.array(
       z.object({
@@ -587,12 +557,10 @@ export const explanationSchema = z
   .object({
     quest_chain_id: z.uuid(),
     user: z.object({ exists: z.boolean() }),
-    cap_reached: z
-      .boolean()
-      .openapi({
-        description:
-          "The chain's max_completions places are all taken and the user holds none: none of their events counts in it (verdict cap_reached).",
-      }),
+    cap_reached: z.boolean().openapi({
+      description:
+        "The chain's max_completions places are all taken and the user holds none: none of their events counts in it (verdict cap_reached).",
+    }),
     pending_events: z
       .number()
       .int()
@@ -612,11 +580,9 @@ export const explanationSchema = z
           completed_by: z
             .object({ event_id: z.uuid(), event_type: z.string(), timestamp: isoMillis(), source: eventSource() })
             .nullable(),
-          candidates: z
-            .array(explainCandidateSchema)
-            .openapi({
-              description: "Up to 10 of the user's events of the task's type, latest first, without the completing one.",
-            }),
+          candidates: z.array(explainCandidateSchema).openapi({
+            description: "Up to 10 of the user's events of the task's type, latest first, without the completing one.",
+          }),
         })
         .openapi('ExplainTask'),
     ),

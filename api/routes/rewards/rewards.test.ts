@@ -113,15 +113,13 @@ describe('POST /v1/rewards/claim: chain rewards', () => {
   it("trusts the matcher's chain_progress.completed_at as completion", async () => {
     const chain = await createChain(platform, { tasks: 1, reward: true });
     const userId = await register(platform, 'chain-summary');
-    await database.db
-      .insert(chainProgress)
-      .values({
-        userId,
-        chainId: chain.id,
-        completedTasks: 1,
-        totalTasks: 1,
-        completedAt: parseUtcTimestamp('2026-01-02T00:00:00Z')!,
-      });
+    await database.db.insert(chainProgress).values({
+      userId,
+      chainId: chain.id,
+      completedTasks: 1,
+      totalTasks: 1,
+      completedAt: parseUtcTimestamp('2026-01-02T00:00:00Z')!,
+    });
     expect((await claim({ platform_user_id: 'chain-summary', quest_chain_id: chain.id })).status).toBe(200);
   });
 

@@ -54,20 +54,15 @@ export const claimSchema = z
     task_id: z.uuid().nullable().openapi({ description: 'Null for a chain reward.' }),
     quest_chain_id: z.uuid(),
     reward: rewardSchema,
-    prize: z
-      .object({ prize_id: z.string(), name: z.string(), value: z.number().nullable() })
-      .nullable()
-      .openapi({
-        description:
-          'A mystery box: the prize its draw gave (GET /v1/rewards/draws/{claim_id} shows how); null for any other reward.',
-      }),
+    prize: z.object({ prize_id: z.string(), name: z.string(), value: z.number().nullable() }).nullable().openapi({
+      description:
+        'A mystery box: the prize its draw gave (GET /v1/rewards/draws/{claim_id} shows how); null for any other reward.',
+    }),
     claimed_at: isoMillis(),
-    reversed: z
-      .boolean()
-      .openapi({
-        description:
-          'The claimed completion no longer stands on counting events (an event was reversed): the reward is kept, marked reversed (docs/reversals.md).',
-      }),
+    reversed: z.boolean().openapi({
+      description:
+        'The claimed completion no longer stands on counting events (an event was reversed): the reward is kept, marked reversed (docs/reversals.md).',
+    }),
     reversed_at: isoMillis().nullable().openapi({ description: 'When it was marked reversed; null while it stands.' }),
     period_start: isoMillis()
       .nullable()
@@ -136,12 +131,10 @@ export const claimableChainSchema = z
     claimable_at: isoMillis().openapi({
       description: "The chain's completion plus its reward_hold_seconds: from when a claim is accepted.",
     }),
-    period_start: isoMillis()
-      .nullable()
-      .openapi({
-        description:
-          'A repeating chain: the run completed (claim it with this period_start); null for a chain that does not repeat.',
-      }),
+    period_start: isoMillis().nullable().openapi({
+      description:
+        'A repeating chain: the run completed (claim it with this period_start); null for a chain that does not repeat.',
+    }),
     period_end: isoMillis().nullable(),
   })
   .openapi('ClaimableChainReward', {

@@ -24,15 +24,10 @@ export const createEndpointSchema = z
           'Where messages are POSTed: `https://`, whose host is not a loopback, private or link-local address (the operator may allow `http://` and private hosts for development).',
         example: 'https://example.com/webhooks/quest-chains',
       }),
-    event_types: z
-      .array(eventType)
-      .min(1)
-      .max(WEBHOOK_EVENT_TYPES.length)
-      .optional()
-      .openapi({
-        description:
-          'The types to receive; every type you may receive when omitted. Advertisers receive `task.completed` and `chain.completed` only.',
-      }),
+    event_types: z.array(eventType).min(1).max(WEBHOOK_EVENT_TYPES.length).optional().openapi({
+      description:
+        'The types to receive; every type you may receive when omitted. Advertisers receive `task.completed` and `chain.completed` only.',
+    }),
   })
   .openapi('CreateWebhookEndpoint', {
     example: { url: 'https://example.com/webhooks/quest-chains', event_types: ['task.completed', 'chain.completed'] },
@@ -58,12 +53,10 @@ export const endpointSchema = z.object(endpointShape).openapi('WebhookEndpoint',
 export const createdEndpointSchema = z
   .object({
     ...endpointShape,
-    secret: z
-      .string()
-      .openapi({
-        description:
-          'The signing secret (`whsec_` + base64): shown in this answer only. Keep it on your server; verify each message with it.',
-      }),
+    secret: z.string().openapi({
+      description:
+        'The signing secret (`whsec_` + base64): shown in this answer only. Keep it on your server; verify each message with it.',
+    }),
   })
   .openapi('CreatedWebhookEndpoint', {
     example: { ...endpointExample, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0LzDHqzUaOk=' },
@@ -84,12 +77,10 @@ const attemptSchema = z
 
 export const messageSchema = z
   .object({
-    id: z
-      .string()
-      .openapi({
-        description: 'The message id: the `webhook-id` header and the body `id`, the same on every retry and replay.',
-        example: MESSAGE_ID,
-      }),
+    id: z.string().openapi({
+      description: 'The message id: the `webhook-id` header and the body `id`, the same on every retry and replay.',
+      example: MESSAGE_ID,
+    }),
     type: eventType,
     created_at: isoMillis(),
     status: z

@@ -95,7 +95,7 @@ export const sseFlood: Scenario = {
     for (let i = 0; i < attempts.length; i += 100) {
       const batch = attempts.slice(i, i + 100);
       const answers = await Promise.all(batch.map(({ token }) => openStream(agent, stack.api.url, token)));
-      answers.forEach((answer, j) => streams.push({ ...answer, ...batch[j]! }));
+      for (const [j, answer] of answers.entries()) streams.push({ ...answer, ...batch[j]! });
     }
     const openedMs = Date.now() - openStarted;
     const open = streams.filter((stream) => stream.status === 200);

@@ -1,5 +1,5 @@
 import { Worker } from 'bullmq';
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBacktest } from '../../../../core/backtests/run-backtest.js';
 import { type ServiceProcess, startService } from '../../../../e2e/harness/service.js';

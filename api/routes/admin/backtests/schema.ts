@@ -26,32 +26,25 @@ const resultSchema = z
     tasks: z.array(
       z.object({
         sequence_number: z.number().int(),
-        users_completed: z
-          .number()
-          .int()
-          .openapi({
-            description:
-              'Predicted completions of the task: one per user, or one per user and run of a repeating chain (docs/quest-language.md).',
-          }),
+        users_completed: z.number().int().openapi({
+          description:
+            'Predicted completions of the task: one per user, or one per user and run of a repeating chain (docs/quest-language.md).',
+        }),
       }),
     ),
     reward_cost: z.object({
       task_rewards: z.number().openapi({ description: 'Sum of reward_value over the predicted task completions.' }),
-      chain_rewards: z
-        .number()
-        .openapi({
-          description: 'The chain reward value (0 when none) × users_completed (× the completed runs, for a repeating chain).',
-        }),
+      chain_rewards: z.number().openapi({
+        description: 'The chain reward value (0 when none) × users_completed (× the completed runs, for a repeating chain).',
+      }),
     }),
     budget: z
       .object({
         budget: z.number().nullable().openapi({ description: "The draft's budget; null without one." }),
-        projected_cost: z
-          .number()
-          .openapi({
-            description:
-              "What the predicted completions would cost if every one were claimed, each reward capped at the draft's max_claims_per_reward and max_completions (a bound: which users would get the places is not predicted).",
-          }),
+        projected_cost: z.number().openapi({
+          description:
+            "What the predicted completions would cost if every one were claimed, each reward capped at the draft's max_claims_per_reward and max_completions (a bound: which users would get the places is not predicted).",
+        }),
         within_budget: z.boolean().openapi({ description: 'The budget covers projected_cost (true without a budget).' }),
       })
       .openapi({ description: 'The projected cost against the budget (docs/budgets.md).' }),

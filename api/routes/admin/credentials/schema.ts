@@ -48,11 +48,9 @@ export const createdCredentialSchema = credentialSchema
 export const createCredentialSchema = z
   .strictObject({
     permissions: permissionList.optional().openapi({ description: 'Defaults to every permission the provider type may hold.' }),
-    mode: credentialModeSchema()
-      .optional()
-      .openapi({
-        description: 'Default `live`. A `test` credential (keys `pk_test_…`) sees and makes test data only (docs/test-mode.md).',
-      }),
+    mode: credentialModeSchema().optional().openapi({
+      description: 'Default `live`. A `test` credential (keys `pk_test_…`) sees and makes test data only (docs/test-mode.md).',
+    }),
   })
   .openapi('CreateCredential', {
     example: { permissions: ['users:register', 'events:write', 'quest_chains:read'], mode: 'test' },

@@ -6,7 +6,7 @@ import { formatIsoMicros } from '../../../../shared/domain/timestamp.js';
 import { TEST_ADMIN_TOKEN } from '../../../../shared/testing/admin-token.js';
 import { createTestProvider, type TestProvider } from '../../../../shared/testing/fixtures.js';
 import { chainBody, taskBody } from '../../../testing/chains.js';
-import { createTestApp, type TestApp } from '../../../testing/test-app.js';
+import { createTestApp } from '../../../testing/test-app.js';
 import { useTestService } from '../../../testing/test-service.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

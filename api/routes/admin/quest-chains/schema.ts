@@ -80,15 +80,10 @@ const taskInputSchema = z
       .max(MAX_MIN_COUNT)
       .optional()
       .openapi({ description: 'How many counting events complete the task (docs/quest-language.md). Default 1.' }),
-    condition_min_total: z
-      .number()
-      .gt(0)
-      .max(1e12)
-      .nullish()
-      .openapi({
-        description:
-          "The sum of the counting events' amounts that completes the task; needs condition_currency (docs/quest-language.md).",
-      }),
+    condition_min_total: z.number().gt(0).max(1e12).nullish().openapi({
+      description:
+        "The sum of the counting events' amounts that completes the task; needs condition_currency (docs/quest-language.md).",
+    }),
     condition_streak: z
       .strictObject({
         periods: z.number().int().min(2).max(MAX_STREAK_PERIODS),
@@ -147,13 +142,10 @@ export const createChainSchema = z
     start_date: offsetTimestamp(),
     end_date: offsetTimestamp().openapi({ description: 'Must be after start_date; events at or after it do not count.' }),
     status: z.enum(CHAIN_STATUSES).optional().openapi({ description: 'Default `active`.' }),
-    mode: z
-      .enum(MODES)
-      .optional()
-      .openapi({
-        description:
-          "Default `live`. A `test` chain is matched for the providers' test credentials only, and a live one for live credentials only (docs/test-mode.md).",
-      }),
+    mode: z.enum(MODES).optional().openapi({
+      description:
+        "Default `live`. A `test` chain is matched for the providers' test credentials only, and a live one for live credentials only (docs/test-mode.md).",
+    }),
     allow_any_order: z.boolean().optional().openapi({ description: 'Default false.' }),
     timezone: z
       .string()
@@ -174,45 +166,22 @@ export const createChainSchema = z
         description:
           "A repeating chain: each calendar day, week (from Monday) or month inside [start_date, end_date), in `timezone` (default: the chain's), is a run of its own, with its own progress, completions and rewards; max_completions admits a user once, budget and max_claims_per_reward count every run's claims (docs/quest-language.md).",
       }),
-    reward_hold_seconds: z
-      .number()
-      .int()
-      .min(0)
-      .max(MAX_REWARD_HOLD_SECONDS)
-      .optional()
-      .openapi({
-        description:
-          'A completed reward is claimable only this long after its completion (a refund window, docs/reversals.md). Default 0; at most 90 days.',
-      }),
-    budget: z
-      .number()
-      .min(0)
-      .max(1e12)
-      .nullish()
-      .openapi({
-        description:
-          "The most the chain's claims may add up to, in reward values (task rewards and the chain reward); a claim past it answers 409 budget_exhausted. Null or absent: no limit (docs/budgets.md).",
-      }),
-    max_claims_per_reward: z
-      .number()
-      .int()
-      .min(1)
-      .max(1e9)
-      .nullish()
-      .openapi({
-        description:
-          'How many users may claim each reward of the chain; a claim past it answers 409 reward_cap_reached. Null or absent: no limit.',
-      }),
-    max_completions: z
-      .number()
-      .int()
-      .min(1)
-      .max(1e9)
-      .nullish()
-      .openapi({
-        description:
-          'How many users may complete the chain: a user takes a place with their first completion in it; once every place is taken the chain admits no new users (cap_reached in GET active and explain). Null or absent: no limit (docs/budgets.md).',
-      }),
+    reward_hold_seconds: z.number().int().min(0).max(MAX_REWARD_HOLD_SECONDS).optional().openapi({
+      description:
+        'A completed reward is claimable only this long after its completion (a refund window, docs/reversals.md). Default 0; at most 90 days.',
+    }),
+    budget: z.number().min(0).max(1e12).nullish().openapi({
+      description:
+        "The most the chain's claims may add up to, in reward values (task rewards and the chain reward); a claim past it answers 409 budget_exhausted. Null or absent: no limit (docs/budgets.md).",
+    }),
+    max_claims_per_reward: z.number().int().min(1).max(1e9).nullish().openapi({
+      description:
+        'How many users may claim each reward of the chain; a claim past it answers 409 reward_cap_reached. Null or absent: no limit.',
+    }),
+    max_completions: z.number().int().min(1).max(1e9).nullish().openapi({
+      description:
+        'How many users may complete the chain: a user takes a place with their first completion in it; once every place is taken the chain admits no new users (cap_reached in GET active and explain). Null or absent: no limit (docs/budgets.md).',
+    }),
     tasks: z.array(taskInputSchema).min(1).max(MAX_TASKS).openapi({ description: 'sequence_number exactly 1..n.' }),
     chain_reward: z
       .strictObject({
@@ -220,15 +189,10 @@ export const createChainSchema = z
         name: name(),
         value: amount().nullish(),
         image_urls: imageUrls(),
-        prizes: z
-          .array(prizeInputSchema)
-          .min(1)
-          .max(MAX_PRIZES)
-          .optional()
-          .openapi({
-            description:
-              'A `mystery_box` only: its prize table, in the order draws walk it; prize_ids unique (docs/mystery-boxes.md).',
-          }),
+        prizes: z.array(prizeInputSchema).min(1).max(MAX_PRIZES).optional().openapi({
+          description:
+            'A `mystery_box` only: its prize table, in the order draws walk it; prize_ids unique (docs/mystery-boxes.md).',
+        }),
       })
       .nullish(),
   })

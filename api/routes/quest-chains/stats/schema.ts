@@ -90,13 +90,10 @@ const chainStatsSchema = z
         sequence_number: z.number().int(),
         name: z.string(),
         completed_users: count('Users who completed this task.'),
-        median_seconds_to_complete: z
-          .number()
-          .nullable()
-          .openapi({
-            description:
-              "Median time from the user's joining (the later of registration and the chain's start) to the event that completed the task, in seconds; null while nobody completed it.",
-          }),
+        median_seconds_to_complete: z.number().nullable().openapi({
+          description:
+            "Median time from the user's joining (the later of registration and the chain's start) to the event that completed the task, in seconds; null while nobody completed it.",
+        }),
       }),
     ),
     rewards: z.array(
@@ -105,11 +102,9 @@ const chainStatsSchema = z
         name: z.string(),
         type: z.string(),
         claims: count('Claims granted.'),
-        value_claimed: z
-          .number()
-          .openapi({
-            description: "What those claims cost: each claim's reward value (a mystery box: the drawn prize's value).",
-          }),
+        value_claimed: z.number().openapi({
+          description: "What those claims cost: each claim's reward value (a mystery box: the drawn prize's value).",
+        }),
       }),
     ),
     prizes: z.array(
