@@ -9,7 +9,6 @@ import { registerMetricsRoute } from './operator/metrics.js';
 import { registerOpenApiDocuments } from './operator/openapi-documents.js';
 import { DASHBOARD_PATH, registerQueueDashboard } from './operator/queue-dashboard/index.js';
 import { registerDocsRoutes } from './operator/reference-page.js';
-import { forgetAnswerOnClaim } from './read-cache/forget-answer-on-claim.js';
 import { accountLinksRoutes } from './routes/account-links/index.js';
 import { adminBacktestsRoutes } from './routes/admin/backtests/index.js';
 import { adminCredentialsRoutes } from './routes/admin/credentials/index.js';
@@ -44,10 +43,6 @@ export function createApp(deps: AppDeps) {
   adminBacktestsRoutes(app, deps.config.ADMIN_TOKEN);
   accountLinksRoutes(app);
   webhookEndpointsRoutes(app);
-  // Before the claim route, so it wraps it: a claim changes the cached active-chains answer.
-  // POST only: an all-methods entry here would clash with GET /v1/rewards/{id} and push Hono
-  // from its RegExpRouter to the slower TrieRouter for every request.
-  app.post('/v1/rewards/claim', forgetAnswerOnClaim());
   rewardsRoutes(app);
   testModeRoutes(app);
   // No API headers: the live token in the query is the only credential (product rules §9).

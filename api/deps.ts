@@ -4,6 +4,7 @@ import type { Database } from '../shared/db/client.js';
 import { loadLiveTokenSigner } from '../shared/live/token.js';
 import type { Logger } from '../shared/observability/logger.js';
 import { createApiMetrics } from '../shared/observability/metrics.js';
+import { connectionNameOf, createNodeConnection, createRedis } from '../shared/queue/connection.js';
 import { openDatabase } from '../shared/wiring/databases.js';
 import { openQueueProducers, openRedis } from '../shared/wiring/queues.js';
 import type { AppDeps } from './app-env.js';
@@ -11,7 +12,7 @@ import { CredentialCache } from './auth/credential-cache.js';
 import { createRateLimits } from './auth/rate-limits.js';
 import { LiveHub } from './live/hub.js';
 import { ActiveChainCache } from './read-cache/active-chain-cache.js';
-import { followAnswerInvalidations } from './read-cache/answer-invalidation.js';
+import { createChangeFollowing } from './read-cache/change-notices.js';
 
 /**
  * Opens everything a request handler may use, on top of an open database.
@@ -58,12 +59,28 @@ export async function createAppDeps(options: {
   // replaced it: there, answers keep the definitions' short lifetime (docs/operations.md, "Conditional reads").
   const answerTtlMs = readDatabase ? Math.min(config.ANSWER_CACHE_TTL_MS, config.CHAIN_CACHE_TTL_MS) : config.ANSWER_CACHE_TTL_MS;
   const chainCache = new ActiveChainCache(database.db, config.CHAIN_CACHE_TTL_MS, { ttlMs: answerTtlMs });
-  followAnswerInvalidations(subscriber, config.QUEUE_PREFIX, chainCache.answers, logger, cluster);
+  // Shows in CLIENT LIST, so an operator (or a test) can tell the notice subscriptions apart.
+  const noticesConnection = connectionNameOf(`${config.QUEUE_PREFIX}:notices`);
+  const changeFollowing = createChangeFollowing({
+    redis,
+    // A connection of its own (one Redis) or per master (a cluster): its subscriptions are proved by probes.
+    connect: (node) =>
+      node
+        ? createNodeConnection(config.REDIS_URL, node, { logger, connectionName: noticesConnection })
+        : createRedis(config.REDIS_URL, 'subscriber', { logger, name: 'notices', connectionName: noticesConnection }),
+    prefix: config.QUEUE_PREFIX,
+    sharded: cluster,
+    probeIntervalMs: config.NOTICE_PROBE_MS,
+    chainCache,
+    logger,
+  });
+  changeFollowing.follow();
   const rateLimits = createRateLimits({ redis, config, logger });
   const metrics = createApiMetrics({
     queue: producer,
     enqueueFailures: () => producer.failedJobs,
     liveStreams: () => liveHub.size.streams,
+    noticesServing: () => changeFollowing.serving,
     redis: { producer: redis, subscriber },
     defaultMetrics: options.defaultMetrics ?? false,
   });
@@ -79,6 +96,7 @@ export async function createAppDeps(options: {
     liveTokens: await loadLiveTokenSigner(database.db, config.LIVE_TOKEN_SECRET),
     liveHub,
     chainCache,
+    changes: changeFollowing.changes,
     logger,
     isShuttingDown: options.isShuttingDown,
     metrics,
@@ -87,6 +105,7 @@ export async function createAppDeps(options: {
   return {
     deps,
     async release() {
+      changeFollowing.close();
       await liveHub.close();
       rateLimits.close();
       await queues.close();

@@ -1,16 +1,23 @@
+import { once } from 'node:events';
 import { ZodError } from 'zod';
 import { describeZodError } from '../api/http/errors.js';
+import { withTimeout } from '../shared/async/with-timeout.js';
 import { type Config, loadConfig } from '../shared/config.js';
 import type { Database } from '../shared/db/client.js';
 import { isConnectionError, sqlStateOf } from '../shared/db/connection-loss.js';
 import { DomainError } from '../shared/errors.js';
+import type { ChangeNotices } from '../shared/live/change-notices.js';
+import { createChangePublisher } from '../shared/live/change-publisher.js';
+import type { RedisClient } from '../shared/queue/connection.js';
 import { openDatabase } from '../shared/wiring/databases.js';
-import { openQueueProducers, type QueueProducers } from '../shared/wiring/queues.js';
+import { openQueueProducers, openRedis, type QueueProducers } from '../shared/wiring/queues.js';
 
-/** What every command gets: the database, the config and an output that knows about --json. */
+/** What every command gets: the database, the config, change notices for the running APIs and an output that knows about --json. */
 export interface CliContext {
   db: Database;
   config: Config;
+  /** Tells running API processes what a command changed (their caches drop it at once); Redis is opened on first use. */
+  changes: ChangeNotices;
   out: Output;
 }
 
@@ -62,14 +69,31 @@ export function parseInput<T>(schema: { parse(value: unknown): T }, value: unkno
 export async function runCommand(json: boolean, command: (context: CliContext) => Promise<void>): Promise<void> {
   const config = loadConfig();
   const database = openDatabase(config, { poolSize: 2, applicationName: 'qcr-cli' });
+  const out = createOutput(json);
+  let redis: RedisClient | undefined;
+  const changes = createChangePublisher({
+    // Opened on the first notice; a producer connection takes no command before it is ready.
+    redis: async () => {
+      redis ??= openRedis(config, 'producer');
+      if (redis.status !== 'ready') await withTimeout(once(redis, 'ready'), 3000, 'Redis did not answer within 3 s');
+      return redis;
+    },
+    prefix: config.QUEUE_PREFIX,
+    sharded: config.REDIS_CLUSTER,
+    onLost: (notice) =>
+      out.warn(
+        `running APIs were not told of this change (${notice}): Redis did not take the notice; they see it within CHAIN_CACHE_TTL_MS`,
+      ),
+  });
   try {
-    await command({ db: database.db, config, out: createOutput(json) });
+    await command({ db: database.db, config, changes, out });
   } catch (error) {
     const message = explain(error, config.DATABASE_URL);
     if (json) writeJsonFailure(message, failureCode(error));
     else process.stderr.write(`error: ${message}\n`);
     process.exitCode = error instanceof CliInputError || error instanceof ZodError ? USAGE_EXIT_CODE : 1;
   } finally {
+    redis?.disconnect();
     await database.close();
   }
 }

@@ -50,9 +50,9 @@ export function registerQuestChainCommands(program: Command, json: () => boolean
     .description('create a chain from a JSON file shaped like the POST /admin/v1/quest-chains body')
     .requiredOption('--file <path>', 'chain definition (JSON)')
     .action((options: { file: string }) =>
-      runCommand(json(), async ({ db, out }) => {
+      runCommand(json(), async ({ db, changes, out }) => {
         const body = parseInput(createChainSchema, await readChainFile(options.file), 'file');
-        const view = toChainDefinitionResponse(await createChain({ db }, toCreateChainInput(body)));
+        const view = toChainDefinitionResponse(await createChain({ db, changes }, toCreateChainInput(body)));
         out.result(view, () => [`created ${summary(view)}`]);
       }),
     );
@@ -77,10 +77,12 @@ export function registerQuestChainCommands(program: Command, json: () => boolean
     .command('set-status <id> <status>')
     .description('set the status: draft, active, paused or ended')
     .action((id: string, status: string) =>
-      runCommand(json(), async ({ db, out }) => {
+      runCommand(json(), async ({ db, changes, out }) => {
         const params = parseInput(chainIdParams, { id });
         const body = parseInput(updateChainSchema, { status });
-        const view = toChainDefinitionResponse(await setChainStatus({ db }, { chainId: params.id, status: body.status }));
+        const view = toChainDefinitionResponse(
+          await setChainStatus({ db, changes }, { chainId: params.id, status: body.status }),
+        );
         out.result(view, () => [`${view.quest_chain.name} (${view.quest_chain.id}) is now ${view.quest_chain.status}`]);
       }),
     );

@@ -7,6 +7,7 @@ import { loadLiveChains } from '../shared/db/chain-store.js';
 import type { Database } from '../shared/db/client.js';
 import { findActiveProviderByName, type Provider } from '../shared/db/provider-store.js';
 import type { ProviderType } from '../shared/domain/permissions.js';
+import type { ChangeNotices } from '../shared/live/change-notices.js';
 import { loadLiveTokenSigner } from '../shared/live/token.js';
 import { runCommand } from './context.js';
 
@@ -29,7 +30,7 @@ async function demoProvider(db: Database, type: ProviderType, name: string): Pro
 
 /** The demo chain, reused while it is active and has at least a day left; otherwise a new one for 30 days. */
 async function demoChain(
-  db: Database,
+  { db, changes }: { db: Database; changes: ChangeNotices },
   platformId: string,
   advertiserId: string,
   now: number,
@@ -45,7 +46,7 @@ async function demoChain(
   );
   if (found) return { id: found.chain.id, reused: true };
   const created = await createChain(
-    { db },
+    { db, changes },
     toCreateChainInput({
       platform_id: platformId,
       advertiser_id: advertiserId,
@@ -103,14 +104,14 @@ export function registerSeedDemoCommand(program: Command, json: () => boolean) {
     )
     .option('--base-url <url>', 'where the API listens (default http://127.0.0.1:$PORT)')
     .action((options: { baseUrl?: string }) =>
-      runCommand(json(), async ({ db, config, out }) => {
+      runCommand(json(), async ({ db, config, changes, out }) => {
         const baseUrl = (options.baseUrl ?? `http://127.0.0.1:${config.PORT}`).replace(/\/+$/, '');
         const now = Date.now();
         const platform = await demoProvider(db, 'platform', PLATFORM_NAME);
         const advertiser = await demoProvider(db, 'advertiser', ADVERTISER_NAME);
         const platformCredential = await createCredential({ db }, { providerId: platform.provider.id });
         const advertiserCredential = await createCredential({ db }, { providerId: advertiser.provider.id });
-        const chain = await demoChain(db, platform.provider.id, advertiser.provider.id, now);
+        const chain = await demoChain({ db, changes }, platform.provider.id, advertiser.provider.id, now);
         const user = `demo-user-${now.toString(36)}`;
 
         // A minute apart in the recent past, in task order: a client reports what already happened.

@@ -1,6 +1,7 @@
 import type { Config } from '../shared/config.js';
 import type { ChainDefinition } from '../shared/db/chain-store.js';
 import type { Database } from '../shared/db/client.js';
+import type { ChangeNotices } from '../shared/live/change-notices.js';
 import type { LiveTokenSigner } from '../shared/live/token.js';
 import type { Logger } from '../shared/observability/logger.js';
 import type { BacktestProducer } from '../shared/queue/backtest-producer.js';
@@ -31,5 +32,6 @@ export interface CoreDeps {
   backtests: BacktestProducer;
   liveTokens: LiveTokenSigner;
   chainCache: ChainDefinitionSource;
+  changes: ChangeNotices;
   logger: Logger;
 }

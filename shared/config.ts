@@ -75,6 +75,9 @@ const configSchema = z.object({
   // Longest a cached GET active answer (and its tag) is kept: change notices drop answers, this is only the
   // safety net should one be lost (docs/operations.md, "Conditional reads"). 0 turns the answer cache off.
   ANSWER_CACHE_TTL_MS: z.coerce.number().int().min(0).max(86_400_000).default(600_000),
+  // How often an API checks that its change-notice subscriptions deliver (a probe round trip per channel); a channel
+  // silent for three of these turns the answer cache off until it answers again (docs/operations.md, "Change notices").
+  NOTICE_PROBE_MS: z.coerce.number().int().min(50).max(10_000).default(250),
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).default(10000),
   MIGRATE_ON_START: booleanFlag.default(false),

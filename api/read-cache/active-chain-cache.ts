@@ -11,9 +11,10 @@ const MAX_PLATFORMS = 10_000;
  *
  * Entries hold chains whose window has not opened yet too: the caller
  * applies `start_date <= now < end_date` with its own clock on every read,
- * so a chain starts or ends on time whatever the age of the entry. Only
- * admin changes (new chain, status change) may take up to the TTL to reach
- * another API replica; this replica's admin routes invalidate at once.
+ * so a chain starts or ends on time whatever the age of the entry. A change
+ * of definitions drops the entry in every API process through a change
+ * notice (change-notices.ts); the TTL bounds the age of an entry whose notice
+ * was lost.
  * Concurrent misses share one load, so a cold cache is not a stampede.
  *
  * `answers` holds each user's serialised answer built on these definitions
@@ -51,6 +52,11 @@ export class ActiveChainCache {
 
   invalidate(platformId: string): void {
     this.entries.delete(platformId);
+  }
+
+  /** Change notices may have been missed: every platform's definitions are read again. */
+  invalidateAll(): void {
+    this.entries.clear();
   }
 
   private load(platformId: string): Promise<ChainDefinition[]> {

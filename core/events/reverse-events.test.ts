@@ -15,6 +15,7 @@ import { WEBHOOK_EVENT_TYPES } from '../../shared/domain/webhooks.js';
 import { DomainError } from '../../shared/errors.js';
 import { statsColumnsAdrift } from '../../shared/testing/campaign-stats-rows.js';
 import { createTestChain, createTestUser } from '../../shared/testing/chains.js';
+import { recordChanges } from '../../shared/testing/change-notices.js';
 import { createTestProvider, type TestProvider } from '../../shared/testing/fixtures.js';
 import { useTestData } from '../../shared/testing/test-data.js';
 import type { CoreDeps } from '../deps.js';
@@ -34,7 +35,7 @@ const producer = {
   ),
 } as unknown as CoreDeps['producer'];
 const webhooks = { deliver: async () => {} } as unknown as CoreDeps['webhooks'];
-const deps = () => ({ db: database.db, producer, webhooks });
+const deps = () => ({ db: database.db, producer, webhooks, changes: recordChanges().changes });
 
 async function send(provider: TestProvider, userId: string, eventType: string, timestamp: string) {
   const [stored] = await insertOrFindEvents(database.db, [

@@ -32,10 +32,12 @@ export async function listChains(
  * change needs no re-evaluation: it only decides what GET active shows.
  */
 export async function setChainStatus(
-  deps: Pick<CoreDeps, 'db'>,
+  deps: Pick<CoreDeps, 'db' | 'changes'>,
   input: { chainId: string; status: ChainStatus },
 ): Promise<ChainDefinition> {
   if (!(await updateChainStatus(deps.db, input.chainId, input.status)))
     throw notFound(`Quest chain ${input.chainId} not found`, 'id');
-  return getChain(deps, { chainId: input.chainId });
+  const definition = await getChain(deps, { chainId: input.chainId });
+  await deps.changes.chainsChanged(definition.chain.platformId);
+  return definition;
 }

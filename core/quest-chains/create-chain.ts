@@ -65,9 +65,9 @@ export async function checkProviders(
 }
 
 /** Creates the chain, its tasks and its reward in one transaction. */
-export async function createChain(deps: Pick<CoreDeps, 'db'>, input: CreateChainInput): Promise<ChainDefinition> {
+export async function createChain(deps: Pick<CoreDeps, 'db' | 'changes'>, input: CreateChainInput): Promise<ChainDefinition> {
   checkChainRules(input);
-  return withTransaction(deps.db, async (tx) => {
+  const created = await withTransaction(deps.db, async (tx) => {
     const stored = { ...input, ...(await checkProviders(tx, input)) };
     const definition = await insertChain(tx, stored);
     // The worker matches an event when it arrives, against the chains that
@@ -79,4 +79,6 @@ export async function createChain(deps: Pick<CoreDeps, 'db'>, input: CreateChain
     await flagPlatformUsersForEvaluation(tx, stored.platformId);
     return definition;
   });
+  await deps.changes.chainsChanged(created.chain.platformId);
+  return created;
 }

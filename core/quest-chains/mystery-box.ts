@@ -14,7 +14,7 @@ import { getChain } from './chains.js';
  * is restocked: claims read the stock in their own transaction.
  */
 export async function restockPrize(
-  deps: Pick<CoreDeps, 'db'>,
+  deps: Pick<CoreDeps, 'db' | 'changes'>,
   input: { chainId: string; prizeId: string; stock: number | null },
 ): Promise<ChainDefinition> {
   if (!(await setPrizeStock(deps.db, input.chainId, input.prizeId, input.stock))) {
@@ -22,7 +22,10 @@ export async function restockPrize(
     await getChain(deps, input);
     throw notFound(`Quest chain ${input.chainId} has no prize ${input.prizeId}`, 'prize_id');
   }
-  return getChain(deps, input);
+  const definition = await getChain(deps, input);
+  // The stock left shapes the odds GET active publishes.
+  await deps.changes.chainsChanged(definition.chain.platformId);
+  return definition;
 }
 
 /**
@@ -30,10 +33,12 @@ export async function restockPrize(
  * operator's rotation, docs/mystery-boxes.md): every draw made with the old
  * seed becomes recomputable by anyone, and later draws use the new one.
  */
-export async function rotateDrawSeed(deps: Pick<CoreDeps, 'db'>, input: { chainId: string }) {
+export async function rotateDrawSeed(deps: Pick<CoreDeps, 'db' | 'changes'>, input: { chainId: string }) {
   const { chain } = await getChain(deps, input);
   const rotated = await withTransaction(deps.db, (tx) => rotateSeed(tx, input.chainId));
   if (!rotated)
     throw conflict('not_a_mystery_box', "The quest chain's reward is not a mystery box with prizes: it has no draw seed", 'id');
+  // The new commitment is part of the chain's definition as GET active shows it.
+  await deps.changes.chainsChanged(chain.platformId);
   return { ...rotated, platformId: chain.platformId };
 }

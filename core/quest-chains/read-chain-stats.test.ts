@@ -6,6 +6,7 @@ import { type ServiceUserId, senderUserId } from '../../shared/domain/ids.js';
 import { parseUtcTimestamp } from '../../shared/domain/timestamp.js';
 import { countStatsOverRows, statsColumnsAdrift, statsDifferences } from '../../shared/testing/campaign-stats-rows.js';
 import { createTestChain, createTestUser } from '../../shared/testing/chains.js';
+import { recordChanges } from '../../shared/testing/change-notices.js';
 import { useTestData } from '../../shared/testing/test-data.js';
 import type { CoreDeps } from '../deps.js';
 import { reverseEvents } from '../events/reverse-events.js';
@@ -49,7 +50,7 @@ async function registered(platformUserId: string, at: string) {
 }
 const claim = (platformUserId: string, target: { taskId: string } | { chainId: string }) =>
   claimReward(
-    { db: database.db, webhooks },
+    { db: database.db, webhooks, changes: recordChanges().changes },
     { platformId: platform.id, platformUserId: senderUserId(platformUserId), ...target },
   );
 

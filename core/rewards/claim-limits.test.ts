@@ -13,6 +13,7 @@ import { senderUserId } from '../../shared/domain/ids.js';
 import { WEBHOOK_EVENT_TYPES } from '../../shared/domain/webhooks.js';
 import { DomainError } from '../../shared/errors.js';
 import { createTestChain, createTestUser, type TestChain } from '../../shared/testing/chains.js';
+import { recordChanges } from '../../shared/testing/change-notices.js';
 import { useTestData } from '../../shared/testing/test-data.js';
 import type { CoreDeps } from '../deps.js';
 import { claimReward } from './claim-reward.js';
@@ -43,11 +44,11 @@ async function completers(chain: TestChain, prefix: string, count: number) {
 }
 
 /** Every user claims the first task's reward at once; answers how many were granted and the codes of the refusals. */
-async function claimAll(chain: TestChain, users: string[]) {
+async function claimAll(chain: TestChain, users: string[], changes = recordChanges().changes) {
   const outcomes = await Promise.all(
     users.map((id) =>
       claimReward(
-        { db: database.db, webhooks },
+        { db: database.db, webhooks, changes },
         { platformId: platform.id, platformUserId: senderUserId(id), taskId: chain.taskIds[0]! },
       ).then(
         () => 'granted',
@@ -85,6 +86,19 @@ describe('claim limits', () => {
     expect(messages.map((m) => [m.type, m.data])).toEqual([
       ['chain.budget_exhausted', { quest_chain_id: chain.id, budget: 100 }],
     ]);
+  });
+
+  it('tells each granted claimer that their answer changed, and tells nothing of a refused claim', async () => {
+    const chain = await createTestChain(database.db, platform.id, advertiser.id, {
+      maxClaimsPerReward: 2,
+      tasks: [{ event: 'told-step' }],
+    });
+    const { changes, told } = recordChanges();
+    const users = await completers(chain, 'told', 5);
+    const { granted } = await claimAll(chain, users, changes);
+    expect(granted).toBe(2);
+    expect(told.map(([kind]) => kind)).toEqual(['answerChanged', 'answerChanged']);
+    expect(told.every(([, platformId, user]) => platformId === platform.id && users.includes(user!))).toBe(true);
   });
 
   it('grants each reward to at most max_claims_per_reward users, however many claim at once, and takes nothing from a refused claim', async () => {

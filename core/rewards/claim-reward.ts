@@ -20,7 +20,7 @@ import { inStock } from '../../shared/domain/draw-stock.js';
 import type { SenderUserId, ServiceUserId } from '../../shared/domain/ids.js';
 import { claimableAfterHold } from '../../shared/domain/reward-hold.js';
 import { formatIsoMillis } from '../../shared/domain/timestamp.js';
-import { conflict, invalidInput } from '../../shared/errors.js';
+import { conflict, DomainError, invalidInput } from '../../shared/errors.js';
 import { drawPrize } from '../../shared/rewards/verifiable-draw.js';
 import type { CoreDeps } from '../deps.js';
 import { requestedRun } from '../quest-chains/requested-run.js';
@@ -61,8 +61,12 @@ interface ClaimTarget {
  * time. Earned is earned: the chain's current status does not matter. A new
  * claim writes its reward.claimed webhook messages in the same transaction
  * (§10), enqueued for delivery after the commit (best effort: the sweeper covers).
+ * A new claim is a change notice of the claimer's answer.
  */
-export async function claimReward(deps: Pick<CoreDeps, 'db' | 'webhooks'>, input: ClaimRewardInput): Promise<ClaimedReward> {
+export async function claimReward(
+  deps: Pick<CoreDeps, 'db' | 'webhooks' | 'changes'>,
+  input: ClaimRewardInput,
+): Promise<ClaimedReward> {
   const { db } = deps;
   const userId = await findUserId(db, input.platformId, input.platformUserId);
   if (!userId) throw invalidInput('platform_user_id: no registered user with this id', 'platform_user_id', 'user_not_registered');
@@ -96,9 +100,13 @@ export async function claimReward(deps: Pick<CoreDeps, 'db' | 'webhooks'>, input
     return { claim, messageIds: await insertMessages(tx, [claimFact(input.platformId, input.platformUserId, claim)]) };
   }).catch(async (error: unknown) => {
     if (exhausted) await announceExhausted(deps, exhausted);
+    // A refusal changed nothing; any other failure may have come after the commit.
+    if (!(error instanceof DomainError)) await deps.changes.answerChanged(input.platformId, input.platformUserId);
     throw error;
   });
   if ('claim' in outcome) {
+    // The claimer's answer shows the reward claimed from now on.
+    await deps.changes.answerChanged(input.platformId, input.platformUserId);
     if (outcome.messageIds.length > 0)
       await deps.webhooks.deliver(outcome.messageIds.map((messageId) => ({ messageId, attempt: 0 })));
     return { ...outcome.claim, alreadyClaimed: false };

@@ -5,6 +5,7 @@ import { senderUserId } from '../../shared/domain/ids.js';
 import { DomainError } from '../../shared/errors.js';
 import { drawPrize, seedHash } from '../../shared/rewards/verifiable-draw.js';
 import { type ChainRewardSpec, createTestChain, createTestUser, type TestChain } from '../../shared/testing/chains.js';
+import { recordChanges } from '../../shared/testing/change-notices.js';
 import { useTestData } from '../../shared/testing/test-data.js';
 import type { CoreDeps } from '../deps.js';
 import { restockPrize, rotateDrawSeed } from '../quest-chains/mystery-box.js';
@@ -23,6 +24,7 @@ const deps = {
     return database.db;
   },
   webhooks,
+  changes: recordChanges().changes,
 };
 
 const box = (prizes: NonNullable<ChainRewardSpec['prizes']>, value: number | null = 5): ChainRewardSpec => ({

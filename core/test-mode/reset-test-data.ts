@@ -9,6 +9,12 @@ import type { CoreDeps } from '../deps.js';
  * counters back at zero. The caller is a test twin: authorization refuses live
  * credentials before this runs (the operation is test-only, shared/domain/permissions.ts).
  */
-export function resetTestData(deps: Pick<CoreDeps, 'db'>, input: { twinProviderId: string }): Promise<Record<string, number>> {
-  return withTransaction(deps.db, (tx) => deleteTestData(tx, input.twinProviderId));
+export async function resetTestData(
+  deps: Pick<CoreDeps, 'db' | 'changes'>,
+  input: { twinProviderId: string },
+): Promise<Record<string, number>> {
+  const deleted = await withTransaction(deps.db, (tx) => deleteTestData(tx, input.twinProviderId));
+  // No progress notice tells of a deletion: every answer of the test mode changed.
+  await deps.changes.answersChanged(input.twinProviderId);
+  return deleted;
 }

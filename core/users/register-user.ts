@@ -1,7 +1,5 @@
 import { findPlatformUser, insertUserIfNew } from '../../shared/db/user-store.js';
 import type { SenderUserId } from '../../shared/domain/ids.js';
-import { registrationChannel } from '../../shared/live/channel.js';
-import { publishOn } from '../../shared/live/publish.js';
 import type { CoreDeps } from '../deps.js';
 
 export interface RegisterUserInput {
@@ -27,7 +25,7 @@ export interface RegisteredUser {
  * A new user is also announced on their registration channel for live streams.
  */
 export async function registerUser(
-  deps: Pick<CoreDeps, 'db' | 'producer' | 'redis' | 'config'>,
+  deps: Pick<CoreDeps, 'db' | 'producer' | 'changes'>,
   input: RegisterUserInput,
 ): Promise<RegisteredUser> {
   const created = await insertUserIfNew(deps.db, {
@@ -39,9 +37,7 @@ export async function registerUser(
   if (created) {
     // Live streams opened for this user before now wait for this notice. Best effort, not awaited:
     // a lost notice only delays them until the subscriber reconnects (api/live/session.ts).
-    const sharded = deps.config.REDIS_CLUSTER;
-    const channel = registrationChannel(deps.config.QUEUE_PREFIX, input.platformId, input.platformUserId, sharded);
-    publishOn(deps.redis, channel, created.id, sharded).catch(() => {});
+    void deps.changes.userRegistered(input.platformId, input.platformUserId, created.id);
     await deps.producer.enqueue('evaluate-user', [{ userId: created.id }]);
     return { id: created.id, platformUserId: input.platformUserId, createdUs: created.createdAt, alreadyExists: false };
   }

@@ -56,3 +56,36 @@ export const registrationChannel = (prefix: string, platformId: string, platform
   sharded
     ? `${untagged(prefix)}:live:registered:{${platformId}:${platformUserId}}`
     : `${prefix}:live:registered:${platformId}:${platformUserId}`;
+
+/**
+ * Change notices (core/deps.ts `ChangeNotices`): what a writer changed that
+ * cached reads depend on, published by whichever process made the change and
+ * followed by every API process. One channel for the service; on a cluster a
+ * sharded channel in one slot (writes of definitions, claims and resets are few).
+ */
+export const changesChannel = (prefix: string, sharded = false) =>
+  sharded ? `{${untagged(prefix)}:read:changes}` : `${prefix}:read:changes`;
+
+export const changeNoticeSchema = z.discriminatedUnion('kind', [
+  /** A platform's chain definitions (created, status, stock, seed). */
+  z.object({ kind: z.literal('chains'), platformId: z.string() }),
+  /** One user's answer, otherwise than by progress (a claim). */
+  z.object({ kind: z.literal('answer'), platformId: z.string(), platformUserId: z.string() }),
+  /** Every answer of a platform (or of its test twin): a test-data reset. */
+  z.object({ kind: z.literal('answers'), platformId: z.string() }),
+]);
+
+export type ChangeNotice = z.infer<typeof changeNoticeSchema>;
+
+/**
+ * A probe: a message an API publishes on a channel it follows to learn that
+ * the channel delivers (api/read-cache/notice-watch.ts). Every follower of the
+ * channel sees it and ignores it unless it is its own.
+ */
+export const PROBE_PREFIX = '{"probe":';
+export const probeMessage = (token: string) => `${PROBE_PREFIX}${JSON.stringify(token)}}`;
+export const probeToken = (raw: string): string | undefined =>
+  raw.startsWith(PROBE_PREFIX) ? (JSON.parse(raw) as { probe: string }).probe : undefined;
+
+/** The user id of the progress channel that probes of the classic (pattern) subscription are published on. */
+export const PROBE_USER = '~probe';

@@ -1,6 +1,7 @@
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import {
   liveStreamsGauge,
+  noticesServingGauge,
   type PendingEventsBacklog,
   pendingEventsGauges,
   type QueueCounts,
@@ -67,6 +68,8 @@ export interface ApiMetricsOptions {
   queue?: QueueCounts;
   /** Open GET /v1/live streams of this process. */
   liveStreams?: () => number;
+  /** Whether change notices are proved to arrive (qcr_answer_cache_serving). */
+  noticesServing?: () => boolean;
   /** This process's Redis clients by role, for qcr_redis_up. */
   redis?: Record<string, RedisClientState>;
   /** Matching jobs the producer failed to add so far (qcr_enqueue_failures_total). */
@@ -98,6 +101,7 @@ export function createApiMetrics(options: ApiMetricsOptions = {}) {
 
   if (options.queue) queueJobsGauge(registry, options.queue, options.sampleMs ?? DEFAULT_SAMPLE_MS);
   if (options.liveStreams) liveStreamsGauge(registry, options.liveStreams);
+  if (options.noticesServing) noticesServingGauge(registry, options.noticesServing);
   if (options.redis) redisUpGauge(registry, options.redis);
   if (options.enqueueFailures) enqueueFailuresCounter(registry, options.enqueueFailures);
 

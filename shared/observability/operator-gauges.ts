@@ -97,3 +97,14 @@ export function liveStreamsGauge(registry: Registry, openStreams: () => number) 
     },
   });
 }
+
+export function noticesServingGauge(registry: Registry, serving: () => boolean) {
+  new Gauge({
+    name: 'qcr_answer_cache_serving',
+    help: '1 while every change-notice channel answers its probes and cached GET active answers are served; 0 while reads go uncached.',
+    registers: [registry],
+    collect() {
+      this.set(serving() ? 1 : 0);
+    },
+  });
+}

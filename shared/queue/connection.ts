@@ -15,7 +15,12 @@ export interface RedisConnectOptions {
   logger?: Logger;
   /** The client's name in log lines, e.g. 'producer', 'subscriber'. */
   name?: string;
+  /** CLIENT SETNAME: how the connection shows in CLIENT LIST (one Redis only). */
+  connectionName?: string;
 }
+
+/** A CLIENT SETNAME value from any text (Redis refuses spaces and newlines there). */
+export const connectionNameOf = (text: string) => text.replace(/[^\w:{}.-]/g, '_');
 
 // A connection error repeats on every reconnect attempt (several a second): one line per this long.
 const ERROR_LOG_INTERVAL_MS = 10_000;
@@ -37,7 +42,12 @@ export function createRedis(url: string, role: RedisRole, options: RedisConnectO
       : { maxRetriesPerRequest: null, enableOfflineQueue: true };
   const client = options.cluster
     ? createCluster(url, role, perCommand)
-    : new Redis(url, { ...perCommand, lazyConnect: false, retryStrategy: retryDelay });
+    : new Redis(url, {
+        ...perCommand,
+        lazyConnect: false,
+        retryStrategy: retryDelay,
+        ...(options.connectionName ? { connectionName: options.connectionName } : {}),
+      });
   reportErrors(client, options.logger, options.name ?? role);
   return client;
 }
@@ -92,4 +102,29 @@ function reportErrors(client: RedisClient, logger: Logger | undefined, name: str
     failing = false;
     logger?.info({ client: name, suppressed: throttle.pending }, 'redis connection ready again');
   });
+}
+
+/**
+ * A plain connection to one node of the cluster REDIS_URL seeds (its
+ * credentials and TLS), for work that must reach a given node itself: a
+ * sharded subscription held on the master that owns its channels.
+ */
+export function createNodeConnection(
+  url: string,
+  node: { host: string; port: number },
+  options: { logger?: Logger; connectionName?: string } = {},
+): Redis {
+  const first = new URL(redisUrls(url)[0]!);
+  const client = new Redis({
+    host: node.host,
+    port: node.port,
+    ...(first.username ? { username: decodeURIComponent(first.username) } : {}),
+    ...(first.password ? { password: decodeURIComponent(first.password) } : {}),
+    ...(first.protocol === 'rediss:' ? { tls: {} } : {}),
+    maxRetriesPerRequest: null,
+    retryStrategy: retryDelay,
+    ...(options.connectionName ? { connectionName: options.connectionName } : {}),
+  });
+  reportErrors(client, options.logger, `subscriber ${node.host}:${node.port}`);
+  return client;
 }

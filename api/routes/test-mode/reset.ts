@@ -4,7 +4,6 @@ import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { apiKeySecurity } from '../../http/security.js';
-import { forgetAnswers } from '../../read-cache/answer-invalidation.js';
 import { resetResponseSchema, toResetResponse } from './schema.js';
 
 const route = createRoute({
@@ -27,8 +26,6 @@ export function registerResetTestData(app: OpenAPIHono<AppEnv>) {
   app.openapi(route, async (c) => {
     const { deps, caller } = c.var;
     const deleted = await resetTestData(deps, { twinProviderId: caller.providerId });
-    // The deleted users' answers go now, here and on every replica (no progress notice tells of a deletion).
-    await forgetAnswers(deps, caller.providerId);
     return ok(c, toResetResponse(deleted));
   });
 }

@@ -29,7 +29,6 @@ export function registerCreateQuestChain(app: OpenAPIHono<AppEnv>, admin: Middle
     const { deps } = c.var;
     const definition = await createChain(deps, toCreateChainInput(c.req.valid('json')));
     // This replica's read sees the new chain at once; others within their CHAIN_CACHE_TTL_MS.
-    deps.chainCache.invalidate(definition.chain.platformId);
     return ok(c, toChainDefinitionResponse(definition));
   });
 }

@@ -28,7 +28,6 @@ export function registerRestockPrize(app: OpenAPIHono<AppEnv>, admin: Middleware
     const { deps } = c.var;
     const { id, prize_id } = c.req.valid('param');
     const definition = await restockPrize(deps, { chainId: id, prizeId: prize_id, stock: c.req.valid('json').stock });
-    deps.chainCache.invalidate(definition.chain.platformId);
     return ok(c, toChainDefinitionResponse(definition));
   });
 }

@@ -30,8 +30,6 @@ export function registerRotateDrawSeed(app: OpenAPIHono<AppEnv>, admin: Middlewa
     const { deps } = c.var;
     const { id } = c.req.valid('param');
     const rotated = await rotateDrawSeed(deps, { chainId: id });
-    // The new hash is part of the chain's definition as GET active shows it.
-    deps.chainCache.invalidate(rotated.platformId);
     return ok(c, toRotatedSeedResponse(id, rotated));
   });
 }

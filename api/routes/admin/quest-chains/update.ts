@@ -26,7 +26,6 @@ export function registerUpdateQuestChain(app: OpenAPIHono<AppEnv>, admin: Middle
   app.openapi(route, async (c) => {
     const { deps } = c.var;
     const definition = await setChainStatus(deps, { chainId: c.req.valid('param').id, status: c.req.valid('json').status });
-    deps.chainCache.invalidate(definition.chain.platformId);
     return ok(c, toChainDefinitionResponse(definition));
   });
 }
