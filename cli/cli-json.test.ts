@@ -7,7 +7,7 @@ import { projectRoot } from '../shared/db/project-root.js';
 import { childProcessEnv } from '../shared/testing/service-env.js';
 import { useTestData } from '../shared/testing/test-data.js';
 
-// The CLI as scripts and operators call it (issue 13): a prebuilt entry whose
+// The CLI as scripts and operators call it (§2.6): a prebuilt entry whose
 // --json output `jq` can read, failures included, and exit code 2 for usage.
 
 const { database } = useTestData('cli_json', { providers: false });

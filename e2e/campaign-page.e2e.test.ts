@@ -10,7 +10,7 @@ import { createTestChain, createTestUser, DAY_MS, iso, type TestChain } from '..
 import { storeCompletion } from '../shared/testing/progress.js';
 import { type Stack, startStack } from './harness/stack.js';
 
-// Issue 32: the campaign page in a real Chromium (as scripts/live-cors-check.mjs
+// §17's campaign page in a real Chromium (as scripts/live-cors-check.mjs
 // drives one): the built API serves /admin/campaigns/{id}, the browser draws it
 // with the charting library the service serves, and the funnel it shows must be
 // the stats answer's. The screenshot it takes replaces docs/campaign-page.png

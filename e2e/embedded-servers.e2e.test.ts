@@ -9,7 +9,7 @@ import { projectRoot } from '../shared/db/project-root.js';
 import { uniqueSuffix } from '../shared/testing/database.js';
 import { eventually } from '../shared/testing/eventually.js';
 
-// Issue 32: `npm start` on a machine with nothing on the standard ports and
+// A fresh machine: `npm start` on a machine with nothing on the standard ports and
 // neither DATABASE_URL nor REDIS_URL set starts an embedded Postgres and a
 // private redis-server (scripts/local-servers.mjs), and the demo's events
 // reach 100 %. This machine has its own Postgres and Redis on 5432 and 6379,

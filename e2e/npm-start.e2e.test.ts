@@ -10,7 +10,7 @@ import { useTestData } from '../shared/testing/test-data.js';
 // `npm start` (scripts/start.mjs) as an operator runs it: one command, the API
 // and the worker supervised. A signal to npm stops every process it started;
 // a crashed child is restarted with a growing delay while the other keeps
-// serving (issues 12 and 13).
+// serving (docs/reliability.md, docs/operations.md).
 
 const { database } = useTestData('npm_start', { providers: false });
 const started: ChildProcess[] = [];

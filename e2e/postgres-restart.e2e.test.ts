@@ -12,7 +12,7 @@ import { requestJson } from './harness/http.js';
 import { type PrivatePostgres, startPrivatePostgres } from './harness/private-postgres.js';
 import { type ServiceProcess, startService } from './harness/service.js';
 
-// Issue 12: a Postgres restart is a non-event. The built API and worker run as
+// A Postgres restart is a non-event (docs/reliability.md). The built API and worker run as
 // processes against a private Postgres, which is stopped (fast, then
 // immediate) and started again under them: neither process exits, the API
 // answers 503 `unavailable` in the envelope while it is away and 200 once it

@@ -287,7 +287,7 @@ describe('on a Redis Cluster with four matching shards', () => {
   });
 
   it('pointed at one node without REDIS_CLUSTER: not ready, enqueue failures logged and counted, a worker that backs off instead of spinning', async () => {
-    // The issue's report: one node's URL and a hash-tagged prefix, as an operator may try first. The node answers
+    // A misconfiguration an operator may try first: one node's URL and a hash-tagged prefix. The node answers
     // PING, but most slots are elsewhere (MOVED), the queue's among them.
     const shard0 = `{${uniqueSuffix()}}`;
     const owner = await cluster.masterOf(shard0);

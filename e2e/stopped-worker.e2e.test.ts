@@ -17,7 +17,7 @@ import {
   storedCompletions,
 } from './support/progress-model.js';
 
-// Issue 12: a worker stopped with SIGSTOP mid-transaction must not freeze matching. Another worker
+// Reliability (docs/reliability.md): a worker stopped with SIGSTOP mid-transaction must not freeze matching. Another worker
 // ends its sessions once its lease lapses and takes its work over; when it wakes, it cannot commit
 // anything twice. A SIGKILLed worker's work is taken over too. Correctness is asserted here; the
 // takeover time is printed (the chaos suite holds it to 15 s).

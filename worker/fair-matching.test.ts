@@ -14,7 +14,7 @@ import { nothingPending } from '../shared/testing/progress.js';
 import { useTestData } from '../shared/testing/test-data.js';
 import { createProcessor } from './processor.js';
 
-// Fair matching (issue 12): with one provider's backlog queued first, another provider's event
+// Fair matching (docs/reliability.md): with one provider's backlog queued first, another provider's event
 // is matched within the first few batches, not after the whole backlog. Deterministic: it
 // counts batches, not seconds.
 

@@ -55,10 +55,10 @@ async function collectPending(db: WorkerDeps['db'], minAgeMs: number): Promise<P
  * How long the oldest job still waiting has waited (0 when none waits, or
  * Redis cannot say). A pending event younger than that plus the minimum age
  * may simply not have had its turn: its job is still in the queue. Without
- * this, every pass over a large backlog re-added its oldest 20,000 events as
- * new jobs, and about half of what the worker then matched was duplicates
- * (docs/performance.md, "What each change bought"). An event older than
- * the oldest waiting job with no job left is put back as before.
+ * this, every pass over a large backlog would re-add its oldest events as new
+ * jobs, and the worker would match them twice over (docs/performance.md,
+ * "What each change bought"). An event older than the oldest waiting job,
+ * with no job left, is put back.
  */
 async function queueLagMs(producer: WorkerDeps['producer']): Promise<number> {
   const since = await producer.oldestWaitingSince().catch(() => null);

@@ -7,8 +7,8 @@ import { uniqueSuffix } from '../shared/testing/database.js';
 import { useTestData } from '../shared/testing/test-data.js';
 import { type RunningWorker, startWorker } from './start-worker.js';
 
-// The worker process in process, as worker/main.ts runs it: what main.ts
-// used to do at top level is now a function a test can start and stop.
+// The worker process in process, as worker/main.ts runs it: startWorker is a
+// function, so a test can start and stop it.
 
 const { database } = useTestData('start_worker', { providers: false });
 const silent = createLogger({ level: 'silent', name: 'start-worker-test' });

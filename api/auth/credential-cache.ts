@@ -70,7 +70,7 @@ export class CredentialCache {
    * Whether `secret` is the credential's (`verifySecret`, the same work for
    * an unknown key). A secret that matched this cached credential before is
    * recognised by a constant-time comparison with it instead of a SHA-256:
-   * the hash was a tenth of a cached read's CPU. Only the right secret takes
+   * hashing on every request is a real share of a cached read's CPU. Only the right secret takes
    * the shorter path, so its timing tells nothing that holding it does not.
    */
   secretValid(secret: string, credential: CredentialForAuth | null): boolean {

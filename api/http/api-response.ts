@@ -8,8 +8,8 @@ import { type IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders
  * Why a subclass: the header given to Hono (`c.header`) makes it keep the
  * answer's headers in an undici Headers that the adapter converts back, and
  * `setHeader` before the handler sends `writeHead` down its slower merging
- * path; either cost a cached read ~10 µs of CPU (a third of it), where adding
- * one key to the object `writeHead` is given costs nothing measurable
+ * path; either is a large share of a cached read's CPU, where adding one key
+ * to the object `writeHead` is given costs next to nothing
  * (docs/performance.md, "What each change bought").
  */
 export class ApiResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {

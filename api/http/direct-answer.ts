@@ -11,9 +11,9 @@ import { ApiResponse } from './api-response.js';
  *
  * Why: headers given to Hono (`c.header`, or more than one in `c.body`) are
  * kept in an undici `Headers`, which the adapter then converts back to an
- * object: building, validating and converting it was the largest share of a
+ * object: building, validating and converting it is the largest share of a
  * cached read's CPU that the bare framework does not pay. A 304 built through
- * Hono is worse: no light path at all (a full undici Response, ~25 µs), and
+ * Hono is worse: no light path at all (a full undici Response), and
  * the light path's string body would add `Content-Length: 0`, which RFC 9110
  * §8.6 forbids on a 304.
  *

@@ -10,7 +10,7 @@ import { requireOperation } from '../auth/authenticate.js';
 import { useTestService } from '../testing/test-service.js';
 import { errorResponses, ok, successEnvelope } from './envelope.js';
 
-// Issue "One wiring, one owner per concern": `livemode` is added to every
+// One owner per concern (§15.3): `livemode` is added to every
 // envelope by one mechanism (api/http/livemode.ts), so a route written
 // tomorrow gets it without mentioning it. The route below is such a route:
 // it is registered on the real app (real middleware, authentication, error

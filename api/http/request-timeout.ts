@@ -9,8 +9,8 @@ import { AppError } from './errors.js';
  * bounded by the session's statement_timeout, its answer is dropped. Paths in
  * `exempt` (the live stream, open for as long as the client keeps it) pass.
  *
- * No timer per request: a timer and a `Promise.race` each were ~5 % of a
- * cached read's CPU. Every request has the same limit, so requests expire in
+ * No timer per request: a timer and a `Promise.race` per request would each
+ * cost a cached read a visible share of its CPU. Every request has the same limit, so requests expire in
  * the order they arrived: one sweep, every `limitMs / 10` (at most a second)
  * while requests are open, answers the overdue ones. A request is answered
  * 503 between `limitMs` and `limitMs` plus one sweep interval.

@@ -5,7 +5,7 @@ export type SubscriberCommandSender = <T>(command: () => Promise<T>) => Promise<
 
 /**
  * Keeps the hub's SUBSCRIBEs and UNSUBSCRIBEs out of the subscriber
- * connection's handshake (ioredis issue #2037). In status `connect`, between
+ * connection's handshake (redis/ioredis#2037). In status `connect`, between
  * the socket connecting and its ready check, ioredis 5 writes a SUBSCRIBE
  * straight to the socket instead of queueing it. Redis's reply puts the
  * client in subscriber mode, the ready check's INFO is then refused, and

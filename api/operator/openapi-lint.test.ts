@@ -15,7 +15,7 @@ const redocly = join(root, 'node_modules/@redocly/cli/bin/cli.js');
 
 // Warnings we keep, with the reason: the probes answer 200 or 503 and nothing
 // else, so a 4xx response would document something that cannot happen. The
-// advertiser's stats read is the path issue 32 names; it can only meet the active
+// advertiser's stats read is the path §17 gives it; it can only meet the active
 // read at /v1/quest-chains/active/stats, and `active` is never a chain id (a UUID).
 const ACCEPTED_WARNINGS = [
   'operation-4xx-response #/paths/~1healthz/get/responses',

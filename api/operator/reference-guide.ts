@@ -6,7 +6,7 @@ import { MAX_BATCH_ITEMS } from '../routes/events/schema.js';
 // The guides at the top of the integrator reference (`info.description` of
 // /openapi.json, rendered by /docs). Figures come from the constants that
 // enforce them, so the text cannot promise a limit the code does not keep.
-// Webhooks get their section once they exist (the issue asks for it then).
+// Webhooks have no guide section: their tag's description and docs/webhooks.md cover them.
 
 const kib = (bytes: number) => `${bytes / 1024} KiB`;
 

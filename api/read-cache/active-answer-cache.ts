@@ -46,7 +46,7 @@ export interface CachedAnswer extends AnswerTag {
 export interface AnswerCacheLimits {
   /** Bytes of bodies kept at most (oldest stored out first). */
   maxBytes?: number;
-  /** Users whose tag is kept at most (least recently used out first); about 400 bytes each, measured (80 MiB full). */
+  /** Users whose tag is kept at most (least recently used out first); about 400 bytes each (80 MiB full). */
   maxTags?: number;
 }
 

@@ -1,6 +1,6 @@
 type Buckets = Map<number, number>;
 
-/** The latency bound of a sustained step: answered → matched p99 (issues 24 and 29). */
+/** The latency bound of a sustained step: answered → matched p99 (the pipeline target, docs/performance.md). */
 export const LAG_P99_BOUND_S = 0.25;
 /** A step kept up when its backlog grew by at most this much of a second's events. */
 export const FLAT_BACKLOG_S = 0.5;

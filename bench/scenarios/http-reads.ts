@@ -23,7 +23,7 @@ export const httpReads: Scenario = {
         note: failures(healthz.failures),
       },
       BARE_GET,
-      // Issue "A world like production": the request path near the framework.
+      // The target (docs/performance.md): the request path near the framework.
       { atLeast: 0.8 },
     );
 

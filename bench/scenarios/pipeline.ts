@@ -27,8 +27,8 @@ const keptUp = (step: Step) => step.flat && step.lagP99S <= LAG_P99_BOUND_S;
  * The whole pipeline as `npm start` runs it (the API and one worker, with
  * Postgres, Redis and the load generator on the same cores): batch producers
  * at a fixed rate, stepped up while the backlog stays flat. Two figures: the
- * highest rate that also kept answered-to-matched p99 within 250 ms (issue
- * 24's figure), and the highest rate with the backlog flat whatever the
+ * highest rate that also kept answered-to-matched p99 within 250 ms (the
+ * pipeline target), and the highest rate with the backlog flat whatever the
  * latency, each with the processes' CPU per event, so a miss shows its bound.
  */
 export const pipeline: Scenario = {
@@ -68,7 +68,7 @@ export const pipeline: Scenario = {
         unit: 'events/s',
         note: flat ? cpuNote(flat) : 'no step kept the backlog flat',
       });
-      // Issue 24 asks this at half the sustained rate; while none is sustained, at half the highest flat one.
+      // The target is set at half the sustained rate; while none is sustained, at half the highest flat one.
       const half = Math.round((best ?? flat ?? steps[0]!).rate / 2);
       await liveLatency(ctx, worker, half);
     } finally {

@@ -47,7 +47,7 @@ const keptUp = (step: Step) => step.flat && step.lagP99S <= LAG_P99_BOUND_S;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * The run of record (issue 29): a world shaped like production, on its own
+ * The run of record (docs/performance.md): a world shaped like production, on its own
  * deployment (API and one worker, as `npm start` runs them). 50,000 users on
  * 2 platforms, 30 chains of 3-5 conditioned tasks funded by 4 advertisers;
  * producers pick users by Zipf (s = 1.1), send 90 % of events in batches of

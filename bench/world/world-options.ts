@@ -1,4 +1,4 @@
-/** The shape of the production-like world (issue 29); every size an option, the defaults as the issue gives them. */
+/** The shape of the production-like world; every size an option, the defaults those of the run of record (docs/performance.md). */
 export interface WorldOptions {
   users: number;
   platforms: number;

@@ -137,8 +137,8 @@ export async function matchBatch(
     // Who listens for webhooks is read here, after every event the facts come
     // from (a recompute's history included): an event sent after an endpoint's
     // creation is then announced to it (READ COMMITTED). Offering every fact to
-    // the outbox insert instead cost ~6 ms of Postgres a batch in the
-    // production-like world, where nobody listened.
+    // the outbox insert instead would make Postgres build and discard every
+    // batch's facts when nobody listens, the common case.
     const [stamps, , , , recipients, writerVersion] = await Promise.all([
       stampUsers(tx, [...writes.changedChains.keys()]),
       saveCompletions(tx, writes.completions),

@@ -19,8 +19,8 @@ interface KeptWalks {
 /**
  * The walks a worker keeps between batches (docs/matching.md, "Walks kept
  * between batches"). The hottest users are in almost every batch, and
- * loading every stored walk of every user of a batch was a fifth of the
- * worker's time and most of the rows Postgres read for it. An entry is used
+ * loading every stored walk of every user of a batch would be a large share
+ * of the worker's time and most of the rows Postgres reads for it. An entry is used
  * only when the version it was kept at is the user's walks_version read
  * under the user's lock in the batch's transaction; the triggers of 0015 move
  * that version on every write of the user's walks, by any writer, so a walk

@@ -5,7 +5,7 @@ import { createHmac, randomBytes } from 'node:crypto';
  * (the scheme's format; §10 asks for at least 24), and a signature is `v1,` +
  * base64 HMAC-SHA256 of `id.timestamp.body` under the decoded secret. Signed
  * with node:crypto rather than the scheme's library, whose pure-JavaScript
- * SHA-256 was a tenth of a delivery's CPU; signing.test.ts holds the two equal
+ * SHA-256 is a real share of a delivery's CPU; signing.test.ts holds the two equal
  * and verifies our messages with the library.
  */
 const SECRET_PREFIX = 'whsec_';

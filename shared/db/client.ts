@@ -47,8 +47,8 @@ export function createDatabase(options: DatabaseOptions) {
       lock_timeout: timeouts.lockMs,
       idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
       // No JIT compilation: every statement here is short, and a plan whose cost
-      // is overestimated (a partition whose statistics lag its growth) crossed
-      // jit_above_cost and spent ~450 ms compiling a 5 ms reversal
+      // is overestimated (a partition whose statistics lag its growth) crosses
+      // jit_above_cost and spends far longer compiling than running
       // (docs/performance.md, "What each change bought").
       jit: 'off',
     },

@@ -13,10 +13,10 @@ import { projectRoot } from './project-root.js';
 /**
  * postgres.js 3.4.9 throws an uncaught TypeError (`socket.write` on null,
  * connection.js:255) when the server goes away under a transaction, which
- * killed the worker on every Postgres restart. It also drops the promise of
+ * kills the process on every Postgres restart. It also drops the promise of
  * the array-types query every new connection runs first, so a connection
  * lost during that query is an unhandled rejection that kills the process
- * (porsager/postgres#1192; it killed the worker once in CI, 2026-11-27).
+ * (porsager/postgres#1192).
  * patches/postgres+3.4.9.patch fixes both; this reproduces them against a
  * private server, with the data layer's own client, and checks the process
  * lives and commits again.

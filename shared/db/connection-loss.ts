@@ -7,8 +7,8 @@
 /**
  * Seconds before a closed pool connection reconnects (postgres.js' `backoff`,
  * called with the pool's count of failed connects). The driver's default grows
- * 3^n up to 20 s, so after an outage of a few seconds the pool stayed down for
- * up to 20 s after Postgres was back; capped at 1 s, it resumes within about a
+ * 3^n up to 20 s, so after an outage of a few seconds the pool would stay down
+ * for up to 20 s after Postgres is back; capped at 1 s, it resumes within about a
  * second, at the price of one connect attempt per second per idle connection.
  */
 export const reconnectDelaySeconds = (failedConnects: number) => Math.min(0.05 * 2 ** failedConnects, 1);

@@ -6,7 +6,7 @@ import { pingDatabase } from './ping.js';
 import { dropDatabaseNamed, ensureDatabase } from './server-admin.js';
 
 // The default DATABASE_URL names `quest_chains`, which a fresh server does not
-// have: the first migration run creates it (issue 13, "sensible defaults").
+// have: the first migration run creates it, so the defaults work on a fresh server.
 
 const SERVER_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const created: string[] = [];

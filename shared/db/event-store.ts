@@ -110,8 +110,8 @@ export async function insertOrFindEvents(db: Executor, newEvents: readonly NewEv
   // gathered first (materialised), and only its rows are looked up, one
   // lateral probe each (the limit keeps Postgres from flattening the probe
   // into a join it may plan as a scan), so a batch of new events never reads
-  // events at all. (A join of every input row, its plan cached while the
-  // partition was small, kept scanning the grown partition: docs/performance.md.)
+  // events at all. (A join of every input row would keep a plan cached while the
+  // partition was small, and scan the partition once it has grown.)
   const stored = await db.execute<EventWriteRow>(sql`
     with input as (
       select r.provider_id::uuid as provider_id, r.user_id, r.event_type, r.occurred_at::timestamptz as occurred_at,
@@ -390,8 +390,8 @@ export interface ReversedEvent {
  * lateral join in a materialised step), and only then checked against the
  * provider: with the provider's condition where the planner can push it into
  * the lookup, one whose statistics predate a new provider's first burst of
- * events reads all of that provider's events instead (seen at 200 ms to 17 s
- * a call on a 600,000-row partition). The lookup locks the rows it finds, so
+ * events reads all of that provider's events instead, a cost that grows with
+ * the partition. The lookup locks the rows it finds, so
  * a concurrent reversal of the same event waits for this one and then reads
  * it as reversed before: it answers `alreadyReversed`, not "not found".
  */

@@ -11,9 +11,9 @@ import * as schema from './schema/index.js';
 
 // The matcher loads every walk of a batch's users (~500 in a production-like
 // batch): that read must stay an index range per user, whatever the size of
-// the progress tables. Joined on (user, chain), the planner hashed the whole
-// of task_completions for every batch (12 ms a batch in the world bench, and
-// growing with every user's progress; docs/performance.md).
+// the progress tables. Joined on (user, chain), the planner would hash the
+// whole of task_completions for every batch, a cost that grows with every
+// user's progress (docs/performance.md).
 
 const { database, platform, advertiser } = useTestData('walk-statements');
 // Enough rows that a scan of a whole table costs more than the index ranges (as in production).

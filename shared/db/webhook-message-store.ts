@@ -166,7 +166,7 @@ type OutgoingRow = DriverRow<Pick<typeof webhookMessages.$inferSelect, 'id' | 't
  * not deleted. A message that another worker has, that moved on, or that is
  * done is left out of the answer. A message whose endpoint was deleted since
  * it was written is given up in the same statement. One statement for all of
- * them (a delivery's cost was its round trips: two a message, docs/performance.md).
+ * them: a delivery's cost is mostly its round trips (docs/performance.md, "Webhooks").
  */
 export async function claimAttempts(
   db: Executor,

@@ -3,7 +3,7 @@ import { parseUtcTimestamp } from './timestamp.js';
 /**
  * Chain and task dates are published as "ISO 8601 with offset", so unlike
  * event timestamps (UTC only, §3) an operator may write them in any offset:
- * `2026-03-01T00:00:00+01:00` is stored as the instant `2026-02-29T23:00:00Z`.
+ * `2026-03-01T00:00:00+01:00` is stored as the instant `2026-02-28T23:00:00Z`.
  * What is stored and compared is the instant; responses give it back in UTC.
  * The same precision rule as events applies (at most 6 fractional digits).
  */

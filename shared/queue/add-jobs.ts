@@ -10,8 +10,8 @@ export type QueuedJobs = Parameters<Queue['addBulk']>[0];
  * Adds `jobs` to `queue`, rejecting after ENQUEUE_TIMEOUT_MS. One job goes in
  * with its own script: addBulk wraps even one in MULTI/EXEC through an ioredis
  * pipeline, whose constructor copies every command BullMQ defines onto it.
- * Most adds are one job (one provider's call or flush, one webhook attempt):
- * single ingest 264 -> 229 µs of API CPU (docs/performance.md).
+ * Most adds are one job (one provider's call or flush, one webhook attempt),
+ * so that copy would be paid on nearly every ingest (docs/performance.md).
  */
 export function addJobs(queue: Queue, jobs: QueuedJobs): Promise<unknown> {
   const only = jobs.length === 1 ? jobs[0]! : undefined;

@@ -62,8 +62,8 @@ export async function openApiBackend(document: unknown): Promise<OpenAPIBackend>
 /** The conformance check of answers against both documents: /admin/* against the admin one, the rest against the integrators'. */
 export async function conformanceTo(documents: ServedDocuments): Promise<Conformance> {
   const [integrator, admin] = await Promise.all([openApiBackend(documents.integrator), openApiBackend(documents.admin)]);
-  // The router compiles a regular expression per operation on every match
-  // (~0.5 ms); the suites ask the same few paths again and again while polling.
+  // The router compiles a regular expression per operation on every match,
+  // and the suites ask the same few paths again and again while polling.
   const operations = new Map<string, Operation | undefined>();
   const operationOf = (backend: OpenAPIBackend, method: string, path: string) => {
     const key = `${method} ${path}`;

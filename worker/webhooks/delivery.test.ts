@@ -16,8 +16,8 @@ import { createMatchingFirstGate, type MatchingFirstGate } from './matching-firs
 import { createSender, type Sender } from './send.js';
 
 // A first-attempts job (a matching batch's messages) is claimed, sent and recorded in groups:
-// its statements do not grow with its messages (they were two a message, most of what an
-// endpoint cost the matching drain: docs/performance.md, "Webhooks"). Each attempt is still
+// its statements do not grow with its messages (two a message would be most of what an
+// endpoint costs the matching drain: docs/performance.md, "Webhooks"). Each attempt is still
 // claimed exactly once, recorded with its consequence, and a failure gets its own retry.
 
 let database: TestDatabase;

@@ -33,8 +33,8 @@ const LEASE_MS = DELIVERY_TIMEOUT_MS + 20_000;
 /**
  * Messages of one first-attempts job claimed, sent and recorded together: one
  * claim and one record statement per group, the sends at once (the agent's
- * kept-alive sockets bound them per receiver). A message's own statements
- * were most of a delivery's cost (docs/performance.md, "Webhooks").
+ * kept-alive sockets bound them per receiver). Statements of its own per
+ * message would be most of a delivery's cost (docs/performance.md, "Webhooks").
  */
 export const ATTEMPT_GROUP = 50;
 

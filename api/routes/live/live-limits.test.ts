@@ -16,7 +16,7 @@ import { readSse } from '../../testing/sse-reader.js';
 import { createTestApp, type TestApp } from '../../testing/test-app.js';
 import { useTestService } from '../../testing/test-service.js';
 
-// Issue 12 (bounded streams, revocation, no polling) and product rules §8 (CORS).
+// Live streams bounded, revoked and never polled (product rules §8.4, docs/operations.md), and CORS (§8.3).
 const { database, api, platform } = useTestService('live_limits');
 const closers: (() => Promise<void>)[] = [];
 afterAll(async () => {

@@ -2,7 +2,7 @@ import type { Stack, StackOptions } from './stack.js';
 
 export type Target = { atMost: number } | { atLeast: number };
 
-/** The scenario's own measurement, with the target when it sets one. */
+/** The scenario's own measurement, with its target (docs/reliability.md) when it has one. */
 export interface Figure {
   label: string;
   value: number | null;
