@@ -28,6 +28,8 @@ export interface LocalCluster {
   masterOf(key: string): Promise<ClusterNode>;
   /** CLUSTER FAILOVER on a replica of the master owning `key`'s slot; resolves once that replica is its master. */
   failover(key: string): Promise<{ from: ClusterNode; to: ClusterNode }>;
+  /** Moves `key`'s hash slot (holding no keys) to another master; resolves once every node agrees. */
+  moveSlot(key: string): Promise<{ from: ClusterNode; to: ClusterNode }>;
   /** Every node stopped (scripts/redis-cluster.sh down): an outage of the whole cluster. */
   down(): Promise<void>;
   /** The nodes started again, empty (nothing is persisted); resolves once the cluster state is ok. */
@@ -114,6 +116,31 @@ export async function startLocalCluster(): Promise<LocalCluster> {
         what: `replica ${replica.port} to take over`,
       });
       return { from, to: { ...replica, role: 'master' } };
+    },
+    async moveSlot(key) {
+      const slot = await ask(ports[0]!, (redis) => redis.call('cluster', 'keyslot', key) as Promise<number>);
+      const from = await masterOf(key);
+      const all = await nodes();
+      const to = all.find((node) => node.role === 'master' && node.id !== from.id)!;
+      // The new owner first, then the old one (it drops the slot's shard-channel subscribers), then the rest.
+      const others = all.filter((n) => n.role === 'master' && n.id !== to.id && n.id !== from.id);
+      for (const node of [to, from, ...others])
+        await ask(node.port, (redis) => redis.call('cluster', 'setslot', slot, 'node', to.id));
+      await eventually(
+        async () => {
+          const owners = await Promise.all(
+            ports.map((port) =>
+              ask(port, async (redis) => {
+                const shards = (await redis.call('cluster', 'slots')) as [number, number, [string, number]][];
+                return shards.find(([a, b]) => slot >= a && slot <= b)?.[2][1];
+              }),
+            ),
+          );
+          return owners.every((port) => port === to.port) ? true : undefined;
+        },
+        { timeoutMs: 20_000, what: `slot ${slot} to move to ${to.port}` },
+      );
+      return { from, to };
     },
     async down() {
       await cli('down');
