@@ -1,6 +1,7 @@
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { probeToken } from '../../shared/live/channel.js';
-import { createLogger } from '../../shared/observability/logger.js';
 import { NoticeWatch } from './notice-watch.js';
 
 // The watch alone, on a clock and a loopback of its own: a probe "published" on a channel
@@ -10,6 +11,16 @@ const INTERVAL_MS = 100;
 
 function watchOver(channels: string[]) {
   let now = 1_000_000;
+  const logged: { msg: string; channels?: string[] }[] = [];
+  const logger = pino(
+    { level: 'info' },
+    new Writable({
+      write(chunk, _encoding, done) {
+        logged.push(JSON.parse(String(chunk)));
+        done();
+      },
+    }),
+  );
   const cut = new Set<string>();
   const servingChanges: boolean[] = [];
   const repairs: string[][] = [];
@@ -21,7 +32,7 @@ function watchOver(channels: string[]) {
     },
     onServing: (serving) => servingChanges.push(serving),
     onSilent: (silent) => repairs.push([...silent]),
-    logger: createLogger({ level: 'silent', name: 'notice-watch-test' }),
+    logger,
     now: () => now,
   });
   const advance = async (ms: number) => {
@@ -31,7 +42,7 @@ function watchOver(channels: string[]) {
       await new Promise((resolve) => setImmediate(resolve));
     }
   };
-  return { watch, cut, servingChanges, repairs, advance };
+  return { watch, cut, servingChanges, repairs, advance, logged };
 }
 
 describe('NoticeWatch', () => {
@@ -59,6 +70,20 @@ describe('NoticeWatch', () => {
     await advance(INTERVAL_MS);
     expect(watch.isServing).toBe(true);
     expect(servingChanges).toEqual([true, false, true]);
+  });
+
+  it('logs a channel that stays silent once per outage, naming it, and its return', async () => {
+    const { watch, cut, advance, logged } = watchOver(['a', 'b']);
+    watch.tick();
+    await advance(INTERVAL_MS);
+    cut.add('b');
+    await advance(INTERVAL_MS * 20);
+    cut.delete('b');
+    await advance(INTERVAL_MS * 2);
+    expect(logged.map(({ msg, channels }) => [msg, channels])).toEqual([
+      ['change notices not delivered on these channels: answers served uncached', ['b']],
+      ['change notices delivered again: cached answers served', undefined],
+    ]);
   });
 
   it('ignores probes of other processes on the same channel', async () => {

@@ -48,7 +48,12 @@ export function createRedis(url: string, role: RedisRole, options: RedisConnectO
         retryStrategy: retryDelay,
         ...(options.connectionName ? { connectionName: options.connectionName } : {}),
       });
-  reportErrors(client, options.logger, options.name ?? role);
+  const seeds = options.cluster
+    ? redisUrls(url)
+        .map((seed) => new URL(seed).host)
+        .join(', ')
+    : undefined;
+  reportErrors(client, options.logger, options.name ?? role, seeds);
   return client;
 }
 
@@ -79,20 +84,29 @@ function createCluster(url: string, role: RedisRole, perCommand: RedisOptions): 
   );
 }
 
+/** The log line of a connection failure: a cluster none of whose seeds answers says so, naming them. */
+function describeFailure(client: RedisClient, error: unknown, seeds: string | undefined): string {
+  if (!(client instanceof Cluster) || !(error instanceof Error) || !error.message.startsWith('Failed to refresh slots cache'))
+    return 'redis connection error';
+  return `redis cluster unreachable: no node of REDIS_URL (${seeds}) answered CLUSTER SLOTS; retrying (REDIS_CLUSTER=true needs cluster-mode nodes)`;
+}
+
 /**
  * ioredis emits 'error' on every failed reconnect (an unhandled one would
  * crash the process), and a cluster 'node error' per failing node. Both are
  * logged, at most one line per interval with the count left out, and the
  * return of the connection after a failure is logged too.
  */
-function reportErrors(client: RedisClient, logger: Logger | undefined, name: string) {
+function reportErrors(client: RedisClient, logger: Logger | undefined, name: string, seeds?: string) {
   const throttle = logThrottle(ERROR_LOG_INTERVAL_MS);
+  // A cluster's nodes fail on their own throttle: a whole-cluster failure is the client's error and must not be suppressed by them.
+  const nodeThrottle = logThrottle(ERROR_LOG_INTERVAL_MS);
   let failing = false;
   const onError = (error: unknown, node?: string) => {
     failing = true;
     if (!logger) return;
-    throttle.run((suppressed) =>
-      logger.warn({ err: error, client: name, ...(node ? { node } : {}), suppressed }, 'redis connection error'),
+    (node ? nodeThrottle : throttle).run((suppressed) =>
+      logger.warn({ err: error, client: name, ...(node ? { node } : {}), suppressed }, describeFailure(client, error, seeds)),
     );
   };
   client.on('error', (error: unknown) => onError(error));
