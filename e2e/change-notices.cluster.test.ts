@@ -12,6 +12,7 @@ import { requestJson } from './harness/http.js';
 import { type LocalCluster, startLocalCluster } from './harness/redis-cluster.js';
 import type { ServiceProcess } from './harness/service.js';
 import { type Stack, startStack } from './harness/stack.js';
+import { createPlayChain } from './support/play-chain.js';
 import { quiescent } from './support/progress-model.js';
 
 // Cached GET active answers on a Redis Cluster stay fresh: every change notice reaches every API
@@ -49,27 +50,7 @@ async function startWorld(label: string, userCount: number): Promise<World> {
   const current = stack;
   const platform = await current.createProvider('platform');
   const advertiser = await current.createProvider('advertiser');
-  const chain = await current.http('POST', '/admin/v1/quest-chains', {
-    headers: adminHeaders,
-    body: {
-      platform_id: platform.id,
-      advertiser_id: advertiser.id,
-      name: 'one step',
-      start_date: '2020-01-01T00:00:00Z',
-      end_date: '2099-01-01T00:00:00Z',
-      tasks: [
-        {
-          sequence_number: 1,
-          name: 'Play',
-          condition_event_type: 'play',
-          reward_type: 'points',
-          reward_name: 'p',
-          reward_value: 1,
-        },
-      ],
-    },
-  });
-  expect(chain.status).toBe(200);
+  const chainId = await createPlayChain(current, platform.id, advertiser.id);
   const users = Array.from({ length: userCount }, (_, i) => `fresh-${i}`);
   await inParallel(users, 16, async (id) => {
     const answer = await current.http('POST', '/v1/users/register', {
@@ -81,7 +62,7 @@ async function startWorld(label: string, userCount: number): Promise<World> {
   await eventually(() => quiescent(current.database), { timeoutMs: 60_000, what: 'registrations evaluated' });
   const apis = current.apis;
   for (const api of apis) await eventually(async () => ((await servingOf(api)) ? true : undefined), { what: 'serving' });
-  return { stack: current, apis, chainId: chain.json.data.quest_chain.id, platform, users };
+  return { stack: current, apis, chainId, platform, users };
 }
 
 async function inParallel<T>(items: T[], concurrency: number, run: (item: T) => Promise<void>) {

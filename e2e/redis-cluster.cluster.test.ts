@@ -15,6 +15,7 @@ import { requestJson } from './harness/http.js';
 import { type LocalCluster, startLocalCluster } from './harness/redis-cluster.js';
 import { type ServiceProcess, startService } from './harness/service.js';
 import { type Stack, startStack } from './harness/stack.js';
+import { createPlayChain } from './support/play-chain.js';
 import {
   createModelChains,
   eventKey,
@@ -207,28 +208,7 @@ describe('on a Redis Cluster with four matching shards', () => {
     stack = await startClusterStack('cluster_live', { CHAIN_CACHE_TTL_MS: '60000' });
     const platform = await stack.createProvider('platform');
     const advertiser = await stack.createProvider('advertiser');
-    const chain = await stack.http('POST', '/admin/v1/quest-chains', {
-      headers: adminHeaders,
-      body: {
-        platform_id: platform.id,
-        advertiser_id: advertiser.id,
-        name: 'one step',
-        start_date: '2020-01-01T00:00:00Z',
-        end_date: '2099-01-01T00:00:00Z',
-        tasks: [
-          {
-            sequence_number: 1,
-            name: 'Play',
-            condition_event_type: 'play',
-            reward_type: 'points',
-            reward_name: 'p',
-            reward_value: 1,
-          },
-        ],
-      },
-    });
-    expect(chain.status).toBe(200);
-    const chainId: string = chain.json.data.quest_chain.id;
+    const chainId = await createPlayChain(stack, platform.id, advertiser.id);
     const [first, second] = stack.apis as [ServiceProcess, ServiceProcess];
     const onFirst = (method: string, path: string, body?: unknown) =>
       requestJson(first.url, method, path, { headers: platform.headers, body });
