@@ -66,10 +66,13 @@ module.exports = {
     {
       name: 'cli-imports-a-process',
       comment:
-        'The CLI is its own entry on core/: it never imports worker/, and of api/ only the published wire shapes (api/routes/**/schema.ts, the validation message and page cursors of api/http/) so that --json prints what the API answers.',
+        'The CLI is its own entry on core/: it never imports worker/, and of api/ only the published wire shapes (api/routes/**/schema.ts or <verb>-schema.ts, the validation message and page cursors of api/http/) so that --json prints what the API answers.',
       severity: 'error',
       from: { path: '^cli/', pathNot: TEST_SUPPORT },
-      to: { path: '^(worker|api)/', pathNot: ['^api/routes/.+/schema\\.ts$', '^api/http/(errors|pagination)\\.ts$'] },
+      to: {
+        path: '^(worker|api)/',
+        pathNot: ['^api/routes/.+/schema\\.ts$', '^api/routes/.+/[a-z]+-schema\\.ts$', '^api/http/(errors|pagination)\\.ts$'],
+      },
     },
     {
       name: 'domain-not-pure',

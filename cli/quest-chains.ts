@@ -1,12 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { createChainSchema, toCreateChainInput } from '../api/routes/admin/quest-chains/create-schema.js';
 import {
   type ChainDefinitionResponse,
   chainIdParams,
   chainListQuery,
-  createChainSchema,
   toChainDefinitionResponse,
-  toCreateChainInput,
   updateChainSchema,
 } from '../api/routes/admin/quest-chains/schema.js';
 import { everyItem } from '../core/page.js';

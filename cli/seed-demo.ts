@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { toCreateChainInput } from '../api/routes/admin/quest-chains/schema.js';
+import { toCreateChainInput } from '../api/routes/admin/quest-chains/create-schema.js';
 import { createCredential } from '../core/admin/credentials.js';
 import { createProvider } from '../core/admin/providers.js';
 import { createChain } from '../core/quest-chains/create-chain.js';

@@ -1,49 +1,19 @@
-import { type ChainDefinition, insertChain, MYSTERY_BOX, type NewChain } from '../../shared/db/chain-store.js';
+import { type ChainDefinition, insertChain, type NewChain } from '../../shared/db/chain-store.js';
 import type { Executor } from '../../shared/db/client.js';
 import { ensureTestTwin, findProvider } from '../../shared/db/provider-store.js';
 import { withTransaction } from '../../shared/db/transaction.js';
 import { flagPlatformUsersForEvaluation } from '../../shared/db/user-store.js';
+import { chainDefinitionIssues, issueParam, issueText } from '../../shared/domain/chain-definition-rules.js';
 import { invalidInput } from '../../shared/errors.js';
 import type { CoreDeps } from '../deps.js';
 
 /** A chain to create (§2): its fields, timestamps in epoch microseconds, its tasks and its optional reward. */
 export type CreateChainInput = NewChain;
 
-/** §2's refusals that need no database: tasks present, sequence numbers exactly 1..n, windows not empty. */
+/** The first rule of a chain definition the input breaks (shared/domain/chain-definition-rules.ts), as a 400 naming its field. */
 export function checkChainRules(input: CreateChainInput) {
-  if (input.endDate <= input.startDate) throw invalidInput('end_date: must be after start_date', 'end_date');
-  if (input.tasks.length === 0) throw invalidInput('tasks: at least one task is required', 'tasks');
-  const numbers = input.tasks.map((task) => task.sequenceNumber).sort((a, b) => a - b);
-  if (numbers.some((number, index) => number !== index + 1)) {
-    throw invalidInput(`tasks.sequence_number: must be exactly 1..${numbers.length} (got ${numbers.join(', ')})`, 'tasks');
-  }
-  checkPrizeTable(input.reward);
-  input.tasks.forEach((task, index) => {
-    const after = task.conditionAfterTimestamp ?? null;
-    const before = task.conditionBeforeTimestamp ?? null;
-    // Not required by §2, but a task whose window is empty can never complete: surely a typo.
-    if (after !== null && before !== null && before <= after) {
-      const param = `tasks.${index}.condition_before_timestamp`;
-      throw invalidInput(`${param}: must be after condition_after_timestamp`, param);
-    }
-  });
-}
-
-/** A prize table belongs to a mystery box, and names each prize once (a draw answers a prize_id). */
-function checkPrizeTable(reward: CreateChainInput['reward']) {
-  const prizes = reward?.prizes;
-  if (!prizes || prizes.length === 0) return;
-  if (reward.type !== MYSTERY_BOX)
-    throw invalidInput(`chain_reward.type: a reward with prizes must be of type ${MYSTERY_BOX}`, 'chain_reward.type');
-  const seen = new Set<string>();
-  prizes.forEach((prize, index) => {
-    if (seen.has(prize.prizeId))
-      throw invalidInput(
-        `chain_reward.prizes.${index}.prize_id: ${prize.prizeId} appears twice`,
-        `chain_reward.prizes.${index}.prize_id`,
-      );
-    seen.add(prize.prizeId);
-  });
+  const [issue] = chainDefinitionIssues(input);
+  if (issue) throw invalidInput(issueText(issue), issueParam(issue));
 }
 
 /**

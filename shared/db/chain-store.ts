@@ -13,9 +13,6 @@ export type TaskRow = typeof questTasks.$inferSelect;
 export type ChainRewardRow = typeof chainRewards.$inferSelect;
 export type PrizeRow = typeof rewardPrizes.$inferSelect;
 
-/** The reward type that may carry a prize table (the published interface's chain reward). */
-export const MYSTERY_BOX = 'mystery_box';
-
 /** A chain reward with its mystery-box prize table (empty for any other reward) and the hash of its current draw seed (null without prizes). */
 export type ChainReward = ChainRewardRow & { prizes: PrizeRow[]; drawSeedHash: string | null };
 

@@ -35,6 +35,8 @@ const floorDiv = (a: bigint, b: bigint) => {
   return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
 };
 
+export const TIMEZONE_RULE = 'must be an IANA time zone name, e.g. Europe/Berlin';
+
 /** Whether `timezone` names an IANA zone this runtime knows (UTC included). */
 export function isKnownTimezone(timezone: string): boolean {
   try {

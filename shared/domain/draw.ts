@@ -5,8 +5,9 @@
  *
  * - roll = the digest's first 8 bytes as an unsigned big-endian integer,
  *   modulo the total weight of the candidates (the prizes in stock at the
- *   draw, in prize-table order). Total weights stay below 2^27, so the
- *   modulo's bias is under 2^-37: far below anything a test could see;
+ *   draw, in prize-table order). Total weights stay below 2^27 (MAX_PRIZES
+ *   and MAX_PRIZE_WEIGHT of chain-definition-rules.ts), so the modulo's
+ *   bias is under 2^-37: far below anything a test could see;
  * - the prize is the first candidate whose running total of weights passes
  *   the roll.
  */
@@ -17,10 +18,6 @@ export interface PrizeWeight {
 
 /** The name the draw answers carry for these steps. */
 export const DRAW_ALGORITHM = 'hmac-sha256:u64be-mod-total-weight' as const;
-
-/** Bounds that keep a roll exact in a double and the modulo's bias negligible. */
-export const MAX_PRIZE_WEIGHT = 1_000_000;
-export const MAX_PRIZES = 100;
 
 export const totalWeight = (candidates: readonly PrizeWeight[]) => candidates.reduce((sum, prize) => sum + prize.weight, 0);
 

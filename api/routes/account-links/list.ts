@@ -3,10 +3,10 @@ import { listAccountLinks } from '../../../core/account-links/list-account-links
 import { senderUserId } from '../../../shared/domain/ids.js';
 import type { AppEnv } from '../../app-env.js';
 import { requireOperation } from '../../auth/authenticate.js';
-import { platformUserIdParams } from '../../http/common-schemas.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { toPageRequest } from '../../http/pagination.js';
 import { apiKeySecurity } from '../../http/security.js';
+import { platformUserIdParams } from '../shared-shapes.js';
 import { linksPageQuery, listLinksResponseSchema, toLinksResponse } from './schema.js';
 
 const route = createRoute({

@@ -5,9 +5,9 @@ import type { StartedLink } from '../../../core/account-links/start-account-link
 import type { Page } from '../../../core/page.js';
 import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
 import { storableString } from '../../../shared/validation/json-value.js';
-import { isoMillis } from '../../http/common-schemas.js';
 import { successEnvelope } from '../../http/envelope.js';
 import { hasMoreField, pageQuerySchema } from '../../http/pagination.js';
+import { isoMillis } from '../shared-shapes.js';
 
 export const startLinkSchema = z
   .strictObject({

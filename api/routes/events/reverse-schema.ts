@@ -1,8 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import type { ReversalResult } from '../../../core/events/reverse-events.js';
 import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
-import { isoMillis } from '../../http/common-schemas.js';
 import { successEnvelope } from '../../http/envelope.js';
+import { isoMillis } from '../shared-shapes.js';
 
 const EVENT_ID = '0b8e6c52-1d3f-4a7e-9b2c-5d6e7f8a9b0c';
 export const MAX_REVERSALS = 500;

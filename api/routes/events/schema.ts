@@ -3,9 +3,9 @@ import type { EventInput, IngestedEvent } from '../../../core/events/ingest-even
 import { senderUserId } from '../../../shared/domain/ids.js';
 import { formatIsoMillis, parseUtcTimestamp, UTC_TIMESTAMP_PATTERN } from '../../../shared/domain/timestamp.js';
 import { storableObject, storableString } from '../../../shared/validation/json-value.js';
-import { isoMillis } from '../../http/common-schemas.js';
 import { successEnvelope } from '../../http/envelope.js';
 import type { ValidationFailure } from '../../http/validation-errors.js';
+import { isoMillis } from '../shared-shapes.js';
 
 const TIMESTAMP_RULE = 'must be an ISO 8601 UTC date-time (ending Z or +00:00) with at most 6 fractional digits';
 

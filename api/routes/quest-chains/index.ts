@@ -1,9 +1,9 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../app-env.js';
 import { mountBehindWildcard } from '../../http/wildcard-mount.js';
-import { explainRoute, registerExplainProgress } from './explain.js';
-import { registerReadActiveChains } from './read-active.js';
-import { registerQuestChainStats, statsRoute } from './stats.js';
+import { registerReadActiveChains } from './active/read-active.js';
+import { explainRoute, registerExplainProgress } from './explain/explain.js';
+import { registerQuestChainStats, statsRoute } from './stats/stats.js';
 
 export function questChainsRoutes(app: OpenAPIHono<AppEnv>) {
   registerReadActiveChains(app);

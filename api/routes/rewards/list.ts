@@ -2,11 +2,11 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { listRewards } from '../../../core/rewards/list-rewards.js';
 import { senderUserId } from '../../../shared/domain/ids.js';
 import { requireOperation } from '../../auth/authenticate.js';
-import { platformUserIdParams } from '../../http/common-schemas.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { toPageRequest } from '../../http/pagination.js';
 import { apiKeySecurity } from '../../http/security.js';
 import type { MountedEnv } from '../../http/wildcard-mount.js';
+import { platformUserIdParams } from '../shared-shapes.js';
 import { rewardsPageQuery, rewardsResponseSchema, toRewardsResponse } from './schema.js';
 
 export const listRewardsRoute = createRoute({

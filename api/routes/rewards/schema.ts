@@ -10,10 +10,9 @@ import { DRAW_ALGORITHM } from '../../../shared/domain/draw.js';
 import { type ChainTiming, storedRun } from '../../../shared/domain/recurrence.js';
 import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
 import { storableString } from '../../../shared/validation/json-value.js';
-import { isoMillis } from '../../http/common-schemas.js';
 import { successEnvelope } from '../../http/envelope.js';
 import { hasMoreField, pageQuerySchema } from '../../http/pagination.js';
-import { claimableTaskSchema as activeClaimableTaskSchema } from '../quest-chains/schema.js';
+import { claimableTaskSchema as activeClaimableTaskSchema, isoMillis } from '../shared-shapes.js';
 
 export const claimRewardSchema = z
   .strictObject({

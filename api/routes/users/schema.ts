@@ -2,8 +2,8 @@ import { z } from '@hono/zod-openapi';
 import type { RegisteredUser } from '../../../core/users/register-user.js';
 import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
 import { storableObject, storableString } from '../../../shared/validation/json-value.js';
-import { isoMillis } from '../../http/common-schemas.js';
 import { successEnvelope } from '../../http/envelope.js';
+import { isoMillis } from '../shared-shapes.js';
 
 export const registerUserSchema = z
   .strictObject({

@@ -5,9 +5,9 @@ import type { WebhookMessageView } from '../../../core/webhooks/messages.js';
 import { WEBHOOK_MESSAGE_STATUSES } from '../../../shared/db/schema/index.js';
 import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
 import { WEBHOOK_EVENT_TYPES } from '../../../shared/domain/webhooks.js';
-import { isoMillis } from '../../http/common-schemas.js';
 import { successEnvelope } from '../../http/envelope.js';
 import { hasMoreField, pageQueryShape } from '../../http/pagination.js';
+import { isoMillis } from '../shared-shapes.js';
 
 const ENDPOINT_ID = '5b1e7c2a-9d3f-4e8a-b6c1-0f2d3e4a5b6c';
 const MESSAGE_ID = 'msg_2f9c1b7e4d6a4c0e8b3a5d7f9e1c2b4a';

@@ -5,7 +5,7 @@ import type { AppEnv } from '../../../app-env.js';
 import { BATCH_BODY_LIMIT, jsonBodyGuard } from '../../../http/body-guard.js';
 import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
-import { createChainSchema, toCreateChainInput } from '../quest-chains/schema.js';
+import { createChainSchema, toCreateChainInput } from '../quest-chains/create-schema.js';
 import { startedBacktestResponseSchema, toStartedBacktestResponse } from './schema.js';
 
 export function registerStartBacktest(app: OpenAPIHono<AppEnv>, admin: MiddlewareHandler<AppEnv>) {

@@ -5,7 +5,8 @@ import type { AppEnv } from '../../../app-env.js';
 import { BATCH_BODY_LIMIT, jsonBodyGuard } from '../../../http/body-guard.js';
 import { errorResponses, ok } from '../../../http/envelope.js';
 import { adminSecurity } from '../../../http/security.js';
-import { chainResponseSchema, createChainSchema, toChainDefinitionResponse, toCreateChainInput } from './schema.js';
+import { createChainSchema, toCreateChainInput } from './create-schema.js';
+import { chainResponseSchema, toChainDefinitionResponse } from './schema.js';
 
 export function registerCreateQuestChain(app: OpenAPIHono<AppEnv>, admin: MiddlewareHandler<AppEnv>) {
   const route = createRoute({

@@ -1,10 +1,10 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { readChainStats } from '../../../core/quest-chains/read-chain-stats.js';
-import type { AppEnv } from '../../app-env.js';
-import { requireOperation } from '../../auth/authenticate.js';
-import { errorResponses, ok } from '../../http/envelope.js';
-import { apiKeySecurity } from '../../http/security.js';
-import { statsParams, statsResponseSchema, toStatsResponse } from './stats/schema.js';
+import { readChainStats } from '../../../../core/quest-chains/read-chain-stats.js';
+import type { AppEnv } from '../../../app-env.js';
+import { requireOperation } from '../../../auth/authenticate.js';
+import { errorResponses, ok } from '../../../http/envelope.js';
+import { apiKeySecurity } from '../../../http/security.js';
+import { statsParams, statsResponseSchema, toStatsResponse } from './schema.js';
 
 export const statsRoute = createRoute({
   method: 'get',

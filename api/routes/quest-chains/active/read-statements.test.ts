@@ -2,16 +2,16 @@ import { and, eq } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readActiveChains } from '../../../core/quest-chains/read-active-chains.js';
-import * as schema from '../../../shared/db/schema/index.js';
-import { type SenderUserId, senderUserId } from '../../../shared/domain/ids.js';
-import { LiveTokenSigner } from '../../../shared/live/token.js';
-import { createTestChain, createTestUser } from '../../../shared/testing/chains.js';
-import { createTestProvider } from '../../../shared/testing/fixtures.js';
-import { storeClaim, storeCompletion } from '../../../shared/testing/progress.js';
-import { useTestData } from '../../../shared/testing/test-data.js';
-import { activeAnswer } from '../../read-cache/active-answer.js';
-import { ActiveChainCache } from '../../read-cache/active-chain-cache.js';
+import { readActiveChains } from '../../../../core/quest-chains/read-active-chains.js';
+import * as schema from '../../../../shared/db/schema/index.js';
+import { type SenderUserId, senderUserId } from '../../../../shared/domain/ids.js';
+import { LiveTokenSigner } from '../../../../shared/live/token.js';
+import { createTestChain, createTestUser } from '../../../../shared/testing/chains.js';
+import { createTestProvider } from '../../../../shared/testing/fixtures.js';
+import { storeClaim, storeCompletion } from '../../../../shared/testing/progress.js';
+import { useTestData } from '../../../../shared/testing/test-data.js';
+import { activeAnswer } from '../../../read-cache/active-answer.js';
+import { ActiveChainCache } from '../../../read-cache/active-chain-cache.js';
 import { toActiveChainsResponse } from './schema.js';
 
 // The read must cost a bounded number of statements whatever the number of

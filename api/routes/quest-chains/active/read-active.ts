@@ -1,15 +1,15 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { senderUserId } from '../../../shared/domain/ids.js';
-import { stringProblem } from '../../../shared/validation/json-value.js';
-import type { AppEnv } from '../../app-env.js';
-import { requireOperation } from '../../auth/authenticate.js';
-import { platformUserIdParams } from '../../http/common-schemas.js';
-import { answerDirectly } from '../../http/direct-answer.js';
-import { errorResponses, successBody } from '../../http/envelope.js';
-import { validationHook } from '../../http/errors.js';
-import { requestHeader } from '../../http/request-headers.js';
-import { apiKeySecurity } from '../../http/security.js';
-import { activeAnswer } from '../../read-cache/active-answer.js';
+import { senderUserId } from '../../../../shared/domain/ids.js';
+import { stringProblem } from '../../../../shared/validation/json-value.js';
+import type { AppEnv } from '../../../app-env.js';
+import { requireOperation } from '../../../auth/authenticate.js';
+import { answerDirectly } from '../../../http/direct-answer.js';
+import { errorResponses, successBody } from '../../../http/envelope.js';
+import { validationHook } from '../../../http/errors.js';
+import { requestHeader } from '../../../http/request-headers.js';
+import { apiKeySecurity } from '../../../http/security.js';
+import { activeAnswer } from '../../../read-cache/active-answer.js';
+import { platformUserIdParams } from '../../shared-shapes.js';
 import { activeChainsResponseSchema, toActiveChainsResponse } from './schema.js';
 
 const route = createRoute({

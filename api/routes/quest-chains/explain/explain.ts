@@ -1,11 +1,11 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { explainProgress } from '../../../core/quest-chains/explain-progress.js';
-import { parseOffsetTimestamp } from '../../../shared/domain/chain-timestamp.js';
-import { senderUserId } from '../../../shared/domain/ids.js';
-import type { AppEnv } from '../../app-env.js';
-import { requireOperation } from '../../auth/authenticate.js';
-import { errorResponses, ok } from '../../http/envelope.js';
-import { apiKeySecurity } from '../../http/security.js';
+import { explainProgress } from '../../../../core/quest-chains/explain-progress.js';
+import { parseOffsetTimestamp } from '../../../../shared/domain/chain-timestamp.js';
+import { senderUserId } from '../../../../shared/domain/ids.js';
+import type { AppEnv } from '../../../app-env.js';
+import { requireOperation } from '../../../auth/authenticate.js';
+import { errorResponses, ok } from '../../../http/envelope.js';
+import { apiKeySecurity } from '../../../http/security.js';
 import { explainParams, explainQuery, explanationResponseSchema, toExplanationResponse } from './schema.js';
 
 export const explainRoute = createRoute({

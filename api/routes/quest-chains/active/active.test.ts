@@ -1,13 +1,13 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { users } from '../../../shared/db/schema/index.js';
-import { type ServiceUserId, serviceUserId } from '../../../shared/domain/ids.js';
-import { dateToMicros, parseUtcTimestamp } from '../../../shared/domain/timestamp.js';
-import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
-import { storeClaim, storeCompletion } from '../../../shared/testing/progress.js';
-import { chainBody, DAY_MS, iso } from '../../testing/chains.js';
-import { useTestService } from '../../testing/test-service.js';
+import { users } from '../../../../shared/db/schema/index.js';
+import { type ServiceUserId, serviceUserId } from '../../../../shared/domain/ids.js';
+import { dateToMicros, parseUtcTimestamp } from '../../../../shared/domain/timestamp.js';
+import { createTestProvider, type TestProvider } from '../../../../shared/testing/fixtures.js';
+import { storeClaim, storeCompletion } from '../../../../shared/testing/progress.js';
+import { chainBody, DAY_MS, iso } from '../../../testing/chains.js';
+import { useTestService } from '../../../testing/test-service.js';
 
 const HOUR_MS = 60 * 60 * 1000;
 

@@ -1,8 +1,8 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { eventually } from '../../../shared/testing/eventually.js';
-import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
-import { chainBody } from '../../testing/chains.js';
-import { useTestService } from '../../testing/test-service.js';
+import { eventually } from '../../../../shared/testing/eventually.js';
+import { createTestProvider, type TestProvider } from '../../../../shared/testing/fixtures.js';
+import { chainBody } from '../../../testing/chains.js';
+import { useTestService } from '../../../testing/test-service.js';
 
 // Pollers of GET active hold the last answer and its ETag. The live token in
 // the answer is renewed once a minute; that is not a change of the answer, so

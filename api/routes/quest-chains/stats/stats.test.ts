@@ -1,18 +1,18 @@
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createCredential } from '../../../core/admin/credentials.js';
-import type { ServiceUserId } from '../../../shared/domain/ids.js';
+import { createCredential } from '../../../../core/admin/credentials.js';
+import type { ServiceUserId } from '../../../../shared/domain/ids.js';
 import {
   countStatsOverRows,
   statsAnswerOf,
   statsColumnsAdrift,
   statsDifferences,
-} from '../../../shared/testing/campaign-stats-rows.js';
-import { createTestChain, createTestUser, DAY_MS, iso, type TestChain } from '../../../shared/testing/chains.js';
-import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
-import { storeCompletion } from '../../../shared/testing/progress.js';
-import { chainBody } from '../../testing/chains.js';
-import { useTestService } from '../../testing/test-service.js';
+} from '../../../../shared/testing/campaign-stats-rows.js';
+import { createTestChain, createTestUser, DAY_MS, iso, type TestChain } from '../../../../shared/testing/chains.js';
+import { createTestProvider, type TestProvider } from '../../../../shared/testing/fixtures.js';
+import { storeCompletion } from '../../../../shared/testing/progress.js';
+import { chainBody } from '../../../testing/chains.js';
+import { useTestService } from '../../../testing/test-service.js';
 
 const { database, api, platform, advertiser } = useTestService('chain_stats');
 

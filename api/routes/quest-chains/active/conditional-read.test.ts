@@ -1,18 +1,18 @@
 import { connect } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { users } from '../../../shared/db/schema/index.js';
-import { type ServiceUserId, senderUserId, serviceUserId } from '../../../shared/domain/ids.js';
-import { dateToMicros } from '../../../shared/domain/timestamp.js';
-import { progressChannel } from '../../../shared/live/channel.js';
-import { eventually } from '../../../shared/testing/eventually.js';
-import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
-import { storeCompletion } from '../../../shared/testing/progress.js';
-import { activeAnswer } from '../../read-cache/active-answer.js';
-import { chainBody } from '../../testing/chains.js';
-import { listen } from '../../testing/http-server.js';
-import { createTestApp, type TestApp } from '../../testing/test-app.js';
-import { useTestService } from '../../testing/test-service.js';
+import { users } from '../../../../shared/db/schema/index.js';
+import { type ServiceUserId, senderUserId, serviceUserId } from '../../../../shared/domain/ids.js';
+import { dateToMicros } from '../../../../shared/domain/timestamp.js';
+import { progressChannel } from '../../../../shared/live/channel.js';
+import { eventually } from '../../../../shared/testing/eventually.js';
+import { createTestProvider, type TestProvider } from '../../../../shared/testing/fixtures.js';
+import { storeCompletion } from '../../../../shared/testing/progress.js';
+import { activeAnswer } from '../../../read-cache/active-answer.js';
+import { chainBody } from '../../../testing/chains.js';
+import { listen } from '../../../testing/http-server.js';
+import { createTestApp, type TestApp } from '../../../testing/test-app.js';
+import { useTestService } from '../../../testing/test-service.js';
 import { toActiveChainsResponse } from './schema.js';
 
 // GET active answers with an ETag that changes exactly when the answer does,
