@@ -33,6 +33,9 @@ const lines = (issues: readonly RuleIssue[]) => issues.map((issue) => `${issuePa
 // Each rule with chains that keep it and chains that break it: `issues` is
 // what the chain breaks, as `param | text` (the 400's `param` and `error`).
 const cases: { rule: string; chain: ChainFields; issues: string[] }[] = [
+  // §2: the number of tasks.
+  { rule: 'tasks: one is enough', chain: chain({ tasks: [task(1)] }), issues: [] },
+  { rule: 'tasks: none', chain: chain({ tasks: [] }), issues: ['tasks | tasks: must hold from 1 to 100 tasks'] },
   // §2.3: dates.
   { rule: 'dates: end after start', chain: chain(), issues: [] },
   {

@@ -86,6 +86,7 @@ export interface ChainFields {
  */
 export function chainDefinitionIssues(chain: ChainFields): RuleIssue[] {
   return [
+    ...taskCountIssues(chain.tasks),
     ...dateIssues(chain),
     ...sequenceIssues(chain.tasks),
     ...prizeTableIssues(chain.reward),
@@ -97,6 +98,13 @@ export function chainDefinitionIssues(chain: ChainFields): RuleIssue[] {
     ),
     ...streakFitIssues(chain),
   ];
+}
+
+/** §2: a chain has from MIN_TASKS to MAX_TASKS tasks (the wire shape publishes the same bounds). */
+function taskCountIssues(tasks: readonly unknown[]): RuleIssue[] {
+  return tasks.length < MIN_TASKS || tasks.length > MAX_TASKS
+    ? [{ path: ['tasks'], message: `must hold from ${MIN_TASKS} to ${MAX_TASKS} tasks` }]
+    : [];
 }
 
 /** §2.3: a chain ends after it starts. */
