@@ -23,6 +23,12 @@ export function partitionCountMismatch(configured: number, stored: number, key: 
   );
 }
 
+/** The deployment's partition count as stored in Redis, or null before any process has started (it stores nothing). */
+export async function readPartitionCount(redis: RedisClient, layout: QueueLayout): Promise<number | null> {
+  const stored = await redis.get(layout.coordination.partitionCount);
+  return stored === null ? null : Number(stored);
+}
+
 /** The deployment's partition count as stored in Redis, storing `layout.partitions` when none is. */
 export async function storeOrReadPartitionCount(redis: RedisClient, layout: QueueLayout): Promise<number> {
   return Number(await redis.eval(STORE_OR_READ, 1, layout.coordination.partitionCount, String(layout.partitions)));
