@@ -256,13 +256,12 @@ export function createMatchingProducer(
     oldestWaitingSince,
     getJobCounts,
     getJobCountsByPartition,
-    // One Redis answers for every partition; a cluster is asked in each partition's slot.
+    // Every partition's slot, even on what should be one Redis: a client pointed at one node of a cluster by
+    // mistake reaches some slots and not others, and must not look ready.
     probe: () =>
       probeQueueSlots(
         connection,
-        (shape.cluster ? allPartitions(shape.partitions) : [0]).map((partition) =>
-          queueProbeKey(shape.matchingPrefix(partition), MATCHING_QUEUE),
-        ),
+        allPartitions(shape.partitions).map((partition) => queueProbeKey(shape.matchingPrefix(partition), MATCHING_QUEUE)),
       ),
     get failedJobs() {
       return failedJobs;
