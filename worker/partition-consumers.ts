@@ -1,4 +1,5 @@
 import { type Job, Worker } from 'bullmq';
+import { logThrottle } from '../shared/observability/log-throttle.js';
 import type { Logger } from '../shared/observability/logger.js';
 import type { RedisClient } from '../shared/queue/connection.js';
 import { MATCHING_QUEUE } from '../shared/queue/contract.js';
@@ -42,6 +43,8 @@ export function createPartitionConsumers(options: {
   const consumers = new Map<number, Consumer[]>();
   const closing = new Set<Promise<void>>();
   let active = 0;
+  // A Redis away fails every partition's worker at once: one set of lines for them all.
+  const shared = { errors: logThrottle(10_000), pauses: logThrottle(10_000) };
 
   const every = () => [...consumers.values()].flat();
   // Each consumer may hold what it holds plus whatever the process has to spare, and always one.
@@ -80,7 +83,7 @@ export function createPartitionConsumers(options: {
     });
     consumer.worker.on('completed', (job) => options.onCompleted(job));
     // Connection errors are logged (rate-limited) and a worker that keeps failing pauses its fetching (error-backoff.ts).
-    consumer.backoff = backOffOnErrors(consumer.worker, logger, `${MATCHING_QUEUE}:${label}`);
+    consumer.backoff = backOffOnErrors(consumer.worker, logger, `${MATCHING_QUEUE}:${label}`, { shared });
     return consumer;
   }
 

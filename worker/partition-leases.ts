@@ -71,13 +71,21 @@ export function startPartitionLeases(
     void store.record(change, partition, workerId, atMs).catch(() => {});
   };
 
+  // Leases lost together (a Redis away, a stall) are logged together: one line, after the current turn.
+  const lost = new Map<string, number[]>();
+  const logLost = () => {
+    for (const [why, partitions] of lost) logger.warn({ partitions, why }, 'partition leases lost; stopped consuming them');
+    lost.clear();
+  };
+
   /** Gives a lease up without waiting: fetching stops now; the jobs in hand finish on their own. */
   function drop(partition: number, lease: Lease, why: string) {
     if (leases.get(partition) !== lease) return;
     leases.delete(partition);
     void consumption.stop(partition);
     record('lost', partition, Date.now());
-    logger.warn({ partition, why, heldMs: Date.now() - lease.since }, 'partition lease lost; stopped consuming it');
+    if (lost.size === 0) setImmediate(logLost);
+    lost.set(why, [...(lost.get(why) ?? []), partition]);
   }
 
   async function renew(partition: number, lease: Lease) {
@@ -175,13 +183,15 @@ export function startPartitionLeases(
       if (now >= lease.validUntil - marginMs) drop(partition, lease, 'not renewed in time');
   };
 
-  const tickTimer = setInterval(runTick, tickMs);
-  const fenceTimer = setInterval(fence, fenceMs);
+  let tickTimer: NodeJS.Timeout | undefined;
+  let fenceTimer: NodeJS.Timeout | undefined;
 
   return {
-    /** The first tick, awaited by the worker's start: it takes its share, or the pins, before it reports started. */
+    /** Starts the ticks; the first, awaited by the worker's start, takes its share (or its pins) before it reports started. */
     async start() {
       if (options.pins !== null) for (const partition of options.pins) consumption.start(partition);
+      tickTimer = setInterval(runTick, tickMs);
+      fenceTimer = setInterval(fence, fenceMs);
       await runTick();
     },
     /** What this worker consumes now, for /metrics. */

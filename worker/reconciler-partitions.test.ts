@@ -52,7 +52,7 @@ async function pendingOf(providerId: string, count: number, ageUs: bigint, tag: 
 }
 
 /** Event ids queued (waiting or prioritized) per partition, for one provider. */
-async function queuedByShard(providerId: string): Promise<string[][]> {
+async function queuedByPartition(providerId: string): Promise<string[][]> {
   return Promise.all(
     producer.queues.map(async (queue) =>
       (await queue.getJobs(['waiting', 'prioritized'], 0, 5000))
@@ -78,11 +78,21 @@ describe('reconcileOnce over partitioned queues', () => {
     expect(await producer.oldestWaitingSince()).toBeLessThanOrEqual(Date.now() - 120_000);
 
     await reconcileOnce({ db: database.db, producer }, { minAgeMs: 10_000 });
-    const queued = await queuedByShard(platform.id);
+    const queued = await queuedByPartition(platform.id);
     const expected: string[][] = Array.from({ length: PARTITIONS }, () => []);
     for (const event of lost) expected[partitionOf(senderKey(platform.id, event.userId), PARTITIONS)]!.push(event.eventId);
     expected[PARTITIONS - 1]!.push(...waiting.map((e) => e.eventId)); // once: the waiting job only
     expect(queued.map((ids) => ids.sort())).toEqual(expected.map((ids) => ids.sort()));
     expect(expected.filter((ids) => ids.length > 0).length).toBeGreaterThan(1); // the users did spread
+
+    // After another worker's sessions were ended: what it held goes back whatever waits (its partitions' backlog
+    // grew while it was stopped, and says nothing of its jobs), so the waiting events get a second job.
+    const held = await pendingOf(platform.id, 2, 30_000_000n, 'held-');
+    await reconcileOnce({ db: database.db, producer }, { minAgeMs: 10_000 });
+    expect((await queuedByPartition(platform.id)).flat()).not.toEqual(expect.arrayContaining(held.map((e) => e.eventId)));
+    await reconcileOnce({ db: database.db, producer }, { minAgeMs: 10_000, ignoreQueueLag: true });
+    const requeued = (await queuedByPartition(platform.id)).flat();
+    expect(requeued).toEqual(expect.arrayContaining(held.map((e) => e.eventId)));
+    expect(requeued.filter((id) => waiting.some((e) => e.eventId === id))).toHaveLength(2 * waiting.length);
   });
 });

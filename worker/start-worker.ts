@@ -76,7 +76,8 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
       logger,
       // The ended worker's claimed events were received before it stopped, at least a lease ago: put
       // them back now rather than after RECONCILE_MIN_AGE_MS and the next interval.
-      onTakeover: () => reconciler.runNow(Math.max(0, config.WORKER_LEASE_MS - config.WORKER_HEARTBEAT_MS)),
+      onTakeover: () =>
+        reconciler.runNow(Math.max(0, config.WORKER_LEASE_MS - config.WORKER_HEARTBEAT_MS), { ignoreQueueLag: true }),
     },
     { workerId, leaseMs: config.WORKER_LEASE_MS, heartbeatMs: config.WORKER_HEARTBEAT_MS },
   );
