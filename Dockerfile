@@ -40,5 +40,6 @@ COPY drizzle ./drizzle
 RUN chmod +x dist/cli/main.js && ln -s /app/dist/cli/main.js /usr/local/bin/quest-chains
 USER node
 EXPOSE 3000 3001
-# The API by default; the worker is `node dist/worker/main.js`, the migration `node dist/shared/db/migrate-main.js`.
+# The API by default; several API processes on one port are `node dist/api/cluster-main.js` with API_PROCESSES,
+# the worker is `node dist/worker/main.js`, the migration `node dist/shared/db/migrate-main.js`.
 CMD ["node", "dist/api/main.js"]

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { serve } from '@hono/node-server';
 import type { Config } from '../shared/config.js';
 import type { BufferedStdout, Logger } from '../shared/observability/logger.js';
+import { checkPartitionCount } from '../shared/queue/partition-count.js';
 import { openDatabase } from '../shared/wiring/databases.js';
 import { createApp } from './app.js';
 import { createAppDeps } from './deps.js';
@@ -31,6 +32,16 @@ export async function startApi(config: Config, logger: Logger, logOutput: Buffer
     defaultMetrics: true,
   });
   const app = createApp(deps);
+  // A count other than the deployment's stops the process here (or once Redis answers): its events would go where no worker looks.
+  await checkPartitionCount({
+    redis: deps.redis,
+    layout: deps.producer.layout,
+    logger,
+    exit: (code) => {
+      logOutput.flushSync();
+      process.exit(code);
+    },
+  });
 
   // The internal Prometheus listener (docs/operations.md); without METRICS_PORT, /metrics is on PORT behind the admin token.
   const metricsServer =

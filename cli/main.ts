@@ -7,6 +7,7 @@ import { registerProviderCommands } from './providers.js';
 import { registerQuestChainCommands } from './quest-chains.js';
 import { registerSeedDemoCommand } from './seed-demo.js';
 import { registerWebhookCommands } from './webhooks.js';
+import { registerWorkerCommands } from './workers.js';
 
 /**
  * Operator CLI: the `quest-chains` bin (dist/cli/main.js, prebuilt: no
@@ -38,6 +39,7 @@ registerCredentialCommands(program, wantsJson);
 registerQuestChainCommands(program, wantsJson);
 registerEventCommands(program, wantsJson);
 registerWebhookCommands(program, wantsJson);
+registerWorkerCommands(program, wantsJson);
 registerSeedDemoCommand(program, wantsJson);
 
 try {

@@ -5,7 +5,7 @@ import { taskCompletions, users } from '../shared/db/schema/index.js';
 import { senderUserId } from '../shared/domain/ids.js';
 import { CHANGED_USER_BUCKETS, changedUsersChannel } from '../shared/live/channel.js';
 import { connectionNameOf } from '../shared/queue/connection.js';
-import { shardOf } from '../shared/queue/shards.js';
+import { bucketOf } from '../shared/queue/partitions.js';
 import { adminHeaders } from '../shared/testing/admin-token.js';
 import { eventually } from '../shared/testing/eventually.js';
 import { requestJson } from './harness/http.js';
@@ -45,7 +45,7 @@ async function startWorld(label: string, userCount: number): Promise<World> {
     apiCount: 2,
     workerCount: 2,
     redis: { url: cluster.url, cluster: true },
-    env: { MATCHING_QUEUE_SHARDS: '4', CHAIN_CACHE_TTL_MS: '60000' },
+    env: { MATCHING_PARTITIONS: '4', CHAIN_CACHE_TTL_MS: '60000' },
   });
   const current = stack;
   const platform = await current.createProvider('platform');
@@ -173,7 +173,7 @@ describe('change notices on a Redis Cluster', () => {
       .from(users)
       .where(eq(users.platformUserId, senderUserId(user)));
     // The bucket channel the worker announces this user's progress on.
-    const channel = changedUsersChannel(world.stack.queuePrefix, shardOf(row!.id, CHANGED_USER_BUCKETS));
+    const channel = changedUsersChannel(world.stack.queuePrefix, bucketOf(row!.id, CHANGED_USER_BUCKETS));
     for (const api of world.apis) expect(await completed(world, api, user)).toBe(false);
     const { from, to } = await cluster.moveSlot(channel);
     expect(to.port).not.toBe(from.port);

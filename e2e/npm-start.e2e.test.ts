@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { get } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { projectRoot } from '../shared/db/project-root.js';
 import { uniqueSuffix } from '../shared/testing/database.js';
@@ -10,7 +11,9 @@ import { useTestData } from '../shared/testing/test-data.js';
 // `npm start` (scripts/start.mjs) as an operator runs it: one command, the API
 // and the worker supervised. A signal to npm stops every process it started;
 // a crashed child is restarted with a growing delay while the other keeps
-// serving (docs/reliability.md, docs/operations.md).
+// serving. With API_PROCESSES and WORKER_PROCESSES, more of each: the API
+// processes on one port, each restarted alone, and all draining on Ctrl-C
+// (docs/reliability.md, docs/operations.md).
 
 const { database } = useTestData('npm_start', { providers: false });
 const started: ChildProcess[] = [];
@@ -36,9 +39,12 @@ interface LogLine {
   port?: number;
   restartInMs?: number;
   signal?: string | null;
+  index?: number;
+  requestId?: string;
 }
 
-function npmStart() {
+/** `npm start` with `env` added; `ownGroup` runs it in a process group of its own, as a terminal does (Ctrl-C signals the group). */
+function npmStart(env: Record<string, string> = {}, options: { ownGroup?: boolean } = {}) {
   const child = spawn('npm', ['start'], {
     cwd: projectRoot(),
     env: childProcessEnv({
@@ -46,10 +52,11 @@ function npmStart() {
       ...serviceEnv({
         databaseUrl: database.url,
         queuePrefix: `npm-start-${uniqueSuffix()}`,
-        env: { PORT: '0', WORKER_HEALTH_PORT: '0', LOG_LEVEL: 'info' },
+        env: { PORT: '0', WORKER_HEALTH_PORT: '0', LOG_LEVEL: 'info', ...env },
       }),
     }),
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.ownGroup ?? false,
   });
   started.push(child);
   const lines: LogLine[] = [];
@@ -149,4 +156,97 @@ describe('npm start', () => {
       reason: 'parent-exited',
     });
   });
+
+  it('with API_PROCESSES=2 and WORKER_PROCESSES=2 serves on one port; a killed API process is restarted alone while the other answers', async () => {
+    const start = npmStart({ API_PROCESSES: '2', WORKER_PROCESSES: '2' }, { ownGroup: true });
+    const apiPids = () =>
+      start.find((line) => line.process === 'api-launcher' && line.msg === 'api process started').map((line) => line.childPid!);
+    await eventually(
+      async () =>
+        (start.find((line) => line.msg === 'api listening').length >= 2 &&
+          start.find((line) => line.process === 'worker' && line.msg === 'worker started').length >= 2) ||
+        undefined,
+      { timeoutMs: 90_000, what: `two API processes and two workers:\n${start.output()}` },
+    );
+    const ports = new Set(start.find((line) => line.msg === 'api listening').map((line) => line.port));
+    expect(ports.size, 'one port for both').toBe(1);
+    const url = `http://127.0.0.1:${[...ports][0]}/healthz`;
+    const [victim, other] = apiPids() as [number, number];
+    // Both answer: new connections go round-robin, so a few requests reach each (their access lines say which).
+    const requestIds = Array.from({ length: 8 }, (_, i) => `round-robin-${i}`);
+    for (const requestId of requestIds) expect(await freshGet(url, requestId)).toBe(200);
+    const answeredBy = await eventually(
+      async () => {
+        const pids = new Set(
+          start.find((line) => line.msg === 'request' && requestIds.includes(line.requestId ?? '')).map((line) => line.pid),
+        );
+        return pids.size === 2 ? pids : undefined;
+      },
+      { what: 'both API processes to answer' },
+    );
+    expect([...answeredBy].sort()).toEqual([victim, other].sort());
+
+    process.kill(victim, 'SIGKILL');
+    // Once the launcher has seen it go (a connection handed over in that instant dies with it), and until it is
+    // back a second later, every request is answered, by the other.
+    await eventually(
+      async () => (start.find((line) => line.msg.startsWith('api process exited')).length > 0 ? true : undefined),
+      { what: 'the launcher to see the API process go' },
+    );
+    const during: number[] = [];
+    const until = Date.now() + 800;
+    while (Date.now() < until) {
+      during.push(await freshGet(url));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(
+      during.every((status) => status === 200),
+      JSON.stringify(during),
+    ).toBe(true);
+    await eventually(
+      async () => (apiPids().length >= 3 && start.find((line) => line.msg === 'api listening').length >= 3 ? true : undefined),
+      { what: 'the killed API process restarted and listening' },
+    );
+    expect(start.find((line) => line.process === 'api-launcher' && line.msg.startsWith('api process exited'))).toEqual([
+      expect.objectContaining({ signal: 'SIGKILL', restartInMs: 1000, index: expect.any(Number) }),
+    ]);
+    expect(isAlive(other), 'the other API process was left alone').toBe(true);
+    expect(start.childPids('api'), 'the launcher itself was never restarted').toHaveLength(1);
+    const workerPids = [...start.childPids('worker-1'), ...start.childPids('worker-2')];
+    expect(workerPids).toHaveLength(2);
+
+    // Ctrl-C: SIGINT to every process of the group at once, then the supervisor's SIGTERM to its children.
+    process.kill(-start.npm.pid!, 'SIGINT');
+    await start.exited;
+    await expectAllGone([start.supervisorPid()!, ...start.childPids('api'), ...apiPids(), ...workerPids]);
+    // Every API process drained, the second signal notwithstanding: each logged its stop.
+    expect(start.find((line) => line.process === 'api' && line.msg === 'api stopped')).toHaveLength(2);
+    expect(start.find((line) => line.process === 'worker' && line.msg === 'worker stopped')).toHaveLength(2);
+  }, 120_000);
+
+  it.each([
+    ['API_PROCESSES', '0'],
+    ['WORKER_PROCESSES', 'two'],
+  ])('refuses %s=%s before starting anything, naming the variable', async (name, value) => {
+    const start = npmStart({ [name]: value });
+    expect(await start.exited).toBe(1);
+    expect(start.output()).toContain(`${name}: must be a whole number of processes from 1 to 256, e.g. ${name}=2`);
+    expect(start.find((line) => line.msg.endsWith(' started'))).toEqual([]);
+  });
 });
+
+/** GET on a connection of its own (no keep-alive), so the cluster hands each request to a process anew. */
+function freshGet(url: string, requestId = `npm-start-${Math.random().toString(36).slice(2)}`): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = get(
+      url,
+      { agent: false, timeout: 3000, headers: { connection: 'close', 'x-request-id': requestId } },
+      (response) => {
+        response.resume();
+        response.once('end', () => resolve(response.statusCode ?? 0));
+      },
+    );
+    request.once('timeout', () => request.destroy(new Error(`no answer from ${url} within 3 s`)));
+    request.once('error', reject);
+  });
+}

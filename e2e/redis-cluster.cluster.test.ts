@@ -27,9 +27,9 @@ import {
 } from './support/progress-model.js';
 
 // The service on a 6-node Redis Cluster (scripts/redis-cluster.sh), as REDIS_CLUSTER=true runs it:
-// two API and two worker processes, four matching shards. `npm run test:cluster`.
+// two API and two worker processes, four matching partitions shared out by leases. `npm run test:cluster`.
 
-const SHARDS = 4;
+const PARTITIONS = 4;
 const SEED = Number(process.env.E2E_SEED ?? Date.now() % 2 ** 31);
 
 let cluster: LocalCluster;
@@ -63,7 +63,7 @@ async function startClusterStack(label: string, env: Record<string, string> = {}
     apiCount: 2,
     workerCount: 2,
     redis: { url: cluster.url, cluster: true },
-    env: { MATCHING_QUEUE_SHARDS: String(SHARDS), ...env },
+    env: { MATCHING_PARTITIONS: String(PARTITIONS), ...env },
   });
   return Object.assign(started, {
     async readiness() {
@@ -120,7 +120,7 @@ const register = (current: Stack, headers: Record<string, string>, id: string) =
     .http('POST', '/v1/users/register', { headers, body: { platform_user_id: id } })
     .then((answer) => expect(answer.status).toBe(200));
 
-describe('on a Redis Cluster with four matching shards', () => {
+describe('on a Redis Cluster with four matching partitions', () => {
   it('ingest, match and read through two APIs and two workers: each event matched once, progress equal to the model', async () => {
     console.info(`cluster e2e seed: ${SEED} (replay with E2E_SEED=${SEED})`);
     const random = seededRandom(SEED);
@@ -139,26 +139,46 @@ describe('on a Redis Cluster with four matching shards', () => {
     await eventually(() => quiescent(stack!.database), { timeoutMs: 60_000, what: 'all events processed' });
     await expectStoredEqualsModel(stack, chains, unique, ids, users);
     expectMatchedOnce(stack, ids);
-    // Work went to every shard, and the shards live on more than one master.
+    // Work went to every partition, and the partitions live on more than one master.
     const masters = new Set<number>();
-    for (let shard = 0; shard < SHARDS; shard++) masters.add((await cluster.masterOf(`{${stack.queuePrefix}:${shard}}`)).port);
+    for (let partition = 0; partition < PARTITIONS; partition++)
+      masters.add((await cluster.masterOf(`{${stack.queuePrefix}:${partition}}`)).port);
     expect(masters.size).toBeGreaterThan(1);
+    // Each worker holds two partitions by lease, each lease key in its partition's slot (the tag decides the slot).
+    const leases = Array.from({ length: PARTITIONS }, (_, partition) =>
+      execFileSync(
+        'redis-cli',
+        ['-c', '-p', String(cluster.ports[0]), 'get', `{${stack!.queuePrefix}:${partition}}:partition-lease`],
+        { encoding: 'utf8' },
+      )
+        .trim()
+        .replace(/@\d+$/, ''),
+    );
+    const holders = stack.workers.map(
+      (worker) =>
+        (JSON.parse(worker.lines().find((line) => line.includes('"worker started"'))!) as { workerId: string }).workerId,
+    );
+    expect(holders.map((id) => leases.filter((holder) => holder === id).length)).toEqual([2, 2]);
     // BullMQ numbers a queue's jobs without an id of their own (match jobs) with its `id` counter.
-    const perShard = Array.from({ length: SHARDS }, (_, shard) =>
+    const perPartition = Array.from({ length: PARTITIONS }, (_, partition) =>
       Number(
-        execFileSync('redis-cli', ['-c', '-p', String(cluster.ports[0]), 'get', `{${stack!.queuePrefix}:${shard}}:matching:id`], {
-          encoding: 'utf8',
-        }).trim() || 0,
+        execFileSync(
+          'redis-cli',
+          ['-c', '-p', String(cluster.ports[0]), 'get', `{${stack!.queuePrefix}:${partition}}:matching:id`],
+          {
+            encoding: 'utf8',
+          },
+        ).trim() || 0,
       ),
     );
     expect(
-      perShard.every((jobs) => jobs > 0),
-      `jobs per shard ${perShard}`,
+      perPartition.every((jobs) => jobs > 0),
+      `jobs per partition ${perPartition}`,
     ).toBe(true);
     expect(await stack.readiness()).toEqual([200, 200, 200, 200]);
   });
 
-  it('loses nothing when the master of a shard fails over during a burst, and resumes by itself', async () => {
+  it('loses nothing when the master of a partition fails over during a burst, and resumes by itself', async () => {
     const seed = SEED + 1;
     console.info(`failover e2e seed: ${seed}`);
     const random = seededRandom(seed);
@@ -190,7 +210,7 @@ describe('on a Redis Cluster with four matching shards', () => {
     expect(answeredAfter, 'calls of the burst answered after the failover').toBeGreaterThan(0);
 
     await eventually(() => quiescent(stack!.database), { timeoutMs: 90_000, what: 'all events processed after the failover' });
-    // And later work on the moved shard goes through as well, with no restart of anything.
+    // And later work on the moved partition goes through as well, with no restart of anything.
     const second = generateEvents(random, users, 10);
     const laterIds = await sendAll(stack, platform.headers, second.sends, 4);
     await eventually(() => quiescent(stack!.database), { timeoutMs: 60_000, what: 'the second burst processed' });
@@ -273,7 +293,13 @@ describe('on a Redis Cluster with four matching shards', () => {
     const owner = await cluster.masterOf(shard0);
     const node = (await cluster.nodes()).find((n) => n.role === 'master' && n.port !== owner.port)!;
     const database = await createTestDatabase('cluster_misconfigured');
-    const env = serviceEnv({ databaseUrl: database.url, queuePrefix: shard0, redis: { url: `redis://127.0.0.1:${node.port}` } });
+    // One partition: its queue's slot is on another node, so every enqueue is refused (with 64, a third would land here).
+    const env = serviceEnv({
+      databaseUrl: database.url,
+      queuePrefix: shard0,
+      redis: { url: `redis://127.0.0.1:${node.port}` },
+      env: { MATCHING_PARTITIONS: '1' },
+    });
     const api = await startService('api', env);
     const worker = await startService('worker', env);
     try {

@@ -17,6 +17,16 @@ export const databaseTimeoutDefaults = {
   idleInTransactionMs: 10000,
 } as const;
 
+/** A count of processes: a whole number from 1, said plainly when it is not (`npm start` reads these). */
+const positiveCount = (name: string) =>
+  z
+    .string()
+    .default('1')
+    .refine((value) => /^\s*[1-9]\d*\s*$/.test(value) && Number(value) <= 256, {
+      message: `must be a whole number of processes from 1 to 256, e.g. ${name}=2`,
+    })
+    .transform(Number);
+
 const configSchema = z.object({
   // The service's own database, created by the first migration run when absent (shared/db/migrate.ts).
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/quest_chains'),
@@ -36,16 +46,26 @@ const configSchema = z.object({
   // Every Redis client of both processes becomes an ioredis Cluster, queues get hash-tagged prefixes and live
   // channels use sharded pub/sub (docs/scaling.md, "Redis Cluster"). Off: one Redis.
   REDIS_CLUSTER: booleanFlag.default(false),
-  // Matching queues: a user's work always goes to the shard of a hash of the user, each shard its own
-  // hash-tagged queue (so a cluster spreads them over its masters). Changing it strands nothing: the reconciler
-  // puts pending work of the old queues back on the new ones.
-  MATCHING_QUEUE_SHARDS: z.coerce.number().int().min(1).max(256).default(1),
-  // The shards this worker consumes, e.g. `0,2`; unset: every shard.
+  // Matching partitions (docs/scaling.md): a user's work always goes to the partition of a hash of the user, each
+  // partition its own hash-tagged queue (so a cluster spreads them over its masters), and the live workers share
+  // the partitions out among themselves through leases. Fixed for a deployment: the first process stores it in
+  // Redis and a process started with another count refuses to start (shared/queue/partition-count.ts).
+  MATCHING_PARTITIONS: z.coerce.number().int().min(1).max(1024).default(64),
+  // The name MATCHING_PARTITIONS had before leases: still read when MATCHING_PARTITIONS is unset (parseConfig).
+  MATCHING_QUEUE_SHARDS: z.coerce.number().int().min(1).max(1024).optional(),
+  // Pins this worker to these partitions, e.g. `0,2`: it consumes exactly them, takes no leases and leaves them
+  // to no one (docs/scaling.md, "Pinned workers"). Unset: the worker takes its share of the partitions by lease.
   WORKER_SHARDS: z
     .string()
-    .regex(/^\d+(,\d+)*$/, 'must be comma-separated shard numbers, e.g. 0,2')
+    .regex(/^\d+(,\d+)*$/, 'must be comma-separated partition numbers, e.g. 0,2')
     .transform((value) => [...new Set(value.split(',').map(Number))].sort((a, b) => a - b))
     .optional(),
+  // How long a partition's lease outlives its holder's last renewal: a worker that dies or hangs loses its
+  // partitions this long after it stopped renewing (it renews every third of it, at most every second).
+  PARTITION_LEASE_MS: z.coerce.number().int().min(1000).max(60_000).default(6000),
+  // `npm start` (scripts/start.mjs): API processes sharing PORT (node:cluster, api/cluster-main.ts), and workers.
+  API_PROCESSES: positiveCount('API_PROCESSES'),
+  WORKER_PROCESSES: positiveCount('WORKER_PROCESSES'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
   WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
@@ -160,12 +180,21 @@ const checkedSchema = configSchema.superRefine((config, context) => {
   if (!config.REDIS_CLUSTER && redisUrls(config.REDIS_URL).length > 1) {
     context.addIssue({ code: 'custom', path: ['REDIS_URL'], message: 'several URLs need REDIS_CLUSTER=true' });
   }
-  const outside = (config.WORKER_SHARDS ?? []).filter((shard) => shard >= config.MATCHING_QUEUE_SHARDS);
+  if (config.MATCHING_QUEUE_SHARDS !== undefined && config.MATCHING_QUEUE_SHARDS !== config.MATCHING_PARTITIONS) {
+    context.addIssue({
+      code: 'custom',
+      path: ['MATCHING_QUEUE_SHARDS'],
+      message: `is the old name of MATCHING_PARTITIONS and says ${config.MATCHING_QUEUE_SHARDS}, MATCHING_PARTITIONS ${config.MATCHING_PARTITIONS}: set MATCHING_PARTITIONS only`,
+    });
+  }
+  // Refinements run even when a field failed its own check, with its raw value: only a parsed list is compared.
+  const pins = Array.isArray(config.WORKER_SHARDS) ? config.WORKER_SHARDS : [];
+  const outside = pins.filter((partition) => partition >= config.MATCHING_PARTITIONS);
   if (outside.length > 0) {
     context.addIssue({
       code: 'custom',
       path: ['WORKER_SHARDS'],
-      message: `shards ${outside.join(',')} do not exist (MATCHING_QUEUE_SHARDS=${config.MATCHING_QUEUE_SHARDS})`,
+      message: `partition${outside.length > 1 ? 's' : ''} ${outside.join(',')} ${outside.length > 1 ? 'do' : 'does'} not exist: MATCHING_PARTITIONS=${config.MATCHING_PARTITIONS} numbers them 0 to ${config.MATCHING_PARTITIONS - 1}`,
     });
   }
 });
@@ -177,6 +206,9 @@ export class ConfigError extends Error {}
 export function parseConfig(env: Record<string, string | undefined>): Config {
   // An empty variable means "unset" so `FOO=` in an .env file falls back to the default.
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  // MATCHING_QUEUE_SHARDS, the old name, counts while the new one is unset; both set must agree (checkedSchema).
+  if (present.MATCHING_PARTITIONS === undefined && present.MATCHING_QUEUE_SHARDS !== undefined)
+    present.MATCHING_PARTITIONS = present.MATCHING_QUEUE_SHARDS;
   const result = checkedSchema.safeParse(present);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);

@@ -2,10 +2,10 @@ import { Worker } from 'bullmq';
 import { withTimeout } from '../shared/async/with-timeout.js';
 import type { Config } from '../shared/config.js';
 import { BACKTEST_MAX_STALLS, BACKTEST_QUEUE } from '../shared/queue/backtest-contract.js';
-import { MATCHING_QUEUE } from '../shared/queue/contract.js';
 import { WEBHOOK_QUEUE } from '../shared/queue/webhook-contract.js';
 import { createBacktestProcessor } from './backtests/processor.js';
 import { backOffOnErrors } from './error-backoff.js';
+import { createPartitionConsumers } from './partition-consumers.js';
 import { createProcessor } from './processor.js';
 import { createDeliveryProcessor } from './webhooks/delivery.js';
 import { createMatchingFirstGate } from './webhooks/matching-first.js';
@@ -13,20 +13,21 @@ import type { Sender } from './webhooks/send.js';
 import type { WorkerWiring } from './worker-wiring.js';
 
 /**
- * The BullMQ consumers of one worker process: a worker per matching shard it
- * consumes, the webhook deliveries' and the backtests' (each only with its
- * role, WORKER_ROLES). `close` stops the error backoffs and waits for the
- * active jobs (a backtest stops at its next page and resumes elsewhere).
+ * The BullMQ consumers of one worker process: the matching partitions' (started
+ * and stopped as its partition leases come and go, partition-leases.ts), the
+ * webhook deliveries' and the backtests' (each only with its role,
+ * WORKER_ROLES). `close` stops the error backoffs and waits for the active
+ * jobs (a backtest stops at its next page and resumes elsewhere).
  */
 export function startConsumers(
   config: Config,
   wiring: WorkerWiring,
-  options: { shards: number[]; matches: boolean; delivers: boolean; sender: Sender; isShuttingDown: () => boolean },
+  options: { matches: boolean; delivers: boolean; sender: Sender; isShuttingDown: () => boolean },
 ) {
   const { deps, metrics, queues, consumerRedis, databases } = wiring;
   const { logger } = deps;
   const { layout } = queues;
-  // One processor (one batcher) for every shard consumed: jobs of all shards are matched together.
+  // One processor (one batcher) for every partition consumed: jobs of all partitions are matched together.
   const processor = createProcessor({
     ...deps,
     maxBatchSize: config.MATCH_BATCH_SIZE,
@@ -37,22 +38,18 @@ export function startConsumers(
     onWalksRead: (kept, loaded) => metrics.walksRead(kept, loaded),
     webhooks: { producer: queues.webhooks },
   });
-  // WORKER_CONCURRENCY is this process's intake in all: shared out over the shards it consumes.
-  const shardConcurrency = Math.max(1, Math.ceil(config.WORKER_CONCURRENCY / options.shards.length));
-  const matchingWorkers = (options.matches ? options.shards : []).map(
-    (shard) =>
-      new Worker(MATCHING_QUEUE, processor, {
-        connection: consumerRedis,
-        prefix: layout.matchingPrefix(shard),
-        concurrency: shardConcurrency,
-        // A stopped or killed worker's jobs go back to the queue within 2 x JOB_LOCK_MS.
-        lockDuration: config.JOB_LOCK_MS,
-        stalledInterval: config.JOB_LOCK_MS,
-        // A job whose worker died is retried instead of failed: its transaction never committed.
-        maxStalledCount: 100,
-      }),
-  );
-  // First attempts give way to a matching backlog on any shard (every worker's, not only this one's), for at most
+  // WORKER_CONCURRENCY is this process's intake over every partition it consumes.
+  const partitions = createPartitionConsumers({
+    layout,
+    connection: consumerRedis,
+    processor,
+    intake: config.WORKER_CONCURRENCY,
+    jobLockMs: config.JOB_LOCK_MS,
+    logger,
+    onCompleted: (job) => metrics.jobProcessed(job.name),
+    onFailed: (job) => metrics.jobFailed(job?.name ?? 'unknown'),
+  });
+  // First attempts give way to a matching backlog in any partition (every worker's, not only this one's), for at most
   // WEBHOOK_YIELD_MS: jobs waiting, or more running than half a worker's intake (a worker takes up to
   // WORKER_CONCURRENCY jobs at once, so a backlog's last jobs are running, not waiting). A matcher that keeps
   // up runs a few jobs at a time and waits on none: then deliveries never wait.
@@ -115,19 +112,12 @@ export function startConsumers(
     worker.on('failed', (job, error) => logger.warn({ jobId: job?.id, job: job?.name, err: error }, 'webhook job failed'));
     backoffs.push(backOffOnErrors(worker, logger, WEBHOOK_QUEUE));
   }
-  matchingWorkers.forEach((worker, i) => {
-    const shard = options.shards[i]!;
-    worker.on('failed', (job, error) => {
-      logger.warn({ jobId: job?.id, job: job?.name, shard, attempts: job?.attemptsMade, err: error }, 'job failed');
-    });
-    backoffs.push(backOffOnErrors(worker, logger, `${MATCHING_QUEUE}:${shard}`));
-    worker.on('completed', (job) => metrics.jobProcessed(job.name));
-    worker.on('failed', (job) => metrics.jobFailed(job?.name ?? 'unknown'));
-  });
   return {
+    /** The matching partitions' consumers: what the partition leases start and stop. */
+    partitions,
     async close() {
       for (const backoff of backoffs) backoff.stop();
-      await Promise.all([...matchingWorkers, ...webhookWorkers, ...backtestWorkers].map((worker) => worker.close()));
+      await Promise.all([partitions.close(), ...[...webhookWorkers, ...backtestWorkers].map((worker) => worker.close())]);
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { Worker } from 'bullmq';
-import { logThrottle } from '../shared/observability/log-throttle.js';
+import { type LogThrottle, logThrottle } from '../shared/observability/log-throttle.js';
 import type { Logger } from '../shared/observability/logger.js';
 
 export interface ErrorBackoffOptions {
@@ -13,6 +13,11 @@ export interface ErrorBackoffOptions {
   quietMs?: number;
   /** One log line per this long at most. */
   logIntervalMs?: number;
+  /**
+   * Throttles shared with other workers of the process (its matching partitions'): a Redis away fails them
+   * all at once, and each would otherwise write its own lines.
+   */
+  shared?: { errors: LogThrottle; pauses: LogThrottle };
 }
 
 /**
@@ -29,7 +34,8 @@ export function backOffOnErrors(worker: Worker, logger: Logger, name: string, op
   const firstPauseMs = options.firstPauseMs ?? 1000;
   const maxPauseMs = options.maxPauseMs ?? 30_000;
   const quietMs = options.quietMs ?? 60_000;
-  const throttle = logThrottle(options.logIntervalMs ?? 10_000);
+  const throttle = options.shared?.errors ?? logThrottle(options.logIntervalMs ?? 10_000);
+  const pauses = options.shared?.pauses;
   let windowStart = 0;
   let inWindow = 0;
   let pauseMs = 0;
@@ -50,7 +56,10 @@ export function backOffOnErrors(worker: Worker, logger: Logger, name: string, op
     pauseMs = now - lastPauseAt > quietMs ? firstPauseMs : Math.min(maxPauseMs, Math.max(firstPauseMs, pauseMs * 2));
     lastPauseAt = now;
     paused = true;
-    logger.warn({ queue: name, pauseMs, errors: inWindow }, 'worker keeps failing; pausing its fetching');
+    const logPause = (suppressed: number) =>
+      logger.warn({ queue: name, pauseMs, errors: inWindow, suppressed }, 'worker keeps failing; pausing its fetching');
+    if (pauses) pauses.run(logPause);
+    else logPause(0);
     void worker.pause(true).catch(() => {});
     timer = setTimeout(() => {
       paused = false;

@@ -5,7 +5,7 @@ import { publishOn } from '../shared/live/publish.js';
 import { logThrottle } from '../shared/observability/log-throttle.js';
 import type { Logger } from '../shared/observability/logger.js';
 import type { RedisClient } from '../shared/queue/connection.js';
-import { shardOf } from '../shared/queue/shards.js';
+import { bucketOf } from '../shared/queue/partitions.js';
 
 const FAILURE_LOG_MS = 10_000;
 
@@ -47,7 +47,7 @@ export function createLivePublisher(redis: RedisClient, prefix: string, logger: 
     }
     const buckets = new Map<number, string[]>();
     for (const { userId } of changes) {
-      const bucket = shardOf(userId, CHANGED_USER_BUCKETS);
+      const bucket = bucketOf(userId, CHANGED_USER_BUCKETS);
       buckets.set(bucket, [...(buckets.get(bucket) ?? []), userId]);
     }
     const sent = await Promise.allSettled([

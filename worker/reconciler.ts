@@ -79,10 +79,11 @@ async function queueLagMs(producer: WorkerDeps['producer']): Promise<number> {
  */
 export async function reconcileOnce(
   deps: Pick<WorkerDeps, 'db' | 'producer'>,
-  input: { minAgeMs: number },
+  input: { minAgeMs: number; ignoreQueueLag?: boolean },
 ): Promise<ReconcileCounts> {
   const counts: ReconcileCounts = { events: 0, users: 0, alreadyQueued: 0 };
-  const pending = await collectPending(deps.db, input.minAgeMs + (await queueLagMs(deps.producer)));
+  const lagMs = input.ignoreQueueLag ? 0 : await queueLagMs(deps.producer);
+  const pending = await collectPending(deps.db, input.minAgeMs + lagMs);
   if (!pending) return counts;
   for (let i = 0; i < pending.events.length; i += MAX_EVENTS_PER_JOB) {
     const page = pending.events.slice(i, i + MAX_EVENTS_PER_JOB);
@@ -107,8 +108,8 @@ export function startReconciler(
   let running: Promise<unknown> | null = null;
 
   /** One pass, unless one runs already (then that one is awaited). */
-  function pass(minAgeMs: number): Promise<unknown> {
-    running ??= reconcileOnce(deps, { minAgeMs })
+  function pass(minAgeMs: number, ignoreQueueLag = false): Promise<unknown> {
+    running ??= reconcileOnce(deps, { minAgeMs, ignoreQueueLag })
       .then((counts) => {
         options.onPass?.(counts);
         // What it put back, not what it found: found work whose job still waits was left alone.
@@ -123,10 +124,14 @@ export function startReconciler(
 
   const timer = setInterval(() => void pass(options.minAgeMs), options.intervalMs);
   return {
-    /** An extra pass now (e.g. after another worker's sessions were ended), over work at least `minAgeMs` old. */
-    async runNow(minAgeMs: number) {
+    /**
+     * An extra pass now, over work at least `minAgeMs` old. After another worker's sessions were ended
+     * (`ignoreQueueLag`), whatever it had claimed goes back whatever waits in the queues: its partitions
+     * were not consumed while it was stopped, so their backlog says nothing of the jobs it held.
+     */
+    async runNow(minAgeMs: number, options: { ignoreQueueLag?: boolean } = {}) {
       await running;
-      await pass(minAgeMs);
+      await pass(minAgeMs, options.ignoreQueueLag);
     },
     async stop() {
       clearInterval(timer);

@@ -1,16 +1,23 @@
-import { eq } from 'drizzle-orm';
-import { afterEach, describe, expect, it } from 'vitest';
+import { eq, inArray } from 'drizzle-orm';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../shared/config.js';
-import { workerLeases } from '../shared/db/schema/index.js';
+import { events, pendingEvents, workerLeases } from '../shared/db/schema/index.js';
+import { senderUserId } from '../shared/domain/ids.js';
+import { dateToMicros } from '../shared/domain/timestamp.js';
 import { createLogger } from '../shared/observability/logger.js';
+import { createRedis } from '../shared/queue/connection.js';
+import { createMatchingProducer } from '../shared/queue/producer.js';
 import { uniqueSuffix } from '../shared/testing/database.js';
+import { eventually } from '../shared/testing/eventually.js';
 import { useTestData } from '../shared/testing/test-data.js';
 import { type RunningWorker, startWorker } from './start-worker.js';
 
 // The worker process in process, as worker/main.ts runs it: startWorker is a
 // function, so a test can start and stop it.
 
-const { database } = useTestData('start_worker', { providers: false });
+const { database, platform } = useTestData('start_worker');
+const redis = createRedis('redis://127.0.0.1:6379', 'producer');
+afterAll(() => redis.disconnect());
 const silent = createLogger({ level: 'silent', name: 'start-worker-test' });
 const configOf = (env: Record<string, string> = {}) =>
   parseConfig({
@@ -44,8 +51,50 @@ describe('startWorker', () => {
     await expect(fetch(`${health}/healthz`)).rejects.toThrow();
   });
 
-  it('with WORKER_ROLES=webhooks alone, is ready without consuming a matching shard', async () => {
+  it('with WORKER_ROLES=webhooks alone, is ready without consuming a matching partition', async () => {
     running = await startWorker(configOf({ WORKER_ROLES: 'webhooks' }), silent);
     expect((await fetch(`http://127.0.0.1:${running.healthPort}/readyz`)).status).toBe(200);
+  });
+
+  it('drains the single matching queue of versions before partitions: jobs an upgrade left there are matched', async () => {
+    const prefix = `start-worker-legacy-${uniqueSuffix()}`;
+    const nowUs = dateToMicros(new Date());
+    const stored = await database.db
+      .insert(events)
+      .values(
+        ['u1', 'u2', 'u3'].map((user) => ({
+          providerId: platform.id,
+          userId: senderUserId(user),
+          eventType: 'kyc',
+          occurredAt: nowUs,
+          receivedAt: nowUs,
+        })),
+      )
+      .returning({
+        eventId: events.id,
+        providerId: events.providerId,
+        occurredAt: events.occurredAt,
+        receivedAt: events.receivedAt,
+      });
+    await database.db.insert(pendingEvents).values(stored);
+    const eventIds = stored.map((event) => event.eventId);
+    // As the previous version enqueued them: one queue under the bare prefix.
+    const legacy = createMatchingProducer(redis, prefix);
+    await legacy.queue.add('match-events', { eventIds, providerId: platform.id });
+    // The reconciler would put them back after an hour only: what matches them here is the legacy queue's consumer.
+    running = await startWorker(configOf({ QUEUE_PREFIX: prefix, RECONCILE_MIN_AGE_MS: '3600000' }), silent);
+    await eventually(
+      async () =>
+        (await database.db.select().from(pendingEvents).where(inArray(pendingEvents.eventId, eventIds))).length === 0 ||
+        undefined,
+      { timeoutMs: 15_000, what: 'the legacy queue drained' },
+    );
+    expect(await legacy.queue.getJobCounts('waiting', 'prioritized', 'active')).toEqual({
+      waiting: 0,
+      prioritized: 0,
+      active: 0,
+    });
+    await legacy.queue.obliterate({ force: true });
+    await legacy.close();
   });
 });

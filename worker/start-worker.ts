@@ -1,12 +1,16 @@
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Config } from '../shared/config.js';
 import { pingDatabase } from '../shared/db/ping.js';
 import type { Logger } from '../shared/observability/logger.js';
+import { checkPartitionCount } from '../shared/queue/partition-count.js';
+import { partitionLeaseStore, type WorkerInfo } from '../shared/queue/partition-lease-store.js';
 import { probeQueueSlots } from '../shared/queue/readiness.js';
 import { startBacktestSweeper } from './backtests/sweeper.js';
 import { startConsumers } from './consumers.js';
 import { startHealthServer } from './health-server.js';
 import { startLease } from './lease.js';
+import { startPartitionLeases } from './partition-leases.js';
 import { startPartitionMaintenance } from './partition-maintenance.js';
 import { startReconciler } from './reconciler.js';
 import { createSender } from './webhooks/send.js';
@@ -38,8 +42,8 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
   // with one role leaves the other to processes started with it (docs/scaling.md, "Webhook delivery").
   const matches = config.WORKER_ROLES.has('matching');
   const delivers = config.WORKER_ROLES.has('webhooks');
-  // The matching shards this worker consumes (WORKER_SHARDS), by default every one.
-  const shards = config.WORKER_SHARDS ?? Array.from({ length: queues.layout.shards }, (_, shard) => shard);
+  // A count other than the deployment's stops the process here (or once Redis answers).
+  await checkPartitionCount({ redis: queues.redis, layout: queues.layout, logger, exit: (code) => process.exit(code) });
 
   const sender = createSender({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
   const sweeper = delivers
@@ -72,7 +76,8 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
       logger,
       // The ended worker's claimed events were received before it stopped, at least a lease ago: put
       // them back now rather than after RECONCILE_MIN_AGE_MS and the next interval.
-      onTakeover: () => reconciler.runNow(Math.max(0, config.WORKER_LEASE_MS - config.WORKER_HEARTBEAT_MS)),
+      onTakeover: () =>
+        reconciler.runNow(Math.max(0, config.WORKER_LEASE_MS - config.WORKER_HEARTBEAT_MS), { ignoreQueueLag: true }),
     },
     { workerId, leaseMs: config.WORKER_LEASE_MS, heartbeatMs: config.WORKER_HEARTBEAT_MS },
   );
@@ -81,7 +86,22 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     .start()
     .catch((error: unknown) => logger.warn({ err: error }, 'could not take the first lease; the heartbeat retries'));
 
-  const consumers = startConsumers(config, wiring, { shards, matches, delivers, sender, isShuttingDown: () => shuttingDown });
+  const consumers = startConsumers(config, wiring, { matches, delivers, sender, isShuttingDown: () => shuttingDown });
+  // The matching partitions this worker consumes: its share, by lease, or its pins (WORKER_SHARDS).
+  const pins = config.WORKER_SHARDS ?? null;
+  const info: WorkerInfo = { host: hostname(), pid: process.pid, pins, healthPort: null, startedAt: new Date().toISOString() };
+  const partitionLeases = matches
+    ? startPartitionLeases(
+        {
+          store: partitionLeaseStore(wiring.leaseRedis, queues.layout),
+          logger,
+          consumption: consumers.partitions.consumption,
+          onChange: (change) => metrics.partitionChanged(change),
+        },
+        { workerId, partitions: queues.layout.partitions, leaseMs: config.PARTITION_LEASE_MS, pins, info },
+      )
+    : null;
+  if (partitionLeases) metrics.partitionsFrom(partitionLeases.held);
   const health = await startHealthServer({
     port: config.WORKER_HEALTH_PORT,
     host: config.HOST,
@@ -98,12 +118,16 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
   });
   const address = health.address();
   const healthPort = typeof address === 'object' && address ? address.port : null;
+  info.healthPort = healthPort;
+  // Its share taken (or the first try at it made) before it says it started.
+  await partitionLeases?.start();
   logger.info(
     {
       healthPort,
       roles: [...config.WORKER_ROLES],
       concurrency: config.WORKER_CONCURRENCY,
-      shards: matches ? shards : [],
+      partitions: partitionLeases?.held().map((held) => held.partition) ?? [],
+      pinned: pins !== null,
       cluster: config.REDIS_CLUSTER,
       workerId,
     },
@@ -121,6 +145,8 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
       await partitionMaintenance.stop();
       await sweeper.stop();
       await backtestSweeper.stop();
+      // Leaves the worker registry, stops its partitions, waits for their jobs in flight, then releases the leases.
+      await partitionLeases?.stop();
       // Wait for active jobs to finish (a backtest stops at its next page and resumes elsewhere from there).
       await consumers.close();
       sender.close();

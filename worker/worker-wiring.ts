@@ -26,13 +26,16 @@ export function openWorkerWiring(config: Config, logger: Logger, workerId: strin
   // The lease's own connection: its heartbeat never queues behind batches waiting for locks.
   const leaseDatabase = pool(1);
   const consumerRedis = openRedis(config, 'worker', logger);
+  // The partition leases' own connection, failing fast like a producer's: a renewal never queues behind
+  // enqueues or live messages, and one that cannot be sent fails at once instead of waiting for a reconnect.
+  const leaseRedis = openRedis(config, 'producer', logger, 'leases');
   // The matcher enqueues webhook first attempts whatever the roles: the queue is what another process delivers from.
   const queues = openQueueProducers(config, logger);
   const metrics = createWorkerMetrics({
     defaultMetrics: true,
     queue: queues.matching,
     enqueueFailures: () => queues.matching.failedJobs,
-    redis: { worker: consumerRedis, producer: queues.redis },
+    redis: { worker: consumerRedis, producer: queues.redis, leases: leaseRedis },
     // Sampled (every 5 s at most) and capped: a scrape never costs a full count of a large backlog.
     pendingEvents: () => pendingEventsBacklog(database.db, PENDING_COUNT_CAP),
   });
@@ -46,6 +49,7 @@ export function openWorkerWiring(config: Config, logger: Logger, workerId: strin
     deps,
     databases: { matching: database.db, webhooks: webhookDatabase.db, backtests: backtestDatabase.db, lease: leaseDatabase.db },
     consumerRedis,
+    leaseRedis,
     queues,
     metrics,
     async close() {
@@ -57,6 +61,7 @@ export function openWorkerWiring(config: Config, logger: Logger, workerId: strin
         leaseDatabase.close(),
       ]);
       consumerRedis.disconnect();
+      leaseRedis.disconnect();
     },
   };
 }

@@ -15,6 +15,8 @@ export async function createTestApp(database: TestDatabase, overrides: Partial<R
     DATABASE_URL: database.url,
     ADMIN_TOKEN: TEST_ADMIN_TOKEN,
     QUEUE_PREFIX: `test-${uniqueSuffix()}`,
+    // One queue, so a test can look at the jobs an answer enqueued (producer.queue); partitions have their own tests.
+    MATCHING_PARTITIONS: '1',
     LOG_LEVEL: 'silent',
     CREDENTIAL_CACHE_TTL_MS: '0',
     // Every in-process request shares one address (no socket): a file's many deliberate 401s would

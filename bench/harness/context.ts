@@ -41,6 +41,9 @@ export interface Scenario {
   run(ctx: BenchContext): Promise<void>;
 }
 
+const benchPartitions = (count: string | undefined): Record<string, string> =>
+  count === undefined ? {} : { MATCHING_PARTITIONS: count };
+
 /** The stack settings of every deployment a run measures: production timings, profiles as asked. */
 export function benchStackOptions(options: BenchOptions, outputDir: string): StackOptions {
   const profile = (on: boolean) => (on ? ['--cpu-prof', `--cpu-prof-dir=${outputDir}`] : []);
@@ -53,8 +56,9 @@ export function benchStackOptions(options: BenchOptions, outputDir: string): Sta
       LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
       RECONCILE_INTERVAL_MS: '5000',
       RECONCILE_MIN_AGE_MS: '10000',
-      // Matching queues (docs/scaling.md compares 1 and 4 on one Redis): BENCH_MATCHING_QUEUE_SHARDS, default 1.
-      MATCHING_QUEUE_SHARDS: process.env.BENCH_MATCHING_QUEUE_SHARDS ?? '1',
+      // Matching partitions: the service's default unless BENCH_MATCHING_PARTITIONS (or its old name,
+      // BENCH_MATCHING_QUEUE_SHARDS) says otherwise, so a run measures what an operator starts with.
+      ...benchPartitions(process.env.BENCH_MATCHING_PARTITIONS ?? process.env.BENCH_MATCHING_QUEUE_SHARDS),
     },
   };
 }

@@ -40,7 +40,8 @@ export async function drain(
         jobs.push(
           ...eventBatches(eventIds.slice(j, j + JOB_SIZE).map((eventId) => ({ eventId, providerId: tenant.platformId }))),
         );
-      await producer.queue.addBulk(jobs.map((data) => ({ name: 'match-events', data })));
+      // Spread over the partitions (by each job's first id) as the producer routes a job handed in whole.
+      if (!(await producer.enqueue('match-events', jobs))) throw new Error('could not enqueue the drain');
     }
     const during = options.during?.();
     const deadline = Date.now() + 10 * 60_000;

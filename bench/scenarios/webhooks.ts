@@ -132,12 +132,7 @@ async function delay(ctx: BenchContext, receiver: WebhookReceiver) {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     for (let wave = 0; wave < 5; wave++) {
       const ids = await tenant.store(roundRobin(tenant.users, 1, wave));
-      await producer.queue.addBulk(
-        eventBatches(ids.map((eventId) => ({ eventId, providerId: tenant.platformId }))).map((data) => ({
-          name: 'match-events',
-          data,
-        })),
-      );
+      await producer.enqueue('match-events', eventBatches(ids.map((eventId) => ({ eventId, providerId: tenant.platformId }))));
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
     // 5 chains: a task.completed per event and chain, and a chain.completed per user and chain at the end.

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { taskCompletions, users } from '../../shared/db/schema/index.js';
 import { senderUserId } from '../../shared/domain/ids.js';
-import type { ChainRules } from '../../shared/domain/progress.js';
+import { type ChainRules, computeCompletions } from '../../shared/domain/progress.js';
 import { parseUtcTimestamp } from '../../shared/domain/timestamp.js';
 import { adminHeaders } from '../../shared/testing/admin-token.js';
 import type { TestDatabase } from '../../shared/testing/database.js';
@@ -159,3 +159,41 @@ export async function storedCompletions(
 
 /** True once nothing is pending: every event processed and no user waiting for re-evaluation. */
 export const quiescent = (database: TestDatabase) => nothingPending(database.db);
+
+/**
+ * Where the stored completions differ from the model (computeCompletions over each user's unique events):
+ * one entry per user and chain that differs, empty when every one agrees.
+ */
+export async function modelMismatches(
+  database: TestDatabase,
+  chains: Awaited<ReturnType<typeof createModelChains>>,
+  unique: GeneratedEvent[],
+  ids: Map<string, string>,
+  userIds: string[],
+): Promise<{ user: string; chain: string; expected: Record<string, string>; stored: Record<string, string> }[]> {
+  const mismatches = [];
+  for (const userId of userIds) {
+    const events = unique
+      .filter((event) => event.user_id === userId)
+      .map((event) => ({
+        id: ids.get(eventKey(event))!,
+        eventType: event.event_type,
+        occurredUs: parseUtcTimestamp(event.timestamp)!,
+        amount: event.amount ?? null,
+        currency: event.currency ?? null,
+      }));
+    for (const chain of chains) {
+      const expected = Object.fromEntries(
+        [...computeCompletions(chain.rules, events).values()].map((c) => [c.taskId, c.eventId]),
+      );
+      const stored = await storedCompletions(database, userId, chain.id);
+      if (JSON.stringify(Object.entries(expected).sort()) !== JSON.stringify(Object.entries(stored).sort()))
+        mismatches.push({ user: userId, chain: chain.id, expected, stored });
+    }
+  }
+  return mismatches;
+}
+
+/** The event ids a worker's log line says its job's batch matched. */
+export const matchedIn = (line: string): string[] =>
+  line.includes('"event job done"') ? (JSON.parse(line) as { matched: string[] }).matched : [];

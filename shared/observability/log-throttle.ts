@@ -28,3 +28,5 @@ export function logThrottle(intervalMs: number, now: () => number = Date.now) {
     },
   };
 }
+
+export type LogThrottle = ReturnType<typeof logThrottle>;

@@ -1,4 +1,4 @@
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import {
   liveStreamsGauge,
   noticesServingGauge,
@@ -175,9 +175,14 @@ export function createWorkerMetrics(options: WorkerMetricsOptions = {}) {
   if (options.redis) redisUpGauge(registry, options.redis);
   if (options.enqueueFailures) enqueueFailuresCounter(registry, options.enqueueFailures);
   if (options.pendingEvents) pendingEventsGauges(registry, options.pendingEvents, options.sampleMs ?? DEFAULT_PENDING_SAMPLE_MS);
+  const partitions = partitionMetrics(registry);
 
   return {
     registry,
+    /** Where the partitions gauges read what this worker consumes (its partition leases, once they run). */
+    partitionsFrom: partitions.readFrom,
+    /** A partition lease taken, handed back or lost by this worker. */
+    partitionChanged: partitions.changed,
     /** For the reconciler: what one pass put back. */
     reconciled(counts: { events: number; users: number }) {
       if (counts.events > 0) requeued.inc({ kind: 'events' }, counts.events);
@@ -198,3 +203,52 @@ export function createWorkerMetrics(options: WorkerMetricsOptions = {}) {
 }
 
 export type WorkerMetrics = ReturnType<typeof createWorkerMetrics>;
+
+/** A matching partition a worker consumes: by lease since `since` (Date.now()), or pinned. */
+export interface ConsumedPartition {
+  partition: number;
+  since: number;
+  pinned: boolean;
+}
+
+/** Who holds which matching partition, as this worker sees it (docs/operations.md, "Metrics"). */
+function partitionMetrics(registry: Registry) {
+  let read: () => readonly ConsumedPartition[] = () => [];
+  new Gauge({
+    name: 'qcr_worker_partitions_held',
+    help: 'Matching partitions this worker consumes, by how: lease (its share) or pinned (WORKER_SHARDS).',
+    labelNames: ['by'] as const,
+    registers: [registry],
+    collect() {
+      const held = read();
+      this.set({ by: 'lease' }, held.filter((p) => !p.pinned).length);
+      this.set({ by: 'pinned' }, held.filter((p) => p.pinned).length);
+    },
+  });
+  new Gauge({
+    name: 'qcr_worker_partition_lease_age_seconds',
+    help: 'How long this worker has held each matching partition it consumes (since it took the lease, or started, pinned).',
+    labelNames: ['partition'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      const now = Date.now();
+      for (const held of read()) this.set({ partition: String(held.partition) }, Math.max(0, (now - held.since) / 1000));
+    },
+  });
+  const changes = new Counter({
+    name: 'qcr_worker_partition_changes_total',
+    help: 'Matching partition leases this worker took (acquired), handed over (released) or gave up unrenewed (lost).',
+    labelNames: ['change'] as const,
+    registers: [registry],
+  });
+  for (const change of ['acquired', 'released', 'lost'] as const) changes.inc({ change }, 0);
+  return {
+    readFrom(source: () => readonly ConsumedPartition[]) {
+      read = source;
+    },
+    changed(change: 'acquired' | 'released' | 'lost') {
+      changes.inc({ change });
+    },
+  };
+}

@@ -19,37 +19,41 @@ import {
   MATCHING_QUEUE,
 } from './contract.js';
 import { createFairPriority, type FairnessOptions } from './fair-priority.js';
+import { allPartitions, partitionOf, plainLayout, type QueueLayout, senderKey } from './partitions.js';
 import { probeQueueSlots, queueProbeKey } from './readiness.js';
-import { plainLayout, type QueueLayout, senderKey, shardOf } from './shards.js';
 
 export interface MatchingProducer {
   /** Best effort: resolves false instead of throwing when Redis is unavailable (logged, counted); the reconciler covers the gap. */
   enqueue<N extends JobName>(name: N, payloads: JobPayload<N>[]): Promise<boolean>;
-  /** Best effort, like enqueue: one job per shard, provider and MAX_EVENTS_PER_JOB ids, in its provider's fair turn (fair-priority.ts). */
+  /** Best effort, like enqueue: one job per partition, provider and MAX_EVENTS_PER_JOB ids, in its provider's fair turn (fair-priority.ts). */
   enqueueEvents(events: readonly EventRef[]): Promise<boolean>;
   /** Puts a user's failed evaluation back in line, or adds it when it is gone; used by the reconciler. True when it did either. */
   requeueUserEvaluation(userId: string): Promise<boolean>;
   /**
-   * The reconciler's add for a page of pending events: one job per shard and provider, whose id is derived
+   * The reconciler's add for a page of pending events: one job per partition and provider, whose id is derived
    * from its ids, so the same page found again while its job still waits is not added twice.
    * Answers how many of the events it put back (added or retried), the others being queued already.
    */
   requeueEvents(events: readonly EventRef[]): Promise<number>;
   /**
    * When the oldest job still waiting its turn was added (epoch ms), or null when none waits, over every
-   * shard that answers: each shard's wait list's oldest and next OLDEST_SAMPLE prioritized ones are looked at.
+   * partition that answers: each one's wait list's oldest and next OLDEST_SAMPLE prioritized ones are looked at.
    */
   oldestWaitingSince(): Promise<number | null>;
-  /** Resolves when every shard's hash slot takes a write (readiness); rejects naming the first that did not. */
+  /** Resolves when every partition's hash slot takes a write (readiness); rejects naming the first that did not. */
   probe(): Promise<void>;
-  /** Job counts by state, summed over the shards (the qcr_queue_jobs gauge). */
+  /** Job counts by state, summed over the partitions (the qcr_queue_jobs gauge, the CLI, matching-first). */
   getJobCounts(...states: string[]): Promise<Record<string, number>>;
+  /** Job counts by state of each partition, by partition number (the CLI). */
+  getJobCountsByPartition(...states: string[]): Promise<Record<string, number>[]>;
   /** Jobs given up on since the process started (Redis away, timed out, refused): qcr_enqueue_failures_total. */
   readonly failedJobs: number;
-  /** The first shard's queue (single-shard tools and tests). */
-  queue: Queue;
-  /** Every shard's queue, by shard number. */
-  queues: readonly Queue[];
+  /** Partition 0's queue (single-partition tools and tests). */
+  readonly queue: Queue;
+  /** The queue of one partition, made on first use: a process adds to only the partitions its users fall in. */
+  queueOf(partition: number): Queue;
+  /** Every partition's queue, by partition number (each made now if it was not yet). */
+  readonly queues: readonly Queue[];
   layout: QueueLayout;
   close(): Promise<void>;
 }
@@ -70,11 +74,12 @@ const DOWN_STATES = new Set(['reconnecting', 'close', 'end']);
 const DEFAULT_FAIRNESS = { windowMs: 10_000, quietEvents: 100 };
 
 /**
- * The matching queue's producer, over MATCHING_QUEUE_SHARDS queues
- * (shared/queue/shards.ts): each job goes to its user's shard. One fair
- * accounting covers every shard, so a provider's rate is judged on all its
- * events and its tags still never decrease within any shard.
- * `layout` may be a bare prefix: one shard on one Redis (tests, tools).
+ * The matching queue's producer, over MATCHING_PARTITIONS queues
+ * (shared/queue/partitions.ts): each job goes to its user's partition. One fair
+ * accounting covers every partition, so a provider's rate is judged on all its
+ * events and its tags still never decrease within any partition. The queues
+ * share the one connection and are made on first use.
+ * `layout` may be a bare prefix: one partition on one Redis (tests, tools).
  */
 export function createMatchingProducer(
   connection: RedisClient,
@@ -83,23 +88,29 @@ export function createMatchingProducer(
   options: ProducerOptions = {},
 ): MatchingProducer {
   const shape = typeof layout === 'string' ? plainLayout(layout) : layout;
-  const queues = Array.from({ length: shape.shards }, (_, shard) => {
-    const queue = new Queue(MATCHING_QUEUE, { connection, prefix: shape.matchingPrefix(shard), defaultJobOptions });
-    // Every failed call is reported where it is made (enqueue, requeue); the queue's own event would repeat it.
-    queue.on('error', () => {});
+  const made = new Map<number, Queue>();
+  const queueOf = (partition: number): Queue => {
+    let queue = made.get(partition);
+    if (!queue) {
+      queue = new Queue(MATCHING_QUEUE, { connection, prefix: shape.matchingPrefix(partition), defaultJobOptions });
+      // Every failed call is reported where it is made (enqueue, requeue); the queue's own event would repeat it.
+      queue.on('error', () => {});
+      made.set(partition, queue);
+    }
     return queue;
-  });
+  };
+  const everyQueue = () => allPartitions(shape.partitions).map(queueOf);
   const fair = createFairPriority(fairness);
   const failureLog = logThrottle(ENQUEUE_FAILURE_LOG_MS);
   let failedJobs = 0;
 
-  function reportFailure(jobs: number, shard: number | null, error: unknown) {
+  function reportFailure(jobs: number, partition: number | null, error: unknown) {
     failedJobs += jobs;
     const { logger } = options;
     if (!logger) return;
     failureLog.run((suppressed) =>
       logger.warn(
-        { err: error, jobs, ...(shard === null ? {} : { shard }), redis: connection.status, suppressed, failedJobs },
+        { err: error, jobs, ...(partition === null ? {} : { partition }), redis: connection.status, suppressed, failedJobs },
         'enqueue failed; the reconciler puts the work back once Redis answers',
       ),
     );
@@ -112,37 +123,37 @@ export function createMatchingProducer(
     return providerId === undefined ? undefined : fair.take(providerId, eventIds.length);
   }
 
-  /** The shard of a payload handed in whole (evaluate-user by user; events not split by user by their first id). */
-  function shardOfPayload<N extends JobName>(name: N, payload: JobPayload<N>): number {
-    if (name === 'evaluate-user') return shardOf((payload as JobPayload<'evaluate-user'>).userId, shape.shards);
-    if (name === 'process-event') return shardOf((payload as JobPayload<'process-event'>).eventId, shape.shards);
-    return shardOf((payload as JobPayload<'match-events'>).eventIds[0]!, shape.shards);
+  /** The partition of a payload handed in whole (evaluate-user by user; events not split by user by their first id). */
+  function partitionOfPayload<N extends JobName>(name: N, payload: JobPayload<N>): number {
+    if (name === 'evaluate-user') return partitionOf((payload as JobPayload<'evaluate-user'>).userId, shape.partitions);
+    if (name === 'process-event') return partitionOf((payload as JobPayload<'process-event'>).eventId, shape.partitions);
+    return partitionOf((payload as JobPayload<'match-events'>).eventIds[0]!, shape.partitions);
   }
 
-  /** Events by the shard of their sender's user (an event without one by its own id). */
-  function eventsByShard(events: readonly EventRef[]): Map<number, EventRef[]> {
+  /** Events by the partition of their sender's user (an event without one by its own id). */
+  function eventsByPartition(events: readonly EventRef[]): Map<number, EventRef[]> {
     return groupBy(events, (event) =>
-      shardOf(event.userId === undefined ? event.eventId : senderKey(event.providerId, event.userId), shape.shards),
+      partitionOf(event.userId === undefined ? event.eventId : senderKey(event.providerId, event.userId), shape.partitions),
     );
   }
 
-  async function add<N extends JobName>(shard: number, name: N, payloads: JobPayload<N>[]): Promise<boolean> {
+  async function add<N extends JobName>(partition: number, name: N, payloads: JobPayload<N>[]): Promise<boolean> {
     const jobs = payloads.map((payload) => ({
       name,
       data: jobPayloads[name].parse(payload),
       opts: { jobId: jobId[name](payload as never) as string | undefined, priority: priorityOf(name, payload) },
     }));
     try {
-      await addJobs(queues[shard]!, jobs);
+      await addJobs(queueOf(partition), jobs);
       return true;
     } catch (error) {
-      reportFailure(jobs.length, shard, error);
+      reportFailure(jobs.length, partition, error);
       return false;
     }
   }
 
-  async function enqueueByShard<N extends JobName>(name: N, byShard: Map<number, JobPayload<N>[]>): Promise<boolean> {
-    const total = [...byShard.values()].reduce((sum, payloads) => sum + payloads.length, 0);
+  async function enqueueByPartition<N extends JobName>(name: N, byPartition: Map<number, JobPayload<N>[]>): Promise<boolean> {
+    const total = [...byPartition.values()].reduce((sum, payloads) => sum + payloads.length, 0);
     if (total === 0) return true;
     // Known to be down (between reconnect attempts): give up at once. Waiting
     // the timeout would add a second to every request of an outage and leave
@@ -151,26 +162,29 @@ export function createMatchingProducer(
       reportFailure(total, null, new Error(`redis ${connection.status}`));
       return false;
     }
-    const added = await Promise.all([...byShard].map(([shard, payloads]) => add(shard, name, payloads)));
+    const added = await Promise.all([...byPartition].map(([partition, payloads]) => add(partition, name, payloads)));
     return added.every(Boolean);
   }
 
   function enqueue<N extends JobName>(name: N, payloads: JobPayload<N>[]): Promise<boolean> {
-    return enqueueByShard(
+    return enqueueByPartition(
       name,
-      groupBy(payloads, (payload) => shardOfPayload(name, payload)),
+      groupBy(payloads, (payload) => partitionOfPayload(name, payload)),
     );
   }
 
   // Concurrent ingest calls share their adds: every job costs the API, Redis and the worker a
   // fixed round of scripts whatever its size, and single events would otherwise be a job each.
   const enqueueEvents = coalesce((events: EventRef[]) =>
-    enqueueByShard('match-events', new Map([...eventsByShard(events)].map(([shard, refs]) => [shard, eventBatches(refs)]))),
+    enqueueByPartition(
+      'match-events',
+      new Map([...eventsByPartition(events)].map(([partition, refs]) => [partition, eventBatches(refs)])),
+    ),
   );
 
   // A failed job is retried rather than re-added (its id is taken for an hour); a waiting or active one is left alone.
-  async function requeue<N extends JobName>(shard: number, name: N, payload: JobPayload<N>, id: string): Promise<boolean> {
-    const queue = queues[shard]!;
+  async function requeue<N extends JobName>(partition: number, name: N, payload: JobPayload<N>, id: string): Promise<boolean> {
+    const queue = queueOf(partition);
     const state = await queue.getJobState(id);
     if (state === 'failed') {
       const job = await queue.getJob(id);
@@ -184,20 +198,20 @@ export function createMatchingProducer(
   }
 
   const requeueUserEvaluation = (userId: ServiceUserId) =>
-    requeue(shardOf(userId, shape.shards), 'evaluate-user', { userId }, jobId['evaluate-user']({ userId }));
+    requeue(partitionOf(userId, shape.partitions), 'evaluate-user', { userId }, jobId['evaluate-user']({ userId }));
 
   async function requeueEvents(events: readonly EventRef[]): Promise<number> {
     let requeued = 0;
-    for (const [shard, refs] of eventsByShard(events)) {
+    for (const [partition, refs] of eventsByPartition(events)) {
       for (const payload of eventBatches(refs)) {
         const id = `pending-${createHash('sha1').update(payload.eventIds.join(',')).digest('hex')}`;
-        if (await requeue(shard, 'match-events', payload, id)) requeued += payload.eventIds.length;
+        if (await requeue(partition, 'match-events', payload, id)) requeued += payload.eventIds.length;
       }
     }
     return requeued;
   }
 
-  /** A shard's oldest waiting job; its keys share the shard's hash slot, so one pipeline reads them. */
+  /** A partition's oldest waiting job; its keys share the partition's hash slot, so one pipeline reads them. */
   async function oldestWaitingIn(queue: Queue): Promise<number | null> {
     // BullMQ pushes new jobs on the left of the wait list and serves from the right.
     const [oldestWaiting, nextPrioritized] = await withTimeout(
@@ -219,15 +233,18 @@ export function createMatchingProducer(
 
   async function oldestWaitingSince(): Promise<number | null> {
     if (DOWN_STATES.has(connection.status)) return null;
-    const answers = await Promise.allSettled(queues.map(oldestWaitingIn));
+    const answers = await Promise.allSettled(everyQueue().map(oldestWaitingIn));
     const stamps = answers.flatMap((answer) => (answer.status === 'fulfilled' && answer.value !== null ? [answer.value] : []));
     return stamps.length === 0 ? null : Math.min(...stamps);
   }
 
+  const getJobCountsByPartition = (...states: string[]) =>
+    Promise.all(everyQueue().map((queue) => queue.getJobCounts(...(states as JobType[]))));
+
   async function getJobCounts(...states: string[]): Promise<Record<string, number>> {
-    const perShard = await Promise.all(queues.map((queue) => queue.getJobCounts(...(states as JobType[]))));
     const sum: Record<string, number> = {};
-    for (const counts of perShard) for (const [state, n] of Object.entries(counts)) sum[state] = (sum[state] ?? 0) + n;
+    for (const counts of await getJobCountsByPartition(...states))
+      for (const [state, n] of Object.entries(counts)) sum[state] = (sum[state] ?? 0) + n;
     return sum;
   }
 
@@ -238,19 +255,27 @@ export function createMatchingProducer(
     requeueEvents,
     oldestWaitingSince,
     getJobCounts,
+    getJobCountsByPartition,
+    // Every partition's slot, even on what should be one Redis: a client pointed at one node of a cluster by
+    // mistake reaches some slots and not others, and must not look ready.
     probe: () =>
       probeQueueSlots(
         connection,
-        queues.map((_, shard) => queueProbeKey(shape.matchingPrefix(shard), MATCHING_QUEUE)),
+        allPartitions(shape.partitions).map((partition) => queueProbeKey(shape.matchingPrefix(partition), MATCHING_QUEUE)),
       ),
     get failedJobs() {
       return failedJobs;
     },
-    queue: queues[0]!,
-    queues,
+    get queue() {
+      return queueOf(0);
+    },
+    queueOf,
+    get queues() {
+      return everyQueue();
+    },
     layout: shape,
     close: async () => {
-      await Promise.all(queues.map((queue) => queue.close()));
+      await Promise.all([...made.values()].map((queue) => queue.close()));
     },
   };
 }

@@ -2,19 +2,19 @@ import type { Config } from '../config.js';
 import type { Logger } from '../observability/logger.js';
 import { type BacktestProducer, createBacktestProducer } from '../queue/backtest-producer.js';
 import { createRedis, type RedisClient, type RedisRole } from '../queue/connection.js';
+import { type QueueLayout, queueLayout } from '../queue/partitions.js';
 import { createMatchingProducer, type MatchingProducer } from '../queue/producer.js';
-import { type QueueLayout, queueLayout } from '../queue/shards.js';
 import { createWebhookProducer, type WebhookProducer } from '../queue/webhook-producer.js';
 
 // REDIS_CLUSTER: every client an ioredis Cluster, hash-tagged queues, sharded live channels (docs/scaling.md).
 
-/** Where this deployment's queues live (QUEUE_PREFIX, REDIS_CLUSTER, MATCHING_QUEUE_SHARDS), as every process addresses them. */
-const queueLayoutOf = (config: Config): QueueLayout =>
-  queueLayout({ prefix: config.QUEUE_PREFIX, cluster: config.REDIS_CLUSTER, shards: config.MATCHING_QUEUE_SHARDS });
+/** Where this deployment's queues live (QUEUE_PREFIX, REDIS_CLUSTER, MATCHING_PARTITIONS), as every process addresses them. */
+export const queueLayoutOf = (config: Config): QueueLayout =>
+  queueLayout({ prefix: config.QUEUE_PREFIX, cluster: config.REDIS_CLUSTER, partitions: config.MATCHING_PARTITIONS });
 
-/** A client of REDIS_URL in `role` (one Redis or a cluster); connection errors go to `logger` when given. */
-export function openRedis(config: Config, role: RedisRole, logger?: Logger): RedisClient {
-  return createRedis(config.REDIS_URL, role, { cluster: config.REDIS_CLUSTER, ...(logger ? { logger, name: role } : {}) });
+/** A client of REDIS_URL in `role` (one Redis or a cluster); connection errors go to `logger` when given, under `name`. */
+export function openRedis(config: Config, role: RedisRole, logger?: Logger, name: string = role): RedisClient {
+  return createRedis(config.REDIS_URL, role, { cluster: config.REDIS_CLUSTER, ...(logger ? { logger, name } : {}) });
 }
 
 /** The three queues a process adds jobs to, on one producer connection. */

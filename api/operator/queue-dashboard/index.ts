@@ -25,12 +25,13 @@ export function registerQueueDashboard(
 
   const serverAdapter = new HonoAdapter(serveStatic).setBasePath(DASHBOARD_PATH);
   createBullBoard({
-    // One board per matching shard (MATCHING_QUEUE_SHARDS), told apart by a name prefix.
+    // One board per matching partition (MATCHING_PARTITIONS), told apart by a name prefix.
     queues: [
-      ...(deps.producer.queues.length === 1
+      ...(deps.producer.layout.partitions === 1
         ? [new BullMQAdapter(deps.producer.queue)]
         : deps.producer.queues.map(
-            (queue, shard) => new BullMQAdapter(queue, { prefix: `shard ${shard} `, displayName: `matching (shard ${shard})` }),
+            (queue, partition) =>
+              new BullMQAdapter(queue, { prefix: `partition ${partition} `, displayName: `matching (partition ${partition})` }),
           )),
       new BullMQAdapter(deps.backtests.queue, { displayName: 'backtests' }),
     ],

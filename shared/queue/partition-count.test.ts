@@ -1,0 +1,63 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../observability/logger.js';
+import { uniqueSuffix } from '../testing/database.js';
+import { createRedis } from './connection.js';
+import { checkPartitionCount, replacePartitionCount } from './partition-count.js';
+import { queueLayout } from './partitions.js';
+
+// The deployment's partition count, kept in Redis by the first process: one started with another refuses to run.
+
+const redis = createRedis('redis://127.0.0.1:6379', 'producer');
+afterAll(() => redis.disconnect());
+
+function capture() {
+  const lines: { level: number; msg: string; configured?: number; stored?: number }[] = [];
+  const logger = createLogger({
+    level: 'info',
+    name: 'partition-count-test',
+    destination: { write: (line: string) => void lines.push(JSON.parse(line)) },
+  });
+  const exits: number[] = [];
+  return { logger, lines, exits, exit: (code: number) => void exits.push(code) };
+}
+
+describe('checkPartitionCount', () => {
+  it('stores the first count; the same count passes, another stops the process saying how to change it safely', async () => {
+    const prefix = `test-count-${uniqueSuffix()}`;
+    const first = capture();
+    await checkPartitionCount({ redis, layout: queueLayout({ prefix, cluster: false, partitions: 64 }), ...first });
+    expect(await redis.get(`${prefix}:partitions:count`)).toBe('64');
+    const same = capture();
+    await checkPartitionCount({ redis, layout: queueLayout({ prefix, cluster: false, partitions: 64 }), ...same });
+    expect([first.exits, same.exits]).toEqual([[], []]);
+
+    const other = capture();
+    await checkPartitionCount({ redis, layout: queueLayout({ prefix, cluster: false, partitions: 128 }), ...other });
+    expect(other.exits).toEqual([1]);
+    const fatal = other.lines.find((line) => line.level === 60)!;
+    expect(fatal).toMatchObject({ configured: 128, stored: 64 });
+    expect(fatal.msg).toContain('MATCHING_PARTITIONS=128, but this deployment');
+    expect(fatal.msg).toContain('start this process with MATCHING_PARTITIONS=64');
+    expect(fatal.msg).toContain('`quest-chains workers set-partitions 128`');
+
+    // The operator's way to change it, once every process is stopped.
+    await replacePartitionCount(redis, queueLayout({ prefix, cluster: false, partitions: 128 }), 128);
+    const after = capture();
+    await checkPartitionCount({ redis, layout: queueLayout({ prefix, cluster: false, partitions: 128 }), ...after });
+    expect(after.exits).toEqual([]);
+    await redis.del(`${prefix}:partitions:count`);
+  });
+
+  it('does not hold a start up while Redis does not answer: it warns and asks again later', async () => {
+    const away = createRedis('redis://127.0.0.1:1', 'producer');
+    const log = capture();
+    const started = performance.now();
+    await checkPartitionCount({ redis: away, layout: queueLayout({ prefix: 'x', cluster: false, partitions: 8 }), ...log });
+    expect(performance.now() - started).toBeLessThan(3000);
+    expect(log.exits).toEqual([]);
+    expect(log.lines.map((line) => line.msg)).toContain(
+      "could not compare MATCHING_PARTITIONS with the deployment's count: Redis did not answer; will ask again",
+    );
+    away.disconnect();
+  });
+});

@@ -1,0 +1,98 @@
+import { withTimeout } from '../async/with-timeout.js';
+import type { Logger } from '../observability/logger.js';
+import type { RedisClient } from './connection.js';
+import type { QueueLayout } from './partitions.js';
+
+// KEYS: the count's key. ARGV: this process's count. Stores it when none is stored; answers the stored one.
+const STORE_OR_READ = `local stored = redis.call('GET', KEYS[1])
+  if stored then return stored end
+  redis.call('SET', KEYS[1], ARGV[1])
+  return ARGV[1]`;
+
+const ANSWER_TIMEOUT_MS = 2000;
+const RETRY_MS = 10_000;
+
+/** The operator's way out of a count that differs from the deployment's (docs/operations.md, "Changing MATCHING_PARTITIONS"). */
+export function partitionCountMismatch(configured: number, stored: number, key: string): string {
+  return (
+    `MATCHING_PARTITIONS=${configured}, but this deployment's matching queues are split into ${stored} partitions ` +
+    `(Redis key ${key}): a process with another count would put users' work where no worker looks for it. ` +
+    `To keep ${stored}, start this process with MATCHING_PARTITIONS=${stored}. To change it to ${configured}: stop the ` +
+    'APIs, let the workers drain the matching queues (`quest-chains workers` shows none waiting), stop the workers, run ' +
+    `\`quest-chains workers set-partitions ${configured}\`, then start every process with MATCHING_PARTITIONS=${configured}.`
+  );
+}
+
+/** The deployment's partition count as stored in Redis, or null before any process has started (it stores nothing). */
+export async function readPartitionCount(redis: RedisClient, layout: QueueLayout): Promise<number | null> {
+  const stored = await redis.get(layout.coordination.partitionCount);
+  return stored === null ? null : Number(stored);
+}
+
+/** The deployment's partition count as stored in Redis, storing `layout.partitions` when none is. */
+export async function storeOrReadPartitionCount(redis: RedisClient, layout: QueueLayout): Promise<number> {
+  return Number(await redis.eval(STORE_OR_READ, 1, layout.coordination.partitionCount, String(layout.partitions)));
+}
+
+/**
+ * Refuses to run with a partition count other than the deployment's: the
+ * first process to start stores its MATCHING_PARTITIONS in Redis, and every
+ * process compares its own with it. Resolves after the first answer, or after
+ * a short wait when Redis does not answer (a process must start without Redis:
+ * events are safe in Postgres); it then asks again until Redis answers. On a
+ * mismatch it logs why and what to do, and calls `exit(1)`.
+ */
+export async function checkPartitionCount(deps: {
+  redis: RedisClient;
+  layout: QueueLayout;
+  logger: Logger;
+  exit: (code: number) => void;
+}): Promise<void> {
+  const { redis, layout, logger } = deps;
+  const attempt = async (): Promise<boolean> => {
+    await connected(redis, ANSWER_TIMEOUT_MS);
+    const stored = await withTimeout(storeOrReadPartitionCount(redis, layout), ANSWER_TIMEOUT_MS, 'redis did not answer');
+    if (stored !== layout.partitions) {
+      logger.fatal(
+        { configured: layout.partitions, stored },
+        partitionCountMismatch(layout.partitions, stored, layout.coordination.partitionCount),
+      );
+      deps.exit(1);
+    }
+    return true;
+  };
+  const retry = () => {
+    const timer = setTimeout(() => {
+      attempt().catch(retry);
+    }, RETRY_MS);
+    timer.unref();
+  };
+  await attempt().catch((error: unknown) => {
+    logger.warn(
+      { err: error },
+      "could not compare MATCHING_PARTITIONS with the deployment's count: Redis did not answer; will ask again",
+    );
+    retry();
+  });
+}
+
+/** A client that fails fast (the producer's) refuses commands until it has connected: this waits for that, a while. */
+function connected(redis: RedisClient, ms: number): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise<void>((resolve, reject) => {
+    const onReady = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      redis.off('ready', onReady);
+      reject(new Error('redis did not answer'));
+    }, ms);
+    redis.once('ready', onReady);
+  });
+}
+
+/** Stores `count` as the deployment's partition count (the CLI's set-partitions, once every process is stopped). */
+export async function replacePartitionCount(redis: RedisClient, layout: QueueLayout, count: number): Promise<void> {
+  await redis.set(layout.coordination.partitionCount, String(count));
+}
