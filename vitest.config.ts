@@ -13,6 +13,7 @@ const UNIT_TESTS = [
   '**/active-answer-cache.test.ts',
   'docs/**/*.test.ts',
   'bench/**/*.test.ts',
+  'e2e/support/world/zipf.test.ts',
   'shared/async/coalesce.test.ts',
   'shared/queue/partition-assignment.test.ts',
 ];

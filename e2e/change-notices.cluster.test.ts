@@ -1,14 +1,13 @@
 import { eq } from 'drizzle-orm';
-import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { taskCompletions, users } from '../shared/db/schema/index.js';
 import { senderUserId } from '../shared/domain/ids.js';
 import { CHANGED_USER_BUCKETS, changedUsersChannel } from '../shared/live/channel.js';
-import { connectionNameOf } from '../shared/queue/connection.js';
 import { bucketOf } from '../shared/queue/partitions.js';
 import { adminHeaders } from '../shared/testing/admin-token.js';
 import { eventually } from '../shared/testing/eventually.js';
 import { requestJson } from './harness/http.js';
+import { answerCacheServing, cutNoticeConnections } from './harness/notice-connections.js';
 import { type LocalCluster, startLocalCluster } from './harness/redis-cluster.js';
 import type { ServiceProcess } from './harness/service.js';
 import { type Stack, startStack } from './harness/stack.js';
@@ -80,10 +79,7 @@ const completed = async (world: World, api: ServiceProcess, user: string): Promi
   return answer.json.data.quest_chains[0].user_progress.completed_tasks === 1;
 };
 
-async function servingOf(api: ServiceProcess): Promise<boolean> {
-  const response = await fetch(`${api.url}/metrics`, { headers: adminHeaders });
-  return /^qcr_answer_cache_serving 1$/m.test(await response.text());
-}
+const servingOf = async (api: ServiceProcess): Promise<boolean> => (await answerCacheServing(api.url)) === true;
 
 const play = (world: World, users: string[]) =>
   inParallel(chunks(users, 100), 4, async (batch) => {
@@ -190,21 +186,8 @@ describe('change notices on a Redis Cluster', () => {
 
   it("stops serving cached answers within a second of an API's notice connections being cut, and resumes once subscribed", async () => {
     const world = await startWorld('notices_cut', 10);
-    const name = connectionNameOf(`${world.stack.queuePrefix}:notices`);
     const cutAt = Date.now();
-    let cut = 0;
-    for (const port of cluster.ports) {
-      const node = new Redis({ port, host: '127.0.0.1' });
-      try {
-        const list = (await node.client('LIST')) as string;
-        for (const line of list.split('\n').filter((l) => l.includes(` name=${name} `))) {
-          await node.client('KILL', 'ID', /\bid=(\d+)/.exec(line)![1]!);
-          cut += 1;
-        }
-      } finally {
-        node.disconnect();
-      }
-    }
+    const cut = await cutNoticeConnections(cluster.ports, world.stack.queuePrefix);
     expect(cut).toBeGreaterThanOrEqual(world.apis.length);
     for (const api of world.apis)
       await eventually(async () => ((await servingOf(api)) ? undefined : true), { what: 'serving off', timeoutMs: 1000 });

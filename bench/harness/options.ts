@@ -1,4 +1,4 @@
-import { DEFAULT_WORLD, parseWorldOptions, type WorldOptions } from '../world/world-options.js';
+import { DEFAULT_WORLD, parseWorldOptions, type WorldOptions } from '../../e2e/support/world/world-options.js';
 
 /** Command-line options of `npm run bench` (after `--`). */
 export interface BenchOptions {

@@ -1,5 +1,11 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { cpuSeconds } from '../../e2e/harness/proc-stats.js';
+import { createEventSource, isoMicros, type Send, type WorldEvent } from '../../e2e/support/world/event-source.js';
+import { openLoop, quantile } from '../../e2e/support/world/open-loop.js';
+import { PROBE_EVENT_TYPE } from '../../e2e/support/world/world-chains.js';
+import { checkAgainstModel, SampledHistory, sampleUsers } from '../../e2e/support/world/world-check.js';
+import { type SeededWorld, seedProductionWorld } from '../../e2e/support/world/world-seed.js';
+import { zipfHeadShare } from '../../e2e/support/world/zipf.js';
 import { events, pendingEvents, users } from '../../shared/db/schema/index.js';
 import { senderUserId } from '../../shared/domain/ids.js';
 import { eventually } from '../../shared/testing/eventually.js';
@@ -7,13 +13,8 @@ import { nothingPending } from '../../shared/testing/progress.js';
 import { seededRandom } from '../../shared/testing/random.js';
 import type { BenchContext, Scenario } from '../harness/context.js';
 import { FLAT_BACKLOG_S, LAG_P99_BOUND_S, lagBuckets, quantileBound } from '../matching/lag.js';
-import { createEventSource, isoMicros, type Send, type WorldEvent } from '../world/event-source.js';
-import { openLoop, quantile } from '../world/open-loop.js';
-import { PROBE_EVENT_TYPE } from '../world/world-chains.js';
-import { checkAgainstModel, SampledHistory } from '../world/world-check.js';
-import { type SeededWorld, seedProductionWorld } from '../world/world-seed.js';
+import { apiCallOf } from '../world/http-client.js';
 import { openWorldStack, type WorldStack } from '../world/world-stack.js';
-import { zipfHeadShare } from '../world/zipf.js';
 
 const MAX_OUTSTANDING_SENDS = 256;
 const MAX_OUTSTANDING_READS = 256;
@@ -66,7 +67,7 @@ export const world: Scenario = {
       ctx.log(
         `world: ${options.users} users, ${options.chains} chains, Zipf s=${options.zipfS} (top user ${(zipfHeadShare(options.users, options.zipfS, 1) * 100).toFixed(0)} % of events)`,
       );
-      const seeded = await seedProductionWorld(stack.http, options, PROBES, ctx.log);
+      const seeded = await seedProductionWorld(apiCallOf(stack.http), options, PROBES, ctx.log);
       await runWorld(ctx, stack, seeded);
     } finally {
       await stack.close();
@@ -78,13 +79,7 @@ async function runWorld(ctx: BenchContext, stack: WorldStack, seeded: SeededWorl
   const options = ctx.options.world;
   const random = seededRandom(options.seed + 1);
   const source = createEventSource(random, seeded.users, options);
-  // The hottest users (most events, most late ones) and the rest drawn uniformly.
-  const hot = source.hottest(HOT_SAMPLED).map((u) => u.platformUserId);
-  const sampled = new Set([
-    ...hot,
-    ...random.shuffle(seeded.users.map((u) => u.platformUserId)).slice(0, Math.max(0, options.sampledUsers - hot.length)),
-  ]);
-  const history = new SampledHistory(sampled);
+  const history = new SampledHistory(sampleUsers(source, seeded.users, options.sampledUsers, HOT_SAMPLED, random));
   const traffic = createTraffic(stack, seeded, history);
 
   const produce = (rate: number, durationS: number) =>

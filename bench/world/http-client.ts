@@ -1,4 +1,5 @@
 import { Agent, request } from 'node:http';
+import { type ApiCall, dataOf } from '../../shared/testing/world-seeder.js';
 
 export interface Answer {
   status: number;
@@ -51,3 +52,16 @@ export function createHttpClient(baseUrl: string, maxSockets = 64) {
 }
 
 export type HttpClient = ReturnType<typeof createHttpClient>;
+
+/** The seeder's view of the client: the data of a 200 JSON answer, else an error naming the call. */
+export const apiCallOf =
+  (http: HttpClient): ApiCall =>
+  async (method, path, headers, body) => {
+    const answer = await http.call(method, path, { 'content-type': 'application/json', ...headers }, JSON.stringify(body));
+    return dataOf(
+      method,
+      path,
+      { status: answer.status, json: answer.status === 200 ? JSON.parse(answer.body) : undefined },
+      () => answer.body,
+    );
+  };

@@ -1,5 +1,5 @@
 /**
- * `npm run test:chaos [-- --short] [--only <names>] [--seed <n>]`: the
+ * `npm run test:chaos [-- --short] [--only <names>] [--seed <n>] [--cluster]`: the
  * service run as users run it (the built API and workers as processes) on
  * the suite's own Postgres and Redis, each scenario driving load while it
  * injects a fault, then a Jepsen-style check of what was acknowledged
@@ -7,12 +7,14 @@
  * table; exits non-zero when an event is lost or counted twice, a check
  * fails, or a target is missed (in the short run: only targets whose
  * figure still means something over a few seconds; see reliability.md).
+ * `--cluster` runs the scenarios that support it on a local Redis Cluster.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../../shared/db/project-root.js';
 import { startPrivatePostgres } from '../harness/private-postgres.js';
+import { type LocalCluster, startLocalCluster } from '../harness/redis-cluster.js';
 import { startPrivateRedis } from '../harness/redis-server.js';
 import { parseChaosOptions } from './harness/options.js';
 import { failures, type Row, renderTable } from './harness/report.js';
@@ -26,6 +28,7 @@ import { rateLimitFlood } from './scenarios/rate-limits.js';
 import { redisRestartEmpty, redisRestartKeep } from './scenarios/redis-restart.js';
 import { sseFlood } from './scenarios/sse-flood.js';
 import { workerSigkill, workerSigstop } from './scenarios/worker-faults.js';
+import { worldFaults } from './scenarios/world-faults.js';
 
 const SCENARIOS: Scenario[] = [
   workerSigkill,
@@ -39,25 +42,43 @@ const SCENARIOS: Scenario[] = [
   sseFlood,
   rateLimitFlood,
   badKeyFlood,
+  worldFaults,
 ];
 
 const options = parseChaosOptions(process.argv.slice(2));
 const log = (message: string) => process.stderr.write(`[chaos ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
-const ctx: RunContext = { short: options.short, log, pick: (short, full) => (options.short ? short : full) };
+const ctx: RunContext = { short: options.short, options, log, pick: (short, full) => (options.short ? short : full) };
 const selected = SCENARIOS.filter(
-  (scenario) => !options.only || options.only.some((name) => scenario.name.toLowerCase().startsWith(name)),
+  (scenario) =>
+    (!options.only || options.only.some((name) => scenario.name.toLowerCase().startsWith(name))) &&
+    (!options.cluster || scenario.cluster),
 );
 if (selected.length === 0)
-  throw new Error(`no scenario matches ${options.only?.join(',')}; scenarios: ${SCENARIOS.map((s) => s.name).join('; ')}`);
+  throw new Error(
+    `no scenario matches ${options.only?.join(',') ?? 'all'}${options.cluster ? ' on the cluster' : ''}; scenarios: ${SCENARIOS.filter(
+      (s) => !options.cluster || s.cluster,
+    )
+      .map((s) => s.name)
+      .join('; ')}`,
+  );
 
 const startedAt = new Date();
 const loadBefore = loadavg();
 const outputDir = mkdtempSync(join(tmpdir(), 'qcr-chaos-'));
 log(
-  `${options.short ? 'short' : 'full'} run, seed ${options.seed}, ${selected.length} scenarios; process output in ${outputDir}`,
+  `${options.short ? 'short' : 'full'} run${options.cluster ? ' on a Redis Cluster' : ''}, seed ${options.seed}, ${selected.length} scenarios; process output in ${outputDir}`,
 );
-const infra: Infra = { postgres: await startPrivatePostgres(), redis: await startPrivateRedis(), outputDir };
-log(`private Postgres on ${infra.postgres.port}, Redis on ${infra.redis.port}`);
+// With its append-only file, so that a restart keeps what Redis held (the Redis restart scenarios, `restartKeeping`).
+const infra: Infra = {
+  postgres: await startPrivatePostgres(),
+  redis: await startPrivateRedis({ persistent: true }),
+  outputDir,
+};
+const cluster: LocalCluster | undefined = options.cluster ? await startLocalCluster() : undefined;
+if (cluster) infra.cluster = cluster;
+log(
+  `private Postgres on ${infra.postgres.port}, Redis on ${infra.redis.port}${cluster ? `, Redis Cluster on ${cluster.ports.join(',')}` : ''}`,
+);
 
 const rows: Row[] = [];
 try {
@@ -87,6 +108,7 @@ try {
           figure: outcome.figure,
           checks: outcome.checks,
           notes: outcome.notes,
+          phases: outcome.phases,
         });
         const settled = await stack.settle(scenario.drainTimeoutMs ?? ctx.pick(45_000, 90_000));
         row.verdict = settled.verdict;
@@ -104,6 +126,7 @@ try {
     );
   }
 } finally {
+  await cluster?.stop();
   await infra.redis.destroy();
   await infra.postgres.destroy();
 }
@@ -113,7 +136,7 @@ const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; load average 
   .map((v) => v.toFixed(2))
   .join(' / ')} after; Node ${process.version}`;
 console.log(
-  `\n${startedAt.toISOString()} — chaos suite, ${options.short ? 'short' : 'full'} run (seed ${options.seed}), ${elapsedS} s\n${machine}\nprocess output: ${outputDir}\n\n${renderTable(rows, options.short)}\n`,
+  `\n${startedAt.toISOString()} — chaos suite, ${options.short ? 'short' : 'full'} run${options.cluster ? ' on a Redis Cluster' : ''} (seed ${options.seed}), ${elapsedS} s\n${machine}\nprocess output: ${outputDir}\n\n${renderTable(rows, options.short)}\n`,
 );
 const folder = join(projectRoot(), 'bench', 'results');
 mkdirSync(folder, { recursive: true });

@@ -188,3 +188,7 @@ export function childProcesses(pid: number): { pid: number; command: string }[] 
   }
   return children;
 }
+
+/** The pid of the supervisor's child running `entry` (`dist/api/main.js`, `dist/worker/main.js`), if one runs. */
+export const supervisedChild = (supervisorPid: number, entry: string): number | undefined =>
+  childProcesses(supervisorPid).find((child) => child.command.includes(entry))?.pid;

@@ -6,14 +6,14 @@ import { type ServiceKind, type ServiceProcess, startService } from './service.j
 
 /** What a stack is made of; every part has the e2e tests' default. */
 export interface StackOptions {
-  /** API processes (default 1); `http` alternates between them. */
+  /** API processes (default 1), the supervisor counted as one when `supervised`; `http` alternates between them. */
   apiCount?: number;
-  /** Worker processes started with the stack (default 1). */
+  /** Worker processes started with the stack (default 1; beside a supervisor, default 0: it runs its own). */
   workerCount?: number;
   /**
    * `npm start`'s supervisor (scripts/start.mjs: one API and one worker of its
-   * own) instead of separate processes: `api` is then the supervisor and
-   * `workers` starts empty.
+   * own) as the first API: `api` is then the supervisor, and `workers` holds
+   * only the plain workers started beside it.
    */
   supervised?: boolean;
   /** Another Redis than the shared local one: a private server, or a cluster (REDIS_CLUSTER=true). */
@@ -119,14 +119,16 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
   try {
     await options.prepareDatabase?.(database);
     if (options.supervised) stack.apis.push(await start('supervisor', 'npm-start'));
-    else
-      stack.apis.push(
-        ...(await Promise.all(
-          Array.from({ length: options.apiCount ?? 1 }, (_, i) => start('api', i === 0 ? 'api' : `api-${i + 1}`)),
-        )),
-      );
+    const first = options.supervised ? 1 : 0;
+    stack.apis.push(
+      ...(await Promise.all(
+        Array.from({ length: (options.apiCount ?? 1) - first }, (_, i) =>
+          start('api', i + first === 0 ? 'api' : `api-${i + first + 1}`),
+        ),
+      )),
+    );
     stack.api = stack.apis[0]!;
-    if (!options.supervised) await Promise.all(Array.from({ length: options.workerCount ?? 1 }, () => startWorker()));
+    await Promise.all(Array.from({ length: options.workerCount ?? (options.supervised ? 0 : 1) }, () => startWorker()));
   } catch (error) {
     await stack.stop();
     throw error;

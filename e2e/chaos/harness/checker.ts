@@ -1,4 +1,4 @@
-import { inArray } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import type { Database } from '../../../shared/db/client.js';
 import { chainProgress, events, taskCompletions, users } from '../../../shared/db/schema/index.js';
 import type { CountingEvent } from '../../../shared/domain/conditions.js';
@@ -110,32 +110,48 @@ async function compareWithModel(db: Database, tenants: Tenant[], stored: StoredE
     .select({ id: users.id, platformId: users.platformId, platformUserId: users.platformUserId })
     .from(users)
     .where(inArray(users.platformId, platformIds));
-  const userIds = userRows.map((row) => row.id);
-  const completionRows =
-    userIds.length === 0 ? [] : await db.select().from(taskCompletions).where(inArray(taskCompletions.userId, userIds));
-  const progressRows =
-    userIds.length === 0 ? [] : await db.select().from(chainProgress).where(inArray(chainProgress.userId, userIds));
+  // Joined rather than listed by id: a world's users would pass the statement's parameter limit.
+  const completionRows = await db
+    .select({
+      userId: taskCompletions.userId,
+      chainId: taskCompletions.chainId,
+      taskId: taskCompletions.taskId,
+      eventId: taskCompletions.eventId,
+    })
+    .from(taskCompletions)
+    .innerJoin(users, eq(users.id, taskCompletions.userId))
+    .where(inArray(users.platformId, platformIds));
+  const progressRows = await db
+    .select({ userId: chainProgress.userId, chainId: chainProgress.chainId, completedTasks: chainProgress.completedTasks })
+    .from(chainProgress)
+    .innerJoin(users, eq(users.id, chainProgress.userId))
+    .where(inArray(users.platformId, platformIds));
 
-  const eventsOf = new Map<string, CountingEvent[]>();
-  for (const row of stored) {
-    const key = `${row.providerId}|${row.userId}`;
-    const event = {
+  const eventsOf = groupBy(
+    stored,
+    (row) => `${row.providerId}|${row.userId}`,
+    (row): CountingEvent => ({
       id: row.id,
       eventType: row.eventType,
       occurredUs: row.occurredAt,
       amount: row.amount,
       currency: row.currency,
-    };
-    const list = eventsOf.get(key);
-    if (list) list.push(event);
-    else eventsOf.set(key, [event]);
-  }
+    }),
+  );
+  // Indexed by user and chain: the world's tens of thousands of users make a scan per pair quadratic.
+  const completionsOf = groupBy(
+    completionRows,
+    (row) => `${row.userId}|${row.chainId}`,
+    (row) => row,
+  );
+  const progressOf = new Map(progressRows.map((row) => [`${row.userId}|${row.chainId}`, row]));
+  const tenantOf = new Map(tenants.map((tenant) => [tenant.id, tenant]));
   for (const user of userRows) {
-    const tenant = tenants.find((candidate) => candidate.id === user.platformId)!;
+    const tenant = tenantOf.get(user.platformId)!;
     const mine = eventsOf.get(`${user.platformId}|${user.platformUserId}`) ?? [];
     for (const chain of tenant.chains) {
       const expected = computeCompletions(chain.rules, mine);
-      const actual = completionRows.filter((row) => row.userId === user.id && row.chainId === chain.id);
+      const actual = completionsOf.get(`${user.id}|${chain.id}`) ?? [];
       for (const completion of expected.values()) {
         const found = actual.find((row) => row.taskId === completion.taskId);
         if (!found) {
@@ -155,8 +171,7 @@ async function compareWithModel(db: Database, tenants: Tenant[], stored: StoredE
           problems.push(['completion stored, not in the model', `${user.platformUserId} task ${row.taskId}`]);
         }
       }
-      const progress = progressRows.find((row) => row.userId === user.id && row.chainId === chain.id);
-      const counted = progress?.completedTasks ?? 0;
+      const counted = progressOf.get(`${user.id}|${chain.id}`)?.completedTasks ?? 0;
       if (counted > actual.length) {
         extra += counted - actual.length;
         problems.push([
@@ -173,6 +188,17 @@ async function compareWithModel(db: Database, tenants: Tenant[], stored: StoredE
     }
   }
   return { missing, extra, problems };
+}
+
+function groupBy<Row, Value>(rows: readonly Row[], keyOf: (row: Row) => string, entryOf: (row: Row) => Value) {
+  const groups = new Map<string, Value[]>();
+  for (const row of rows) {
+    const key = keyOf(row);
+    const list = groups.get(key);
+    if (list) list.push(entryOf(row));
+    else groups.set(key, [entryOf(row)]);
+  }
+  return groups;
 }
 
 /** Problems grouped by kind: a count and the first few examples each. */

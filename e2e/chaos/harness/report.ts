@@ -1,5 +1,5 @@
 import type { Verdict } from './checker.js';
-import { type Check, type Figure, judge, targetText } from './scenario.js';
+import { type Check, type Figure, judge, type Phase, targetText } from './scenario.js';
 
 export interface Row {
   scenario: string;
@@ -8,6 +8,8 @@ export interface Row {
   figure: Figure | null;
   checks: Check[];
   notes: string[];
+  /** Faults injected in turn, each with its recovery. */
+  phases?: Phase[];
   /** The scenario itself failed to run (an exception): always a failure. */
   error?: string;
   drainedMs: number | null;
@@ -59,6 +61,20 @@ export function renderTable(rows: Row[], short: boolean): string {
         `${result === 'missed' ? '**missed**' : result === 'none' ? '—' : result}${failed ? ' · **FAIL**' : ''}`,
       ].join(' | ')} |`,
     );
+    for (const phase of row.phases ?? [])
+      lines.push(
+        `| ${[
+          `${row.scenario}: ${phase.name}`,
+          '',
+          '',
+          '',
+          phase.recoveryMs === null ? '—' : `${(phase.recoveryMs / 1000).toFixed(1)} s`,
+          phase.detail,
+          '',
+          '',
+          phase.recoveryMs === null ? '**not recovered**' : 'reported',
+        ].join(' | ')} |`,
+      );
   }
   const details: string[] = [];
   for (const row of rows) {

@@ -1,3 +1,4 @@
+import type { ChaosOptions } from './options.js';
 import type { Stack, StackOptions } from './stack.js';
 
 export type Target = { atMost: number } | { atLeast: number };
@@ -23,16 +24,27 @@ export interface Check {
   detail?: string;
 }
 
+/** One of several faults a scenario injects in turn, with its own recovery (a row of its own in the table). */
+export interface Phase {
+  name: string;
+  recoveryMs: number | null;
+  /** What the recovery is made of, as the table's figure column says it. */
+  detail: string;
+}
+
 export interface Outcome {
   /** Seconds from the fault until the service did its work again (the scenario says what that means); null when not measured. */
   recoveryMs: number | null;
   figure: Figure;
   checks: Check[];
   notes: string[];
+  phases?: Phase[];
 }
 
 export interface RunContext {
   short: boolean;
+  /** The run's options (a scenario's own knobs: the world's rate and sizes, the cluster). */
+  options: ChaosOptions;
   log(message: string): void;
   /** `short` or `full` value of a knob. */
   pick<T>(short: T, full: T): T;
@@ -40,6 +52,8 @@ export interface RunContext {
 
 export interface Scenario {
   name: string;
+  /** Runs on the Redis Cluster too (`--cluster`); the others need the single private Redis (they stop and restart it). */
+  cluster?: boolean;
   /** The deployment it needs (platforms, users, limits in its environment), by run length. */
   stack?: (short: boolean) => StackOptions;
   /** How long the service may take to drain after the scenario (default 60 s full, 45 s short). */

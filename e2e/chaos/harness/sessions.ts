@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import type { Database } from '../../../shared/db/client.js';
 import { databaseSessions, type ServerSession } from '../../../shared/db/server-admin.js';
+import type { Stack } from './stack.js';
 
 /**
  * Local TCP ports of a process's sockets: its fds that are sockets, looked up
@@ -44,4 +45,15 @@ export async function sessionsOfProcess(db: Database, databaseName: string, pid:
   return (await databaseSessions(db, databaseName)).filter(
     (session) => session.clientPort !== null && ports.has(session.clientPort),
   );
+}
+
+/** Waits (up to `timeoutMs`) for the worker to be inside a transaction: the moment a fault hurts most. */
+export async function waitUntilInTransaction(stack: Stack, pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const sessions = await sessionsOfProcess(stack.db(), stack.databaseName, pid).catch(() => []);
+    if (sessions.some((session) => session.inTransaction)) return true;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return false;
 }

@@ -4,6 +4,7 @@ import { createDatabase, type Database } from '../../../shared/db/client.js';
 import { nothingPending } from '../../../shared/testing/progress.js';
 import { type SeededRandom, seededRandom } from '../../../shared/testing/random.js';
 import type { PrivatePostgres } from '../../harness/private-postgres.js';
+import type { LocalCluster } from '../../harness/redis-cluster.js';
 import type { PrivateRedis } from '../../harness/redis-server.js';
 import { type Stack as BaseStack, startStack } from '../../harness/stack.js';
 import { checkHistory, type Verdict } from './checker.js';
@@ -16,19 +17,26 @@ import { seedWorld, type Tenant } from './world.js';
 export interface Infra {
   postgres: PrivatePostgres;
   redis: PrivateRedis;
+  /** A cluster run's local Redis Cluster (`--cluster`): every stack runs on it instead of `redis`. */
+  cluster?: LocalCluster;
   outputDir: string;
 }
 
 export interface StackOptions {
   platforms?: number;
   usersPerPlatform?: number;
+  /** Plain worker processes (default 2; beside a supervisor, 0). */
   workers?: number;
+  /** API processes (default 1), the supervisor's counted when `supervised`. */
+  apis?: number;
   /**
    * Run the service under `npm start`'s supervisor (scripts/start.mjs: one
-   * API, one worker, restarted when they exit) instead of as separate
-   * processes; `api` is then the supervisor, `workers` stays empty.
+   * API, one worker, restarted when they exit); `api` is then the
+   * supervisor, `workers` only the plain workers started beside it.
    */
   supervised?: boolean;
+  /** Seed the model chains' tenants (default); false: the scenario seeds a world of its own and sets `tenants`. */
+  seedTenants?: boolean;
   /** Extra environment for the API and workers (limits a scenario configures, say). */
   env?: Record<string, string>;
 }
@@ -60,14 +68,16 @@ export async function openStack(infra: Infra, name: string, seed: number, option
   mkdirSync(outputDir, { recursive: true });
   const base = await startStack(`chaos_${name}`, {
     postgresServerUrl: infra.postgres.serverUrl,
-    redis: { url: infra.redis.url },
+    redis: infra.cluster ? { url: infra.cluster.url, cluster: true } : { url: infra.redis.url },
     // The shipped timings: what the scenarios measure is recovery as deployed.
     fastRecovery: false,
     outputDir,
     queueLabel: 'chaos',
-    workerCount: options.workers ?? 2,
+    apiCount: options.apis ?? 1,
+    workerCount: options.workers ?? (options.supervised ? 0 : 2),
     ...(options.supervised ? { supervised: true } : {}),
-    env: { LOG_LEVEL: 'info', ...options.env },
+    // On a cluster, the layout docs/operations.md recommends there: matching spread over four hash tags.
+    env: { LOG_LEVEL: 'info', ...(infra.cluster ? { MATCHING_QUEUE_SHARDS: '4' } : {}), ...options.env },
   });
   const { url } = base.database;
   let connection = createDatabase({ url, poolSize: 4, applicationName: 'qcr-chaos' });
@@ -103,6 +113,7 @@ export async function openStack(infra: Infra, name: string, seed: number, option
       await base.stop().catch(() => {});
     },
   });
+  if (options.seedTenants === false) return stack;
   try {
     stack.tenants = await seedWorld(stack.client, {
       platforms: options.platforms ?? 1,

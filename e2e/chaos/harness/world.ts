@@ -17,7 +17,7 @@ export interface Tenant {
 }
 
 /** The suite's client as the seeder calls it: the data of a 200, else an error naming the call. */
-const apiCallOf =
+export const apiCallOf =
   (client: HttpClient): ApiCall =>
   async (method, path, headers, body) => {
     const answer = await client.call(method, path, { headers, body });

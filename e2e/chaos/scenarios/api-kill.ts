@@ -1,9 +1,6 @@
-import { childProcesses } from '../../harness/service.js';
+import { childProcesses, supervisedChild } from '../../harness/service.js';
 import { driveEvents } from '../harness/event-load.js';
 import { deferred, noCrashes, type Scenario, seconds, sleep } from '../harness/scenario.js';
-
-const childOf = (supervisorPid: number, entry: string) =>
-  childProcesses(supervisorPid).find((child) => child.command.includes(entry))?.pid;
 
 /**
  * The service under `npm start` (its supervisor runs one API and one
@@ -18,8 +15,8 @@ export const apiSigkill: Scenario = {
   stack: () => ({ supervised: true }),
   async run(stack, ctx) {
     const supervisor = stack.api;
-    const apiPid = childOf(supervisor.pid, 'dist/api/main.js');
-    const workerPid = childOf(supervisor.pid, 'dist/worker/main.js');
+    const apiPid = supervisedChild(supervisor.pid, 'dist/api/main.js');
+    const workerPid = supervisedChild(supervisor.pid, 'dist/worker/main.js');
     if (!apiPid || !workerPid)
       throw new Error(`the supervisor's children not found: ${JSON.stringify(childProcesses(supervisor.pid))}`);
     // Large batches, many in flight: the kill lands inside some of them.
@@ -42,8 +39,8 @@ export const apiSigkill: Scenario = {
     await sleep(ctx.pick(3_000, 8_000));
     await load.stop();
     const cutOff = stack.history.unacknowledged().filter((event) => !before.has(event.key)).length;
-    const newApi = childOf(supervisor.pid, 'dist/api/main.js');
-    const sameWorker = childOf(supervisor.pid, 'dist/worker/main.js') === workerPid;
+    const newApi = supervisedChild(supervisor.pid, 'dist/api/main.js');
+    const sameWorker = supervisedChild(supervisor.pid, 'dist/worker/main.js') === workerPid;
     return {
       recoveryMs: backMs,
       figure: { label: 'events not acknowledged around the kill', value: cutOff, unit: 'events' },

@@ -1,22 +1,11 @@
 import { driveEvents, type LoadShape } from '../harness/event-load.js';
 import { pendingHorizon, waitForWorkUpTo } from '../harness/pending-watch.js';
 import { type Check, deferred, noCrashes, type Scenario, seconds, sleep } from '../harness/scenario.js';
-import { sessionsOfProcess } from '../harness/sessions.js';
+import { sessionsOfProcess, waitUntilInTransaction } from '../harness/sessions.js';
 import type { Stack } from '../harness/stack.js';
 
 const TAKEOVER_TARGET_S = 15;
 const LOAD: LoadShape = { ratePerSecond: 300, batchSize: 20, batchShare: 0.6, resendShare: 0.03 };
-
-/** Waits (up to `timeoutMs`) for the worker to be inside a transaction: the moment a fault hurts most. */
-async function waitUntilInTransaction(stack: Stack, pid: number, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const sessions = await sessionsOfProcess(stack.db(), stack.databaseName, pid).catch(() => []);
-    if (sessions.some((session) => session.inTransaction)) return true;
-    await sleep(5);
-  }
-  return false;
-}
 
 /**
  * Worker SIGKILL under load: the other worker must take over what the dead

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { seededRandom } from '../../shared/testing/random.js';
+import { seededRandom } from '../../../shared/testing/random.js';
 import { zipfHeadShare, zipfSampler } from './zipf.js';
 
 describe('zipfSampler', () => {

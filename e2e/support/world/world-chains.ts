@@ -1,5 +1,5 @@
-import { type WireChain, type WireTask, wireChainBody } from '../../e2e/support/wire-rules.js';
-import type { SeededRandom } from '../../shared/testing/random.js';
+import type { SeededRandom } from '../../../shared/testing/random.js';
+import { type WireChain, type WireTask, wireChainBody } from '../wire-rules.js';
 
 /** Event types the producers send, with their weights: everyday activity dominates, milestones are rare. */
 export const EVENT_TYPES: readonly (readonly [type: string, weight: number])[] = [

@@ -15,13 +15,15 @@ export interface OpenLoopResult {
  * returns the units it carries (a batch of events counts its events) and a
  * promise of its call. Past `maxOutstanding` open calls the due work is
  * dropped and counted, so an overloaded service shows as a shortfall, not as
- * a quietly slower producer.
+ * a quietly slower producer. It runs `durationS`, or until `signal` aborts
+ * (a chaos run's load lasts as long as its faults).
  */
 export async function openLoop(options: {
   ratePerS: number;
   durationS: number;
   maxOutstanding: number;
   start: (nowMs: number) => { units: number; done: Promise<unknown> };
+  signal?: AbortSignal;
 }): Promise<OpenLoopResult> {
   const { ratePerS, durationS, maxOutstanding } = options;
   const result: OpenLoopResult = { started: 0, dropped: 0, failed: 0, seconds: durationS };
@@ -30,7 +32,7 @@ export async function openLoop(options: {
   let due = 0;
   for (;;) {
     const elapsedS = (performance.now() - began) / 1000;
-    if (elapsedS >= durationS) break;
+    if (elapsedS >= durationS || options.signal?.aborted) break;
     due = ratePerS * elapsedS - result.started - result.dropped;
     while (due > 0) {
       if (calls.size >= maxOutstanding) {

@@ -1,4 +1,4 @@
-import type { SeededRandom } from '../../shared/testing/random.js';
+import type { SeededRandom } from '../../../shared/testing/random.js';
 import { CURRENCIES, EVENT_TYPES } from './world-chains.js';
 import { zipfSampler } from './zipf.js';
 
@@ -99,3 +99,4 @@ export function createEventSource(
     },
   };
 }
+export type EventSource = ReturnType<typeof createEventSource>;

@@ -1,8 +1,7 @@
-import { rulesOfWireChain } from '../../e2e/support/wire-rules.js';
-import type { ChainRules } from '../../shared/domain/progress.js';
-import { seededRandom } from '../../shared/testing/random.js';
-import { type ApiCall, dataOf, type SeededProvider, seedWorld } from '../../shared/testing/world-seeder.js';
-import type { HttpClient } from './http-client.js';
+import type { ChainRules } from '../../../shared/domain/progress.js';
+import { seededRandom } from '../../../shared/testing/random.js';
+import { type ApiCall, type SeededProvider, seedWorld } from '../../../shared/testing/world-seeder.js';
+import { rulesOfWireChain } from '../wire-rules.js';
 import { chainBody, type WorldChain, worldChains } from './world-chains.js';
 import type { WorldOptions } from './world-options.js';
 
@@ -17,29 +16,22 @@ export interface SeededWorld {
 }
 
 const REGISTER_CONCURRENCY = 32;
+// The bench's raw client adds no content type of its own; a GET carrying one is harmless.
 const JSON_CONTENT = { 'content-type': 'application/json' };
 
 /**
- * Builds the world through the API, as integrators would: providers and
- * their credentials, the chains (admin API), then every user registered.
- * Deterministic for a seed, except the ids the service assigns.
+ * Builds the world through the API (`call`: the bench's client or the chaos
+ * suite's), as integrators would: providers and their credentials, the chains
+ * (admin API), then every user registered. Deterministic for a seed, except
+ * the ids the service assigns.
  */
 export async function seedProductionWorld(
-  http: HttpClient,
+  call: ApiCall,
   options: WorldOptions,
   probeCount: number,
   log: (message: string) => void,
 ): Promise<SeededWorld> {
   const random = seededRandom(options.seed);
-  const call: ApiCall = async (method, path, headers, body) => {
-    const answer = await http.call(method, path, { ...headers, ...JSON_CONTENT }, JSON.stringify(body));
-    return dataOf(
-      method,
-      path,
-      { status: answer.status, json: answer.status === 200 ? JSON.parse(answer.body) : undefined },
-      () => answer.body,
-    );
-  };
   const users = Array.from({ length: options.users }, (_, i) => ({
     platformIndex: i % options.platforms,
     platformUserId: `w${i % options.platforms}-${i}`,

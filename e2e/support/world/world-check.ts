@@ -1,11 +1,12 @@
 import { and, eq, inArray } from 'drizzle-orm';
-import type { Database } from '../../shared/db/client.js';
-import { taskCompletions, users } from '../../shared/db/schema/index.js';
-import type { CountingEvent } from '../../shared/domain/conditions.js';
-import { senderUserId } from '../../shared/domain/ids.js';
-import { computeCompletions } from '../../shared/domain/progress.js';
-import { parseUtcTimestamp } from '../../shared/domain/timestamp.js';
-import type { WorldEvent } from './event-source.js';
+import type { Database } from '../../../shared/db/client.js';
+import { taskCompletions, users } from '../../../shared/db/schema/index.js';
+import type { CountingEvent } from '../../../shared/domain/conditions.js';
+import { senderUserId } from '../../../shared/domain/ids.js';
+import { computeCompletions } from '../../../shared/domain/progress.js';
+import { parseUtcTimestamp } from '../../../shared/domain/timestamp.js';
+import type { SeededRandom } from '../../../shared/testing/random.js';
+import type { EventSource, WorldEvent } from './event-source.js';
 import type { SeededWorld } from './world-seed.js';
 
 /**
@@ -49,6 +50,19 @@ export class SampledHistory {
     for (const events of this.byUser.values()) count += events.size;
     return count;
   }
+}
+
+/** The users the model check follows: the `hottest` (most events, most late ones) and the rest of `count` drawn uniformly. */
+export function sampleUsers(
+  source: EventSource,
+  users: readonly { platformUserId: string }[],
+  count: number,
+  hottest: number,
+  random: SeededRandom,
+): Set<string> {
+  const hot = source.hottest(Math.min(hottest, count)).map((user) => user.platformUserId);
+  const rest = random.shuffle(users.map((user) => user.platformUserId)).slice(0, Math.max(0, count - hot.length));
+  return new Set([...hot, ...rest]);
 }
 
 /** Stored completions of each sampled user in each chain of its platform against the pure model (§5) over the accepted events. */
