@@ -61,8 +61,9 @@ export async function openStack(infra: Infra, name: string, seed: number, option
   const base = await startStack(`chaos_${name}`, {
     postgresServerUrl: infra.postgres.serverUrl,
     redis: { url: infra.redis.url },
-    // The shipped timings: what the scenarios measure is recovery as deployed.
+    // The shipped timings and partitions: what the scenarios measure is recovery as deployed.
     fastRecovery: false,
+    partitions: 'shipped',
     outputDir,
     queueLabel: 'chaos',
     workerCount: options.workers ?? 2,
