@@ -129,6 +129,7 @@ describe('matching partitions shared out by leases', () => {
     console.info(`partition-leases e2e seed: ${SEED} (replay with E2E_SEED=${SEED})`);
     stack = await startStack('partition_leases', {
       workerCount: 3,
+      partitions: 'shipped',
       env: { PARTITION_LEASE_MS: String(LEASE_MS), WORKER_CONCURRENCY: '16' },
     });
     const current = stack;

@@ -50,6 +50,7 @@ export function benchStackOptions(options: BenchOptions, outputDir: string): Sta
   return {
     outputDir,
     fastRecovery: false,
+    partitions: 'shipped',
     nodeArgs: { api: profile(options.profileApi), worker: profile(options.profileWorkers) },
     env: {
       // Production defaults, written out: the figures include one access line per request at info.

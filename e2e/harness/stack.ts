@@ -22,6 +22,8 @@ export interface StackOptions {
   postgresServerUrl?: string;
   /** Recovery in seconds for crash tests (shared/testing/service-env.ts); default on. */
   fastRecovery?: boolean;
+  /** `shipped`: MATCHING_PARTITIONS as deployed; by default the tests' few (shared/testing/service-env.ts). */
+  partitions?: 'test' | 'shipped';
   /** Node flags before each entry (--cpu-prof, say). */
   nodeArgs?: { api?: string[]; worker?: string[] };
   /** Where the processes' log files go (default a fresh temporary folder each). */
@@ -73,6 +75,7 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
     queuePrefix,
     ...(options.redis ? { redis: options.redis } : {}),
     fastRecovery: options.fastRecovery ?? true,
+    ...(options.partitions ? { partitions: options.partitions } : {}),
     ...(options.env ? { env: options.env } : {}),
   });
   const prefix = options.namePrefix ?? '';

@@ -9,6 +9,14 @@ const LOCAL_REDIS_URL = 'redis://127.0.0.1:6379';
  */
 const FAST_RECOVERY = { RECONCILE_INTERVAL_MS: '300', RECONCILE_MIN_AGE_MS: '500', JOB_LOCK_MS: '2000' } as const;
 
+/**
+ * Matching partitions of a test's processes unless it says otherwise: a few, so that two workers still share
+ * them out by lease, without the seconds 64 cost a test on two cores (a worker starts a BullMQ worker per
+ * partition it takes, and each ingest call becomes a job per partition). The partition tests, the chaos suite
+ * and the bench run the shipped default.
+ */
+const TEST_PARTITIONS = '4';
+
 /** What a stack of the service's processes is configured with. */
 export interface ServiceSettings {
   databaseUrl: string;
@@ -17,6 +25,8 @@ export interface ServiceSettings {
   redis?: { url: string; cluster?: boolean };
   /** FAST_RECOVERY's timings (off: the shipped defaults, or what `env` says). */
   fastRecovery?: boolean;
+  /** `shipped`: MATCHING_PARTITIONS as deployed (64); by default TEST_PARTITIONS. */
+  partitions?: 'test' | 'shipped';
   /** Everything else, last: it overrides the above. */
   env?: Record<string, string>;
 }
@@ -29,6 +39,7 @@ export function serviceEnv(settings: ServiceSettings): Record<string, string> {
     ...(settings.redis?.cluster ? { REDIS_CLUSTER: 'true' } : {}),
     QUEUE_PREFIX: settings.queuePrefix,
     ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    ...(settings.partitions === 'shipped' ? {} : { MATCHING_PARTITIONS: TEST_PARTITIONS }),
     ...(settings.fastRecovery ? FAST_RECOVERY : {}),
     ...settings.env,
   };

@@ -69,15 +69,16 @@ export async function openStack(infra: Infra, name: string, seed: number, option
   const base = await startStack(`chaos_${name}`, {
     postgresServerUrl: infra.postgres.serverUrl,
     redis: infra.cluster ? { url: infra.cluster.url, cluster: true } : { url: infra.redis.url },
-    // The shipped timings: what the scenarios measure is recovery as deployed.
+    // The shipped timings and partitions: what the scenarios measure is recovery as deployed.
     fastRecovery: false,
+    partitions: 'shipped',
     outputDir,
     queueLabel: 'chaos',
     apiCount: options.apis ?? 1,
     workerCount: options.workers ?? (options.supervised ? 0 : 2),
     ...(options.supervised ? { supervised: true } : {}),
     // On a cluster, the layout docs/operations.md recommends there: matching spread over four hash tags.
-    env: { LOG_LEVEL: 'info', ...(infra.cluster ? { MATCHING_QUEUE_SHARDS: '4' } : {}), ...options.env },
+    env: { LOG_LEVEL: 'info', ...(infra.cluster ? { MATCHING_PARTITIONS: '4' } : {}), ...options.env },
   });
   const { url } = base.database;
   let connection = createDatabase({ url, poolSize: 4, applicationName: 'qcr-chaos' });
