@@ -14,6 +14,7 @@ const UNIT_TESTS = [
   'docs/**/*.test.ts',
   'bench/**/*.test.ts',
   'shared/async/coalesce.test.ts',
+  'api/routes/mount-plan.test.ts',
 ];
 
 export default defineConfig({
