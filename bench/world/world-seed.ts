@@ -1,8 +1,8 @@
 import { rulesOfWireChain } from '../../e2e/support/wire-rules.js';
 import type { ChainRules } from '../../shared/domain/progress.js';
+import type { ApiClient } from '../../shared/testing/api-client.js';
 import { seededRandom } from '../../shared/testing/random.js';
-import { type ApiCall, dataOf, type SeededProvider, seedWorld } from '../../shared/testing/world-seeder.js';
-import type { HttpClient } from './http-client.js';
+import { type SeededProvider, seedWorld } from '../../shared/testing/world-seeder.js';
 import { chainBody, type WorldChain, worldChains } from './world-chains.js';
 import type { WorldOptions } from './world-options.js';
 
@@ -25,21 +25,12 @@ const JSON_CONTENT = { 'content-type': 'application/json' };
  * Deterministic for a seed, except the ids the service assigns.
  */
 export async function seedProductionWorld(
-  http: HttpClient,
+  client: ApiClient,
   options: WorldOptions,
   probeCount: number,
   log: (message: string) => void,
 ): Promise<SeededWorld> {
   const random = seededRandom(options.seed);
-  const call: ApiCall = async (method, path, headers, body) => {
-    const answer = await http.call(method, path, { ...headers, ...JSON_CONTENT }, JSON.stringify(body));
-    return dataOf(
-      method,
-      path,
-      { status: answer.status, json: answer.status === 200 ? JSON.parse(answer.body) : undefined },
-      () => answer.body,
-    );
-  };
   const users = Array.from({ length: options.users }, (_, i) => ({
     platformIndex: i % options.platforms,
     platformUserId: `w${i % options.platforms}-${i}`,
@@ -47,7 +38,7 @@ export async function seedProductionWorld(
   const probeUsers = Array.from({ length: probeCount }, (_, i) => `probe-${i}`);
   const registrations = [...users, ...probeUsers.map((platformUserId) => ({ platformIndex: 0, platformUserId }))];
   const started = performance.now();
-  const world = await seedWorld(call, {
+  const world = await seedWorld(client, {
     platforms: options.platforms,
     advertisers: options.advertisers,
     name: (type, i) => `world ${type} ${i}`,
