@@ -16,6 +16,7 @@ const UNIT_TESTS = [
   'e2e/support/world/zipf.test.ts',
   'shared/async/coalesce.test.ts',
   'shared/queue/partition-assignment.test.ts',
+  'api/routes/mount-plan.test.ts',
 ];
 
 export default defineConfig({
@@ -48,7 +49,7 @@ export default defineConfig({
           exclude: ['**/node_modules/**', '**/*.cluster.test.ts', ...UNIT_TESTS],
           // End-to-end tests spawn the built processes: builds dist/ only when it is older than the sources.
           globalSetup: ['./shared/testing/global-setup.ts'],
-          // Black-box answers that broke the served OpenAPI documents fail their test (e2e/harness/http.ts).
+          // Black-box answers that broke the served OpenAPI documents fail their test (`checkDocuments`, shared/testing/api-client.ts).
           setupFiles: ['./shared/testing/fail-on-openapi-mismatches.ts'],
         },
       },

@@ -4,8 +4,9 @@ import { useTestService } from './testing/test-service.js';
 // Hono's SmartRouter settles on the first router that can hold every route.
 // RegExpRouter is the fast one; a route it cannot hold (a static segment and a
 // parameter at one depth, each with more after it) silently moves EVERY request
-// to the TrieRouter. api/app.ts and api/routes/quest-chains/index.ts work
-// around such routes; this keeps the next one from slipping in.
+// to the TrieRouter. api/routes/mount-plan.ts puts such routes behind a
+// wildcard, and the operator surfaces of api/app.ts have apps of their own;
+// this keeps the next one from slipping in.
 
 const { api } = useTestService('app_router');
 

@@ -9,21 +9,18 @@ import { registerMetricsRoute } from './operator/metrics.js';
 import { registerOpenApiDocuments } from './operator/openapi-documents.js';
 import { DASHBOARD_PATH, registerQueueDashboard } from './operator/queue-dashboard/index.js';
 import { registerDocsRoutes } from './operator/reference-page.js';
-import { accountLinksRoutes } from './routes/account-links/index.js';
-import { adminBacktestsRoutes } from './routes/admin/backtests/index.js';
-import { adminCredentialsRoutes } from './routes/admin/credentials/index.js';
-import { adminProvidersRoutes } from './routes/admin/providers/index.js';
-import { adminQuestChainsRoutes } from './routes/admin/quest-chains/index.js';
-import { eventsRoutes } from './routes/events/index.js';
-import { healthRoutes } from './routes/health/index.js';
-import { liveRoutes } from './routes/live/index.js';
-import { questChainsRoutes } from './routes/quest-chains/index.js';
-import { rewardsRoutes } from './routes/rewards/index.js';
-import { testModeRoutes } from './routes/test-mode/index.js';
-import { usersRoutes } from './routes/users/index.js';
-import { webhookEndpointsRoutes } from './routes/webhook-endpoints/index.js';
+import { mountRoutes } from './routes/mount-routes.js';
+import { ROUTE_TABLE } from './routes/table.js';
 
-/** Builds the HTTP app from injected dependencies; opens nothing and listens nowhere (main.ts does). */
+/**
+ * Builds the HTTP app from injected dependencies; opens nothing and listens
+ * nowhere (main.ts does). Mounted in this order, for these reasons: the
+ * request context and time limit first, so that every answer has a request
+ * id, an access line and a deadline; then the route table, whose own order
+ * inside is settled by mountRoutes; then the documents and the operator
+ * surfaces, outside the documents, each on paths of its own (the documents
+ * are built on first request, when every route is registered).
+ */
 export function createApp(deps: AppDeps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.use('*', requestContext(deps));
@@ -33,20 +30,8 @@ export function createApp(deps: AppDeps) {
   app.onError(createErrorHandler(deps.logger));
   app.notFound(notFoundHandler);
 
-  healthRoutes(app);
-  usersRoutes(app);
-  eventsRoutes(app);
-  adminProvidersRoutes(app, deps.config.ADMIN_TOKEN);
-  adminCredentialsRoutes(app, deps.config.ADMIN_TOKEN);
-  questChainsRoutes(app);
-  adminQuestChainsRoutes(app, deps.config.ADMIN_TOKEN);
-  adminBacktestsRoutes(app, deps.config.ADMIN_TOKEN);
-  accountLinksRoutes(app);
-  webhookEndpointsRoutes(app);
-  rewardsRoutes(app);
-  testModeRoutes(app);
-  // No API headers: the live token in the query is the only credential (product rules §9).
-  liveRoutes(app, deps.config.LIVE_ALLOWED_ORIGINS);
+  // Every published route, each behind the guard of its access (api/routes/table.ts).
+  mountRoutes(app, ROUTE_TABLE, deps.config);
 
   // The two OpenAPI documents: integrators' (/openapi.json) and operators' (/admin/openapi.json).
   registerOpenApiDocuments(app);

@@ -81,7 +81,7 @@ beforeAll(async () => {
       ...(steps === 3 ? [{ platform_user_id: platformUserId, quest_chain_id: chain.id }] : []),
     ];
     for (const body of claims.slice(0, i % 4 === 0 ? 0 : claims.length))
-      await stack.http('POST', '/v1/rewards/claim', {
+      await stack.call('POST', '/v1/rewards/claim', {
         headers: { ...platform.headers, 'content-type': 'application/json' },
         body,
       });
@@ -99,7 +99,7 @@ afterAll(async () => {
 
 describe('the campaign page in Chromium', () => {
   it.skipIf(!existsSync(CHROMIUM))('draws the funnel of the stats answer, with charts, and updates from it', async () => {
-    const stats = (await stack.http('GET', `/admin/v1/quest-chains/${chain.id}/stats`, { headers: adminHeaders })).json.data;
+    const stats = (await stack.call('GET', `/admin/v1/quest-chains/${chain.id}/stats`, { headers: adminHeaders })).json.data;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     const context = await browser.newContext({
       httpCredentials: { username: 'operator', password: TEST_ADMIN_TOKEN },

@@ -4,12 +4,10 @@ import { taskCompletions, users } from '../shared/db/schema/index.js';
 import { senderUserId } from '../shared/domain/ids.js';
 import { CHANGED_USER_BUCKETS, changedUsersChannel } from '../shared/live/channel.js';
 import { bucketOf } from '../shared/queue/partitions.js';
-import { adminHeaders } from '../shared/testing/admin-token.js';
 import { eventually } from '../shared/testing/eventually.js';
-import { requestJson } from './harness/http.js';
 import { answerCacheServing, cutNoticeConnections } from './harness/notice-connections.js';
 import { type LocalCluster, startLocalCluster } from './harness/redis-cluster.js';
-import type { ServiceProcess } from './harness/service.js';
+import { clientOf, type ServiceProcess } from './harness/service.js';
 import { type Stack, startStack } from './harness/stack.js';
 import { createPlayChain } from './support/play-chain.js';
 import { quiescent } from './support/progress-model.js';
@@ -52,7 +50,7 @@ async function startWorld(label: string, userCount: number): Promise<World> {
   const chainId = await createPlayChain(current, platform.id, advertiser.id);
   const users = Array.from({ length: userCount }, (_, i) => `fresh-${i}`);
   await inParallel(users, 16, async (id) => {
-    const answer = await current.http('POST', '/v1/users/register', {
+    const answer = await current.call('POST', '/v1/users/register', {
       headers: platform.headers,
       body: { platform_user_id: id },
     });
@@ -74,7 +72,7 @@ async function inParallel<T>(items: T[], concurrency: number, run: (item: T) => 
 }
 
 const completed = async (world: World, api: ServiceProcess, user: string): Promise<boolean> => {
-  const answer = await requestJson(api.url, 'GET', `/v1/quest-chains/active/${user}`, { headers: world.platform.headers });
+  const answer = await clientOf(api).call('GET', `/v1/quest-chains/active/${user}`, { headers: world.platform.headers });
   expect(answer.status).toBe(200);
   return answer.json.data.quest_chains[0].user_progress.completed_tasks === 1;
 };
@@ -84,7 +82,7 @@ const servingOf = async (api: ServiceProcess): Promise<boolean> => (await answer
 const play = (world: World, users: string[]) =>
   inParallel(chunks(users, 100), 4, async (batch) => {
     const events = batch.map((user) => ({ user_id: user, event_type: 'play', timestamp: new Date().toISOString() }));
-    const answer = await world.stack.http('POST', '/v1/events/batch', { headers: world.platform.headers, body: { events } });
+    const answer = await world.stack.call('POST', '/v1/events/batch', { headers: world.platform.headers, body: { events } });
     expect(answer.status).toBe(200);
   });
 

@@ -7,9 +7,8 @@ import { eventually } from '../shared/testing/eventually.js';
 import { createTestProvider, type TestProvider } from '../shared/testing/fixtures.js';
 import { isPending, nothingPending, pendingWork } from '../shared/testing/progress.js';
 import { serviceEnv } from '../shared/testing/service-env.js';
-import { requestJson } from './harness/http.js';
 import { type PrivateRedis, startPrivateRedis } from './harness/redis-server.js';
-import { type ServiceProcess, startService } from './harness/service.js';
+import { clientOf, type ServiceProcess, startService } from './harness/service.js';
 
 // Product rules §3: "Nothing accepted is ever lost: an event answered 200 is
 // reflected in progress eventually, even if Redis was down when it arrived or
@@ -53,7 +52,7 @@ function baseEnv(db: TestDatabase, redisUrl: string): Record<string, string> {
 }
 
 const http = (api: ServiceProcess, method: string, path: string, headers: Record<string, string>, body?: unknown) =>
-  requestJson(api.url, method, path, { headers, body });
+  clientOf(api).call(method, path, { headers, body });
 
 /** Sends one event and returns its id; it must be accepted (200). */
 async function sendEvent(api: ServiceProcess, provider: TestProvider, event: object): Promise<{ id: string; status: string }> {

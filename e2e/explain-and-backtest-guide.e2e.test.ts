@@ -34,7 +34,7 @@ beforeAll(async () => {
   stack = await startStack('explain_guide', { workerCount: 1 });
   const platform = await stack.createProvider('platform');
   const advertiser = await stack.createProvider('advertiser');
-  const chain = await stack.http('POST', '/admin/v1/quest-chains', {
+  const chain = await stack.call('POST', '/admin/v1/quest-chains', {
     headers: adminHeaders,
     body: chainBody(platform.id, advertiser.id, {
       start: '2026-03-01T00:00:00Z',
@@ -42,13 +42,13 @@ beforeAll(async () => {
       tasks: [{ event: 'kyc' }, { event: 'deposit', min_amount: 50 }],
     }),
   });
-  await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: 'demo-user-1' } });
+  await stack.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: 'demo-user-1' } });
   for (const event of [
     { event_type: 'kyc', timestamp: '2026-03-02T00:00:00Z' },
     { event_type: 'deposit', timestamp: '2026-03-03T00:00:00Z', amount: 20, currency: 'EUR' },
   ]) {
     expect(
-      (await stack.http('POST', '/v1/events', { headers: platform.headers, body: { user_id: 'demo-user-1', ...event } })).status,
+      (await stack.call('POST', '/v1/events', { headers: platform.headers, body: { user_id: 'demo-user-1', ...event } })).status,
     ).toBe(200);
   }
   await eventually(() => nothingPending(stack.database.db), { what: 'the worker to match the events' });

@@ -19,10 +19,10 @@ let ordered: { id: string; taskIds: string[] };
 let anyOrder: { id: string; taskIds: string[] };
 
 const explain = (chainId: string, userId: string, headers = platform.headers) =>
-  stack.http('GET', `/v1/quest-chains/${chainId}/users/${encodeURIComponent(userId)}/explain`, { headers });
+  stack.call('GET', `/v1/quest-chains/${chainId}/users/${encodeURIComponent(userId)}/explain`, { headers });
 
 async function createChain(spec: Parameters<typeof chainBody>[2]) {
-  const answer = await stack.http('POST', '/admin/v1/quest-chains', {
+  const answer = await stack.call('POST', '/admin/v1/quest-chains', {
     headers: adminHeaders,
     body: chainBody(platform.id, advertiser.id, spec),
   });
@@ -38,7 +38,7 @@ async function send(
   userId: string,
   event: { event_type: string; timestamp: string; amount?: number; currency?: string },
 ) {
-  const answer = await stack.http('POST', '/v1/events', { headers: sender.headers, body: { user_id: userId, ...event } });
+  const answer = await stack.call('POST', '/v1/events', { headers: sender.headers, body: { user_id: userId, ...event } });
   expect(answer.status, JSON.stringify(answer.json)).toBe(200);
   return answer.json.data.event_id as string;
 }
@@ -67,13 +67,13 @@ beforeAll(async () => {
   });
 
   expect(
-    (await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: 'ann' } })).status,
+    (await stack.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: 'ann' } })).status,
   ).toBe(200);
-  const started = await stack.http('POST', '/v1/account-links', {
+  const started = await stack.call('POST', '/v1/account-links', {
     headers: platform.headers,
     body: { platform_user_id: 'ann', advertiser_id: advertiser.id },
   });
-  const completed = await stack.http('POST', '/v1/account-links/complete', {
+  const completed = await stack.call('POST', '/v1/account-links/complete', {
     headers: advertiser.headers,
     body: { connection_token: started.json.data.connection_token, advertiser_user_id: 'adv-ann' },
   });
@@ -142,7 +142,7 @@ describe('GET /v1/quest-chains/{id}/users/{platformUserId}/explain', () => {
   });
 
   it('agrees with GET active for the same user', async () => {
-    const active = await stack.http('GET', '/v1/quest-chains/active/ann', { headers: platform.headers });
+    const active = await stack.call('GET', '/v1/quest-chains/active/ann', { headers: platform.headers });
     for (const chain of [ordered, anyOrder]) {
       const shown = active.json.data.quest_chains.find((c: { quest_chain: { id: string } }) => c.quest_chain.id === chain.id);
       const explained = (await explain(chain.id, 'ann')).json.data;

@@ -20,7 +20,7 @@ beforeAll(async () => {
   stack = await startStack('linking_live', { env: { SHUTDOWN_TIMEOUT_MS: '8000' } });
   platform = await stack.createProvider('platform');
   advertiser = await stack.createProvider('advertiser');
-  const chain = await stack.http('POST', '/admin/v1/quest-chains', {
+  const chain = await stack.call('POST', '/admin/v1/quest-chains', {
     headers: adminHeaders,
     body: {
       platform_id: platform.id,
@@ -68,7 +68,7 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-const rewards = () => stack.http('GET', '/v1/rewards/player-1', { headers: platform.headers });
+const rewards = () => stack.call('GET', '/v1/rewards/player-1', { headers: platform.headers });
 const claimableKinds = (answer: { json: any }) =>
   answer.json.data.claimable.map((entry: { kind: string; task_id?: string }) =>
     entry.kind === 'chain' ? 'chain' : taskIds.indexOf(entry.task_id!) + 1,
@@ -77,17 +77,17 @@ const claimableKinds = (answer: { json: any }) =>
 describe('link, progress, live updates and rewards end to end', () => {
   it('counts an earlier advertiser event after the link, completes the link task, streams progress and gates the chain reward', async () => {
     expect(
-      (await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: 'player-1' } }))
+      (await stack.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: 'player-1' } }))
         .status,
     ).toBe(200);
     // The advertiser's event arrives before the link exists: stored, but it counts for nobody yet.
-    const purchase = await stack.http('POST', '/v1/events', {
+    const purchase = await stack.call('POST', '/v1/events', {
       headers: advertiser.headers,
       body: { user_id: 'adv-42', event_type: 'purchase', timestamp: new Date(Date.now() - 60_000).toISOString(), amount: 5 },
     });
     expect(purchase.status).toBe(200);
 
-    const read = await stack.http('GET', '/v1/quest-chains/active/player-1', { headers: platform.headers });
+    const read = await stack.call('GET', '/v1/quest-chains/active/player-1', { headers: platform.headers });
     const { token, baselineTimestamp } = read.json.data.liveUpdates;
     const query = new URLSearchParams({ token, ...(baselineTimestamp ? { since: baselineTimestamp } : {}) });
     // The browser's side: no API headers, only the token.
@@ -108,12 +108,12 @@ describe('link, progress, live updates and rewards end to end', () => {
     );
     expect((await rewards()).json.data.claimable).toEqual([]);
 
-    const started = await stack.http('POST', '/v1/account-links', {
+    const started = await stack.call('POST', '/v1/account-links', {
       headers: platform.headers,
       body: { platform_user_id: 'player-1', advertiser_id: advertiser.id },
     });
     expect(started.status).toBe(200);
-    const linked = await stack.http('POST', '/v1/account-links/complete', {
+    const linked = await stack.call('POST', '/v1/account-links/complete', {
       headers: advertiser.headers,
       body: { connection_token: started.json.data.connection_token, advertiser_user_id: 'adv-42' },
     });
@@ -132,15 +132,15 @@ describe('link, progress, live updates and rewards end to end', () => {
       },
       { what: 'tasks 1 and 2 claimable' },
     );
-    const early = await stack.http('POST', '/v1/rewards/claim', {
+    const early = await stack.call('POST', '/v1/rewards/claim', {
       headers: platform.headers,
       body: { platform_user_id: 'player-1', quest_chain_id: chainId },
     });
     expect(early.status).toBe(409);
-    const activeBefore = await stack.http('GET', '/v1/quest-chains/active/player-1', { headers: platform.headers });
+    const activeBefore = await stack.call('GET', '/v1/quest-chains/active/player-1', { headers: platform.headers });
     expect(activeBefore.json.data.quest_chains[0].chain_reward.claimable).toBe(false);
 
-    const levelUp = await stack.http('POST', '/v1/events', {
+    const levelUp = await stack.call('POST', '/v1/events', {
       headers: platform.headers,
       body: { user_id: 'player-1', event_type: 'level_up', timestamp: new Date().toISOString() },
     });
@@ -158,10 +158,10 @@ describe('link, progress, live updates and rewards end to end', () => {
       quest_chain_id: chainId,
       reward: { type: 'mystery_box', name: 'Gold box', value: 100 },
     });
-    const activeAfter = await stack.http('GET', '/v1/quest-chains/active/player-1', { headers: platform.headers });
+    const activeAfter = await stack.call('GET', '/v1/quest-chains/active/player-1', { headers: platform.headers });
     expect(activeAfter.json.data.quest_chains[0].chain_reward.claimable).toBe(true);
 
-    const claimed = await stack.http('POST', '/v1/rewards/claim', {
+    const claimed = await stack.call('POST', '/v1/rewards/claim', {
       headers: platform.headers,
       body: { platform_user_id: 'player-1', quest_chain_id: chainId },
     });

@@ -3,13 +3,14 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../shared/testing/eventually.js';
 import { takeOpenApiMismatches } from '../shared/testing/openapi-mismatches.js';
-import { requestJson } from './harness/http.js';
+import { clientOf } from './harness/service.js';
 import { type Stack, startStack } from './harness/stack.js';
 
-// The guard of the black-box suites' OpenAPI check (e2e/harness/http.ts):
-// answers of the real service pass through a proxy that can falsify one, and
-// the check must report it against the documents the service serves. With
-// the check taken out of requestJson, every test here but the first fails.
+// The guard of the black-box suites' OpenAPI check (`checkDocuments` of
+// shared/testing/api-client.ts): answers of the real service pass through a
+// proxy that can falsify one, and the check must report it against the
+// documents the service serves. With the check taken out of the client,
+// every test here but the first fails.
 
 type Answer = { status: number; body: unknown };
 type Tamper = (request: { method: string; path: string }, answer: Answer) => Answer | undefined;
@@ -63,7 +64,7 @@ afterAll(async () => {
 
 describe('answers are checked against the served OpenAPI documents', () => {
   it('a partial batch is answered 200, item by item, as the document describes it', async () => {
-    const batch = await stack.http('POST', '/v1/events/batch', {
+    const batch = await stack.call('POST', '/v1/events/batch', {
       headers: platform.headers,
       body: { events: [event(1), { ...event(2), userId: 'typo' }, 'not an event'] },
     });
@@ -83,7 +84,7 @@ describe('answers are checked against the served OpenAPI documents', () => {
       delete body.data.results[0]!.event_id;
       return { status: answer.status, body };
     };
-    const call = requestJson(proxy.url, 'POST', '/v1/events/batch', { headers: platform.headers, body: { events: [event(3)] } });
+    const call = clientOf(proxy).call('POST', '/v1/events/batch', { headers: platform.headers, body: { events: [event(3)] } });
     await expect(call).rejects.toThrow(
       /sendEventBatch \(POST \/v1\/events\/batch\) answered 200 with a body .*body\/data\/results\/0 must have required property 'event_id'/,
     );
@@ -92,7 +93,7 @@ describe('answers are checked against the served OpenAPI documents', () => {
 
   it('a status the operation does not list fails', async () => {
     tamper = (request, answer) => (request.path === '/v1/events' ? { status: 202, body: answer.body } : undefined);
-    const call = requestJson(proxy.url, 'POST', '/v1/events', { headers: platform.headers, body: event(4) });
+    const call = clientOf(proxy).call('POST', '/v1/events', { headers: platform.headers, body: event(4) });
     await expect(call).rejects.toThrow(
       /sendEvent \(POST \/v1\/events\) answered 202, a status the served document does not list/,
     );
@@ -100,10 +101,10 @@ describe('answers are checked against the served OpenAPI documents', () => {
   });
 
   it('a route in neither document fails; the documents themselves are deliberately outside them', async () => {
-    const call = requestJson(stack.api.url, 'GET', '/v1/no-such-route', { headers: platform.headers });
+    const call = clientOf(stack.api).call('GET', '/v1/no-such-route', { headers: platform.headers });
     await expect(call).rejects.toThrow(/GET \/v1\/no-such-route answered 404, but no operation of the served document matches/);
     expect(takeOpenApiMismatches()).toHaveLength(1);
-    expect((await requestJson(stack.api.url, 'GET', '/openapi.json')).status).toBe(200);
+    expect((await clientOf(stack.api).call('GET', '/openapi.json')).status).toBe(200);
   });
 
   it('a mismatch still fails the test when a retry loop swallows the throw', async () => {
@@ -111,7 +112,7 @@ describe('answers are checked against the served OpenAPI documents', () => {
     tamper = (request, answer) =>
       request.path === '/v1/events' && ++attempts === 1 ? { status: 503, body: answer.body } : undefined;
     const sent = await eventually(
-      async () => (await requestJson(proxy.url, 'POST', '/v1/events', { headers: platform.headers, body: event(5) })).status,
+      async () => (await clientOf(proxy).call('POST', '/v1/events', { headers: platform.headers, body: event(5) })).status,
     );
     expect(sent).toBe(200);
     // What fail-on-openapi-mismatches.ts, the setup file, would throw after this test; taken here so that it passes.

@@ -113,7 +113,7 @@ async function seedModel(current: Stack, seed: number, perUser: number) {
   const users = Array.from({ length: 12 }, (_, i) => `p${i}`);
   for (const id of users)
     expect(
-      (await current.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: id } })).status,
+      (await current.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: id } })).status,
     ).toBe(200);
   return { platform, chains, users, ...generateEvents(seededRandom(seed), users, perUser) };
 }

@@ -8,9 +8,8 @@ import { eventually } from '../shared/testing/eventually.js';
 import { createTestProvider, type TestProvider } from '../shared/testing/fixtures.js';
 import { nothingPending } from '../shared/testing/progress.js';
 import { serviceEnv } from '../shared/testing/service-env.js';
-import { requestJson } from './harness/http.js';
 import { type PrivatePostgres, startPrivatePostgres } from './harness/private-postgres.js';
-import { type ServiceProcess, startService } from './harness/service.js';
+import { clientOf, type ServiceProcess, startService } from './harness/service.js';
 
 // A Postgres restart is a non-event (docs/reliability.md). The built API and worker run as
 // processes against a private Postgres, which is stopped (fast, then
@@ -28,7 +27,7 @@ let sent = 0;
 
 const stamp = () => new Date(Date.now() - 60_000 + (sent += 1)).toISOString();
 const sendEvent = (userId: string) =>
-  requestJson(api.url, 'POST', '/v1/events', {
+  clientOf(api).call('POST', '/v1/events', {
     headers: platform.headers,
     body: { user_id: userId, event_type: 'registration', timestamp: stamp() },
   });
@@ -78,7 +77,7 @@ beforeAll(async () => {
   api = await startService('api', env);
   worker = await startService('worker', env);
   for (const user of ['restart-a', 'restart-b']) {
-    const answer = await requestJson(api.url, 'POST', '/v1/users/register', {
+    const answer = await clientOf(api).call('POST', '/v1/users/register', {
       headers: platform.headers,
       body: { platform_user_id: user },
     });
@@ -105,7 +104,7 @@ describe('a Postgres restart under the running API and worker', () => {
       const away = await sendEvent('restart-a');
       expect(away.status, JSON.stringify(away.json)).toBe(503);
       expect(away.json).toMatchObject({ success: false, code: 'unavailable' });
-      expect((await requestJson(api.url, 'GET', '/readyz')).status).toBe(503);
+      expect((await clientOf(api).call('GET', '/readyz')).status).toBe(503);
       // A while away: the pools keep failing to reconnect; neither process may give up.
       await new Promise((resolve) => setTimeout(resolve, 1500));
       expectAlive(api, worker);

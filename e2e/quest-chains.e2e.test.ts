@@ -44,14 +44,14 @@ interface Scenario {
 async function scenario(): Promise<Scenario> {
   const platform = await stack.createProvider('platform');
   const read = async (userId: string) => {
-    const answer = await stack.http('GET', `/v1/quest-chains/active/${userId}`, { headers: platform.headers });
+    const answer = await stack.call('GET', `/v1/quest-chains/active/${userId}`, { headers: platform.headers });
     expect(answer.status).toBe(200);
     return answer.json.data;
   };
   return {
     platform,
     async chain(options) {
-      const answer = await stack.http('POST', '/admin/v1/quest-chains', {
+      const answer = await stack.call('POST', '/admin/v1/quest-chains', {
         headers: adminHeaders,
         body: chainBody(platform.id, advertiser.id, { start: iso(START), end: iso(END), ...options }),
       });
@@ -60,12 +60,12 @@ async function scenario(): Promise<Scenario> {
     },
     async register(userId) {
       expect(
-        (await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: userId } }))
+        (await stack.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: userId } }))
           .status,
       ).toBe(200);
     },
     async send(userId, event) {
-      const answer = await stack.http('POST', '/v1/events', { headers: platform.headers, body: { user_id: userId, ...event } });
+      const answer = await stack.call('POST', '/v1/events', { headers: platform.headers, body: { user_id: userId, ...event } });
       expect(answer.status, JSON.stringify(answer.json)).toBe(200);
     },
     read,
@@ -213,7 +213,7 @@ describe('quest chains end to end (API + two workers)', () => {
     expect((await s.read('lister')).quest_chains.map((e: any) => e.quest_chain.name)).toEqual(['listed']);
 
     // The paused chain counted the event all along: reactivated, it shows completed at once.
-    const patched = await stack.http('PATCH', `/admin/v1/quest-chains/${paused.id}`, {
+    const patched = await stack.call('PATCH', `/admin/v1/quest-chains/${paused.id}`, {
       headers: adminHeaders,
       body: { status: 'active' },
     });

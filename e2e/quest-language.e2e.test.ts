@@ -32,7 +32,7 @@ const base = (): WireChain =>
   });
 
 async function send(userId: string, event: { event_type: string; timestamp: string; amount?: number; currency?: string }) {
-  const answer = await stack.http('POST', '/v1/events', { headers: platform.headers, body: { user_id: userId, ...event } });
+  const answer = await stack.call('POST', '/v1/events', { headers: platform.headers, body: { user_id: userId, ...event } });
   expect(answer.status, JSON.stringify(answer.json)).toBe(200);
   return answer.json.data.event_id as string;
 }
@@ -41,7 +41,7 @@ const matched = () =>
   eventually(() => nothingPending(stack.database.db), { what: 'the worker to match every event', timeoutMs: 30_000 });
 
 async function tasksOf(userId: string): Promise<TaskAnswer[]> {
-  const answer = await stack.http('GET', `/v1/quest-chains/active/${userId}`, { headers: platform.headers });
+  const answer = await stack.call('GET', `/v1/quest-chains/active/${userId}`, { headers: platform.headers });
   expect(answer.status, JSON.stringify(answer.json)).toBe(200);
   const chain = answer.json.data.quest_chains.find((c: { quest_chain: { id: string } }) => c.quest_chain.id === chainId);
   return chain.tasks;
@@ -57,7 +57,7 @@ beforeAll(async () => {
   body.tasks[0] = { ...body.tasks[0], condition_min_count: 3 };
   body.tasks[1] = { ...body.tasks[1], condition_min_total: 500, condition_currency: 'USD' };
   body.tasks[2] = { ...body.tasks[2], condition_streak: { periods: 3, every: 'day' } };
-  const created = await stack.http('POST', '/admin/v1/quest-chains', { headers: adminHeaders, body });
+  const created = await stack.call('POST', '/admin/v1/quest-chains', { headers: adminHeaders, body });
   expect(created.status, JSON.stringify(created.json)).toBe(200);
   chainId = created.json.data.quest_chain.id;
   expect(created.json.data.quest_chain.timezone).toBe('Europe/Berlin');
@@ -74,7 +74,7 @@ beforeAll(async () => {
   ]);
   for (const user of ['kim', 'lee']) {
     expect(
-      (await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: user } })).status,
+      (await stack.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: user } })).status,
     ).toBe(200);
   }
 }, 120_000);
@@ -121,9 +121,9 @@ describe('counted, summed and streak tasks over HTTP', () => {
 
   it('the live stream carries the tallies: live as a count grows, and on a resume since a baseline', async () => {
     expect(
-      (await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: 'liv' } })).status,
+      (await stack.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: 'liv' } })).status,
     ).toBe(200);
-    const read = await stack.http('GET', '/v1/quest-chains/active/liv', { headers: platform.headers });
+    const read = await stack.call('GET', '/v1/quest-chains/active/liv', { headers: platform.headers });
     const { token } = read.json.data.liveUpdates;
     const response = await fetch(`${stack.api.url}/v1/live?${new URLSearchParams({ token, since: 'null' })}`);
     expect(response.status).toBe(200);
@@ -146,7 +146,7 @@ describe('counted, summed and streak tasks over HTTP', () => {
   });
 
   it('explain names each counted event with the running count, and a broken streak', async () => {
-    const answer = await stack.http('GET', `/v1/quest-chains/${chainId}/users/kim/explain`, { headers: platform.headers });
+    const answer = await stack.call('GET', `/v1/quest-chains/${chainId}/users/kim/explain`, { headers: platform.headers });
     expect(answer.status, JSON.stringify(answer.json)).toBe(200);
     const [trades, deposits, logins] = answer.json.data.tasks as {
       candidates: { verdict: string; progress: { count: number; total: number; streak: number } | null }[];
@@ -171,7 +171,7 @@ describe('counted, summed and streak tasks over HTTP', () => {
     for (const day of [-10, -9, -8]) ids.push(await send('lee', { event_type: 'trade', timestamp: at(day) }));
     await matched();
     expect((await tasksOf('lee'))[0]).toMatchObject({ user_status: 'completed', progress: { count: 3 } });
-    const reversed = await stack.http('POST', `/v1/events/${ids[1]}/reverse`, { headers: platform.headers, body: {} });
+    const reversed = await stack.call('POST', `/v1/events/${ids[1]}/reverse`, { headers: platform.headers, body: {} });
     expect(reversed.status, JSON.stringify(reversed.json)).toBe(200);
     const reopened = await eventually(
       async () => ((await tasksOf('lee'))[0]?.user_status === 'available' ? (await tasksOf('lee'))[0] : undefined),
@@ -201,7 +201,7 @@ describe('counted, summed and streak tasks over HTTP', () => {
     const refused = async (edit: (body: WireChain) => void, field: string) => {
       const body = base();
       edit(body);
-      const answer = await stack.http('POST', '/admin/v1/quest-chains', { headers: adminHeaders, body });
+      const answer = await stack.call('POST', '/admin/v1/quest-chains', { headers: adminHeaders, body });
       expect(answer.status, JSON.stringify(answer.json)).toBe(400);
       expect(JSON.stringify(answer.json.error)).toContain(field);
     };

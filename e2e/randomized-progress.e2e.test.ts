@@ -73,7 +73,7 @@ describe('stored progress equals the pure model', () => {
     const [early, late] = [users.slice(0, 3), users.slice(3)];
     for (const id of early)
       expect(
-        (await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: id } })).status,
+        (await stack.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: id } })).status,
       ).toBe(200);
 
     const { unique, sends } = generateEvents(random, [...users, 'never-registered'], 30);
@@ -82,7 +82,7 @@ describe('stored progress equals the pure model', () => {
     // Registered after their events were stored: those events must count too.
     for (const id of late)
       expect(
-        (await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: id } })).status,
+        (await stack.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: id } })).status,
       ).toBe(200);
 
     await eventually(() => quiescent(stack!.database), { timeoutMs: 60_000, what: 'all events processed' });
@@ -102,7 +102,7 @@ describe('stored progress equals the pure model', () => {
     const [early, late] = [users.slice(0, 3), users.slice(3)];
     for (const id of early)
       expect(
-        (await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: id } })).status,
+        (await stack.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: id } })).status,
       ).toBe(200);
 
     const { unique, sends } = generateEvents(random, users, 30);
@@ -117,11 +117,11 @@ describe('stored progress equals the pure model', () => {
         const chunk = picked.slice(i, i + 7);
         const answer =
           chunk.length === 1
-            ? await stack!.http('POST', `/v1/events/${chunk[0]}/reverse`, {
+            ? await stack!.call('POST', `/v1/events/${chunk[0]}/reverse`, {
                 headers: platform.headers,
                 body: { reason: 'refund' },
               })
-            : await stack!.http('POST', '/v1/events/reverse', {
+            : await stack!.call('POST', '/v1/events/reverse', {
                 headers: platform.headers,
                 body: { events: chunk.map((event_id) => ({ event_id })) },
               });
@@ -140,7 +140,7 @@ describe('stored progress equals the pure model', () => {
     for (const [key, id] of again) expect(id).toBe(ids.get(key));
     for (const id of late)
       expect(
-        (await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: id } })).status,
+        (await stack.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: id } })).status,
       ).toBe(200);
 
     expect(reversed.size).toBeGreaterThan(0);
@@ -160,7 +160,7 @@ describe('stored progress equals the pure model', () => {
     const chains = await createModelChains(stack, platform.id, advertiser.id);
     const users = ['k0', 'k1', 'k2', 'k3'];
     for (const id of users)
-      await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: id } });
+      await stack.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: id } });
 
     const { unique, sends } = generateEvents(random, users, 60);
     const sending = sendAll(stack, platform.headers, sends);

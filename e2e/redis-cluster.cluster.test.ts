@@ -11,9 +11,8 @@ import { createTestDatabase, uniqueSuffix } from '../shared/testing/database.js'
 import { eventually } from '../shared/testing/eventually.js';
 import { seededRandom } from '../shared/testing/random.js';
 import { serviceEnv } from '../shared/testing/service-env.js';
-import { requestJson } from './harness/http.js';
 import { type LocalCluster, startLocalCluster } from './harness/redis-cluster.js';
-import { type ServiceProcess, startService } from './harness/service.js';
+import { clientOf, type ServiceProcess, startService } from './harness/service.js';
 import { type Stack, startStack } from './harness/stack.js';
 import { createPlayChain } from './support/play-chain.js';
 import {
@@ -117,7 +116,7 @@ function expectMatchedOnce(current: ClusterStack, ids: Map<string, string>) {
 
 const register = (current: Stack, headers: Record<string, string>, id: string) =>
   current
-    .http('POST', '/v1/users/register', { headers, body: { platform_user_id: id } })
+    .call('POST', '/v1/users/register', { headers, body: { platform_user_id: id } })
     .then((answer) => expect(answer.status).toBe(200));
 
 describe('on a Redis Cluster with four matching partitions', () => {
@@ -195,7 +194,7 @@ describe('on a Redis Cluster with four matching partitions', () => {
     let answeredAfter = 0;
     const counted: Stack = {
       ...stack,
-      http: (...args) => stack!.http(...args).finally(() => void (failedOver && (answeredAfter += 1))),
+      call: (...args) => stack!.call(...args).finally(() => void (failedOver && (answeredAfter += 1))),
     };
     const sending = sendAll(counted, platform.headers, first.sends, 2);
     // Fail over once the workers are at work, while the burst is still coming in.
@@ -231,9 +230,9 @@ describe('on a Redis Cluster with four matching partitions', () => {
     const chainId = await createPlayChain(stack, platform.id, advertiser.id);
     const [first, second] = stack.apis as [ServiceProcess, ServiceProcess];
     const onFirst = (method: string, path: string, body?: unknown) =>
-      requestJson(first.url, method, path, { headers: platform.headers, body });
+      clientOf(first).call(method, path, { headers: platform.headers, body });
     const onSecond = (method: string, path: string, body?: unknown) =>
-      requestJson(second.url, method, path, { headers: platform.headers, body });
+      clientOf(second).call(method, path, { headers: platform.headers, body });
 
     // A stream opened on the first API before the user exists: it waits for the registration notice.
     const before = await onFirst('GET', '/v1/quest-chains/active/live-1');
@@ -309,17 +308,17 @@ describe('on a Redis Cluster with four matching partitions', () => {
       expect((await fetch(`${workerHealth}/readyz`)).status).toBe(503);
 
       const admin = adminHeaders;
-      const provider = await requestJson(api.url, 'POST', '/admin/v1/providers', {
+      const provider = await clientOf(api).call('POST', '/admin/v1/providers', {
         headers: admin,
         body: { type: 'platform', name: 'misconfigured' },
       });
-      const credential = await requestJson(api.url, 'POST', `/admin/v1/providers/${provider.json.data.id}/credentials`, {
+      const credential = await clientOf(api).call('POST', `/admin/v1/providers/${provider.json.data.id}/credentials`, {
         headers: admin,
         body: {},
       });
       const headers = { 'x-api-key': credential.json.data.key, 'x-api-secret': credential.json.data.secret };
       for (let i = 0; i < 20; i++) {
-        const sent = await requestJson(api.url, 'POST', '/v1/events', {
+        const sent = await clientOf(api).call('POST', '/v1/events', {
           headers,
           body: { user_id: `m${i}`, event_type: 'play', timestamp: new Date().toISOString() },
         });

@@ -31,7 +31,7 @@ let plain: { id: string; taskId: string };
 let advertiserId: string;
 
 async function create(body: Record<string, unknown>) {
-  const answer = await stack.http('POST', '/admin/v1/quest-chains', { headers: adminHeaders, body });
+  const answer = await stack.call('POST', '/admin/v1/quest-chains', { headers: adminHeaders, body });
   expect(answer.status, JSON.stringify(answer.json)).toBe(200);
   return {
     id: answer.json.data.quest_chain.id as string,
@@ -41,9 +41,9 @@ async function create(body: Record<string, unknown>) {
 }
 
 const claim = (body: Record<string, unknown>) =>
-  stack.http('POST', '/v1/rewards/claim', { headers: platform.headers, body: { platform_user_id: 'ana', ...body } });
+  stack.call('POST', '/v1/rewards/claim', { headers: platform.headers, body: { platform_user_id: 'ana', ...body } });
 const active = async () => {
-  const answer = await stack.http('GET', '/v1/quest-chains/active/ana', { headers: platform.headers });
+  const answer = await stack.call('GET', '/v1/quest-chains/active/ana', { headers: platform.headers });
   expect(answer.status, JSON.stringify(answer.json)).toBe(200);
   return answer.json.data;
 };
@@ -65,10 +65,10 @@ beforeAll(async () => {
     ...chainBody(platform.id, advertiser.id, { start: midnight(-5), end: midnight(5), tasks: [{ event: 'other' }] }),
   });
   expect(
-    (await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: 'ana' } })).status,
+    (await stack.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: 'ana' } })).status,
   ).toBe(200);
   for (const day of [-2, -1]) {
-    const sent = await stack.http('POST', '/v1/events', {
+    const sent = await stack.call('POST', '/v1/events', {
       headers: platform.headers,
       body: { user_id: 'ana', event_type: 'checkin', timestamp: noonOf(day) },
     });
@@ -104,7 +104,7 @@ describe('a daily repeating chain over HTTP', () => {
   });
 
   it('the rewards list pages through every run once, each entry named with its period_start', async () => {
-    const list = (query: string) => stack.http('GET', `/v1/rewards/ana?${query}`, { headers: platform.headers });
+    const list = (query: string) => stack.call('GET', `/v1/rewards/ana?${query}`, { headers: platform.headers });
     const whole = await list('limit=200');
     expect(whole.status, JSON.stringify(whole.json)).toBe(200);
     const key = (entry: { kind: string; task_id?: string; quest_chain_id: string; period_start: string | null }) =>
@@ -168,7 +168,7 @@ describe('a daily repeating chain over HTTP', () => {
   });
 
   it('explains one run: the events of other runs are outside_period', async () => {
-    const answer = await stack.http(
+    const answer = await stack.call(
       'GET',
       `/v1/quest-chains/${daily.id}/users/ana/explain?period_start=${encodeURIComponent(midnight(-1))}`,
       { headers: platform.headers },
@@ -201,7 +201,7 @@ describe('a daily repeating chain over HTTP', () => {
   });
 
   it('a new run completes on its own once its event comes', async () => {
-    const sent = await stack.http('POST', '/v1/events', {
+    const sent = await stack.call('POST', '/v1/events', {
       headers: platform.headers,
       body: { user_id: 'ana', event_type: 'checkin', timestamp: iso(Date.now() - 1000) },
     });
@@ -216,7 +216,7 @@ describe('a daily repeating chain over HTTP', () => {
   });
 
   it('the campaign stats count ana once, and each run on its own', async () => {
-    const answer = await stack.http('GET', `/admin/v1/quest-chains/${daily.id}/stats`, { headers: adminHeaders });
+    const answer = await stack.call('GET', `/admin/v1/quest-chains/${daily.id}/stats`, { headers: adminHeaders });
     expect(answer.status, JSON.stringify(answer.json)).toBe(200);
     const stats = answer.json.data;
     expect(stats.users).toEqual({ admitted: 1, started: 1, completed: 1 });

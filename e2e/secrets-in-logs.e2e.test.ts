@@ -3,12 +3,12 @@ import { count } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSecret } from '../shared/auth/secrets.js';
 import { pendingEvents } from '../shared/db/schema/index.js';
+import { httpClient } from '../shared/testing/api-client.js';
 import { uniqueSuffix } from '../shared/testing/database.js';
 import { eventually } from '../shared/testing/eventually.js';
 import { serviceEnv } from '../shared/testing/service-env.js';
 import { useTestData } from '../shared/testing/test-data.js';
-import { requestJson, requestJsonUnchecked } from './harness/http.js';
-import { type ServiceProcess, startService } from './harness/service.js';
+import { clientOf, type ServiceProcess, startService } from './harness/service.js';
 
 // Public interface, Authentication 5: the secret "is never logged". Both
 // processes run at debug level; everything they write is searched for every
@@ -43,7 +43,7 @@ afterAll(async () => {
 });
 
 const http = (method: string, path: string, headers: Record<string, string>, body?: unknown) =>
-  requestJson(api.url, method, path, { headers, body });
+  clientOf(api).call(method, path, { headers, body });
 
 describe('logs never contain a secret', () => {
   it('through good and bad requests, processing and shutdown', async () => {
@@ -73,7 +73,7 @@ describe('logs never contain a secret', () => {
       ['secret as admin bearer', http('GET', '/admin/v1/providers', { authorization: `Bearer ${secret}` }), 401],
       ['wrong admin token', http('GET', '/admin/v1/providers', { authorization: `Bearer ${ADMIN_TOKEN}-wrong` }), 401],
       // A route in neither OpenAPI document, on purpose: its answer has no operation to be checked against.
-      ['unknown route with credentials', requestJsonUnchecked(api.url, 'GET', '/v1/nowhere', { headers: good }), 404],
+      ['unknown route with credentials', httpClient(api.url).call('GET', '/v1/nowhere', { headers: good }), 404],
     ];
     for (const [label, answer, status] of expected) expect((await answer).status, label).toBe(status);
 

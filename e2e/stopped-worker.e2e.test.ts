@@ -60,7 +60,7 @@ async function setUp(label: string, seed: number) {
   const users = ['s0', 's1', 's2', 's3', 's4', 's5'];
   for (const id of users)
     expect(
-      (await stack.http('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: id } })).status,
+      (await stack.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: id } })).status,
     ).toBe(200);
   return { current: stack, platform, chains, users, ...generateEvents(random, users, 80) };
 }

@@ -31,7 +31,7 @@ afterAll(async () => {
 type Caller = { id: string; headers: Record<string, string>; key: string };
 
 async function credential(providerId: string, mode: 'live' | 'test'): Promise<Caller> {
-  const answer = await stack.http('POST', `/admin/v1/providers/${providerId}/credentials`, {
+  const answer = await stack.call('POST', `/admin/v1/providers/${providerId}/credentials`, {
     headers: adminHeaders,
     body: { mode },
   });
@@ -41,7 +41,7 @@ async function credential(providerId: string, mode: 'live' | 'test'): Promise<Ca
 }
 
 async function provider(type: 'platform' | 'advertiser') {
-  const created = await stack.http('POST', '/admin/v1/providers', {
+  const created = await stack.call('POST', '/admin/v1/providers', {
     headers: adminHeaders,
     body: { type, name: `${type} test mode` },
   });
@@ -50,7 +50,7 @@ async function provider(type: 'platform' | 'advertiser') {
 }
 
 const call = (caller: Caller, method: string, path: string, body?: unknown) =>
-  stack.http(method, path, { headers: caller.headers, ...(body === undefined ? {} : { body }) });
+  stack.call(method, path, { headers: caller.headers, ...(body === undefined ? {} : { body }) });
 const minutesAgo = (n: number) => new Date(Date.now() - n * 60_000).toISOString();
 
 async function endpoint(caller: Caller) {
@@ -93,7 +93,7 @@ describe('test mode', () => {
         mode,
         name: `${mode} chain`,
       };
-      const answer = await stack.http('POST', '/admin/v1/quest-chains', { headers: adminHeaders, body });
+      const answer = await stack.call('POST', '/admin/v1/quest-chains', { headers: adminHeaders, body });
       expect(answer.status, JSON.stringify(answer.json)).toBe(200);
       // Shown with the providers' own ids, whatever the mode.
       expect(answer.json.data.quest_chain).toMatchObject({
@@ -233,7 +233,7 @@ describe('test mode', () => {
     expect(liveAfter.json.data.quest_chains[0].user_progress.status).toBe('completed');
     expect(await endpointIds(platform.live)).toEqual([hooks.live.id]);
     // The test chain stays, for the next run.
-    expect((await stack.http('GET', `/admin/v1/quest-chains/${testChain}`, { headers: adminHeaders })).status).toBe(200);
+    expect((await stack.call('GET', `/admin/v1/quest-chains/${testChain}`, { headers: adminHeaders })).status).toBe(200);
   }, 120_000);
 
   it('answers a read right after the reset from the reset data, not from the cached answer of before', async () => {
@@ -255,12 +255,12 @@ describe('test mode', () => {
     await stack.database.db
       .insert(credentials)
       .values({ key, providerId: platform.live.id, secretHash: hashSecret(secret), permissions: ['users:register'] });
-    const answer = await stack.http('POST', '/v1/users/register', {
+    const answer = await stack.call('POST', '/v1/users/register', {
       headers: { 'x-api-key': key, 'x-api-secret': secret },
       body: { platform_user_id: 'old-key-user' },
     });
     expect([answer.status, answer.json.livemode]).toEqual([200, true]);
-    const listed = await stack.http('GET', `/admin/v1/providers/${platform.live.id}/credentials`, { headers: adminHeaders });
+    const listed = await stack.call('GET', `/admin/v1/providers/${platform.live.id}/credentials`, { headers: adminHeaders });
     expect(listed.json.data.credentials.map((c: { key: string; mode: string }) => [c.key.slice(0, 8), c.mode])).toEqual([
       [platform.live.key.slice(0, 8), 'live'],
       [platform.test.key.slice(0, 8), 'test'],
@@ -269,13 +269,13 @@ describe('test mode', () => {
     // Deactivating the provider closes its test mode too.
     expect(
       (
-        await stack.http('PATCH', `/admin/v1/providers/${platform.live.id}`, {
+        await stack.call('PATCH', `/admin/v1/providers/${platform.live.id}`, {
           headers: adminHeaders,
           body: { status: 'inactive' },
         })
       ).status,
     ).toBe(200);
-    const closed = await stack.http('POST', '/v1/users/register', {
+    const closed = await stack.call('POST', '/v1/users/register', {
       headers: platform.test.headers,
       body: { platform_user_id: 'after-deactivation' },
     });

@@ -44,7 +44,7 @@ describe('an endpoint created just before an event', () => {
       await registerUser(stack, platform, 'player');
 
       const endpoint = await createEndpoint(stack, platform, receiver);
-      const sent = await stack.http('POST', '/v1/events', {
+      const sent = await stack.call('POST', '/v1/events', {
         headers: platform.headers,
         body: { user_id: 'player', event_type: 'ping', timestamp: new Date(Date.now() - 60_000).toISOString() },
       });

@@ -35,7 +35,7 @@ it("the guide's receiver verifies a real message and refuses a forged one", asyn
   await writeFile(file, block!);
   const platform = await stack.createProvider('platform');
   const port = await freePort();
-  const created = await stack.http('POST', '/v1/webhook-endpoints', {
+  const created = await stack.call('POST', '/v1/webhook-endpoints', {
     headers: platform.headers,
     body: { url: `http://127.0.0.1:${port}/` },
   });

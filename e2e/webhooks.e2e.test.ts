@@ -147,7 +147,7 @@ describe('delivery log, retries and replay', () => {
     expectSigned(hooks.received, endpoint.secret);
 
     const log = async () =>
-      (await stack.http('GET', `/v1/webhook-endpoints/${endpoint.id}/messages`, { headers: platform.headers })).json.data;
+      (await stack.call('GET', `/v1/webhook-endpoints/${endpoint.id}/messages`, { headers: platform.headers })).json.data;
     const logged = (await eventually(
       async () => {
         const entry = (await log()).messages.find((m: { id: string }) => m.id === messageId);
@@ -158,12 +158,12 @@ describe('delivery log, retries and replay', () => {
     expect(logged.attempts.map((a) => a.status_code)).toEqual([500, 500, 200]);
     expect(logged.attempts.map((a) => a.error)).toEqual(['HTTP 500', 'HTTP 500', null]);
     for (const attempt of logged.attempts) expect(attempt.duration_ms).toBeGreaterThanOrEqual(0);
-    const delivered = await stack.http('GET', `/v1/webhook-endpoints/${endpoint.id}/messages?status=delivered`, {
+    const delivered = await stack.call('GET', `/v1/webhook-endpoints/${endpoint.id}/messages?status=delivered`, {
       headers: platform.headers,
     });
     expect(delivered.json.data.messages.map((m: { id: string }) => m.id)).toContain(messageId);
 
-    const replay = await stack.http('POST', `/v1/webhook-endpoints/${endpoint.id}/messages/${messageId}/replay`, {
+    const replay = await stack.call('POST', `/v1/webhook-endpoints/${endpoint.id}/messages/${messageId}/replay`, {
       headers: platform.headers,
     });
     expect(replay.status, JSON.stringify(replay.json)).toBe(200);
@@ -179,7 +179,7 @@ describe('delivery log, retries and replay', () => {
 
     // A claim is announced once, however often it is asked for.
     const claim = () =>
-      stack.http('POST', '/v1/rewards/claim', {
+      stack.call('POST', '/v1/rewards/claim', {
         headers: platform.headers,
         body: { platform_user_id: 'retry-user', task_id: chain.taskIds[0] },
       });
@@ -210,7 +210,7 @@ describe('delivery log, retries and replay', () => {
     ]);
     await eventually(async () => (hooks.received.length >= 2 ? true : undefined), { what: 'a first attempt and a retry' });
 
-    const deleted = await stack.http('DELETE', `/v1/webhook-endpoints/${endpoint.id}`, { headers: platform.headers });
+    const deleted = await stack.call('DELETE', `/v1/webhook-endpoints/${endpoint.id}`, { headers: platform.headers });
     expect(deleted.json.data).toEqual({ id: endpoint.id, deleted: true });
     await sleep(300); // an attempt already on the wire may still land
     const count = hooks.received.length;
@@ -225,7 +225,7 @@ describe('delivery log, retries and replay', () => {
       .from(webhookMessages)
       .where(eq(webhookMessages.endpointId, endpoint.id));
     expect(row?.status).toBe('failed');
-    expect((await stack.http('GET', `/v1/webhook-endpoints/${endpoint.id}/messages`, { headers: platform.headers })).status).toBe(
+    expect((await stack.call('GET', `/v1/webhook-endpoints/${endpoint.id}/messages`, { headers: platform.headers })).status).toBe(
       404,
     );
   }, 60_000);

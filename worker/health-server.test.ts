@@ -161,7 +161,7 @@ describe('the worker process', () => {
     const metricsUrl = `http://127.0.0.1:${started![1]}/metrics`;
 
     const platform = await stack.createProvider('platform');
-    const sent = await stack.http('POST', '/v1/events', {
+    const sent = await stack.call('POST', '/v1/events', {
       headers: { ...platform.headers, 'x-request-id': 'req-metrics-kyc-1' },
       body: { user_id: 'metrics-user', event_type: 'kyc', timestamp: '2026-01-01T00:00:00Z' },
     });
@@ -193,7 +193,7 @@ describe('the worker process', () => {
 
   it("logs the request id of the call that enqueued an event on the worker's job line", async () => {
     const platform = await stack.createProvider('platform');
-    const sent = await stack.http('POST', '/v1/events', {
+    const sent = await stack.call('POST', '/v1/events', {
       headers: { ...platform.headers, 'x-request-id': 'req-trace-0042' },
       body: { user_id: 'traced-user', event_type: 'kyc', timestamp: '2026-01-01T00:00:00Z' },
     });

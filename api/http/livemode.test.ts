@@ -5,8 +5,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createCredential } from '../../core/admin/credentials.js';
 import { projectRoot } from '../../shared/db/project-root.js';
 import { invalidInput } from '../../shared/errors.js';
+import { inProcessClient } from '../../shared/testing/api-client.js';
 import { createApp } from '../app.js';
-import { requireOperation } from '../auth/authenticate.js';
+import { mountRoutes } from '../routes/mount-routes.js';
+import { defineRoute } from '../routes/route-entry.js';
 import { useTestService } from '../testing/test-service.js';
 import { errorResponses, ok, successEnvelope } from './envelope.js';
 
@@ -21,25 +23,29 @@ const { database, api, platform } = useTestService('livemode_envelope');
 const probe = createRoute({
   method: 'post',
   path: '/v1/livemode-probe/{outcome}',
-  middleware: [requireOperation('registerUser')] as const,
   request: { params: z.object({ outcome: z.enum(['fine', 'refused', 'broken']) }) },
   responses: {
     200: {
       description: 'Probed.',
       content: { 'application/json': { schema: successEnvelope(z.object({ probed: z.literal(true) })) } },
     },
-    ...errorResponses(400, 401, 403, 500),
+    ...errorResponses(400, 500),
   },
 });
 
 function appWithProbe() {
   const app = createApp(api.deps);
-  app.openapi(probe, (c) => {
-    const { outcome } = c.req.valid('param');
-    if (outcome === 'refused') throw invalidInput('outcome: refused on purpose', 'outcome', 'invalid_field');
-    if (outcome === 'broken') throw new Error('an unexpected failure');
-    return ok(c, { probed: true as const });
+  const probeRoute = defineRoute({
+    access: { operation: 'registerUser' },
+    route: probe,
+    handler: (c) => {
+      const { outcome } = c.req.valid('param');
+      if (outcome === 'refused') throw invalidInput('outcome: refused on purpose', 'outcome', 'invalid_field');
+      if (outcome === 'broken') throw new Error('an unexpected failure');
+      return ok(c, { probed: true as const });
+    },
   });
+  mountRoutes(app, [probeRoute], api.deps.config);
   return app;
 }
 
@@ -63,8 +69,8 @@ beforeAll(async () => {
 });
 
 async function call(outcome: string, headers: Headers) {
-  const response = await app.request(`/v1/livemode-probe/${outcome}`, { method: 'POST', headers });
-  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+  const answer = await inProcessClient(app).call('POST', `/v1/livemode-probe/${outcome}`, { headers });
+  return { status: answer.status, json: answer.json as Record<string, unknown> };
 }
 
 describe('a route that never mentions livemode', () => {

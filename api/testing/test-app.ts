@@ -1,6 +1,7 @@
 import { type Config, parseConfig } from '../../shared/config.js';
 import { createLogger } from '../../shared/observability/logger.js';
 import { TEST_ADMIN_TOKEN } from '../../shared/testing/admin-token.js';
+import { inProcessClient } from '../../shared/testing/api-client.js';
 import type { TestDatabase } from '../../shared/testing/database.js';
 import { uniqueSuffix } from '../../shared/testing/database.js';
 import { createApp } from '../app.js';
@@ -8,7 +9,8 @@ import { createAppDeps } from '../deps.js';
 
 /**
  * The real app, in process, against a test file's own database and its own
- * queue prefix on the real Redis. `call` is a fetch-like helper returning the parsed JSON.
+ * queue prefix on the real Redis. It is an ApiClient (shared/testing/api-client.ts):
+ * `call(method, path, { body, headers, query })`.
  */
 export async function createTestApp(database: TestDatabase, overrides: Partial<Record<keyof Config, string>> = {}) {
   const config = parseConfig({
@@ -34,24 +36,7 @@ export async function createTestApp(database: TestDatabase, overrides: Partial<R
     isShuttingDown: () => false,
   });
   const app = createApp(deps);
-
-  async function call(method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}) {
-    const init: RequestInit = { method, headers: options.headers ?? {} };
-    if (options.body !== undefined) {
-      init.body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
-      init.headers = { 'content-type': 'application/json', ...options.headers };
-    }
-    const response = await app.request(path, init);
-    const text = await response.text();
-    let json: any;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: response.status, json, text, headers: response.headers };
-  }
-
+  const { call } = inProcessClient(app);
   const adminHeaders = { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' };
 
   return {

@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import type { ServiceProcess } from '../../e2e/harness/service.js';
 import { type StackOptions, startStack } from '../../e2e/harness/stack.js';
 import { parseConfig } from '../../shared/config.js';
+import { type HttpApiClient, httpClient } from '../../shared/testing/api-client.js';
 import type { TestDatabase } from '../../shared/testing/database.js';
 import { openQueueProducers, type QueueProducers } from '../../shared/wiring/queues.js';
 import { CpuMeter } from './cpu-meter.js';
@@ -22,6 +23,8 @@ export interface BenchContext {
   /** Environment of the API and workers (database, queue prefix, admin token, production timings). */
   env: Record<string, string>;
   api: ServiceProcess & { url: string };
+  /** Calls `api`, unchecked against the documents: the load generator shares the cores with what it measures. */
+  client: HttpApiClient;
   meter: CpuMeter;
   results: Results;
   /** The seeded platform, chains and users (harness/seed.ts). */
@@ -79,6 +82,7 @@ export async function openContext(options: BenchOptions, userCount: number): Pro
     database,
     env,
     api,
+    client: httpClient(api.url),
     meter,
     results: new Results(),
     load: (load, servingPid = api.pid) =>
@@ -95,6 +99,7 @@ export async function openContext(options: BenchOptions, userCount: number): Pro
     },
     log: (message) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`),
     async close() {
+      ctx.client.close();
       await stack.stop();
       redis.disconnect();
     },

@@ -1,20 +1,14 @@
 import { eq } from 'drizzle-orm';
-import { requestJsonUnchecked } from '../../e2e/harness/http.js';
 import { users as userRows } from '../../shared/db/schema/index.js';
 import type { ServiceUserId } from '../../shared/domain/ids.js';
+import type { ApiClient } from '../../shared/testing/api-client.js';
 import type { TestDatabase } from '../../shared/testing/database.js';
 import { storeCompletion } from '../../shared/testing/progress.js';
-import {
-  type ApiCall,
-  dataOf,
-  type SeededProvider,
-  seedProvider,
-  seedWorld as seedThroughApi,
-} from '../../shared/testing/world-seeder.js';
+import { type SeededProvider, seedProvider, seedWorld as seedThroughApi } from '../../shared/testing/world-seeder.js';
 
 /** What seeding needs of the bench context (declared here: context.ts imports this module). */
 export interface SeedContext {
-  api: { url: string };
+  client: ApiClient;
   database: TestDatabase;
 }
 
@@ -31,16 +25,10 @@ export const TASKS = 5;
 /** Event types of the seeded tasks: task i matches `step-<i % 3>`. */
 export const eventTypeOfTask = (task: number) => `step-${task % 3}`;
 
-/** The bench's requests as the seeder makes them: unchecked against the documents (the load shares the cores). */
-const apiCallOf =
-  (ctx: SeedContext): ApiCall =>
-  async (method, path, headers, body) =>
-    dataOf(method, path, await requestJsonUnchecked(ctx.api.url, method, path, { headers, body }));
-
 const JSON_CONTENT = { 'content-type': 'application/json' };
 
 export const createProvider = (ctx: SeedContext, type: 'platform' | 'advertiser', name: string): Promise<SeededProvider> =>
-  seedProvider(apiCallOf(ctx), type, name, JSON_CONTENT);
+  seedProvider(ctx.client, type, name, JSON_CONTENT);
 
 const chainBody = (platformId: string, advertiserId: string, chain: number) => ({
   platform_id: platformId,
@@ -68,7 +56,7 @@ const chainBody = (platformId: string, advertiserId: string, chain: number) => (
  */
 export async function seedWorld(ctx: SeedContext, userCount: number): Promise<BenchWorld> {
   const users = Array.from({ length: userCount }, (_, i) => `u-${i}`);
-  const world = await seedThroughApi(apiCallOf(ctx), {
+  const world = await seedThroughApi(ctx.client, {
     platforms: 1,
     advertisers: 1,
     name: (type) => `bench ${type}`,

@@ -1,5 +1,4 @@
 import { readSse } from '../../api/testing/sse-reader.js';
-import { requestJsonUnchecked } from '../../e2e/harness/http.js';
 import { pendingEvents } from '../../shared/db/schema/index.js';
 import type { BenchContext, Scenario } from '../harness/context.js';
 import { FLAT_BACKLOG_S, LAG_P99_BOUND_S, lagBuckets, quantileBound } from '../matching/lag.js';
@@ -95,18 +94,16 @@ async function liveLatency(ctx: BenchContext, worker: { pid: number; metricsUrl:
   const probes = (async () => {
     for (let i = 0; loading || i < 5; i++) {
       const user = `probe-${Date.now()}-${i}`;
-      await requestJsonUnchecked(ctx.api.url, 'POST', '/v1/users/register', {
+      await ctx.client.call('POST', '/v1/users/register', {
         headers: platform.headers,
         body: { platform_user_id: user },
       });
-      const read = await requestJsonUnchecked(ctx.api.url, 'GET', `/v1/quest-chains/active/${user}`, {
-        headers: platform.headers,
-      });
+      const read = await ctx.client.call('GET', `/v1/quest-chains/active/${user}`, { headers: platform.headers });
       const response = await fetch(`${ctx.api.url}/v1/live?${new URLSearchParams({ token: read.json.data.liveUpdates.token })}`);
       const stream = readSse(response.body!);
       try {
         await stream.nextEvent('ready');
-        const sent = await requestJsonUnchecked(ctx.api.url, 'POST', '/v1/events', {
+        const sent = await ctx.client.call('POST', '/v1/events', {
           headers: platform.headers,
           body: { user_id: user, event_type: 'step-0', timestamp: new Date(Date.UTC(2030, 0, 1) + i * 1000).toISOString() },
         });

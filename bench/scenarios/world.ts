@@ -13,7 +13,6 @@ import { nothingPending } from '../../shared/testing/progress.js';
 import { seededRandom } from '../../shared/testing/random.js';
 import type { BenchContext, Scenario } from '../harness/context.js';
 import { FLAT_BACKLOG_S, LAG_P99_BOUND_S, lagBuckets, quantileBound } from '../matching/lag.js';
-import { apiCallOf } from '../world/http-client.js';
 import { openWorldStack, type WorldStack } from '../world/world-stack.js';
 
 const MAX_OUTSTANDING_SENDS = 256;
@@ -67,7 +66,7 @@ export const world: Scenario = {
       ctx.log(
         `world: ${options.users} users, ${options.chains} chains, Zipf s=${options.zipfS} (top user ${(zipfHeadShare(options.users, options.zipfS, 1) * 100).toFixed(0)} % of events)`,
       );
-      const seeded = await seedProductionWorld(apiCallOf(stack.http), options, PROBES, ctx.log);
+      const seeded = await seedProductionWorld(stack.client, options, PROBES, ctx.log);
       await runWorld(ctx, stack, seeded);
     } finally {
       await stack.close();
@@ -355,10 +354,11 @@ function createTraffic(stack: WorldStack, seeded: SeededWorld, history: SampledH
     send(send: Send): { units: number; done: Promise<boolean> } {
       const headers = seeded.platforms[send.platformIndex]!.headers;
       const body = JSON.stringify(send.batched ? { events: send.events } : send.events[0]);
-      const done = stack.http.call('POST', send.batched ? '/v1/events/batch' : '/v1/events', headers, body).then((answer) => {
-        if (answer.status !== 200) throw new Error(`ingest answered ${answer.status}: ${answer.body.slice(0, 200)}`);
+      const path = send.batched ? '/v1/events/batch' : '/v1/events';
+      const done = stack.client.call('POST', path, { headers, body }).then((answer) => {
+        if (answer.status !== 200) throw new Error(`ingest answered ${answer.status}: ${answer.text.slice(0, 200)}`);
         if (!send.batched) traffic.singleMs.push(answer.ms);
-        const data = (JSON.parse(answer.body) as { data: any }).data;
+        const data = answer.json.data;
         const results: { event_id?: string; status: string }[] = send.batched ? data.results : [data];
         results.forEach((result, i) => {
           if (result.event_id === undefined) traffic.rejected += 1;
@@ -381,10 +381,10 @@ function createTraffic(stack: WorldStack, seeded: SeededWorld, history: SampledH
           const tag = etags.get(user.platformUserId);
           const headers = { ...seeded.platforms[user.platformIndex]!.headers, ...(tag ? { 'if-none-match': tag } : {}) };
           if (tag) reads.revalidations += 1;
-          const done = stack.http.call('GET', `/v1/quest-chains/active/${user.platformUserId}`, headers).then((answer) => {
+          const done = stack.client.call('GET', `/v1/quest-chains/active/${user.platformUserId}`, { headers }).then((answer) => {
             if (answer.status === 200) {
               reads.ok.push(answer.ms);
-              etags.set(user.platformUserId, String(answer.headers.etag));
+              etags.set(user.platformUserId, String(answer.headers.get('etag')));
             } else if (answer.status === 304) reads.notModified.push(answer.ms);
             else reads.failures += 1;
           });
@@ -402,10 +402,12 @@ function createTraffic(stack: WorldStack, seeded: SeededWorld, history: SampledH
         maxOutstanding: MAX_OUTSTANDING_READS,
         start: () => {
           const user = seeded.users[next++ % seeded.users.length]!;
-          const done = stack.http
-            .call('GET', `/v1/quest-chains/active/${user.platformUserId}`, seeded.platforms[user.platformIndex]!.headers)
+          const done = stack.client
+            .call('GET', `/v1/quest-chains/active/${user.platformUserId}`, {
+              headers: seeded.platforms[user.platformIndex]!.headers,
+            })
             .then((answer) => {
-              if (answer.status === 200) etags.set(user.platformUserId, String(answer.headers.etag));
+              if (answer.status === 200) etags.set(user.platformUserId, String(answer.headers.get('etag')));
             });
           return { units: 1, done };
         },

@@ -2,16 +2,17 @@ import { sql } from 'drizzle-orm';
 import { Redis } from 'ioredis';
 import type { ServiceProcess } from '../../e2e/harness/service.js';
 import { startStack } from '../../e2e/harness/stack.js';
+import { type HttpApiClient, httpClient } from '../../shared/testing/api-client.js';
 import type { TestDatabase } from '../../shared/testing/database.js';
 import { type BenchContext, benchStackOptions } from '../harness/context.js';
 import { CpuMeter } from '../harness/cpu-meter.js';
-import { createHttpClient, type HttpClient } from './http-client.js';
 
 export interface WorldStack {
   database: TestDatabase;
   api: ServiceProcess;
   worker: ServiceProcess & { metricsUrl: string };
-  http: HttpClient;
+  /** The load's client of `api` (unchecked: it shares the cores with what it measures). */
+  client: HttpApiClient;
   meter: CpuMeter;
   close(): Promise<void>;
 }
@@ -39,9 +40,9 @@ export async function openWorldStack(ctx: BenchContext): Promise<WorldStack> {
   });
   const { database } = stack;
   const redis = new Redis(stack.env.REDIS_URL!, { maxRetriesPerRequest: 1 });
-  const http = createHttpClient(stack.api.url, 256);
+  const client = httpClient(stack.api.url, { maxSockets: 256 });
   const close = async () => {
-    http.close();
+    client.close();
     // BENCH_KEEP_DB=1: the world's database stays (its name is logged), to look at its plans afterwards.
     const keepDatabase = Boolean(process.env.BENCH_KEEP_DB);
     await stack.stop({ keepDatabase });
@@ -53,7 +54,7 @@ export async function openWorldStack(ctx: BenchContext): Promise<WorldStack> {
     database,
     api: stack.api,
     worker: { ...worker, metricsUrl: `${worker.url}/metrics` },
-    http,
+    client,
     meter: new CpuMeter(database.db, database.name, redis),
     close,
   };

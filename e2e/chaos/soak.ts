@@ -20,8 +20,8 @@ import { nothingPending } from '../../shared/testing/progress.js';
 import { startPrivatePostgres } from '../harness/private-postgres.js';
 import { rssMb } from '../harness/proc-stats.js';
 import { startPrivateRedis } from '../harness/redis-server.js';
+import { quantile } from './harness/answers.js';
 import { newEvent } from './harness/event-load.js';
-import { quantile } from './harness/http.js';
 import { sleep } from './harness/scenario.js';
 import { openStack, type Stack } from './harness/stack.js';
 

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../../shared/db/project-root.js';
+import { type ApiClient, type HttpApiClient, httpClient } from '../../shared/testing/api-client.js';
 import { childProcessEnv } from '../../shared/testing/service-env.js';
 
 // The one way tests, the chaos suite and the benchmark start processes of the
@@ -32,6 +33,20 @@ export interface ServiceProcess {
   kill(): Promise<void>;
   /** `signal` (SIGTERM by default: waking a stopped process first, SIGKILL after 15 s), waited for; answers the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+const clients = new Map<string, HttpApiClient>();
+
+/**
+ * The client of one API (a process of the harness, or anything serving the
+ * API at `url`) that checks every answer against the documents it serves, as
+ * a stack's `call` does; one per URL, kept for the test run (its idle sockets
+ * hold nothing open).
+ */
+export function clientOf(service: { url: string }): ApiClient {
+  let client = clients.get(service.url);
+  if (!client) clients.set(service.url, (client = httpClient(service.url, { checkDocuments: true })));
+  return client;
 }
 
 /** A port nobody listens on right now. */

@@ -1,12 +1,12 @@
+import { type ApiClient, httpClient } from '../../shared/testing/api-client.js';
 import { createTestDatabase, type TestDatabase, uniqueSuffix } from '../../shared/testing/database.js';
 import { serviceEnv } from '../../shared/testing/service-env.js';
-import { type ApiCall, dataOf, seedProvider } from '../../shared/testing/world-seeder.js';
-import { requestJson } from './http.js';
+import { seedProvider } from '../../shared/testing/world-seeder.js';
 import { type ServiceKind, type ServiceProcess, startService } from './service.js';
 
 /** What a stack is made of; every part has the e2e tests' default. */
 export interface StackOptions {
-  /** API processes (default 1), the supervisor counted as one when `supervised`; `http` alternates between them. */
+  /** API processes (default 1), the supervisor counted as one when `supervised`; `call` alternates between them. */
   apiCount?: number;
   /** Worker processes started with the stack (default 1; beside a supervisor, default 0: it runs its own). */
   workerCount?: number;
@@ -38,7 +38,12 @@ export interface StackOptions {
   env?: Record<string, string>;
 }
 
-export interface Stack {
+/**
+ * A stack is an ApiClient (shared/testing/api-client.ts): `call` asks its
+ * APIs in turn, and checks every answer against the documents that API
+ * serves. A client of its own for one process: `httpClient(process.url)`.
+ */
+export interface Stack extends ApiClient {
   database: TestDatabase;
   /** The environment every process of the stack was started with. */
   env: Record<string, string>;
@@ -51,11 +56,6 @@ export interface Stack {
   processes: ServiceProcess[];
   /** Another worker, with `env` added to the stack's (WORKER_ROLES, say). */
   startWorker(env?: Record<string, string>): Promise<ServiceProcess>;
-  http(
-    method: string,
-    path: string,
-    options?: { body?: unknown; headers?: Record<string, string> },
-  ): Promise<{ status: number; json: any }>;
   createProvider(type: 'platform' | 'advertiser'): Promise<{ id: string; headers: Record<string, string> }>;
   /** Stops every process (SIGTERM) and drops the database unless `keepDatabase`. */
   stop(options?: { keepDatabase?: boolean }): Promise<void>;
@@ -97,10 +97,7 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
     return worker;
   };
   let turn = 0;
-  const http: Stack['http'] = (method, path, request = {}) =>
-    requestJson(stack.apis[turn++ % stack.apis.length]!.url, method, path, request);
-  const apiCall: ApiCall = async (method, path, headers, body) =>
-    dataOf(method, path, await http(method, path, { headers, body }));
+  const client = httpClient(() => stack.apis[turn++ % stack.apis.length]!.url, { checkDocuments: true });
 
   const stack: Stack = {
     database,
@@ -111,10 +108,11 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
     workers: [],
     processes,
     startWorker,
-    http,
-    createProvider: (type) => seedProvider(apiCall, type, `${type} ${label}`),
+    call: client.call,
+    createProvider: (type) => seedProvider(client, type, `${type} ${label}`),
     async stop(stopOptions = {}) {
       await Promise.all(processes.map((process) => process.stop('SIGTERM')));
+      client.close();
       if (stopOptions.keepDatabase) await database.close();
       else await database.drop();
     },

@@ -2,8 +2,8 @@ import { adminHeaders } from '../../shared/testing/admin-token.js';
 import type { Stack } from '../harness/stack.js';
 
 /** A chain of one task, done by one `play` event, open from 2020 to 2099: the smallest change a read can show. */
-export async function createPlayChain(stack: Pick<Stack, 'http'>, platformId: string, advertiserId: string): Promise<string> {
-  const chain = await stack.http('POST', '/admin/v1/quest-chains', {
+export async function createPlayChain(stack: Pick<Stack, 'call'>, platformId: string, advertiserId: string): Promise<string> {
+  const chain = await stack.call('POST', '/admin/v1/quest-chains', {
     headers: adminHeaders,
     body: {
       platform_id: platformId,

@@ -4,6 +4,7 @@ import { senderUserId } from '../../shared/domain/ids.js';
 import { type ChainRules, computeCompletions } from '../../shared/domain/progress.js';
 import { parseUtcTimestamp } from '../../shared/domain/timestamp.js';
 import { adminHeaders } from '../../shared/testing/admin-token.js';
+import type { ApiClient } from '../../shared/testing/api-client.js';
 import type { TestDatabase } from '../../shared/testing/database.js';
 import { nothingPending } from '../../shared/testing/progress.js';
 import type { SeededRandom } from '../../shared/testing/random.js';
@@ -51,11 +52,11 @@ export const MODEL_CHAINS = [
   },
 ] as const;
 
-/** The model chains created through the admin API (any caller with `http`: the e2e stack, the chaos suite). */
-export async function createModelChains(stack: Pick<Stack, 'http'>, platformId: string, advertiserId: string) {
+/** The model chains created through the admin API (any ApiClient: the e2e stack, the chaos suite's client). */
+export async function createModelChains(stack: ApiClient, platformId: string, advertiserId: string) {
   const created: { id: string; taskIds: string[]; rules: ChainRules }[] = [];
   for (const chain of MODEL_CHAINS) {
-    const answer = await stack.http('POST', '/admin/v1/quest-chains', {
+    const answer = await stack.call('POST', '/admin/v1/quest-chains', {
       headers: adminHeaders,
       body: wireChainBody(chain, platformId, advertiserId, 5),
     });
@@ -127,11 +128,11 @@ export async function sendAll(stack: Stack, headers: Record<string, string>, sen
     while (next < chunks.length) {
       const chunk = chunks[next++]!;
       if (chunk.length === 1) {
-        const answer = await stack.http('POST', '/v1/events', { headers, body: chunk[0] });
+        const answer = await stack.call('POST', '/v1/events', { headers, body: chunk[0] });
         if (answer.status !== 200) throw new Error(`event rejected: ${JSON.stringify(answer.json)}`);
         record(chunk[0]!, answer.json.data.event_id);
       } else {
-        const answer = await stack.http('POST', '/v1/events/batch', { headers, body: { events: chunk } });
+        const answer = await stack.call('POST', '/v1/events/batch', { headers, body: { events: chunk } });
         if (answer.status !== 200) throw new Error(`batch rejected: ${JSON.stringify(answer.json)}`);
         answer.json.data.results.forEach((result: { event_id: string; status: string }, index: number) => {
           if (result.status === 'rejected') throw new Error(`item rejected: ${JSON.stringify(result)}`);

@@ -11,13 +11,13 @@ import type { Stack } from '../harness/stack.js';
 export type Provider = { id: string; headers: Record<string, string> };
 
 export async function createEndpoint(stack: Stack, provider: Provider, receiver: WebhookReceiver) {
-  const answer = await stack.http('POST', '/v1/webhook-endpoints', { headers: provider.headers, body: { url: receiver.url } });
+  const answer = await stack.call('POST', '/v1/webhook-endpoints', { headers: provider.headers, body: { url: receiver.url } });
   expect(answer.status, JSON.stringify(answer.json)).toBe(200);
   return answer.json.data as { id: string; secret: string };
 }
 
 export async function createChain(stack: Stack, platform: Provider, advertiser: Provider, events: string[]) {
-  const answer = await stack.http('POST', '/admin/v1/quest-chains', {
+  const answer = await stack.call('POST', '/admin/v1/quest-chains', {
     headers: adminHeaders,
     body: chainBody(platform.id, advertiser.id, { tasks: events.map((event) => ({ event })) }),
   });
@@ -29,7 +29,7 @@ export async function createChain(stack: Stack, platform: Provider, advertiser: 
 }
 
 export async function registerUser(stack: Stack, platform: Provider, platformUserId: string) {
-  const answer = await stack.http('POST', '/v1/users/register', {
+  const answer = await stack.call('POST', '/v1/users/register', {
     headers: platform.headers,
     body: { platform_user_id: platformUserId },
   });
@@ -43,12 +43,12 @@ export async function linkUser(
   platformUserId: string,
   advertiserUserId: string,
 ) {
-  const started = await stack.http('POST', '/v1/account-links', {
+  const started = await stack.call('POST', '/v1/account-links', {
     headers: platform.headers,
     body: { platform_user_id: platformUserId, advertiser_id: advertiser.id },
   });
   expect(started.status, JSON.stringify(started.json)).toBe(200);
-  const done = await stack.http('POST', '/v1/account-links/complete', {
+  const done = await stack.call('POST', '/v1/account-links/complete', {
     headers: advertiser.headers,
     body: { connection_token: started.json.data.connection_token, advertiser_user_id: advertiserUserId },
   });
@@ -56,7 +56,7 @@ export async function linkUser(
 }
 
 export async function sendBatch(stack: Stack, provider: Provider, events: object[]) {
-  const answer = await stack.http('POST', '/v1/events/batch', { headers: provider.headers, body: { events } });
+  const answer = await stack.call('POST', '/v1/events/batch', { headers: provider.headers, body: { events } });
   expect(answer.status, JSON.stringify(answer.json)).toBe(200);
 }
 

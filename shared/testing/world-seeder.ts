@@ -1,22 +1,16 @@
 import type { ProviderType } from '../domain/permissions.js';
 import { adminHeaders } from './admin-token.js';
+import type { ApiClient } from './api-client.js';
 
 // The one seeder of a running service's world, through its API as integrators
 // would: providers with a credential each, chains (admin API), registered
 // users. The e2e stack, the chaos suite and the benchmark's two worlds use it,
-// each with its own names, chains, users and HTTP client.
+// each with its own names, chains, users and client.
 
-/** One JSON call to the API: answers the `data` of a 200, throws on anything else. */
-export type ApiCall = (method: string, path: string, headers: Record<string, string>, body: unknown) => Promise<any>;
-
-/** The `data` of a 200 answer for an ApiCall; any other status throws, naming the call and what came back. */
-export function dataOf(
-  method: string,
-  path: string,
-  answer: { status: number; json?: any },
-  described: () => string = () => JSON.stringify(answer.json),
-): any {
-  if (answer.status !== 200) throw new Error(`${method} ${path} answered ${answer.status}: ${described()}`);
+/** Calls the API and answers the `data` of a 200; any other status throws, naming the call and what came back. */
+async function callForData(client: ApiClient, method: string, path: string, headers: Record<string, string>, body: unknown) {
+  const answer = await client.call(method, path, { headers, body });
+  if (answer.status !== 200) throw new Error(`${method} ${path} answered ${answer.status}: ${answer.error ?? answer.text}`);
   return answer.json.data;
 }
 
@@ -28,13 +22,13 @@ export interface SeededProvider {
 
 /** A provider and a fresh credential of it. `extraHeaders` join its headers (a raw client's JSON content type). */
 export async function seedProvider(
-  call: ApiCall,
+  client: ApiClient,
   type: ProviderType,
   name: string,
   extraHeaders: Record<string, string> = {},
 ): Promise<SeededProvider> {
-  const provider = await call('POST', '/admin/v1/providers', adminHeaders, { type, name });
-  const credential = await call('POST', `/admin/v1/providers/${provider.id}/credentials`, adminHeaders, {});
+  const provider = await callForData(client, 'POST', '/admin/v1/providers', adminHeaders, { type, name });
+  const credential = await callForData(client, 'POST', `/admin/v1/providers/${provider.id}/credentials`, adminHeaders, {});
   return { id: provider.id, headers: { ...extraHeaders, 'x-api-key': credential.key, 'x-api-secret': credential.secret } };
 }
 
@@ -68,17 +62,17 @@ export interface SeededWorld<Kept> {
   userIds: string[];
 }
 
-export async function seedWorld<Kept extends object>(call: ApiCall, plan: WorldPlan<Kept>): Promise<SeededWorld<Kept>> {
+export async function seedWorld<Kept extends object>(client: ApiClient, plan: WorldPlan<Kept>): Promise<SeededWorld<Kept>> {
   const providers = async (type: ProviderType, count: number) => {
     const made: SeededProvider[] = [];
-    for (let i = 0; i < count; i += 1) made.push(await seedProvider(call, type, plan.name(type, i), plan.providerHeaders));
+    for (let i = 0; i < count; i += 1) made.push(await seedProvider(client, type, plan.name(type, i), plan.providerHeaders));
     return made;
   };
   const platforms = await providers('platform', plan.platforms);
   const advertisers = await providers('advertiser', plan.advertisers);
   const chains: SeededWorld<Kept>['chains'] = [];
   for (const chain of plan.chains(platforms, advertisers)) {
-    const created = await call('POST', '/admin/v1/quest-chains', adminHeaders, chain.body);
+    const created = await callForData(client, 'POST', '/admin/v1/quest-chains', adminHeaders, chain.body);
     chains.push({
       ...chain.kept,
       id: created.quest_chain.id,
@@ -93,7 +87,9 @@ export async function seedWorld<Kept extends object>(call: ApiCall, plan: WorldP
         const index = next++;
         const { platformIndex, platformUserId } = plan.users[index]!;
         userIds[index] = (
-          await call('POST', '/v1/users/register', platforms[platformIndex]!.headers, { platform_user_id: platformUserId })
+          await callForData(client, 'POST', '/v1/users/register', platforms[platformIndex]!.headers, {
+            platform_user_id: platformUserId,
+          })
         ).user_id;
       }
     }),

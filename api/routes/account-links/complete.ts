@@ -1,11 +1,9 @@
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
 import { completeAccountLink } from '../../../core/account-links/complete-account-link.js';
 import { senderUserId } from '../../../shared/domain/ids.js';
-import type { AppEnv } from '../../app-env.js';
-import { requireOperation } from '../../auth/authenticate.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../http/body-guard.js';
 import { errorResponses, ok } from '../../http/envelope.js';
-import { apiKeySecurity } from '../../http/security.js';
+import { defineRoute } from '../route-entry.js';
 import { completeLinkResponseSchema, completeLinkSchema, toCompletedLinkResponse } from './schema.js';
 
 const route = createRoute({
@@ -21,17 +19,18 @@ const route = createRoute({
     '(even after expiry), or the two accounts are already linked. 409: the token was used for another id, the id is linked to another',
     'user of the platform, or the user is linked to another id of yours.',
   ].join(' '),
-  security: apiKeySecurity,
-  middleware: [requireOperation('completeAccountLink'), jsonBodyGuard(SINGLE_BODY_LIMIT)] as const,
+  middleware: [jsonBodyGuard(SINGLE_BODY_LIMIT)] as const,
   request: { body: { content: { 'application/json': { schema: completeLinkSchema } }, required: true } },
   responses: {
     200: { description: 'The link.', content: { 'application/json': { schema: completeLinkResponseSchema } } },
-    ...errorResponses(400, 401, 403, 409, 413, 415, 500),
+    ...errorResponses(400, 409, 413, 415, 500),
   },
 });
 
-export function registerCompleteAccountLink(app: OpenAPIHono<AppEnv>) {
-  app.openapi(route, async (c) => {
+export const completeAccountLinkRoute = defineRoute({
+  access: { operation: 'completeAccountLink' },
+  route,
+  handler: async (c) => {
     const { deps, caller } = c.var;
     const body = c.req.valid('json');
     const link = await completeAccountLink(deps, {
@@ -40,5 +39,5 @@ export function registerCompleteAccountLink(app: OpenAPIHono<AppEnv>) {
       advertiserUserId: senderUserId(body.advertiser_user_id),
     });
     return ok(c, toCompletedLinkResponse(link));
-  });
-}
+  },
+});

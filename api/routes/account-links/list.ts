@@ -1,11 +1,9 @@
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
 import { listAccountLinks } from '../../../core/account-links/list-account-links.js';
 import { senderUserId } from '../../../shared/domain/ids.js';
-import type { AppEnv } from '../../app-env.js';
-import { requireOperation } from '../../auth/authenticate.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { toPageRequest } from '../../http/pagination.js';
-import { apiKeySecurity } from '../../http/security.js';
+import { defineRoute } from '../route-entry.js';
 import { platformUserIdParams } from '../shared-shapes.js';
 import { linksPageQuery, listLinksResponseSchema, toLinksResponse } from './schema.js';
 
@@ -17,17 +15,17 @@ const route = createRoute({
   summary: "List a user's advertiser links (platform)",
   description:
     'Platform credentials (`account_links:write`, the permission that starts links). An unknown user, like a user of another platform, has `links: []`.',
-  security: apiKeySecurity,
-  middleware: [requireOperation('listAccountLinks')] as const,
   request: { params: platformUserIdParams, query: linksPageQuery },
   responses: {
     200: { description: "The user's links, oldest first.", content: { 'application/json': { schema: listLinksResponseSchema } } },
-    ...errorResponses(400, 401, 403, 500),
+    ...errorResponses(400, 500),
   },
 });
 
-export function registerListAccountLinks(app: OpenAPIHono<AppEnv>) {
-  app.openapi(route, async (c) => {
+export const listAccountLinksRoute = defineRoute({
+  access: { operation: 'listAccountLinks' },
+  route,
+  handler: async (c) => {
     const { deps, caller } = c.var;
     const links = await listAccountLinks(deps, {
       platformId: caller.providerId,
@@ -36,5 +34,5 @@ export function registerListAccountLinks(app: OpenAPIHono<AppEnv>) {
       page: toPageRequest(c.req.valid('query')),
     });
     return ok(c, toLinksResponse(links));
-  });
-}
+  },
+});

@@ -1,11 +1,9 @@
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
 import { ingestEvents, type ProviderEvent } from '../../../core/events/ingest-events.js';
-import type { AppEnv } from '../../app-env.js';
-import { requireOperation } from '../../auth/authenticate.js';
 import { BATCH_BODY_LIMIT, jsonBodyGuard } from '../../http/body-guard.js';
 import { errorResponses, ok } from '../../http/envelope.js';
-import { apiKeySecurity } from '../../http/security.js';
 import { describeValidationFailure } from '../../http/validation-errors.js';
+import { defineRoute } from '../route-entry.js';
 import {
   type BatchItemResult,
   batchRequestSchema,
@@ -25,17 +23,18 @@ const route = createRoute({
   summary: 'Record up to 500 events in one call',
   description:
     'Each item is validated and deduplicated on its own; `data.results[i]` answers item i: `received`, `duplicate` or `rejected` with the reason. 400 only when the envelope itself is wrong.',
-  security: apiKeySecurity,
-  middleware: [requireOperation('writeEvents'), jsonBodyGuard(BATCH_BODY_LIMIT)] as const,
+  middleware: [jsonBodyGuard(BATCH_BODY_LIMIT)] as const,
   request: { body: { content: { 'application/json': { schema: batchRequestSchema } }, required: true } },
   responses: {
     200: { description: 'Per-item results in input order.', content: { 'application/json': { schema: batchResponseSchema } } },
-    ...errorResponses(400, 401, 403, 413, 415, 500),
+    ...errorResponses(400, 413, 415, 500),
   },
 });
 
-export function registerSendEventBatch(app: OpenAPIHono<AppEnv>) {
-  app.openapi(route, async (c) => {
+export const sendEventBatchRoute = defineRoute({
+  access: { operation: 'writeEvents' },
+  route,
+  handler: async (c) => {
     const { events } = c.req.valid('json');
     const { deps, caller } = c.var;
     const results: BatchItemResult[] = new Array(events.length);
@@ -55,5 +54,5 @@ export function registerSendEventBatch(app: OpenAPIHono<AppEnv>) {
     });
     for (const item of results) deps.metrics.countEvents(item.status);
     return ok(c, toBatchResponse(results));
-  });
-}
+  },
+});

@@ -1,20 +1,18 @@
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import { findUserId } from '../../../core/live/live-streams.js';
 import { type ServiceUserId, senderUserId } from '../../../shared/domain/ids.js';
-import type { AppEnv } from '../../app-env.js';
 import { errorResponses } from '../../http/envelope.js';
 import { AppError } from '../../http/errors.js';
 import { runLiveSession } from '../../live/session.js';
 import type { StreamCapReached, StreamCaps } from '../../live/stream-registry.js';
+import { defineRoute } from '../route-entry.js';
 import { liveQuerySchema, liveStreamDescription, liveStreamExample, parseSince, SINCE_RULE } from './schema.js';
 
 const route = createRoute({
   method: 'get',
   path: '/v1/live',
   operationId: 'streamLiveUpdates',
-  // No API headers: the token in the query is the credential (it is safe in a browser).
-  security: [],
   tags: ['Live updates'],
   summary: "Stream a user's progress changes (Server-Sent Events)",
   description: liveStreamDescription,
@@ -28,8 +26,10 @@ const route = createRoute({
   },
 });
 
-export function registerLiveStream(app: OpenAPIHono<AppEnv>) {
-  app.openapi(route, async (c) => {
+export const streamLiveUpdatesRoute = defineRoute({
+  access: 'live-token',
+  route,
+  handler: async (c) => {
     const { deps } = c.var;
     const query = c.req.valid('query');
     const scope = query.token ? deps.liveTokens.verify(query.token) : null;
@@ -59,8 +59,8 @@ export function registerLiveStream(app: OpenAPIHono<AppEnv>) {
     return streamSSE(c, (stream) =>
       runLiveSession(stream, { hub: deps.liveHub, db: deps.db, logger: deps.logger, scope, ticket, userId, since }),
     );
-  });
-}
+  },
+});
 
 const capWording: Record<StreamCapReached, (caps: StreamCaps) => string> = {
   user: (caps) => `this user already has ${caps.perUser} open streams (close one first)`,

@@ -1,12 +1,10 @@
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
 import { claimReward } from '../../../core/rewards/claim-reward.js';
 import { parseOffsetTimestamp } from '../../../shared/domain/chain-timestamp.js';
 import { senderUserId } from '../../../shared/domain/ids.js';
-import type { AppEnv } from '../../app-env.js';
-import { requireOperation } from '../../auth/authenticate.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../http/body-guard.js';
 import { errorResponses, ok } from '../../http/envelope.js';
-import { apiKeySecurity } from '../../http/security.js';
+import { defineRoute } from '../route-entry.js';
 import { claimResponseSchema, claimRewardSchema, toClaimResultResponse } from './schema.js';
 
 const route = createRoute({
@@ -21,17 +19,18 @@ const route = createRoute({
     '409 when not claimable yet (task or chain not completed, chain without a reward); 400 for an unknown user, task or chain.',
     'Rewards of chains that have since been paused or ended stay claimable.',
   ].join(' '),
-  security: apiKeySecurity,
-  middleware: [requireOperation('claimReward'), jsonBodyGuard(SINGLE_BODY_LIMIT)] as const,
+  middleware: [jsonBodyGuard(SINGLE_BODY_LIMIT)] as const,
   request: { body: { content: { 'application/json': { schema: claimRewardSchema } }, required: true } },
   responses: {
     200: { description: 'The claim.', content: { 'application/json': { schema: claimResponseSchema } } },
-    ...errorResponses(400, 401, 403, 409, 413, 415, 500),
+    ...errorResponses(400, 409, 413, 415, 500),
   },
 });
 
-export function registerClaimReward(app: OpenAPIHono<AppEnv>) {
-  app.openapi(route, async (c) => {
+export const claimRewardRoute = defineRoute({
+  access: { operation: 'claimReward' },
+  route,
+  handler: async (c) => {
     const { deps, caller } = c.var;
     const body = c.req.valid('json');
     const target = body.task_id !== undefined ? { taskId: body.task_id } : { chainId: body.quest_chain_id! };
@@ -43,5 +42,5 @@ export function registerClaimReward(app: OpenAPIHono<AppEnv>) {
       ...target,
     });
     return ok(c, toClaimResultResponse(claim));
-  });
-}
+  },
+});

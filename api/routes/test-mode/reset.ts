@@ -1,9 +1,7 @@
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
 import { resetTestData } from '../../../core/test-mode/reset-test-data.js';
-import type { AppEnv } from '../../app-env.js';
-import { requireOperation } from '../../auth/authenticate.js';
 import { errorResponses, ok } from '../../http/envelope.js';
-import { apiKeySecurity } from '../../http/security.js';
+import { defineRoute } from '../route-entry.js';
 import { resetResponseSchema, toResetResponse } from './schema.js';
 
 const route = createRoute({
@@ -14,18 +12,18 @@ const route = createRoute({
   summary: "Delete your test mode's data",
   description:
     'Test credentials only (`pk_test_…`, `events:write`); a live credential answers 403 `test_mode_only` and nothing is touched. Deletes every user, event, completion, link, claim, webhook endpoint (with its messages) and backtest of your test mode, in one transaction; test chains stay, their budgets and caps counted from zero again (prize stock is not restored). Live data is never touched. See docs/test-mode.md.',
-  security: apiKeySecurity,
-  middleware: [requireOperation('resetTestData')] as const,
   responses: {
     200: { description: 'What was deleted.', content: { 'application/json': { schema: resetResponseSchema } } },
-    ...errorResponses(401, 403, 500),
+    ...errorResponses(500),
   },
 });
 
-export function registerResetTestData(app: OpenAPIHono<AppEnv>) {
-  app.openapi(route, async (c) => {
+export const resetTestDataRoute = defineRoute({
+  access: { operation: 'resetTestData' },
+  route,
+  handler: async (c) => {
     const { deps, caller } = c.var;
     const deleted = await resetTestData(deps, { twinProviderId: caller.providerId });
     return ok(c, toResetResponse(deleted));
-  });
-}
+  },
+});

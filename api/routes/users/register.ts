@@ -1,11 +1,9 @@
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
 import { registerUser } from '../../../core/users/register-user.js';
 import { senderUserId } from '../../../shared/domain/ids.js';
-import type { AppEnv } from '../../app-env.js';
-import { requireOperation } from '../../auth/authenticate.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../http/body-guard.js';
 import { errorResponses, ok } from '../../http/envelope.js';
-import { apiKeySecurity } from '../../http/security.js';
+import { defineRoute } from '../route-entry.js';
 import { registerUserResponseSchema, registerUserSchema, toRegisteredUserResponse } from './schema.js';
 
 const route = createRoute({
@@ -16,17 +14,18 @@ const route = createRoute({
   summary: 'Register a platform user (idempotent)',
   description:
     'Platform credentials (`users:register`). Creates the service-side user, or returns the existing one with `already_exists: true` (the stored user is not changed).',
-  security: apiKeySecurity,
-  middleware: [requireOperation('registerUser'), jsonBodyGuard(SINGLE_BODY_LIMIT)] as const,
+  middleware: [jsonBodyGuard(SINGLE_BODY_LIMIT)] as const,
   request: { body: { content: { 'application/json': { schema: registerUserSchema } }, required: true } },
   responses: {
     200: { description: 'The registered user.', content: { 'application/json': { schema: registerUserResponseSchema } } },
-    ...errorResponses(400, 401, 403, 413, 415, 500),
+    ...errorResponses(400, 413, 415, 500),
   },
 });
 
-export function registerRegisterUser(app: OpenAPIHono<AppEnv>) {
-  app.openapi(route, async (c) => {
+export const registerUserRoute = defineRoute({
+  access: { operation: 'registerUser' },
+  route,
+  handler: async (c) => {
     const body = c.req.valid('json');
     const { deps, caller } = c.var;
     const user = await registerUser(deps, {
@@ -36,5 +35,5 @@ export function registerRegisterUser(app: OpenAPIHono<AppEnv>) {
       userMetadata: body.user_metadata,
     });
     return ok(c, toRegisteredUserResponse(user));
-  });
-}
+  },
+});

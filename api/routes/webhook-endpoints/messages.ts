@@ -1,10 +1,8 @@
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
 import { listMessages } from '../../../core/webhooks/messages.js';
-import type { AppEnv } from '../../app-env.js';
-import { requireOperation } from '../../auth/authenticate.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { toPageRequest } from '../../http/pagination.js';
-import { apiKeySecurity } from '../../http/security.js';
+import { defineRoute } from '../route-entry.js';
 import { endpointParams, listMessagesResponseSchema, messagesQuery, toMessagesResponse } from './schema.js';
 
 const route = createRoute({
@@ -15,17 +13,17 @@ const route = createRoute({
   summary: "An endpoint's delivery log",
   description:
     'Platform or advertiser credentials (`webhooks:manage`). Messages newest first, each with every attempt (time, HTTP status or error, duration). `pending`: not delivered yet, retries scheduled; `delivered`: a 2xx came within 10 s; `failed`: every scheduled attempt failed.',
-  security: apiKeySecurity,
-  middleware: [requireOperation('manageWebhooks')] as const,
   request: { params: endpointParams, query: messagesQuery },
   responses: {
     200: { description: 'A page of messages.', content: { 'application/json': { schema: listMessagesResponseSchema } } },
-    ...errorResponses(400, 401, 403, 404, 500),
+    ...errorResponses(400, 404, 500),
   },
 });
 
-export function registerListWebhookMessages(app: OpenAPIHono<AppEnv>) {
-  app.openapi(route, async (c) => {
+export const listWebhookMessagesRoute = defineRoute({
+  access: { operation: 'manageWebhooks' },
+  route,
+  handler: async (c) => {
     const { deps, caller } = c.var;
     const query = c.req.valid('query');
     const page = await listMessages(deps, {
@@ -35,5 +33,5 @@ export function registerListWebhookMessages(app: OpenAPIHono<AppEnv>) {
       page: toPageRequest(query),
     });
     return ok(c, toMessagesResponse(page));
-  });
-}
+  },
+});

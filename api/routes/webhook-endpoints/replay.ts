@@ -1,10 +1,8 @@
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
 import { replayMessage } from '../../../core/webhooks/messages.js';
-import type { AppEnv } from '../../app-env.js';
-import { requireOperation } from '../../auth/authenticate.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { AppError } from '../../http/errors.js';
-import { apiKeySecurity } from '../../http/security.js';
+import { defineRoute } from '../route-entry.js';
 import { messageParams, replayResponseSchema } from './schema.js';
 
 const route = createRoute({
@@ -15,17 +13,17 @@ const route = createRoute({
   summary: 'Send a message again now',
   description:
     'Platform or advertiser credentials (`webhooks:manage`). Queues one more attempt now, with the same message id, whatever the status; the attempt appears in the log. 503 when the delivery queue is unreachable (try again).',
-  security: apiKeySecurity,
-  middleware: [requireOperation('manageWebhooks')] as const,
   request: { params: messageParams },
   responses: {
     200: { description: 'The attempt is queued.', content: { 'application/json': { schema: replayResponseSchema } } },
-    ...errorResponses(400, 401, 403, 404, 500, 503),
+    ...errorResponses(400, 404, 500, 503),
   },
 });
 
-export function registerReplayWebhookMessage(app: OpenAPIHono<AppEnv>) {
-  app.openapi(route, async (c) => {
+export const replayWebhookMessageRoute = defineRoute({
+  access: { operation: 'manageWebhooks' },
+  route,
+  handler: async (c) => {
     const { deps, caller } = c.var;
     const params = c.req.valid('param');
     const { queued } = await replayMessage(deps, {
@@ -35,5 +33,5 @@ export function registerReplayWebhookMessage(app: OpenAPIHono<AppEnv>) {
     });
     if (!queued) throw new AppError('unavailable', 'The delivery queue is unreachable; try again');
     return ok(c, { id: params.message_id, queued: true as const });
-  });
-}
+  },
+});

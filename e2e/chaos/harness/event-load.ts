@@ -1,6 +1,6 @@
+import type { ApiAnswer, ApiClient } from '../../../shared/testing/api-client.js';
 import type { SeededRandom } from '../../../shared/testing/random.js';
 import type { EventBody, History } from './history.js';
-import type { Answer, HttpClient } from './http.js';
 import type { Tenant } from './world.js';
 
 /** One request's outcome, for latency and status figures. */
@@ -62,12 +62,12 @@ const respelled = (body: EventBody): EventBody => ({ ...body, timestamp: body.ti
 
 /** Sends events as one call (single or batch) and records every item's outcome in the history. */
 export async function sendEvents(
-  client: HttpClient,
+  client: ApiClient,
   history: History,
   tenant: Tenant,
   bodies: EventBody[],
   samples?: Sample[],
-): Promise<Answer> {
+): Promise<ApiAnswer> {
   const now = Date.now();
   const entries = bodies.map((body) => history.add(tenant.id, body, now));
   const single = bodies.length === 1;
@@ -98,7 +98,7 @@ export async function sendEvents(
  * lands in `history` and `samples`. Open loop within `maxInFlight`: a slow or
  * absent API does not lower the offered rate, it only defers events.
  */
-export function driveEvents(client: HttpClient, history: History, tenant: Tenant, random: SeededRandom, shape: LoadShape) {
+export function driveEvents(client: ApiClient, history: History, tenant: Tenant, random: SeededRandom, shape: LoadShape) {
   const samples: Sample[] = [];
   const maxInFlight = shape.maxInFlight ?? 32;
   let inFlight = 0;
@@ -158,7 +158,7 @@ export function driveEvents(client: HttpClient, history: History, tenant: Tenant
  * no 200 (in batches), up to `rounds` times, so an event is left
  * indeterminate only if the API never answered it at all.
  */
-export async function retryUnacknowledged(client: HttpClient, history: History, tenants: Tenant[], rounds = 3): Promise<void> {
+export async function retryUnacknowledged(client: ApiClient, history: History, tenants: Tenant[], rounds = 3): Promise<void> {
   for (let round = 0; round < rounds; round += 1) {
     const left = history.unacknowledged().filter((event) => event.rejected.length === 0);
     if (left.length === 0) return;

@@ -6,7 +6,8 @@
  * once it sends, sends until SIGTERM, then prints its answers' statuses as
  * one JSON line.
  */
-import { httpClient } from './http.js';
+import { httpClient } from '../../../shared/testing/api-client.js';
+import { LOAD_CLIENT } from './answers.js';
 
 const options = JSON.parse(process.argv[2] ?? '{}') as {
   url: string;
@@ -14,7 +15,7 @@ const options = JSON.parse(process.argv[2] ?? '{}') as {
   localAddress: string;
   knownKey: string;
 };
-const client = httpClient(() => options.url, { localAddress: options.localAddress, maxSockets: options.connections });
+const client = httpClient(options.url, { ...LOAD_CLIENT, localAddress: options.localAddress, maxSockets: options.connections });
 const statuses: Record<string, number> = {};
 let flooding = true;
 let lane = 0;

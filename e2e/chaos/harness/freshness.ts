@@ -2,9 +2,9 @@ import { inArray } from 'drizzle-orm';
 import type { Database } from '../../../shared/db/client.js';
 import { users } from '../../../shared/db/schema/index.js';
 import { senderUserId } from '../../../shared/domain/ids.js';
+import type { ApiClient } from '../../../shared/testing/api-client.js';
 import type { SeededRandom } from '../../../shared/testing/random.js';
 import { openLoop } from '../../support/world/open-loop.js';
-import type { HttpClient } from './http.js';
 import type { Tenant } from './world.js';
 
 /** A read may show an older state than Postgres holds for this long after the change (and after its fault cleared). */
@@ -79,7 +79,8 @@ export interface Freshness {
  */
 export function watchFreshness(options: {
   db: () => Database;
-  client: HttpClient;
+  /** The client that reads from the API at a base URL. */
+  clientOf: (api: string) => ApiClient;
   /** Base URLs of every API; reads go round-robin over them (a balancer without health checks). */
   apis: () => string[];
   followed: FollowedUser[];
@@ -87,7 +88,7 @@ export function watchFreshness(options: {
   faults: FaultLog;
   random: SeededRandom;
 }) {
-  const { client, followed, faults, random } = options;
+  const { clientOf, followed, faults, random } = options;
   const ids = followed.map((user) => senderUserId(user.platformUserId));
   const changes = new Map<string, Change[]>();
   const reads: Read[] = [];
@@ -119,15 +120,15 @@ export function watchFreshness(options: {
   async function read(user: FollowedUser, api: string): Promise<void> {
     const known = held.get(user.platformUserId);
     const startedAt = Date.now();
-    const answer = await client.call('GET', `${api}/v1/quest-chains/active/${encodeURIComponent(user.platformUserId)}`, {
+    const answer = await clientOf(api).call('GET', `/v1/quest-chains/active/${encodeURIComponent(user.platformUserId)}`, {
       headers: { ...user.tenant.headers, ...(known ? { 'if-none-match': known.etag } : {}) },
     });
     if (answer.status === 304 && known) {
       reads.push({ user: user.platformUserId, startedAt, shownMs: known.shownMs });
-    } else if (answer.status === 200 && 'json' in answer) {
+    } else if (answer.status === 200) {
       const baseline: string | null = answer.json.data.liveUpdates.baselineTimestamp;
       const shownMs = baseline === null ? null : Date.parse(baseline);
-      held.set(user.platformUserId, { etag: String(answer.headers.etag), shownMs });
+      held.set(user.platformUserId, { etag: String(answer.headers.get('etag')), shownMs });
       reads.push({ user: user.platformUserId, startedAt, shownMs });
     } else unanswered.set(answer.status, (unanswered.get(answer.status) ?? 0) + 1);
   }

@@ -1,8 +1,8 @@
 import { count, eq, lte, max } from 'drizzle-orm';
 import type { Database } from '../../../shared/db/client.js';
 import { pendingEvents } from '../../../shared/db/schema/index.js';
+import { quantile } from './answers.js';
 import type { History } from './history.js';
-import { quantile } from './http.js';
 
 /** The newest `received_at` among the events waiting for the matcher right now (null: none waits). */
 export async function pendingHorizon(db: Database): Promise<bigint | null> {

@@ -1,11 +1,11 @@
+import type { ApiClient } from '../../../shared/testing/api-client.js';
 import type { EventSource } from '../../support/world/event-source.js';
 import { type OpenLoopResult, openLoop } from '../../support/world/open-loop.js';
 import type { WorldOptions } from '../../support/world/world-options.js';
 import { type SeededWorld, seedProductionWorld } from '../../support/world/world-seed.js';
 import { type Sample, sendEvents } from './event-load.js';
 import type { History } from './history.js';
-import type { HttpClient } from './http.js';
-import { apiCallOf, type Tenant } from './world.js';
+import type { Tenant } from './world.js';
 
 // Sends open past this many calls are dropped and counted (the benchmark's bound): an overloaded service shows as a shortfall.
 const MAX_OUTSTANDING_SENDS = 256;
@@ -16,11 +16,11 @@ const MAX_OUTSTANDING_SENDS = 256;
  * checker's tenants: every registered user, the chains' rules for the model.
  */
 export async function seedProductionTenants(
-  client: HttpClient,
+  client: ApiClient,
   options: WorldOptions,
   log: (message: string) => void,
 ): Promise<{ world: SeededWorld; tenants: Tenant[] }> {
-  const world = await seedProductionWorld(apiCallOf(client), options, 0, log);
+  const world = await seedProductionWorld(client, options, 0, log);
   const tenants = world.platforms.map((platform, index) => ({
     id: platform.id,
     headers: platform.headers,
@@ -39,7 +39,7 @@ export async function seedProductionTenants(
  * the chaos history, so the checker judges each event as it judges the
  * other scenarios' load.
  */
-export function driveWorld(client: HttpClient, history: History, tenants: Tenant[], source: EventSource, ratePerS: number) {
+export function driveWorld(client: ApiClient, history: History, tenants: Tenant[], source: EventSource, ratePerS: number) {
   const samples: Sample[] = [];
   const stopping = new AbortController();
   const running: Promise<OpenLoopResult> = openLoop({

@@ -1,16 +1,17 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDatabase, type Database } from '../../../shared/db/client.js';
+import { type HttpApiClient, httpClient } from '../../../shared/testing/api-client.js';
 import { nothingPending } from '../../../shared/testing/progress.js';
 import { type SeededRandom, seededRandom } from '../../../shared/testing/random.js';
 import type { PrivatePostgres } from '../../harness/private-postgres.js';
 import type { LocalCluster } from '../../harness/redis-cluster.js';
 import type { PrivateRedis } from '../../harness/redis-server.js';
 import { type Stack as BaseStack, startStack } from '../../harness/stack.js';
+import { LOAD_CLIENT } from './answers.js';
 import { checkHistory, type Verdict } from './checker.js';
 import { retryUnacknowledged } from './event-load.js';
 import { History } from './history.js';
-import { type HttpClient, httpClient } from './http.js';
 import { seedWorld, type Tenant } from './world.js';
 
 /** What lives for the whole run: the private servers and the folder of every process's output. */
@@ -49,8 +50,8 @@ export interface StackOptions {
 export interface Stack extends BaseStack {
   infra: Infra;
   databaseName: string;
-  /** Calls the API (read from `api` on every call). */
-  client: HttpClient;
+  /** The load's client of the API (read from `api` on every call; no answer is status 0), beside the stack's checked `call`. */
+  client: HttpApiClient;
   tenants: Tenant[];
   history: History;
   random: SeededRandom;
@@ -85,7 +86,7 @@ export async function openStack(infra: Infra, name: string, seed: number, option
   const stack: Stack = Object.assign(base, {
     infra,
     databaseName: base.database.name,
-    client: httpClient(() => stack.api.url),
+    client: httpClient(() => stack.api.url, LOAD_CLIENT),
     tenants: [] as Tenant[],
     history: new History(),
     random: seededRandom(seed),

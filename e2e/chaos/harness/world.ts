@@ -1,8 +1,8 @@
 import type { ChainRules } from '../../../shared/domain/progress.js';
-import { type ApiCall, dataOf, seedWorld as seedThroughApi } from '../../../shared/testing/world-seeder.js';
+import type { ApiClient } from '../../../shared/testing/api-client.js';
+import { seedWorld as seedThroughApi } from '../../../shared/testing/world-seeder.js';
 import { MODEL_CHAINS } from '../../support/progress-model.js';
 import { rulesOfWireChain, wireChainBody } from '../../support/wire-rules.js';
-import type { HttpClient } from './http.js';
 
 export interface Tenant {
   id: string;
@@ -16,22 +16,14 @@ export interface Tenant {
   chains: { id: string; taskIds: string[]; rules: ChainRules }[];
 }
 
-/** The suite's client as the seeder calls it: the data of a 200, else an error naming the call. */
-export const apiCallOf =
-  (client: HttpClient): ApiCall =>
-  async (method, path, headers, body) => {
-    const answer = await client.call(method, path, { headers, body });
-    return dataOf(method, path, answer, () => JSON.stringify('json' in answer ? answer.json : answer.error));
-  };
-
 /**
  * `platforms` platforms sponsored by one advertiser, each with the model
  * chains and `usersPerPlatform` registered users (plus a few never registered).
  */
-export async function seedWorld(client: HttpClient, options: { platforms: number; usersPerPlatform: number }): Promise<Tenant[]> {
+export async function seedWorld(client: ApiClient, options: { platforms: number; usersPerPlatform: number }): Promise<Tenant[]> {
   const usersOf = (p: number) => Array.from({ length: options.usersPerPlatform }, (_, i) => `p${p}-u${i}`);
   const platformNumbers = Array.from({ length: options.platforms }, (_, p) => p);
-  const world = await seedThroughApi(apiCallOf(client), {
+  const world = await seedThroughApi(client, {
     platforms: options.platforms,
     advertisers: 1,
     name: (type, i) => (type === 'advertiser' ? 'chaos advertiser' : `chaos platform ${i}`),

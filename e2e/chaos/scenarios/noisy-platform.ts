@@ -1,5 +1,5 @@
+import { quantile } from '../harness/answers.js';
 import { driveEvents, newEvent, sendEvents } from '../harness/event-load.js';
-import { quantile } from '../harness/http.js';
 import { pendingOf, watchMatchLatency } from '../harness/pending-watch.js';
 import { noCrashes, type Scenario, seconds, sleep } from '../harness/scenario.js';
 

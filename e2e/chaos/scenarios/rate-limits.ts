@@ -1,5 +1,6 @@
+import { type ApiAnswer, httpClient } from '../../../shared/testing/api-client.js';
+import { isErrorEnvelope, LOAD_CLIENT } from '../harness/answers.js';
 import { driveEvents, newEvent, sendEvents } from '../harness/event-load.js';
-import { type Answer, httpClient, isErrorEnvelope } from '../harness/http.js';
 import { countStatuses, noCrashes, type Scenario } from '../harness/scenario.js';
 
 /** A per-credential ceiling this deployment sets low enough for a burst to pass it (the default is far above any benchmark). */
@@ -8,14 +9,14 @@ const AUTH_FAILURES_PER_MINUTE = 100;
 const ADMIN_FAILURES_PER_MINUTE = 20;
 
 /** Whether a 429 carries what a client needs to back off: the envelope, Retry-After and the IETF RateLimit headers. */
-export function wellFormed429(answer: Answer): boolean {
+export function wellFormed429(answer: ApiAnswer): boolean {
   if (answer.status !== 429) return false;
-  const retryAfter = Number(answer.headers['retry-after']);
+  const retryAfter = Number(answer.headers.get('retry-after'));
   return (
     Number.isFinite(retryAfter) &&
     retryAfter >= 0 &&
-    typeof answer.headers['ratelimit-policy'] === 'string' &&
-    typeof answer.headers.ratelimit === 'string' &&
+    answer.headers.has('ratelimit-policy') &&
+    answer.headers.has('ratelimit') &&
     isErrorEnvelope(answer.json)
   );
 }
@@ -48,8 +49,8 @@ export const rateLimitFlood: Scenario = {
       batchSize: 1,
       batchShare: 0,
     });
-    const badKeys = httpClient(() => stack.api.url, { localAddress: '127.0.0.3', maxSockets: 16 });
-    const badAdmin = httpClient(() => stack.api.url, { localAddress: '127.0.0.4', maxSockets: 8 });
+    const badKeys = httpClient(() => stack.api.url, { ...LOAD_CLIENT, localAddress: '127.0.0.3', maxSockets: 16 });
+    const badAdmin = httpClient(() => stack.api.url, { ...LOAD_CLIENT, localAddress: '127.0.0.4', maxSockets: 8 });
 
     const burst = floodOf(300, 32, () => sendEvents(stack.client, stack.history, greedy, [newEvent(stack.random, greedy)]));
     const keys = floodOf(AUTH_FAILURES_PER_MINUTE + 100, 16, () =>
@@ -69,7 +70,7 @@ export const rateLimitFlood: Scenario = {
     const all429 = [...burstAnswers, ...keyAnswers, ...adminAnswers].filter((answer) => answer.status === 429);
     const good429 = all429.filter(wellFormed429);
     const neighbourStatuses = neighbourLoad.samples.map((sample) => sample.status);
-    const count = (answers: Answer[], status: number) => answers.filter((answer) => answer.status === status).length;
+    const count = (answers: ApiAnswer[], status: number) => answers.filter((answer) => answer.status === status).length;
     return {
       recoveryMs: null,
       figure: {
@@ -105,7 +106,7 @@ export const rateLimitFlood: Scenario = {
         `burst: ${countStatuses(burstAnswers.map((a) => a.status))}; bad keys: ${countStatuses(keyAnswers.map((a) => a.status))}; admin: ${countStatuses(adminAnswers.map((a) => a.status))}`,
         ...(all429[0] && all429[0].status === 429
           ? [
-              `a 429's headers: retry-after=${all429[0].headers['retry-after']}, ratelimit-policy=${all429[0].headers['ratelimit-policy']}, ratelimit=${all429[0].headers.ratelimit}`,
+              `a 429's headers: retry-after=${all429[0].headers.get('retry-after')}, ratelimit-policy=${all429[0].headers.get('ratelimit-policy')}, ratelimit=${all429[0].headers.get('ratelimit')}`,
             ]
           : []),
       ],
@@ -114,8 +115,8 @@ export const rateLimitFlood: Scenario = {
 };
 
 /** `total` calls of `call`, `concurrency` at a time; their answers in completion order. */
-export async function floodOf(total: number, concurrency: number, call: () => Promise<Answer>): Promise<Answer[]> {
-  const answers: Answer[] = [];
+export async function floodOf(total: number, concurrency: number, call: () => Promise<ApiAnswer>): Promise<ApiAnswer[]> {
+  const answers: ApiAnswer[] = [];
   let started = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {

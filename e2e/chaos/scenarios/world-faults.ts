@@ -1,8 +1,10 @@
+import { type HttpApiClient, httpClient } from '../../../shared/testing/api-client.js';
 import { nothingPending } from '../../../shared/testing/progress.js';
 import { seededRandom } from '../../../shared/testing/random.js';
 import { createEventSource } from '../../support/world/event-source.js';
 import { checkAgainstModel, SampledHistory, sampleUsers } from '../../support/world/world-check.js';
 import { DEFAULT_WORLD, parseWorldOptions, type WorldOptions } from '../../support/world/world-options.js';
+import { LOAD_CLIENT } from '../harness/answers.js';
 import { retryUnacknowledged } from '../harness/event-load.js';
 import {
   apiSigkill,
@@ -16,7 +18,6 @@ import {
 } from '../harness/faults.js';
 import { FaultLog, type FollowedUser, STALE_AFTER_MS, watchFreshness } from '../harness/freshness.js';
 import type { History } from '../harness/history.js';
-import { httpClient } from '../harness/http.js';
 import { driveWorld, seedProductionTenants } from '../harness/production-world.js';
 import { type Check, noCrashes, type Phase, type RunContext, type Scenario, seconds, sleep } from '../harness/scenario.js';
 import type { Stack } from '../harness/stack.js';
@@ -134,12 +135,18 @@ export const worldFaults: Scenario = {
     const apiUrls = () => stack.apis.map((api) => api.url);
     let turn = 0;
     // A balancer without health checks in front of the APIs: calls to a killed one fail until it is back.
-    const producers = httpClient(() => apiUrls()[turn++ % stack.apis.length]!, { maxSockets: 256 });
-    const readers = httpClient(() => stack.api.url, { maxSockets: 128 });
+    const producers = httpClient(() => apiUrls()[turn++ % stack.apis.length]!, { ...LOAD_CLIENT, maxSockets: 256 });
+    // One reading client per API address (a restarted API may come back on another).
+    const readers = new Map<string, HttpApiClient>();
+    const readerOf = (api: string) => {
+      let reader = readers.get(api);
+      if (!reader) readers.set(api, (reader = httpClient(api, { ...LOAD_CLIENT, maxSockets: 128 })));
+      return reader;
+    };
     const faultLog = new FaultLog();
     const freshness = watchFreshness({
       db: () => stack.db(),
-      client: readers,
+      clientOf: readerOf,
       apis: apiUrls,
       followed,
       readsPerSecond: options.pollRate,
@@ -172,7 +179,7 @@ export const worldFaults: Scenario = {
     } finally {
       await freshness.stop();
       producers.close();
-      readers.close();
+      for (const reader of readers.values()) reader.close();
     }
     const fresh = freshness.judge();
     const model = await checkAgainstModel(stack.db(), world, sampledHistoryOf(stack.history, sampled));

@@ -1,6 +1,7 @@
 import type { ChainRules } from '../../../shared/domain/progress.js';
+import type { ApiClient } from '../../../shared/testing/api-client.js';
 import { seededRandom } from '../../../shared/testing/random.js';
-import { type ApiCall, type SeededProvider, seedWorld } from '../../../shared/testing/world-seeder.js';
+import { type SeededProvider, seedWorld } from '../../../shared/testing/world-seeder.js';
 import { rulesOfWireChain } from '../wire-rules.js';
 import { chainBody, type WorldChain, worldChains } from './world-chains.js';
 import type { WorldOptions } from './world-options.js';
@@ -26,7 +27,7 @@ const JSON_CONTENT = { 'content-type': 'application/json' };
  * the ids the service assigns.
  */
 export async function seedProductionWorld(
-  call: ApiCall,
+  client: ApiClient,
   options: WorldOptions,
   probeCount: number,
   log: (message: string) => void,
@@ -39,7 +40,7 @@ export async function seedProductionWorld(
   const probeUsers = Array.from({ length: probeCount }, (_, i) => `probe-${i}`);
   const registrations = [...users, ...probeUsers.map((platformUserId) => ({ platformIndex: 0, platformUserId }))];
   const started = performance.now();
-  const world = await seedWorld(call, {
+  const world = await seedWorld(client, {
     platforms: options.platforms,
     advertisers: options.advertisers,
     name: (type, i) => `world ${type} ${i}`,

@@ -1,31 +1,30 @@
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import type { MiddlewareHandler } from 'hono';
+import { createRoute } from '@hono/zod-openapi';
 import { readChainStats } from '../../../../core/quest-chains/read-chain-stats.js';
-import type { AppEnv } from '../../../app-env.js';
 import { errorResponses, ok } from '../../../http/envelope.js';
-import { adminSecurity } from '../../../http/security.js';
 import { statsResponseSchema, toStatsResponse } from '../../quest-chains/stats/schema.js';
+import { defineRoute } from '../../route-entry.js';
 import { chainIdParams } from './schema.js';
 
-export function registerQuestChainStats(app: OpenAPIHono<AppEnv>, admin: MiddlewareHandler<AppEnv>) {
-  const route = createRoute({
-    method: 'get',
-    path: '/admin/v1/quest-chains/{id}/stats',
-    operationId: 'getCampaignStats',
-    tags: ['Admin'],
-    summary: 'How a campaign does: funnel, tasks, claims, prizes, budget, daily series',
-    description:
-      'Counted over the stored rows in one snapshot, so the figures agree with each other and with a count over the rows at that moment, whatever runs beside it (docs/campaign-stats.md). Any chain, live or test. The page `/admin/campaigns/{id}` draws it.',
-    security: adminSecurity,
-    middleware: [admin],
-    request: { params: chainIdParams },
-    responses: {
-      200: { description: 'The campaign figures.', content: { 'application/json': { schema: statsResponseSchema } } },
-      ...errorResponses(400, 401, 404, 500),
-    },
-  });
-  app.openapi(route, async (c) => {
+const route = createRoute({
+  method: 'get',
+  path: '/admin/v1/quest-chains/{id}/stats',
+  operationId: 'getCampaignStats',
+  tags: ['Admin'],
+  summary: 'How a campaign does: funnel, tasks, claims, prizes, budget, daily series',
+  description:
+    'Counted over the stored rows in one snapshot, so the figures agree with each other and with a count over the rows at that moment, whatever runs beside it (docs/campaign-stats.md). Any chain, live or test. The page `/admin/campaigns/{id}` draws it.',
+  request: { params: chainIdParams },
+  responses: {
+    200: { description: 'The campaign figures.', content: { 'application/json': { schema: statsResponseSchema } } },
+    ...errorResponses(400, 404, 500),
+  },
+});
+
+export const getCampaignStatsRoute = defineRoute({
+  access: 'admin',
+  route,
+  handler: async (c) => {
     const stats = await readChainStats(c.var.deps, { chainId: c.req.valid('param').id });
     return ok(c, toStatsResponse(stats));
-  });
-}
+  },
+});

@@ -1,14 +1,12 @@
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
 import { senderUserId } from '../../../../shared/domain/ids.js';
 import { stringProblem } from '../../../../shared/validation/json-value.js';
-import type { AppEnv } from '../../../app-env.js';
-import { requireOperation } from '../../../auth/authenticate.js';
 import { answerDirectly } from '../../../http/direct-answer.js';
 import { errorResponses, successBody } from '../../../http/envelope.js';
 import { validationHook } from '../../../http/errors.js';
 import { requestHeader } from '../../../http/request-headers.js';
-import { apiKeySecurity } from '../../../http/security.js';
 import { activeAnswer } from '../../../read-cache/active-answer.js';
+import { defineUnvalidatedRoute } from '../../route-entry.js';
 import { platformUserIdParams } from '../../shared-shapes.js';
 import { activeChainsResponseSchema, toActiveChainsResponse } from './schema.js';
 
@@ -23,17 +21,13 @@ const route = createRoute({
     'The answer carries an `ETag` that changes exactly when what it says does (progress, claims, the chains); send it back in `If-None-Match` to get `304 Not Modified` while nothing changed.',
     'The tag leaves out `liveUpdates.token`: a 304 means keep the answer you hold, token included. That token stays valid 1 hour from its issue; when GET /v1/live answers 401 to it, read again without `If-None-Match` for a fresh one.',
   ].join(' '),
-  security: apiKeySecurity,
-  middleware: [requireOperation('readActiveChains')] as const,
   request: { params: platformUserIdParams },
   responses: {
     200: { description: 'Active chains of the user.', content: { 'application/json': { schema: activeChainsResponseSchema } } },
     304: { description: 'Not modified: the `If-None-Match` tag is still current; keep the answer you have.' },
-    ...errorResponses(400, 401, 403, 500),
+    ...errorResponses(400, 500),
   },
 });
-
-const PATH = '/v1/quest-chains/active/:platformUserId';
 
 /**
  * Registered by hand rather than through `app.openapi` (the document is the
@@ -43,10 +37,10 @@ const PATH = '/v1/quest-chains/active/:platformUserId';
  * here with the schema's own rule, and a refusal goes through the schema and
  * the validation hook, so the 400 is the one `app.openapi` would give.
  */
-export function registerReadActiveChains(app: OpenAPIHono<AppEnv>) {
-  const { middleware, ...documented } = route;
-  app.openAPIRegistry.registerPath(documented);
-  app.get(PATH, ...middleware, async (c) => {
+export const getActiveQuestChainsRoute = defineUnvalidatedRoute({
+  access: { operation: 'readActiveChains' },
+  route,
+  handler: async (c) => {
     const platformUserId = c.req.param('platformUserId');
     if (!acceptable(platformUserId)) {
       const parsed = platformUserIdParams.safeParse({ platformUserId });
@@ -69,8 +63,8 @@ export function registerReadActiveChains(app: OpenAPIHono<AppEnv>) {
     const headers = { ETag: answer.etag, 'Cache-Control': 'private, no-cache' };
     if (answer.body === null) return answerDirectly(c, 304, headers);
     return answerDirectly(c, 200, { ...headers, 'Content-Type': 'application/json' }, answer.body);
-  });
-}
+  },
+});
 
 // What `platformUserIdParams` accepts (1-255 UTF-16 units, storable), without zod on the hot path.
 const acceptable = (value: string) => value.length >= 1 && value.length <= 255 && stringProblem(value) === null;

@@ -1,14 +1,12 @@
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
 import { explainProgress } from '../../../../core/quest-chains/explain-progress.js';
 import { parseOffsetTimestamp } from '../../../../shared/domain/chain-timestamp.js';
 import { senderUserId } from '../../../../shared/domain/ids.js';
-import type { AppEnv } from '../../../app-env.js';
-import { requireOperation } from '../../../auth/authenticate.js';
 import { errorResponses, ok } from '../../../http/envelope.js';
-import { apiKeySecurity } from '../../../http/security.js';
+import { defineRoute } from '../../route-entry.js';
 import { explainParams, explainQuery, explanationResponseSchema, toExplanationResponse } from './schema.js';
 
-export const explainRoute = createRoute({
+const route = createRoute({
   method: 'get',
   path: '/v1/quest-chains/{questChainId}/users/{platformUserId}/explain',
   operationId: 'explainQuestChainProgress',
@@ -19,18 +17,17 @@ export const explainRoute = createRoute({
     'The verdicts come from the same walk that computes progress, over the events the matcher has processed; `pending_events` counts those it has not yet (their verdict is `not_yet_processed`: they may still count).',
     'Any chain of your platform, whatever its status. A chain of another platform, or none: 404. A user your platform has not registered: 200 with `user.exists: false` and no tasks.',
   ].join(' '),
-  security: apiKeySecurity,
-  middleware: [requireOperation('explainProgress')] as const,
   request: { params: explainParams, query: explainQuery },
   responses: {
     200: { description: 'The explanation.', content: { 'application/json': { schema: explanationResponseSchema } } },
-    ...errorResponses(400, 401, 403, 404, 500),
+    ...errorResponses(400, 404, 500),
   },
 });
 
-/** On its own app (see index.ts), whose environment adds to AppEnv. */
-export function registerExplainProgress<E extends AppEnv>(app: OpenAPIHono<E>) {
-  app.openapi(explainRoute, async (c) => {
+export const explainQuestChainProgressRoute = defineRoute({
+  access: { operation: 'explainProgress' },
+  route,
+  handler: async (c) => {
     const { questChainId, platformUserId } = c.req.valid('param');
     const { period_start } = c.req.valid('query');
     const { deps, caller } = c.var;
@@ -42,5 +39,5 @@ export function registerExplainProgress<E extends AppEnv>(app: OpenAPIHono<E>) {
       periodStartUs,
     });
     return ok(c, toExplanationResponse(explanation));
-  });
-}
+  },
+});
