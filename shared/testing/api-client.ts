@@ -150,7 +150,7 @@ export function httpClient(baseUrl: string | (() => string), options: HttpClient
     return target;
   };
 
-  function send(url: string, method: string, path: string, request: ApiRequest): Promise<ApiAnswer> {
+  function send(url: string, method: string, path: string, request: ApiRequest, retried = false): Promise<ApiAnswer> {
     const { hostname, port } = targetOf(url);
     const payload = payloadOf(request.body);
     const headers =
@@ -160,10 +160,14 @@ export function httpClient(baseUrl: string | (() => string), options: HttpClient
     const timeoutMs = request.timeoutMs ?? options.timeoutMs;
     const started = performance.now();
     return new Promise((resolve, reject) => {
-      const noAnswer = (error: Error) =>
-        options.noAnswer === 'status-0'
-          ? resolve(new Answer(0, '', NONE, performance.now() - started, error.message))
-          : reject(error);
+      const noAnswer = (error: Error) => {
+        // A kept-alive socket the server closed as idle just as it was reused: the request never reached it
+        // (Node's documented race), so it is sent once more on a fresh socket.
+        if (!retried && outgoing.reusedSocket && (error as NodeJS.ErrnoException).code === 'ECONNRESET')
+          return resolve(send(url, method, path, request, true));
+        if (options.noAnswer === 'status-0') resolve(new Answer(0, '', NONE, performance.now() - started, error.message));
+        else reject(error);
+      };
       const outgoing = httpRequest(
         { agent, hostname, port, method, path: withQuery(path, request.query), headers, localAddress: options.localAddress },
         (response) => {
