@@ -185,7 +185,7 @@ export interface Recovery {
  * probe late behind a busy event loop) after it recovered, which is no
  * part of the fault's recovery. Null when not within `timeoutMs` of `since`.
  */
-async function servingSeen(stack: Stack, serving: boolean, since: number, timeoutMs: number): Promise<number | null> {
+export async function servingSeen(stack: Stack, serving: boolean, since: number, timeoutMs: number): Promise<number | null> {
   const seenAt = new Map<string, number>();
   const all = await waitFor(
     async () => {

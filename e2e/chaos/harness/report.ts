@@ -72,7 +72,7 @@ export function renderTable(rows: Row[], short: boolean): string {
           phase.detail,
           '',
           '',
-          phase.recoveryMs === null ? '**not recovered**' : 'reported',
+          'reported',
         ].join(' | ')} |`,
       );
   }
