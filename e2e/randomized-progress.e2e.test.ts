@@ -1,6 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { computeCompletions } from '../shared/domain/progress.js';
-import { parseUtcTimestamp } from '../shared/domain/timestamp.js';
 import { statsColumnsAdrift } from '../shared/testing/campaign-stats-rows.js';
 import { eventually } from '../shared/testing/eventually.js';
 import { seededRandom } from '../shared/testing/random.js';
@@ -10,6 +8,8 @@ import {
   eventKey,
   type GeneratedEvent,
   generateEvents,
+  modelCompletions,
+  modelEventsOf,
   quiescent,
   sendAll,
   storedCompletions,
@@ -38,19 +38,9 @@ async function expectStoredEqualsModel(
   registered: string[],
 ) {
   for (const userId of registered) {
-    const events = unique
-      .filter((event) => event.user_id === userId)
-      .map((event) => ({
-        id: ids.get(eventKey(event))!,
-        eventType: event.event_type,
-        occurredUs: parseUtcTimestamp(event.timestamp)!,
-        amount: event.amount ?? null,
-        currency: event.currency ?? null,
-      }));
+    const events = modelEventsOf(unique, ids, userId);
     for (const chain of chains) {
-      const expected = Object.fromEntries(
-        [...computeCompletions(chain.rules, events).values()].map((c) => [c.taskId, c.eventId]),
-      );
+      const expected = modelCompletions(chain.rules, events);
       expect(
         await storedCompletions(current.database, userId, chain.id),
         `user ${userId}, chain ${chain.id}, seed ${SEED}`,

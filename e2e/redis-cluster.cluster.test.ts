@@ -4,8 +4,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readSse } from '../api/testing/sse-reader.js';
 import { users as usersTable } from '../shared/db/schema/index.js';
 import { senderUserId } from '../shared/domain/ids.js';
-import { computeCompletions } from '../shared/domain/progress.js';
-import { parseUtcTimestamp } from '../shared/domain/timestamp.js';
 import { adminHeaders } from '../shared/testing/admin-token.js';
 import { createTestDatabase, uniqueSuffix } from '../shared/testing/database.js';
 import { eventually } from '../shared/testing/eventually.js';
@@ -17,9 +15,10 @@ import { type Stack, startStack } from './harness/stack.js';
 import { createPlayChain } from './support/play-chain.js';
 import {
   createModelChains,
-  eventKey,
   type GeneratedEvent,
   generateEvents,
+  modelCompletions,
+  modelEventsOf,
   quiescent,
   sendAll,
   storedCompletions,
@@ -84,19 +83,9 @@ async function expectStoredEqualsModel(
   userIds: string[],
 ) {
   for (const userId of userIds) {
-    const events = unique
-      .filter((event) => event.user_id === userId)
-      .map((event) => ({
-        id: ids.get(eventKey(event))!,
-        eventType: event.event_type,
-        occurredUs: parseUtcTimestamp(event.timestamp)!,
-        amount: event.amount ?? null,
-        currency: event.currency ?? null,
-      }));
+    const events = modelEventsOf(unique, ids, userId);
     for (const chain of chains) {
-      const expected = Object.fromEntries(
-        [...computeCompletions(chain.rules, events).values()].map((c) => [c.taskId, c.eventId]),
-      );
+      const expected = modelCompletions(chain.rules, events);
       expect(
         await storedCompletions(current.database, userId, chain.id),
         `user ${userId}, chain ${chain.id}, seed ${SEED}`,

@@ -1,17 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { sessionsNamed } from '../shared/db/lease-store.js';
 import { workerLeases } from '../shared/db/schema/index.js';
-import { computeCompletions } from '../shared/domain/progress.js';
-import { parseUtcTimestamp } from '../shared/domain/timestamp.js';
 import { eventually } from '../shared/testing/eventually.js';
 import { seededRandom } from '../shared/testing/random.js';
 import type { ServiceProcess } from './harness/service.js';
 import { type Stack, startStack } from './harness/stack.js';
 import {
   createModelChains,
-  eventKey,
   type GeneratedEvent,
   generateEvents,
+  modelCompletions,
+  modelEventsOf,
   quiescent,
   sendAll,
   storedCompletions,
@@ -74,19 +73,9 @@ async function expectStoredEqualsModel(
   seed: number,
 ) {
   for (const userId of users) {
-    const events = unique
-      .filter((event) => event.user_id === userId)
-      .map((event) => ({
-        id: ids.get(eventKey(event))!,
-        eventType: event.event_type,
-        occurredUs: parseUtcTimestamp(event.timestamp)!,
-        amount: event.amount ?? null,
-        currency: event.currency ?? null,
-      }));
+    const events = modelEventsOf(unique, ids, userId);
     for (const chain of chains) {
-      const expected = Object.fromEntries(
-        [...computeCompletions(chain.rules, events).values()].map((c) => [c.taskId, c.eventId]),
-      );
+      const expected = modelCompletions(chain.rules, events);
       expect(
         await storedCompletions(current.database, userId, chain.id),
         `user ${userId}, chain ${chain.id}, seed ${seed}`,

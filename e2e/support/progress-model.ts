@@ -161,6 +161,22 @@ export async function storedCompletions(
 /** True once nothing is pending: every event processed and no user waiting for re-evaluation. */
 export const quiescent = (database: TestDatabase) => nothingPending(database.db);
 
+/** A user's unique events as the pure model reads them, under the ids the API answered. */
+export const modelEventsOf = (unique: GeneratedEvent[], ids: Map<string, string>, userId: string) =>
+  unique
+    .filter((event) => event.user_id === userId)
+    .map((event) => ({
+      id: ids.get(eventKey(event))!,
+      eventType: event.event_type,
+      occurredUs: parseUtcTimestamp(event.timestamp)!,
+      amount: event.amount ?? null,
+      currency: event.currency ?? null,
+    }));
+
+/** What the pure model of §5 says those events complete in a chain: task id → event id. */
+export const modelCompletions = (rules: ChainRules, events: ReturnType<typeof modelEventsOf>): Record<string, string> =>
+  Object.fromEntries([...computeCompletions(rules, events).values()].map((c) => [c.taskId, c.eventId]));
+
 /**
  * Where the stored completions differ from the model (computeCompletions over each user's unique events):
  * one entry per user and chain that differs, empty when every one agrees.
@@ -174,19 +190,9 @@ export async function modelMismatches(
 ): Promise<{ user: string; chain: string; expected: Record<string, string>; stored: Record<string, string> }[]> {
   const mismatches = [];
   for (const userId of userIds) {
-    const events = unique
-      .filter((event) => event.user_id === userId)
-      .map((event) => ({
-        id: ids.get(eventKey(event))!,
-        eventType: event.event_type,
-        occurredUs: parseUtcTimestamp(event.timestamp)!,
-        amount: event.amount ?? null,
-        currency: event.currency ?? null,
-      }));
+    const events = modelEventsOf(unique, ids, userId);
     for (const chain of chains) {
-      const expected = Object.fromEntries(
-        [...computeCompletions(chain.rules, events).values()].map((c) => [c.taskId, c.eventId]),
-      );
+      const expected = modelCompletions(chain.rules, events);
       const stored = await storedCompletions(database, userId, chain.id);
       if (JSON.stringify(Object.entries(expected).sort()) !== JSON.stringify(Object.entries(stored).sort()))
         mismatches.push({ user: userId, chain: chain.id, expected, stored });
