@@ -17,6 +17,8 @@ import { createModelChains, generateEvents, matchedIn, modelMismatches, quiescen
 const SEED = Number(process.env.E2E_SEED ?? Date.now() % 2 ** 31);
 const PARTITIONS = 64;
 const LEASE_MS = 3000;
+// What one worker can have committed and not yet logged: its batches in flight at the shipped size and count.
+const IN_FLIGHT_MAX = 1000 * 2;
 const redis = createRedis('redis://127.0.0.1:6379', 'worker');
 
 let stack: Stack | undefined;
@@ -118,10 +120,19 @@ async function seedModel(current: Stack, seed: number, perUser: number) {
   return { platform, chains, users, ...generateEvents(seededRandom(seed), users, perUser) };
 }
 
-function expectMatchedOnce(workers: ServiceProcess[], ids: Map<string, string>) {
+/**
+ * Every event's match logged once. A SIGKILLed worker may die between its batch's commit and the job's log line:
+ * those events are matched (the model check above counts them) but unlogged, so with a kill the log may miss up
+ * to what one worker has in flight, never more, and never an event twice.
+ */
+function expectMatchedOnce(workers: ServiceProcess[], ids: Map<string, string>, killed = false) {
   const matched = workers.flatMap((worker) => worker.lines().flatMap(matchedIn));
   expect(new Set(matched).size, 'no event matched by two committed batches').toBe(matched.length);
-  expect(new Set(matched)).toEqual(new Set(ids.values()));
+  const sent = new Set(ids.values());
+  expect(matched.filter((id) => !sent.has(id)), 'only sent events matched').toEqual([]);
+  const unlogged = [...sent].filter((id) => !matched.includes(id));
+  if (!killed) expect(unlogged, 'every event matched').toEqual([]);
+  else expect(unlogged.length, 'unlogged: at most the killed worker\'s batches in flight').toBeLessThanOrEqual(IN_FLIGHT_MAX);
 }
 
 describe('matching partitions shared out by leases', () => {
@@ -164,7 +175,7 @@ describe('matching partitions shared out by leases', () => {
     const ids = await sending;
     await eventually(() => quiescent(current.database), { timeoutMs: 60_000, what: 'every event matched' });
     expect(await modelMismatches(current.database, chains, unique, ids, users), `seed ${SEED}`).toEqual([]);
-    expectMatchedOnce(current.workers, ids);
+    expectMatchedOnce(current.workers, ids, true);
 
     // The lease history: acquisitions and releases as the workers recorded them, the killed one's holdings ending at
     // its kill. No partition ever had two holders at once (a few ms of slack for the two clocks of one machine).
