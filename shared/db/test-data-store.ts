@@ -24,6 +24,11 @@ export async function deleteTestData(tx: Executor, twinId: string): Promise<Reco
     sql`delete from reward_draws where claim_id in (select id from reward_claims where user_id in ${users})`,
   );
   await run('reward_claims', sql`delete from reward_claims where user_id in ${users}`);
+  // A platform's test leaderboards stay, like its chains; their standings start again.
+  const boards = sql`(select id from leaderboards where platform_id = ${twin})`;
+  await run('leaderboard_standings', sql`delete from leaderboard_standings where leaderboard_id in ${boards}`);
+  await run('leaderboard_periods', sql`delete from leaderboard_periods where leaderboard_id in ${boards}`);
+  await run('leaderboard_refreshes', sql`delete from leaderboard_refreshes where user_id in ${users}`);
   await run('chain_admissions', sql`delete from chain_admissions where user_id in ${users}`);
   await run('task_completions', sql`delete from task_completions where user_id in ${users}`);
   await run('chain_progress', sql`delete from chain_progress where user_id in ${users}`);

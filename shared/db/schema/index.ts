@@ -1,6 +1,7 @@
 export * from './account-links.js';
 export * from './backtests.js';
 export * from './events.js';
+export * from './leaderboards.js';
 export * from './mystery-boxes.js';
 export * from './progress.js';
 export * from './providers.js';
