@@ -1,6 +1,7 @@
 import { providersServingLive } from '../core/live/live-streams.js';
 import type { Config } from '../shared/config.js';
 import type { Database } from '../shared/db/client.js';
+import { StandingsCache } from '../shared/leaderboards/standings-cache.js';
 import { loadLiveTokenSigner } from '../shared/live/token.js';
 import type { Logger } from '../shared/observability/logger.js';
 import { createApiMetrics } from '../shared/observability/metrics.js';
@@ -97,6 +98,7 @@ export async function createAppDeps(options: {
     liveHub,
     chainCache,
     changes: changeFollowing.changes,
+    standings: new StandingsCache(redis, config.QUEUE_PREFIX),
     logger,
     isShuttingDown: options.isShuttingDown,
     metrics,

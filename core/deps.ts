@@ -1,6 +1,7 @@
 import type { Config } from '../shared/config.js';
 import type { ChainDefinition } from '../shared/db/chain-store.js';
 import type { Database } from '../shared/db/client.js';
+import type { StandingsCache } from '../shared/leaderboards/standings-cache.js';
 import type { ChangeNotices } from '../shared/live/change-notices.js';
 import type { LiveTokenSigner } from '../shared/live/token.js';
 import type { Logger } from '../shared/observability/logger.js';
@@ -33,5 +34,7 @@ export interface CoreDeps {
   liveTokens: LiveTokenSigner;
   chainCache: ChainDefinitionSource;
   changes: ChangeNotices;
+  /** Leaderboards' standings of the periods in progress, in Redis (shared/leaderboards/standings-cache.ts). */
+  standings: StandingsCache;
   logger: Logger;
 }

@@ -150,6 +150,9 @@ const configSchema = z.object({
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),
   // Longest a delivery gives way to a matching backlog (worker/webhooks/matching-first.ts); 0: never.
   WEBHOOK_YIELD_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  // Leaderboards (docs/leaderboards.md): how long after a period ends its standings are made final (stored, announced
+  // by leaderboard.finalized), so events sent before the end but matched after it still count. 0: at the end.
+  LEADERBOARD_SETTLE_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
   // What this worker process does (docs/scaling.md, "Webhook delivery"): `matching` (the matching
   // shards, reconciler, partitions, backtests) and `webhooks` (deliveries and their sweeper).
   // Both by default; `matching` alone leaves deliveries to processes started with `webhooks`.

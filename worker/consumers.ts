@@ -1,4 +1,5 @@
 import { Worker } from 'bullmq';
+import { refreshAfterCommit } from '../core/leaderboards/refresh-standings.js';
 import { withTimeout } from '../shared/async/with-timeout.js';
 import type { Config } from '../shared/config.js';
 import { BACKTEST_MAX_STALLS, BACKTEST_QUEUE } from '../shared/queue/backtest-contract.js';
@@ -37,6 +38,7 @@ export function startConsumers(
     onEventProcessed: (receivedUs) => metrics.eventProcessed(receivedUs),
     onWalksRead: (kept, loaded) => metrics.walksRead(kept, loaded),
     webhooks: { producer: queues.webhooks },
+    refreshStandings: (userIds) => refreshAfterCommit({ ...deps, config }, userIds),
   });
   // WORKER_CONCURRENCY is this process's intake over every partition it consumes.
   const partitions = createPartitionConsumers({

@@ -9,6 +9,7 @@ import { probeQueueSlots } from '../shared/queue/readiness.js';
 import { startBacktestSweeper } from './backtests/sweeper.js';
 import { startConsumers } from './consumers.js';
 import { startHealthServer } from './health-server.js';
+import { startLeaderboardSweeper } from './leaderboards/sweeper.js';
 import { startLease } from './lease.js';
 import { startPartitionLeases } from './partition-leases.js';
 import { startPartitionMaintenance } from './partition-maintenance.js';
@@ -56,6 +57,13 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
   const backtestSweeper = matches
     ? startBacktestSweeper(
         { db: databases.backtests, logger, backtests: queues.backtests },
+        { intervalMs: config.RECONCILE_INTERVAL_MS },
+      )
+    : idle;
+  // Leaderboards (§19): refreshes left queued, and periods to finalize with their leaderboard.finalized facts.
+  const leaderboardSweeper = matches
+    ? startLeaderboardSweeper(
+        { db: databases.leaderboards, standings: deps.standings, config, logger, webhooks: queues.webhooks },
         { intervalMs: config.RECONCILE_INTERVAL_MS },
       )
     : idle;
@@ -145,6 +153,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
       await partitionMaintenance.stop();
       await sweeper.stop();
       await backtestSweeper.stop();
+      await leaderboardSweeper.stop();
       // Leaves the worker registry, stops its partitions, waits for their jobs in flight, then releases the leases.
       await partitionLeases?.stop();
       // Wait for active jobs to finish (a backtest stops at its next page and resumes elsewhere from there).

@@ -1,5 +1,6 @@
 import type { Config } from '../shared/config.js';
 import { pendingEventsBacklog } from '../shared/db/event-store.js';
+import { StandingsCache } from '../shared/leaderboards/standings-cache.js';
 import type { Logger } from '../shared/observability/logger.js';
 import { createWorkerMetrics, PENDING_COUNT_CAP } from '../shared/observability/metrics.js';
 import { openDatabase } from '../shared/wiring/databases.js';
@@ -23,6 +24,8 @@ export function openWorkerWiring(config: Config, logger: Logger, workerId: strin
   const webhookDatabase = pool(3);
   // Backtests' own connection: a long backtest never queues ahead of a matching batch.
   const backtestDatabase = pool(1);
+  // The leaderboards' sweeper's own connection: finalizing a large board's period never waits behind a backtest.
+  const leaderboardDatabase = pool(1);
   // The lease's own connection: its heartbeat never queues behind batches waiting for locks.
   const leaseDatabase = pool(1);
   const consumerRedis = openRedis(config, 'worker', logger);
@@ -44,10 +47,17 @@ export function openWorkerWiring(config: Config, logger: Logger, workerId: strin
     producer: queues.matching,
     logger,
     publish: createLivePublisher(queues.redis, config.QUEUE_PREFIX, logger, config.REDIS_CLUSTER),
+    standings: new StandingsCache(queues.redis, config.QUEUE_PREFIX),
   };
   return {
     deps,
-    databases: { matching: database.db, webhooks: webhookDatabase.db, backtests: backtestDatabase.db, lease: leaseDatabase.db },
+    databases: {
+      matching: database.db,
+      webhooks: webhookDatabase.db,
+      backtests: backtestDatabase.db,
+      leaderboards: leaderboardDatabase.db,
+      lease: leaseDatabase.db,
+    },
     consumerRedis,
     leaseRedis,
     queues,
@@ -58,6 +68,7 @@ export function openWorkerWiring(config: Config, logger: Logger, workerId: strin
         database.close(),
         webhookDatabase.close(),
         backtestDatabase.close(),
+        leaderboardDatabase.close(),
         leaseDatabase.close(),
       ]);
       consumerRedis.disconnect();

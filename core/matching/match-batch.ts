@@ -21,12 +21,14 @@ import { ONLY_RUN } from '../../shared/domain/recurrence.js';
 import { type EventSource, sourceKey, usersBySource } from '../../shared/domain/sources.js';
 import { type TallyNotice, tallyNotices } from '../../shared/domain/tally.js';
 import { formatIsoMillis } from '../../shared/domain/timestamp.js';
+import { walkKey } from '../../shared/domain/walk-key.js';
 import type { CoreDeps } from '../deps.js';
+import { queueRefresh } from '../leaderboards/refresh-standings.js';
 import { batchFacts } from '../webhooks/batch-facts.js';
 import { reversalFact } from '../webhooks/claim-fact.js';
 import { admitNewUsers } from './admit-users.js';
 import { loadCountingHistory } from './counting-history.js';
-import { advanceWalks, type BatchView, diffWalks, historyNeeds, recomputeWalks } from './plan-batch.js';
+import { advanceWalks, type BatchView, type BatchWrites, diffWalks, historyNeeds, recomputeWalks } from './plan-batch.js';
 import { keepBatchWalks, loadBatchWalks, type WalkCache } from './walk-cache.js';
 
 /** A user whose progress changed, with the chains that changed and the stamp stored for it (what live streams are told). */
@@ -36,6 +38,16 @@ export interface UserProgressChange extends ProgressChange {
 
 const providersOf = (chains: readonly MatchingChain[]) =>
   new Set(chains.flatMap((c) => [c.chain.platformId, c.chain.advertiserId]));
+
+/** The users whose leaderboard scores the writes may move: a run complete now or before, and claims reversed or restored. */
+function standingsMovedBy(view: BatchView, writes: BatchWrites): ServiceUserId[] {
+  const moved = new Set<ServiceUserId>(writes.standings.map((standing) => standing.userId));
+  for (const row of writes.progress) {
+    const stored = view.walks.get(walkKey(row.userId, row.chainId, row.periodStartUs));
+    if (row.completedUs !== null || (stored !== undefined && stored.completions.size >= row.totalTasks)) moved.add(row.userId);
+  }
+  return [...moved];
+}
 
 /** Runs a step when the caller's turn comes (the worker's turnstile orders its batches); the step's result is passed through. */
 export type InTurn = <T>(step: () => Promise<T>) => Promise<T>;
@@ -50,6 +62,8 @@ export interface BatchOutcome {
   recomputed: number;
   /** Webhook messages this batch wrote to the outbox, to enqueue after the commit. */
   webhookMessageIds: string[];
+  /** Users whose leaderboard standings this batch may have moved, queued for a refresh after the commit (core/leaderboards/). */
+  standingsQueued: ServiceUserId[];
   /** Users whose walks came from the worker's cache (walk-cache.ts), and users whose walks were read from Postgres. */
   walksReused: number;
   walksLoaded: number;
@@ -160,7 +174,11 @@ export async function matchBatch(
       ...batchFacts(view, writes, chainsById, recipients),
       ...reversedClaims.map((claim) => reversalFact(view.users.get(claim.userId)!, claim)),
     ];
-    const webhookMessageIds = await insertMessages(tx, facts);
+    const [webhookMessageIds, standingsQueued] = await Promise.all([
+      insertMessages(tx, facts),
+      // Leaderboards (§19): a chain completed, moved or undone (chains_completed), a points claim reversed or standing again (points).
+      queueRefresh(tx, standingsMovedBy(view, writes)),
+    ]);
     // What live streams are told of counted, summed and streak tasks (docs/quest-language.md); nothing for other chains.
     const talliesByUser = new Map<ServiceUserId, TallyNotice[]>();
     for (const row of writes.progress) {
@@ -182,6 +200,7 @@ export async function matchBatch(
       }),
       recomputed: recompute.length,
       webhookMessageIds,
+      standingsQueued,
       walksReused: batchWalks.reused,
       walksLoaded: batchWalks.loaded,
     };

@@ -23,8 +23,12 @@ import { formatIsoMillis } from '../../shared/domain/timestamp.js';
 import { conflict, DomainError, invalidInput } from '../../shared/errors.js';
 import { drawPrize } from '../../shared/rewards/verifiable-draw.js';
 import type { CoreDeps } from '../deps.js';
+import { queueRefresh, refreshAfterCommit } from '../leaderboards/refresh-standings.js';
 import { requestedRun } from '../quest-chains/requested-run.js';
 import { claimFact } from '../webhooks/claim-fact.js';
+
+/** The reward type a points leaderboard counts (§19). */
+const POINTS = 'points';
 
 /** The claimer (a platform's user) and exactly one of a task (its reward) or a chain (its chain reward). */
 export type ClaimRewardInput = {
@@ -64,14 +68,18 @@ interface ClaimTarget {
  * A new claim is a change notice of the claimer's answer.
  */
 export async function claimReward(
-  deps: Pick<CoreDeps, 'db' | 'webhooks' | 'changes'>,
+  deps: Pick<CoreDeps, 'db' | 'webhooks' | 'changes'> &
+    /** Leaderboards' standings (§19), refreshed after a points claim; without them the worker's sweeper refreshes. */
+    Partial<Pick<CoreDeps, 'standings' | 'config' | 'logger'>>,
   input: ClaimRewardInput,
 ): Promise<ClaimedReward> {
   const { db } = deps;
   const userId = await findUserId(db, input.platformId, input.platformUserId);
   if (!userId) throw invalidInput('platform_user_id: no registered user with this id', 'platform_user_id', 'user_not_registered');
 
-  type Outcome = { claim: RewardClaim; messageIds: string[] } | { existing: RewardClaim | null };
+  type Outcome =
+    | { claim: RewardClaim; messageIds: string[]; standingsQueued: ServiceUserId[] }
+    | { existing: RewardClaim | null };
   let exhausted: ClaimTarget | undefined;
   const outcome = await withTransaction(db, async (tx): Promise<Outcome> => {
     await lockUsers(tx, [userId]);
@@ -97,7 +105,12 @@ export async function claimReward(
     // The user's lock serialises their claims, and none was found above: the insert cannot meet one.
     const claim = await insertClaim(tx, { claimId, userId, ...target, prize });
     if (prize) await insertDraw(tx, { ...prize.draw, claimId, chainId: target.chainId });
-    return { claim, messageIds: await insertMessages(tx, [claimFact(input.platformId, input.platformUserId, claim)]) };
+    const [messageIds, standingsQueued] = await Promise.all([
+      insertMessages(tx, [claimFact(input.platformId, input.platformUserId, claim)]),
+      // A points reward moves the user's points on the platform's leaderboards (§19).
+      target.reward.type === POINTS ? queueRefresh(tx, [userId]) : [],
+    ]);
+    return { claim, messageIds, standingsQueued };
   }).catch(async (error: unknown) => {
     if (exhausted) await announceExhausted(deps, exhausted);
     // A refusal changed nothing; any other failure may have come after the commit.
@@ -109,6 +122,8 @@ export async function claimReward(
     await deps.changes.answerChanged(input.platformId, input.platformUserId);
     if (outcome.messageIds.length > 0)
       await deps.webhooks.deliver(outcome.messageIds.map((messageId) => ({ messageId, attempt: 0 })));
+    const { standings, config, logger } = deps;
+    if (standings && config && logger) await refreshAfterCommit({ db, standings, config, logger }, outcome.standingsQueued);
     return { ...outcome.claim, alreadyClaimed: false };
   }
   if (!outcome.existing) throw new Error('reward claim neither inserted nor found');

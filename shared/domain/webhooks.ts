@@ -7,6 +7,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'chain.reverted',
   'reward.reversed',
   'chain.budget_exhausted',
+  'leaderboard.finalized',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
@@ -25,7 +26,7 @@ export const ADVERTISER_EVENT_TYPES: readonly WebhookEventType[] = [
   'chain.budget_exhausted',
 ];
 
-/** The facts a platform's endpoint may receive: all but the budget's, which is the advertiser's (it funds it). */
+/** The facts a platform's endpoint may receive: all but the budget's, which is the advertiser's (it funds it); its leaderboards' are its own (§19). */
 export const PLATFORM_EVENT_TYPES: readonly WebhookEventType[] = WEBHOOK_EVENT_TYPES.filter(
   (type) => type !== 'chain.budget_exhausted',
 );

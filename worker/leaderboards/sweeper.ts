@@ -1,0 +1,44 @@
+import type { CoreDeps } from '../../core/deps.js';
+import { finalizeDuePeriods } from '../../core/leaderboards/finalize-periods.js';
+import { refreshStandings } from '../../core/leaderboards/refresh-standings.js';
+
+/** Refreshes left behind are taken after this long: the process that queued one refreshes it at once, normally. */
+const LEFT_BEHIND_MS = 2000;
+const REFRESH_PAGE = 500;
+
+type SweepDeps = Pick<CoreDeps, 'db' | 'standings' | 'config' | 'logger' | 'webhooks'>;
+
+/**
+ * One round of the leaderboards' safety net and clock (docs/leaderboards.md):
+ * standings refreshes left queued (a crash or a Redis outage after their
+ * commit), then the periods that are over and settled, finalized.
+ */
+export async function sweepLeaderboardsOnce(deps: SweepDeps): Promise<{ refreshed: number; finalized: number }> {
+  let refreshed = 0;
+  for (let page = REFRESH_PAGE; page === REFRESH_PAGE; refreshed += page)
+    page = await refreshStandings(deps, { olderThanMs: LEFT_BEHIND_MS, limit: REFRESH_PAGE });
+  return { refreshed, finalized: await finalizeDuePeriods(deps) };
+}
+
+/** Runs a round now and every `intervalMs` (RECONCILE_INTERVAL_MS), one at a time. */
+export function startLeaderboardSweeper(deps: SweepDeps, options: { intervalMs: number }) {
+  let running: Promise<unknown> | null = null;
+  const pass = () => {
+    running ??= sweepLeaderboardsOnce(deps)
+      .then(({ refreshed, finalized }) => {
+        if (refreshed + finalized > 0) deps.logger.info({ refreshed, finalized }, 'leaderboard sweep');
+      })
+      .catch((error: unknown) => deps.logger.warn({ err: error }, 'leaderboard sweep failed; will retry'))
+      .finally(() => {
+        running = null;
+      });
+  };
+  pass();
+  const timer = setInterval(pass, options.intervalMs);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
