@@ -36,6 +36,11 @@ const integratorTags = [
   },
   { name: 'Rewards', description: 'List and claim the rewards of completed tasks and chains.' },
   {
+    name: 'Leaderboards',
+    description:
+      'Rank your users by points or chains completed, per period; read the top or around a user (docs/leaderboards.md).',
+  },
+  {
     name: 'Test mode',
     description: 'Sandbox credentials (pk_test_…) whose data never mixes with live data; reset a test mode (docs/test-mode.md).',
   },
@@ -46,7 +51,7 @@ const integratorTags = [
   { name: 'Live updates', description: 'Server-Sent Events telling a browser when to refetch progress.' },
   { name: 'Operations', description: 'Liveness and readiness probes for orchestrators and load balancers (no credentials).' },
 ];
-const adminTags = [{ name: 'Admin', description: 'Providers, credentials and quest chains (bearer ADMIN_TOKEN).' }];
+const adminTags = [{ name: 'Admin', description: 'Providers, credentials, quest chains and leaderboards (bearer ADMIN_TOKEN).' }];
 
 const isAdminRoute = (route: RouteConfig) => route.path.startsWith('/admin/');
 

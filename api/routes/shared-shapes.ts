@@ -1,8 +1,10 @@
 import { z } from '@hono/zod-openapi';
 import type { ChainReward, ChainRow, PrizeRow, TaskRow } from '../../shared/db/chain-store.js';
+import type { Leaderboard } from '../../shared/db/leaderboard-store.js';
 import { RECURRENCE_UNITS, STREAK_UNITS } from '../../shared/domain/chain-definition-rules.js';
 import { prizeOdds } from '../../shared/domain/draw.js';
 import { inStock } from '../../shared/domain/draw-stock.js';
+import { LEADERBOARD_METRICS, LEADERBOARD_STATUSES } from '../../shared/domain/leaderboards.js';
 import { shownProviderId } from '../../shared/domain/test-mode.js';
 import { formatIsoMillis } from '../../shared/domain/timestamp.js';
 import { storableString } from '../../shared/validation/json-value.js';
@@ -264,3 +266,52 @@ export const EXAMPLE_PRIZES = [
   { prize_id: 'gold', name: '50 EUR voucher', value: 50, weight: 1, odds: 0.0099 },
   { prize_id: 'silver', name: '5 EUR voucher', value: 5, weight: 100, odds: 0.9901 },
 ] as const;
+
+// A leaderboard (§19), as the platform's reads and the admin answers show it.
+
+export const leaderboardShape = {
+  id: z.uuid(),
+  name: z.string(),
+  metric: z.enum(LEADERBOARD_METRICS).openapi({
+    description:
+      '`points`: points credited in the period less their reversals (spends do not lower it); `chains_completed`: chains completed in the period.',
+  }),
+  start_date: isoMillis(),
+  end_date: isoMillis().nullable().openapi({ description: 'Null: the board runs on.' }),
+  recurrence: z
+    .object({ every: z.enum(RECURRENCE_UNITS), timezone: z.string() })
+    .nullable()
+    .openapi('LeaderboardRecurrence', {
+      description:
+        'A repeating board: each calendar day, week (from Monday) or month, in `timezone`, is a period of its own that starts from zero; null: one period.',
+    }),
+  size: z.number().int().openapi({ description: 'Ranked entries a finished period keeps (its final standings).' }),
+  status: z.enum(LEADERBOARD_STATUSES),
+  created_at: isoMillis(),
+};
+
+export const EXAMPLE_LEADERBOARD = {
+  id: '0b9e4c1a-2f3d-4e5b-8c6d-7e8f9a0b1c2d',
+  name: 'Top traders of the week',
+  metric: 'points' as const,
+  start_date: '2026-01-05T00:00:00.000Z',
+  end_date: null,
+  recurrence: { every: 'week' as const, timezone: 'Europe/Berlin' },
+  size: 1000,
+  status: 'active' as const,
+  created_at: '2026-01-02T03:04:05.678Z',
+};
+
+export function toLeaderboardResponse(board: Leaderboard) {
+  return {
+    id: board.id,
+    name: board.name,
+    metric: board.metric,
+    start_date: formatIsoMillis(board.startUs),
+    end_date: isoMillisOrNull(board.endUs),
+    recurrence: board.recurrence,
+    size: board.size,
+    status: board.status,
+    created_at: formatIsoMillis(board.createdUs),
+  };
+}

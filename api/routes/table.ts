@@ -6,6 +6,10 @@ import { startQuestChainBacktestRoute } from './admin/backtests/start.js';
 import { createCredentialRoute } from './admin/credentials/create.js';
 import { listCredentialsRoute } from './admin/credentials/list.js';
 import { updateCredentialRoute } from './admin/credentials/update.js';
+import { archiveLeaderboardRoute } from './admin/leaderboards/archive.js';
+import { createLeaderboardRoute } from './admin/leaderboards/create.js';
+import { getLeaderboardRoute } from './admin/leaderboards/get.js';
+import { listLeaderboardsRoute } from './admin/leaderboards/list.js';
 import { createProviderRoute } from './admin/providers/create.js';
 import { listProvidersRoute } from './admin/providers/list.js';
 import { updateProviderRoute } from './admin/providers/update.js';
@@ -22,6 +26,8 @@ import { reverseEventsRoute } from './events/reverse-batch.js';
 import { sendEventRoute } from './events/send.js';
 import { getLivenessRoute } from './health/liveness.js';
 import { getReadinessRoute } from './health/readiness.js';
+import { listPlatformLeaderboardsRoute } from './leaderboards/list.js';
+import { getLeaderboardStandingsRoute } from './leaderboards/read.js';
 import { streamLiveUpdatesRoute } from './live/stream.js';
 import { getActiveQuestChainsRoute } from './quest-chains/active/read-active.js';
 import { explainQuestChainProgressRoute } from './quest-chains/explain/explain.js';
@@ -65,6 +71,9 @@ export const ROUTE_TABLE: readonly RouteEntry[] = [
   claimRewardRoute,
   getDrawRoute,
   listRewardsRoute,
+  // Leaderboards
+  listPlatformLeaderboardsRoute,
+  getLeaderboardStandingsRoute,
   // Test mode
   resetTestDataRoute,
   // Webhooks
@@ -94,4 +103,8 @@ export const ROUTE_TABLE: readonly RouteEntry[] = [
   getCampaignStatsRoute,
   startQuestChainBacktestRoute,
   getBacktestRoute,
+  createLeaderboardRoute,
+  listLeaderboardsRoute,
+  getLeaderboardRoute,
+  archiveLeaderboardRoute,
 ];

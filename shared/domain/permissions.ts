@@ -12,6 +12,8 @@ export const PERMISSIONS = {
   'webhooks:manage': ['platform', 'advertiser'],
   // An advertiser's campaign figures (docs/campaign-stats.md): counts, never a user.
   'quest_chains:stats': ['advertiser'],
+  // A platform's leaderboards of its users (§19).
+  'leaderboards:read': ['platform'],
 } as const satisfies Record<string, readonly ProviderType[]>;
 
 export type Permission = keyof typeof PERMISSIONS;
@@ -46,6 +48,7 @@ export const OPERATIONS = {
   readDraw: { permission: 'rewards:read', providerTypes: ['platform'] },
   claimReward: { permission: 'rewards:claim', providerTypes: ['platform'] },
   readChainStats: { permission: 'quest_chains:stats', providerTypes: ['advertiser'] },
+  readLeaderboards: { permission: 'leaderboards:read', providerTypes: ['platform'] },
   manageWebhooks: { permission: 'webhooks:manage', providerTypes: ['platform', 'advertiser'] },
   // Deleting what a provider's test mode wrote: whoever may write its events (both types hold events:write); test credentials only.
   resetTestData: { permission: 'events:write', providerTypes: ['platform', 'advertiser'], testModeOnly: true },

@@ -49,7 +49,7 @@ const httpUrl = () =>
     .openapi({ type: 'string', format: 'uri', maxLength: MAX_URL_LENGTH });
 const imageUrls = () => z.array(httpUrl()).max(MAX_IMAGE_URLS).nullish();
 const amount = () => z.number().min(0);
-const offsetTimestamp = () =>
+export const offsetTimestamp = () =>
   z
     .string()
     // One check (shape and calendar together) so a bad value gets one message.
@@ -60,7 +60,7 @@ const offsetTimestamp = () =>
       description:
         'An ISO 8601 date-time with any offset (`Z`, `+01:00`) and up to 6 fractional digits; stored as the instant, answered in UTC.',
     });
-const timezone = () => z.string().max(MAX_TIMEZONE_LENGTH).refine(isKnownTimezone, TIMEZONE_RULE);
+export const timezone = () => z.string().max(MAX_TIMEZONE_LENGTH).refine(isKnownTimezone, TIMEZONE_RULE);
 
 /** Reports the rules a value breaks as issues of the shape, with the rules' paths and messages. */
 function addRuleIssues(context: z.RefinementCtx, issues: readonly RuleIssue[]) {
