@@ -178,14 +178,38 @@ left; budget spent and left; reversals; a daily series of starts, completions an
 Counts only, never a user. A chain of another advertiser answers 404; a test credential reads test chains only.
 `;
 
+const leaderboards = `
+## Leaderboards (platforms)
+
+The operator creates leaderboards of your users; you read them with \`leaderboards:read\`.
+\`GET /v1/leaderboards\` lists your active boards; \`GET /v1/leaderboards/{id}\` answers a period's standings:
+the top \`limit\` (default 10, at most 100), or with \`around=<platform_user_id>\` the entries around that user and
+\`user\`, their rank and score (\`null\` when not ranked). A board's \`metric\` is \`points\` (points credited in the
+period by claims of points rewards, less their reversals; spends do not lower it) or \`chains_completed\` (chain
+completions in the period). Order: score, then whoever reached it first, then \`platform_user_id\`; ranks 1, 2, 3, …
+without ties. A repeating board (daily, weekly, monthly, in its time zone) starts each period from zero; read a past
+one with \`period_start\` (its final standings, \`final: true\`). A credit shows within a second. When a period
+ends, \`leaderboard.finalized\` brings its top entries to your webhooks. Another platform's board answers 404.
+`;
+
 /** The integrator reference's guides, in reading order. */
-export const integratorGuide = [conventions, authentication, errors, idempotency, limits, versioning, live, campaigns]
+export const integratorGuide = [
+  conventions,
+  authentication,
+  errors,
+  idempotency,
+  limits,
+  versioning,
+  live,
+  campaigns,
+  leaderboards,
+]
   .map((section) => section.trim())
   .join('\n\n');
 
 /** The admin reference's introduction. */
 export const adminGuide = `
-The operators' API: providers (platforms and advertisers), their credentials, and quest chains.
+The operators' API: providers (platforms and advertisers), their credentials, quest chains and leaderboards.
 Integrators' calls are in the integrator reference at \`/docs\` (document \`/openapi.json\`).
 
 ## Authentication
@@ -208,6 +232,14 @@ the users who completed it and the median time from joining; claims and value cl
 stock left; budget spent and left; reversals; a daily series of starts, completions and claims. Counted over the
 stored rows in one snapshot (\`docs/campaign-stats.md\`). The page \`/admin/campaigns/{id}\` draws it (a browser
 gives the token as Basic password); the advertiser reads its own with \`GET /v1/quest-chains/{questChainId}/stats\`.
+
+## Leaderboards
+
+\`POST /admin/v1/leaderboards\` creates a platform's leaderboard: \`metric\` \`points\` or \`chains_completed\`,
+\`start_date\`, an optional \`end_date\`, an optional \`recurrence\` (\`{every: day | week | month, timezone?}\`: each
+period starts from zero), \`size\` (ranked entries a finished period keeps, default 1,000, at most 100,000) and
+\`mode\`. Get, list (\`?platform_id=\`) and archive (\`POST …/{id}/archive\`) them here; the platform reads the standings
+with \`GET /v1/leaderboards/{id}\` (\`docs/leaderboards.md\`).
 
 ## Secrets
 

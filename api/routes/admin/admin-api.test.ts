@@ -177,6 +177,7 @@ describe('credentials', () => {
     expect([...platform.permissions].sort()).toEqual([
       'account_links:write',
       'events:write',
+      'leaderboards:read',
       'quest_chains:read',
       'rewards:claim',
       'rewards:read',
