@@ -1,4 +1,4 @@
--- Leaderboards (product rules §19, docs/leaderboards.md): a platform's ranking of its users by points or by chains
+-- Leaderboards (product rules §18, docs/leaderboards.md): a platform's ranking of its users by points or by chains
 -- completed, per period. The standings of the period in progress live in Redis, computed from the rows below and
 -- from the source of each metric; a finished period's final standings are stored here.
 CREATE TYPE "public"."leaderboard_metric" AS ENUM('points', 'chains_completed');

@@ -60,7 +60,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
         { intervalMs: config.RECONCILE_INTERVAL_MS },
       )
     : idle;
-  // Leaderboards (§19): refreshes left queued, and periods to finalize with their leaderboard.finalized facts.
+  // Leaderboards (§18): refreshes left queued, and periods to finalize with their leaderboard.finalized facts.
   const leaderboardSweeper = matches
     ? startLeaderboardSweeper(
         { db: databases.leaderboards, standings: deps.standings, config, logger, webhooks: queues.webhooks },

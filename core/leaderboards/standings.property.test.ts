@@ -22,7 +22,7 @@ import { createLeaderboard } from './boards.js';
 import { readStandings } from './read-standings.js';
 import { refreshStandings } from './refresh-standings.js';
 
-// §19 against an independent model: random events, reversals and concurrent
+// §18 against an independent model: random events, reversals and concurrent
 // claims go through the real matcher and claims, the standings through
 // Redis (kept in step by refreshes) and Postgres (final periods, rebuilds);
 // every read must equal what the model works out from the operations alone,

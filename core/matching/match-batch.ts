@@ -176,7 +176,7 @@ export async function matchBatch(
     ];
     const [webhookMessageIds, standingsQueued] = await Promise.all([
       insertMessages(tx, facts),
-      // Leaderboards (§19): a chain completed, moved or undone (chains_completed), a points claim reversed or standing again (points).
+      // Leaderboards (§18): a chain completed, moved or undone (chains_completed), a points claim reversed or standing again (points).
       queueRefresh(tx, standingsMovedBy(view, writes)),
     ]);
     // What live streams are told of counted, summed and streak tasks (docs/quest-language.md); nothing for other chains.

@@ -27,7 +27,7 @@ import { queueRefresh, refreshAfterCommit } from '../leaderboards/refresh-standi
 import { requestedRun } from '../quest-chains/requested-run.js';
 import { claimFact } from '../webhooks/claim-fact.js';
 
-/** The reward type a points leaderboard counts (§19). */
+/** The reward type a points leaderboard counts (§18). */
 const POINTS = 'points';
 
 /** The claimer (a platform's user) and exactly one of a task (its reward) or a chain (its chain reward). */
@@ -69,7 +69,7 @@ interface ClaimTarget {
  */
 export async function claimReward(
   deps: Pick<CoreDeps, 'db' | 'webhooks' | 'changes'> &
-    /** Leaderboards' standings (§19), refreshed after a points claim; without them the worker's sweeper refreshes. */
+    /** Leaderboards' standings (§18), refreshed after a points claim; without them the worker's sweeper refreshes. */
     Partial<Pick<CoreDeps, 'standings' | 'config' | 'logger'>>,
   input: ClaimRewardInput,
 ): Promise<ClaimedReward> {
@@ -107,7 +107,7 @@ export async function claimReward(
     if (prize) await insertDraw(tx, { ...prize.draw, claimId, chainId: target.chainId });
     const [messageIds, standingsQueued] = await Promise.all([
       insertMessages(tx, [claimFact(input.platformId, input.platformUserId, claim)]),
-      // A points reward moves the user's points on the platform's leaderboards (§19).
+      // A points reward moves the user's points on the platform's leaderboards (§18).
       target.reward.type === POINTS ? queueRefresh(tx, [userId]) : [],
     ]);
     return { claim, messageIds, standingsQueued };

@@ -12,7 +12,7 @@ export const PERMISSIONS = {
   'webhooks:manage': ['platform', 'advertiser'],
   // An advertiser's campaign figures (docs/campaign-stats.md): counts, never a user.
   'quest_chains:stats': ['advertiser'],
-  // A platform's leaderboards of its users (§19).
+  // A platform's leaderboards of its users (§18).
   'leaderboards:read': ['platform'],
 } as const satisfies Record<string, readonly ProviderType[]>;
 

@@ -26,7 +26,7 @@ export const ADVERTISER_EVENT_TYPES: readonly WebhookEventType[] = [
   'chain.budget_exhausted',
 ];
 
-/** The facts a platform's endpoint may receive: all but the budget's, which is the advertiser's (it funds it); its leaderboards' are its own (§19). */
+/** The facts a platform's endpoint may receive: all but the budget's, which is the advertiser's (it funds it); its leaderboards' are its own (§18). */
 export const PLATFORM_EVENT_TYPES: readonly WebhookEventType[] = WEBHOOK_EVENT_TYPES.filter(
   (type) => type !== 'chain.budget_exhausted',
 );

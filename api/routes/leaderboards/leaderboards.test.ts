@@ -6,7 +6,7 @@ import { createTestProvider, type TestProvider } from '../../../shared/testing/f
 import { createChainOverApi } from '../../testing/chains.js';
 import { useTestService } from '../../testing/test-service.js';
 
-// Leaderboards over the in-process API (§19): the operator's routes, the
+// Leaderboards over the in-process API (§18): the operator's routes, the
 // platform's list and read, bad input, tenancy, and standings kept in step
 // with the matcher (driven by hand here; e2e/leaderboards.e2e.test.ts runs the worker).
 
@@ -45,9 +45,9 @@ async function sendAndMatch(events: { user: string; type: string; at: number }[]
 
 async function register(...users: string[]) {
   for (const user of users)
-    expect((await api.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: user } })).status).toBe(
-      200,
-    );
+    expect(
+      (await api.call('POST', '/v1/users/register', { headers: platform.headers, body: { platform_user_id: user } })).status,
+    ).toBe(200);
 }
 
 beforeAll(async () => {
@@ -120,14 +120,12 @@ describe('the operator reads, lists and archives', () => {
   it('answers 404 for an unknown board', async () => {
     const unknown = '00000000-0000-4000-8000-000000000000';
     expect((await api.call('GET', `/admin/v1/leaderboards/${unknown}`, { headers: api.adminHeaders })).status).toBe(404);
-    expect((await api.call('POST', `/admin/v1/leaderboards/${unknown}/archive`, { headers: api.adminHeaders })).status).toBe(
-      404,
-    );
+    expect((await api.call('POST', `/admin/v1/leaderboards/${unknown}/archive`, { headers: api.adminHeaders })).status).toBe(404);
   });
 });
 
 describe('GET /v1/leaderboards/{id}', () => {
-  it("ranks chains completed, kept in step with the matcher, and hides the board from another platform and advertisers", async () => {
+  it('ranks chains completed, kept in step with the matcher, and hides the board from another platform and advertisers', async () => {
     const board = (await createBoard(boardBody())).json.data;
     const chain = await createChainOverApi(api, platform.id, advertiser.id, {
       start: iso(now - 48 * HOUR_MS),

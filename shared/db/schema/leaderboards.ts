@@ -21,7 +21,7 @@ import { timestampUs } from '../columns.js';
 import { mode, providers } from './providers.js';
 import { users } from './users.js';
 
-// Leaderboards (product rules §19, docs/leaderboards.md), migration 0017.
+// Leaderboards (product rules §18, docs/leaderboards.md), migration 0017.
 
 export const leaderboardMetric = pgEnum('leaderboard_metric', LEADERBOARD_METRICS);
 export const leaderboardStatus = pgEnum('leaderboard_status', LEADERBOARD_STATUSES);
