@@ -55,6 +55,18 @@ describe('against the real service', () => {
     expect(active.quest_chains.map((entry) => entry.quest_chain.name)).toEqual(['Client chain']);
   });
 
+  it('lists the leaderboards and reads one', async () => {
+    const created = await api.call('POST', '/admin/v1/leaderboards', {
+      headers: api.adminHeaders,
+      body: { platform_id: platform.id, name: 'SDK board', metric: 'points', start_date: new Date().toISOString() },
+    });
+    const client = createQuestChainClient({ baseUrl, apiKey: platform.key, apiSecret: platform.secret, retry: fastRetry });
+    const { leaderboards } = await client.listLeaderboards();
+    expect(leaderboards.map((board) => board.name)).toEqual(['SDK board']);
+    const standings = await client.getLeaderboard(created.json.data.id, { around: 'sdk-user', limit: 5 });
+    expect(standings).toMatchObject({ leaderboard: { name: 'SDK board', metric: 'points' }, entries: [], user: null });
+  });
+
   it('throws the envelope of a 4xx as QuestChainApiError, without the secret', async () => {
     const wrong = createQuestChainClient({ baseUrl, apiKey: platform.key, apiSecret: SECRET, retry: fastRetry });
     const error = await wrong.registerUser({ platform_user_id: 'x' }).catch((caught: unknown) => caught);

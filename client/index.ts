@@ -120,6 +120,11 @@ export function createQuestChainClient(options: QuestChainClientOptions) {
       unwrap(api.POST('/v1/rewards/claim', { body, ...init(call) })),
     getRewards: (platformUserId: string, call?: CallOptions) =>
       unwrap(api.GET('/v1/rewards/{platformUserId}', { params: { path: { platformUserId } }, ...init(call) })),
+    listLeaderboards: (query: { limit?: number; starting_after?: string } = {}, call?: CallOptions) =>
+      unwrap(api.GET('/v1/leaderboards', { params: { query }, ...init(call) })),
+    /** A period's standings: the top `limit`, or around a user (`around`), of the current period unless `period_start` names one. */
+    getLeaderboard: (id: string, query: { limit?: number; around?: string; period_start?: string } = {}, call?: CallOptions) =>
+      unwrap(api.GET('/v1/leaderboards/{id}', { params: { path: { id }, query }, ...init(call) })),
     toString: () => description,
     [Symbol.for('nodejs.util.inspect.custom')]: () => description,
   };

@@ -284,6 +284,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/leaderboards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your platform's leaderboards
+         * @description Platform credentials (`leaderboards:read`). The active boards of your platform, newest first; a test credential lists the test boards, a live one the live boards.
+         */
+        get: operations["listPlatformLeaderboards"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/leaderboards/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A leaderboard and its standings: the top, or around a user
+         * @description Platform credentials (`leaderboards:read`). The current period unless `period_start` names another; a past period answers its final standings (`final: true`). Ranked by score, then whoever reached it first, then platform_user_id; a credit shows within a second (docs/leaderboards.md). Another platform's board, an archived one, or one of the other mode: 404. A `period_start` that starts no period of the board: 400.
+         */
+        get: operations["getLeaderboardStandings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/test/reset": {
         parameters: {
             query?: never;
@@ -1855,6 +1895,128 @@ export interface components {
         };
         /**
          * @example {
+         *       "id": "0b9e4c1a-2f3d-4e5b-8c6d-7e8f9a0b1c2d",
+         *       "name": "Top traders of the week",
+         *       "metric": "points",
+         *       "start_date": "2026-01-05T00:00:00.000Z",
+         *       "end_date": null,
+         *       "recurrence": {
+         *         "every": "week",
+         *         "timezone": "Europe/Berlin"
+         *       },
+         *       "size": 1000,
+         *       "status": "active",
+         *       "created_at": "2026-01-02T03:04:05.678Z"
+         *     }
+         */
+        Leaderboard: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /**
+             * @description `points`: points credited in the period less their reversals (spends do not lower it); `chains_completed`: chains completed in the period.
+             * @enum {string}
+             */
+            metric: "points" | "chains_completed";
+            /**
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-01-02T03:04:05.678Z
+             */
+            start_date: string;
+            /**
+             * @description Null: the board runs on.
+             * @example 2026-01-02T03:04:05.678Z
+             */
+            end_date: string | null;
+            recurrence: components["schemas"]["LeaderboardRecurrence"];
+            /** @description Ranked entries a finished period keeps (its final standings). */
+            size: number;
+            /** @enum {string} */
+            status: "active" | "archived";
+            /**
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-01-02T03:04:05.678Z
+             */
+            created_at: string;
+        };
+        /** @description A repeating board: each calendar day, week (from Monday) or month, in `timezone`, is a period of its own that starts from zero; null: one period. */
+        LeaderboardRecurrence: {
+            /** @enum {string} */
+            every: "day" | "week" | "month";
+            timezone: string;
+        } | null;
+        /**
+         * @example {
+         *       "leaderboard": {
+         *         "id": "0b9e4c1a-2f3d-4e5b-8c6d-7e8f9a0b1c2d",
+         *         "name": "Top traders of the week",
+         *         "metric": "points",
+         *         "start_date": "2026-01-05T00:00:00.000Z",
+         *         "end_date": null,
+         *         "recurrence": {
+         *           "every": "week",
+         *           "timezone": "Europe/Berlin"
+         *         },
+         *         "size": 1000,
+         *         "status": "active",
+         *         "created_at": "2026-01-02T03:04:05.678Z"
+         *       },
+         *       "period_start": "2026-01-04T23:00:00.000Z",
+         *       "period_end": "2026-01-11T23:00:00.000Z",
+         *       "final": false,
+         *       "entries": [
+         *         {
+         *           "rank": 41,
+         *           "platform_user_id": "user-77",
+         *           "score": 1200
+         *         },
+         *         {
+         *           "rank": 42,
+         *           "platform_user_id": "user-123",
+         *           "score": 1150
+         *         },
+         *         {
+         *           "rank": 43,
+         *           "platform_user_id": "user-9",
+         *           "score": 1150
+         *         }
+         *       ],
+         *       "user": {
+         *         "rank": 42,
+         *         "score": 1150
+         *       }
+         *     }
+         */
+        LeaderboardStandings: {
+            leaderboard: components["schemas"]["Leaderboard"];
+            /**
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-01-02T03:04:05.678Z
+             */
+            period_start: string;
+            /**
+             * @description Null: the period has no end (a board that runs on).
+             * @example 2026-01-02T03:04:05.678Z
+             */
+            period_end: string | null;
+            /** @description True once the period is over and its standings are stored for good (they keep the top `size`). */
+            final: boolean;
+            /** @description By score (highest first), then whoever reached that score first, then platform_user_id (by bytes). Users without a positive score are not ranked. */
+            entries: components["schemas"]["LeaderboardEntry"][];
+            /** @description The `around` user's standing; null when not asked, or when the user is not ranked. */
+            user: {
+                rank: number;
+                score: number;
+            } | null;
+        };
+        LeaderboardEntry: {
+            /** @description 1, 2, 3, … with no ties and no gaps. */
+            rank: number;
+            platform_user_id: string;
+            score: number;
+        };
+        /**
+         * @example {
          *       "reset": true,
          *       "deleted": {
          *         "users": 12,
@@ -1890,7 +2052,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             url: string;
-            event_types: ("task.completed" | "chain.completed" | "reward.claimed" | "task.reverted" | "chain.reverted" | "reward.reversed" | "chain.budget_exhausted")[];
+            event_types: ("task.completed" | "chain.completed" | "reward.claimed" | "task.reverted" | "chain.reverted" | "reward.reversed" | "chain.budget_exhausted" | "leaderboard.finalized")[];
             /** @enum {string} */
             status: "enabled";
             /**
@@ -1918,7 +2080,7 @@ export interface components {
              */
             url: string;
             /** @description The types to receive; every type you may receive when omitted. Advertisers receive `task.completed` and `chain.completed` only. */
-            event_types?: ("task.completed" | "chain.completed" | "reward.claimed" | "task.reverted" | "chain.reverted" | "reward.reversed" | "chain.budget_exhausted")[];
+            event_types?: ("task.completed" | "chain.completed" | "reward.claimed" | "task.reverted" | "chain.reverted" | "reward.reversed" | "chain.budget_exhausted" | "leaderboard.finalized")[];
         };
         /**
          * @example {
@@ -1936,7 +2098,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             url: string;
-            event_types: ("task.completed" | "chain.completed" | "reward.claimed" | "task.reverted" | "chain.reverted" | "reward.reversed" | "chain.budget_exhausted")[];
+            event_types: ("task.completed" | "chain.completed" | "reward.claimed" | "task.reverted" | "chain.reverted" | "reward.reversed" | "chain.budget_exhausted" | "leaderboard.finalized")[];
             /** @enum {string} */
             status: "enabled";
             /**
@@ -1986,7 +2148,7 @@ export interface components {
              */
             id: string;
             /** @enum {string} */
-            type: "task.completed" | "chain.completed" | "reward.claimed" | "task.reverted" | "chain.reverted" | "reward.reversed" | "chain.budget_exhausted";
+            type: "task.completed" | "chain.completed" | "reward.claimed" | "task.reverted" | "chain.reverted" | "reward.reversed" | "chain.budget_exhausted" | "leaderboard.finalized";
             /**
              * @description ISO 8601 UTC with milliseconds.
              * @example 2026-01-02T03:04:05.678Z
@@ -4166,6 +4328,290 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Too many requests; retry after the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests for this credential: at most 6000 per 60 s; retry after 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description The service failed; retry with bounded exponential backoff and jitter. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The operation could not be completed",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Unavailable for now (Postgres or Redis unreachable, the request limit reached, or shutting down); retry with bounded exponential backoff and jitter. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The service is temporarily unavailable; try again",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    listPlatformLeaderboards: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 200 (default 50). */
+                limit?: number;
+                /** @description Continue after this item: the last board's `id`. Omit for the first page. */
+                starting_after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your boards. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /**
+                         * @description Answers to an API credential: false for a test credential (docs/test-mode.md), true for a live one.
+                         * @example true
+                         */
+                        livemode?: boolean;
+                        data: {
+                            leaderboards: components["schemas"]["Leaderboard"][];
+                            /** @description True when more items follow: ask again with `starting_after` set to the last item of this page. */
+                            has_more: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is not valid JSON",
+                     *       "code": "invalid_json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Credentials missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "X-API-Key and X-API-Secret headers are required",
+                     *       "code": "missing_credentials"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Credential or provider inactive, wrong provider type, or permission missing. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Credential lacks the permission events:write",
+                     *       "code": "permission_missing"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Too many requests; retry after the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests for this credential: at most 6000 per 60 s; retry after 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description The service failed; retry with bounded exponential backoff and jitter. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The operation could not be completed",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Unavailable for now (Postgres or Redis unreachable, the request limit reached, or shutting down); retry with bounded exponential backoff and jitter. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The service is temporarily unavailable; try again",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    getLeaderboardStandings: {
+        parameters: {
+            query?: {
+                /** @description Entries to answer, 1 to 100 (default 10). */
+                limit?: number;
+                /** @description A platform_user_id: the entries around that user's rank (the user in the middle), and `user` their rank and score. Absent: the top entries. */
+                around?: string;
+                /** @description The period to read, as its period_start in an earlier answer (a past period answers its final standings). Absent: the current period. */
+                period_start?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The standings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /**
+                         * @description Answers to an API credential: false for a test credential (docs/test-mode.md), true for a live one.
+                         * @example true
+                         */
+                        livemode?: boolean;
+                        data: components["schemas"]["LeaderboardStandings"];
+                    };
+                };
+            };
+            /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is not valid JSON",
+                     *       "code": "invalid_json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Credentials missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "X-API-Key and X-API-Secret headers are required",
+                     *       "code": "missing_credentials"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Credential or provider inactive, wrong provider type, or permission missing. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Credential lacks the permission events:write",
+                     *       "code": "permission_missing"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "No route for GET /v1/unknown",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
             /** @description Too many requests; retry after the `Retry-After` seconds. */
