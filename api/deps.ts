@@ -14,6 +14,7 @@ import { createRateLimits } from './auth/rate-limits.js';
 import { LiveHub } from './live/hub.js';
 import { ActiveChainCache } from './read-cache/active-chain-cache.js';
 import { createChangeFollowing } from './read-cache/change-notices.js';
+import { LeaderboardCache } from './read-cache/leaderboard-cache.js';
 
 /**
  * Opens everything a request handler may use, on top of an open database.
@@ -99,6 +100,7 @@ export async function createAppDeps(options: {
     chainCache,
     changes: changeFollowing.changes,
     standings: new StandingsCache(redis, config.QUEUE_PREFIX),
+    leaderboards: new LeaderboardCache(database.db, config.CHAIN_CACHE_TTL_MS),
     logger,
     isShuttingDown: options.isShuttingDown,
     metrics,

@@ -7,7 +7,13 @@ import {
   toCreateLeaderboardInput,
 } from '../api/routes/admin/leaderboards/schema.js';
 import { standingsQuery, toStandingsResponse } from '../api/routes/leaderboards/schema.js';
-import { archiveLeaderboard, createLeaderboard, getLeaderboard, listAllLeaderboards } from '../core/leaderboards/boards.js';
+import {
+  archiveLeaderboard,
+  createLeaderboard,
+  getLeaderboard,
+  listAllLeaderboards,
+  storedLeaderboards,
+} from '../core/leaderboards/boards.js';
 import { readStandings } from '../core/leaderboards/read-standings.js';
 import { everyItem } from '../core/page.js';
 import { parseOffsetTimestamp } from '../shared/domain/chain-timestamp.js';
@@ -115,6 +121,7 @@ export function registerLeaderboardCommands(program: Command, json: () => boolea
               config,
               standings: new StandingsCache(queues.redis, config.QUEUE_PREFIX),
               webhooks: queues.webhooks,
+              leaderboards: storedLeaderboards(db),
               // A log line would break --json's stderr; a Redis failure is answered from Postgres anyway.
               logger: createLogger({ level: 'silent', name: 'cli' }),
             },

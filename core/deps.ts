@@ -1,6 +1,7 @@
 import type { Config } from '../shared/config.js';
 import type { ChainDefinition } from '../shared/db/chain-store.js';
 import type { Database } from '../shared/db/client.js';
+import type { Leaderboard } from '../shared/db/leaderboard-store.js';
 import type { StandingsCache } from '../shared/leaderboards/standings-cache.js';
 import type { ChangeNotices } from '../shared/live/change-notices.js';
 import type { LiveTokenSigner } from '../shared/live/token.js';
@@ -13,6 +14,13 @@ import type { WebhookProducer } from '../shared/queue/webhook-producer.js';
 /** The platform's chain definitions as a process keeps them (the API: a cache; elsewhere: a plain read). */
 export interface ChainDefinitionSource {
   get(platformId: string): Promise<ChainDefinition[]>;
+}
+
+/** Leaderboards by id as a process keeps them (the API: a short-lived cache; elsewhere: a plain read). */
+export interface LeaderboardSource {
+  get(id: string): Promise<Leaderboard | null>;
+  /** Drops what this process keeps of the board (it changed). */
+  forget(id: string): void;
 }
 
 /**
@@ -36,5 +44,6 @@ export interface CoreDeps {
   changes: ChangeNotices;
   /** Leaderboards' standings of the periods in progress, in Redis (shared/leaderboards/standings-cache.ts). */
   standings: StandingsCache;
+  leaderboards: LeaderboardSource;
   logger: Logger;
 }

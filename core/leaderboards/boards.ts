@@ -1,3 +1,4 @@
+import type { Executor } from '../../shared/db/client.js';
 import {
   archiveLeaderboard as archiveStored,
   findLeaderboard,
@@ -12,7 +13,7 @@ import { issueParam, issueText } from '../../shared/domain/chain-definition-rule
 import { currentPeriod, leaderboardIssues } from '../../shared/domain/leaderboards.js';
 import { dateToMicros } from '../../shared/domain/timestamp.js';
 import { invalidInput, notFound } from '../../shared/errors.js';
-import type { CoreDeps } from '../deps.js';
+import type { CoreDeps, LeaderboardSource } from '../deps.js';
 import { type Page, type PageRequest, pageOrRefuse } from '../page.js';
 import { openPeriods, periodKey, timingOf } from './periods.js';
 
@@ -54,6 +55,12 @@ export async function createLeaderboard(
   });
 }
 
+/** Boards read as they are stored, each time: the source of a process that keeps none (the CLI, the worker, tests). */
+export const storedLeaderboards = (db: Executor): LeaderboardSource => ({
+  get: (id) => findLeaderboard(db, id),
+  forget: () => {},
+});
+
 /** One board, whatever its status or mode; an unknown id is a 404. */
 export async function getLeaderboard(deps: Pick<CoreDeps, 'db'>, input: { id: string }): Promise<Leaderboard> {
   const board = await findLeaderboard(deps.db, input.id);
@@ -82,15 +89,17 @@ export async function listPlatformLeaderboards(
 
 /**
  * Archives a board: it stops ranking, finalizes nothing more, leaves the
- * platform's list and answers 404 to the platform; the operator still reads
- * it. Its standings in Redis are dropped; its final standings stay.
+ * platform's list and answers 404 to the platform (every API process within
+ * CHAIN_CACHE_TTL_MS); the operator still reads it. Its standings in Redis are dropped; its final standings stay.
  */
 export async function archiveLeaderboard(
-  deps: Pick<CoreDeps, 'db' | 'standings' | 'logger'>,
+  deps: Pick<CoreDeps, 'db' | 'standings' | 'logger'> & Partial<Pick<CoreDeps, 'leaderboards'>>,
   input: { id: string },
   nowUs: bigint = dateToMicros(new Date()),
 ): Promise<Leaderboard> {
   if (!(await archiveStored(deps.db, input.id))) throw notFound(`Leaderboard ${input.id} not found`, 'id');
+  // This process's reads see it at once; other API processes within CHAIN_CACHE_TTL_MS.
+  deps.leaderboards?.forget(input.id);
   const board = await getLeaderboard(deps, input);
   await Promise.all(openPeriods(board, nowUs).map((period) => deps.standings.forget(periodKey(board, period)))).catch(
     (error: unknown) => deps.logger.warn({ err: error, leaderboardId: board.id }, 'could not drop archived standings from Redis'),

@@ -2,7 +2,6 @@ import {
   finalStandingOf,
   finalStandings,
   findFinalizedPeriod,
-  findLeaderboard,
   type Leaderboard,
   sourceRankOf,
   sourceStandings,
@@ -36,7 +35,7 @@ export interface ReadStandingsInput {
   periodStartUs?: bigint | undefined;
 }
 
-type ReadDeps = Pick<CoreDeps, 'db' | 'standings' | 'config' | 'logger' | 'webhooks'>;
+type ReadDeps = Pick<CoreDeps, 'db' | 'standings' | 'config' | 'logger' | 'webhooks' | 'leaderboards'>;
 
 /** How long a read waits for the rebuild it started before answering from Postgres. */
 const REBUILD_WAIT_MS = 250;
@@ -54,7 +53,7 @@ export async function readStandings(
   input: ReadStandingsInput,
   nowUs: bigint = dateToMicros(new Date()),
 ): Promise<StandingsAnswer> {
-  const board = await findLeaderboard(deps.db, input.boardId);
+  const board = await deps.leaderboards.get(input.boardId);
   if (!board || board.platformId !== input.platformId || board.status !== 'active')
     throw notFound(`Leaderboard ${input.boardId} not found`, 'id');
   const period = requestedPeriod(timingOf(board), input.periodStartUs, nowUs);

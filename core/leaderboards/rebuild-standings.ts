@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { eachStandingsChunk, type Leaderboard } from '../../shared/db/leaderboard-store.js';
+import { activeBoards, eachStandingsChunk, type Leaderboard } from '../../shared/db/leaderboard-store.js';
 import { withTransaction } from '../../shared/db/transaction.js';
 import type { Period } from '../../shared/domain/leaderboards.js';
+import { dateToMicros } from '../../shared/domain/timestamp.js';
 import type { CoreDeps } from '../deps.js';
-import { expireAtMs, periodKey } from './periods.js';
+import { expireAtMs, openPeriods, periodKey } from './periods.js';
 
 /** Standings read from Postgres and sent to Redis at a time. */
 const CHUNK = 2000;
@@ -38,4 +39,23 @@ export async function rebuildStandings(
   return (await deps.standings.finishRebuild(key, token, expireAtMs(period, deps.config.LEADERBOARD_SETTLE_MS)))
     ? 'rebuilt'
     : 'lost';
+}
+
+/**
+ * The worker's round: every open period of every active board whose set
+ * Redis does not hold (restarted empty, evicted) is rebuilt now, before a
+ * read finds it missing. Answers how many it rebuilt.
+ */
+export async function rebuildLostStandings(
+  deps: Pick<CoreDeps, 'db' | 'standings' | 'config'>,
+  nowUs: bigint = dateToMicros(new Date()),
+): Promise<number> {
+  let rebuilt = 0;
+  for (const board of await activeBoards(deps.db))
+    for (const period of openPeriods(board, nowUs)) {
+      const key = periodKey(board, period);
+      if ((await deps.standings.built(key)) || (await deps.standings.rebuilding(key))) continue;
+      if ((await rebuildStandings(deps, board, period)) === 'rebuilt') rebuilt++;
+    }
+  return rebuilt;
 }

@@ -18,7 +18,7 @@ import type { CoreDeps } from '../deps.js';
 import { reverseEvents } from '../events/reverse-events.js';
 import { matchBatch } from '../matching/match-batch.js';
 import { claimReward } from '../rewards/claim-reward.js';
-import { createLeaderboard } from './boards.js';
+import { createLeaderboard, storedLeaderboards } from './boards.js';
 import { readStandings } from './read-standings.js';
 import { refreshStandings } from './refresh-standings.js';
 
@@ -47,6 +47,7 @@ const deps = () =>
       ),
     },
     changes: recordChanges().changes,
+    leaderboards: storedLeaderboards(database.db),
   }) as unknown as CoreDeps;
 
 const MINUTE_MS = 60_000;

@@ -242,6 +242,8 @@ export async function sourceRankOf(
   return { total: Number(row?.total ?? 0), rank: row?.rank == null ? null : Number(row.rank) };
 }
 
+const REBUILD_STATEMENT_MS = 120_000;
+
 /**
  * Every standing of the period, in chunks from one snapshot (a cursor in the
  * caller's transaction), handed to `take` as they come: a rebuild of a board
@@ -254,6 +256,9 @@ export async function eachStandingsChunk(
   chunkSize: number,
   take: (chunk: UserStanding[]) => Promise<void>,
 ): Promise<number> {
+  // The first fetch aggregates the whole period (seconds on a board of a million users): more than a request's time
+  // limit allows a statement, and the rebuild is background work, so its transaction gets a limit of its own.
+  await tx.execute(sql`set local statement_timeout = '${sql.raw(String(REBUILD_STATEMENT_MS))}'`);
   await tx.execute(sql`declare leaderboard_rebuild no scroll cursor for ${asText(standingsStatement(board, period))}`);
   let total = 0;
   for (;;) {

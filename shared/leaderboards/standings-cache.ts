@@ -234,6 +234,11 @@ export class StandingsCache {
     );
   }
 
+  /** Whether the period's set was built (and not lost since). */
+  async built(period: PeriodKey): Promise<boolean> {
+    return (await this.#redis.exists(this.keys(period).ready)) === 1;
+  }
+
   /** Whether someone is rebuilding the period now. */
   async rebuilding(period: PeriodKey): Promise<boolean> {
     return (await this.#redis.exists(this.keys(period).building)) === 1;

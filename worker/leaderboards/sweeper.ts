@@ -1,5 +1,6 @@
 import type { CoreDeps } from '../../core/deps.js';
 import { finalizeDuePeriods } from '../../core/leaderboards/finalize-periods.js';
+import { rebuildLostStandings } from '../../core/leaderboards/rebuild-standings.js';
 import { refreshStandings } from '../../core/leaderboards/refresh-standings.js';
 
 /** Refreshes left behind are taken after this long: the process that queued one refreshes it at once, normally. */
@@ -11,13 +12,15 @@ type SweepDeps = Pick<CoreDeps, 'db' | 'standings' | 'config' | 'logger' | 'webh
 /**
  * One round of the leaderboards' safety net and clock (docs/leaderboards.md):
  * standings refreshes left queued (a crash or a Redis outage after their
- * commit), then the periods that are over and settled, finalized.
+ * commit), the periods that are over and settled, finalized, and the open
+ * periods Redis lost (restarted empty), rebuilt before a read has to.
  */
-export async function sweepLeaderboardsOnce(deps: SweepDeps): Promise<{ refreshed: number; finalized: number }> {
+export async function sweepLeaderboardsOnce(deps: SweepDeps): Promise<{ refreshed: number; finalized: number; rebuilt: number }> {
   let refreshed = 0;
   for (let page = REFRESH_PAGE; page === REFRESH_PAGE; refreshed += page)
     page = await refreshStandings(deps, { olderThanMs: LEFT_BEHIND_MS, limit: REFRESH_PAGE });
-  return { refreshed, finalized: await finalizeDuePeriods(deps) };
+  const finalized = await finalizeDuePeriods(deps);
+  return { refreshed, finalized, rebuilt: await rebuildLostStandings(deps) };
 }
 
 /** Runs a round now and every `intervalMs` (RECONCILE_INTERVAL_MS), one at a time. */
@@ -25,8 +28,8 @@ export function startLeaderboardSweeper(deps: SweepDeps, options: { intervalMs: 
   let running: Promise<unknown> | null = null;
   const pass = () => {
     running ??= sweepLeaderboardsOnce(deps)
-      .then(({ refreshed, finalized }) => {
-        if (refreshed + finalized > 0) deps.logger.info({ refreshed, finalized }, 'leaderboard sweep');
+      .then(({ refreshed, finalized, rebuilt }) => {
+        if (refreshed + finalized + rebuilt > 0) deps.logger.info({ refreshed, finalized, rebuilt }, 'leaderboard sweep');
       })
       .catch((error: unknown) => deps.logger.warn({ err: error }, 'leaderboard sweep failed; will retry'))
       .finally(() => {
