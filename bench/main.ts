@@ -18,6 +18,7 @@ import { parseOptions } from './harness/options.js';
 import { baselines } from './scenarios/baselines.js';
 import { httpIngest } from './scenarios/http-ingest.js';
 import { httpReads } from './scenarios/http-reads.js';
+import { leaderboards } from './scenarios/leaderboards.js';
 import { matching } from './scenarios/matching.js';
 import { matchingDrain } from './scenarios/matching-drain.js';
 import { pipeline } from './scenarios/pipeline.js';
@@ -28,8 +29,19 @@ import { world } from './scenarios/world.js';
 // Order matters: baselines first (every ratio needs them); the world, the run
 // of record, on its own deployment; then the micro-benchmarks on the 200-user
 // world (reads before the drain: the worker changes the users' progress); the
-// soak last (it fills the database).
-const scenarios: Scenario[] = [baselines, world, httpReads, httpIngest, matchingDrain, matching, pipeline, webhooks, soak];
+// leaderboards (a board of 1,000,000 users seeded apart, on their own platform); the soak last (it fills the database).
+const scenarios: Scenario[] = [
+  baselines,
+  world,
+  httpReads,
+  httpIngest,
+  matchingDrain,
+  matching,
+  pipeline,
+  webhooks,
+  leaderboards,
+  soak,
+];
 
 const options = parseOptions(process.argv.slice(2));
 const startedAt = new Date();
