@@ -14,6 +14,8 @@ export const AROUND_READ = 'leaderboard read around a user';
 const PACED_RATE = 500;
 /** Chains a seeded user completed: 1 to CHAINS, so scores tie often and the tie-breaks do the ordering. */
 const CHAINS = 4;
+/** Sequential reads of the script alone, from the bench process. */
+const SCRIPT_READS = 5000;
 
 /**
  * `--only leaderboards`: a chains-completed board of 1,000,000 ranked users
@@ -73,6 +75,8 @@ export const leaderboards: Scenario = {
     await withTransaction(ctx.database.db, async (tx) => {
       // The rows as the matcher writes them, without its statement triggers (walks_version): a seed, not a match.
       await tx.execute(sql`set local session_replication_role = replica`);
+      // A million rows take longer than the test pool's statement limit.
+      await tx.execute(sql`set local statement_timeout = 0`);
       await tx.execute(sql`
         insert into users (platform_id, platform_user_id, needs_evaluation)
         select ${platform.id}, 'lb-' || g, false from generate_series(0, ${count - 1}) g`);
@@ -87,8 +91,11 @@ export const leaderboards: Scenario = {
         ) t
         where u.platform_id = ${platform.id}`);
     });
-    await ctx.database.db.execute(sql`analyze users`);
-    await ctx.database.db.execute(sql`analyze chain_progress`);
+    await withTransaction(ctx.database.db, async (tx) => {
+      await tx.execute(sql`set local statement_timeout = 0`);
+      await tx.execute(sql`analyze users`);
+      await tx.execute(sql`analyze chain_progress`);
+    });
     ctx.log(`seeded in ${((performance.now() - seeding) / 1000).toFixed(1)} s`);
 
     const redis = createRedis(ctx.env.REDIS_URL!, 'worker');
@@ -115,25 +122,24 @@ export const leaderboards: Scenario = {
       if (sample.status !== 200 || sample.json.data.user === null)
         throw new Error(`around read: ${sample.status} ${sample.text}`);
 
-      const paced = await ctx.load({
-        url: ctx.api.url,
-        headers: credentials,
-        connections: 8,
-        overallRate: PACED_RATE,
-        requests: request,
+      // The script alone, from this process: one round trip each, in sequence.
+      const key = { boardId, periodStartUs: period.startUs };
+      const times: number[] = [];
+      for (let i = 0; i < SCRIPT_READS; i++) {
+        const began = performance.now();
+        await standings.read(key, { limit: 10, around: `lb-${Math.floor(Math.random() * count)}` });
+        times.push(performance.now() - began);
+      }
+      times.sort((a, b) => a - b);
+      const at = (q: number) => Math.round(times[Math.floor(q * (times.length - 1))]! * 100) / 100;
+      ctx.results.add({
+        figure: `${AROUND_READ}: the Redis script alone, in sequence (${label})`,
+        value: at(0.99),
+        unit: 'ms p99',
+        p50Ms: at(0.5),
+        p99Ms: at(0.99),
       });
-      ctx.results.addBound(
-        {
-          figure: `${AROUND_READ} p99 (${label}, ${PACED_RATE} req/s)`,
-          value: paced.p99Ms,
-          unit: 'ms',
-          p50Ms: paced.p50Ms,
-          p99Ms: paced.p99Ms,
-          cpuPer1k: paced.cpuPer1k,
-          note: failures(paced.failures),
-        },
-        { atMost: 10 },
-      );
+
       const saturated = await ctx.load({ url: ctx.api.url, headers: credentials, requests: request });
       ctx.results.add({
         figure: `${AROUND_READ}, saturating (${label})`,
@@ -143,6 +149,76 @@ export const leaderboards: Scenario = {
         p99Ms: saturated.p99Ms,
         cpuPer1k: saturated.cpuPer1k,
         note: failures(saturated.failures),
+      });
+      // Paced, three times: on shared cores one stall of the machine moves a p99; the median of three is the figure.
+      const paced = [];
+      for (let run = 0; run < 3; run++)
+        paced.push(
+          await ctx.load({ url: ctx.api.url, headers: credentials, connections: 8, overallRate: PACED_RATE, requests: request }),
+        );
+      const median = [...paced].sort((a, b) => a.p99Ms - b.p99Ms)[1]!;
+      ctx.results.addBound(
+        {
+          figure: `${AROUND_READ} p99 (${label}, ${PACED_RATE} req/s, median of 3)`,
+          value: median.p99Ms,
+          unit: 'ms',
+          p50Ms: median.p50Ms,
+          p99Ms: median.p99Ms,
+          cpuPer1k: median.cpuPer1k,
+          note:
+            failures(paced.reduce((sum, run) => sum + run.failures, 0)) ??
+            `p99 of the three: ${paced.map((run) => run.p99Ms).join(', ')} ms`,
+        },
+        { atMost: 10 },
+      );
+      // The control, paced the same in the same minutes: /healthz does no I/O, so its p99 is the machine's own stalls.
+      const control = [];
+      for (let run = 0; run < 3; run++)
+        control.push(await ctx.load({ url: `${ctx.api.url}/healthz`, connections: 8, overallRate: PACED_RATE }));
+      const controlMedian = [...control].sort((a, b) => a.p99Ms - b.p99Ms)[1]!;
+      ctx.results.add({
+        figure: `control: /healthz p99 (${PACED_RATE} req/s, median of 3)`,
+        value: controlMedian.p99Ms,
+        unit: 'ms',
+        p50Ms: controlMedian.p50Ms,
+        p99Ms: controlMedian.p99Ms,
+        cpuPer1k: controlMedian.cpuPer1k,
+        note: `p99 of the three: ${control.map((run) => run.p99Ms).join(', ')} ms`,
+      });
+      // And a credentialed read that costs one Redis round trip less (its rate limit is its only one): the active read.
+      const world = ctx.world;
+      const worldCredentials = {
+        'x-api-key': world.platform.headers['x-api-key']!,
+        'x-api-secret': world.platform.headers['x-api-secret']!,
+      };
+      let reader = 0;
+      const active = [];
+      for (let run = 0; run < 3; run++)
+        active.push(
+          await ctx.load({
+            url: ctx.api.url,
+            headers: worldCredentials,
+            connections: 8,
+            overallRate: PACED_RATE,
+            requests: [
+              {
+                setupRequest: (r: object) => ({
+                  ...r,
+                  path: `/v1/quest-chains/active/${world.users[reader++ % world.users.length]}`,
+                }),
+              },
+            ],
+          }),
+        );
+      const activeMedian = [...active].sort((a, b) => a.p99Ms - b.p99Ms)[1]!;
+      ctx.results.add({
+        figure: `control: active read p99 (${PACED_RATE} req/s, median of 3)`,
+        value: activeMedian.p99Ms,
+        unit: 'ms',
+        p50Ms: activeMedian.p50Ms,
+        p99Ms: activeMedian.p99Ms,
+        cpuPer1k: activeMedian.cpuPer1k,
+        note: `p99 of the three: ${active.map((run) => run.p99Ms).join(', ')} ms`,
       });
       const top = await ctx.load({
         url: `${ctx.api.url}/v1/leaderboards/${boardId}?limit=10`,
