@@ -83,6 +83,7 @@ describe('GET /openapi.json', () => {
       'Versioning',
       'Live updates',
       'Campaign figures (advertisers)',
+      'Leaderboards (platforms)',
     ]);
   });
 

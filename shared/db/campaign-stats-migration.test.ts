@@ -85,6 +85,8 @@ describe('0014_campaign_stats_at_write on a populated database', () => {
       'reward_claims_chain_task_day_idx',
       'reward_claims_once',
       'reward_claims_pkey',
+      // 0017: the points leaderboards' read of a period's claims.
+      'reward_claims_points_idx',
       'task_completions_chain_task_idx',
       'task_completions_chain_task_wait_idx',
     ]);

@@ -21,7 +21,15 @@ describe('POST /v1/webhook-endpoints', () => {
     expect(data).toMatchObject({
       url: PUBLIC_URL,
       status: 'enabled',
-      event_types: ['task.completed', 'chain.completed', 'reward.claimed', 'task.reverted', 'chain.reverted', 'reward.reversed'],
+      event_types: [
+        'task.completed',
+        'chain.completed',
+        'reward.claimed',
+        'task.reverted',
+        'chain.reverted',
+        'reward.reversed',
+        'leaderboard.finalized',
+      ],
     });
     expect(data.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
     expect(Buffer.from(data.secret.slice('whsec_'.length), 'base64').length).toBeGreaterThanOrEqual(24);
