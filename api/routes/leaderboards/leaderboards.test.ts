@@ -3,7 +3,7 @@ import { refreshStandings } from '../../../core/leaderboards/refresh-standings.j
 import { matchBatch } from '../../../core/matching/match-batch.js';
 import { iso } from '../../../shared/testing/chains.js';
 import { createTestProvider, type TestProvider } from '../../../shared/testing/fixtures.js';
-import { createChainOverApi } from '../../testing/chains.js';
+import { chainBody, createChainOverApi } from '../../testing/chains.js';
 import { useTestService } from '../../testing/test-service.js';
 
 // Leaderboards over the in-process API (§18): the operator's routes, the
@@ -174,5 +174,58 @@ describe('GET /v1/leaderboards/{id}', () => {
     const bad = await read(board.id, { period_start: iso(now) });
     expect(bad.status).toBe(400);
     expect(bad.json).toMatchObject({ param: 'period_start' });
+  });
+});
+
+describe('test mode', () => {
+  it("a test board ranks the test users' points, and a reset starts it again", async () => {
+    const credential = await api.call('POST', `/admin/v1/providers/${platform.id}/credentials`, {
+      headers: api.adminHeaders,
+      body: { mode: 'test' },
+    });
+    const test = {
+      'content-type': 'application/json',
+      'x-api-key': credential.json.data.key,
+      'x-api-secret': credential.json.data.secret,
+    };
+    const chain = await api.call('POST', '/admin/v1/quest-chains', {
+      headers: api.adminHeaders,
+      body: {
+        ...chainBody(platform.id, advertiser.id, {
+          start: iso(now - 48 * HOUR_MS),
+          end: iso(now + 48 * HOUR_MS),
+          tasks: [{ event: 'lb-test' }],
+          reward: false,
+        }),
+        mode: 'test',
+      },
+    });
+    expect(chain.status, chain.text).toBe(200);
+    const board = (await createBoard(boardBody({ name: 'Sandbox points', metric: 'points', mode: 'test' }))).json.data;
+    expect((await api.call('GET', `/v1/leaderboards/${board.id}`, { headers: test })).json.data.entries).toEqual([]);
+
+    expect((await api.call('POST', '/v1/users/register', { headers: test, body: { platform_user_id: 'tess' } })).status).toBe(
+      200,
+    );
+    const sent = await api.call('POST', '/v1/events', {
+      headers: test,
+      body: { user_id: 'tess', event_type: 'lb-test', timestamp: iso(now - HOUR_MS) },
+    });
+    await matchBatch({ db: database.db }, { eventIds: [sent.json.data.event_id], evaluateUserIds: [] });
+    const claimed = await api.call('POST', '/v1/rewards/claim', {
+      headers: test,
+      body: { platform_user_id: 'tess', task_id: chain.json.data.tasks[0].id },
+    });
+    expect(claimed.status, claimed.text).toBe(200);
+    // The claim refreshed the standings after its commit: no rebuild, no worker.
+    expect((await api.call('GET', `/v1/leaderboards/${board.id}`, { headers: test })).json.data.entries).toEqual([
+      { rank: 1, platform_user_id: 'tess', score: 10 },
+    ]);
+    // The live credential does not see it.
+    expect((await read(board.id)).status).toBe(404);
+
+    const reset = await api.call('POST', '/v1/test/reset', { headers: test });
+    expect(reset.status, reset.text).toBe(200);
+    expect((await api.call('GET', `/v1/leaderboards/${board.id}`, { headers: test })).json.data.entries).toEqual([]);
   });
 });
