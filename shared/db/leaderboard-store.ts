@@ -369,6 +369,8 @@ export async function finalizePeriod(
     on conflict do nothing
     returning finalized_at::text`);
   if (!claimed) return null;
+  // A period of a large board is aggregated and sorted whole, like a rebuild's: its limit, not a request's.
+  await tx.execute(sql`set local statement_timeout = '${sql.raw(String(REBUILD_STATEMENT_MS))}'`);
   const ranked = await tx.execute<{ rank: number }>(sql`
     insert into leaderboard_standings (leaderboard_id, period_start, rank, user_id, score, reached_at)
     select ${board.id}, ${instant(period.startUs)},
