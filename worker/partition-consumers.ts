@@ -125,5 +125,3 @@ export function createPartitionConsumers(options: {
     },
   };
 }
-
-export type PartitionConsumers = ReturnType<typeof createPartitionConsumers>;

@@ -74,7 +74,7 @@ export class AppError extends Error {
   }
 }
 
-export const fromDomainError = (error: DomainError) => new AppError(error.code, error.message, error.param);
+const fromDomainError = (error: DomainError) => new AppError(error.code, error.message, error.param);
 
 /** Every error answer, in the one envelope; `livemode` once the credential is verified (api/http/livemode.ts). */
 export function errorResponse(c: Context, error: AppError) {

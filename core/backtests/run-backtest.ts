@@ -31,11 +31,11 @@ import { loadCountingHistory } from '../matching/counting-history.js';
  * from the events per user the last page had, aiming at this many events
  * (one user's events at least, whatever their number).
  */
-export const BACKTEST_PAGE_EVENTS = 10_000;
+const BACKTEST_PAGE_EVENTS = 10_000;
 const MAX_PAGE_USERS = 500;
 
 /** The next page's user count, from what the last one loaded. */
-export const nextPageUsers = (users: number, events: number) =>
+const nextPageUsers = (users: number, events: number) =>
   Math.max(1, Math.min(MAX_PAGE_USERS, Math.floor((users * BACKTEST_PAGE_EVENTS) / Math.max(1, events))));
 
 /**

@@ -27,9 +27,9 @@ export interface ExplainProgressInput {
 }
 
 /** The part an event's sender plays in the chain (§4). */
-export type SenderRole = UserSource['role'];
+type SenderRole = UserSource['role'];
 
-export interface ExplainedTask {
+interface ExplainedTask {
   task: TaskRow;
   userStatus: TaskUserStatus;
   completedBy: { event: ExplainedEvent; source: SenderRole } | null;

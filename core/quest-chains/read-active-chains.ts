@@ -52,7 +52,7 @@ export interface ActiveChainProgress {
 }
 
 /** A completed run of a repeating chain whose chain reward is not claimed yet. */
-export interface ClaimableRun {
+interface ClaimableRun {
   periodStartUs: bigint;
   /** Null for a chain that does not repeat (its one run). */
   run: Run | null;

@@ -11,7 +11,7 @@ export interface ReadChainStatsInput {
   advertiser?: { providerId: string; livemode: boolean };
 }
 
-export interface RewardStats {
+interface RewardStats {
   /** Null: the chain reward. */
   taskId: string | null;
   name: string;

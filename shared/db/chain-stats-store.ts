@@ -22,7 +22,7 @@ import type { Database, Executor } from './client.js';
  * a claim's value and day), so no row is joined, sorted or converted.
  */
 
-export interface StoredFunnel {
+interface StoredFunnel {
   /** Users the matcher counted in the chain (a chain_progress row: an event of theirs was walked in it). */
   participants: number;
   /** Places taken under max_completions (chain_admissions). */
@@ -33,14 +33,14 @@ export interface StoredFunnel {
   reversedUsers: number;
 }
 
-export interface StoredTaskStats {
+interface StoredTaskStats {
   taskId: string;
   completedUsers: number;
   /** Median of (completion - joined) in seconds; null while nobody completed it. */
   medianSecondsToComplete: number | null;
 }
 
-export interface StoredRewardStats {
+interface StoredRewardStats {
   /** Null: the chain reward. */
   taskId: string | null;
   claims: number;
@@ -58,7 +58,7 @@ export interface StoredPrizeStats {
 }
 
 /** One run of a repeating chain (docs/quest-language.md): the chains completed in it and the claims of its rewards. */
-export interface StoredRun {
+interface StoredRun {
   periodStartUs: bigint;
   completions: number;
   claims: number;

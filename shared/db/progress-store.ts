@@ -18,7 +18,7 @@ import { booleanArray, fromUs, idArray, nullableIdArray, numberArray, occurredUs
 type UserColumns = typeof users.$inferSelect;
 type CompletionColumns = typeof taskCompletions.$inferSelect;
 
-export interface StoredCompletion {
+interface StoredCompletion {
   eventId: string;
   completedUs: bigint;
   /** Kept only by its claim's hold (docs/reversals.md). */

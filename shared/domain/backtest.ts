@@ -21,7 +21,7 @@ export interface BacktestDraft {
   maxCompletions?: number | null;
 }
 
-export const BACKTEST_SAMPLE_SIZE = 20;
+const BACKTEST_SAMPLE_SIZE = 20;
 
 export interface BacktestTally {
   usersEvaluated: number;

@@ -39,7 +39,7 @@ export const MAX_BUDGET = 1e12;
 export const MAX_CAP = 1e9;
 
 /** §14.4: the one reward type that may carry a prize table. */
-export const MYSTERY_BOX = 'mystery_box';
+const MYSTERY_BOX = 'mystery_box';
 export const MAX_PRIZE_ID_LENGTH = 100;
 export const MAX_PRIZE_STOCK = 1e9;
 /** Bounds that keep a draw's roll exact in a double and the modulo's bias negligible (draw.ts). */

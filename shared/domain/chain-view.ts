@@ -4,7 +4,7 @@ import { EMPTY_TALLY, fromMicros, isAccumulating, periodOf, type Tally } from '.
 // Fields derived from completions for the read side (product rules §5).
 
 export type TaskUserStatus = 'completed' | 'available' | 'locked';
-export type ProgressStatus = 'not_started' | 'in_progress' | 'completed';
+type ProgressStatus = 'not_started' | 'in_progress' | 'completed';
 
 export type UserProgress = {
   status: ProgressStatus;

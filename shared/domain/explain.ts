@@ -32,14 +32,14 @@ export type Verdict =
 /** A stored event of the user's §4 sources; `pending`: the matcher has not processed it yet; `reversed`: its sender took it back. */
 export type ExplainEvent = CountingEvent & { pending: boolean; reversed?: boolean };
 
-export interface Candidate<E extends ExplainEvent = ExplainEvent> {
+interface Candidate<E extends ExplainEvent = ExplainEvent> {
   event: E;
   verdict: Verdict;
   /** `counted` and `streak_broken`: the task's tally with this event (§16). */
   tally?: Tally;
 }
 
-export interface TaskExplanation<E extends ExplainEvent = ExplainEvent> {
+interface TaskExplanation<E extends ExplainEvent = ExplainEvent> {
   task: TaskCondition;
   /** The completion progress shows for the task, null when it is open. */
   completion: Completion | null;
@@ -63,7 +63,7 @@ interface Step {
   doneBefore: ReadonlySet<string>;
 }
 
-export const EXPLAIN_CANDIDATES = 10;
+const EXPLAIN_CANDIDATES = 10;
 
 /**
  * Explains the chain for one user. Progress counts processed events only (a

@@ -21,7 +21,7 @@ export type StoredTallies = Record<string, Tally>;
 export const EMPTY_TALLY: Tally = { count: 0, totalMicros: 0, run: 0, lastPeriod: null };
 
 /** Sums are kept to six decimal places. */
-export const toMicros = (amount: number): number => Math.round(amount * 1_000_000);
+const toMicros = (amount: number): number => Math.round(amount * 1_000_000);
 export const fromMicros = (micros: number): number => micros / 1_000_000;
 
 /** A task that needs more than one event: its progress is a tally the walk must keep between events. */

@@ -10,9 +10,6 @@ export const WEBHOOK_EVENT_TYPES = [
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
-export const isWebhookEventType = (value: string): value is WebhookEventType =>
-  (WEBHOOK_EVENT_TYPES as readonly string[]).includes(value);
-
 /**
  * The facts an advertiser's endpoint may receive: completions in the chains it
  * sponsors. A claim is the platform's business (§10: "platforms only").

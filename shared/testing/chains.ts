@@ -64,7 +64,7 @@ export interface ChainSpec {
 }
 
 export const DEFAULT_TASKS: TaskSpec[] = [{ event: 'registration' }, { event: 'kyc' }, { event: 'transaction' }];
-export const DEFAULT_CHAIN_REWARD: ChainRewardSpec = { type: 'mystery_box', name: 'Mystery box', value: 50 };
+const DEFAULT_CHAIN_REWARD: ChainRewardSpec = { type: 'mystery_box', name: 'Mystery box', value: 50 };
 
 /** The spec with every default filled in (start and end relative to now). */
 export function resolveChainSpec(spec: ChainSpec = {}) {

@@ -9,7 +9,7 @@ import { createWebhookProducer, type WebhookProducer } from '../queue/webhook-pr
 // REDIS_CLUSTER: every client an ioredis Cluster, hash-tagged queues, sharded live channels (docs/scaling.md).
 
 /** Where this deployment's queues live (QUEUE_PREFIX, REDIS_CLUSTER, MATCHING_PARTITIONS), as every process addresses them. */
-export const queueLayoutOf = (config: Config): QueueLayout =>
+const queueLayoutOf = (config: Config): QueueLayout =>
   queueLayout({ prefix: config.QUEUE_PREFIX, cluster: config.REDIS_CLUSTER, partitions: config.MATCHING_PARTITIONS });
 
 /** A client of REDIS_URL in `role` (one Redis or a cluster); connection errors go to `logger` when given, under `name`. */

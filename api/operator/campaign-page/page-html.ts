@@ -8,7 +8,7 @@
 
 import { durationWithUnit } from '../../../shared/domain/campaign-days.js';
 
-export const REFRESH_MS = 5_000;
+const REFRESH_MS = 5_000;
 
 const STYLE = `
   body { font: 14px/1.4 system-ui, sans-serif; margin: 0; background: #f6f7f9; color: #1d2330; }

@@ -36,7 +36,7 @@ export const claimRewardSchema = z
   })
   .openapi('ClaimReward', { example: { platform_user_id: 'user-123', task_id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d' } });
 
-export const rewardSchema = z
+const rewardSchema = z
   .object({
     id: z.uuid().optional().openapi({ description: 'Chain rewards only: the chain reward id.' }),
     type: z.string(),
@@ -46,7 +46,7 @@ export const rewardSchema = z
   })
   .openapi('Reward');
 
-export const claimSchema = z
+const claimSchema = z
   .object({
     claim_id: z.uuid(),
     kind: z.enum(['task', 'chain']),
@@ -82,7 +82,7 @@ export const claimSchema = z
     },
   });
 
-export const claimResultSchema = claimSchema
+const claimResultSchema = claimSchema
   .extend({
     already_claimed: z
       .boolean()
@@ -105,7 +105,7 @@ export const claimResultSchema = claimSchema
   });
 
 // The element of the active read's claimable_tasks, marked as a task reward.
-export const claimableTaskSchema = activeClaimableTaskSchema.extend({ kind: z.literal('task') }).openapi('ClaimableTaskReward', {
+const claimableTaskSchema = activeClaimableTaskSchema.extend({ kind: z.literal('task') }).openapi('ClaimableTaskReward', {
   example: {
     kind: 'task',
     task_id: 'b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e',
@@ -122,7 +122,7 @@ export const claimableTaskSchema = activeClaimableTaskSchema.extend({ kind: z.li
   },
 });
 
-export const claimableChainSchema = z
+const claimableChainSchema = z
   .object({
     kind: z.literal('chain'),
     quest_chain_id: z.uuid(),
@@ -153,7 +153,7 @@ export const claimableChainSchema = z
     },
   });
 
-export const rewardsOverviewSchema = z
+const rewardsOverviewSchema = z
   .object({
     claimable: z.array(z.union([claimableTaskSchema, claimableChainSchema])),
     claimed: z.array(claimSchema),
@@ -169,7 +169,7 @@ export const rewardsPageQuery = pageQuerySchema(
 export const claimResponseSchema = successEnvelope(claimResultSchema);
 export const rewardsResponseSchema = successEnvelope(rewardsOverviewSchema);
 
-export const toRewardResponse = (reward: Reward) => ({
+const toRewardResponse = (reward: Reward) => ({
   ...(reward.id !== undefined ? { id: reward.id } : {}),
   type: reward.type,
   name: reward.name,
@@ -177,7 +177,7 @@ export const toRewardResponse = (reward: Reward) => ({
   image_urls: reward.imageUrls,
 });
 
-export const toClaimResponse = (claim: RewardClaim) => ({
+const toClaimResponse = (claim: RewardClaim) => ({
   ...claimData(claim),
   reversed: claim.reversedUs !== null,
   reversed_at: claim.reversedUs === null ? null : formatIsoMillis(claim.reversedUs),
@@ -188,7 +188,7 @@ export const toClaimResultResponse = (claim: ClaimedReward) => ({
   already_claimed: claim.alreadyClaimed,
 });
 
-export const toClaimableTaskResponse = (entry: ClaimableTaskReward) => ({
+const toClaimableTaskResponse = (entry: ClaimableTaskReward) => ({
   kind: 'task' as const,
   task_id: entry.taskId,
   quest_chain_id: entry.chainId,
@@ -211,7 +211,7 @@ function runBounds(timing: ChainTiming, periodStartUs: bigint) {
   };
 }
 
-export const toClaimableChainResponse = (entry: ClaimableChainReward) => ({
+const toClaimableChainResponse = (entry: ClaimableChainReward) => ({
   kind: 'chain' as const,
   quest_chain_id: entry.chainId,
   reward: toRewardResponse(entry.reward),
@@ -230,7 +230,7 @@ export const drawParams = z.object({
   claim_id: z.uuid().openapi({ param: { name: 'claim_id', in: 'path' }, example: 'e4f5a6b7-c8d9-4e0f-9a1b-3c4d5e6f7a8b' }),
 });
 
-export const drawSchema = z
+const drawSchema = z
   .object({
     claim_id: z.uuid().openapi({ description: 'The HMAC message: this text, as written here.' }),
     quest_chain_id: z.uuid(),

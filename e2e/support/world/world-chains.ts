@@ -16,7 +16,7 @@ export const CURRENCIES = ['usd', 'eur'] as const;
 /** The event type of the probes: every platform's first chain opens with it, so a probe's event always changes progress. */
 export const PROBE_EVENT_TYPE = 'signup';
 
-export type WorldTask = WireTask;
+type WorldTask = WireTask;
 
 export interface WorldChain extends WireChain {
   platformIndex: number;

@@ -95,7 +95,7 @@ export const chainListQuery = z.object({
   ...pageQueryShape(z.uuid(), "the last chain's `quest_chain.id`"),
 });
 
-export const chainDefinitionSchema = z
+const chainDefinitionSchema = z
   .object({
     quest_chain: z
       .object({

@@ -70,7 +70,7 @@ const explainCandidateSchema = z
   })
   .openapi('ExplainCandidate');
 
-export const explanationSchema = z
+const explanationSchema = z
   .object({
     quest_chain_id: z.uuid(),
     user: z.object({ exists: z.boolean() }),
