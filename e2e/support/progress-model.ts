@@ -162,7 +162,7 @@ export async function storedCompletions(
 export const quiescent = (database: TestDatabase) => nothingPending(database.db);
 
 /** A user's unique events as the pure model reads them, under the ids the API answered. */
-export const modelEventsOf = (unique: GeneratedEvent[], ids: Map<string, string>, userId: string) =>
+const modelEventsOf = (unique: GeneratedEvent[], ids: Map<string, string>, userId: string) =>
   unique
     .filter((event) => event.user_id === userId)
     .map((event) => ({
@@ -174,7 +174,7 @@ export const modelEventsOf = (unique: GeneratedEvent[], ids: Map<string, string>
     }));
 
 /** What the pure model of §5 says those events complete in a chain: task id → event id. */
-export const modelCompletions = (rules: ChainRules, events: ReturnType<typeof modelEventsOf>): Record<string, string> =>
+const modelCompletions = (rules: ChainRules, events: ReturnType<typeof modelEventsOf>): Record<string, string> =>
   Object.fromEntries([...computeCompletions(rules, events).values()].map((c) => [c.taskId, c.eventId]));
 
 /**

@@ -46,6 +46,19 @@ const rewardSchema = z
   })
   .openapi('Reward');
 
+const EXAMPLE_CLAIM = {
+  claim_id: 'e4f5a6b7-c8d9-4e0f-9a1b-3c4d5e6f7a8b',
+  kind: 'task',
+  task_id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d',
+  quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70',
+  reward: { type: 'points', name: 'Welcome points', value: 100, image_urls: null },
+  prize: null,
+  claimed_at: '2026-01-02T03:05:00.000Z',
+  reversed: false,
+  reversed_at: null,
+  period_start: null,
+} as const;
+
 const claimSchema = z
   .object({
     claim_id: z.uuid(),
@@ -67,20 +80,7 @@ const claimSchema = z
       .nullable()
       .openapi({ description: 'A repeating chain: the run claimed from; null for a chain that does not repeat.' }),
   })
-  .openapi('RewardClaim', {
-    example: {
-      claim_id: 'e4f5a6b7-c8d9-4e0f-9a1b-3c4d5e6f7a8b',
-      kind: 'task',
-      task_id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d',
-      quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70',
-      reward: { type: 'points', name: 'Welcome points', value: 100, image_urls: null },
-      prize: null,
-      claimed_at: '2026-01-02T03:05:00.000Z',
-      reversed: false,
-      reversed_at: null,
-      period_start: null,
-    },
-  });
+  .openapi('RewardClaim', { example: EXAMPLE_CLAIM });
 
 const claimResultSchema = claimSchema
   .extend({
@@ -89,19 +89,7 @@ const claimResultSchema = claimSchema
       .openapi({ description: 'True when this reward had been claimed before: the first claim is returned.' }),
   })
   .openapi('RewardClaimResult', {
-    example: {
-      claim_id: 'e4f5a6b7-c8d9-4e0f-9a1b-3c4d5e6f7a8b',
-      kind: 'task',
-      task_id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d',
-      quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70',
-      reward: { type: 'points', name: 'Welcome points', value: 100, image_urls: null },
-      prize: null,
-      claimed_at: '2026-01-02T03:05:00.000Z',
-      reversed: false,
-      reversed_at: null,
-      period_start: null,
-      already_claimed: false,
-    },
+    example: { ...EXAMPLE_CLAIM, already_claimed: false },
   });
 
 // The element of the active read's claimable_tasks, marked as a task reward.
