@@ -152,7 +152,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * How your campaign does: funnel, tasks, claims, prizes, budget, daily series
+         * How your chain does: funnel, tasks, claims, prizes, budget, daily series
          * @description Advertiser credentials (`quest_chains:stats`), for the chains you fund (`advertiser_id`). A chain of another advertiser, or none: 404. Test mode: a test credential reads its test chains only, a live one its live chains only. Counted over the stored rows in one snapshot (docs/campaign-stats.md).
          */
         get: operations["getQuestChainStats"];
@@ -3154,7 +3154,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The campaign figures. */
+            /** @description The chain stats. */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -14,7 +14,7 @@ import { getQuestChainRoute } from './admin/quest-chains/get.js';
 import { listQuestChainsRoute } from './admin/quest-chains/list.js';
 import { restockPrizeRoute } from './admin/quest-chains/restock.js';
 import { rotateDrawSeedRoute } from './admin/quest-chains/rotate-seed.js';
-import { getCampaignStatsRoute } from './admin/quest-chains/stats.js';
+import { getAnyQuestChainStatsRoute } from './admin/quest-chains/stats.js';
 import { updateQuestChainRoute } from './admin/quest-chains/update.js';
 import { sendEventBatchRoute } from './events/batch.js';
 import { reverseEventRoute } from './events/reverse.js';
@@ -91,7 +91,7 @@ export const ROUTE_TABLE: readonly RouteEntry[] = [
   updateQuestChainRoute,
   restockPrizeRoute,
   rotateDrawSeedRoute,
-  getCampaignStatsRoute,
+  getAnyQuestChainStatsRoute,
   startQuestChainBacktestRoute,
   getBacktestRoute,
 ];
