@@ -1,5 +1,5 @@
 // `npm run bench:campaign-stats [-- --participants N] [--runs N] [--keep]`: the campaign
-// stats read (docs/campaign-stats.md) on one chain of 1,000,000 participants.
+// stats read (docs/chain-stats.md) on one chain of 1,000,000 participants.
 // Writes the chain's rows straight into a database of its own with set-based
 // SQL (three tasks; all start, three in five do task 2, one in three finish;
 // nine in ten claim what they completed; a mystery box with two prizes), then

@@ -153,7 +153,7 @@ export interface paths {
         };
         /**
          * How your chain does: funnel, tasks, claims, prizes, budget, daily series
-         * @description Advertiser credentials (`quest_chains:stats`), for the chains you fund (`advertiser_id`). A chain of another advertiser, or none: 404. Test mode: a test credential reads its test chains only, a live one its live chains only. Counted over the stored rows in one snapshot (docs/campaign-stats.md).
+         * @description Advertiser credentials (`quest_chains:stats`), for the chains you fund (`advertiser_id`). A chain of another advertiser, or none: 404. Test mode: a test credential reads its test chains only, a live one its live chains only. Counted over the stored rows in one snapshot (docs/chain-stats.md).
          */
         get: operations["getQuestChainStats"];
         put?: never;

@@ -206,7 +206,7 @@ Bodies are strict: a field the operation does not know answers 400 \`unknown_fie
 \`GET /admin/v1/quest-chains/{id}/stats\` answers how a chain does: users admitted, started and completed; per task
 the users who completed it and the median time from joining; claims and value claimed per reward; prizes drawn and
 stock left; budget spent and left; reversals; a daily series of starts, completions and claims. Counted over the
-stored rows in one snapshot (\`docs/campaign-stats.md\`). The page \`/admin/campaigns/{id}\` draws it (a browser
+stored rows in one snapshot (\`docs/chain-stats.md\`). The page \`/admin/campaigns/{id}\` draws it (a browser
 gives the token as Basic password); the advertiser reads its own with \`GET /v1/quest-chains/{questChainId}/stats\`.
 
 ## Secrets

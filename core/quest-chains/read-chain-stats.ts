@@ -44,7 +44,7 @@ export interface ChainStats {
 
 /**
  * GET /admin/v1/quest-chains/{id}/stats and the advertiser's GET
- * /v1/quest-chains/{id}/stats (docs/campaign-stats.md): the campaign counted
+ * /v1/quest-chains/{id}/stats (docs/chain-stats.md): the campaign counted
  * over its stored rows in one snapshot (shared/db/chain-stats-store.ts).
  */
 export async function readChainStats(

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 
-// The campaign stats (docs/campaign-stats.md) counted the slow way, straight
+// The campaign stats (docs/chain-stats.md) counted the slow way, straight
 // over the rows: what the read and the columns written for it must agree with.
 
 /**

@@ -12,7 +12,7 @@ const route = createRoute({
   tags: ['Admin'],
   summary: 'How a chain does: funnel, tasks, claims, prizes, budget, daily series',
   description:
-    'Counted over the stored rows in one snapshot, so the figures agree with each other and with a count over the rows at that moment, whatever runs beside it (docs/campaign-stats.md). Any chain, live or test. The page `/admin/campaigns/{id}` draws it.',
+    'Counted over the stored rows in one snapshot, so the figures agree with each other and with a count over the rows at that moment, whatever runs beside it (docs/chain-stats.md). Any chain, live or test. The page `/admin/campaigns/{id}` draws it.',
   request: { params: chainIdParams },
   responses: {
     200: { description: 'The chain stats.', content: { 'application/json': { schema: statsResponseSchema } } },

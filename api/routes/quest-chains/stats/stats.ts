@@ -13,7 +13,7 @@ const route = createRoute({
   description: [
     'Advertiser credentials (`quest_chains:stats`), for the chains you fund (`advertiser_id`). A chain of another advertiser, or none: 404.',
     'Test mode: a test credential reads its test chains only, a live one its live chains only.',
-    'Counted over the stored rows in one snapshot (docs/campaign-stats.md).',
+    'Counted over the stored rows in one snapshot (docs/chain-stats.md).',
   ].join(' '),
   request: { params: statsParams },
   responses: {
