@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { statsColumnsAdrift } from '../shared/testing/campaign-stats-rows.js';
+import { statsColumnsAdrift } from '../shared/testing/chain-stats-rows.js';
 import { eventually } from '../shared/testing/eventually.js';
 import { seededRandom } from '../shared/testing/random.js';
 import { type Stack, startStack } from './harness/stack.js';

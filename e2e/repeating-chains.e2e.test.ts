@@ -1,12 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chainBody, DAY_MS, iso } from '../api/testing/chains.js';
 import { adminHeaders } from '../shared/testing/admin-token.js';
-import {
-  countStatsOverRows,
-  statsAnswerOf,
-  statsColumnsAdrift,
-  statsDifferences,
-} from '../shared/testing/campaign-stats-rows.js';
+import { countStatsOverRows, statsAnswerOf, statsColumnsAdrift, statsDifferences } from '../shared/testing/chain-stats-rows.js';
 import { eventually } from '../shared/testing/eventually.js';
 import { nothingPending } from '../shared/testing/progress.js';
 import { type Stack, startStack } from './harness/stack.js';

@@ -5,7 +5,7 @@ import { accountLinks, chainProgress, taskCompletions, users, webhookMessages } 
 import { deleteEndpoint, insertEndpoint } from '../../shared/db/webhook-endpoint-store.js';
 import { type ServiceUserId, senderUserId, serviceUserId } from '../../shared/domain/ids.js';
 import { formatIsoMicros, parseUtcTimestamp } from '../../shared/domain/timestamp.js';
-import { statsColumnsAdrift } from '../../shared/testing/campaign-stats-rows.js';
+import { statsColumnsAdrift } from '../../shared/testing/chain-stats-rows.js';
 import { createTestChain, createTestUser } from '../../shared/testing/chains.js';
 import type { TestProvider } from '../../shared/testing/fixtures.js';
 import { useTestData } from '../../shared/testing/test-data.js';
