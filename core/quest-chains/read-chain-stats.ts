@@ -1,6 +1,6 @@
 import { readStoredChainStats, type StoredPrizeStats } from '../../shared/db/chain-stats-store.js';
 import { type ChainDefinition, findChainDefinition } from '../../shared/db/chain-store.js';
-import { type DayCounts, dayIn, fillDays } from '../../shared/domain/campaign-days.js';
+import { type DayCounts, dayIn, fillDays } from '../../shared/domain/chain-stats-series.js';
 import { storedRun } from '../../shared/domain/recurrence.js';
 import { notFound } from '../../shared/errors.js';
 import type { CoreDeps } from '../deps.js';

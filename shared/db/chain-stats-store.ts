@@ -1,5 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
-import type { DayCounts } from '../domain/campaign-days.js';
+import type { DayCounts } from '../domain/chain-stats-series.js';
 import {
   completionDaysStatement,
   readCompletionDays,
