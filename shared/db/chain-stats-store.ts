@@ -77,7 +77,7 @@ export interface StoredChainStats {
 
 const num = (value: unknown) => Number(value ?? 0);
 
-/** The statements that read all of a (not repeating) chain's rows, by what they count: `npm run bench:campaign-stats` prints their plans. */
+/** The statements that read all of a (not repeating) chain's rows, by what they count: `npm run bench:chain-stats` prints their plans. */
 export function chainStatsStatements(chain: { id: string; timezone: string }): [string, SQL][] {
   return [
     ['walks and daily starts', walkDaysStatement(chain.id, chain.timezone)],
