@@ -1,4 +1,4 @@
-// `npm run bench:chain-stats [-- --participants N] [--runs N] [--keep]`: the campaign
+// `npm run bench:chain-stats [-- --participants N] [--runs N] [--keep]`: the chain
 // stats read (docs/chain-stats.md) on one chain of 1,000,000 participants.
 // Writes the chain's rows straight into a database of its own with set-based
 // SQL (three tasks; all start, three in five do task 2, one in three finish;

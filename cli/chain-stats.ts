@@ -83,7 +83,7 @@ export function registerChainStatsCommand(chains: Command, json: () => boolean) 
   chains
     .command('stats <id>')
     .description(
-      'how a campaign does: funnel, tasks, claims, prizes, budget and the daily series (as GET /admin/v1/quest-chains/{id}/stats)',
+      'how a chain does: funnel, tasks, claims, prizes, budget and the daily series (as GET /admin/v1/quest-chains/{id}/stats)',
     )
     .action((id: string) =>
       runCommand(json(), async ({ db, out }) => {

@@ -47,7 +47,7 @@ async function expectStoredEqualsModel(
       ).toEqual(expected);
     }
   }
-  // What the campaign stats read was written with the completions, and followed every move of theirs.
+  // What the chain stats read was written with the completions, and followed every move of theirs.
   expect(await statsColumnsAdrift(current.database.db), `seed ${SEED}`).toEqual([]);
 }
 

@@ -210,7 +210,7 @@ describe('a daily repeating chain over HTTP', () => {
     expect(today.json.data.period_start).toBe(`${midnight(0).slice(0, 19)}.000Z`);
   });
 
-  it('the campaign stats count ana once, and each run on its own', async () => {
+  it('the chain stats count ana once, and each run on its own', async () => {
     const answer = await stack.call('GET', `/admin/v1/quest-chains/${daily.id}/stats`, { headers: adminHeaders });
     expect(answer.status, JSON.stringify(answer.json)).toBe(200);
     const stats = answer.json.data;

@@ -180,7 +180,7 @@ describe('matchBatch, one event at a time', () => {
   });
 });
 
-describe('the campaign stats columns (0014)', () => {
+describe('the chain stats columns (0014)', () => {
   it('hold what they derive from in every row the batches above wrote, however their completions moved', async () => {
     expect(await statsColumnsAdrift(database.db)).toEqual([]);
   });

@@ -14,7 +14,7 @@ import { matchBatch } from '../matching/match-batch.js';
 import { claimReward } from '../rewards/claim-reward.js';
 import { type ChainStats, readChainStats } from './read-chain-stats.js';
 
-// The campaign stats of a chain the matcher wrote, late events, reversals and
+// The chain stats of a chain the matcher wrote, late events, reversals and
 // claims included, against the same figures counted the slow way over the rows
 // (shared/testing/chain-stats-rows.ts): the values written for the read
 // (0014) follow every move of a completion.

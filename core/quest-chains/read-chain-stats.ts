@@ -7,7 +7,7 @@ import type { CoreDeps } from '../deps.js';
 
 export interface ReadChainStatsInput {
   chainId: string;
-  /** The advertiser reading its own campaign: another's chain, or one of the other mode, is not found. Absent: the operator (admin). */
+  /** The advertiser reading its own chain's stats: another's chain, or one of the other mode, is not found. Absent: the operator (admin). */
   advertiser?: { providerId: string; livemode: boolean };
 }
 
@@ -44,7 +44,7 @@ export interface ChainStats {
 
 /**
  * GET /admin/v1/quest-chains/{id}/stats and the advertiser's GET
- * /v1/quest-chains/{id}/stats (docs/chain-stats.md): the campaign counted
+ * /v1/quest-chains/{id}/stats (docs/chain-stats.md): the chain's stats counted
  * over its stored rows in one snapshot (shared/db/chain-stats-store.ts).
  */
 export async function readChainStats(

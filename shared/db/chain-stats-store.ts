@@ -10,7 +10,7 @@ import {
 import type { Database, Executor } from './client.js';
 
 /**
- * How a campaign does (docs/chain-stats.md), counted over the stored rows
+ * How a chain does (docs/chain-stats.md), counted over the stored rows
  * themselves, never over the counters the claims and the matcher move
  * (budget_spent, claims_count, admitted_users): a count over rows cannot drift
  * from the rows. All statements run in one read-only repeatable-read

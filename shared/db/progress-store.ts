@@ -101,7 +101,7 @@ export interface CompletionWrite {
   taskId: string;
   eventId: string;
   completedUs: bigint;
-  /** completedUs less the user's joining of the chain or run (chain-view.ts, joinedUs): what the campaign stats' medians read. */
+  /** completedUs less the user's joining of the chain or run (chain-view.ts, joinedUs): what the chain stats' medians read. */
   sinceJoinedUs: bigint;
   held: boolean;
 }

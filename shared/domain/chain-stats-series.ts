@@ -1,7 +1,7 @@
 import { localDay } from './calendar.js';
 
 /**
- * The daily series of a campaign (docs/chain-stats.md): one entry per day
+ * The daily series of the chain stats (docs/chain-stats.md): one entry per day
  * of the chain's life in its time zone, from its first day to its last (or
  * today, while it runs), days without anything included as zeros, so a chart
  * shows the quiet days too. Days with activity outside that window (events

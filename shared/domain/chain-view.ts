@@ -27,7 +27,7 @@ export function isChainCompleted(totalTasks: number, completedTasks: number): bo
 /**
  * When a user joins a chain: the later of their registration and its start
  * (a repeating chain's run: the run's start). The active read shows it as
- * `joined_at`; the campaign stats measure each completion from it.
+ * `joined_at`; the chain stats measure each completion from it.
  */
 export const joinedUs = (registeredUs: bigint, startUs: bigint): bigint => (registeredUs > startUs ? registeredUs : startUs);
 

@@ -10,7 +10,7 @@ export const PERMISSIONS = {
   'rewards:read': ['platform'],
   'rewards:claim': ['platform'],
   'webhooks:manage': ['platform', 'advertiser'],
-  // An advertiser's campaign figures (docs/chain-stats.md): counts, never a user.
+  // An advertiser's chain stats (docs/chain-stats.md): counts, never a user.
   'quest_chains:stats': ['advertiser'],
 } as const satisfies Record<string, readonly ProviderType[]>;
 

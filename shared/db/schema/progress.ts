@@ -37,7 +37,7 @@ export const taskCompletions = pgTable(
   },
   (table) => [
     primaryKey({ columns: [table.userId, table.taskId, table.periodStartUs] }),
-    // The campaign stats (0014): completions per task counted from the first (its entries share keys, so Postgres
+    // The chain stats (0014): completions per task counted from the first (its entries share keys, so Postgres
     // stores them as a few posting lists), each task's median read at an offset in the second.
     index('task_completions_chain_task_idx').on(table.chainId, table.taskId),
     index('task_completions_chain_task_wait_idx').on(table.chainId, table.taskId, table.sinceJoinedUs),
@@ -64,7 +64,7 @@ export const chainProgress = pgTable(
     completedTasks: integer('completed_tasks').notNull(),
     totalTasks: integer('total_tasks').notNull(),
     completedAt: timestampUs('completed_at', { precision: 6 }),
-    /** The earliest of the walk's completions (held ones included); null while it has none. The campaign stats' daily starts. */
+    /** The earliest of the walk's completions (held ones included); null while it has none. The chain stats' daily starts. */
     firstCompletedAt: timestampUs('first_completed_at', { precision: 6 }),
     /** The user's progress stamp when these completions last changed; null while none ever did. */
     updatedAt: timestampUs('updated_at', { precision: 3 }).default(sql`now()`),
@@ -79,7 +79,7 @@ export const chainProgress = pgTable(
   },
   (table) => [
     primaryKey({ columns: [table.userId, table.chainId, table.periodStartUs] }),
-    // The campaign stats (0014) count a chain's walks by ranges of days: started (and the funnel) in the first,
+    // The chain stats (0014) count a chain's walks by ranges of days: started (and the funnel) in the first,
     // completed in the second, which holds completed walks only.
     index('chain_progress_chain_started_idx').on(table.chainId, table.firstCompletedAt, table.generation),
     index('chain_progress_chain_completed_idx').on(table.chainId, table.completedAt).where(sql`${table.completedAt} is not null`),

@@ -36,7 +36,7 @@ export const rewardClaims = pgTable(
     valueBits: bytes('value_bits')
       .notNull()
       .generatedAlwaysAs(sql`float8send(coalesce((reward->'prize'->>'value')::float8, (reward->>'value')::float8, 0))`),
-    /** claimed_at's day in the chain's time zone (YYYY-MM-DD), written with the claim (claimedDayOf): the campaign stats' daily claims. */
+    /** claimed_at's day in the chain's time zone (YYYY-MM-DD), written with the claim (claimedDayOf): the chain stats' daily claims. */
     claimedDay: date('claimed_day').notNull(),
     /** A task claim: the completion claimed (event, timestamp). The walk keeps the task completed from there (a hold, docs/reversals.md). */
     completedEventId: uuid('completed_event_id'),
@@ -48,7 +48,7 @@ export const rewardClaims = pgTable(
   },
   (table) => [
     unique('reward_claims_once').on(table.userId, table.chainId, table.taskId, table.periodStartUs).nullsNotDistinct(),
-    // The campaign stats (0014): a chain's claims per reward, day and value, and which were reversed, in one index-only pass.
+    // The chain stats (0014): a chain's claims per reward, day and value, and which were reversed, in one index-only pass.
     index('reward_claims_chain_task_day_idx').on(
       table.chainId,
       table.taskId,
