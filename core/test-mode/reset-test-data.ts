@@ -1,4 +1,4 @@
-import { deleteTestData } from '../../shared/db/test-data-store.js';
+import { deleteTestModeData } from '../../shared/db/test-mode-data-store.js';
 import { withTransaction } from '../../shared/db/transaction.js';
 import type { CoreDeps } from '../deps.js';
 
@@ -13,7 +13,7 @@ export async function resetTestData(
   deps: Pick<CoreDeps, 'db' | 'changes'>,
   input: { twinProviderId: string },
 ): Promise<Record<string, number>> {
-  const deleted = await withTransaction(deps.db, (tx) => deleteTestData(tx, input.twinProviderId));
+  const deleted = await withTransaction(deps.db, (tx) => deleteTestModeData(tx, input.twinProviderId));
   // No progress notice tells of a deletion: every answer of the test mode changed.
   await deps.changes.answersChanged(input.twinProviderId);
   return deleted;
