@@ -297,7 +297,7 @@ export interface paths {
          * Delete your test mode's data
          * @description Test credentials only (`pk_test_…`, `events:write`); a live credential answers 403 `test_mode_only` and nothing is touched. Deletes every user, event, completion, link, claim, webhook endpoint (with its messages) and backtest of your test mode, in one transaction; test chains stay, their budgets and caps counted from zero again (prize stock is not restored). Live data is never touched. See docs/test-mode.md.
          */
-        post: operations["resetTestData"];
+        post: operations["resetTestModeData"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4218,7 +4218,7 @@ export interface operations {
             };
         };
     };
-    resetTestData: {
+    resetTestModeData: {
         parameters: {
             query?: never;
             header?: never;

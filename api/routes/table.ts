@@ -30,7 +30,7 @@ import { claimRewardRoute } from './rewards/claim.js';
 import { getDrawRoute } from './rewards/draw.js';
 import { listRewardsRoute } from './rewards/list.js';
 import type { RouteEntry } from './route-entry.js';
-import { resetTestDataRoute } from './test-mode/reset.js';
+import { resetTestModeDataRoute } from './test-mode/reset.js';
 import { registerUserRoute } from './users/register.js';
 import { createWebhookEndpointRoute } from './webhook-endpoints/create.js';
 import { deleteWebhookEndpointRoute } from './webhook-endpoints/delete.js';
@@ -66,7 +66,7 @@ export const ROUTE_TABLE: readonly RouteEntry[] = [
   getDrawRoute,
   listRewardsRoute,
   // Test mode
-  resetTestDataRoute,
+  resetTestModeDataRoute,
   // Webhooks
   createWebhookEndpointRoute,
   listWebhookEndpointsRoute,

@@ -9,7 +9,7 @@ import type { CoreDeps } from '../deps.js';
  * counters back at zero. The caller is a test twin: authorization refuses live
  * credentials before this runs (the operation is test-only, shared/domain/permissions.ts).
  */
-export async function resetTestData(
+export async function resetTestModeData(
   deps: Pick<CoreDeps, 'db' | 'changes'>,
   input: { twinProviderId: string },
 ): Promise<Record<string, number>> {
