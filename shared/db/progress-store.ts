@@ -9,6 +9,7 @@ import type { Executor } from './client.js';
 import { type DriverRow, decodeTimestampUs, fromJson } from './driver-row.js';
 import { type chainProgress, type rewardClaims, taskCompletions, users } from './schema/index.js';
 import { booleanArray, fromUs, idArray, nullableIdArray, numberArray, occurredUsColumn, textArray } from './sql-fragments.js';
+import { type TalliesJson, talliesFromJson, talliesToJson, tallyFromJson } from './tally-column.js';
 
 /**
  * The SQL about users' progress, set-based: every function here is one
@@ -81,7 +82,7 @@ export async function loadWalks(tx: Executor, userIds: readonly ServiceUserId[])
       mark,
       completions: new Map(),
       generation: row.generation ?? 0,
-      tallies: fromJson(row.tallies),
+      tallies: row.tallies === null ? null : talliesFromJson(fromJson(row.tallies)),
     });
   }
   // A completion belongs to its walk's row; one without a row (none is written so) is not part of any walk.
@@ -311,7 +312,7 @@ export async function saveChainProgress(tx: Executor, writes: readonly ChainProg
                 ${numberArray(
                   writes.map((w) => w.generation),
                   'int',
-                )}, ${textArray(writes.map((w) => (w.tallies === null ? null : JSON.stringify(w.tallies))))},
+                )}, ${textArray(writes.map((w) => (w.tallies === null ? null : JSON.stringify(talliesToJson(w.tallies)))))},
                 ${numberArray(
                   writes.map((w) => w.periodStartUs),
                   'bigint',
@@ -352,7 +353,7 @@ type ReadUserRow = DriverRow<Pick<UserColumns, 'id' | 'createdAt' | 'progressCha
   /** Chain ids; only when full chains were asked about. */
   admissions?: string | string[];
   /** Each walk's [run, stored tallies]; only when tally chains were asked about. */
-  tallies?: string | [string, StoredTallies | null][];
+  tallies?: string | [string, TalliesJson | null][];
 };
 
 /**
@@ -402,7 +403,7 @@ export async function loadReadUserState(
     admittedChains: new Set(row.admissions === undefined ? [] : fromJson(row.admissions)),
     tallies: new Map(
       (row.tallies === undefined ? [] : fromJson(row.tallies)).flatMap(([period, byTask]) =>
-        Object.entries(byTask ?? {}).map(([taskId, tally]) => [inRun(taskId, BigInt(period)), tally] as const),
+        Object.entries(byTask ?? {}).map(([taskId, tally]) => [inRun(taskId, BigInt(period)), tallyFromJson(tally)] as const),
       ),
     ),
   };

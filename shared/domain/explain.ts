@@ -95,7 +95,7 @@ export function explainChain<E extends ExplainEvent>(
             tally !== undefined &&
             before?.lastPeriod != null &&
             tally.lastPeriod !== before.lastPeriod &&
-            tally.run === 1;
+            tally.streak === 1;
           if (counted !== undefined && tally !== undefined) lastTallies.set(counted.id, tally);
           steps.set(event.id, { countedTaskId: counted?.id, tally, streakBroken, doneBefore: new Set(done.keys()) });
         },

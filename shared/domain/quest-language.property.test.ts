@@ -89,7 +89,7 @@ const byTask = (completions: Iterable<Completion>) =>
 const talliesOf = (chain: ChainRules, state: WalkState) =>
   [...(state.tallies ?? new Map())]
     .filter(([taskId]) => isAccumulating(chain.tasks.find((t) => t.id === taskId)!))
-    .map(([taskId, t]) => [taskId, t.count, t.totalMicros, t.run] as const)
+    .map(([taskId, t]) => [taskId, t.count, t.totalMicros, t.streak] as const)
     .sort((a, b) => (a[0] < b[0] ? -1 : 1));
 
 const referenceTallies = (chain: ChainRules, events: readonly CountingEvent[]) =>

@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, uuid } from 'drizzle-orm/pg-core';
 import type { ServiceUserId } from '../../domain/ids.js';
-import type { StoredTallies } from '../../domain/tally.js';
 import { timestampUs } from '../columns.js';
+import type { TalliesJson } from '../tally-column.js';
 import { questChains, questTasks } from './quest-chains.js';
 import { users } from './users.js';
 
@@ -71,7 +71,7 @@ export const chainProgress = pgTable(
     markUs: bigint('mark_us', { mode: 'bigint' }),
     markEventId: uuid('mark_event_id'),
     /** What each task of a counted, summed or streak chain gathered so far, by task id (docs/quest-language.md); null in other chains. */
-    tallies: jsonb('tallies').$type<StoredTallies>(),
+    tallies: jsonb('tallies').$type<TalliesJson>(),
     /** How many times a completion here was undone: names each completion and reversal once in webhook facts. */
     generation: integer('generation').notNull().default(0),
     /** The run of a repeating chain this walk is (its first instant, epoch µs); 0 in a chain that does not repeat. */

@@ -185,7 +185,7 @@ export function toExplanationResponse(explanation: Explanation) {
         amount: event.amount,
         currency: event.currency,
         verdict,
-        progress: tally === undefined ? null : { count: tally.count, total: fromMicros(tally.totalMicros), streak: tally.run },
+        progress: tally === undefined ? null : { count: tally.count, total: fromMicros(tally.totalMicros), streak: tally.streak },
       })),
     })),
   };
