@@ -1293,7 +1293,7 @@ export interface components {
             amount: number | null;
             currency: string | null;
             /**
-             * @description Why this event did not complete the task (product rules §11). `counted`: it counted toward this task, which needs more (docs/quest-language.md); `streak_broken`: it counted, and a streak task's run started again from it after a period without one; `outside_period`: a repeating chain's event of another run than the one explained.
+             * @description Why this event did not complete the task (product rules §11). `counted`: it counted toward this task, which needs more (docs/quest-language.md); `streak_broken`: it counted, and the task's streak started again from it after a period without one; `outside_period`: a repeating chain's event of another run than the one explained.
              * @enum {string}
              */
             verdict: "outside_chain_window" | "before_task_window" | "after_task_window" | "amount_below_minimum" | "amount_missing" | "currency_mismatch" | "waiting_for_earlier_task" | "used_by_other_task" | "after_completion" | "not_yet_processed" | "reversed" | "cap_reached" | "counted" | "streak_broken" | "outside_period";

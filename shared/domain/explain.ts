@@ -58,7 +58,7 @@ export interface ChainExplanation<E extends ExplainEvent = ExplainEvent> {
 interface Step {
   countedTaskId: string | undefined;
   tally: Tally | undefined;
-  /** A streak task's run started again at this event after a period without one (§16). */
+  /** The task's streak started again at this event after a period without one (§16). */
   streakBroken: boolean;
   doneBefore: ReadonlySet<string>;
 }

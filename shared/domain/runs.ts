@@ -44,7 +44,7 @@ export function eventsByRun<E extends { occurredUs: bigint }>(
 /**
  * The next instant after `nowUs` at which what the read shows of the chain
  * changes by time alone, besides its dates: a repeating chain's next run, and
- * for streak tasks the next local day (a run shows 0 once a period passes
+ * for streak tasks the next local day (a streak shows 0 once a period passes
  * without an event). Null when nothing does.
  */
 export function nextTimeEdgeUs(rules: ChainRules, nowUs: bigint): bigint | null {
