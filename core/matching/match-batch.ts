@@ -167,7 +167,7 @@ export async function matchBatch(
       if (row.tallies === null) continue;
       for (const notice of tallyNotices(
         row.chainId,
-        row.periodStartUs === ONLY_RUN ? null : formatIsoMillis(row.periodStartUs),
+        row.runStartUs === ONLY_RUN ? null : formatIsoMillis(row.runStartUs),
         row.tallies,
       ))
         appendTo(talliesByUser, row.userId, notice);

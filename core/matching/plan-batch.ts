@@ -35,20 +35,20 @@ export interface BatchView {
 }
 
 /**
- * One (user, chain, run) the batch touches; `periodStartUs` null: every run
+ * One (user, chain, run) the batch touches; `runStartUs` null: every run
  * of a repeating chain (a re-evaluation); `redo`: only that window of its
  * stored walk is walked again (late events, see redoWalk).
  */
 export interface WalkKey {
   userId: ServiceUserId;
   chain: MatchingChain;
-  periodStartUs: bigint | null;
+  runStartUs: bigint | null;
   redo?: { stored: WalkState; window: RedoWindow };
 }
 
 /** The rules a key walks: its run's, or the whole chain's for every run at once. */
-const rulesOfKey = ({ chain, periodStartUs }: WalkKey): ChainRules =>
-  periodStartUs === null ? chain.rules : runRules(chain.rules, periodStartUs)!;
+const rulesOfKey = ({ chain, runStartUs }: WalkKey): ChainRules =>
+  runStartUs === null ? chain.rules : runRules(chain.rules, runStartUs)!;
 
 const scopeOf = (definition: MatchingChain): ChainScope => ({
   platformId: definition.chain.platformId,
@@ -107,15 +107,15 @@ export function advanceWalks(
   for (const user of view.users.values()) {
     for (const chain of view.chainsByPlatform.get(user.platformId) ?? []) {
       if (evaluateIds.has(user.id)) {
-        recompute.push({ userId: user.id, chain, periodStartUs: chain.rules.recurrence ? null : ONLY_RUN });
+        recompute.push({ userId: user.id, chain, runStartUs: chain.rules.recurrence ? null : ONLY_RUN });
         continue;
       }
       const counting = countingEvents(user, chain, eventsByUser.get(user.id));
       if (counting.length === 0) continue;
       // One walk per run the events fall in (a chain that does not repeat has one).
-      for (const [periodStartUs, events] of eventsByRun(chain.rules, counting)) {
-        const key = walkKey(user.id, chain.chain.id, periodStartUs);
-        const rules = runRules(chain.rules, periodStartUs)!;
+      for (const [runStartUs, events] of eventsByRun(chain.rules, counting)) {
+        const key = walkKey(user.id, chain.chain.id, runStartUs);
+        const rules = runRules(chain.rules, runStartUs)!;
         const state = storedState(view.walks.get(key));
         const result: WalkAdvance = state === null ? { recompute: true } : advanceWalk(rules, state, events);
         if (!('recompute' in result)) advanced.set(key, result.state);
@@ -123,10 +123,10 @@ export function advanceWalks(
           recompute.push({
             userId: user.id,
             chain,
-            periodStartUs,
+            runStartUs,
             redo: { stored: state, window: redoWindow(rules, state, result.from) },
           });
-        else recompute.push({ userId: user.id, chain, periodStartUs });
+        else recompute.push({ userId: user.id, chain, runStartUs });
       }
     }
   }
@@ -174,11 +174,11 @@ export function recomputeWalks(
 ): { states: Map<string, WalkState>; unbounded: WalkKey[] } {
   const states = new Map<string, WalkState>();
   const unbounded: WalkKey[] = [];
-  for (const { userId, chain, periodStartUs, redo } of keys) {
+  for (const { userId, chain, runStartUs, redo } of keys) {
     const user = view.users.get(userId)!;
     const own = history.eventsOf(user, chain.chain);
     const counting = own.filter(countingFilter(user, scopeOf(chain)));
-    const periods = periodStartUs === null ? runsToWalk(view, userId, chain, counting, claimHolds) : [periodStartUs];
+    const periods = runStartUs === null ? runsToWalk(view, userId, chain, counting, claimHolds) : [runStartUs];
     for (const period of periods) {
       const key = walkKey(userId, chain.chain.id, period);
       const rules = runRules(chain.rules, period);
@@ -188,7 +188,7 @@ export function recomputeWalks(
       const holds = [...retainedHolds(stored, own), ...(claimHolds.get(key) ?? [])];
       const state =
         redo === undefined ? recomputeWalk(rules, counting, holds) : redoWalk(rules, redo.stored, redo.window, counting, holds);
-      if (state === null) unbounded.push({ userId, chain, periodStartUs: period });
+      if (state === null) unbounded.push({ userId, chain, runStartUs: period });
       else states.set(key, state);
     }
   }
@@ -280,7 +280,7 @@ export interface BatchWrites {
   /** New, moved, and newly held or no longer held completions. */
   completions: CompletionWrite[];
   /** Completions undone (a reversal): nothing completes their tasks any more. */
-  undone: { userId: ServiceUserId; chainId: string; periodStartUs: bigint; taskId: string; eventId: string }[];
+  undone: { userId: ServiceUserId; chainId: string; runStartUs: bigint; taskId: string; eventId: string }[];
   /** Rows for chain_progress; `changedUs` is filled in once the users are stamped. */
   progress: ChainProgressWrite[];
   /** Claims whose completion stopped (or started again) standing on counting events. */
@@ -322,7 +322,7 @@ export function diffWalks(
     changedChains: new Map(),
   };
   for (const [key, state] of states) {
-    const [userId, chainId, periodStartUs] = parseWalkKey(key);
+    const [userId, chainId, runStartUs] = parseWalkKey(key);
     const definition = chainsById.get(chainId)!;
     const stored = view.walks.get(key);
     let changed = false;
@@ -335,12 +335,12 @@ export function diffWalks(
       // Only for a completion written (most walks write none): a run of a repeating chain is joined at its start, another chain at the chain's.
       const joined = joinedUs(
         view.users.get(userId)!.registeredUs,
-        periodStartUs === ONLY_RUN ? definition.rules.startUs : periodStartUs,
+        runStartUs === ONLY_RUN ? definition.rules.startUs : runStartUs,
       );
       writes.completions.push({
         userId,
         chainId,
-        periodStartUs,
+        runStartUs,
         taskId,
         eventId,
         completedUs,
@@ -348,13 +348,13 @@ export function diffWalks(
         held,
       });
       if ((before?.held ?? false) !== held)
-        writes.standings.push({ userId, chainId, periodStartUs, taskId: completion.taskId, reversed: held });
+        writes.standings.push({ userId, chainId, runStartUs, taskId: completion.taskId, reversed: held });
       if (held && before?.held !== true) undone = true;
       changed = true;
     }
     for (const [taskId, before] of stored?.completions ?? []) {
       if (state.completions.has(taskId)) continue;
-      writes.undone.push({ userId, chainId, periodStartUs, taskId, eventId: before.eventId });
+      writes.undone.push({ userId, chainId, runStartUs, taskId, eventId: before.eventId });
       undone = true;
       changed = true;
     }
@@ -370,12 +370,12 @@ export function diffWalks(
     // A chain reward's claim stands while the chain is completed. Only a walk
     // undone before (generation > 0) can have a claim marked reversed to clear.
     if (wasComplete && !isComplete) {
-      writes.standings.push({ userId, chainId, periodStartUs, taskId: null, reversed: true });
+      writes.standings.push({ userId, chainId, runStartUs, taskId: null, reversed: true });
       writes.chainsUndone.add(key);
       undone = true;
     }
     if (!wasComplete && isComplete && (stored?.generation ?? 0) > 0)
-      writes.standings.push({ userId, chainId, periodStartUs, taskId: null, reversed: false });
+      writes.standings.push({ userId, chainId, runStartUs, taskId: null, reversed: false });
     if (changed) {
       const chains = writes.changedChains.get(userId);
       if (chains) {
@@ -391,7 +391,7 @@ export function diffWalks(
     writes.progress.push({
       userId,
       chainId,
-      periodStartUs,
+      runStartUs,
       completedTasks: completed,
       totalTasks: total,
       completedUs: isComplete ? latest : null,

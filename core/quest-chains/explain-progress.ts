@@ -23,7 +23,7 @@ export interface ExplainProgressInput {
   chainId: string;
   platformUserId: SenderUserId;
   /** A repeating chain's run to explain (its start); absent: the current run (docs/quest-language.md). */
-  periodStartUs?: bigint | undefined;
+  runStartUs?: bigint | undefined;
 }
 
 /** The part an event's sender plays in the chain (§4). */
@@ -59,7 +59,7 @@ export async function explainProgress(deps: Pick<CoreDeps, 'db'>, input: Explain
   if (definition?.chain.platformId !== input.platformId) throw notFound(`Quest chain ${input.chainId} not found`, 'questChainId');
   const user = await findMatchUser(deps.db, input.platformId, input.platformUserId);
   const { chain, tasks, rules } = definition;
-  const period = requestedRun(rules, input.periodStartUs);
+  const period = requestedRun(rules, input.runStartUs);
   const run = rules.recurrence ? runOf(rules, period)! : null;
   if (!user) return { definition, userExists: false, capReached: false, pendingEvents: 0, tasks: [], run };
 

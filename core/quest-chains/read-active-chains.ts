@@ -53,7 +53,7 @@ export interface ActiveChainProgress {
 
 /** A completed run of a repeating chain whose chain reward is not claimed yet. */
 export interface ClaimableRun {
-  periodStartUs: bigint;
+  runStartUs: bigint;
   /** Null for a chain that does not repeat (its one run). */
   run: Run | null;
   completedUs: bigint;
@@ -143,9 +143,7 @@ function chainProgress(definition: ChainDefinition, user: ReadUserState, nowUs: 
   });
   // Every completed run whose chain reward is unclaimed; a chain that does not repeat has at most its one.
   const claimable =
-    reward === null
-      ? []
-      : completedRuns(definition, user).filter((r) => !user.claimedChains.has(inRun(chain.id, r.periodStartUs)));
+    reward === null ? [] : completedRuns(definition, user).filter((r) => !user.claimedChains.has(inRun(chain.id, r.runStartUs)));
   const first = claimable[0];
   return {
     definition,
@@ -173,15 +171,15 @@ function completedRuns(definition: ChainDefinition, user: ReadUserState): Claima
   const latestByRun = new Map<bigint, { done: number; latestUs: bigint }>();
   for (const completion of user.completions) {
     if (!tasks.some((task) => task.id === completion.taskId)) continue;
-    const known = latestByRun.get(completion.periodStartUs);
+    const known = latestByRun.get(completion.runStartUs);
     const latestUs = known === undefined || completion.completedUs > known.latestUs ? completion.completedUs : known.latestUs;
-    latestByRun.set(completion.periodStartUs, { done: (known?.done ?? 0) + 1, latestUs });
+    latestByRun.set(completion.runStartUs, { done: (known?.done ?? 0) + 1, latestUs });
   }
   return [...latestByRun]
     .filter(([, { done }]) => isChainCompleted(tasks.length, done))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([period, { latestUs }]) => ({
-      periodStartUs: period,
+      runStartUs: period,
       run: storedRun(rules, period),
       completedUs: latestUs,
       claimableUs: claimableAfterHold(latestUs, chain.rewardHoldSeconds),
@@ -214,11 +212,11 @@ function claimableTasks(definition: ChainDefinition, user: ReadUserState): Claim
   const { chain, rules } = definition;
   const byTask = new Map(definition.tasks.map((task) => [task.id, task]));
   return user.completions
-    .filter((c) => byTask.has(c.taskId) && !user.claimedTasks.has(inRun(c.taskId, c.periodStartUs)))
+    .filter((c) => byTask.has(c.taskId) && !user.claimedTasks.has(inRun(c.taskId, c.runStartUs)))
     .sort((a, b) =>
-      a.periodStartUs < b.periodStartUs
+      a.runStartUs < b.runStartUs
         ? -1
-        : a.periodStartUs > b.periodStartUs
+        : a.runStartUs > b.runStartUs
           ? 1
           : byTask.get(a.taskId)!.sequenceNumber - byTask.get(b.taskId)!.sequenceNumber,
     )
@@ -227,6 +225,6 @@ function claimableTasks(definition: ChainDefinition, user: ReadUserState): Claim
       task: byTask.get(c.taskId)!,
       completedUs: c.completedUs,
       claimableUs: claimableAfterHold(c.completedUs, chain.rewardHoldSeconds),
-      run: storedRun(rules, c.periodStartUs),
+      run: storedRun(rules, c.runStartUs),
     }));
 }

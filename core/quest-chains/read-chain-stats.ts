@@ -39,7 +39,7 @@ export interface ChainStats {
   reversals: { claims: number; value: number; users: number };
   daily: DayCounts[];
   /** A repeating chain's runs with something in them, in order (docs/quest-language.md); empty otherwise. */
-  runs: { periodStartUs: bigint; periodEndUs: bigint; completions: number; claims: number }[];
+  runs: { runStartUs: bigint; runEndUs: bigint; completions: number; claims: number }[];
 }
 
 /**
@@ -108,7 +108,7 @@ export async function readChainStats(
     }),
     runs: stored.runs.map((run) => ({
       ...run,
-      periodEndUs: storedRun(definition.rules, run.periodStartUs)?.endUs ?? run.periodStartUs,
+      runEndUs: storedRun(definition.rules, run.runStartUs)?.endUs ?? run.runStartUs,
     })),
   };
 }

@@ -24,11 +24,11 @@ function progressAtCompletion(chain: MatchingChain, taskId: string, tallies: Sto
  * before reversals existed, and a chain that does not repeat those it had
  * before runs existed; a run of a repeating chain is named after its period.
  */
-const named = (base: string, generation: number, periodStartUs: bigint = ONLY_RUN) =>
-  `${periodStartUs === ONLY_RUN ? base : `${base}@${periodStartUs}`}${generation === 0 ? '' : `/${generation}`}`;
+const named = (base: string, generation: number, runStartUs: bigint = ONLY_RUN) =>
+  `${runStartUs === ONLY_RUN ? base : `${base}@${runStartUs}`}${generation === 0 ? '' : `/${generation}`}`;
 
 /** A repeating chain's facts say which run they are about. */
-const runFields = (periodStartUs: bigint) => (periodStartUs === ONLY_RUN ? {} : { period_start: formatIsoMillis(periodStartUs) });
+const runFields = (runStartUs: bigint) => (runStartUs === ONLY_RUN ? {} : { period_start: formatIsoMillis(runStartUs) });
 
 /**
  * The facts a batch announces (product rules §10, docs/reversals.md),
@@ -65,7 +65,7 @@ export function batchFacts(
     }
   };
   if (recipients.size === 0) return facts;
-  const rows = new Map(writes.progress.map((row) => [walkKey(row.userId, row.chainId, row.periodStartUs), row]));
+  const rows = new Map(writes.progress.map((row) => [walkKey(row.userId, row.chainId, row.runStartUs), row]));
   const generationOf = (userId: ServiceUserId, chainId: string, period: bigint) =>
     rows.get(walkKey(userId, chainId, period))?.generation ?? view.walks.get(walkKey(userId, chainId, period))?.generation ?? 0;
   // When it was undone: the user's progress stamp of this batch (a change always stamps the user).
@@ -75,7 +75,7 @@ export function batchFacts(
   };
 
   for (const completion of writes.completions) {
-    const period = completion.periodStartUs;
+    const period = completion.runStartUs;
     if (
       completion.held ||
       view.walks.get(walkKey(completion.userId, completion.chainId, period))?.completions.has(completion.taskId)
@@ -111,7 +111,7 @@ export function batchFacts(
     const chain = chainsById.get(undone.chainId);
     const task = chain?.tasks.find((t) => t.id === undone.taskId);
     if (!user || !chain || !task) continue;
-    const period = undone.periodStartUs;
+    const period = undone.runStartUs;
     announce(
       user,
       chain,
@@ -128,7 +128,7 @@ export function batchFacts(
     );
   }
   for (const row of writes.progress) {
-    const period = row.periodStartUs;
+    const period = row.runStartUs;
     const key = walkKey(row.userId, row.chainId, period);
     const stored = view.walks.get(key);
     const user = view.users.get(row.userId);

@@ -59,7 +59,7 @@ export interface StoredPrizeStats {
 
 /** One run of a repeating chain (docs/quest-language.md): the chains completed in it and the claims of its rewards. */
 export interface StoredRun {
-  periodStartUs: bigint;
+  runStartUs: bigint;
   completions: number;
   claims: number;
 }
@@ -229,7 +229,7 @@ async function readRuns(tx: Executor, chainId: string): Promise<StoredRun[]> {
     from completions c full join claims r using (period)
     order by period`);
   return rows.map((row) => ({
-    periodStartUs: BigInt(String(row.period)),
+    runStartUs: BigInt(String(row.period)),
     completions: num(row.completions),
     claims: num(row.claims),
   }));

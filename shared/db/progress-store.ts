@@ -31,7 +31,7 @@ export interface StoredWalk {
   userId: ServiceUserId;
   chainId: string;
   /** The run of a repeating chain (docs/quest-language.md); 0 in a chain that does not repeat. */
-  periodStartUs: bigint;
+  runStartUs: bigint;
   mark: { occurredUs: bigint; id: string } | null;
   completions: Map<string, StoredCompletion>;
   generation: number;
@@ -50,7 +50,7 @@ type WalkRow = DriverRow<
     'userId' | 'chainId'
   > & {
       [K in 'taskId' | 'eventId' | 'held']: CompletionColumns[K] | null;
-    } & { completedUs: bigint | null; periodStartUs: string }
+    } & { completedUs: bigint | null; runStartUs: string }
 >;
 
 /**
@@ -65,7 +65,7 @@ export async function loadWalks(tx: Executor, userIds: readonly ServiceUserId[])
   const ids = idArray(userIds);
   const rows = await tx.execute<WalkRow>(sql`
     select cp.user_id as "userId", cp.chain_id as "chainId", cp.mark_us::text as "markUs", cp.mark_event_id as "markEventId", cp.generation, cp.tallies,
-           null::uuid as "taskId", null::uuid as "eventId", null::text as "completedUs", null::boolean as held, cp.period_start_us::text as "periodStartUs"
+           null::uuid as "taskId", null::uuid as "eventId", null::text as "completedUs", null::boolean as held, cp.period_start_us::text as "runStartUs"
     from chain_progress cp where cp.user_id = any(${ids})
     union all
     select tc.user_id, tc.chain_id, null, null, null, null, tc.task_id, tc.event_id, ${occurredUsColumn(sql`tc.completed_at`)}, tc.held, tc.period_start_us::text
@@ -74,11 +74,11 @@ export async function loadWalks(tx: Executor, userIds: readonly ServiceUserId[])
   for (const row of rows) {
     if (row.taskId !== null) continue;
     const mark = row.markUs === null || row.markEventId === null ? null : { occurredUs: BigInt(row.markUs), id: row.markEventId };
-    const periodStartUs = BigInt(row.periodStartUs);
-    walks.set(walkKey(row.userId, row.chainId, periodStartUs), {
+    const runStartUs = BigInt(row.runStartUs);
+    walks.set(walkKey(row.userId, row.chainId, runStartUs), {
       userId: row.userId,
       chainId: row.chainId,
-      periodStartUs,
+      runStartUs,
       mark,
       completions: new Map(),
       generation: row.generation ?? 0,
@@ -89,7 +89,7 @@ export async function loadWalks(tx: Executor, userIds: readonly ServiceUserId[])
   for (const row of rows) {
     if (row.taskId === null) continue;
     walks
-      .get(walkKey(row.userId, row.chainId, BigInt(row.periodStartUs)))
+      .get(walkKey(row.userId, row.chainId, BigInt(row.runStartUs)))
       ?.completions.set(row.taskId, { eventId: row.eventId!, completedUs: BigInt(row.completedUs!), held: row.held === true });
   }
   return [...walks.values()];
@@ -98,7 +98,7 @@ export async function loadWalks(tx: Executor, userIds: readonly ServiceUserId[])
 export interface CompletionWrite {
   userId: ServiceUserId;
   chainId: string;
-  periodStartUs: bigint;
+  runStartUs: bigint;
   taskId: string;
   eventId: string;
   completedUs: bigint;
@@ -123,7 +123,7 @@ export async function saveCompletions(tx: Executor, writes: readonly CompletionW
                   'bigint',
                 )},
                 ${booleanArray(writes.map((w) => w.held))}, ${numberArray(
-                  writes.map((w) => w.periodStartUs),
+                  writes.map((w) => w.runStartUs),
                   'bigint',
                 )}) as r(u, t, c, e, us, since_joined, held, period)
     on conflict (user_id, task_id, period_start_us) do update
@@ -133,13 +133,13 @@ export async function saveCompletions(tx: Executor, writes: readonly CompletionW
 /** Completions undone: their events were reversed and nothing else completes their tasks (docs/reversals.md). */
 export async function deleteCompletions(
   tx: Executor,
-  rows: readonly { userId: ServiceUserId; taskId: string; periodStartUs: bigint }[],
+  rows: readonly { userId: ServiceUserId; taskId: string; runStartUs: bigint }[],
 ): Promise<void> {
   if (rows.length === 0) return;
   await tx.execute(sql`
     delete from task_completions c
     using unnest(${idArray(rows.map((r) => r.userId))}, ${idArray(rows.map((r) => r.taskId))}, ${numberArray(
-      rows.map((r) => r.periodStartUs),
+      rows.map((r) => r.runStartUs),
       'bigint',
     )}) as r(u, t, p)
     where c.user_id = r.u and c.task_id = r.t and c.period_start_us = r.p`);
@@ -181,14 +181,14 @@ export async function loadClaimHolds(tx: Executor, userIds: readonly ServiceUser
     taskId: string;
     eventId: string;
     completedUs: string;
-    periodStartUs: string;
+    runStartUs: string;
   }>(sql`
     select user_id as "userId", chain_id as "chainId", task_id as "taskId", completed_event_id as "eventId",
-           ${occurredUsColumn(sql`completed_at`)} as "completedUs", period_start_us::text as "periodStartUs"
+           ${occurredUsColumn(sql`completed_at`)} as "completedUs", period_start_us::text as "runStartUs"
     from reward_claims
     where user_id = any(${idArray(userIds)}) and task_id is not null and completed_event_id is not null`);
   for (const row of rows) {
-    appendTo(holds, walkKey(row.userId, row.chainId, BigInt(row.periodStartUs)), {
+    appendTo(holds, walkKey(row.userId, row.chainId, BigInt(row.runStartUs)), {
       taskId: row.taskId,
       at: { occurredUs: BigInt(row.completedUs), id: row.eventId },
       kind: 'claim',
@@ -201,7 +201,7 @@ export async function loadClaimHolds(tx: Executor, userIds: readonly ServiceUser
 export interface ClaimStanding {
   userId: ServiceUserId;
   chainId: string;
-  periodStartUs: bigint;
+  runStartUs: bigint;
   /** null: the chain reward's claim. */
   taskId: string | null;
   reversed: boolean;
@@ -220,7 +220,7 @@ export async function markClaimsReversed(tx: Executor, standings: readonly Claim
     from unnest(${idArray(standings.map((s) => s.userId))}, ${idArray(standings.map((s) => s.chainId))},
                 ${nullableIdArray(standings.map((s) => s.taskId))}, ${booleanArray(standings.map((s) => s.reversed))},
                 ${numberArray(
-                  standings.map((s) => s.periodStartUs),
+                  standings.map((s) => s.runStartUs),
                   'bigint',
                 )})
       as r(u, c, t, reversed, p)
@@ -267,7 +267,7 @@ export async function writerWalksVersion(tx: Executor): Promise<bigint> {
 export interface ChainProgressWrite {
   userId: ServiceUserId;
   chainId: string;
-  periodStartUs: bigint;
+  runStartUs: bigint;
   completedTasks: number;
   totalTasks: number;
   completedUs: bigint | null;
@@ -314,7 +314,7 @@ export async function saveChainProgress(tx: Executor, writes: readonly ChainProg
                   'int',
                 )}, ${textArray(writes.map((w) => (w.tallies === null ? null : JSON.stringify(talliesToJson(w.tallies)))))},
                 ${numberArray(
-                  writes.map((w) => w.periodStartUs),
+                  writes.map((w) => w.runStartUs),
                   'bigint',
                 )})
       as r(u, c, done, total, done_us, first_us, mark_us, mark_id, changed_us, generation, tallies, period)
@@ -333,7 +333,7 @@ export interface ReadUserState {
   /** completed_at (epoch µs) by task id within its run (inRun: the task id in a chain that does not repeat). */
   completedAt: Map<string, bigint>;
   /** Every completion, with its run: a repeating chain's earlier runs are shown for their rewards. */
-  completions: { taskId: string; periodStartUs: bigint; completedUs: bigint }[];
+  completions: { taskId: string; runStartUs: bigint; completedUs: bigint }[];
   /** Claimed task ids and chain ids, within their run (inRun). */
   claimedTasks: Set<string>;
   claimedChains: Set<string>;
@@ -410,7 +410,7 @@ export async function loadReadUserState(
   for (const [taskId, completedAt, period] of fromJson(row.completions)) {
     const completedUs = decodeTimestampUs(taskCompletions.completedAt, completedAt);
     state.completedAt.set(inRun(taskId, BigInt(period)), completedUs);
-    state.completions.push({ taskId, periodStartUs: BigInt(period), completedUs });
+    state.completions.push({ taskId, runStartUs: BigInt(period), completedUs });
   }
   for (const [chainId, taskId, period] of fromJson(row.claims)) {
     if (taskId === null) state.claimedChains.add(inRun(chainId, BigInt(period)));

@@ -107,8 +107,8 @@ export async function loadProgressChangeSince(
          from ${chainProgress} where ${chainProgress.userId} = ${users.id} and ${after(chainProgress.updatedAt)}),
         '{}'::text[])`,
       tallies: sql<string | [string, string, TalliesJson][]>`coalesce(
-        (select json_agg(json_build_array(${chainProgress.chainId}, ${chainProgress.periodStartUs}::text, ${chainProgress.tallies})
-                         order by ${chainProgress.chainId}, ${chainProgress.periodStartUs})
+        (select json_agg(json_build_array(${chainProgress.chainId}, ${chainProgress.runStartUs}::text, ${chainProgress.tallies})
+                         order by ${chainProgress.chainId}, ${chainProgress.runStartUs})
          from ${chainProgress} where ${chainProgress.userId} = ${users.id} and ${after(chainProgress.updatedAt)} and ${chainProgress.tallies} is not null),
         '[]'::json)`,
     })

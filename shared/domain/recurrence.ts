@@ -43,7 +43,7 @@ export function runStartingAt(window: ChainWindow, recurrence: Recurrence, start
 }
 
 /** An id within a run: itself in a chain that does not repeat (so those keys are as before runs existed), `id@period` in a run of a repeating one. */
-export const inRun = (id: string, periodStartUs: bigint) => (periodStartUs === ONLY_RUN ? id : `${id}@${periodStartUs}`);
+export const inRun = (id: string, runStartUs: bigint) => (runStartUs === ONLY_RUN ? id : `${id}@${runStartUs}`);
 
 /** The run a repeating chain is in at `nowUs`: the first before its start, the last after its end. */
 export function currentRun(window: ChainWindow, recurrence: Recurrence, nowUs: bigint): Run {
@@ -55,8 +55,8 @@ export function currentRun(window: ChainWindow, recurrence: Recurrence, nowUs: b
 export type ChainTiming = ChainWindow & { recurrence?: Recurrence | null };
 
 /** The run a stored period names in a repeating chain; null for a chain that does not repeat (its one run has no period), or a period that starts no run. */
-export function storedRun(timing: ChainTiming, periodStartUs: bigint): Run | null {
-  return timing.recurrence ? runStartingAt(timing, timing.recurrence, periodStartUs) : null;
+export function storedRun(timing: ChainTiming, runStartUs: bigint): Run | null {
+  return timing.recurrence ? runStartingAt(timing, timing.recurrence, runStartUs) : null;
 }
 
 /**

@@ -7,10 +7,10 @@ import { ONLY_RUN, type Run, runAt, runStartingAt } from './recurrence.js';
 // its own dates); a repeating chain's run is a walk of its own over the
 // events inside the run's dates, so each is the plain walk with other dates.
 
-/** The rules of the run starting at `periodStartUs`: the chain's, with the run's dates; null when no run starts there. */
-export function runRules(rules: ChainRules, periodStartUs: bigint): ChainRules | null {
-  if (!rules.recurrence) return periodStartUs === ONLY_RUN ? rules : null;
-  const run = runStartingAt(rules, rules.recurrence, periodStartUs);
+/** The rules of the run starting at `runStartUs`: the chain's, with the run's dates; null when no run starts there. */
+export function runRules(rules: ChainRules, runStartUs: bigint): ChainRules | null {
+  if (!rules.recurrence) return runStartUs === ONLY_RUN ? rules : null;
+  const run = runStartingAt(rules, rules.recurrence, runStartUs);
   return run === null ? null : { ...rules, startUs: run.startUs, endUs: run.endUs, recurrence: null };
 }
 

@@ -33,10 +33,10 @@ export const taskCompletions = pgTable(
     /** The task stays completed only because its reward was claimed: its events no longer complete it (a reversal, docs/reversals.md). */
     held: boolean('held').notNull().default(false),
     /** The run of a repeating chain this completion is in (its first instant, epoch µs); 0 in a chain that does not repeat. */
-    periodStartUs: bigint('period_start_us', { mode: 'bigint' }).notNull().default(0n),
+    runStartUs: bigint('period_start_us', { mode: 'bigint' }).notNull().default(0n),
   },
   (table) => [
-    primaryKey({ columns: [table.userId, table.taskId, table.periodStartUs] }),
+    primaryKey({ columns: [table.userId, table.taskId, table.runStartUs] }),
     // The chain stats (0014): completions per task counted from the first (its entries share keys, so Postgres
     // stores them as a few posting lists), each task's median read at an offset in the second.
     index('task_completions_chain_task_idx').on(table.chainId, table.taskId),
@@ -75,10 +75,10 @@ export const chainProgress = pgTable(
     /** How many times a completion here was undone: names each completion and reversal once in webhook facts. */
     generation: integer('generation').notNull().default(0),
     /** The run of a repeating chain this walk is (its first instant, epoch µs); 0 in a chain that does not repeat. */
-    periodStartUs: bigint('period_start_us', { mode: 'bigint' }).notNull().default(0n),
+    runStartUs: bigint('period_start_us', { mode: 'bigint' }).notNull().default(0n),
   },
   (table) => [
-    primaryKey({ columns: [table.userId, table.chainId, table.periodStartUs] }),
+    primaryKey({ columns: [table.userId, table.chainId, table.runStartUs] }),
     // The chain stats (0014) count a chain's walks by ranges of days: started (and the funnel) in the first,
     // completed in the second, which holds completed walks only.
     index('chain_progress_chain_started_idx').on(table.chainId, table.firstCompletedAt, table.generation),

@@ -44,10 +44,10 @@ export const rewardClaims = pgTable(
     /** Set while the claimed completion no longer stands on events that count (the reward is kept, marked reversed). */
     reversedAt: timestampUs('reversed_at', { precision: 3 }),
     /** The run of a repeating chain claimed from (its first instant, epoch µs); 0 in a chain that does not repeat. */
-    periodStartUs: bigint('period_start_us', { mode: 'bigint' }).notNull().default(0n),
+    runStartUs: bigint('period_start_us', { mode: 'bigint' }).notNull().default(0n),
   },
   (table) => [
-    unique('reward_claims_once').on(table.userId, table.chainId, table.taskId, table.periodStartUs).nullsNotDistinct(),
+    unique('reward_claims_once').on(table.userId, table.chainId, table.taskId, table.runStartUs).nullsNotDistinct(),
     // The chain stats (0014): a chain's claims per reward, day and value, and which were reversed, in one index-only pass.
     index('reward_claims_chain_task_day_idx').on(
       table.chainId,
