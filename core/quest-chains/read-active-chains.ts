@@ -14,7 +14,7 @@ import type { SenderUserId, ServiceUserId } from '../../shared/domain/ids.js';
 import { type ChainRules, hasTallies } from '../../shared/domain/progress.js';
 import { inRun, type Run, storedRun } from '../../shared/domain/recurrence.js';
 import { claimableAfterHold } from '../../shared/domain/reward-hold.js';
-import { periodOfRun, runOf } from '../../shared/domain/runs.js';
+import { runOf, runStartOf } from '../../shared/domain/runs.js';
 import { dateToMicros } from '../../shared/domain/timestamp.js';
 import type { CoreDeps } from '../deps.js';
 
@@ -133,7 +133,7 @@ function chainProgress(definition: ChainDefinition, user: ReadUserState, nowUs: 
   const { chain, tasks, reward, rules } = definition;
   // Only active chains are read, so `now` is inside the chain's dates and in a run.
   const run = runOf(rules, nowUs)!;
-  const period = periodOfRun(rules, run);
+  const period = runStartOf(rules, run);
   const completedIds = new Set(tasks.filter((task) => user.completedAt.has(inRun(task.id, period))).map((task) => task.id));
   const progress = userProgress({
     totalTasks: tasks.length,

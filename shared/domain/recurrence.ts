@@ -60,12 +60,13 @@ export function storedRun(timing: ChainTiming, runStartUs: bigint): Run | null {
 }
 
 /**
- * The run a request (a claim, an explanation) is about: the one it names,
- * which must start a run of the chain, or by default the current run; 0 for
- * a chain that does not repeat, which takes no period. A string: why the
- * named period is refused (for a 400 on `period_start`).
+ * The start of the run a request (a claim, an explanation) is about: the one
+ * it names, which must start a run of the chain, or by default the current
+ * run's; ONLY_RUN (0) for a chain that does not repeat, which takes no
+ * `period_start`. A string: why the named start is refused (for a 400 on
+ * `period_start`).
  */
-export function requestedPeriod(timing: ChainTiming, asked: bigint | undefined, nowUs: bigint): bigint | string {
+export function requestedRunStart(timing: ChainTiming, asked: bigint | undefined, nowUs: bigint): bigint | string {
   if (!timing.recurrence)
     return asked === undefined ? ONLY_RUN : 'period_start: the quest chain does not repeat; leave period_start out';
   if (asked === undefined) return currentRun(timing, timing.recurrence, nowUs).startUs;

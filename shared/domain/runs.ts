@@ -20,8 +20,8 @@ export function runOf(rules: ChainRules, us: bigint): Run | null {
   return runAt(rules, rules.recurrence, us);
 }
 
-/** The period a run is stored under: its start in a repeating chain, 0 in one that does not repeat. */
-export const periodOfRun = (rules: ChainRules, run: Run): bigint => (rules.recurrence ? run.startUs : ONLY_RUN);
+/** The start a run is stored under: its own in a repeating chain, ONLY_RUN (0) in one that does not repeat. */
+export const runStartOf = (rules: ChainRules, run: Run): bigint => (rules.recurrence ? run.startUs : ONLY_RUN);
 
 /** Events by the period of the run they fall in (events outside the chain's dates are in none). */
 export function eventsByRun<E extends { occurredUs: bigint }>(
