@@ -13,8 +13,11 @@ export type Run = { startUs: bigint; endUs: bigint };
 /** The period of a chain that does not repeat: the whole chain, stored under period 0. */
 export const ONLY_RUN = 0n;
 
+/** A calendar day, week or month in the chain's zone: [startUs, endUs). A run is one cut to the chain's dates. */
+type Period = { startUs: bigint; endUs: bigint };
+
 /** The calendar period holding `us` (uncut). */
-function periodAt(us: bigint, recurrence: Recurrence): Run {
+function periodAt(us: bigint, recurrence: Recurrence): Period {
   const { every, timezone } = recurrence;
   const day = localDay(us, timezone);
   if (every === 'day') return { startUs: startOfDay(day, timezone), endUs: startOfDay(day + 1, timezone) };
