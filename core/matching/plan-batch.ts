@@ -178,17 +178,17 @@ export function recomputeWalks(
     const user = view.users.get(userId)!;
     const own = history.eventsOf(user, chain.chain);
     const counting = own.filter(countingFilter(user, scopeOf(chain)));
-    const periods = runStartUs === null ? runsToWalk(view, userId, chain, counting, claimHolds) : [runStartUs];
-    for (const period of periods) {
-      const key = walkKey(userId, chain.chain.id, period);
-      const rules = runRules(chain.rules, period);
+    const runStarts = runStartUs === null ? runsToWalk(view, userId, chain, counting, claimHolds) : [runStartUs];
+    for (const runStart of runStarts) {
+      const key = walkKey(userId, chain.chain.id, runStart);
+      const rules = runRules(chain.rules, runStart);
       // A stored run the chain no longer has (its dates changed): nothing counts in it any more.
       if (rules === null) continue;
       const stored = view.walks.get(key);
       const holds = [...retainedHolds(stored, own), ...(claimHolds.get(key) ?? [])];
       const state =
         redo === undefined ? recomputeWalk(rules, counting, holds) : redoWalk(rules, redo.stored, redo.window, counting, holds);
-      if (state === null) unbounded.push({ userId, chain, runStartUs: period });
+      if (state === null) unbounded.push({ userId, chain, runStartUs: runStart });
       else states.set(key, state);
     }
   }
@@ -207,12 +207,12 @@ function runsToWalk(
   counting: readonly StoredEvent[],
   claimHolds: ReadonlyMap<string, readonly Hold[]>,
 ): bigint[] {
-  const periods = new Set(eventsByRun(chain.rules, counting).keys());
+  const runStarts = new Set(eventsByRun(chain.rules, counting).keys());
   for (const key of [...view.walks.keys(), ...claimHolds.keys()]) {
-    const [walkUser, chainId, period] = parseWalkKey(key);
-    if (walkUser === userId && chainId === chain.chain.id) periods.add(period);
+    const [walkUser, chainId, runStart] = parseWalkKey(key);
+    if (walkUser === userId && chainId === chain.chain.id) runStarts.add(runStart);
   }
-  return [...periods];
+  return [...runStarts];
 }
 
 /**

@@ -133,11 +133,11 @@ function chainProgress(definition: ChainDefinition, user: ReadUserState, nowUs: 
   const { chain, tasks, reward, rules } = definition;
   // Only active chains are read, so `now` is inside the chain's dates and in a run.
   const run = runOf(rules, nowUs)!;
-  const period = runStartOf(rules, run);
-  const completedIds = new Set(tasks.filter((task) => user.completedAt.has(inRun(task.id, period))).map((task) => task.id));
+  const runStart = runStartOf(rules, run);
+  const completedIds = new Set(tasks.filter((task) => user.completedAt.has(inRun(task.id, runStart))).map((task) => task.id));
   const progress = userProgress({
     totalTasks: tasks.length,
-    completions: [...completedIds].map((id) => ({ completedUs: user.completedAt.get(inRun(id, period))! })),
+    completions: [...completedIds].map((id) => ({ completedUs: user.completedAt.get(inRun(id, runStart))! })),
     registeredUs: user.registeredUs,
     chainStartUs: rules.startUs,
   });
@@ -150,7 +150,7 @@ function chainProgress(definition: ChainDefinition, user: ReadUserState, nowUs: 
     // A place is kept with a first completion in any run (docs/budgets.md); only a full chain asks.
     capReached: admitsNoOneNew(chain) && !hasCompletionIn(definition, user) && !user.admittedChains.has(chain.id),
     taskStatuses: taskStatuses(chain.allowAnyOrder, tasks, completedIds),
-    taskProgress: tasksProgress(rules, user, completedIds, period, nowUs),
+    taskProgress: tasksProgress(rules, user, completedIds, runStart, nowUs),
     progress,
     rewardClaimable: first !== undefined,
     rewardClaimableUs:
@@ -178,9 +178,9 @@ function completedRuns(definition: ChainDefinition, user: ReadUserState): Claima
   return [...latestByRun]
     .filter(([, { done }]) => isChainCompleted(tasks.length, done))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([period, { latestUs }]) => ({
-      runStartUs: period,
-      run: storedRun(rules, period),
+    .map(([runStart, { latestUs }]) => ({
+      runStartUs: runStart,
+      run: storedRun(rules, runStart),
       completedUs: latestUs,
       claimableUs: claimableAfterHold(latestUs, chain.rewardHoldSeconds),
     }));
@@ -190,14 +190,14 @@ function tasksProgress(
   rules: ChainRules,
   user: ReadUserState,
   completedIds: ReadonlySet<string>,
-  period: bigint,
+  runStart: bigint,
   nowUs: bigint,
 ): Map<string, TaskProgress> {
   const shown = new Map<string, TaskProgress>();
   for (const task of rules.tasks) {
     const progress = taskProgress(
       task,
-      user.tallies.get(inRun(task.id, period)),
+      user.tallies.get(inRun(task.id, runStart)),
       completedIds.has(task.id),
       nowUs,
       rules.timezone ?? 'UTC',

@@ -220,16 +220,16 @@ async function readPrizes(tx: Executor, chainId: string): Promise<StoredPrizeSta
 async function readRuns(tx: Executor, chainId: string): Promise<StoredRun[]> {
   const rows = await tx.execute<Record<string, unknown>>(sql`
     with completions as (
-      select period_start_us as period, count(*) as n from chain_progress
+      select period_start_us as run_start, count(*) as n from chain_progress
       where chain_id = ${chainId} and completed_at is not null group by 1
     ), claims as (
-      select period_start_us as period, count(*) as n from reward_claims where chain_id = ${chainId} group by 1
+      select period_start_us as run_start, count(*) as n from reward_claims where chain_id = ${chainId} group by 1
     )
-    select period::text as period, coalesce(c.n, 0) as completions, coalesce(r.n, 0) as claims
-    from completions c full join claims r using (period)
-    order by period`);
+    select run_start::text as run_start, coalesce(c.n, 0) as completions, coalesce(r.n, 0) as claims
+    from completions c full join claims r using (run_start)
+    order by run_start`);
   return rows.map((row) => ({
-    runStartUs: BigInt(String(row.period)),
+    runStartUs: BigInt(String(row.run_start)),
     completions: num(row.completions),
     claims: num(row.claims),
   }));

@@ -112,7 +112,7 @@ export async function saveCompletions(tx: Executor, writes: readonly CompletionW
   if (writes.length === 0) return;
   await tx.execute(sql`
     insert into task_completions (user_id, task_id, chain_id, event_id, completed_at, since_joined_us, held, period_start_us)
-    select r.u, r.t, r.c, r.e, ${fromUs(sql`r.us`)}, r.since_joined, r.held, r.period
+    select r.u, r.t, r.c, r.e, ${fromUs(sql`r.us`)}, r.since_joined, r.held, r.run_start
     from unnest(${idArray(writes.map((w) => w.userId))}, ${idArray(writes.map((w) => w.taskId))}, ${idArray(writes.map((w) => w.chainId))},
                 ${idArray(writes.map((w) => w.eventId))}, ${numberArray(
                   writes.map((w) => w.completedUs),
@@ -125,7 +125,7 @@ export async function saveCompletions(tx: Executor, writes: readonly CompletionW
                 ${booleanArray(writes.map((w) => w.held))}, ${numberArray(
                   writes.map((w) => w.runStartUs),
                   'bigint',
-                )}) as r(u, t, c, e, us, since_joined, held, period)
+                )}) as r(u, t, c, e, us, since_joined, held, run_start)
     on conflict (user_id, task_id, period_start_us) do update
       set event_id = excluded.event_id, completed_at = excluded.completed_at, since_joined_us = excluded.since_joined_us, held = excluded.held, recorded_at = now()`);
 }
@@ -285,7 +285,7 @@ export async function saveChainProgress(tx: Executor, writes: readonly ChainProg
   if (writes.length === 0) return;
   await tx.execute(sql`
     insert into chain_progress (user_id, chain_id, completed_tasks, total_tasks, completed_at, first_completed_at, mark_us, mark_event_id, updated_at, generation, tallies, period_start_us)
-    select r.u, r.c, r.done, r.total, ${fromUs(sql`r.done_us`)}, ${fromUs(sql`r.first_us`)}, r.mark_us, r.mark_id, ${fromUs(sql`r.changed_us`)}, r.generation, r.tallies::jsonb, r.period
+    select r.u, r.c, r.done, r.total, ${fromUs(sql`r.done_us`)}, ${fromUs(sql`r.first_us`)}, r.mark_us, r.mark_id, ${fromUs(sql`r.changed_us`)}, r.generation, r.tallies::jsonb, r.run_start
     from unnest(${idArray(writes.map((w) => w.userId))}, ${idArray(writes.map((w) => w.chainId))},
                 ${numberArray(
                   writes.map((w) => w.completedTasks),
@@ -317,7 +317,7 @@ export async function saveChainProgress(tx: Executor, writes: readonly ChainProg
                   writes.map((w) => w.runStartUs),
                   'bigint',
                 )})
-      as r(u, c, done, total, done_us, first_us, mark_us, mark_id, changed_us, generation, tallies, period)
+      as r(u, c, done, total, done_us, first_us, mark_us, mark_id, changed_us, generation, tallies, run_start)
     on conflict (user_id, chain_id, period_start_us) do update
       set completed_tasks = excluded.completed_tasks, total_tasks = excluded.total_tasks, completed_at = excluded.completed_at, first_completed_at = excluded.first_completed_at,
           mark_us = excluded.mark_us, mark_event_id = excluded.mark_event_id, generation = excluded.generation, tallies = excluded.tallies,
@@ -402,19 +402,19 @@ export async function loadReadUserState(
     claimedChains: new Set(),
     admittedChains: new Set(row.admissions === undefined ? [] : fromJson(row.admissions)),
     tallies: new Map(
-      (row.tallies === undefined ? [] : fromJson(row.tallies)).flatMap(([period, byTask]) =>
-        Object.entries(byTask ?? {}).map(([taskId, tally]) => [inRun(taskId, BigInt(period)), tallyFromJson(tally)] as const),
+      (row.tallies === undefined ? [] : fromJson(row.tallies)).flatMap(([runStart, byTask]) =>
+        Object.entries(byTask ?? {}).map(([taskId, tally]) => [inRun(taskId, BigInt(runStart)), tallyFromJson(tally)] as const),
       ),
     ),
   };
-  for (const [taskId, completedAt, period] of fromJson(row.completions)) {
+  for (const [taskId, completedAt, runStart] of fromJson(row.completions)) {
     const completedUs = decodeTimestampUs(taskCompletions.completedAt, completedAt);
-    state.completedAt.set(inRun(taskId, BigInt(period)), completedUs);
-    state.completions.push({ taskId, runStartUs: BigInt(period), completedUs });
+    state.completedAt.set(inRun(taskId, BigInt(runStart)), completedUs);
+    state.completions.push({ taskId, runStartUs: BigInt(runStart), completedUs });
   }
-  for (const [chainId, taskId, period] of fromJson(row.claims)) {
-    if (taskId === null) state.claimedChains.add(inRun(chainId, BigInt(period)));
-    else state.claimedTasks.add(inRun(taskId, BigInt(period)));
+  for (const [chainId, taskId, runStart] of fromJson(row.claims)) {
+    if (taskId === null) state.claimedChains.add(inRun(chainId, BigInt(runStart)));
+    else state.claimedTasks.add(inRun(taskId, BigInt(runStart)));
   }
   return state;
 }

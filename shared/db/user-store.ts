@@ -115,8 +115,8 @@ export async function loadProgressChangeSince(
     .from(users)
     .where(and(eq(users.id, userId), isNotNull(users.progressChangedAt), after(users.progressChangedAt)));
   if (!row || row.changedUs === null) return null;
-  const progress = fromJson(row.tallies).flatMap(([chainId, period, tallies]) =>
-    tallyNotices(chainId, BigInt(period) === ONLY_RUN ? null : formatIsoMillis(BigInt(period)), talliesFromJson(tallies)),
+  const progress = fromJson(row.tallies).flatMap(([chainId, runStart, tallies]) =>
+    tallyNotices(chainId, BigInt(runStart) === ONLY_RUN ? null : formatIsoMillis(BigInt(runStart)), talliesFromJson(tallies)),
   );
   return { changedUs: row.changedUs, chainIds: row.chainIds, ...(progress.length > 0 ? { progress } : {}) };
 }

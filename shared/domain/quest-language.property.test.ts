@@ -235,7 +235,7 @@ describe('§16 repeating chains', () => {
       fc.property(repeatingArb, ({ chain, events }) => {
         const runs = eventsByRun(chain, events);
         if (runs.size > 1) severalRuns++;
-        const completing = [...runs].filter(([period, list]) => computeCompletions(runRules(chain, period)!, list).size > 0);
+        const completing = [...runs].filter(([runStart, list]) => computeCompletions(runRules(chain, runStart)!, list).size > 0);
         if (completing.length > 1) completedTwice++;
       }),
       { seed: SEED, numRuns: RUNS },
@@ -251,10 +251,10 @@ describe('§16 repeating chains', () => {
         const stored: CountingEvent[] = [];
         for (const batch of arrivals(events, shuffle, cuts)) {
           stored.push(...batch);
-          for (const [period, list] of eventsByRun(chain, batch)) {
-            const rules = runRules(chain, period)!;
-            const state = states.get(period) ?? { completions: new Map(), mark: null };
-            states.set(period, workerStep(rules, state, advanceWalk(rules, state, list), stored).state);
+          for (const [runStart, list] of eventsByRun(chain, batch)) {
+            const rules = runRules(chain, runStart)!;
+            const state = states.get(runStart) ?? { completions: new Map(), mark: null };
+            states.set(runStart, workerStep(rules, state, advanceWalk(rules, state, list), stored).state);
           }
         }
         const all = [...states.values()].flatMap((state) => [...state.completions.values()]);

@@ -10,7 +10,7 @@ export type Recurrence = { every: 'day' | 'week' | 'month'; timezone: string };
 /** One run of a chain: [startUs, endUs), its calendar period cut to the chain's dates. */
 export type Run = { startUs: bigint; endUs: bigint };
 
-/** The period of a chain that does not repeat: the whole chain, stored under period 0. */
+/** The run start a chain that does not repeat is stored under: its one run is the whole chain. */
 export const ONLY_RUN = 0n;
 
 /** A calendar day, week or month in the chain's zone: [startUs, endUs). A run is one cut to the chain's dates. */
@@ -45,7 +45,7 @@ export function runStartingAt(window: ChainWindow, recurrence: Recurrence, start
   return run !== null && run.startUs === startUs ? run : null;
 }
 
-/** An id within a run: itself in a chain that does not repeat (so those keys are as before runs existed), `id@period` in a run of a repeating one. */
+/** An id within a run: itself in a chain that does not repeat (so those keys are as before runs existed), `id@runStart` in a run of a repeating one. */
 export const inRun = (id: string, runStartUs: bigint) => (runStartUs === ONLY_RUN ? id : `${id}@${runStartUs}`);
 
 /** The run a repeating chain is in at `nowUs`: the first before its start, the last after its end. */
@@ -54,10 +54,10 @@ export function currentRun(window: ChainWindow, recurrence: Recurrence, nowUs: b
   return runAt(window, recurrence, at)!;
 }
 
-/** A chain's dates and recurrence: all that places a period in its run. */
+/** A chain's dates and recurrence: all that places an instant in its run. */
 export type ChainTiming = ChainWindow & { recurrence?: Recurrence | null };
 
-/** The run a stored period names in a repeating chain; null for a chain that does not repeat (its one run has no period), or a period that starts no run. */
+/** The run a stored run start names in a repeating chain; null for a chain that does not repeat (its one run is stored under ONLY_RUN), or a start that starts no run. */
 export function storedRun(timing: ChainTiming, runStartUs: bigint): Run | null {
   return timing.recurrence ? runStartingAt(timing, timing.recurrence, runStartUs) : null;
 }

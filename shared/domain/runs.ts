@@ -3,7 +3,7 @@ import type { ChainRules } from './progress.js';
 import { ONLY_RUN, type Run, runAt, runStartingAt } from './recurrence.js';
 
 // The runs of a chain as the §5 walk sees them (docs/quest-language.md,
-// "Repeating chains"): a chain that does not repeat has one run (period 0,
+// "Repeating chains"): a chain that does not repeat has one run (ONLY_RUN,
 // its own dates); a repeating chain's run is a walk of its own over the
 // events inside the run's dates, so each is the plain walk with other dates.
 
@@ -23,7 +23,7 @@ export function runOf(rules: ChainRules, us: bigint): Run | null {
 /** The start a run is stored under: its own in a repeating chain, ONLY_RUN (0) in one that does not repeat. */
 export const runStartOf = (rules: ChainRules, run: Run): bigint => (rules.recurrence ? run.startUs : ONLY_RUN);
 
-/** Events by the period of the run they fall in (events outside the chain's dates are in none). */
+/** Events by the start of the run they fall in (events outside the chain's dates are in none). */
 export function eventsByRun<E extends { occurredUs: bigint }>(
   rules: ChainRules,
   events: readonly E[],

@@ -63,8 +63,8 @@ export type TallyNotice = {
   streak: number;
 };
 
-/** The notices of one walk's tallies, in task id order; `periodStart` is the run's start (null for a chain that does not repeat). */
-export function tallyNotices(chainId: string, periodStart: string | null, tallies: StoredTallies): TallyNotice[] {
+/** The notices of one walk's tallies, in task id order; `runStart` is the run's start (null for a chain that does not repeat). */
+export function tallyNotices(chainId: string, runStart: string | null, tallies: StoredTallies): TallyNotice[] {
   return Object.keys(tallies)
     .sort()
     .map((taskId) => {
@@ -72,7 +72,7 @@ export function tallyNotices(chainId: string, periodStart: string | null, tallie
       return {
         quest_chain_id: chainId,
         task_id: taskId,
-        period_start: periodStart,
+        period_start: runStart,
         count,
         total: fromMicros(totalMicros),
         streak,

@@ -202,7 +202,7 @@ export const toClaimableTaskResponse = (entry: ClaimableTaskReward) => ({
   ...runBounds(entry.timing, entry.runStartUs),
 });
 
-/** The run a stored period names, as period_start and period_end (both null for a chain that does not repeat). */
+/** The run a stored run start names, as period_start and period_end (both null for a chain that does not repeat). */
 function runBounds(timing: ChainTiming, runStartUs: bigint) {
   const run = storedRun(timing, runStartUs);
   return {
