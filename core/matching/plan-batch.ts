@@ -35,19 +35,19 @@ export interface BatchView {
 }
 
 /**
- * One (user, chain, run) the batch touches; `runStartUs` null: every run
+ * One (user, chain, run) the batch walks again instead of advancing it; `runStartUs` null: every run
  * of a repeating chain (a re-evaluation); `redo`: only that window of its
  * stored walk is walked again (late events, see redoWalk).
  */
-export interface WalkKey {
+export interface WalkToRecompute {
   userId: ServiceUserId;
   chain: MatchingChain;
   runStartUs: bigint | null;
   redo?: { stored: WalkState; window: RedoWindow };
 }
 
-/** The rules a key walks: its run's, or the whole chain's for every run at once. */
-const rulesOfKey = ({ chain, runStartUs }: WalkKey): ChainRules =>
+/** The rules a recompute walks: its run's, or the whole chain's for every run at once. */
+const rulesOfWalk = ({ chain, runStartUs }: WalkToRecompute): ChainRules =>
   runStartUs === null ? chain.rules : runRules(chain.rules, runStartUs)!;
 
 const scopeOf = (definition: MatchingChain): ChainScope => ({
@@ -101,9 +101,9 @@ export function advanceWalks(
   view: BatchView,
   eventsByUser: ReadonlyMap<ServiceUserId, readonly StoredEvent[]>,
   evaluateIds: ReadonlySet<ServiceUserId>,
-): { advanced: Map<string, WalkState>; recompute: WalkKey[] } {
+): { advanced: Map<string, WalkState>; recompute: WalkToRecompute[] } {
   const advanced = new Map<string, WalkState>();
-  const recompute: WalkKey[] = [];
+  const recompute: WalkToRecompute[] = [];
   for (const user of view.users.values()) {
     for (const chain of view.chainsByPlatform.get(user.platformId) ?? []) {
       if (evaluateIds.has(user.id)) {
@@ -134,14 +134,14 @@ export function advanceWalks(
 }
 
 /**
- * Which history the recomputes need: each key's user in its chain, over the
+ * Which history the recomputes need: each walk's user in its chain, over the
  * span its walk redoes (the chain's window, or from the first late event up
  * to a complete walk's last completion), of the chain's types.
  */
-export function historyNeeds(view: BatchView, keys: readonly WalkKey[]): SpannedRead[] {
-  return keys.map((key) => {
-    const { userId, chain, redo } = key;
-    const { startUs, endUs } = rulesOfKey(key);
+export function historyNeeds(view: BatchView, walks: readonly WalkToRecompute[]): SpannedRead[] {
+  return walks.map((walk) => {
+    const { userId, chain, redo } = walk;
+    const { startUs, endUs } = rulesOfWalk(walk);
     const window = redo?.window;
     const fromUs = window && window.from.occurredUs > startUs ? window.from.occurredUs : startUs;
     // Positions at the until instant count (the bound is a position), so the span ends just after it.
@@ -156,25 +156,25 @@ export function historyNeeds(view: BatchView, keys: readonly WalkKey[]): Spanned
 }
 
 /**
- * The §5 walk of each key over the user's stored events that count for that
+ * The §5 walk of each recompute over the user's stored events that count for that
  * chain: redone over its window when it has one, else in full. The history
  * (every recomputed user's events at once) is split by sender first, so each
  * walk filters only its own user's events: filtering the whole history per
- * walk made a batch cost keys × history, which with a large backlog (history
+ * walk made a batch cost walks × history, which with a large backlog (history
  * in the hundreds of thousands) held the event loop for minutes
- * (docs/performance.md). `unbounded`: keys whose window, closed at a complete
+ * (docs/performance.md). `unbounded`: walks whose window, closed at a complete
  * walk's last completion, did not end complete; they need their whole
  * history (a second load, without the window).
  */
 export function recomputeWalks(
   view: BatchView,
-  keys: readonly WalkKey[],
+  walks: readonly WalkToRecompute[],
   history: SourceHistory<StoredEvent>,
   claimHolds: ReadonlyMap<string, readonly Hold[]>,
-): { states: Map<string, WalkState>; unbounded: WalkKey[] } {
+): { states: Map<string, WalkState>; unbounded: WalkToRecompute[] } {
   const states = new Map<string, WalkState>();
-  const unbounded: WalkKey[] = [];
-  for (const { userId, chain, runStartUs, redo } of keys) {
+  const unbounded: WalkToRecompute[] = [];
+  for (const { userId, chain, runStartUs, redo } of walks) {
     const user = view.users.get(userId)!;
     const own = history.eventsOf(user, chain.chain);
     const counting = own.filter(countingFilter(user, scopeOf(chain)));
