@@ -12,8 +12,8 @@ import type { Executor } from '../../shared/db/client.js';
 import { loadMatchUsers, pagePlatformUserIds } from '../../shared/db/user-store.js';
 import { type BacktestDraft, type BacktestTally, backtestResult, tallyUser } from '../../shared/domain/backtest.js';
 import type { ServiceUserId } from '../../shared/domain/ids.js';
-import { computeCompletions } from '../../shared/domain/progress.js';
 import { eventsByRun, runRules } from '../../shared/domain/runs.js';
+import { computeCompletions } from '../../shared/domain/walk.js';
 import type { CoreDeps } from '../deps.js';
 import { loadCountingHistory } from '../matching/counting-history.js';
 

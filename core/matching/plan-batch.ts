@@ -4,6 +4,10 @@ import type { StoredEvent } from '../../shared/db/event-store.js';
 import type { ChainProgressWrite, ClaimStanding, CompletionWrite, StoredWalk } from '../../shared/db/progress-store.js';
 import { isChainCompleted, joinedUs } from '../../shared/domain/chain-view.js';
 import type { ServiceUserId } from '../../shared/domain/ids.js';
+import { ONLY_RUN } from '../../shared/domain/recurrence.js';
+import { eventsByRun, runRules } from '../../shared/domain/runs.js';
+import { type ChainScope, countingFilter, type MatchUser, type SourceHistory } from '../../shared/domain/sources.js';
+import type { StoredTallies } from '../../shared/domain/tally.js';
 import {
   advanceWalk,
   type ChainRules,
@@ -14,11 +18,7 @@ import {
   redoWindow,
   type WalkAdvance,
   type WalkState,
-} from '../../shared/domain/progress.js';
-import { ONLY_RUN } from '../../shared/domain/recurrence.js';
-import { eventsByRun, runRules } from '../../shared/domain/runs.js';
-import { type ChainScope, countingFilter, type MatchUser, type SourceHistory } from '../../shared/domain/sources.js';
-import type { StoredTallies } from '../../shared/domain/tally.js';
+} from '../../shared/domain/walk.js';
 import { parseWalkKey, walkKey } from '../../shared/domain/walk-key.js';
 import type { SpannedRead } from './counting-history.js';
 

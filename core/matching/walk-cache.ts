@@ -3,7 +3,7 @@ import type { Executor } from '../../shared/db/client.js';
 import { loadWalks, type StoredWalk } from '../../shared/db/progress-store.js';
 import { type LockedMatchUser, loadMatchUsers } from '../../shared/db/user-store.js';
 import type { ServiceUserId } from '../../shared/domain/ids.js';
-import type { WalkState } from '../../shared/domain/progress.js';
+import type { WalkState } from '../../shared/domain/walk.js';
 import { walkKey } from '../../shared/domain/walk-key.js';
 import type { BatchWrites } from './plan-batch.js';
 

@@ -11,11 +11,11 @@ import {
   userProgress,
 } from '../../shared/domain/chain-view.js';
 import type { SenderUserId, ServiceUserId } from '../../shared/domain/ids.js';
-import { type ChainRules, hasTallies } from '../../shared/domain/progress.js';
 import { inRun, type Run, storedRun } from '../../shared/domain/recurrence.js';
 import { claimableAfterHold } from '../../shared/domain/reward-hold.js';
 import { runOf, runStartOf } from '../../shared/domain/runs.js';
 import { dateToMicros } from '../../shared/domain/timestamp.js';
+import { type ChainRules, hasTallies } from '../../shared/domain/walk.js';
 import type { CoreDeps } from '../deps.js';
 
 export interface ReadActiveChainsInput {

@@ -1,5 +1,5 @@
-import type { ChainRules } from '../../shared/domain/progress.js';
 import { parseUtcTimestamp } from '../../shared/domain/timestamp.js';
+import type { ChainRules } from '../../shared/domain/walk.js';
 
 /** A task as the admin API takes it (the conditions only). */
 export interface WireTask {

@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { appendTo } from '../collections.js';
 import type { SenderUserId, ServiceUserId } from '../domain/ids.js';
-import type { Hold } from '../domain/progress.js';
 import { inRun } from '../domain/recurrence.js';
 import type { StoredTallies, Tally } from '../domain/tally.js';
+import type { Hold } from '../domain/walk.js';
 import { walkKey } from '../domain/walk-key.js';
 import type { Executor } from './client.js';
 import { type DriverRow, decodeTimestampUs, fromJson } from './driver-row.js';
@@ -171,7 +171,7 @@ export async function usersWithTallies(tx: Executor, userIds: readonly ServiceUs
   return rows.map((row) => row.userId);
 }
 
-/** The holds of the users' task claims (shared/domain/progress.ts, Hold), by `user/chain`. */
+/** The holds of the users' task claims (shared/domain/walk.ts, Hold), by `user/chain`. */
 export async function loadClaimHolds(tx: Executor, userIds: readonly ServiceUserId[]): Promise<Map<string, Hold[]>> {
   const holds = new Map<string, Hold[]>();
   if (userIds.length === 0) return holds;

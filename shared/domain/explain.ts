@@ -7,8 +7,8 @@ import {
   taskMismatch,
 } from './conditions.js';
 import { compareEventPositions } from './counting.js';
-import { type ChainRules, type Completion, computeCompletions, type Hold } from './progress.js';
 import type { Tally } from './tally.js';
+import { type ChainRules, type Completion, computeCompletions, type Hold } from './walk.js';
 
 // Product rules §11: why each of a user's events did or did not complete a
 // task. Not a second reading of §4-5: the walk that computes progress

@@ -8,8 +8,6 @@ export type { Candidate, ChainExplanation, ExplainEvent, TaskExplanation, Verdic
 export { EXPLAIN_CANDIDATES, explainChain } from './explain.js';
 export type { SenderUserId, ServiceUserId } from './ids.js';
 export { senderUserId, serviceUserId } from './ids.js';
-export type { ChainRules, Completion, WalkAdvance, WalkObserver, WalkState } from './progress.js';
-export { advanceWalk, computeCompletions, isRelevant, recomputeWalk } from './progress.js';
 export type { ChainParties, ChainScope, EventSource, MatchUser, SourcedEvent, UserSource } from './sources.js';
 export { countingFilter, countsFor, everySourceOf, sourceKey, sourcesOf, usersBySource } from './sources.js';
 export {
@@ -19,3 +17,5 @@ export {
   parseUtcTimestamp,
   UTC_TIMESTAMP_PATTERN,
 } from './timestamp.js';
+export type { ChainRules, Completion, WalkAdvance, WalkObserver, WalkState } from './walk.js';
+export { advanceWalk, computeCompletions, isRelevant, recomputeWalk } from './walk.js';

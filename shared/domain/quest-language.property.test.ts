@@ -2,11 +2,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CountingEvent, TaskCondition } from './conditions.js';
 import { type ExplainEvent, explainChain } from './explain.js';
-import { advanceWalk, type ChainRules, type Completion, computeCompletions, recomputeWalk, type WalkState } from './progress.js';
 import { referenceQuestWalk, referenceRunName } from './quest-language.reference.test-helper.js';
 import { mostlyNull } from './rules.arbitraries.test-helper.js';
 import { eventsByRun, runRules } from './runs.js';
 import { isAccumulating } from './tally.js';
+import { advanceWalk, type ChainRules, type Completion, computeCompletions, recomputeWalk, type WalkState } from './walk.js';
 import { workerStep } from './walk-step.test-helper.js';
 
 // §16 (docs/quest-language.md) against an independent reading of it: counted,

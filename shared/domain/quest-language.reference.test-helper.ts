@@ -1,9 +1,9 @@
 // A deliberately naive second reading of the §16 rules (docs/quest-language.md):
-// counted, summed and streak tasks, written without looking at progress.ts or
+// counted, summed and streak tasks, written without looking at walk.ts or
 // tally.ts, for property tests to compare against. Linear scans, no Maps, the
 // calendar read through toLocaleDateString instead of formatToParts.
 import type { CountingEvent, TaskCondition } from './conditions.js';
-import type { ChainRules, Completion } from './progress.js';
+import type { ChainRules, Completion } from './walk.js';
 
 export type ReferenceOutcome = {
   completions: Completion[];

@@ -1,6 +1,6 @@
 import { localDay, startOfDay } from './calendar.js';
-import type { ChainRules } from './progress.js';
 import { ONLY_RUN, type Run, runAt, runStartingAt } from './recurrence.js';
+import type { ChainRules } from './walk.js';
 
 // The runs of a chain as the §5 walk sees them (docs/quest-language.md,
 // "Repeating chains"): a chain that does not repeat has one run (ONLY_RUN,

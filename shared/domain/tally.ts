@@ -3,7 +3,7 @@ import type { CountingEvent, StreakCondition, TaskCondition } from './conditions
 
 // Counted, summed and streak tasks (docs/quest-language.md, §16): what a
 // task has gathered from the events the §5 walk gave it, and when that is
-// enough. Pure: the walk (progress.ts) folds events into tallies in §5 order.
+// enough. Pure: the walk (walk.ts) folds events into tallies in §5 order.
 
 export type StreakEvery = StreakCondition['every'];
 

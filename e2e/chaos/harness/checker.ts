@@ -2,7 +2,7 @@ import { eq, inArray } from 'drizzle-orm';
 import type { Database } from '../../../shared/db/client.js';
 import { chainProgress, events, taskCompletions, users } from '../../../shared/db/schema/index.js';
 import type { CountingEvent } from '../../../shared/domain/conditions.js';
-import { computeCompletions } from '../../../shared/domain/progress.js';
+import { computeCompletions } from '../../../shared/domain/walk.js';
 import type { History } from './history.js';
 import type { Tenant } from './world.js';
 
