@@ -152,8 +152,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * How your campaign does: funnel, tasks, claims, prizes, budget, daily series
-         * @description Advertiser credentials (`quest_chains:stats`), for the chains you fund (`advertiser_id`). A chain of another advertiser, or none: 404. Test mode: a test credential reads its test chains only, a live one its live chains only. Counted over the stored rows in one snapshot (docs/campaign-stats.md).
+         * How your chain does: funnel, tasks, claims, prizes, budget, daily series
+         * @description Advertiser credentials (`quest_chains:stats`), for the chains you fund (`advertiser_id`). A chain of another advertiser, or none: 404. Test mode: a test credential reads its test chains only, a live one its live chains only. Counted over the stored rows in one snapshot (docs/chain-stats.md).
          */
         get: operations["getQuestChainStats"];
         put?: never;
@@ -297,7 +297,7 @@ export interface paths {
          * Delete your test mode's data
          * @description Test credentials only (`pk_test_…`, `events:write`); a live credential answers 403 `test_mode_only` and nothing is touched. Deletes every user, event, completion, link, claim, webhook endpoint (with its messages) and backtest of your test mode, in one transaction; test chains stay, their budgets and caps counted from zero again (prize stock is not restored). Live data is never touched. See docs/test-mode.md.
          */
-        post: operations["resetTestData"];
+        post: operations["resetTestModeData"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1293,7 +1293,7 @@ export interface components {
             amount: number | null;
             currency: string | null;
             /**
-             * @description Why this event did not complete the task (product rules §11). `counted`: it counted toward this task, which needs more (docs/quest-language.md); `streak_broken`: it counted, and a streak task's run started again from it after a period without one; `outside_period`: a repeating chain's event of another run than the one explained.
+             * @description Why this event did not complete the task (product rules §11). `counted`: it counted toward this task, which needs more (docs/quest-language.md); `streak_broken`: it counted, and the task's streak started again from it after a period without one; `outside_period`: a repeating chain's event of another run than the one explained.
              * @enum {string}
              */
             verdict: "outside_chain_window" | "before_task_window" | "after_task_window" | "amount_below_minimum" | "amount_missing" | "currency_mismatch" | "waiting_for_earlier_task" | "used_by_other_task" | "after_completion" | "not_yet_processed" | "reversed" | "cap_reached" | "counted" | "streak_broken" | "outside_period";
@@ -3154,7 +3154,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The campaign figures. */
+            /** @description The chain stats. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4218,7 +4218,7 @@ export interface operations {
             };
         };
     };
-    resetTestData: {
+    resetTestModeData: {
         parameters: {
             query?: never;
             header?: never;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { statsColumnsAdrift } from '../shared/testing/campaign-stats-rows.js';
+import { statsColumnsAdrift } from '../shared/testing/chain-stats-rows.js';
 import { eventually } from '../shared/testing/eventually.js';
 import { seededRandom } from '../shared/testing/random.js';
 import { type Stack, startStack } from './harness/stack.js';
@@ -34,7 +34,7 @@ async function expectStoredEqualsModel(
   registered: string[],
 ) {
   expect(await modelMismatches(current.database, chains, unique, ids, registered), `seed ${SEED}`).toEqual([]);
-  // What the campaign stats read was written with the completions, and followed every move of theirs.
+  // What the chain stats read was written with the completions, and followed every move of theirs.
   expect(await statsColumnsAdrift(current.database.db), `seed ${SEED}`).toEqual([]);
 }
 

@@ -37,7 +37,8 @@ const integratorTags = [
   { name: 'Rewards', description: 'List and claim the rewards of completed tasks and chains.' },
   {
     name: 'Test mode',
-    description: 'Sandbox credentials (pk_test_…) whose data never mixes with live data; reset a test mode (docs/test-mode.md).',
+    description:
+      'Sandbox credentials (pk_test_…) whose data never mixes with live-mode data; reset a test mode (docs/test-mode.md).',
   },
   {
     name: 'Webhooks',

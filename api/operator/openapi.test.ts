@@ -82,7 +82,7 @@ describe('GET /openapi.json', () => {
       'Limits',
       'Versioning',
       'Live updates',
-      'Campaign figures (advertisers)',
+      'Chain stats (advertisers)',
     ]);
   });
 

@@ -168,8 +168,8 @@ get a fresh one from a new read.
 open the stream on the service's origin. No other route answers CORS: the rest of the API is for backends.
 `;
 
-const campaigns = `
-## Campaign figures (advertisers)
+const chainStats = `
+## Chain stats (advertisers)
 
 An advertiser reads how each chain it funds does with \`GET /v1/quest-chains/{questChainId}/stats\`
 (permission \`quest_chains:stats\`): users admitted, started and completed; per task the users who completed it
@@ -179,7 +179,7 @@ Counts only, never a user. A chain of another advertiser answers 404; a test cre
 `;
 
 /** The integrator reference's guides, in reading order. */
-export const integratorGuide = [conventions, authentication, errors, idempotency, limits, versioning, live, campaigns]
+export const integratorGuide = [conventions, authentication, errors, idempotency, limits, versioning, live, chainStats]
   .map((section) => section.trim())
   .join('\n\n');
 
@@ -201,12 +201,12 @@ the operator CLI (see \`docs/operations.md\`) does the same work directly agains
 The same envelope and codes as the integrator API: \`{"success": false, "error": "…", "code": "…", "param": "…"}\`.
 Bodies are strict: a field the operation does not know answers 400 \`unknown_field\` naming it.
 
-## Campaign figures
+## Chain stats
 
 \`GET /admin/v1/quest-chains/{id}/stats\` answers how a chain does: users admitted, started and completed; per task
 the users who completed it and the median time from joining; claims and value claimed per reward; prizes drawn and
 stock left; budget spent and left; reversals; a daily series of starts, completions and claims. Counted over the
-stored rows in one snapshot (\`docs/campaign-stats.md\`). The page \`/admin/campaigns/{id}\` draws it (a browser
+stored rows in one snapshot (\`docs/chain-stats.md\`). The page \`/admin/campaigns/{id}\` draws it (a browser
 gives the token as Basic password); the advertiser reads its own with \`GET /v1/quest-chains/{questChainId}/stats\`.
 
 ## Secrets

@@ -14,7 +14,7 @@ import { getQuestChainRoute } from './admin/quest-chains/get.js';
 import { listQuestChainsRoute } from './admin/quest-chains/list.js';
 import { restockPrizeRoute } from './admin/quest-chains/restock.js';
 import { rotateDrawSeedRoute } from './admin/quest-chains/rotate-seed.js';
-import { getCampaignStatsRoute } from './admin/quest-chains/stats.js';
+import { getAnyQuestChainStatsRoute } from './admin/quest-chains/stats.js';
 import { updateQuestChainRoute } from './admin/quest-chains/update.js';
 import { sendEventBatchRoute } from './events/batch.js';
 import { reverseEventRoute } from './events/reverse.js';
@@ -30,7 +30,7 @@ import { claimRewardRoute } from './rewards/claim.js';
 import { getDrawRoute } from './rewards/draw.js';
 import { listRewardsRoute } from './rewards/list.js';
 import type { RouteEntry } from './route-entry.js';
-import { resetTestDataRoute } from './test-mode/reset.js';
+import { resetTestModeDataRoute } from './test-mode/reset.js';
 import { registerUserRoute } from './users/register.js';
 import { createWebhookEndpointRoute } from './webhook-endpoints/create.js';
 import { deleteWebhookEndpointRoute } from './webhook-endpoints/delete.js';
@@ -66,7 +66,7 @@ export const ROUTE_TABLE: readonly RouteEntry[] = [
   getDrawRoute,
   listRewardsRoute,
   // Test mode
-  resetTestDataRoute,
+  resetTestModeDataRoute,
   // Webhooks
   createWebhookEndpointRoute,
   listWebhookEndpointsRoute,
@@ -91,7 +91,7 @@ export const ROUTE_TABLE: readonly RouteEntry[] = [
   updateQuestChainRoute,
   restockPrizeRoute,
   rotateDrawSeedRoute,
-  getCampaignStatsRoute,
+  getAnyQuestChainStatsRoute,
   startQuestChainBacktestRoute,
   getBacktestRoute,
 ];

@@ -115,13 +115,13 @@ export async function matchBatch(
     const evaluateIds = new Set(users.filter((u) => requested.has(u.id)).map((u) => u.id));
     const { advanced, recompute } = advanceWalks(view, eventsByUser, evaluateIds);
     if (recompute.length > 0) {
-      const holds = await loadClaimHolds(tx, [...new Set(recompute.map((key) => key.userId))]);
+      const holds = await loadClaimHolds(tx, [...new Set(recompute.map((walk) => walk.userId))]);
       // A redo reads only its window of the history; the rare one that needs more goes round again, whole.
-      for (let keys = recompute; keys.length > 0; ) {
-        const history = await loadCountingHistory(tx, historyNeeds(view, keys));
-        const { states, unbounded } = recomputeWalks(view, keys, history, holds);
+      for (let walks = recompute; walks.length > 0; ) {
+        const history = await loadCountingHistory(tx, historyNeeds(view, walks));
+        const { states, unbounded } = recomputeWalks(view, walks, history, holds);
         for (const [key, state] of states) advanced.set(key, state);
-        keys = unbounded;
+        walks = unbounded;
       }
     }
 
@@ -167,7 +167,7 @@ export async function matchBatch(
       if (row.tallies === null) continue;
       for (const notice of tallyNotices(
         row.chainId,
-        row.periodStartUs === ONLY_RUN ? null : formatIsoMillis(row.periodStartUs),
+        row.runStartUs === ONLY_RUN ? null : formatIsoMillis(row.runStartUs),
         row.tallies,
       ))
         appendTo(talliesByUser, row.userId, notice);

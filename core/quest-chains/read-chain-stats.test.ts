@@ -4,7 +4,7 @@ import { insertOrFindEvents } from '../../shared/db/event-store.js';
 import { taskCompletions, users } from '../../shared/db/schema/index.js';
 import { type ServiceUserId, senderUserId } from '../../shared/domain/ids.js';
 import { parseUtcTimestamp } from '../../shared/domain/timestamp.js';
-import { countStatsOverRows, statsColumnsAdrift, statsDifferences } from '../../shared/testing/campaign-stats-rows.js';
+import { countStatsOverRows, statsColumnsAdrift, statsDifferences } from '../../shared/testing/chain-stats-rows.js';
 import { createTestChain, createTestUser } from '../../shared/testing/chains.js';
 import { recordChanges } from '../../shared/testing/change-notices.js';
 import { useTestData } from '../../shared/testing/test-data.js';
@@ -14,9 +14,9 @@ import { matchBatch } from '../matching/match-batch.js';
 import { claimReward } from '../rewards/claim-reward.js';
 import { type ChainStats, readChainStats } from './read-chain-stats.js';
 
-// The campaign stats of a chain the matcher wrote, late events, reversals and
+// The chain stats of a chain the matcher wrote, late events, reversals and
 // claims included, against the same figures counted the slow way over the rows
-// (shared/testing/campaign-stats-rows.ts): the values written for the read
+// (shared/testing/chain-stats-rows.ts): the values written for the read
 // (0014) follow every move of a completion.
 
 const { database, platform, advertiser } = useTestData('chain_stats_read');

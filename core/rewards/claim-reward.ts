@@ -31,7 +31,7 @@ export type ClaimRewardInput = {
   platformId: string;
   platformUserId: SenderUserId;
   /** A repeating chain's run to claim from (its start); absent: the current run (docs/quest-language.md). */
-  periodStartUs?: bigint | undefined;
+  runStartUs?: bigint | undefined;
 } & ({ taskId: string; chainId?: undefined } | { chainId: string; taskId?: undefined });
 
 export interface ClaimedReward extends RewardClaim {
@@ -46,7 +46,7 @@ interface ClaimTarget {
   reward: Reward;
   completion: { eventId: string; completedUs: bigint } | null;
   limits: ClaimLimits;
-  periodStartUs: bigint;
+  runStartUs: bigint;
 }
 
 /**
@@ -77,9 +77,9 @@ export async function claimReward(
     await lockUsers(tx, [userId]);
     const target =
       input.taskId !== undefined
-        ? await taskTarget(tx, input.platformId, userId, input.taskId, input.periodStartUs)
-        : await chainTarget(tx, input.platformId, userId, input.chainId, input.periodStartUs);
-    const existing = await findClaim(tx, userId, target.chainId, target.taskId, target.periodStartUs);
+        ? await taskTarget(tx, input.platformId, userId, input.taskId, input.runStartUs)
+        : await chainTarget(tx, input.platformId, userId, input.chainId, input.runStartUs);
+    const existing = await findClaim(tx, userId, target.chainId, target.taskId, target.runStartUs);
     if (existing) return { existing };
     assertClaimable(target);
     const claimId = randomUUID();
@@ -188,10 +188,10 @@ async function taskTarget(
 ): Promise<Claimable> {
   const task = await findTaskReward(db, platformId, userId, taskId);
   if (!task) throw invalidInput('task_id: no such task for your platform', 'task_id', 'task_not_found');
-  const periodStartUs = requestedRun(task.timing, asked);
-  const completion = task.completions.get(periodStartUs) ?? null;
+  const runStartUs = requestedRun(task.timing, asked);
+  const completion = task.completions.get(runStartUs) ?? null;
   return {
-    periodStartUs,
+    runStartUs,
     kind: 'task',
     chainId: task.chainId,
     taskId,
@@ -215,10 +215,10 @@ async function chainTarget(
     throw invalidInput('quest_chain_id: no such quest chain for your platform', 'quest_chain_id', 'quest_chain_not_found');
   // No reward, no claim of it either: refused before looking for one.
   if (!chain.reward) throw conflict('reward_not_claimable', 'The quest chain has no chain reward', 'quest_chain_id');
-  const periodStartUs = requestedRun(chain.timing, asked);
-  const completedUs = chain.completions.get(periodStartUs) ?? null;
+  const runStartUs = requestedRun(chain.timing, asked);
+  const completedUs = chain.completions.get(runStartUs) ?? null;
   return {
-    periodStartUs,
+    runStartUs,
     kind: 'chain',
     chainId,
     taskId: null,

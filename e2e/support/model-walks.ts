@@ -1,6 +1,6 @@
 import type { CountingEvent } from '../../shared/domain/conditions.js';
-import { type ChainRules, recomputeWalk, type WalkState } from '../../shared/domain/progress.js';
 import { eventsByRun, runRules } from '../../shared/domain/runs.js';
+import { type ChainRules, recomputeWalk, type WalkState } from '../../shared/domain/walk.js';
 
 /**
  * The pure model of one user's progress in one chain: the full walk of §5

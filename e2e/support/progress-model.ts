@@ -1,8 +1,8 @@
 import { and, eq } from 'drizzle-orm';
 import { taskCompletions, users } from '../../shared/db/schema/index.js';
 import { senderUserId } from '../../shared/domain/ids.js';
-import { type ChainRules, computeCompletions } from '../../shared/domain/progress.js';
 import { parseUtcTimestamp } from '../../shared/domain/timestamp.js';
+import { type ChainRules, computeCompletions } from '../../shared/domain/walk.js';
 import { adminHeaders } from '../../shared/testing/admin-token.js';
 import type { ApiClient } from '../../shared/testing/api-client.js';
 import type { TestDatabase } from '../../shared/testing/database.js';

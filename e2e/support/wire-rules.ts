@@ -1,7 +1,7 @@
 import type { StreakCondition } from '../../shared/domain/conditions.js';
-import type { ChainRules } from '../../shared/domain/progress.js';
 import type { Recurrence } from '../../shared/domain/recurrence.js';
 import { parseUtcTimestamp } from '../../shared/domain/timestamp.js';
+import type { ChainRules } from '../../shared/domain/walk.js';
 
 /** A task as the admin API takes it (the conditions only, §4 and the quest language's thresholds, §16). */
 export interface WireTask {

@@ -1,5 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
-import type { DayCounts } from '../domain/campaign-days.js';
+import type { DayCounts } from '../domain/chain-stats-series.js';
 import {
   completionDaysStatement,
   readCompletionDays,
@@ -10,7 +10,7 @@ import {
 import type { Database, Executor } from './client.js';
 
 /**
- * How a campaign does (docs/campaign-stats.md), counted over the stored rows
+ * How a chain does (docs/chain-stats.md), counted over the stored rows
  * themselves, never over the counters the claims and the matcher move
  * (budget_spent, claims_count, admitted_users): a count over rows cannot drift
  * from the rows. All statements run in one read-only repeatable-read
@@ -59,7 +59,7 @@ export interface StoredPrizeStats {
 
 /** One run of a repeating chain (docs/quest-language.md): the chains completed in it and the claims of its rewards. */
 interface StoredRun {
-  periodStartUs: bigint;
+  runStartUs: bigint;
   completions: number;
   claims: number;
 }
@@ -77,7 +77,7 @@ export interface StoredChainStats {
 
 const num = (value: unknown) => Number(value ?? 0);
 
-/** The statements that read all of a (not repeating) chain's rows, by what they count: `npm run bench:campaign-stats` prints their plans. */
+/** The statements that read all of a (not repeating) chain's rows, by what they count: `npm run bench:chain-stats` prints their plans. */
 export function chainStatsStatements(chain: { id: string; timezone: string }): [string, SQL][] {
   return [
     ['walks and daily starts', walkDaysStatement(chain.id, chain.timezone)],
@@ -220,16 +220,16 @@ async function readPrizes(tx: Executor, chainId: string): Promise<StoredPrizeSta
 async function readRuns(tx: Executor, chainId: string): Promise<StoredRun[]> {
   const rows = await tx.execute<Record<string, unknown>>(sql`
     with completions as (
-      select period_start_us as period, count(*) as n from chain_progress
+      select period_start_us as run_start, count(*) as n from chain_progress
       where chain_id = ${chainId} and completed_at is not null group by 1
     ), claims as (
-      select period_start_us as period, count(*) as n from reward_claims where chain_id = ${chainId} group by 1
+      select period_start_us as run_start, count(*) as n from reward_claims where chain_id = ${chainId} group by 1
     )
-    select period::text as period, coalesce(c.n, 0) as completions, coalesce(r.n, 0) as claims
-    from completions c full join claims r using (period)
-    order by period`);
+    select run_start::text as run_start, coalesce(c.n, 0) as completions, coalesce(r.n, 0) as claims
+    from completions c full join claims r using (run_start)
+    order by run_start`);
   return rows.map((row) => ({
-    periodStartUs: BigInt(String(row.period)),
+    runStartUs: BigInt(String(row.run_start)),
     completions: num(row.completions),
     claims: num(row.claims),
   }));

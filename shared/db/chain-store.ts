@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { and, asc, desc, eq, gt, inArray, isNull, type SQL, sql } from 'drizzle-orm';
-import type { ChainRules } from '../domain/progress.js';
 import { twinId } from '../domain/test-mode.js';
+import type { ChainRules } from '../domain/walk.js';
 import { seedHash } from '../rewards/verifiable-draw.js';
 import type { Executor } from './client.js';
 import { afterKey, type Page, type PageRequest, rowsToRead, toPage } from './keyset.js';

@@ -1,5 +1,5 @@
 import { isChainCompleted } from './chain-view.js';
-import type { ChainRules, Completion } from './progress.js';
+import type { ChainRules, Completion } from './walk.js';
 
 // Product rules §12: what a draft chain would have given away, counted user
 // by user from the completions the §5 walk (computeCompletions) predicts. The

@@ -7,8 +7,8 @@ import {
   taskMismatch,
 } from './conditions.js';
 import { compareEventPositions } from './counting.js';
-import { type ChainRules, type Completion, computeCompletions, type Hold } from './progress.js';
 import type { Tally } from './tally.js';
+import { type ChainRules, type Completion, computeCompletions, type Hold } from './walk.js';
 
 // Product rules §11: why each of a user's events did or did not complete a
 // task. Not a second reading of §4-5: the walk that computes progress
@@ -58,7 +58,7 @@ export interface ChainExplanation<E extends ExplainEvent = ExplainEvent> {
 interface Step {
   countedTaskId: string | undefined;
   tally: Tally | undefined;
-  /** A streak task's run started again at this event after a period without one (§16). */
+  /** The task's streak started again at this event after a period without one (§16). */
   streakBroken: boolean;
   doneBefore: ReadonlySet<string>;
 }
@@ -95,7 +95,7 @@ export function explainChain<E extends ExplainEvent>(
             tally !== undefined &&
             before?.lastPeriod != null &&
             tally.lastPeriod !== before.lastPeriod &&
-            tally.run === 1;
+            tally.streak === 1;
           if (counted !== undefined && tally !== undefined) lastTallies.set(counted.id, tally);
           steps.set(event.id, { countedTaskId: counted?.id, tally, streakBroken, doneBefore: new Set(done.keys()) });
         },

@@ -10,7 +10,7 @@ export const PERMISSIONS = {
   'rewards:read': ['platform'],
   'rewards:claim': ['platform'],
   'webhooks:manage': ['platform', 'advertiser'],
-  // An advertiser's campaign figures (docs/campaign-stats.md): counts, never a user.
+  // An advertiser's chain stats (docs/chain-stats.md): counts, never a user.
   'quest_chains:stats': ['advertiser'],
 } as const satisfies Record<string, readonly ProviderType[]>;
 
@@ -48,7 +48,7 @@ export const OPERATIONS = {
   readChainStats: { permission: 'quest_chains:stats', providerTypes: ['advertiser'] },
   manageWebhooks: { permission: 'webhooks:manage', providerTypes: ['platform', 'advertiser'] },
   // Deleting what a provider's test mode wrote: whoever may write its events (both types hold events:write); test credentials only.
-  resetTestData: { permission: 'events:write', providerTypes: ['platform', 'advertiser'], testModeOnly: true },
+  resetTestModeData: { permission: 'events:write', providerTypes: ['platform', 'advertiser'], testModeOnly: true },
 } as const satisfies Record<string, Operation>;
 
 export type OperationName = keyof typeof OPERATIONS;

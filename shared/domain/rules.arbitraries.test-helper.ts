@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { CountingEvent, TaskCondition } from './conditions.js';
-import type { ChainRules } from './progress.js';
+import type { ChainRules } from './walk.js';
 
 /** Null three times out of four: optional conditions are usually absent. */
 export const mostlyNull = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | null> =>

@@ -71,7 +71,7 @@ export const changeNoticeSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('chains'), platformId: z.string() }),
   /** One user's answer, otherwise than by progress (a claim). */
   z.object({ kind: z.literal('answer'), platformId: z.string(), platformUserId: z.string() }),
-  /** Every answer of a platform (or of its test twin): a test-data reset. */
+  /** Every answer of a platform (or of its test twin): a test-mode reset. */
   z.object({ kind: z.literal('answers'), platformId: z.string() }),
 ]);
 

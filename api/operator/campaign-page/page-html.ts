@@ -6,7 +6,7 @@
  * show is also in a table, which is what the browser test reads.
  */
 
-import { durationWithUnit } from '../../../shared/domain/campaign-days.js';
+import { durationWithUnit } from '../../../shared/domain/chain-stats-series.js';
 
 const REFRESH_MS = 5_000;
 

@@ -187,12 +187,12 @@ const toClaimableTaskResponse = (entry: ClaimableTaskReward) => ({
   reward_image_urls: entry.reward.imageUrls,
   completed_at: formatIsoMillis(entry.completedUs),
   claimable_at: formatIsoMillis(entry.claimableUs),
-  ...runBounds(entry.timing, entry.periodStartUs),
+  ...runBounds(entry.timing, entry.runStartUs),
 });
 
-/** The run a stored period names, as period_start and period_end (both null for a chain that does not repeat). */
-function runBounds(timing: ChainTiming, periodStartUs: bigint) {
-  const run = storedRun(timing, periodStartUs);
+/** The run a stored run start names, as period_start and period_end (both null for a chain that does not repeat). */
+function runBounds(timing: ChainTiming, runStartUs: bigint) {
+  const run = storedRun(timing, runStartUs);
   return {
     period_start: run === null ? null : formatIsoMillis(run.startUs),
     period_end: run === null ? null : formatIsoMillis(run.endUs),
@@ -204,7 +204,7 @@ const toClaimableChainResponse = (entry: ClaimableChainReward) => ({
   quest_chain_id: entry.chainId,
   reward: toRewardResponse(entry.reward),
   claimable_at: formatIsoMillis(entry.claimableUs),
-  ...runBounds(entry.timing, entry.periodStartUs),
+  ...runBounds(entry.timing, entry.runStartUs),
 });
 
 /** One page of the list: task rewards (oldest completion first), then chain rewards, then claims oldest first. */

@@ -117,7 +117,7 @@ async function compareWithModel(db: Database, tenants: Tenant[], stored: StoredE
       chainId: taskCompletions.chainId,
       taskId: taskCompletions.taskId,
       eventId: taskCompletions.eventId,
-      periodStartUs: taskCompletions.periodStartUs,
+      runStartUs: taskCompletions.runStartUs,
     })
     .from(taskCompletions)
     .innerJoin(users, eq(users.id, taskCompletions.userId))
@@ -126,7 +126,7 @@ async function compareWithModel(db: Database, tenants: Tenant[], stored: StoredE
     .select({
       userId: chainProgress.userId,
       chainId: chainProgress.chainId,
-      periodStartUs: chainProgress.periodStartUs,
+      runStartUs: chainProgress.runStartUs,
       completedTasks: chainProgress.completedTasks,
     })
     .from(chainProgress)
@@ -147,15 +147,15 @@ async function compareWithModel(db: Database, tenants: Tenant[], stored: StoredE
   // Indexed by user, chain and run: the world's tens of thousands of users make a scan per pair quadratic.
   const completionsOf = groupBy(
     completionRows,
-    (row) => `${row.userId}|${row.chainId}|${row.periodStartUs}`,
+    (row) => `${row.userId}|${row.chainId}|${row.runStartUs}`,
     (row) => row,
   );
   const runsOf = groupBy(
     [...completionRows, ...progressRows],
     (row) => `${row.userId}|${row.chainId}`,
-    (row) => row.periodStartUs,
+    (row) => row.runStartUs,
   );
-  const progressOf = new Map(progressRows.map((row) => [`${row.userId}|${row.chainId}|${row.periodStartUs}`, row]));
+  const progressOf = new Map(progressRows.map((row) => [`${row.userId}|${row.chainId}|${row.runStartUs}`, row]));
   const tenantOf = new Map(tenants.map((tenant) => [tenant.id, tenant]));
   for (const user of userRows) {
     const tenant = tenantOf.get(user.platformId)!;

@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { isKnownTimezone } from '../../../shared/domain/calendar.js';
 import { streakFitIssues, taskThresholdIssues } from '../../../shared/domain/chain-definition-rules.js';
 import type { CountingEvent } from '../../../shared/domain/conditions.js';
-import { computeCompletions } from '../../../shared/domain/progress.js';
 import { referenceQuestWalk, referenceRunName } from '../../../shared/domain/quest-language.reference.test-helper.js';
 import { isAccumulating } from '../../../shared/domain/tally.js';
 import { parseUtcTimestamp } from '../../../shared/domain/timestamp.js';
+import { computeCompletions } from '../../../shared/domain/walk.js';
 import { seededRandom } from '../../../shared/testing/random.js';
 import { modelWalks } from '../model-walks.js';
 import { rulesOfWireChain } from '../wire-rules.js';
@@ -111,7 +111,7 @@ describe('the world speaks the quest language', () => {
               if (!tally) continue;
               if (task.streak) {
                 reached.streak += 1;
-                if (tally.run >= 2) reached.streakOfTwo += 1;
+                if (tally.streak >= 2) reached.streakOfTwo += 1;
               } else if (task.minTotal != null) reached.summed += walk.completions.has(task.id) ? 1 : 0;
               else reached.counted += walk.completions.has(task.id) ? 1 : 0;
             }

@@ -1,11 +1,13 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Database } from '../../../shared/db/client.js';
 import { chainProgress, taskCompletions, users } from '../../../shared/db/schema/index.js';
+import { talliesFromJson } from '../../../shared/db/tally-column.js';
 import type { CountingEvent } from '../../../shared/domain/conditions.js';
 import { type SenderUserId, senderUserId } from '../../../shared/domain/ids.js';
-import type { Completion, WalkState } from '../../../shared/domain/progress.js';
 import { EMPTY_TALLY, fromMicros, isAccumulating, type StoredTallies, type Tally } from '../../../shared/domain/tally.js';
 import { parseUtcTimestamp } from '../../../shared/domain/timestamp.js';
+import type { Completion, WalkState } from '../../../shared/domain/walk.js';
+import { computeCompletions } from '../../../shared/domain/walk.js';
 import type { SeededRandom } from '../../../shared/testing/random.js';
 import { modelWalks } from '../model-walks.js';
 import type { EventSource, WorldEvent } from './event-source.js';
@@ -154,19 +156,19 @@ function compareRun(where: string, tasks: Tasks, walk: WalkState | undefined, st
 }
 
 const sameTally = (a: Tally = EMPTY_TALLY, b: Tally = EMPTY_TALLY) =>
-  a.count === b.count && a.totalMicros === b.totalMicros && a.run === b.run && a.lastPeriod === b.lastPeriod;
+  a.count === b.count && a.totalMicros === b.totalMicros && a.streak === b.streak && a.lastPeriod === b.lastPeriod;
 
 const tallyText = (tally: Tally | undefined) =>
   tally === undefined
     ? 'no tally'
-    : `count ${tally.count}, total ${fromMicros(tally.totalMicros)}, streak ${tally.run} (period ${tally.lastPeriod})`;
+    : `count ${tally.count}, total ${fromMicros(tally.totalMicros)}, streak ${tally.streak} (period ${tally.lastPeriod})`;
 
 function countCoverage(tasks: Tasks, walk: WalkState, quest: QuestCoverage) {
   for (const task of tasks) {
     if (!isAccumulating(task)) continue;
     const tally = walk.tallies?.get(task.id);
     if (tally !== undefined) quest.tallies += 1;
-    if (task.streak && tally !== undefined && tally.run >= 2) quest.streaks += 1;
+    if (task.streak && tally !== undefined && tally.streak >= 2) quest.streaks += 1;
     if (walk.completions.has(task.id)) quest.completions += 1;
   }
 }
@@ -178,7 +180,7 @@ async function storedRuns(db: Database, platformId: string, ids: SenderUserId[])
     .select({
       platformUserId: users.platformUserId,
       chainId: taskCompletions.chainId,
-      periodStartUs: taskCompletions.periodStartUs,
+      runStartUs: taskCompletions.runStartUs,
       taskId: taskCompletions.taskId,
       eventId: taskCompletions.eventId,
     })
@@ -189,7 +191,7 @@ async function storedRuns(db: Database, platformId: string, ids: SenderUserId[])
     .select({
       platformUserId: users.platformUserId,
       chainId: chainProgress.chainId,
-      periodStartUs: chainProgress.periodStartUs,
+      runStartUs: chainProgress.runStartUs,
       completedTasks: chainProgress.completedTasks,
       tallies: chainProgress.tallies,
     })
@@ -197,15 +199,16 @@ async function storedRuns(db: Database, platformId: string, ids: SenderUserId[])
     .innerJoin(users, eq(users.id, chainProgress.userId))
     .where(ofUsers);
   const byWalk = new Map<string, Map<bigint, StoredRun>>();
-  const runOf = (row: { platformUserId: string; chainId: string; periodStartUs: bigint }) => {
+  const runOf = (row: { platformUserId: string; chainId: string; runStartUs: bigint }) => {
     const key = `${row.platformUserId}/${row.chainId}`;
     let runs = byWalk.get(key);
     if (!runs) byWalk.set(key, (runs = new Map()));
-    let run = runs.get(row.periodStartUs);
-    if (!run) runs.set(row.periodStartUs, (run = { completions: new Map(), completedTasks: null, tallies: null }));
+    let run = runs.get(row.runStartUs);
+    if (!run) runs.set(row.runStartUs, (run = { completions: new Map(), completedTasks: null, tallies: null }));
     return run;
   };
   for (const row of completionRows) runOf(row).completions.set(row.taskId, row.eventId);
-  for (const row of progressRows) Object.assign(runOf(row), { completedTasks: row.completedTasks, tallies: row.tallies });
+  for (const row of progressRows)
+    Object.assign(runOf(row), { completedTasks: row.completedTasks, tallies: row.tallies && talliesFromJson(row.tallies) });
   return byWalk;
 }

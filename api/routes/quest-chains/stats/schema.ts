@@ -199,8 +199,8 @@ export function toStatsResponse(stats: ChainStats) {
     reversals: stats.reversals,
     daily: stats.daily.map((day) => ({ date: day.day, starts: day.starts, completions: day.completions, claims: day.claims })),
     periods: stats.runs.map((run) => ({
-      period_start: formatIsoMillis(run.periodStartUs),
-      period_end: formatIsoMillis(run.periodEndUs),
+      period_start: formatIsoMillis(run.runStartUs),
+      period_end: formatIsoMillis(run.runEndUs),
       completions: run.completions,
       claims: run.claims,
     })),

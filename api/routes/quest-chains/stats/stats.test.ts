@@ -7,7 +7,7 @@ import {
   statsAnswerOf,
   statsColumnsAdrift,
   statsDifferences,
-} from '../../../../shared/testing/campaign-stats-rows.js';
+} from '../../../../shared/testing/chain-stats-rows.js';
 import { createTestChain, createTestUser, DAY_MS, iso, type TestChain } from '../../../../shared/testing/chains.js';
 import { createTestProvider, type TestProvider } from '../../../../shared/testing/fixtures.js';
 import { storeCompletion } from '../../../../shared/testing/progress.js';

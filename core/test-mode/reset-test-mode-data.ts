@@ -1,4 +1,4 @@
-import { deleteTestData } from '../../shared/db/test-data-store.js';
+import { deleteTestModeData } from '../../shared/db/test-mode-data-store.js';
 import { withTransaction } from '../../shared/db/transaction.js';
 import type { CoreDeps } from '../deps.js';
 
@@ -9,11 +9,11 @@ import type { CoreDeps } from '../deps.js';
  * counters back at zero. The caller is a test twin: authorization refuses live
  * credentials before this runs (the operation is test-only, shared/domain/permissions.ts).
  */
-export async function resetTestData(
+export async function resetTestModeData(
   deps: Pick<CoreDeps, 'db' | 'changes'>,
   input: { twinProviderId: string },
 ): Promise<Record<string, number>> {
-  const deleted = await withTransaction(deps.db, (tx) => deleteTestData(tx, input.twinProviderId));
+  const deleted = await withTransaction(deps.db, (tx) => deleteTestModeData(tx, input.twinProviderId));
   // No progress notice tells of a deletion: every answer of the test mode changed.
   await deps.changes.answersChanged(input.twinProviderId);
   return deleted;

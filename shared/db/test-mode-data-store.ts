@@ -9,7 +9,7 @@ import { providerIsLive } from './provider-mode.js';
  * live credentials, and the statements below also require the provider to
  * be a twin). Answers how many rows of each kind went.
  */
-export async function deleteTestData(tx: Executor, twinId: string): Promise<Record<string, number>> {
+export async function deleteTestModeData(tx: Executor, twinId: string): Promise<Record<string, number>> {
   const twin = sql`(select id from providers where id = ${twinId} and not (${providerIsLive()}))`;
   const users = sql`(select id from users where platform_id = ${twin})`;
   const counts: Record<string, number> = {};

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { statsColumnsAdrift } from '../testing/campaign-stats-rows.js';
+import { statsColumnsAdrift } from '../testing/chain-stats-rows.js';
 import { useDatabaseBeforeMigration } from '../testing/database-before-migration.js';
 import { createDatabase } from './client.js';
 import { migrateWithLock } from './migrate.js';
