@@ -126,7 +126,7 @@ describe('the world speaks the quest language', () => {
             // The reference tallies every task; the walk only those that need more than one event.
             const accumulating = new Set(chain.rules.tasks.filter(isAccumulating).map((task) => task.id));
             expect(reference.tallies.filter(([id]) => accumulating.has(id)).sort()).toEqual(
-              [...(walk.tallies ?? new Map())].map(([id, t]) => [id, t.count, t.totalMicros, t.run]).sort(),
+              [...(walk.tallies ?? new Map())].map(([id, t]) => [id, t.count, t.totalMicros, t.streak]).sort(),
             );
           }
           if (!chain.rules.recurrence)
