@@ -1,5 +1,6 @@
 import type { Config } from '../shared/config.js';
 import { pendingEventsBacklog } from '../shared/db/event-store.js';
+import { createChangePublisher } from '../shared/live/change-publisher.js';
 import type { Logger } from '../shared/observability/logger.js';
 import { createWorkerMetrics, PENDING_COUNT_CAP } from '../shared/observability/metrics.js';
 import { openDatabase } from '../shared/wiring/databases.js';
@@ -45,8 +46,16 @@ export function openWorkerWiring(config: Config, logger: Logger, workerId: strin
     logger,
     publish: createLivePublisher(queues.redis, config.QUEUE_PREFIX, logger, config.REDIS_CLUSTER),
   };
+  // What an auto-claim changed (a user's answer), told to the API processes (§18.5).
+  const changes = createChangePublisher({
+    redis: queues.redis,
+    prefix: config.QUEUE_PREFIX,
+    sharded: config.REDIS_CLUSTER,
+    logger,
+  });
   return {
     deps,
+    changes,
     databases: { matching: database.db, webhooks: webhookDatabase.db, backtests: backtestDatabase.db, lease: leaseDatabase.db },
     consumerRedis,
     leaseRedis,
