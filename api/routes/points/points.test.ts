@@ -131,7 +131,7 @@ describe('GET /v1/users/{platformUserId}/points', () => {
     expect(foreign.json).toMatchObject({ code: 'invalid_field', param: 'starting_after' });
   });
 
-  it.each([
+  it.each<{ query: Record<string, string>; param: string }>([
     { query: { limit: '0' }, param: 'limit' },
     { query: { limit: '101' }, param: 'limit' },
     { query: { limit: 'ten' }, param: 'limit' },
