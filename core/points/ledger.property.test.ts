@@ -258,7 +258,7 @@ async function checkAgainstModel(world: World) {
       if (value === 0n) expect(own).toEqual([]);
       else {
         expect(own.reduce((a, b) => a + b, 0n)).toBe(claim.reversedAt === null ? value : 0n);
-        own.forEach((amount, i) => expect(amount).toBe(i % 2 === 0 ? value : -value));
+        expect(own).toEqual(own.map((_, i) => (i % 2 === 0 ? value : -value)));
       }
     }
 
