@@ -4,8 +4,7 @@ import { senderUserId } from '../../../shared/domain/ids.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { toPageRequest } from '../../http/pagination.js';
 import { defineRoute } from '../route-entry.js';
-import { platformUserIdParams } from '../shared-shapes.js';
-import { pointsPageQuery, pointsResponseSchema, toPointsResponse } from './schema.js';
+import { pointsPageQuery, pointsResponseSchema, pointsUserParams, toPointsResponse } from './schema.js';
 
 const route = createRoute({
   method: 'get',
@@ -18,7 +17,7 @@ const route = createRoute({
     '`entries` is the ledger, newest first: their amounts add up to `balance`. Page with `limit` (1 to 100, default 20) and `starting_after` = `next_cursor`.',
     'An unknown user has a balance of 0 and no entries.',
   ].join(' '),
-  request: { params: platformUserIdParams, query: pointsPageQuery },
+  request: { params: pointsUserParams, query: pointsPageQuery },
   responses: {
     200: { description: 'The points.', content: { 'application/json': { schema: pointsResponseSchema } } },
     ...errorResponses(400, 500),

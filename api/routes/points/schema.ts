@@ -7,9 +7,12 @@ import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
 import { storableString } from '../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../http/envelope.js';
 import { hasMoreField } from '../../http/pagination.js';
-import { isoMillis } from '../shared-shapes.js';
+import { isoMillis, platformUserIdParams } from '../shared-shapes.js';
 
 // The points routes' shapes (product rules §18, docs/points.md).
+
+/** The user of both routes, `{platformUserId}` as every per-user platform route names it (the CLI checks its argument with it). */
+export const pointsUserParams = platformUserIdParams;
 
 /** §18.6: a ledger page is 1 to 100 entries, 20 by default. */
 export const DEFAULT_POINTS_PAGE = 20;

@@ -4,8 +4,7 @@ import { senderUserId } from '../../../shared/domain/ids.js';
 import { jsonBodyGuard, SINGLE_BODY_LIMIT } from '../../http/body-guard.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { defineRoute } from '../route-entry.js';
-import { platformUserIdParams } from '../shared-shapes.js';
-import { spendPointsSchema, spendResponseSchema, toSpendResponse } from './schema.js';
+import { pointsUserParams, spendPointsSchema, spendResponseSchema, toSpendResponse } from './schema.js';
 
 const route = createRoute({
   method: 'post',
@@ -20,7 +19,7 @@ const route = createRoute({
   ].join(' '),
   middleware: [jsonBodyGuard(SINGLE_BODY_LIMIT)] as const,
   request: {
-    params: platformUserIdParams,
+    params: pointsUserParams,
     body: { content: { 'application/json': { schema: spendPointsSchema } }, required: true },
   },
   responses: {
