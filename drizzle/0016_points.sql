@@ -87,6 +87,29 @@ CREATE INDEX "point_spends_user_idx" ON "point_spends" ("user_id");
 --> statement-breakpoint
 CREATE INDEX "auto_claims_due_idx" ON "auto_claims" ("due_at");
 --> statement-breakpoint
+-- Claims of points rewards made before the ledger: each credits its value (a value that is not whole rounded down,
+-- as pointsOfClaim credits it), and one marked reversed has its debit after it, so every balance starts as the
+-- ledger would have kept it. Numbered per user in the order the claims and their marks happened.
+WITH "credits" AS (
+	SELECT "id" AS "claim_id", "user_id", "chain_id", "claimed_at", "reversed_at",
+	       floor(least(("reward"->>'value')::float8, 1e12))::bigint AS "amount"
+	FROM "reward_claims"
+	WHERE "reward"->>'type' = 'points' AND jsonb_typeof("reward"->'value') = 'number' AND ("reward"->>'value')::float8 >= 1
+), "moves" AS (
+	SELECT "user_id", "claim_id", "chain_id", 'claim'::"point_entry_kind" AS "kind", "amount", "claimed_at" AS "at", 0 AS "step" FROM "credits"
+	UNION ALL
+	SELECT "user_id", "claim_id", "chain_id", 'reversal', -"amount", "reversed_at", 1 FROM "credits" WHERE "reversed_at" IS NOT NULL
+)
+INSERT INTO "point_entries" ("user_id", "seq", "kind", "amount", "balance_after", "claim_id", "quest_chain_id", "created_at")
+SELECT "user_id", row_number() OVER "w", "kind", "amount", sum("amount") OVER "w", "claim_id", "chain_id", "at"
+FROM "moves"
+WINDOW "w" AS (PARTITION BY "user_id" ORDER BY "at", "step", "claim_id" ROWS UNBOUNDED PRECEDING);
+--> statement-breakpoint
+INSERT INTO "point_balances" ("user_id", "balance", "earned", "spent", "reversed", "entries")
+SELECT "user_id", sum("amount"), coalesce(sum("amount") FILTER (WHERE "kind" = 'claim'), 0), 0,
+       -coalesce(sum("amount") FILTER (WHERE "kind" = 'reversal'), 0), count(*)
+FROM "point_entries" GROUP BY "user_id";
+--> statement-breakpoint
 CREATE FUNCTION "refuse_point_entry_update"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   RAISE EXCEPTION 'point_entries is append-only: an entry is never changed (a correction is a new entry)';
