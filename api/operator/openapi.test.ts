@@ -88,6 +88,7 @@ describe('GET /openapi.json', () => {
       'Limits',
       'Versioning',
       'Live updates',
+      'Points',
       'Campaign figures (advertisers)',
     ]);
   });
