@@ -2,9 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { pointEntries } from '../../../shared/db/schema/index.js';
 import type { ServiceUserId } from '../../../shared/domain/ids.js';
+import { twinId } from '../../../shared/domain/test-mode.js';
 import { createTestChain } from '../../../shared/testing/chains.js';
 import type { TestProvider } from '../../../shared/testing/fixtures.js';
 import { storeCompletion } from '../../../shared/testing/progress.js';
+import { chainBody } from '../../testing/chains.js';
 import { useTestService } from '../../testing/test-service.js';
 
 // Product rules §18 over the in-process app: the ledger a claim credits, the
@@ -245,6 +247,31 @@ describe('test mode (§15)', () => {
     const live = await read('twin-1');
     expect(live.json.data.balance).toBe(110);
     expect((await read('twin-1', { starting_after: live.json.data.entries[0].id }, test)).status).toBe(400);
+
+    // A test chain's claim credits the test user; a reset deletes the test ledger, and the live one stays.
+    const created = await api.call('POST', '/admin/v1/quest-chains', {
+      headers: api.adminHeaders,
+      body: { ...chainBody(platform.id, advertiser.id, { tasks: [{ event: 'twin-deposit' }], reward: false }), mode: 'test' },
+    });
+    expect(created.status, created.text).toBe(200);
+    const testChain = created.json.data as { quest_chain: { id: string }; tasks: { id: string }[] };
+    const testUserId = (
+      await api.call('POST', '/v1/users/register', { headers: test.headers, body: { platform_user_id: 'twin-1' } })
+    ).json.data.user_id as ServiceUserId;
+    await storeCompletion(database.db, {
+      userId: testUserId,
+      providerId: twinId(platform.id),
+      platformUserId: 'twin-1',
+      taskId: testChain.tasks[0]!.id,
+      chainId: testChain.quest_chain.id,
+      at: new Date().toISOString(),
+    });
+    expect((await claim(test, { platform_user_id: 'twin-1', task_id: testChain.tasks[0]!.id })).status).toBe(200);
+    expect((await spend('twin-1', { amount: 4, idempotency_key: 'k' }, test)).json.data).toMatchObject({ balance: 6 });
+    expect((await read('twin-1', {}, test)).json.data).toMatchObject({ balance: 6, earned: 10, spent: 4 });
+    const reset = await api.call('POST', '/v1/test/reset', { headers: test.headers });
+    expect(reset.json.data.deleted).toMatchObject({ point_entries: 2, point_spends: 1, point_balances: 1 });
+    expect((await read('twin-1')).json.data.balance).toBe(110);
   });
 });
 
