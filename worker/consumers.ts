@@ -1,7 +1,7 @@
 import { Worker } from 'bullmq';
 import { withTimeout } from '../shared/async/with-timeout.js';
 import type { Config } from '../shared/config.js';
-import { AUTO_CLAIM_QUEUE } from '../shared/queue/auto-claim-contract.js';
+import { AUTO_CLAIM_CONCURRENCY, AUTO_CLAIM_QUEUE } from '../shared/queue/auto-claim-contract.js';
 import { BACKTEST_MAX_STALLS, BACKTEST_QUEUE } from '../shared/queue/backtest-contract.js';
 import { WEBHOOK_QUEUE } from '../shared/queue/webhook-contract.js';
 import { createAutoClaimProcessor } from './auto-claims/processor.js';
@@ -105,13 +105,13 @@ export function startConsumers(
         maxStalledCount: BACKTEST_MAX_STALLS,
       }),
   );
-  // Rewards of auto-claim chains (§18.5), claimed as a platform's claim is, on the matching pool's connections.
+  // Rewards of auto-claim chains (§18.5), claimed as a platform's claim is, on connections of their own.
   const autoClaimWorkers = (options.matches ? [AUTO_CLAIM_QUEUE] : []).map(
     (queue) =>
       new Worker(
         queue,
-        createAutoClaimProcessor({ db: databases.matching, logger, webhooks: queues.webhooks, changes: wiring.changes }),
-        { connection: consumerRedis, prefix: layout.autoClaimPrefix, concurrency: 2 },
+        createAutoClaimProcessor({ db: databases.autoClaims, logger, webhooks: queues.webhooks, changes: wiring.changes }),
+        { connection: consumerRedis, prefix: layout.autoClaimPrefix, concurrency: AUTO_CLAIM_CONCURRENCY },
       ),
   );
   // Connection errors are logged (rate-limited) and a worker that keeps failing pauses its fetching (error-backoff.ts).

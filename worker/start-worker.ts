@@ -63,7 +63,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
   // Auto-claims (§18.5) whose job was lost, failed or ran before their reward hold ended are queued again.
   const autoClaimSweeper = matches
     ? startAutoClaimSweeper(
-        { db: databases.matching, logger, autoClaims: queues.autoClaims },
+        { db: databases.autoClaims, logger, autoClaims: queues.autoClaims },
         { intervalMs: config.RECONCILE_INTERVAL_MS, minAgeMs: config.RECONCILE_MIN_AGE_MS },
       )
     : idle;

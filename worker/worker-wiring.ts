@@ -3,6 +3,7 @@ import { pendingEventsBacklog } from '../shared/db/event-store.js';
 import { createChangePublisher } from '../shared/live/change-publisher.js';
 import type { Logger } from '../shared/observability/logger.js';
 import { createWorkerMetrics, PENDING_COUNT_CAP } from '../shared/observability/metrics.js';
+import { AUTO_CLAIM_CONCURRENCY } from '../shared/queue/auto-claim-contract.js';
 import { openDatabase } from '../shared/wiring/databases.js';
 import { openQueueProducers, openRedis } from '../shared/wiring/queues.js';
 import { workerApplicationName } from './lease.js';
@@ -24,6 +25,8 @@ export function openWorkerWiring(config: Config, logger: Logger, workerId: strin
   const webhookDatabase = pool(3);
   // Backtests' own connection: a long backtest never queues ahead of a matching batch.
   const backtestDatabase = pool(1);
+  // Auto-claims' own connections (one per claim in flight): a claim waiting on a chain's budget row never holds a batch's.
+  const autoClaimDatabase = pool(AUTO_CLAIM_CONCURRENCY);
   // The lease's own connection: its heartbeat never queues behind batches waiting for locks.
   const leaseDatabase = pool(1);
   const consumerRedis = openRedis(config, 'worker', logger);
@@ -56,7 +59,13 @@ export function openWorkerWiring(config: Config, logger: Logger, workerId: strin
   return {
     deps,
     changes,
-    databases: { matching: database.db, webhooks: webhookDatabase.db, backtests: backtestDatabase.db, lease: leaseDatabase.db },
+    databases: {
+      matching: database.db,
+      webhooks: webhookDatabase.db,
+      backtests: backtestDatabase.db,
+      autoClaims: autoClaimDatabase.db,
+      lease: leaseDatabase.db,
+    },
     consumerRedis,
     leaseRedis,
     queues,
@@ -67,6 +76,7 @@ export function openWorkerWiring(config: Config, logger: Logger, workerId: strin
         database.close(),
         webhookDatabase.close(),
         backtestDatabase.close(),
+        autoClaimDatabase.close(),
         leaseDatabase.close(),
       ]);
       consumerRedis.disconnect();

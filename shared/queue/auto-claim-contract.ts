@@ -19,6 +19,9 @@ export type AutoClaimJobPayload = z.infer<(typeof autoClaimJobPayloads)['auto-cl
 /** One job per waiting row: the matcher's add and the sweeper's are one job while it waits. */
 export const autoClaimJobId = (payload: AutoClaimJobPayload) => `auto-claim-${payload.autoClaimId}`;
 
+/** Claims a worker makes at once (each on a connection of its own). */
+export const AUTO_CLAIM_CONCURRENCY = 2;
+
 export const autoClaimJobOptions: JobsOptions = {
   attempts: 5,
   backoff: { type: 'exponential', delay: 1000 },
