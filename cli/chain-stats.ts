@@ -71,6 +71,7 @@ function statsTables(view: StatsView): string[] {
     '',
     `budget ${view.budget.budget === null ? 'none' : number(view.budget.budget)}, spent ${number(view.budget.spent)}, left ${view.budget.left === null ? '-' : number(view.budget.left)}`,
     `reversals: ${view.reversals.claims} claim(s) worth ${number(view.reversals.value)}, ${view.reversals.users} user(s) with completions undone`,
+    `points paid out: ${number(view.points_paid_out)}`,
     '',
     ...table(
       ['date', 'starts', 'completions', 'claims'],

@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { USAGE_EXIT_CODE, writeJsonFailure } from './context.js';
 import { registerCredentialCommands } from './credentials.js';
 import { registerEventCommands } from './events.js';
+import { registerPointsCommand } from './points.js';
 import { registerProviderCommands } from './providers.js';
 import { registerQuestChainCommands } from './quest-chains.js';
 import { registerSeedDemoCommand } from './seed-demo.js';
@@ -39,6 +40,7 @@ registerCredentialCommands(program, wantsJson);
 registerQuestChainCommands(program, wantsJson);
 registerEventCommands(program, wantsJson);
 registerWebhookCommands(program, wantsJson);
+registerPointsCommand(program, wantsJson);
 registerWorkerCommands(program, wantsJson);
 registerSeedDemoCommand(program, wantsJson);
 

@@ -2,6 +2,7 @@ import { type Job, UnrecoverableError } from 'bullmq';
 import { type BatchOutcome, matchBatch } from '../core/matching/match-batch.js';
 import { WalkCache } from '../core/matching/walk-cache.js';
 import { withoutQueryParams } from '../shared/db/query-errors.js';
+import type { AutoClaimProducer } from '../shared/queue/auto-claim-producer.js';
 import { type JobName, jobPayloads } from '../shared/queue/contract.js';
 import type { WebhookProducer } from '../shared/queue/webhook-producer.js';
 import { createBatcher, type MatchWork } from './matching/batcher.js';
@@ -20,6 +21,8 @@ export interface ProcessorDeps extends Pick<WorkerDeps, 'db' | 'logger' | 'publi
   onWalksRead?: (kept: number, loaded: number) => void;
   /** Webhooks: who has endpoints (the outbox is skipped for the others) and the delivery queue. */
   webhooks?: { producer: WebhookProducer };
+  /** The auto-claim queue (§18.5): the rewards a batch earned in auto-claim chains are claimed from there. */
+  autoClaims?: { producer: AutoClaimProducer };
 }
 
 /** The batcher's lane for re-evaluations: they take turns with the providers' events. */
@@ -79,6 +82,7 @@ export function createProcessor(deps: ProcessorDeps) {
       await deps.publish(outcome.changes);
       // Not awaited: the batch's jobs need not wait on Redis for this, and a lost add is the sweeper's.
       if (outcome.webhookMessageIds.length > 0) void deps.webhooks?.producer.deliverNew(outcome.webhookMessageIds);
+      if (outcome.autoClaims.length > 0) void deps.autoClaims?.producer.claim(outcome.autoClaims);
       for (const event of outcome.matched) deps.onEventProcessed(event.receivedUs);
       deps.onWalksRead?.(outcome.walksReused, outcome.walksLoaded);
       deps.logger.debug(

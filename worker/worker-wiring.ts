@@ -1,7 +1,9 @@
 import type { Config } from '../shared/config.js';
 import { pendingEventsBacklog } from '../shared/db/event-store.js';
+import { createChangePublisher } from '../shared/live/change-publisher.js';
 import type { Logger } from '../shared/observability/logger.js';
 import { createWorkerMetrics, PENDING_COUNT_CAP } from '../shared/observability/metrics.js';
+import { AUTO_CLAIM_CONCURRENCY } from '../shared/queue/auto-claim-contract.js';
 import { openDatabase } from '../shared/wiring/databases.js';
 import { openQueueProducers, openRedis } from '../shared/wiring/queues.js';
 import { workerApplicationName } from './lease.js';
@@ -23,6 +25,8 @@ export function openWorkerWiring(config: Config, logger: Logger, workerId: strin
   const webhookDatabase = pool(3);
   // Backtests' own connection: a long backtest never queues ahead of a matching batch.
   const backtestDatabase = pool(1);
+  // Auto-claims' own connections (one per claim in flight): a claim waiting on a chain's budget row never holds a batch's.
+  const autoClaimDatabase = pool(AUTO_CLAIM_CONCURRENCY);
   // The lease's own connection: its heartbeat never queues behind batches waiting for locks.
   const leaseDatabase = pool(1);
   const consumerRedis = openRedis(config, 'worker', logger);
@@ -45,9 +49,23 @@ export function openWorkerWiring(config: Config, logger: Logger, workerId: strin
     logger,
     publish: createLivePublisher(queues.redis, config.QUEUE_PREFIX, logger, config.REDIS_CLUSTER),
   };
+  // What an auto-claim changed (a user's answer), told to the API processes (§18.5).
+  const changes = createChangePublisher({
+    redis: queues.redis,
+    prefix: config.QUEUE_PREFIX,
+    sharded: config.REDIS_CLUSTER,
+    logger,
+  });
   return {
     deps,
-    databases: { matching: database.db, webhooks: webhookDatabase.db, backtests: backtestDatabase.db, lease: leaseDatabase.db },
+    changes,
+    databases: {
+      matching: database.db,
+      webhooks: webhookDatabase.db,
+      backtests: backtestDatabase.db,
+      autoClaims: autoClaimDatabase.db,
+      lease: leaseDatabase.db,
+    },
     consumerRedis,
     leaseRedis,
     queues,
@@ -58,6 +76,7 @@ export function openWorkerWiring(config: Config, logger: Logger, workerId: strin
         database.close(),
         webhookDatabase.close(),
         backtestDatabase.close(),
+        autoClaimDatabase.close(),
         leaseDatabase.close(),
       ]);
       consumerRedis.disconnect();

@@ -18,6 +18,16 @@ const errorEnvelopeShape = (codes: [ErrorCode, ...ErrorCode[]]) => ({
     description: 'The request field at fault, as a dot path (`events.3.timestamp`), when one field is.',
     example: 'user_id',
   }),
+  // Only where the answer can carry `insufficient_points` (docs/points.md).
+  ...(codes.includes('insufficient_points')
+    ? {
+        balance: z
+          .number()
+          .int()
+          .optional()
+          .openapi({ description: '`insufficient_points` only: the balance now, in points (below zero after a reversal).' }),
+      }
+    : {}),
 });
 
 const errorEnvelopeSchema = z.object(errorEnvelopeShape(ERROR_CODES)).openapi('Error');

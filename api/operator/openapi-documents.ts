@@ -36,6 +36,10 @@ const integratorTags = [
   },
   { name: 'Rewards', description: 'List and claim the rewards of completed tasks and chains.' },
   {
+    name: 'Points',
+    description: "A user's points balance and ledger (credited by claims of points rewards), and spends (docs/points.md).",
+  },
+  {
     name: 'Test mode',
     description:
       'Sandbox credentials (pk_test_…) whose data never mixes with live-mode data; reset a test mode (docs/test-mode.md).',

@@ -23,6 +23,8 @@ import { sendEventRoute } from './events/send.js';
 import { getLivenessRoute } from './health/liveness.js';
 import { getReadinessRoute } from './health/readiness.js';
 import { streamLiveUpdatesRoute } from './live/stream.js';
+import { getPointsRoute } from './points/read.js';
+import { spendPointsRoute } from './points/spend.js';
 import { getActiveQuestChainsRoute } from './quest-chains/active/read-active.js';
 import { explainQuestChainProgressRoute } from './quest-chains/explain/explain.js';
 import { getQuestChainStatsRoute } from './quest-chains/stats/stats.js';
@@ -65,6 +67,9 @@ export const ROUTE_TABLE: readonly RouteEntry[] = [
   claimRewardRoute,
   getDrawRoute,
   listRewardsRoute,
+  // Points
+  getPointsRoute,
+  spendPointsRoute,
   // Test mode
   resetTestModeDataRoute,
   // Webhooks

@@ -1,4 +1,5 @@
 import { appendTo, groupBy } from '../../shared/collections.js';
+import { insertAutoClaims, type QueuedAutoClaim } from '../../shared/db/auto-claim-store.js';
 import { loadMatchingChains, type MatchingChain } from '../../shared/db/chain-store.js';
 import { claimPendingEvents, deletePending, type StoredEvent } from '../../shared/db/event-store.js';
 import {
@@ -22,6 +23,8 @@ import { type EventSource, sourceKey, usersBySource } from '../../shared/domain/
 import { type TallyNotice, tallyNotices } from '../../shared/domain/tally.js';
 import { formatIsoMillis } from '../../shared/domain/timestamp.js';
 import type { CoreDeps } from '../deps.js';
+import { settleClaimMarks } from '../points/ledger.js';
+import { earnedAutoClaims } from '../rewards/earned-auto-claims.js';
 import { batchFacts } from '../webhooks/batch-facts.js';
 import { reversalFact } from '../webhooks/claim-fact.js';
 import { admitNewUsers } from './admit-users.js';
@@ -50,6 +53,8 @@ export interface BatchOutcome {
   recomputed: number;
   /** Webhook messages this batch wrote to the outbox, to enqueue after the commit. */
   webhookMessageIds: string[];
+  /** Rewards of auto-claim chains this batch earned and stored (§18.5), to enqueue after the commit. */
+  autoClaims: QueuedAutoClaim[];
   /** Users whose walks came from the worker's cache (walk-cache.ts), and users whose walks were read from Postgres. */
   walksReused: number;
   walksLoaded: number;
@@ -62,7 +67,8 @@ export interface BatchOutcome {
  * advance each walk in memory (recomputing from history only where an event
  * is late), admit new users to chains with max_completions, then write completions, stamps, summaries and pending rows once
  * each, and mark the claims whose completion a reversal undid
- * (docs/reversals.md). A crash before commit leaves everything pending for a
+ * (docs/reversals.md) with their points (§18.3), and store the rewards earned
+ * in auto-claim chains (§18.5). A crash before commit leaves everything pending for a
  * retry; events already matched are skipped, so redelivery cannot count
  * anything twice.
  */
@@ -153,14 +159,19 @@ export async function matchBatch(
     if (walkCache) keepWalks = () => keepBatchWalks(walkCache, batchWalks, writes, advanced, writerVersion ?? 0n);
     for (const row of writes.progress)
       if (writes.changedChains.get(row.userId)?.includes(row.chainId)) row.changedUs = stamps.get(row.userId) ?? null;
-    const [, reversedIds] = await Promise.all([saveChainProgress(tx, writes.progress), markClaimsReversed(tx, writes.standings)]);
-    const reversedClaims = await findClaimsByIds(tx, reversedIds);
+    const [, marks] = await Promise.all([saveChainProgress(tx, writes.progress), markClaimsReversed(tx, writes.standings)]);
+    // A claim marked reversed debits the points it credited, one whose mark cleared credits them back (§18.3).
+    const [reversedClaims] = await Promise.all([findClaimsByIds(tx, marks.reversed), settleClaimMarks(tx, marks)]);
     // The outbox, in the transaction of the facts it announces; no statement when nobody listens.
     const facts = [
       ...batchFacts(view, writes, chainsById, recipients),
       ...reversedClaims.map((claim) => reversalFact(view.users.get(claim.userId)!, claim)),
     ];
-    const webhookMessageIds = await insertMessages(tx, facts);
+    // The rewards of auto-claim chains earned here are stored with the progress that earned them (§18.5).
+    const [webhookMessageIds, autoClaims] = await Promise.all([
+      insertMessages(tx, facts),
+      insertAutoClaims(tx, earnedAutoClaims(view, writes, chainsById)),
+    ]);
     // What live streams are told of counted, summed and streak tasks (docs/quest-language.md); nothing for other chains.
     const talliesByUser = new Map<ServiceUserId, TallyNotice[]>();
     for (const row of writes.progress) {
@@ -182,6 +193,7 @@ export async function matchBatch(
       }),
       recomputed: recompute.length,
       webhookMessageIds,
+      autoClaims,
       walksReused: batchWalks.reused,
       walksLoaded: batchWalks.loaded,
     };

@@ -116,6 +116,8 @@ describe('readChainStats on what the matcher and the claims wrote', () => {
     expect(statsDifferences(answered(stats), await countStatsOverRows(database.db, chain.id))).toEqual([]);
     expect(stats.users).toEqual({ admitted: 4, started: 3, completed: 1 });
     expect(stats.reversals).toMatchObject({ claims: 1, users: 1 });
+    // Points paid out (§18): early's task 1 (10) and chain reward (50); reversed's task 1 (10) was credited, then debited.
+    expect(stats.pointsPaidOut).toBe(60);
     expect(stats.daily.find((day) => day.day === '2026-03-29')).toMatchObject({ starts: 1, completions: 0 });
     expect(stats.tasks.find((task) => task.taskId === taskB)?.completedUsers).toBe(2);
     expect(await statsColumnsAdrift(database.db)).toEqual([]);

@@ -37,6 +37,8 @@ export interface ChainStats {
   /** spent: what the claims add up to (each claim's value, reversed ones kept: the reward was granted). left: null without a budget. */
   budget: { budget: number | null; spent: number; left: number | null };
   reversals: { claims: number; value: number; users: number };
+  /** What the chain's claims of points rewards credited to balances, less their reversals standing now (§18). */
+  pointsPaidOut: number;
   daily: DayCounts[];
   /** A repeating chain's runs with something in them, in order (docs/quest-language.md); empty otherwise. */
   runs: { runStartUs: bigint; runEndUs: bigint; completions: number; claims: number }[];
@@ -102,6 +104,7 @@ export async function readChainStats(
       value: stored.rewards.reduce((sum, entry) => sum + entry.reversedValue, 0),
       users: stored.funnel.reversedUsers,
     },
+    pointsPaidOut: stored.pointsPaidOut,
     daily: fillDays(stored.days, {
       firstDay: dayIn(chain.timezone, Number(chain.startDate / 1000n)),
       lastDay: dayIn(chain.timezone, lastUs),

@@ -23,6 +23,7 @@ import { formatIsoMillis } from '../../shared/domain/timestamp.js';
 import { conflict, DomainError, invalidInput } from '../../shared/errors.js';
 import { drawPrize } from '../../shared/rewards/verifiable-draw.js';
 import type { CoreDeps } from '../deps.js';
+import { creditClaim } from '../points/ledger.js';
 import { requestedRun } from '../quest-chains/requested-run.js';
 import { claimFact } from '../webhooks/claim-fact.js';
 
@@ -60,7 +61,8 @@ interface ClaimTarget {
  * reward under a hold (reward_hold_seconds) is not claimable before its
  * time. Earned is earned: the chain's current status does not matter. A new
  * claim writes its reward.claimed webhook messages in the same transaction
- * (§10), enqueued for delivery after the commit (best effort: the sweeper covers).
+ * (§10), enqueued for delivery after the commit (best effort: the sweeper covers),
+ * and a points reward's credit to the claimer's balance (§18.2).
  * A new claim is a change notice of the claimer's answer.
  */
 export async function claimReward(
@@ -97,6 +99,8 @@ export async function claimReward(
     // The user's lock serialises their claims, and none was found above: the insert cannot meet one.
     const claim = await insertClaim(tx, { claimId, userId, ...target, prize });
     if (prize) await insertDraw(tx, { ...prize.draw, claimId, chainId: target.chainId });
+    // A points reward credits the claimer's balance with the claim (§18.2).
+    await creditClaim(tx, userId, claim);
     return { claim, messageIds: await insertMessages(tx, [claimFact(input.platformId, input.platformUserId, claim)]) };
   }).catch(async (error: unknown) => {
     if (exhausted) await announceExhausted(deps, exhausted);

@@ -8,6 +8,7 @@ import {
   walkDaysStatement,
 } from './chain-stats-days.js';
 import type { Database, Executor } from './client.js';
+import { chainPointsPaidOut } from './points-store.js';
 
 /**
  * How a chain does (docs/chain-stats.md), counted over the stored rows
@@ -73,6 +74,8 @@ export interface StoredChainStats {
   prizes: StoredPrizeStats[];
   /** One day in the chain's time zone (YYYY-MM-DD), only days with something. */
   days: DayCounts[];
+  /** The points its claims credited to balances, less their reversals standing now (§18): the sum of its ledger entries. */
+  pointsPaidOut: number;
 }
 
 const num = (value: unknown) => Number(value ?? 0);
@@ -95,7 +98,7 @@ export async function readStoredChainStats(
     async (tx) => {
       // A repeating chain's users are counted once each, over their walks grouped per user: in memory up to ~1,000,000 walks.
       if (chain.repeating) await tx.execute(sql`set local work_mem = '64MB'`);
-      const [walks, completionDays, tasks, claims, prizes, places, runs] = await Promise.all([
+      const [walks, completionDays, tasks, claims, prizes, places, runs, pointsPaidOut] = await Promise.all([
         chain.repeating ? readRepeatingUserDays(tx, chain.id, chain.timezone) : readWalkDays(tx, chain.id, chain.timezone),
         readCompletionDays(tx, chain.id, chain.timezone),
         readTasks(tx, chain.id, chain.repeating),
@@ -103,6 +106,7 @@ export async function readStoredChainStats(
         readPrizes(tx, chain.id),
         readPlaces(tx, chain.id),
         chain.repeating ? readRuns(tx, chain.id) : Promise.resolve([]),
+        chainPointsPaidOut(tx, chain.id),
       ]);
       // A chain that does not repeat has a walk per user: its completed users are its completed walks.
       const completed = walks.completed ?? sum(completionDays.values());
@@ -114,7 +118,7 @@ export async function readStoredChainStats(
         completions: completionDays.get(day) ?? 0,
         claims: claims.days.get(day) ?? 0,
       }));
-      return { runs, funnel, tasks, rewards: claims.rewards, prizes, days };
+      return { runs, funnel, tasks, rewards: claims.rewards, prizes, days, pointsPaidOut: Number(pointsPaidOut) };
     },
     { isolationLevel: 'repeatable read', accessMode: 'read only' },
   );

@@ -207,13 +207,20 @@ export interface ClaimStanding {
   reversed: boolean;
 }
 
+/** The claims a statement of markClaimsReversed changed: newly marked reversed, and no longer marked. */
+export interface ClaimMarks {
+  reversed: string[];
+  restored: string[];
+}
+
 /**
  * Marks the claims reversed (or no longer reversed), and answers the ids of
- * the claims this statement newly marked reversed, for their reward.reversed
- * facts. A standing without a claim changes nothing.
+ * the claims this statement newly marked reversed (for their reward.reversed
+ * facts and the ledger's debits, §18) and of those whose mark it cleared
+ * (the ledger credits them back). A standing without a claim changes nothing.
  */
-export async function markClaimsReversed(tx: Executor, standings: readonly ClaimStanding[]): Promise<string[]> {
-  if (standings.length === 0) return [];
+export async function markClaimsReversed(tx: Executor, standings: readonly ClaimStanding[]): Promise<ClaimMarks> {
+  if (standings.length === 0) return { reversed: [], restored: [] };
   const rows = await tx.execute<{ id: string; reversed: boolean }>(sql`
     update reward_claims c
     set reversed_at = case when r.reversed then now() end
@@ -227,7 +234,10 @@ export async function markClaimsReversed(tx: Executor, standings: readonly Claim
     where c.user_id = r.u and c.chain_id = r.c and c.task_id is not distinct from r.t and c.period_start_us = r.p
       and (c.reversed_at is null) = r.reversed
     returning c.id, r.reversed`);
-  return rows.filter((row) => row.reversed).map((row) => row.id);
+  return {
+    reversed: rows.filter((row) => row.reversed).map((row) => row.id),
+    restored: rows.filter((row) => !row.reversed).map((row) => row.id),
+  };
 }
 
 /**

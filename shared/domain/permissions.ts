@@ -45,6 +45,9 @@ export const OPERATIONS = {
   // A draw is part of the claim it granted: whoever may read the claims may audit it.
   readDraw: { permission: 'rewards:read', providerTypes: ['platform'] },
   claimReward: { permission: 'rewards:claim', providerTypes: ['platform'] },
+  // Points (§18): a balance is what claims credited, read with the claims; a spend takes what claims gave.
+  readPoints: { permission: 'rewards:read', providerTypes: ['platform'] },
+  spendPoints: { permission: 'rewards:claim', providerTypes: ['platform'] },
   readChainStats: { permission: 'quest_chains:stats', providerTypes: ['advertiser'] },
   manageWebhooks: { permission: 'webhooks:manage', providerTypes: ['platform', 'advertiser'] },
   // Deleting what a provider's test mode wrote: whoever may write its events (both types hold events:write); test credentials only.

@@ -58,6 +58,8 @@ export interface ChainSpec {
   timezone?: string;
   /** A repeating chain's period (default: does not repeat). */
   recurrence?: Recurrence;
+  /** auto_claim: the service claims each reward when it is earned (§18.5; default false). */
+  autoClaim?: boolean;
   /** The chain reward: a 50-value mystery box unless `false` or another reward is given. */
   reward?: boolean | ChainRewardSpec;
   name?: string;
@@ -83,6 +85,7 @@ export function resolveChainSpec(spec: ChainSpec = {}) {
     budget: spec.budget,
     maxClaimsPerReward: spec.maxClaimsPerReward,
     maxCompletions: spec.maxCompletions,
+    autoClaim: spec.autoClaim,
     timezone: spec.timezone,
     recurrence: spec.recurrence,
     reward,
@@ -135,6 +138,7 @@ export async function createTestChain(
       ...(resolved.budget === undefined ? {} : { budget: resolved.budget }),
       ...(resolved.maxClaimsPerReward === undefined ? {} : { maxClaimsPerReward: resolved.maxClaimsPerReward }),
       ...(resolved.maxCompletions === undefined ? {} : { maxCompletions: resolved.maxCompletions }),
+      ...(resolved.autoClaim === undefined ? {} : { autoClaim: resolved.autoClaim }),
       ...(resolved.timezone === undefined ? {} : { timezone: resolved.timezone }),
       ...(resolved.recurrence === undefined ? {} : { recurrence: resolved.recurrence }),
       tasks: resolved.tasks.map((task) => ({

@@ -7,7 +7,6 @@ import { type SenderUserId, senderUserId } from '../../../shared/domain/ids.js';
 import { EMPTY_TALLY, fromMicros, isAccumulating, type StoredTallies, type Tally } from '../../../shared/domain/tally.js';
 import { parseUtcTimestamp } from '../../../shared/domain/timestamp.js';
 import type { Completion, WalkState } from '../../../shared/domain/walk.js';
-import { computeCompletions } from '../../../shared/domain/walk.js';
 import type { SeededRandom } from '../../../shared/testing/random.js';
 import { modelWalks } from '../model-walks.js';
 import type { EventSource, WorldEvent } from './event-source.js';

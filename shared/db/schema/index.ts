@@ -2,6 +2,7 @@ export * from './account-links.js';
 export * from './backtests.js';
 export * from './events.js';
 export * from './mystery-boxes.js';
+export * from './points.js';
 export * from './progress.js';
 export * from './providers.js';
 export * from './quest-chains.js';
