@@ -58,5 +58,3 @@ function mountQueueDashboard(app: OpenAPIHono<AppEnv>, deps: AppDeps) {
   app.all(DASHBOARD_PATH, forward);
   app.all(`${DASHBOARD_PATH}/*`, forward);
 }
-
-export type App = ReturnType<typeof createApp>;

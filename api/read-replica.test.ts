@@ -107,7 +107,7 @@ describe('DATABASE_READ_URL', () => {
     expect(await database.db.$count(rewardClaims)).toBe(0);
   });
 
-  it("the campaign stats count the read pool's rows, for a chain the primary knows", async () => {
+  it("the chain stats count the read pool's rows, for a chain the primary knows", async () => {
     const chain = await createTestChain(replica.db, platform.id, advertiser.id, { reward: true });
     // The chain itself is on both (a replica has what the primary had); its claim is on the read pool alone.
     await database.db.insert(questChains).values(await replica.db.select().from(questChains).where(eq(questChains.id, chain.id)));

@@ -61,6 +61,7 @@ describe('quest-chains stats <id>', () => {
     expect(lines).toContainEqual(expect.stringMatching(/^completed\s+2$/));
     expect(lines).toContainEqual(expect.stringMatching(/^10 points\s+3\s+0$/));
     expect(stdout).toContain('budget 300, spent 0, left 300');
+    expect(stdout).toContain('points paid out: 0');
   });
 
   it('gives a negative median its unit by its magnitude (completed by events from before the registration)', async () => {

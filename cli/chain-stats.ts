@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { chainIdParams } from '../api/routes/admin/quest-chains/schema.js';
 import { toStatsResponse } from '../api/routes/quest-chains/stats/schema.js';
 import { readChainStats } from '../core/quest-chains/read-chain-stats.js';
-import { durationWithUnit } from '../shared/domain/campaign-days.js';
+import { durationWithUnit } from '../shared/domain/chain-stats-series.js';
 import { parseInput, runCommand } from './context.js';
 
 type StatsView = ReturnType<typeof toStatsResponse>;
@@ -71,6 +71,7 @@ function statsTables(view: StatsView): string[] {
     '',
     `budget ${view.budget.budget === null ? 'none' : number(view.budget.budget)}, spent ${number(view.budget.spent)}, left ${view.budget.left === null ? '-' : number(view.budget.left)}`,
     `reversals: ${view.reversals.claims} claim(s) worth ${number(view.reversals.value)}, ${view.reversals.users} user(s) with completions undone`,
+    `points paid out: ${number(view.points_paid_out)}`,
     '',
     ...table(
       ['date', 'starts', 'completions', 'claims'],
@@ -83,7 +84,7 @@ export function registerChainStatsCommand(chains: Command, json: () => boolean) 
   chains
     .command('stats <id>')
     .description(
-      'how a campaign does: funnel, tasks, claims, prizes, budget and the daily series (as GET /admin/v1/quest-chains/{id}/stats)',
+      'how a chain does: funnel, tasks, claims, prizes, budget and the daily series (as GET /admin/v1/quest-chains/{id}/stats)',
     )
     .action((id: string) =>
       runCommand(json(), async ({ db, out }) => {

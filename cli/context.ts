@@ -29,7 +29,7 @@ export interface Output {
   warn(message: string): void;
 }
 
-export function createOutput(json: boolean): Output {
+function createOutput(json: boolean): Output {
   return {
     json,
     result(data, human) {

@@ -4,6 +4,7 @@ import { USAGE_EXIT_CODE, writeJsonFailure } from './context.js';
 import { registerCredentialCommands } from './credentials.js';
 import { registerEventCommands } from './events.js';
 import { registerLeaderboardCommands } from './leaderboards.js';
+import { registerPointsCommand } from './points.js';
 import { registerProviderCommands } from './providers.js';
 import { registerQuestChainCommands } from './quest-chains.js';
 import { registerSeedDemoCommand } from './seed-demo.js';
@@ -41,6 +42,7 @@ registerQuestChainCommands(program, wantsJson);
 registerLeaderboardCommands(program, wantsJson);
 registerEventCommands(program, wantsJson);
 registerWebhookCommands(program, wantsJson);
+registerPointsCommand(program, wantsJson);
 registerWorkerCommands(program, wantsJson);
 registerSeedDemoCommand(program, wantsJson);
 

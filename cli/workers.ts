@@ -40,7 +40,7 @@ async function withDeployment<T>(
 }
 
 /** 0,1,2,3,7,9,10 -> "0-3,7,9-10". */
-export function partitionRanges(partitions: readonly number[]): string {
+function partitionRanges(partitions: readonly number[]): string {
   const sorted = [...partitions].sort((a, b) => a - b);
   const ranges: string[] = [];
   for (let i = 0; i < sorted.length; ) {

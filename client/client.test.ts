@@ -55,6 +55,25 @@ describe('against the real service', () => {
     expect(active.quest_chains.map((entry) => entry.quest_chain.name)).toEqual(['Client chain']);
   });
 
+  it("reads a user's points and refuses a spend the balance does not cover", async () => {
+    const client = createQuestChainClient({ baseUrl, apiKey: platform.key, apiSecret: platform.secret, retry: fastRetry });
+    await client.registerUser({ platform_user_id: 'sdk-points' });
+    expect(await client.getPoints('sdk-points', { limit: 5 })).toEqual({
+      balance: 0,
+      earned: 0,
+      spent: 0,
+      reversed: 0,
+      entries: [],
+      has_more: false,
+      next_cursor: null,
+    });
+    const refused = await client
+      .spendPoints('sdk-points', { amount: 10, idempotency_key: 'order-1' })
+      .catch((caught: unknown) => caught);
+    expect(refused).toBeInstanceOf(QuestChainApiError);
+    expect(refused).toMatchObject({ status: 409, code: 'insufficient_points', retryable: false });
+  });
+
   it('lists the leaderboards and reads one', async () => {
     const created = await api.call('POST', '/admin/v1/leaderboards', {
       headers: api.adminHeaders,

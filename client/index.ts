@@ -120,6 +120,15 @@ export function createQuestChainClient(options: QuestChainClientOptions) {
       unwrap(api.POST('/v1/rewards/claim', { body, ...init(call) })),
     getRewards: (platformUserId: string, call?: CallOptions) =>
       unwrap(api.GET('/v1/rewards/{platformUserId}', { params: { path: { platformUserId } }, ...init(call) })),
+    /** The user's points: balance, earned, spent, reversed and the ledger newest first (`limit`, `starting_after` = `next_cursor`). */
+    getPoints: (platformUserId: string, page: { limit?: number; starting_after?: string } = {}, call?: CallOptions) =>
+      unwrap(api.GET('/v1/users/{platformUserId}/points', { params: { path: { platformUserId }, query: page }, ...init(call) })),
+    /**
+     * Spends the user's points once per `idempotency_key` (a repeat answers the first spend, `already_spent`);
+     * 409 `insufficient_points` when the balance does not cover it, `idempotency_key_reused` for another amount.
+     */
+    spendPoints: (platformUserId: string, body: Schemas['SpendPoints'], call?: CallOptions) =>
+      unwrap(api.POST('/v1/users/{platformUserId}/points/spend', { params: { path: { platformUserId } }, body, ...init(call) })),
     listLeaderboards: (query: { limit?: number; starting_after?: string } = {}, call?: CallOptions) =>
       unwrap(api.GET('/v1/leaderboards', { params: { query }, ...init(call) })),
     /** A period's standings: the top `limit`, or around a user (`around`), of the current period unless `period_start` names one. */

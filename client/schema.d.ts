@@ -152,8 +152,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * How your campaign does: funnel, tasks, claims, prizes, budget, daily series
-         * @description Advertiser credentials (`quest_chains:stats`), for the chains you fund (`advertiser_id`). A chain of another advertiser, or none: 404. Test mode: a test credential reads its test chains only, a live one its live chains only. Counted over the stored rows in one snapshot (docs/campaign-stats.md).
+         * How your chain does: funnel, tasks, claims, prizes, budget, daily series
+         * @description Advertiser credentials (`quest_chains:stats`), for the chains you fund (`advertiser_id`). A chain of another advertiser, or none: 404. Test mode: a test credential reads its test chains only, a live one its live chains only. Counted over the stored rows in one snapshot (docs/chain-stats.md).
          */
         get: operations["getQuestChainStats"];
         put?: never;
@@ -284,6 +284,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/{platformUserId}/points": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A user's points: balance, figures and ledger
+         * @description Platform credentials (`rewards:read`). Claims of `points` rewards credit the balance, a reversal that marks such a claim reversed debits it (the balance may go below zero), spends take from it (docs/points.md). `entries` is the ledger, newest first: their amounts add up to `balance`. Page with `limit` (1 to 100, default 20) and `starting_after` = `next_cursor`. An unknown user has a balance of 0 and no entries.
+         */
+        get: operations["getPoints"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{platformUserId}/points/spend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Spend a user's points
+         * @description Platform credentials (`rewards:claim`). Takes `amount` points once per `idempotency_key`: the same key again answers the first spend with `already_spent: true`; with another amount, 409 `idempotency_key_reused`. A balance below the amount (a negative one included) answers 409 `insufficient_points` with the balance in `balance`, and takes nothing. Concurrent spends never overdraw: each waits for the one before and sees the balance it left (docs/points.md). 400 for an unknown user.
+         */
+        post: operations["spendPoints"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/leaderboards": {
         parameters: {
             query?: never;
@@ -337,7 +377,7 @@ export interface paths {
          * Delete your test mode's data
          * @description Test credentials only (`pk_test_…`, `events:write`); a live credential answers 403 `test_mode_only` and nothing is touched. Deletes every user, event, completion, link, claim, webhook endpoint (with its messages) and backtest of your test mode, in one transaction; test chains stay, their budgets and caps counted from zero again (prize stock is not restored). Live data is never touched. See docs/test-mode.md.
          */
-        post: operations["resetTestData"];
+        post: operations["resetTestModeData"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1333,7 +1373,7 @@ export interface components {
             amount: number | null;
             currency: string | null;
             /**
-             * @description Why this event did not complete the task (product rules §11). `counted`: it counted toward this task, which needs more (docs/quest-language.md); `streak_broken`: it counted, and a streak task's run started again from it after a period without one; `outside_period`: a repeating chain's event of another run than the one explained.
+             * @description Why this event did not complete the task (product rules §11). `counted`: it counted toward this task, which needs more (docs/quest-language.md); `streak_broken`: it counted, and the task's streak started again from it after a period without one; `outside_period`: a repeating chain's event of another run than the one explained.
              * @enum {string}
              */
             verdict: "outside_chain_window" | "before_task_window" | "after_task_window" | "amount_below_minimum" | "amount_missing" | "currency_mismatch" | "waiting_for_earlier_task" | "used_by_other_task" | "after_completion" | "not_yet_processed" | "reversed" | "cap_reached" | "counted" | "streak_broken" | "outside_period";
@@ -1427,6 +1467,7 @@ export interface components {
          *         "value": 60,
          *         "users": 5
          *       },
+         *       "points_paid_out": 16900,
          *       "daily": [
          *         {
          *           "date": "2026-03-01",
@@ -1519,6 +1560,8 @@ export interface components {
                 /** @description Users whose completions in the chain were undone at least once. */
                 users: number;
             };
+            /** @description Points credited to users' balances by the claims of the chain's `points` rewards, less the reversals standing now (docs/points.md). */
+            points_paid_out: number;
             /** @description One entry per day of the chain's life (to today while it runs) in its time zone, quiet days as zeros. */
             daily: {
                 /** @example 2026-03-01 */
@@ -1607,12 +1650,14 @@ export interface components {
              * @description Machine-readable code of the condition (docs/errors.md): branch on it, not on the message.
              * @enum {string}
              */
-            code: "link_token_used" | "advertiser_user_already_linked" | "user_already_linked" | "reward_not_claimable" | "reward_on_hold" | "budget_exhausted" | "reward_cap_reached" | "out_of_stock" | "not_a_mystery_box";
+            code: "link_token_used" | "advertiser_user_already_linked" | "user_already_linked" | "reward_not_claimable" | "reward_on_hold" | "budget_exhausted" | "reward_cap_reached" | "out_of_stock" | "not_a_mystery_box" | "insufficient_points" | "idempotency_key_reused";
             /**
              * @description The request field at fault, as a dot path (`events.3.timestamp`), when one field is.
              * @example user_id
              */
             param?: string;
+            /** @description `insufficient_points` only: the balance now, in points (below zero after a reversal). */
+            balance?: number;
         };
         /**
          * @example {
@@ -1892,6 +1937,132 @@ export interface components {
              * @example 2026-01-02T03:04:05.678Z
              */
             period_end: string | null;
+        };
+        /**
+         * @example {
+         *       "balance": 70,
+         *       "earned": 100,
+         *       "spent": 30,
+         *       "reversed": 0,
+         *       "entries": [
+         *         {
+         *           "id": "a7b8c9d0-e1f2-4a3b-8c4d-5e6f7a8b9c0d",
+         *           "kind": "spend",
+         *           "amount": -30,
+         *           "balance_after": 70,
+         *           "claim_id": null,
+         *           "spend_id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+         *           "quest_chain_id": null,
+         *           "created_at": "2026-01-03T10:00:00.000Z"
+         *         },
+         *         {
+         *           "id": "c9d0e1f2-a3b4-4c5d-8e6f-7a8b9c0d1e2f",
+         *           "kind": "claim",
+         *           "amount": 100,
+         *           "balance_after": 100,
+         *           "claim_id": "e4f5a6b7-c8d9-4e0f-9a1b-3c4d5e6f7a8b",
+         *           "spend_id": null,
+         *           "quest_chain_id": "c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70",
+         *           "created_at": "2026-01-02T03:05:00.000Z"
+         *         }
+         *       ],
+         *       "has_more": false,
+         *       "next_cursor": null
+         *     }
+         */
+        Points: {
+            /** @description earned - spent - reversed: the sum of every entry. Below zero after a reversal; spends are refused until it covers them. */
+            balance: number;
+            /** @description What claims of points rewards credited. */
+            earned: number;
+            /** @description What spends took. */
+            spent: number;
+            /** @description What reversals hold back now: debits of claims marked reversed, less the credits back of marks cleared. */
+            reversed: number;
+            /** @description Newest first. */
+            entries: components["schemas"]["PointEntry"][];
+            /** @description True when more items follow: ask again with `starting_after` set to the last item of this page. */
+            has_more: boolean;
+            /**
+             * Format: uuid
+             * @description While `has_more`: the `starting_after` of the next page (this page's last entry); else null.
+             */
+            next_cursor: string | null;
+        };
+        PointEntry: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description `claim`: a points reward claimed (credit); `spend`: a spend (debit); `reversal`: a claim marked reversed (debit of its credit), or its mark cleared (the credit back).
+             * @enum {string}
+             */
+            kind: "claim" | "spend" | "reversal";
+            /** @description Signed: positive credits, negative debits. */
+            amount: number;
+            /** @description The balance once this entry was written. */
+            balance_after: number;
+            /**
+             * Format: uuid
+             * @description `claim` and `reversal`: the claim.
+             */
+            claim_id: string | null;
+            /**
+             * Format: uuid
+             * @description `spend`: the spend.
+             */
+            spend_id: string | null;
+            /**
+             * Format: uuid
+             * @description `claim` and `reversal`: the claim's chain.
+             */
+            quest_chain_id: string | null;
+            /**
+             * @description ISO 8601 UTC with milliseconds.
+             * @example 2026-01-02T03:04:05.678Z
+             */
+            created_at: string;
+        };
+        /**
+         * @example {
+         *       "spend_id": "b8c9d0e1-f2a3-4b4c-9d5e-6f7a8b9c0d1e",
+         *       "amount": 30,
+         *       "balance": 70,
+         *       "already_spent": false
+         *     }
+         */
+        PointSpend: {
+            /** Format: uuid */
+            spend_id: string;
+            /** @description The points taken. */
+            amount: number;
+            /** @description The balance this spend left (a repeat of its key answers the same). */
+            balance: number;
+            /** @description True when this key had been used before: the first spend is answered, nothing more is taken. */
+            already_spent: boolean;
+        };
+        /**
+         * @example {
+         *       "amount": 30,
+         *       "idempotency_key": "order-8812",
+         *       "reason": "Shop: sticker pack"
+         *     }
+         */
+        SpendPoints: {
+            /**
+             * @description Whole points to take, more than 0.
+             * @example 30
+             */
+            amount: number;
+            /**
+             * @description Names this spend: the same key again answers the first spend (`already_spent: true`); with another amount, 409 `idempotency_key_reused`.
+             * @example order-8812
+             */
+            idempotency_key: string;
+            /**
+             * @description Free text kept with the spend.
+             * @example Shop: sticker pack
+             */
+            reason?: string | null;
         };
         /**
          * @example {
@@ -3316,7 +3487,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The campaign figures. */
+            /** @description The chain stats. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4380,6 +4551,317 @@ export interface operations {
             };
         };
     };
+    getPoints: {
+        parameters: {
+            query?: {
+                /** @description Entries per page, 1 to 100 (default 20). */
+                limit?: number;
+                /** @description Continue after this entry: the previous page's `next_cursor` (its last entry's id). Omit for the first page. */
+                starting_after?: string;
+            };
+            header?: never;
+            path: {
+                platformUserId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The points. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /**
+                         * @description Answers to an API credential: false for a test credential (docs/test-mode.md), true for a live one.
+                         * @example true
+                         */
+                        livemode?: boolean;
+                        data: components["schemas"]["Points"];
+                    };
+                };
+            };
+            /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is not valid JSON",
+                     *       "code": "invalid_json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Credentials missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "X-API-Key and X-API-Secret headers are required",
+                     *       "code": "missing_credentials"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Credential or provider inactive, wrong provider type, or permission missing. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Credential lacks the permission events:write",
+                     *       "code": "permission_missing"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Too many requests; retry after the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests for this credential: at most 6000 per 60 s; retry after 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description The service failed; retry with bounded exponential backoff and jitter. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The operation could not be completed",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Unavailable for now (Postgres or Redis unreachable, the request limit reached, or shutting down); retry with bounded exponential backoff and jitter. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The service is temporarily unavailable; try again",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    spendPoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                platformUserId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SpendPoints"];
+            };
+        };
+        responses: {
+            /** @description The spend. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /**
+                         * @description Answers to an API credential: false for a test credential (docs/test-mode.md), true for a live one.
+                         * @example true
+                         */
+                        livemode?: boolean;
+                        data: components["schemas"]["PointSpend"];
+                    };
+                };
+            };
+            /** @description Request invalid (body not JSON, not an object, or a field fails validation). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body is not valid JSON",
+                     *       "code": "invalid_json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Credentials missing or invalid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "X-API-Key and X-API-Secret headers are required",
+                     *       "code": "missing_credentials"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Credential or provider inactive, wrong provider type, or permission missing. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Credential lacks the permission events:write",
+                     *       "code": "permission_missing"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Conflicts with existing state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The task is not completed yet",
+                     *       "code": "reward_not_claimable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description Body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Request body exceeds 65536 bytes",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description Content-Type is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Content-Type must be application/json",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description Too many requests; retry after the `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "Too many requests for this credential: at most 6000 per 60 s; retry after 12 s",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description The service failed; retry with bounded exponential backoff and jitter. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The operation could not be completed",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Unavailable for now (Postgres or Redis unreachable, the request limit reached, or shutting down); retry with bounded exponential backoff and jitter. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": "The service is temporarily unavailable; try again",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
     listPlatformLeaderboards: {
         parameters: {
             query?: {
@@ -4664,7 +5146,7 @@ export interface operations {
             };
         };
     };
-    resetTestData: {
+    resetTestModeData: {
         parameters: {
             query?: never;
             header?: never;

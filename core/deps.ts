@@ -12,7 +12,7 @@ import type { MatchingProducer } from '../shared/queue/producer.js';
 import type { WebhookProducer } from '../shared/queue/webhook-producer.js';
 
 /** The platform's chain definitions as a process keeps them (the API: a cache; elsewhere: a plain read). */
-export interface ChainDefinitionSource {
+interface ChainDefinitionSource {
   get(platformId: string): Promise<ChainDefinition[]>;
 }
 

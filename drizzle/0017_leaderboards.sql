@@ -1,4 +1,4 @@
--- Leaderboards (product rules §18, docs/leaderboards.md): a platform's ranking of its users by points or by chains
+-- Leaderboards (product rules §19, docs/leaderboards.md): a platform's ranking of its users by points or by chains
 -- completed, per period. The standings of the period in progress live in Redis, computed from the rows below and
 -- from the source of each metric; a finished period's final standings are stored here.
 CREATE TYPE "public"."leaderboard_metric" AS ENUM('points', 'chains_completed');
@@ -57,21 +57,17 @@ CREATE TABLE "leaderboard_refreshes" (
 	"queued_at" timestamp (3) with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
--- The points metric reads its entries here (shared/db/leaderboard-store.ts): per user, each credit of a points reward
--- and each change to it since, with the time of the credit (the period it counts in) and its own (when the score
--- moved). Until the points ledger exists, a claim of a `points` reward is its credit and its reversal marking the
--- debit; the ledger's migration replaces this view with one over its entries (docs/leaderboards.md).
+-- The points metric reads its entries here (shared/db/leaderboard-store.ts): per user, each ledger entry of a claim's
+-- credit (§18): the credit itself, and each reversal's debit or credit back, with the time of the credit (the period it
+-- counts in) and its own (when the score moved). Spends are no claim's: they do not lower a score.
 CREATE VIEW "leaderboard_point_entries" AS
-	SELECT c."user_id", (c."reward"->>'value')::float8 AS "amount", c."claimed_at" AS "credited_at", c."claimed_at" AS "at"
-	FROM "reward_claims" c
-	WHERE c."reward"->>'type' = 'points'
-	UNION ALL
-	SELECT c."user_id", -(c."reward"->>'value')::float8, c."claimed_at", c."reversed_at"
-	FROM "reward_claims" c
-	WHERE c."reward"->>'type' = 'points' AND c."reversed_at" IS NOT NULL;
+	SELECT e."user_id", e."amount"::float8 AS "amount", c."created_at" AS "credited_at", e."created_at" AS "at"
+	FROM "point_entries" e
+	JOIN "point_entries" c ON c."claim_id" = e."claim_id" AND c."kind" = 'claim'
+	WHERE e."kind" IN ('claim', 'reversal');
 --> statement-breakpoint
--- A board's rebuild reads a period's points credits of every user: claims of points rewards by time.
-CREATE INDEX "reward_claims_points_idx" ON "reward_claims" ("claimed_at") INCLUDE ("user_id") WHERE "reward"->>'type' = 'points';
+-- A board's rebuild reads a period's credits of every user: the ledger's claim entries by time.
+CREATE INDEX "point_entries_credits_idx" ON "point_entries" ("created_at") INCLUDE ("user_id") WHERE "kind" = 'claim';
 --> statement-breakpoint
 -- The platform's read of its leaderboards needs the new permission; platform credentials made before it get it.
 UPDATE "credentials" SET "permissions" = array_append("permissions", 'leaderboards:read')

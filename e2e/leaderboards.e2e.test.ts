@@ -6,7 +6,7 @@ import { eventually } from '../shared/testing/eventually.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../shared/testing/webhook-receiver.js';
 import { type Stack, startStack } from './harness/stack.js';
 
-// Leaderboards (§18) over HTTP against the built API and a real worker: each
+// Leaderboards (§19) over HTTP against the built API and a real worker: each
 // route, standings kept in step with the matcher and with claims (within a
 // second), the same standings after Redis loses them, a period finalized by
 // the worker with its leaderboard.finalized webhook, tenancy and test mode.

@@ -104,7 +104,7 @@ describe('counted, summed and streak tasks over HTTP', () => {
     expect(tasks[1]).toMatchObject({ user_status: 'available', progress: { count: 1, total: 200, total_required: 500 } });
 
     await send('kim', { event_type: 'deposit', timestamp: at(-6), amount: 300, currency: 'USD' });
-    // Berlin days -5, -2, -1: the gap after -5 broke the run, so it stands at 2 (yesterday still counts as unbroken).
+    // Berlin days -5, -2, -1: the gap after -5 broke the streak, so it stands at 2 (yesterday still counts as unbroken).
     await send('kim', { event_type: 'login', timestamp: at(-5) });
     await send('kim', { event_type: 'login', timestamp: at(-2) });
     await send('kim', { event_type: 'login', timestamp: at(-1) });

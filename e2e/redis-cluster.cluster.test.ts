@@ -17,11 +17,10 @@ import {
   createModelChains,
   type GeneratedEvent,
   generateEvents,
-  modelCompletions,
-  modelEventsOf,
+  matchedIn,
+  modelMismatches,
   quiescent,
   sendAll,
-  storedCompletions,
 } from './support/progress-model.js';
 
 // The service on a 6-node Redis Cluster (scripts/redis-cluster.sh), as REDIS_CLUSTER=true runs it:
@@ -71,10 +70,6 @@ async function startClusterStack(label: string, env: Record<string, string> = {}
   });
 }
 
-/** The event ids a worker's log line says its job's batch matched. */
-const matchedIn = (line: string): string[] =>
-  line.includes('"event job done"') ? (JSON.parse(line) as { matched: string[] }).matched : [];
-
 async function expectStoredEqualsModel(
   current: Stack,
   chains: Awaited<ReturnType<typeof createModelChains>>,
@@ -82,16 +77,7 @@ async function expectStoredEqualsModel(
   ids: Map<string, string>,
   userIds: string[],
 ) {
-  for (const userId of userIds) {
-    const events = modelEventsOf(unique, ids, userId);
-    for (const chain of chains) {
-      const expected = modelCompletions(chain.rules, events);
-      expect(
-        await storedCompletions(current.database, userId, chain.id),
-        `user ${userId}, chain ${chain.id}, seed ${SEED}`,
-      ).toEqual(expected);
-    }
-  }
+  expect(await modelMismatches(current.database, chains, unique, ids, userIds), `seed ${SEED}`).toEqual([]);
 }
 
 /** Every stored event matched by one committed job only, across every worker's log. */

@@ -1,12 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chainBody, DAY_MS, iso } from '../api/testing/chains.js';
 import { adminHeaders } from '../shared/testing/admin-token.js';
-import {
-  countStatsOverRows,
-  statsAnswerOf,
-  statsColumnsAdrift,
-  statsDifferences,
-} from '../shared/testing/campaign-stats-rows.js';
+import { countStatsOverRows, statsAnswerOf, statsColumnsAdrift, statsDifferences } from '../shared/testing/chain-stats-rows.js';
 import { eventually } from '../shared/testing/eventually.js';
 import { nothingPending } from '../shared/testing/progress.js';
 import { type Stack, startStack } from './harness/stack.js';
@@ -14,7 +9,7 @@ import { runBacktest } from './support/backtest.js';
 
 // Repeating chains (docs/quest-language.md) over HTTP against the built API
 // and a real worker: a daily chain whose runs each complete on their own,
-// earlier runs' rewards claimable by period, claims idempotent per run, and
+// earlier runs' rewards claimable by run, claims idempotent per run, and
 // explain of one run.
 
 /** UTC midnight `days` from today. */
@@ -82,7 +77,7 @@ afterAll(async () => {
 });
 
 describe('a daily repeating chain over HTTP', () => {
-  it('shows the current run, and the rewards of earlier runs each with its period', async () => {
+  it('shows the current run, and the rewards of earlier runs each with its period_start', async () => {
     const data = await active();
     const entry = data.quest_chains.find((c: { quest_chain: { id: string } }) => c.quest_chain.id === daily.id);
     expect(entry.user_progress).toMatchObject({
@@ -145,7 +140,7 @@ describe('a daily repeating chain over HTTP', () => {
     const other = await claim({ task_id: daily.taskId, period_start: midnight(-1) });
     expect(other.json.data).toMatchObject({ already_claimed: false });
     expect(other.json.data.claim_id).not.toBe(first.json.data.claim_id);
-    // No period: the current run, not completed today.
+    // No period_start: the current run, not completed today.
     const today = await claim({ task_id: daily.taskId });
     expect(today.status, JSON.stringify(today.json)).toBe(409);
     expect(today.json).toMatchObject({ success: false, code: 'reward_not_claimable' });
@@ -215,7 +210,7 @@ describe('a daily repeating chain over HTTP', () => {
     expect(today.json.data.period_start).toBe(`${midnight(0).slice(0, 19)}.000Z`);
   });
 
-  it('the campaign stats count ana once, and each run on its own', async () => {
+  it('the chain stats count ana once, and each run on its own', async () => {
     const answer = await stack.call('GET', `/admin/v1/quest-chains/${daily.id}/stats`, { headers: adminHeaders });
     expect(answer.status, JSON.stringify(answer.json)).toBe(200);
     const stats = answer.json.data;

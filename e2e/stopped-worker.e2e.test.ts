@@ -9,11 +9,10 @@ import {
   createModelChains,
   type GeneratedEvent,
   generateEvents,
-  modelCompletions,
-  modelEventsOf,
+  matchedIn,
+  modelMismatches,
   quiescent,
   sendAll,
-  storedCompletions,
 } from './support/progress-model.js';
 
 // Reliability (docs/reliability.md): a worker stopped with SIGSTOP mid-transaction must not freeze matching. Another worker
@@ -42,8 +41,6 @@ const ENV = {
   DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: '0',
 };
 
-const matchedIn = (line: string): string[] =>
-  line.includes('"event job done"') ? (JSON.parse(line) as { matched: string[] }).matched : [];
 const workerIdOf = (worker: ServiceProcess): string => {
   const line = worker.lines().find((l) => l.includes('"worker started"'));
   return (JSON.parse(line!) as { workerId: string }).workerId;
@@ -72,16 +69,7 @@ async function expectStoredEqualsModel(
   users: string[],
   seed: number,
 ) {
-  for (const userId of users) {
-    const events = modelEventsOf(unique, ids, userId);
-    for (const chain of chains) {
-      const expected = modelCompletions(chain.rules, events);
-      expect(
-        await storedCompletions(current.database, userId, chain.id),
-        `user ${userId}, chain ${chain.id}, seed ${seed}`,
-      ).toEqual(expected);
-    }
-  }
+  expect(await modelMismatches(current.database, chains, unique, ids, users), `seed ${seed}`).toEqual([]);
 }
 
 /** No event was matched by two committed jobs, across every worker's log. */

@@ -78,7 +78,7 @@ async function link(platform: Caller, advertiser: Caller, platformUserId: string
 }
 
 describe('test mode', () => {
-  it('keeps test and live data apart in every read, the live stream and every webhook, and a reset takes the test side only', async () => {
+  it('keeps test-mode and live-mode data apart in every read, the live stream and every webhook, and a reset takes the test side only', async () => {
     const platform = await provider('platform');
     const advertiser = await provider('advertiser');
     expect([platform.live.key, platform.test.key]).toEqual([

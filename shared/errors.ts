@@ -55,6 +55,10 @@ export const DOMAIN_ERROR_KINDS = {
   out_of_stock: 'conflict',
   /** The chain's reward is not a mystery box with prizes: it has no draws (nor seed to rotate, nor prize to restock). */
   not_a_mystery_box: 'conflict',
+  /** The user's points balance is below the amount of a spend (§18.4); the error carries the balance. */
+  insufficient_points: 'conflict',
+  /** The spend's idempotency key was used before for a spend of another amount (§18.4). */
+  idempotency_key_reused: 'conflict',
   /** The addressed resource does not exist. */
   not_found: 'not_found',
 } as const satisfies Record<string, DomainErrorKind>;
@@ -69,6 +73,8 @@ export class DomainError extends Error {
     message: string,
     /** The one request field at fault, as a dot path (`tasks.2.condition_before_timestamp`). */
     readonly param?: string,
+    /** Figures the refusal states beside its message (`insufficient_points`: the balance). */
+    readonly details?: Readonly<Record<string, number>>,
   ) {
     super(message);
     this.name = 'DomainError';

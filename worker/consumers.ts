@@ -2,8 +2,10 @@ import { Worker } from 'bullmq';
 import { refreshAfterCommit } from '../core/leaderboards/refresh-standings.js';
 import { withTimeout } from '../shared/async/with-timeout.js';
 import type { Config } from '../shared/config.js';
+import { AUTO_CLAIM_CONCURRENCY, AUTO_CLAIM_QUEUE } from '../shared/queue/auto-claim-contract.js';
 import { BACKTEST_MAX_STALLS, BACKTEST_QUEUE } from '../shared/queue/backtest-contract.js';
 import { WEBHOOK_QUEUE } from '../shared/queue/webhook-contract.js';
+import { createAutoClaimProcessor } from './auto-claims/processor.js';
 import { createBacktestProcessor } from './backtests/processor.js';
 import { backOffOnErrors } from './error-backoff.js';
 import { createPartitionConsumers } from './partition-consumers.js';
@@ -16,7 +18,7 @@ import type { WorkerWiring } from './worker-wiring.js';
 /**
  * The BullMQ consumers of one worker process: the matching partitions' (started
  * and stopped as its partition leases come and go, partition-leases.ts), the
- * webhook deliveries' and the backtests' (each only with its role,
+ * webhook deliveries', the backtests' and the auto-claims' (each only with its role,
  * WORKER_ROLES). `close` stops the error backoffs and waits for the active
  * jobs (a backtest stops at its next page and resumes elsewhere).
  */
@@ -38,6 +40,7 @@ export function startConsumers(
     onEventProcessed: (receivedUs) => metrics.eventProcessed(receivedUs),
     onWalksRead: (kept, loaded) => metrics.walksRead(kept, loaded),
     webhooks: { producer: queues.webhooks },
+    autoClaims: { producer: queues.autoClaims },
     refreshStandings: (userIds) => refreshAfterCommit({ ...deps, config }, userIds),
   });
   // WORKER_CONCURRENCY is this process's intake over every partition it consumes.
@@ -104,11 +107,32 @@ export function startConsumers(
         maxStalledCount: BACKTEST_MAX_STALLS,
       }),
   );
+  // Rewards of auto-claim chains (§18.5), claimed as a platform's claim is, on connections of their own.
+  const autoClaimWorkers = (options.matches ? [AUTO_CLAIM_QUEUE] : []).map(
+    (queue) =>
+      new Worker(
+        queue,
+        createAutoClaimProcessor({
+          db: databases.autoClaims,
+          logger,
+          webhooks: queues.webhooks,
+          changes: wiring.changes,
+          // A points credit shows on the leaderboards at once, as a platform's claim does (§19).
+          standings: deps.standings,
+          config,
+        }),
+        { connection: consumerRedis, prefix: layout.autoClaimPrefix, concurrency: AUTO_CLAIM_CONCURRENCY },
+      ),
+  );
   // Connection errors are logged (rate-limited) and a worker that keeps failing pauses its fetching (error-backoff.ts).
   const backoffs: ReturnType<typeof backOffOnErrors>[] = [];
   for (const worker of backtestWorkers) {
     worker.on('failed', (job, error) => logger.warn({ jobId: job?.id, job: job?.name, err: error }, 'backtest job failed'));
     backoffs.push(backOffOnErrors(worker, logger, BACKTEST_QUEUE));
+  }
+  for (const worker of autoClaimWorkers) {
+    worker.on('failed', (job, error) => logger.warn({ jobId: job?.id, job: job?.name, err: error }, 'auto-claim job failed'));
+    backoffs.push(backOffOnErrors(worker, logger, AUTO_CLAIM_QUEUE));
   }
   for (const worker of webhookWorkers) {
     worker.on('failed', (job, error) => logger.warn({ jobId: job?.id, job: job?.name, err: error }, 'webhook job failed'));
@@ -119,7 +143,10 @@ export function startConsumers(
     partitions,
     async close() {
       for (const backoff of backoffs) backoff.stop();
-      await Promise.all([partitions.close(), ...[...webhookWorkers, ...backtestWorkers].map((worker) => worker.close())]);
+      await Promise.all([
+        partitions.close(),
+        ...[...webhookWorkers, ...backtestWorkers, ...autoClaimWorkers].map((worker) => worker.close()),
+      ]);
     },
   };
 }

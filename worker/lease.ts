@@ -3,7 +3,7 @@ import { type EndedWorker, endLapsedWorkers, releaseLease, renewLease } from '..
 import type { Logger } from '../shared/observability/logger.js';
 
 /** application_name of every session a worker opens: the prefix, then its id (at most 63 bytes in all). */
-export const WORKER_APPLICATION_PREFIX = 'qcr-worker:';
+const WORKER_APPLICATION_PREFIX = 'qcr-worker:';
 export const workerApplicationName = (workerId: string) => `${WORKER_APPLICATION_PREFIX}${workerId}`;
 
 export interface LeaseOptions {

@@ -46,11 +46,15 @@ export function createPartitionConsumers(options: {
   // A Redis away fails every partition's worker at once: one set of lines for them all.
   const shared = { errors: logThrottle(10_000), pauses: logThrottle(10_000) };
 
-  const every = () => [...consumers.values()].flat();
+  // Every consumer of every partition held, kept as one list: share() runs twice per job.
+  let every: Consumer[] = [];
+  const listConsumers = () => {
+    every = [...consumers.values()].flat();
+  };
   // Each consumer may hold what it holds plus whatever the process has to spare, and always one.
   const share = () => {
     const spare = Math.max(0, options.intake - active);
-    for (const consumer of every()) consumer.worker.concurrency = Math.max(1, consumer.active + spare);
+    for (const consumer of every) consumer.worker.concurrency = Math.max(1, consumer.active + spare);
   };
 
   function consume(prefix: string, label: string): Consumer {
@@ -94,12 +98,14 @@ export function createPartitionConsumers(options: {
       // Jobs an upgrade left in the single queue of earlier versions: drained by whoever holds partition 0.
       if (partition === 0 && layout.legacyMatchingPrefix !== null) queues.push(consume(layout.legacyMatchingPrefix, 'legacy'));
       consumers.set(partition, queues);
+      listConsumers();
       share();
     },
     stop(partition) {
       const queues = consumers.get(partition);
       if (!queues) return Promise.resolve();
       consumers.delete(partition);
+      listConsumers();
       // close() drops the blocking connection first, so fetching stops now; it resolves once the jobs in hand are done.
       const closed = Promise.allSettled(
         queues.map((consumer) => {
@@ -125,5 +131,3 @@ export function createPartitionConsumers(options: {
     },
   };
 }
-
-export type PartitionConsumers = ReturnType<typeof createPartitionConsumers>;

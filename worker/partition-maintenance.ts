@@ -2,7 +2,7 @@ import { dropExpiredEvents, ensureComingEventPartitions, retentionHorizon } from
 import type { WorkerDeps } from './worker-deps.js';
 
 /** How often a worker checks the partitions of events (each pass is a few catalog reads when nothing is due). */
-export const PARTITION_MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
+const PARTITION_MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
 
 /**
  * One pass: the partitions of the current month and the next ones exist, and

@@ -3,6 +3,7 @@ import { type BatchOutcome, matchBatch } from '../core/matching/match-batch.js';
 import { WalkCache } from '../core/matching/walk-cache.js';
 import { withoutQueryParams } from '../shared/db/query-errors.js';
 import type { ServiceUserId } from '../shared/domain/ids.js';
+import type { AutoClaimProducer } from '../shared/queue/auto-claim-producer.js';
 import { type JobName, jobPayloads } from '../shared/queue/contract.js';
 import type { WebhookProducer } from '../shared/queue/webhook-producer.js';
 import { createBatcher, type MatchWork } from './matching/batcher.js';
@@ -21,6 +22,8 @@ export interface ProcessorDeps extends Pick<WorkerDeps, 'db' | 'logger' | 'publi
   onWalksRead?: (kept: number, loaded: number) => void;
   /** Webhooks: who has endpoints (the outbox is skipped for the others) and the delivery queue. */
   webhooks?: { producer: WebhookProducer };
+  /** The auto-claim queue (§18.5): the rewards a batch earned in auto-claim chains are claimed from there. */
+  autoClaims?: { producer: AutoClaimProducer };
   /** Leaderboards: refreshes the standings of the users a batch queued (core/leaderboards/refresh-standings.ts). */
   refreshStandings?: (userIds: readonly ServiceUserId[]) => Promise<void>;
 }
@@ -82,6 +85,7 @@ export function createProcessor(deps: ProcessorDeps) {
       await deps.publish(outcome.changes);
       // Not awaited: the batch's jobs need not wait on Redis for this, and a lost add is the sweeper's.
       if (outcome.webhookMessageIds.length > 0) void deps.webhooks?.producer.deliverNew(outcome.webhookMessageIds);
+      if (outcome.autoClaims.length > 0) void deps.autoClaims?.producer.claim(outcome.autoClaims);
       // Not awaited either: a refresh that fails stays queued in Postgres for the leaderboard sweeper.
       if (outcome.standingsQueued.length > 0) void deps.refreshStandings?.(outcome.standingsQueued);
       for (const event of outcome.matched) deps.onEventProcessed(event.receivedUs);

@@ -6,6 +6,7 @@ import type { Logger } from '../shared/observability/logger.js';
 import { checkPartitionCount } from '../shared/queue/partition-count.js';
 import { partitionLeaseStore, type WorkerInfo } from '../shared/queue/partition-lease-store.js';
 import { probeQueueSlots } from '../shared/queue/readiness.js';
+import { startAutoClaimSweeper } from './auto-claims/sweeper.js';
 import { startBacktestSweeper } from './backtests/sweeper.js';
 import { startConsumers } from './consumers.js';
 import { startHealthServer } from './health-server.js';
@@ -30,8 +31,8 @@ const idle = { stop: async () => {} };
 
 /**
  * Everything a worker does, from its config: the lease, the matching
- * consumers with the reconciler, partition maintenance and backtests (role
- * `matching`), webhook deliveries with their sweeper (role `webhooks`), and
+ * consumers with the reconciler, partition maintenance, backtests and
+ * auto-claims (role `matching`), webhook deliveries with their sweeper (role `webhooks`), and
  * the health server. worker/main.ts runs it until a signal.
  */
 export async function startWorker(config: Config, logger: Logger): Promise<RunningWorker> {
@@ -60,7 +61,15 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
         { intervalMs: config.RECONCILE_INTERVAL_MS },
       )
     : idle;
-  // Leaderboards (§18): refreshes left queued, and periods to finalize with their leaderboard.finalized facts.
+  // Auto-claims (§18.5) whose job was lost, failed or ran before their reward hold ended are queued again.
+  const autoClaimSweeper = matches
+    ? startAutoClaimSweeper(
+        { db: databases.autoClaims, logger, autoClaims: queues.autoClaims },
+        { intervalMs: config.RECONCILE_INTERVAL_MS, minAgeMs: config.RECONCILE_MIN_AGE_MS },
+      )
+    : idle;
+  // Leaderboards (§19): refreshes left queued, open periods Redis lost, and periods to finalize with their
+  // leaderboard.finalized facts.
   const leaderboardSweeper = matches
     ? startLeaderboardSweeper(
         { db: databases.leaderboards, standings: deps.standings, config, logger, webhooks: queues.webhooks },
@@ -153,6 +162,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
       await partitionMaintenance.stop();
       await sweeper.stop();
       await backtestSweeper.stop();
+      await autoClaimSweeper.stop();
       await leaderboardSweeper.stop();
       // Leaves the worker registry, stops its partitions, waits for their jobs in flight, then releases the leases.
       await partitionLeases?.stop();

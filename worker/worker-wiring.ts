@@ -1,8 +1,10 @@
 import type { Config } from '../shared/config.js';
 import { pendingEventsBacklog } from '../shared/db/event-store.js';
 import { StandingsCache } from '../shared/leaderboards/standings-cache.js';
+import { createChangePublisher } from '../shared/live/change-publisher.js';
 import type { Logger } from '../shared/observability/logger.js';
 import { createWorkerMetrics, PENDING_COUNT_CAP } from '../shared/observability/metrics.js';
+import { AUTO_CLAIM_CONCURRENCY } from '../shared/queue/auto-claim-contract.js';
 import { openDatabase } from '../shared/wiring/databases.js';
 import { openQueueProducers, openRedis } from '../shared/wiring/queues.js';
 import { workerApplicationName } from './lease.js';
@@ -24,6 +26,8 @@ export function openWorkerWiring(config: Config, logger: Logger, workerId: strin
   const webhookDatabase = pool(3);
   // Backtests' own connection: a long backtest never queues ahead of a matching batch.
   const backtestDatabase = pool(1);
+  // Auto-claims' own connections (one per claim in flight): a claim waiting on a chain's budget row never holds a batch's.
+  const autoClaimDatabase = pool(AUTO_CLAIM_CONCURRENCY);
   // The leaderboards' sweeper's own connection: finalizing a large board's period never waits behind a backtest.
   const leaderboardDatabase = pool(1);
   // The lease's own connection: its heartbeat never queues behind batches waiting for locks.
@@ -49,12 +53,21 @@ export function openWorkerWiring(config: Config, logger: Logger, workerId: strin
     publish: createLivePublisher(queues.redis, config.QUEUE_PREFIX, logger, config.REDIS_CLUSTER),
     standings: new StandingsCache(queues.redis, config.QUEUE_PREFIX),
   };
+  // What an auto-claim changed (a user's answer), told to the API processes (§18.5).
+  const changes = createChangePublisher({
+    redis: queues.redis,
+    prefix: config.QUEUE_PREFIX,
+    sharded: config.REDIS_CLUSTER,
+    logger,
+  });
   return {
     deps,
+    changes,
     databases: {
       matching: database.db,
       webhooks: webhookDatabase.db,
       backtests: backtestDatabase.db,
+      autoClaims: autoClaimDatabase.db,
       leaderboards: leaderboardDatabase.db,
       lease: leaseDatabase.db,
     },
@@ -68,6 +81,7 @@ export function openWorkerWiring(config: Config, logger: Logger, workerId: strin
         database.close(),
         webhookDatabase.close(),
         backtestDatabase.close(),
+        autoClaimDatabase.close(),
         leaderboardDatabase.close(),
         leaseDatabase.close(),
       ]);

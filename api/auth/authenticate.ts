@@ -8,8 +8,6 @@ import { callerOf } from './caller.js';
 import { clientAddress } from './client-address.js';
 import type { FailureLimiter } from './failure-limiter.js';
 
-export type { Caller } from './caller.js';
-
 const MAX_HEADER_LENGTH = 512;
 
 const forbiddenMessages = {

@@ -2,7 +2,7 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 
 /** What the address limits count under when a request came through no socket (app.request in tests). */
-export const NO_SOCKET_ADDRESS = 'no-socket';
+const NO_SOCKET_ADDRESS = 'no-socket';
 
 /**
  * The address a request came from, for the per-address limits. By default

@@ -15,8 +15,8 @@ export interface CredentialCacheOptions {
   lookup?: CredentialLookup;
 }
 
-export const DEFAULT_MAX_KNOWN = 10_000;
-export const DEFAULT_MAX_UNKNOWN = 1_000;
+const DEFAULT_MAX_KNOWN = 10_000;
+const DEFAULT_MAX_UNKNOWN = 1_000;
 
 /**
  * Credential lookups cached in-process for a few seconds, so the hot path

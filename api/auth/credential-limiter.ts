@@ -6,7 +6,7 @@ import type { AppError } from '../http/errors.js';
 import { type RateLimitPolicy, rateLimited, setRateLimitHeaders } from './rate-limit-policy.js';
 
 /** How often requests counted locally are added to the shared count. */
-export const FLUSH_MS = 100;
+const FLUSH_MS = 100;
 // Below this share of the quota left, every request asks Redis itself (exact near the limit).
 const EXACT_BELOW = 0.05;
 // Send the RateLimit fields on successful answers once this share of the quota is used (draft §6.2).

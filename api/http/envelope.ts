@@ -18,9 +18,19 @@ const errorEnvelopeShape = (codes: [ErrorCode, ...ErrorCode[]]) => ({
     description: 'The request field at fault, as a dot path (`events.3.timestamp`), when one field is.',
     example: 'user_id',
   }),
+  // Only where the answer can carry `insufficient_points` (docs/points.md).
+  ...(codes.includes('insufficient_points')
+    ? {
+        balance: z
+          .number()
+          .int()
+          .optional()
+          .openapi({ description: '`insufficient_points` only: the balance now, in points (below zero after a reversal).' }),
+      }
+    : {}),
 });
 
-export const errorEnvelopeSchema = z.object(errorEnvelopeShape(ERROR_CODES)).openapi('Error');
+const errorEnvelopeSchema = z.object(errorEnvelopeShape(ERROR_CODES)).openapi('Error');
 
 // One schema per status, listing only the codes that status carries, so a client
 // generated from the document knows which codes each response can hold.
@@ -37,7 +47,7 @@ function errorSchemaFor(status: number) {
 }
 
 /** Every answer to an API credential says which mode it came from (docs/test-mode.md); admin and health answers do not. */
-export const livemodeField = () =>
+const livemodeField = () =>
   z.boolean().optional().openapi({
     description: 'Answers to an API credential: false for a test credential (docs/test-mode.md), true for a live one.',
     example: true,

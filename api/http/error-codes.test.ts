@@ -208,6 +208,25 @@ const scenarios: Record<ErrorCode, { param: string | null; reach: () => Promise<
       return post('/v1/rewards/claim', { platform_user_id: platformUserId, quest_chain_id: chain.id });
     },
   },
+  insufficient_points: {
+    param: 'amount',
+    reach: async () => {
+      const answer = await post(`/v1/users/${await registered()}/points/spend`, { amount: 5, idempotency_key: 'k' });
+      expect(answer.json.balance).toBe(0);
+      return answer;
+    },
+  },
+  idempotency_key_reused: {
+    param: 'idempotency_key',
+    reach: async () => {
+      const chain = await createTestChain(database.db, platform.id, advertiser.id);
+      const platformUserId = await completedFirstTask(chain);
+      expect((await post('/v1/rewards/claim', { platform_user_id: platformUserId, task_id: chain.taskIds[0] })).status).toBe(200);
+      const spend = (amount: number) => post(`/v1/users/${platformUserId}/points/spend`, { amount, idempotency_key: 'k' });
+      expect((await spend(5)).status).toBe(200);
+      return spend(6);
+    },
+  },
   not_a_mystery_box: {
     param: 'id',
     reach: async () => {

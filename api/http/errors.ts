@@ -64,6 +64,8 @@ export class AppError extends Error {
     message: string,
     /** The one request field at fault, as a dot path (`events.3.timestamp`). */
     readonly param?: string,
+    /** Figures the answer states beside the message (`insufficient_points`: `balance`). */
+    readonly details?: Readonly<Record<string, number>>,
   ) {
     super(message);
     this.name = 'AppError';
@@ -74,7 +76,7 @@ export class AppError extends Error {
   }
 }
 
-export const fromDomainError = (error: DomainError) => new AppError(error.code, error.message, error.param);
+const fromDomainError = (error: DomainError) => new AppError(error.code, error.message, error.param, error.details);
 
 /** Every error answer, in the one envelope; `livemode` once the credential is verified (api/http/livemode.ts). */
 export function errorResponse(c: Context, error: AppError) {
@@ -85,6 +87,7 @@ export function errorResponse(c: Context, error: AppError) {
     error: error.message,
     code: error.code,
     ...(error.param !== undefined ? { param: error.param } : {}),
+    ...error.details,
   };
   return c.json(body, error.status as ContentfulStatusCode);
 }

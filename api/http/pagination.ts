@@ -1,8 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import type { PageRequest } from '../../shared/db/keyset.js';
 
-export const DEFAULT_PAGE_LIMIT = 50;
-export const MAX_PAGE_LIMIT = 200;
+const DEFAULT_PAGE_LIMIT = 50;
+const MAX_PAGE_LIMIT = 200;
 
 /**
  * The query of every list (docs/api-flows.md, "Lists"): `limit` and

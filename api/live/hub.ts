@@ -34,8 +34,8 @@ export interface LiveHubOptions {
   providerCheckMs?: number;
 }
 
-export const DEFAULT_HEARTBEAT_MS = 20_000;
-export const DEFAULT_CAPS: StreamCaps = { perUser: 10, perPlatform: 5000, perProcess: 10_000 };
+const DEFAULT_HEARTBEAT_MS = 20_000;
+const DEFAULT_CAPS: StreamCaps = { perUser: 10, perPlatform: 5000, perProcess: 10_000 };
 
 /**
  * One Redis subscriber connection per API process, fanned out to every open

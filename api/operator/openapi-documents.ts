@@ -36,13 +36,18 @@ const integratorTags = [
   },
   { name: 'Rewards', description: 'List and claim the rewards of completed tasks and chains.' },
   {
+    name: 'Points',
+    description: "A user's points balance and ledger (credited by claims of points rewards), and spends (docs/points.md).",
+  },
+  {
     name: 'Leaderboards',
     description:
       'Rank your users by points or chains completed, per period; read the top or around a user (docs/leaderboards.md).',
   },
   {
     name: 'Test mode',
-    description: 'Sandbox credentials (pk_test_…) whose data never mixes with live data; reset a test mode (docs/test-mode.md).',
+    description:
+      'Sandbox credentials (pk_test_…) whose data never mixes with live-mode data; reset a test mode (docs/test-mode.md).',
   },
   {
     name: 'Webhooks',

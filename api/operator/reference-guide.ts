@@ -35,7 +35,7 @@ one **platform** (publisher) or **advertiser**, and holds permissions:
 | \`events:write\` | \`POST /v1/events\`, \`POST /v1/events/batch\` | platform, advertiser |
 | \`quest_chains:read\` | \`GET /v1/quest-chains/active/{platformUserId}\` | platform |
 | \`account_links:write\` | start and list links (platform), complete a link (advertiser) | both |
-| \`rewards:read\` / \`rewards:claim\` | \`GET /v1/rewards/{platformUserId}\` / \`POST /v1/rewards/claim\` | platform |
+| \`rewards:read\` / \`rewards:claim\` | \`GET /v1/rewards/{platformUserId}\`, \`GET /v1/users/{platformUserId}/points\` / \`POST /v1/rewards/claim\`, \`POST /v1/users/{platformUserId}/points/spend\` | platform |
 | \`webhooks:manage\` | \`/v1/webhook-endpoints\` and their messages (signed webhooks) | platform, advertiser |
 | \`quest_chains:stats\` | \`GET /v1/quest-chains/{questChainId}/stats\`: the figures of a chain you fund | advertiser |
 
@@ -79,7 +79,8 @@ Every answer carries an \`X-Request-Id\` header (yours, if you sent a sane one);
 const idempotency = `
 ## Idempotency and deduplication
 
-There is no \`Idempotency-Key\` header because no write needs one: each is idempotent by what it is about.
+There is no \`Idempotency-Key\` header: each write is idempotent by what it is about, and the one that is not
+(a spend of points) names itself with an \`idempotency_key\` field.
 
 - **Events** are deduplicated on (your credential's provider, \`user_id\`, \`event_type\`, the instant of
   \`timestamp\`). A repeat answers 200 with the stored event's \`event_id\`, \`received_at\` and
@@ -90,6 +91,9 @@ There is no \`Idempotency-Key\` header because no write needs one: each is idemp
   (the stored user is not changed).
 - **Reward claims** are granted at most once, even under concurrent calls: a repeat answers 200 with the
   first claim and \`already_claimed: true\`.
+- **Point spends** carry your \`idempotency_key\` (an order id, say): the same key again answers the first spend
+  with \`already_spent: true\` and takes nothing more; the same key with another amount answers 409
+  \`idempotency_key_reused\`.
 - **Completing an account link** again answers \`already_linked: true\`. Starting one issues a fresh
   single-use connection token each time (valid ${LINK_TOKEN_TTL_MINUTES} minutes); unused tokens simply expire.
 
@@ -109,7 +113,7 @@ const limits = `
 | requests per credential | per minute, set by the operator | 429 \`rate_limited\` with \`Retry-After\` |
 | failed authentications per client address | per minute, set by the operator | 429 \`rate_limited\` with \`Retry-After\` |
 | open live streams | per user, per platform and per server, set by the operator | 429 \`too_many_streams\` |
-| page size of a list | \`limit\` 1 to 200, default 50 | 400 |
+| page size of a list | \`limit\` 1 to 200, default 50 (a points ledger: 1 to 100, default 20) | 400 |
 
 **Rate limits.** Over a rate limit the service answers **429** with code \`rate_limited\` and a
 \`Retry-After\` header (whole seconds): wait that long before the next call. Answers also carry the
@@ -168,14 +172,27 @@ get a fresh one from a new read.
 open the stream on the service's origin. No other route answers CORS: the rest of the API is for backends.
 `;
 
-const campaigns = `
-## Campaign figures (advertisers)
+const points = `
+## Points
+
+Claiming a reward of type \`points\` credits its value to the user's balance, in the claim's transaction; a
+refund that marks the claim reversed debits it (the balance may go below zero), and the credit comes back if
+the mark clears. \`GET /v1/users/{platformUserId}/points\` answers the balance, what was earned, spent and
+reversed, and the ledger newest first, whose amounts add up to the balance (page with \`next_cursor\`).
+\`POST /v1/users/{platformUserId}/points/spend\` takes \`{amount, idempotency_key, reason?}\`; a balance below
+the amount answers 409 \`insufficient_points\` with the balance in \`balance\`, and concurrent spends never
+overdraw. A chain created with \`auto_claim\` has its rewards claimed by the service as they are earned,
+with every rule of a claim (reward hold, caps, budget, a mystery box's draw).
+`;
+
+const chainStats = `
+## Chain stats (advertisers)
 
 An advertiser reads how each chain it funds does with \`GET /v1/quest-chains/{questChainId}/stats\`
 (permission \`quest_chains:stats\`): users admitted, started and completed; per task the users who completed it
 and the median time from joining to completing it; claims and value claimed per reward; prizes drawn and stock
-left; budget spent and left; reversals; a daily series of starts, completions and claims over the chain's life.
-Counts only, never a user. A chain of another advertiser answers 404; a test credential reads test chains only.
+left; budget spent and left; reversals; points paid out; a daily series of starts, completions and claims over
+the chain's life. Counts only, never a user. A chain of another advertiser answers 404; a test credential reads test chains only.
 `;
 
 const leaderboards = `
@@ -201,8 +218,9 @@ export const integratorGuide = [
   limits,
   versioning,
   live,
-  campaigns,
+  points,
   leaderboards,
+  chainStats,
 ]
   .map((section) => section.trim())
   .join('\n\n');
@@ -225,12 +243,12 @@ the operator CLI (see \`docs/operations.md\`) does the same work directly agains
 The same envelope and codes as the integrator API: \`{"success": false, "error": "…", "code": "…", "param": "…"}\`.
 Bodies are strict: a field the operation does not know answers 400 \`unknown_field\` naming it.
 
-## Campaign figures
+## Chain stats
 
 \`GET /admin/v1/quest-chains/{id}/stats\` answers how a chain does: users admitted, started and completed; per task
 the users who completed it and the median time from joining; claims and value claimed per reward; prizes drawn and
-stock left; budget spent and left; reversals; a daily series of starts, completions and claims. Counted over the
-stored rows in one snapshot (\`docs/campaign-stats.md\`). The page \`/admin/campaigns/{id}\` draws it (a browser
+stock left; budget spent and left; reversals; points paid out; a daily series of starts, completions and claims. Counted over the
+stored rows in one snapshot (\`docs/chain-stats.md\`). The page \`/admin/campaigns/{id}\` draws it (a browser
 gives the token as Basic password); the advertiser reads its own with \`GET /v1/quest-chains/{questChainId}/stats\`.
 
 ## Leaderboards

@@ -166,7 +166,7 @@ export class ActiveAnswerCache {
     this.remove(key);
   }
 
-  /** Every answer of a platform changed at once (its test data was reset), by platform id. */
+  /** Every answer of a platform changed at once (its test-mode data was reset), by platform id. */
   invalidatePlatform(platformId: string): void {
     this.note({ sequence: ++this.sequence, platformId });
     const prefix = answerKey(platformId, '');

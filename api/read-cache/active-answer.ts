@@ -16,7 +16,7 @@ import { answerKey, type CachedAnswer } from './active-answer-cache.js';
  * leaves the token out, so a revalidation answers 304 across token renewals:
  * the client keeps the token it holds (docs/operations.md, "Conditional reads").
  */
-export const TOKEN_WINDOW_MS = 60_000;
+const TOKEN_WINDOW_MS = 60_000;
 
 /** The active answer's body and tag; `body` is null when the caller's `If-None-Match` holds (answer 304). */
 export interface ActiveAnswer {
@@ -36,7 +36,7 @@ const BLANK_TOKEN = Buffer.from('"token":""');
 const fingerprints = new WeakMap<ChainDefinition[], string>();
 
 /** A digest of everything the read shows of a platform's definitions; computed once per loaded list. */
-export function definitionsFingerprint(definitions: ChainDefinition[]): string {
+function definitionsFingerprint(definitions: ChainDefinition[]): string {
   let fingerprint = fingerprints.get(definitions);
   if (fingerprint === undefined) {
     // `rules` is derived from the rows; timestamps are bigints, written as decimal text.

@@ -5,7 +5,7 @@ interface Mountable {
   route: { method: string; path: string };
 }
 
-export interface WildcardGroup<E extends Mountable> {
+interface WildcardGroup<E extends Mountable> {
   method: string;
   /** `<prefix>/*` on the main app, forwarding to an app of the group's own. */
   wildcard: string;

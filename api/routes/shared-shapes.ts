@@ -267,7 +267,7 @@ export const EXAMPLE_PRIZES = [
   { prize_id: 'silver', name: '5 EUR voucher', value: 5, weight: 100, odds: 0.9901 },
 ] as const;
 
-// A leaderboard (§18), as the platform's reads and the admin answers show it.
+// A leaderboard (§19), as the platform's reads and the admin answers show it.
 
 export const leaderboardShape = {
   id: z.uuid(),

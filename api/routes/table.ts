@@ -18,7 +18,7 @@ import { getQuestChainRoute } from './admin/quest-chains/get.js';
 import { listQuestChainsRoute } from './admin/quest-chains/list.js';
 import { restockPrizeRoute } from './admin/quest-chains/restock.js';
 import { rotateDrawSeedRoute } from './admin/quest-chains/rotate-seed.js';
-import { getCampaignStatsRoute } from './admin/quest-chains/stats.js';
+import { getAnyQuestChainStatsRoute } from './admin/quest-chains/stats.js';
 import { updateQuestChainRoute } from './admin/quest-chains/update.js';
 import { sendEventBatchRoute } from './events/batch.js';
 import { reverseEventRoute } from './events/reverse.js';
@@ -29,6 +29,8 @@ import { getReadinessRoute } from './health/readiness.js';
 import { listPlatformLeaderboardsRoute } from './leaderboards/list.js';
 import { getLeaderboardStandingsRoute } from './leaderboards/read.js';
 import { streamLiveUpdatesRoute } from './live/stream.js';
+import { getPointsRoute } from './points/read.js';
+import { spendPointsRoute } from './points/spend.js';
 import { getActiveQuestChainsRoute } from './quest-chains/active/read-active.js';
 import { explainQuestChainProgressRoute } from './quest-chains/explain/explain.js';
 import { getQuestChainStatsRoute } from './quest-chains/stats/stats.js';
@@ -36,7 +38,7 @@ import { claimRewardRoute } from './rewards/claim.js';
 import { getDrawRoute } from './rewards/draw.js';
 import { listRewardsRoute } from './rewards/list.js';
 import type { RouteEntry } from './route-entry.js';
-import { resetTestDataRoute } from './test-mode/reset.js';
+import { resetTestModeDataRoute } from './test-mode/reset.js';
 import { registerUserRoute } from './users/register.js';
 import { createWebhookEndpointRoute } from './webhook-endpoints/create.js';
 import { deleteWebhookEndpointRoute } from './webhook-endpoints/delete.js';
@@ -71,11 +73,14 @@ export const ROUTE_TABLE: readonly RouteEntry[] = [
   claimRewardRoute,
   getDrawRoute,
   listRewardsRoute,
+  // Points
+  getPointsRoute,
+  spendPointsRoute,
   // Leaderboards
   listPlatformLeaderboardsRoute,
   getLeaderboardStandingsRoute,
   // Test mode
-  resetTestDataRoute,
+  resetTestModeDataRoute,
   // Webhooks
   createWebhookEndpointRoute,
   listWebhookEndpointsRoute,
@@ -100,7 +105,7 @@ export const ROUTE_TABLE: readonly RouteEntry[] = [
   updateQuestChainRoute,
   restockPrizeRoute,
   rotateDrawSeedRoute,
-  getCampaignStatsRoute,
+  getAnyQuestChainStatsRoute,
   startQuestChainBacktestRoute,
   getBacktestRoute,
   createLeaderboardRoute,

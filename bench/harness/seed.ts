@@ -20,10 +20,10 @@ export interface BenchWorld {
   users: string[];
 }
 
-export const CHAINS = 5;
-export const TASKS = 5;
+const CHAINS = 5;
+const TASKS = 5;
 /** Event types of the seeded tasks: task i matches `step-<i % 3>`. */
-export const eventTypeOfTask = (task: number) => `step-${task % 3}`;
+const eventTypeOfTask = (task: number) => `step-${task % 3}`;
 
 const JSON_CONTENT = { 'content-type': 'application/json' };
 

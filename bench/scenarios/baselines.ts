@@ -10,7 +10,7 @@ export const BARE_POST = 'bare Hono POST echo';
 export const RAW_INSERT = 'raw postgres.js single-row insert';
 
 /** A body shaped like a single event, so the echo parses and writes what ingest would. */
-export const sampleEvent = (n: number) =>
+const sampleEvent = (n: number) =>
   JSON.stringify({
     user_id: `u-${n % 200}`,
     event_type: `step-${n % 3}`,

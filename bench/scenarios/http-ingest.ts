@@ -3,7 +3,7 @@ import { BARE_POST, RAW_INSERT } from './baselines.js';
 
 export const SINGLE_INGEST = 'single-event ingest';
 export const BATCH_INGEST = 'batch ingest (100 events/request)';
-export const DUPLICATE_INGEST = 'single-event ingest, 50% duplicates';
+const DUPLICATE_INGEST = 'single-event ingest, 50% duplicates';
 
 const eventAt = (n: number, year = 2026) => new Date(Date.UTC(year, 1, 1) + n * 1000).toISOString();
 

@@ -2,9 +2,9 @@ import type { Scenario } from '../harness/context.js';
 import { BARE_GET } from './baselines.js';
 import { failures } from './http-ingest.js';
 
-export const HEALTHZ = '/healthz (no I/O)';
-export const ACTIVE_READ = 'active read (5 chains x 5 tasks, with progress)';
-export const REVALIDATION = 'active read revalidation (304)';
+const HEALTHZ = '/healthz (no I/O)';
+const ACTIVE_READ = 'active read (5 chains x 5 tasks, with progress)';
+const REVALIDATION = 'active read revalidation (304)';
 
 /** GET figures against the bare framework: /healthz, the active-chains read, and its 304 revalidation. */
 export const httpReads: Scenario = {

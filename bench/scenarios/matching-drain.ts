@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { pendingEvents, users } from '../../shared/db/schema/index.js';
 import type { Scenario } from '../harness/context.js';
 
-export const MATCHING_DRAIN = 'matching drain, one worker';
+const MATCHING_DRAIN = 'matching drain, one worker';
 
 /**
  * One worker, started only now, drains everything the ingest scenarios left

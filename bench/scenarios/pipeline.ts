@@ -3,10 +3,10 @@ import { pendingEvents } from '../../shared/db/schema/index.js';
 import type { BenchContext, Scenario } from '../harness/context.js';
 import { FLAT_BACKLOG_S, LAG_P99_BOUND_S, lagBuckets, quantileBound } from '../matching/lag.js';
 
-export const SUSTAINED_PIPELINE =
+const SUSTAINED_PIPELINE =
   'sustained pipeline: batch ingest, one worker keeping up (backlog flat, answered → matched p99 <= 250 ms)';
-export const PIPELINE_THROUGHPUT = 'pipeline throughput with the backlog flat (any latency)';
-export const LIVE_LATENCY = 'event answered 200 → live progress received (SSE), p99';
+const PIPELINE_THROUGHPUT = 'pipeline throughput with the backlog flat (any latency)';
+const LIVE_LATENCY = 'event answered 200 → live progress received (SSE), p99';
 
 const EVENTS_PER_REQUEST = 100;
 

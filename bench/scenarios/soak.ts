@@ -1,7 +1,7 @@
 import { rssMb } from '../../e2e/harness/proc-stats.js';
 import type { Scenario } from '../harness/context.js';
 
-export const SOAK_RSS = 'API RSS after the soak / after its first minute';
+const SOAK_RSS = 'API RSS after the soak / after its first minute';
 
 /**
  * Single-event ingest at full load for `--soak-minutes` minutes: the API's

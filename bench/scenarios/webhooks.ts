@@ -11,7 +11,7 @@ import { type DrainFigure, drain } from '../matching/drain.js';
 import { type MatchingTenant, matchingTenant, roundRobin } from '../matching/seed.js';
 import { MATCH_DRAIN } from './matching.js';
 
-export const WEBHOOK_THROUGHPUT = 'webhook deliveries, 1 worker, receiver answering 200 at once';
+const WEBHOOK_THROUGHPUT = 'webhook deliveries, 1 worker, receiver answering 200 at once';
 
 /**
  * Webhooks (docs/webhooks.md): how many signed deliveries one worker makes per
@@ -164,7 +164,7 @@ async function delay(ctx: BenchContext, receiver: WebhookReceiver) {
   }
 }
 
-export const DRAIN_WITHOUT_ENDPOINT = `${MATCH_DRAIN}, no webhook endpoint (webhooks' own A)`;
+const DRAIN_WITHOUT_ENDPOINT = `${MATCH_DRAIN}, no webhook endpoint (webhooks' own A)`;
 
 /**
  * The matcher's price for webhooks when they are used: the drain of the

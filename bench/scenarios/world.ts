@@ -3,7 +3,7 @@ import { cpuSeconds } from '../../e2e/harness/proc-stats.js';
 import { createEventSource, isoMicros, type Send, type WorldEvent } from '../../e2e/support/world/event-source.js';
 import { openLoop, quantile } from '../../e2e/support/world/open-loop.js';
 import { PROBE_EVENT_TYPE } from '../../e2e/support/world/world-chains.js';
-import { checkAgainstModel, SampledHistory, sampleUsers } from '../../e2e/support/world/world-check.js';
+import { checkAgainstModel, questCoverageText, SampledHistory, sampleUsers } from '../../e2e/support/world/world-check.js';
 import { type SeededWorld, seedProductionWorld } from '../../e2e/support/world/world-seed.js';
 import { zipfHeadShare } from '../../e2e/support/world/zipf.js';
 import { events, pendingEvents, users } from '../../shared/db/schema/index.js';
@@ -49,13 +49,15 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * The run of record (docs/performance.md): a world shaped like production, on its own
  * deployment (API and one worker, as `npm start` runs them). 50,000 users on
- * 2 platforms, 30 chains of 3-5 conditioned tasks funded by 4 advertisers;
+ * 2 platforms, 30 chains of 3-5 conditioned tasks funded by 4 advertisers
+ * (every third with counted, summed or streak tasks, or repeating);
  * producers pick users by Zipf (s = 1.1), send 90 % of events in batches of
  * 100, repeat 5 % and date 10 % up to an hour late; pollers read GET active
  * for users drawn uniformly, revalidating with the tag they hold. Open-loop
  * producers step their rate up, first alone, then beside the pollers; then one
  * user's 5,000-event backlog beside probes of other users; at the end the
- * progress of sampled users is checked against the pure model of §5.
+ * progress of sampled users (completions, tallies, runs) is checked against
+ * the pure model of §5 and §16.
  */
 export const world: Scenario = {
   name: 'world',
@@ -145,7 +147,7 @@ async function runWorld(ctx: BenchContext, stack: WorldStack, seeded: SeededWorl
     await drain(ctx, stack);
     const check = await checkAgainstModel(stack.database.db, seeded, history);
     ctx.log(
-      `world model check: ${check.users} users, ${check.walks} walks, ${history.eventCount} events, ${check.mismatches.length} mismatches${check.mismatches.length ? `: ${check.mismatches.slice(0, 5).join('; ')}` : ''}`,
+      `world model check: ${check.users} users, ${check.walks} walks, ${history.eventCount} events, ${questCoverageText(check.quest)}; ${check.mismatches.length} mismatches${check.mismatches.length ? `: ${check.mismatches.slice(0, 5).join('; ')}` : ''}`,
     );
     return check;
   };
@@ -264,7 +266,7 @@ function report(
       figure: `world: sampled users' progress vs the pure model (mismatches)`,
       value: check.mismatches.length + history.conflicts,
       unit: '',
-      note: `${check.users} users, ${check.walks} walks, ${history.eventCount} accepted events; ${traffic.rejected} events rejected`,
+      note: `${check.users} users, ${check.walks} walks, ${history.eventCount} accepted events (${questCoverageText(check.quest)}); ${traffic.rejected} events rejected`,
     },
     { atMost: 0 },
   );

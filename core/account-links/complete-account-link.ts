@@ -17,7 +17,7 @@ import { conflict, invalidInput } from '../../shared/errors.js';
 import type { CoreDeps } from '../deps.js';
 
 /** The event type the service records for the advertiser when a link is made (§6.3). */
-export const LINK_EVENT_TYPE = 'link_account';
+const LINK_EVENT_TYPE = 'link_account';
 
 export interface CompleteAccountLinkInput {
   advertiserId: string;

@@ -54,7 +54,7 @@ export async function startBacktest(
   input: CreateChainInput,
 ): Promise<StoredBacktest> {
   checkChainRules(input);
-  // A test draft runs over the platform's test data (docs/test-mode.md).
+  // A test draft runs over the platform's test-mode data (docs/test-mode.md).
   const draft = toDraft({ ...input, ...(await checkProviders(deps.db, input)) });
   const usersTotal = await countPlatformUsers(deps.db, draft.platformId);
   const backtest = await insertBacktest(deps.db, { draft, tally: emptyTally(draft), usersTotal });

@@ -12,8 +12,8 @@ import type { Executor } from '../../shared/db/client.js';
 import { loadMatchUsers, pagePlatformUserIds } from '../../shared/db/user-store.js';
 import { type BacktestDraft, type BacktestTally, backtestResult, tallyUser } from '../../shared/domain/backtest.js';
 import type { ServiceUserId } from '../../shared/domain/ids.js';
-import { computeCompletions } from '../../shared/domain/progress.js';
 import { eventsByRun, runRules } from '../../shared/domain/runs.js';
+import { computeCompletions } from '../../shared/domain/walk.js';
 import type { CoreDeps } from '../deps.js';
 import { loadCountingHistory } from '../matching/counting-history.js';
 
@@ -31,11 +31,11 @@ import { loadCountingHistory } from '../matching/counting-history.js';
  * from the events per user the last page had, aiming at this many events
  * (one user's events at least, whatever their number).
  */
-export const BACKTEST_PAGE_EVENTS = 10_000;
+const BACKTEST_PAGE_EVENTS = 10_000;
 const MAX_PAGE_USERS = 500;
 
 /** The next page's user count, from what the last one loaded. */
-export const nextPageUsers = (users: number, events: number) =>
+const nextPageUsers = (users: number, events: number) =>
   Math.max(1, Math.min(MAX_PAGE_USERS, Math.floor((users * BACKTEST_PAGE_EVENTS) / Math.max(1, events))));
 
 /**
@@ -111,8 +111,8 @@ async function evaluatePage(
   // In id order, so the sample is the same however the work was split between processes.
   for (const user of [...users].sort((a, b) => (a.id < b.id ? -1 : 1))) {
     // One walk per run (a repeating draft's runs each earn their rewards; others have one).
-    const runs = [...eventsByRun(draft.rules, history.countingOf(user, scope))].map(([period, events]) =>
-      computeCompletions(runRules(draft.rules, period)!, events),
+    const runs = [...eventsByRun(draft.rules, history.countingOf(user, scope))].map(([runStart, events]) =>
+      computeCompletions(runRules(draft.rules, runStart)!, events),
     );
     tallyUser(tally, draft, user.platformUserId, runs);
   }

@@ -13,7 +13,7 @@ import { type ServiceUserId, senderUserId } from '../../shared/domain/ids.js';
 import { parseUtcTimestamp } from '../../shared/domain/timestamp.js';
 import { WEBHOOK_EVENT_TYPES } from '../../shared/domain/webhooks.js';
 import { DomainError } from '../../shared/errors.js';
-import { statsColumnsAdrift } from '../../shared/testing/campaign-stats-rows.js';
+import { statsColumnsAdrift } from '../../shared/testing/chain-stats-rows.js';
 import { createTestChain, createTestUser } from '../../shared/testing/chains.js';
 import { recordChanges } from '../../shared/testing/change-notices.js';
 import { createTestProvider, type TestProvider } from '../../shared/testing/fixtures.js';
@@ -324,7 +324,7 @@ describe('reverseEvents', () => {
   });
 });
 
-describe('the campaign stats columns (0014)', () => {
+describe('the chain stats columns (0014)', () => {
   it('hold what they derive from in every row the batches above wrote, however their completions moved', async () => {
     expect(await statsColumnsAdrift(database.db)).toEqual([]);
   });

@@ -17,7 +17,7 @@ import type { CoreDeps, LeaderboardSource } from '../deps.js';
 import { type Page, type PageRequest, pageOrRefuse } from '../page.js';
 import { openPeriods, periodKey, timingOf } from './periods.js';
 
-// The operator's leaderboards (§18): create, read, list, archive; and a
+// The operator's leaderboards (§19): create, read, list, archive; and a
 // platform's list of its own.
 
 /** A board to create, as the admin API and the CLI give it: the live platform id, dates in epoch µs. */

@@ -41,7 +41,7 @@ type ReadDeps = Pick<CoreDeps, 'db' | 'standings' | 'config' | 'logger' | 'webho
 const REBUILD_WAIT_MS = 250;
 
 /**
- * GET /v1/leaderboards/{id} (§18): the top `limit`, or `limit` around a user,
+ * GET /v1/leaderboards/{id} (§19): the top `limit`, or `limit` around a user,
  * of the period asked (by default the current one). A period in progress or
  * still settling is read from Redis (one round trip); a set Redis lost is
  * rebuilt from Postgres, and until it is the read is answered from Postgres.

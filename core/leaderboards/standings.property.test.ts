@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../shared/config.js';
 import { insertOrFindEvents } from '../../shared/db/event-store.js';
-import { rewardClaims } from '../../shared/db/schema/index.js';
+import { pointEntries, rewardClaims } from '../../shared/db/schema/index.js';
 import { type ServiceUserId, senderUserId } from '../../shared/domain/ids.js';
 import { StandingsCache } from '../../shared/leaderboards/standings-cache.js';
 import { createLogger } from '../../shared/observability/logger.js';
@@ -22,7 +22,7 @@ import { createLeaderboard, storedLeaderboards } from './boards.js';
 import { readStandings } from './read-standings.js';
 import { refreshStandings } from './refresh-standings.js';
 
-// §18 against an independent model: random events, reversals and concurrent
+// §19 against an independent model: random events, reversals and concurrent
 // claims go through the real matcher and claims, the standings through
 // Redis (kept in step by refreshes) and Postgres (final periods, rebuilds);
 // every read must equal what the model works out from the operations alone,
@@ -402,39 +402,41 @@ describe('points, against the model', () => {
           // The model (docs/reversals.md): a task's claim is reversed once no standing event completes the task at or
           // before the completion it claimed (the walk holds that one); a chain reward's claim while the chain is not
           // completed, by a standing event or by its claimed task's hold. A credit counts while its claim is not
-          // reversed; the times come from the claims as stored.
+          // reversed (§18.3: the debit, and the credit back when the mark clears); a score is reached at the last
+          // ledger entry of its claims, whose times come from the ledger as stored.
           const taskHeld = (user: string, chain: number) => granted.has(`${user}/${chain}/false`);
           const stands = (claim: { user: string; chain: number; whole: boolean; claimedAt: number }) =>
             claim.whole
               ? live(claim.user, claim.chain) || taskHeld(claim.user, claim.chain)
               : liveEvents(claim.user, claim.chain).some((at) => at <= claim.claimedAt);
+          const claimIds = [...granted.values()].map((g) => g.claimId);
           const stored = await database.db
-            .select({ id: rewardClaims.id, claimedUs: rewardClaims.claimedAt, reversedUs: rewardClaims.reversedAt })
+            .select({ id: rewardClaims.id, reversedUs: rewardClaims.reversedAt })
             .from(rewardClaims)
-            .where(
-              inArray(
-                rewardClaims.id,
-                [...granted.values()].map((g) => g.claimId),
-              ),
-            );
-          const times = new Map(stored.map((row) => [row.id, row]));
+            .where(inArray(rewardClaims.id, claimIds));
+          const marked = new Map(stored.map((row) => [row.id, row.reversedUs !== null]));
+          const entries = await database.db
+            .select({ claimId: pointEntries.claimId, amount: pointEntries.amount, atUs: pointEntries.createdAt })
+            .from(pointEntries)
+            .where(inArray(pointEntries.claimId, claimIds));
           const standings = new Map<string, ModelStanding>();
           for (const claim of granted.values()) {
-            const row = times.get(claim.claimId)!;
             const standsNow = stands(claim);
-            expect(row.reversedUs === null, `claim of ${claim.user} in chain ${claim.chain} reversed as the model says`).toBe(
-              standsNow,
+            expect(marked.get(claim.claimId), `claim of ${claim.user} in chain ${claim.chain} reversed as the model says`).toBe(
+              !standsNow,
             );
+            const own = entries.filter((entry) => entry.claimId === claim.claimId);
+            // The ledger holds what the model says the claim is worth now.
+            expect(own.reduce((sum, entry) => sum + Number(entry.amount), 0)).toBe(standsNow ? claim.value : 0);
             const standing = standings.get(claim.user) ?? { platformUserId: claim.user, score: 0, reachedMs: 0 };
-            const lastMs = Number((row.reversedUs ?? row.claimedUs) / 1000n);
             standings.set(claim.user, {
               ...standing,
               score: standing.score + (standsNow ? claim.value : 0),
-              reachedMs: Math.max(standing.reachedMs, lastMs, Number(row.claimedUs / 1000n)),
+              reachedMs: Math.max(standing.reachedMs, ...own.map((entry) => Number(entry.atUs / 1000n))),
             });
           }
           grantedInAll += granted.size;
-          reversedInAll += stored.filter((row) => row.reversedUs !== null).length;
+          reversedInAll += entries.filter((entry) => entry.amount < 0n).length;
           const ranking = modelRanking(standings.values());
           const cached = await deps().standings.read({ boardId: board.id, periodStartUs: board.startUs }, { limit: 100 });
           expect(cached && wire(cached.entries)).toEqual(ranking);
@@ -445,7 +447,7 @@ describe('points, against the model', () => {
       ),
       { numRuns: 12 },
     );
-    // The runs made claims, and reversed some of them.
+    // The runs made claims, and reversals debited some of them.
     expect(grantedInAll).toBeGreaterThan(20);
     expect(reversedInAll).toBeGreaterThan(0);
   }, 240_000);

@@ -2,7 +2,7 @@ import { findAdmissions, insertAdmissions, takePlaces } from '../../shared/db/ad
 import type { MatchingChain } from '../../shared/db/chain-store.js';
 import type { Executor } from '../../shared/db/client.js';
 import { admitsNoOneNew } from '../../shared/domain/admission.js';
-import type { WalkState } from '../../shared/domain/progress.js';
+import type { WalkState } from '../../shared/domain/walk.js';
 import { parseWalkKey, walkKey } from '../../shared/domain/walk-key.js';
 import { admissionCandidates, type BatchView, chooseAdmitted } from './plan-batch.js';
 

@@ -5,7 +5,7 @@ import { accountLinks, chainProgress, taskCompletions, users, webhookMessages } 
 import { deleteEndpoint, insertEndpoint } from '../../shared/db/webhook-endpoint-store.js';
 import { type ServiceUserId, senderUserId, serviceUserId } from '../../shared/domain/ids.js';
 import { formatIsoMicros, parseUtcTimestamp } from '../../shared/domain/timestamp.js';
-import { statsColumnsAdrift } from '../../shared/testing/campaign-stats-rows.js';
+import { statsColumnsAdrift } from '../../shared/testing/chain-stats-rows.js';
 import { createTestChain, createTestUser } from '../../shared/testing/chains.js';
 import type { TestProvider } from '../../shared/testing/fixtures.js';
 import { useTestData } from '../../shared/testing/test-data.js';
@@ -180,7 +180,7 @@ describe('matchBatch, one event at a time', () => {
   });
 });
 
-describe('the campaign stats columns (0014)', () => {
+describe('the chain stats columns (0014)', () => {
   it('hold what they derive from in every row the batches above wrote, however their completions moved', async () => {
     expect(await statsColumnsAdrift(database.db)).toEqual([]);
   });

@@ -1,4 +1,5 @@
 import { appendTo, groupBy } from '../../shared/collections.js';
+import { insertAutoClaims, type QueuedAutoClaim } from '../../shared/db/auto-claim-store.js';
 import { loadMatchingChains, type MatchingChain } from '../../shared/db/chain-store.js';
 import { claimPendingEvents, deletePending, type StoredEvent } from '../../shared/db/event-store.js';
 import {
@@ -24,6 +25,8 @@ import { formatIsoMillis } from '../../shared/domain/timestamp.js';
 import { walkKey } from '../../shared/domain/walk-key.js';
 import type { CoreDeps } from '../deps.js';
 import { queueRefresh } from '../leaderboards/refresh-standings.js';
+import { settleClaimMarks } from '../points/ledger.js';
+import { earnedAutoClaims } from '../rewards/earned-auto-claims.js';
 import { batchFacts } from '../webhooks/batch-facts.js';
 import { reversalFact } from '../webhooks/claim-fact.js';
 import { admitNewUsers } from './admit-users.js';
@@ -39,11 +42,11 @@ export interface UserProgressChange extends ProgressChange {
 const providersOf = (chains: readonly MatchingChain[]) =>
   new Set(chains.flatMap((c) => [c.chain.platformId, c.chain.advertiserId]));
 
-/** The users whose leaderboard scores the writes may move: a run complete now or before, and claims reversed or restored. */
+/** §19: the users whose leaderboard scores the writes may move: a run complete now or before, and claims reversed or restored. */
 function standingsMovedBy(view: BatchView, writes: BatchWrites): ServiceUserId[] {
   const moved = new Set<ServiceUserId>(writes.standings.map((standing) => standing.userId));
   for (const row of writes.progress) {
-    const stored = view.walks.get(walkKey(row.userId, row.chainId, row.periodStartUs));
+    const stored = view.walks.get(walkKey(row.userId, row.chainId, row.runStartUs));
     if (row.completedUs !== null || (stored !== undefined && stored.completions.size >= row.totalTasks)) moved.add(row.userId);
   }
   return [...moved];
@@ -62,6 +65,8 @@ export interface BatchOutcome {
   recomputed: number;
   /** Webhook messages this batch wrote to the outbox, to enqueue after the commit. */
   webhookMessageIds: string[];
+  /** Rewards of auto-claim chains this batch earned and stored (§18.5), to enqueue after the commit. */
+  autoClaims: QueuedAutoClaim[];
   /** Users whose leaderboard standings this batch may have moved, queued for a refresh after the commit (core/leaderboards/). */
   standingsQueued: ServiceUserId[];
   /** Users whose walks came from the worker's cache (walk-cache.ts), and users whose walks were read from Postgres. */
@@ -76,7 +81,8 @@ export interface BatchOutcome {
  * advance each walk in memory (recomputing from history only where an event
  * is late), admit new users to chains with max_completions, then write completions, stamps, summaries and pending rows once
  * each, and mark the claims whose completion a reversal undid
- * (docs/reversals.md). A crash before commit leaves everything pending for a
+ * (docs/reversals.md) with their points (§18.3), and store the rewards earned
+ * in auto-claim chains (§18.5). A crash before commit leaves everything pending for a
  * retry; events already matched are skipped, so redelivery cannot count
  * anything twice.
  */
@@ -129,13 +135,13 @@ export async function matchBatch(
     const evaluateIds = new Set(users.filter((u) => requested.has(u.id)).map((u) => u.id));
     const { advanced, recompute } = advanceWalks(view, eventsByUser, evaluateIds);
     if (recompute.length > 0) {
-      const holds = await loadClaimHolds(tx, [...new Set(recompute.map((key) => key.userId))]);
+      const holds = await loadClaimHolds(tx, [...new Set(recompute.map((walk) => walk.userId))]);
       // A redo reads only its window of the history; the rare one that needs more goes round again, whole.
-      for (let keys = recompute; keys.length > 0; ) {
-        const history = await loadCountingHistory(tx, historyNeeds(view, keys));
-        const { states, unbounded } = recomputeWalks(view, keys, history, holds);
+      for (let walks = recompute; walks.length > 0; ) {
+        const history = await loadCountingHistory(tx, historyNeeds(view, walks));
+        const { states, unbounded } = recomputeWalks(view, walks, history, holds);
         for (const [key, state] of states) advanced.set(key, state);
-        keys = unbounded;
+        walks = unbounded;
       }
     }
 
@@ -167,16 +173,19 @@ export async function matchBatch(
     if (walkCache) keepWalks = () => keepBatchWalks(walkCache, batchWalks, writes, advanced, writerVersion ?? 0n);
     for (const row of writes.progress)
       if (writes.changedChains.get(row.userId)?.includes(row.chainId)) row.changedUs = stamps.get(row.userId) ?? null;
-    const [, reversedIds] = await Promise.all([saveChainProgress(tx, writes.progress), markClaimsReversed(tx, writes.standings)]);
-    const reversedClaims = await findClaimsByIds(tx, reversedIds);
+    const [, marks] = await Promise.all([saveChainProgress(tx, writes.progress), markClaimsReversed(tx, writes.standings)]);
+    // A claim marked reversed debits the points it credited, one whose mark cleared credits them back (§18.3).
+    const [reversedClaims] = await Promise.all([findClaimsByIds(tx, marks.reversed), settleClaimMarks(tx, marks)]);
     // The outbox, in the transaction of the facts it announces; no statement when nobody listens.
     const facts = [
       ...batchFacts(view, writes, chainsById, recipients),
       ...reversedClaims.map((claim) => reversalFact(view.users.get(claim.userId)!, claim)),
     ];
-    const [webhookMessageIds, standingsQueued] = await Promise.all([
+    // The rewards of auto-claim chains earned here are stored with the progress that earned them (§18.5).
+    const [webhookMessageIds, autoClaims, standingsQueued] = await Promise.all([
       insertMessages(tx, facts),
-      // Leaderboards (§18): a chain completed, moved or undone (chains_completed), a points claim reversed or standing again (points).
+      insertAutoClaims(tx, earnedAutoClaims(view, writes, chainsById)),
+      // Leaderboards (§19): a chain completed, moved or undone (chains_completed), a points claim reversed or standing again (points).
       queueRefresh(tx, standingsMovedBy(view, writes)),
     ]);
     // What live streams are told of counted, summed and streak tasks (docs/quest-language.md); nothing for other chains.
@@ -185,7 +194,7 @@ export async function matchBatch(
       if (row.tallies === null) continue;
       for (const notice of tallyNotices(
         row.chainId,
-        row.periodStartUs === ONLY_RUN ? null : formatIsoMillis(row.periodStartUs),
+        row.runStartUs === ONLY_RUN ? null : formatIsoMillis(row.runStartUs),
         row.tallies,
       ))
         appendTo(talliesByUser, row.userId, notice);
@@ -200,6 +209,7 @@ export async function matchBatch(
       }),
       recomputed: recompute.length,
       webhookMessageIds,
+      autoClaims,
       standingsQueued,
       walksReused: batchWalks.reused,
       walksLoaded: batchWalks.loaded,

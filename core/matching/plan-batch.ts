@@ -4,6 +4,10 @@ import type { StoredEvent } from '../../shared/db/event-store.js';
 import type { ChainProgressWrite, ClaimStanding, CompletionWrite, StoredWalk } from '../../shared/db/progress-store.js';
 import { isChainCompleted, joinedUs } from '../../shared/domain/chain-view.js';
 import type { ServiceUserId } from '../../shared/domain/ids.js';
+import { ONLY_RUN } from '../../shared/domain/recurrence.js';
+import { eventsByRun, runRules } from '../../shared/domain/runs.js';
+import { type ChainScope, countingFilter, type MatchUser, type SourceHistory } from '../../shared/domain/sources.js';
+import type { StoredTallies } from '../../shared/domain/tally.js';
 import {
   advanceWalk,
   type ChainRules,
@@ -14,11 +18,7 @@ import {
   redoWindow,
   type WalkAdvance,
   type WalkState,
-} from '../../shared/domain/progress.js';
-import { ONLY_RUN } from '../../shared/domain/recurrence.js';
-import { eventsByRun, runRules } from '../../shared/domain/runs.js';
-import { type ChainScope, countingFilter, type MatchUser, type SourceHistory } from '../../shared/domain/sources.js';
-import type { StoredTallies } from '../../shared/domain/tally.js';
+} from '../../shared/domain/walk.js';
 import { parseWalkKey, walkKey } from '../../shared/domain/walk-key.js';
 import type { SpannedRead } from './counting-history.js';
 
@@ -35,20 +35,20 @@ export interface BatchView {
 }
 
 /**
- * One (user, chain, run) the batch touches; `periodStartUs` null: every run
+ * One (user, chain, run) the batch walks again instead of advancing it; `runStartUs` null: every run
  * of a repeating chain (a re-evaluation); `redo`: only that window of its
  * stored walk is walked again (late events, see redoWalk).
  */
-export interface WalkKey {
+export interface WalkToRecompute {
   userId: ServiceUserId;
   chain: MatchingChain;
-  periodStartUs: bigint | null;
+  runStartUs: bigint | null;
   redo?: { stored: WalkState; window: RedoWindow };
 }
 
-/** The rules a key walks: its run's, or the whole chain's for every run at once. */
-const rulesOfKey = ({ chain, periodStartUs }: WalkKey): ChainRules =>
-  periodStartUs === null ? chain.rules : runRules(chain.rules, periodStartUs)!;
+/** The rules a recompute walks: its run's, or the whole chain's for every run at once. */
+const rulesOfWalk = ({ chain, runStartUs }: WalkToRecompute): ChainRules =>
+  runStartUs === null ? chain.rules : runRules(chain.rules, runStartUs)!;
 
 const scopeOf = (definition: MatchingChain): ChainScope => ({
   platformId: definition.chain.platformId,
@@ -101,21 +101,21 @@ export function advanceWalks(
   view: BatchView,
   eventsByUser: ReadonlyMap<ServiceUserId, readonly StoredEvent[]>,
   evaluateIds: ReadonlySet<ServiceUserId>,
-): { advanced: Map<string, WalkState>; recompute: WalkKey[] } {
+): { advanced: Map<string, WalkState>; recompute: WalkToRecompute[] } {
   const advanced = new Map<string, WalkState>();
-  const recompute: WalkKey[] = [];
+  const recompute: WalkToRecompute[] = [];
   for (const user of view.users.values()) {
     for (const chain of view.chainsByPlatform.get(user.platformId) ?? []) {
       if (evaluateIds.has(user.id)) {
-        recompute.push({ userId: user.id, chain, periodStartUs: chain.rules.recurrence ? null : ONLY_RUN });
+        recompute.push({ userId: user.id, chain, runStartUs: chain.rules.recurrence ? null : ONLY_RUN });
         continue;
       }
       const counting = countingEvents(user, chain, eventsByUser.get(user.id));
       if (counting.length === 0) continue;
       // One walk per run the events fall in (a chain that does not repeat has one).
-      for (const [periodStartUs, events] of eventsByRun(chain.rules, counting)) {
-        const key = walkKey(user.id, chain.chain.id, periodStartUs);
-        const rules = runRules(chain.rules, periodStartUs)!;
+      for (const [runStartUs, events] of eventsByRun(chain.rules, counting)) {
+        const key = walkKey(user.id, chain.chain.id, runStartUs);
+        const rules = runRules(chain.rules, runStartUs)!;
         const state = storedState(view.walks.get(key));
         const result: WalkAdvance = state === null ? { recompute: true } : advanceWalk(rules, state, events);
         if (!('recompute' in result)) advanced.set(key, result.state);
@@ -123,10 +123,10 @@ export function advanceWalks(
           recompute.push({
             userId: user.id,
             chain,
-            periodStartUs,
+            runStartUs,
             redo: { stored: state, window: redoWindow(rules, state, result.from) },
           });
-        else recompute.push({ userId: user.id, chain, periodStartUs });
+        else recompute.push({ userId: user.id, chain, runStartUs });
       }
     }
   }
@@ -134,14 +134,14 @@ export function advanceWalks(
 }
 
 /**
- * Which history the recomputes need: each key's user in its chain, over the
+ * Which history the recomputes need: each walk's user in its chain, over the
  * span its walk redoes (the chain's window, or from the first late event up
  * to a complete walk's last completion), of the chain's types.
  */
-export function historyNeeds(view: BatchView, keys: readonly WalkKey[]): SpannedRead[] {
-  return keys.map((key) => {
-    const { userId, chain, redo } = key;
-    const { startUs, endUs } = rulesOfKey(key);
+export function historyNeeds(view: BatchView, walks: readonly WalkToRecompute[]): SpannedRead[] {
+  return walks.map((walk) => {
+    const { userId, chain, redo } = walk;
+    const { startUs, endUs } = rulesOfWalk(walk);
     const window = redo?.window;
     const fromUs = window && window.from.occurredUs > startUs ? window.from.occurredUs : startUs;
     // Positions at the until instant count (the bound is a position), so the span ends just after it.
@@ -156,39 +156,39 @@ export function historyNeeds(view: BatchView, keys: readonly WalkKey[]): Spanned
 }
 
 /**
- * The §5 walk of each key over the user's stored events that count for that
+ * The §5 walk of each recompute over the user's stored events that count for that
  * chain: redone over its window when it has one, else in full. The history
  * (every recomputed user's events at once) is split by sender first, so each
  * walk filters only its own user's events: filtering the whole history per
- * walk made a batch cost keys × history, which with a large backlog (history
+ * walk made a batch cost walks × history, which with a large backlog (history
  * in the hundreds of thousands) held the event loop for minutes
- * (docs/performance.md). `unbounded`: keys whose window, closed at a complete
+ * (docs/performance.md). `unbounded`: walks whose window, closed at a complete
  * walk's last completion, did not end complete; they need their whole
  * history (a second load, without the window).
  */
 export function recomputeWalks(
   view: BatchView,
-  keys: readonly WalkKey[],
+  walks: readonly WalkToRecompute[],
   history: SourceHistory<StoredEvent>,
   claimHolds: ReadonlyMap<string, readonly Hold[]>,
-): { states: Map<string, WalkState>; unbounded: WalkKey[] } {
+): { states: Map<string, WalkState>; unbounded: WalkToRecompute[] } {
   const states = new Map<string, WalkState>();
-  const unbounded: WalkKey[] = [];
-  for (const { userId, chain, periodStartUs, redo } of keys) {
+  const unbounded: WalkToRecompute[] = [];
+  for (const { userId, chain, runStartUs, redo } of walks) {
     const user = view.users.get(userId)!;
     const own = history.eventsOf(user, chain.chain);
     const counting = own.filter(countingFilter(user, scopeOf(chain)));
-    const periods = periodStartUs === null ? runsToWalk(view, userId, chain, counting, claimHolds) : [periodStartUs];
-    for (const period of periods) {
-      const key = walkKey(userId, chain.chain.id, period);
-      const rules = runRules(chain.rules, period);
+    const runStarts = runStartUs === null ? runsToWalk(view, userId, chain, counting, claimHolds) : [runStartUs];
+    for (const runStart of runStarts) {
+      const key = walkKey(userId, chain.chain.id, runStart);
+      const rules = runRules(chain.rules, runStart);
       // A stored run the chain no longer has (its dates changed): nothing counts in it any more.
       if (rules === null) continue;
       const stored = view.walks.get(key);
       const holds = [...retainedHolds(stored, own), ...(claimHolds.get(key) ?? [])];
       const state =
         redo === undefined ? recomputeWalk(rules, counting, holds) : redoWalk(rules, redo.stored, redo.window, counting, holds);
-      if (state === null) unbounded.push({ userId, chain, periodStartUs: period });
+      if (state === null) unbounded.push({ userId, chain, runStartUs: runStart });
       else states.set(key, state);
     }
   }
@@ -207,12 +207,12 @@ function runsToWalk(
   counting: readonly StoredEvent[],
   claimHolds: ReadonlyMap<string, readonly Hold[]>,
 ): bigint[] {
-  const periods = new Set(eventsByRun(chain.rules, counting).keys());
+  const runStarts = new Set(eventsByRun(chain.rules, counting).keys());
   for (const key of [...view.walks.keys(), ...claimHolds.keys()]) {
-    const [walkUser, chainId, period] = parseWalkKey(key);
-    if (walkUser === userId && chainId === chain.chain.id) periods.add(period);
+    const [walkUser, chainId, runStart] = parseWalkKey(key);
+    if (walkUser === userId && chainId === chain.chain.id) runStarts.add(runStart);
   }
-  return [...periods];
+  return [...runStarts];
 }
 
 /**
@@ -280,7 +280,7 @@ export interface BatchWrites {
   /** New, moved, and newly held or no longer held completions. */
   completions: CompletionWrite[];
   /** Completions undone (a reversal): nothing completes their tasks any more. */
-  undone: { userId: ServiceUserId; chainId: string; periodStartUs: bigint; taskId: string; eventId: string }[];
+  undone: { userId: ServiceUserId; chainId: string; runStartUs: bigint; taskId: string; eventId: string }[];
   /** Rows for chain_progress; `changedUs` is filled in once the users are stamped. */
   progress: ChainProgressWrite[];
   /** Claims whose completion stopped (or started again) standing on counting events. */
@@ -322,7 +322,7 @@ export function diffWalks(
     changedChains: new Map(),
   };
   for (const [key, state] of states) {
-    const [userId, chainId, periodStartUs] = parseWalkKey(key);
+    const [userId, chainId, runStartUs] = parseWalkKey(key);
     const definition = chainsById.get(chainId)!;
     const stored = view.walks.get(key);
     let changed = false;
@@ -335,12 +335,12 @@ export function diffWalks(
       // Only for a completion written (most walks write none): a run of a repeating chain is joined at its start, another chain at the chain's.
       const joined = joinedUs(
         view.users.get(userId)!.registeredUs,
-        periodStartUs === ONLY_RUN ? definition.rules.startUs : periodStartUs,
+        runStartUs === ONLY_RUN ? definition.rules.startUs : runStartUs,
       );
       writes.completions.push({
         userId,
         chainId,
-        periodStartUs,
+        runStartUs,
         taskId,
         eventId,
         completedUs,
@@ -348,13 +348,13 @@ export function diffWalks(
         held,
       });
       if ((before?.held ?? false) !== held)
-        writes.standings.push({ userId, chainId, periodStartUs, taskId: completion.taskId, reversed: held });
+        writes.standings.push({ userId, chainId, runStartUs, taskId: completion.taskId, reversed: held });
       if (held && before?.held !== true) undone = true;
       changed = true;
     }
     for (const [taskId, before] of stored?.completions ?? []) {
       if (state.completions.has(taskId)) continue;
-      writes.undone.push({ userId, chainId, periodStartUs, taskId, eventId: before.eventId });
+      writes.undone.push({ userId, chainId, runStartUs, taskId, eventId: before.eventId });
       undone = true;
       changed = true;
     }
@@ -370,12 +370,12 @@ export function diffWalks(
     // A chain reward's claim stands while the chain is completed. Only a walk
     // undone before (generation > 0) can have a claim marked reversed to clear.
     if (wasComplete && !isComplete) {
-      writes.standings.push({ userId, chainId, periodStartUs, taskId: null, reversed: true });
+      writes.standings.push({ userId, chainId, runStartUs, taskId: null, reversed: true });
       writes.chainsUndone.add(key);
       undone = true;
     }
     if (!wasComplete && isComplete && (stored?.generation ?? 0) > 0)
-      writes.standings.push({ userId, chainId, periodStartUs, taskId: null, reversed: false });
+      writes.standings.push({ userId, chainId, runStartUs, taskId: null, reversed: false });
     if (changed) {
       const chains = writes.changedChains.get(userId);
       if (chains) {
@@ -391,7 +391,7 @@ export function diffWalks(
     writes.progress.push({
       userId,
       chainId,
-      periodStartUs,
+      runStartUs,
       completedTasks: completed,
       totalTasks: total,
       completedUs: isComplete ? latest : null,

@@ -23,9 +23,7 @@ const { database, platform, advertiser } = useTestData('walk-cache');
 const SEED = 20_261_127;
 
 const byKey = (walks: readonly StoredWalk[]) =>
-  [...walks].sort((a, b) =>
-    walkKey(a.userId, a.chainId, a.periodStartUs) < walkKey(b.userId, b.chainId, b.periodStartUs) ? -1 : 1,
-  );
+  [...walks].sort((a, b) => (walkKey(a.userId, a.chainId, a.runStartUs) < walkKey(b.userId, b.chainId, b.runStartUs) ? -1 : 1));
 
 async function send(platformUserId: string, eventType: string, occurredUs: bigint) {
   const [stored] = await insertOrFindEvents(database.db, [

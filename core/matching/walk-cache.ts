@@ -3,7 +3,7 @@ import type { Executor } from '../../shared/db/client.js';
 import { loadWalks, type StoredWalk } from '../../shared/db/progress-store.js';
 import { type LockedMatchUser, loadMatchUsers } from '../../shared/db/user-store.js';
 import type { ServiceUserId } from '../../shared/domain/ids.js';
-import type { WalkState } from '../../shared/domain/progress.js';
+import type { WalkState } from '../../shared/domain/walk.js';
 import { walkKey } from '../../shared/domain/walk-key.js';
 import type { BatchWrites } from './plan-batch.js';
 
@@ -104,7 +104,7 @@ export async function loadBatchWalks(
   }
   // A walk of a user id without a users row cannot exist (foreign key); `?.` only skips what was not asked for.
   for (const walks of [loaded, reloaded])
-    for (const walk of walks) fresh.get(walk.userId)?.set(walkKey(walk.userId, walk.chainId, walk.periodStartUs), walk);
+    for (const walk of walks) fresh.get(walk.userId)?.set(walkKey(walk.userId, walk.chainId, walk.runStartUs), walk);
   return { users, walksByUser, reused: users.length - fresh.size, loaded: fresh.size };
 }
 
@@ -131,7 +131,7 @@ export function keepBatchWalks(
       written.set(row.userId, null);
       continue;
     }
-    const key = walkKey(row.userId, row.chainId, row.periodStartUs);
+    const key = walkKey(row.userId, row.chainId, row.runStartUs);
     const completions = new Map(
       [...states.get(key)!.completions.values()].map((c) => [
         c.taskId,
@@ -141,7 +141,7 @@ export function keepBatchWalks(
     const walk: StoredWalk = {
       userId: row.userId,
       chainId: row.chainId,
-      periodStartUs: row.periodStartUs,
+      runStartUs: row.runStartUs,
       mark: row.mark,
       completions,
       generation: row.generation,

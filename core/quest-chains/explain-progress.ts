@@ -23,13 +23,13 @@ export interface ExplainProgressInput {
   chainId: string;
   platformUserId: SenderUserId;
   /** A repeating chain's run to explain (its start); absent: the current run (docs/quest-language.md). */
-  periodStartUs?: bigint | undefined;
+  runStartUs?: bigint | undefined;
 }
 
 /** The part an event's sender plays in the chain (§4). */
-export type SenderRole = UserSource['role'];
+type SenderRole = UserSource['role'];
 
-export interface ExplainedTask {
+interface ExplainedTask {
   task: TaskRow;
   userStatus: TaskUserStatus;
   completedBy: { event: ExplainedEvent; source: SenderRole } | null;
@@ -59,8 +59,8 @@ export async function explainProgress(deps: Pick<CoreDeps, 'db'>, input: Explain
   if (definition?.chain.platformId !== input.platformId) throw notFound(`Quest chain ${input.chainId} not found`, 'questChainId');
   const user = await findMatchUser(deps.db, input.platformId, input.platformUserId);
   const { chain, tasks, rules } = definition;
-  const period = requestedRun(rules, input.periodStartUs);
-  const run = rules.recurrence ? runOf(rules, period)! : null;
+  const runStart = requestedRun(rules, input.runStartUs);
+  const run = rules.recurrence ? runOf(rules, runStart)! : null;
   if (!user) return { definition, userExists: false, capReached: false, pendingEvents: 0, tasks: [], run };
 
   const sources = sourcesOf(user, chain);
@@ -84,10 +84,10 @@ export async function explainProgress(deps: Pick<CoreDeps, 'db'>, input: Explain
   // With the holds of the user's claims, as the matcher walks it (docs/reversals.md).
   // A repeating chain: the run's own walk, as the matcher walks it; events of other runs are outside_period.
   const explained = explainChain(
-    runRules(rules, period)!,
+    runRules(rules, runStart)!,
     events,
     undefined,
-    holds.get(walkKey(user.id, chain.id, period)) ?? [],
+    holds.get(walkKey(user.id, chain.id, runStart)) ?? [],
     capReached,
     rules.recurrence ? rules : undefined,
   );

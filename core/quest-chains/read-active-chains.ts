@@ -11,11 +11,11 @@ import {
   userProgress,
 } from '../../shared/domain/chain-view.js';
 import type { SenderUserId, ServiceUserId } from '../../shared/domain/ids.js';
-import { type ChainRules, hasTallies } from '../../shared/domain/progress.js';
 import { inRun, type Run, storedRun } from '../../shared/domain/recurrence.js';
 import { claimableAfterHold } from '../../shared/domain/reward-hold.js';
-import { periodOfRun, runOf } from '../../shared/domain/runs.js';
+import { runOf, runStartOf } from '../../shared/domain/runs.js';
 import { dateToMicros } from '../../shared/domain/timestamp.js';
+import { type ChainRules, hasTallies } from '../../shared/domain/walk.js';
 import type { CoreDeps } from '../deps.js';
 
 export interface ReadActiveChainsInput {
@@ -52,8 +52,8 @@ export interface ActiveChainProgress {
 }
 
 /** A completed run of a repeating chain whose chain reward is not claimed yet. */
-export interface ClaimableRun {
-  periodStartUs: bigint;
+interface ClaimableRun {
+  runStartUs: bigint;
   /** Null for a chain that does not repeat (its one run). */
   run: Run | null;
   completedUs: bigint;
@@ -133,26 +133,24 @@ function chainProgress(definition: ChainDefinition, user: ReadUserState, nowUs: 
   const { chain, tasks, reward, rules } = definition;
   // Only active chains are read, so `now` is inside the chain's dates and in a run.
   const run = runOf(rules, nowUs)!;
-  const period = periodOfRun(rules, run);
-  const completedIds = new Set(tasks.filter((task) => user.completedAt.has(inRun(task.id, period))).map((task) => task.id));
+  const runStart = runStartOf(rules, run);
+  const completedIds = new Set(tasks.filter((task) => user.completedAt.has(inRun(task.id, runStart))).map((task) => task.id));
   const progress = userProgress({
     totalTasks: tasks.length,
-    completions: [...completedIds].map((id) => ({ completedUs: user.completedAt.get(inRun(id, period))! })),
+    completions: [...completedIds].map((id) => ({ completedUs: user.completedAt.get(inRun(id, runStart))! })),
     registeredUs: user.registeredUs,
     chainStartUs: rules.startUs,
   });
   // Every completed run whose chain reward is unclaimed; a chain that does not repeat has at most its one.
   const claimable =
-    reward === null
-      ? []
-      : completedRuns(definition, user).filter((r) => !user.claimedChains.has(inRun(chain.id, r.periodStartUs)));
+    reward === null ? [] : completedRuns(definition, user).filter((r) => !user.claimedChains.has(inRun(chain.id, r.runStartUs)));
   const first = claimable[0];
   return {
     definition,
     // A place is kept with a first completion in any run (docs/budgets.md); only a full chain asks.
     capReached: admitsNoOneNew(chain) && !hasCompletionIn(definition, user) && !user.admittedChains.has(chain.id),
     taskStatuses: taskStatuses(chain.allowAnyOrder, tasks, completedIds),
-    taskProgress: tasksProgress(rules, user, completedIds, period, nowUs),
+    taskProgress: tasksProgress(rules, user, completedIds, runStart, nowUs),
     progress,
     rewardClaimable: first !== undefined,
     rewardClaimableUs:
@@ -173,16 +171,16 @@ function completedRuns(definition: ChainDefinition, user: ReadUserState): Claima
   const latestByRun = new Map<bigint, { done: number; latestUs: bigint }>();
   for (const completion of user.completions) {
     if (!tasks.some((task) => task.id === completion.taskId)) continue;
-    const known = latestByRun.get(completion.periodStartUs);
+    const known = latestByRun.get(completion.runStartUs);
     const latestUs = known === undefined || completion.completedUs > known.latestUs ? completion.completedUs : known.latestUs;
-    latestByRun.set(completion.periodStartUs, { done: (known?.done ?? 0) + 1, latestUs });
+    latestByRun.set(completion.runStartUs, { done: (known?.done ?? 0) + 1, latestUs });
   }
   return [...latestByRun]
     .filter(([, { done }]) => isChainCompleted(tasks.length, done))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([period, { latestUs }]) => ({
-      periodStartUs: period,
-      run: storedRun(rules, period),
+    .map(([runStart, { latestUs }]) => ({
+      runStartUs: runStart,
+      run: storedRun(rules, runStart),
       completedUs: latestUs,
       claimableUs: claimableAfterHold(latestUs, chain.rewardHoldSeconds),
     }));
@@ -192,14 +190,14 @@ function tasksProgress(
   rules: ChainRules,
   user: ReadUserState,
   completedIds: ReadonlySet<string>,
-  period: bigint,
+  runStart: bigint,
   nowUs: bigint,
 ): Map<string, TaskProgress> {
   const shown = new Map<string, TaskProgress>();
   for (const task of rules.tasks) {
     const progress = taskProgress(
       task,
-      user.tallies.get(inRun(task.id, period)),
+      user.tallies.get(inRun(task.id, runStart)),
       completedIds.has(task.id),
       nowUs,
       rules.timezone ?? 'UTC',
@@ -214,11 +212,11 @@ function claimableTasks(definition: ChainDefinition, user: ReadUserState): Claim
   const { chain, rules } = definition;
   const byTask = new Map(definition.tasks.map((task) => [task.id, task]));
   return user.completions
-    .filter((c) => byTask.has(c.taskId) && !user.claimedTasks.has(inRun(c.taskId, c.periodStartUs)))
+    .filter((c) => byTask.has(c.taskId) && !user.claimedTasks.has(inRun(c.taskId, c.runStartUs)))
     .sort((a, b) =>
-      a.periodStartUs < b.periodStartUs
+      a.runStartUs < b.runStartUs
         ? -1
-        : a.periodStartUs > b.periodStartUs
+        : a.runStartUs > b.runStartUs
           ? 1
           : byTask.get(a.taskId)!.sequenceNumber - byTask.get(b.taskId)!.sequenceNumber,
     )
@@ -227,6 +225,6 @@ function claimableTasks(definition: ChainDefinition, user: ReadUserState): Claim
       task: byTask.get(c.taskId)!,
       completedUs: c.completedUs,
       claimableUs: claimableAfterHold(c.completedUs, chain.rewardHoldSeconds),
-      run: storedRun(rules, c.periodStartUs),
+      run: storedRun(rules, c.runStartUs),
     }));
 }

@@ -4,7 +4,7 @@ import { insertOrFindEvents } from '../../shared/db/event-store.js';
 import { taskCompletions, users } from '../../shared/db/schema/index.js';
 import { type ServiceUserId, senderUserId } from '../../shared/domain/ids.js';
 import { parseUtcTimestamp } from '../../shared/domain/timestamp.js';
-import { countStatsOverRows, statsColumnsAdrift, statsDifferences } from '../../shared/testing/campaign-stats-rows.js';
+import { countStatsOverRows, statsColumnsAdrift, statsDifferences } from '../../shared/testing/chain-stats-rows.js';
 import { createTestChain, createTestUser } from '../../shared/testing/chains.js';
 import { recordChanges } from '../../shared/testing/change-notices.js';
 import { useTestData } from '../../shared/testing/test-data.js';
@@ -14,9 +14,9 @@ import { matchBatch } from '../matching/match-batch.js';
 import { claimReward } from '../rewards/claim-reward.js';
 import { type ChainStats, readChainStats } from './read-chain-stats.js';
 
-// The campaign stats of a chain the matcher wrote, late events, reversals and
+// The chain stats of a chain the matcher wrote, late events, reversals and
 // claims included, against the same figures counted the slow way over the rows
-// (shared/testing/campaign-stats-rows.ts): the values written for the read
+// (shared/testing/chain-stats-rows.ts): the values written for the read
 // (0014) follow every move of a completion.
 
 const { database, platform, advertiser } = useTestData('chain_stats_read');
@@ -116,6 +116,8 @@ describe('readChainStats on what the matcher and the claims wrote', () => {
     expect(statsDifferences(answered(stats), await countStatsOverRows(database.db, chain.id))).toEqual([]);
     expect(stats.users).toEqual({ admitted: 4, started: 3, completed: 1 });
     expect(stats.reversals).toMatchObject({ claims: 1, users: 1 });
+    // Points paid out (§18): early's task 1 (10) and chain reward (50); reversed's task 1 (10) was credited, then debited.
+    expect(stats.pointsPaidOut).toBe(60);
     expect(stats.daily.find((day) => day.day === '2026-03-29')).toMatchObject({ starts: 1, completions: 0 });
     expect(stats.tasks.find((task) => task.taskId === taskB)?.completedUsers).toBe(2);
     expect(await statsColumnsAdrift(database.db)).toEqual([]);

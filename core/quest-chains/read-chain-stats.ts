@@ -1,17 +1,17 @@
 import { readStoredChainStats, type StoredPrizeStats } from '../../shared/db/chain-stats-store.js';
 import { type ChainDefinition, findChainDefinition } from '../../shared/db/chain-store.js';
-import { type DayCounts, dayIn, fillDays } from '../../shared/domain/campaign-days.js';
+import { type DayCounts, dayIn, fillDays } from '../../shared/domain/chain-stats-series.js';
 import { storedRun } from '../../shared/domain/recurrence.js';
 import { notFound } from '../../shared/errors.js';
 import type { CoreDeps } from '../deps.js';
 
 export interface ReadChainStatsInput {
   chainId: string;
-  /** The advertiser reading its own campaign: another's chain, or one of the other mode, is not found. Absent: the operator (admin). */
+  /** The advertiser reading its own chain's stats: another's chain, or one of the other mode, is not found. Absent: the operator (admin). */
   advertiser?: { providerId: string; livemode: boolean };
 }
 
-export interface RewardStats {
+interface RewardStats {
   /** Null: the chain reward. */
   taskId: string | null;
   name: string;
@@ -37,14 +37,16 @@ export interface ChainStats {
   /** spent: what the claims add up to (each claim's value, reversed ones kept: the reward was granted). left: null without a budget. */
   budget: { budget: number | null; spent: number; left: number | null };
   reversals: { claims: number; value: number; users: number };
+  /** What the chain's claims of points rewards credited to balances, less their reversals standing now (§18). */
+  pointsPaidOut: number;
   daily: DayCounts[];
   /** A repeating chain's runs with something in them, in order (docs/quest-language.md); empty otherwise. */
-  runs: { periodStartUs: bigint; periodEndUs: bigint; completions: number; claims: number }[];
+  runs: { runStartUs: bigint; runEndUs: bigint; completions: number; claims: number }[];
 }
 
 /**
  * GET /admin/v1/quest-chains/{id}/stats and the advertiser's GET
- * /v1/quest-chains/{id}/stats (docs/campaign-stats.md): the campaign counted
+ * /v1/quest-chains/{id}/stats (docs/chain-stats.md): the chain's stats counted
  * over its stored rows in one snapshot (shared/db/chain-stats-store.ts).
  */
 export async function readChainStats(
@@ -102,13 +104,14 @@ export async function readChainStats(
       value: stored.rewards.reduce((sum, entry) => sum + entry.reversedValue, 0),
       users: stored.funnel.reversedUsers,
     },
+    pointsPaidOut: stored.pointsPaidOut,
     daily: fillDays(stored.days, {
       firstDay: dayIn(chain.timezone, Number(chain.startDate / 1000n)),
       lastDay: dayIn(chain.timezone, lastUs),
     }),
     runs: stored.runs.map((run) => ({
       ...run,
-      periodEndUs: storedRun(definition.rules, run.periodStartUs)?.endUs ?? run.periodStartUs,
+      runEndUs: storedRun(definition.rules, run.runStartUs)?.endUs ?? run.runStartUs,
     })),
   };
 }

@@ -24,18 +24,16 @@ import { conflict, DomainError, invalidInput } from '../../shared/errors.js';
 import { drawPrize } from '../../shared/rewards/verifiable-draw.js';
 import type { CoreDeps } from '../deps.js';
 import { queueRefresh, refreshAfterCommit } from '../leaderboards/refresh-standings.js';
+import { creditClaim } from '../points/ledger.js';
 import { requestedRun } from '../quest-chains/requested-run.js';
 import { claimFact } from '../webhooks/claim-fact.js';
-
-/** The reward type a points leaderboard counts (§18). */
-const POINTS = 'points';
 
 /** The claimer (a platform's user) and exactly one of a task (its reward) or a chain (its chain reward). */
 export type ClaimRewardInput = {
   platformId: string;
   platformUserId: SenderUserId;
   /** A repeating chain's run to claim from (its start); absent: the current run (docs/quest-language.md). */
-  periodStartUs?: bigint | undefined;
+  runStartUs?: bigint | undefined;
 } & ({ taskId: string; chainId?: undefined } | { chainId: string; taskId?: undefined });
 
 export interface ClaimedReward extends RewardClaim {
@@ -50,7 +48,7 @@ interface ClaimTarget {
   reward: Reward;
   completion: { eventId: string; completedUs: bigint } | null;
   limits: ClaimLimits;
-  periodStartUs: bigint;
+  runStartUs: bigint;
 }
 
 /**
@@ -64,12 +62,13 @@ interface ClaimTarget {
  * reward under a hold (reward_hold_seconds) is not claimable before its
  * time. Earned is earned: the chain's current status does not matter. A new
  * claim writes its reward.claimed webhook messages in the same transaction
- * (§10), enqueued for delivery after the commit (best effort: the sweeper covers).
+ * (§10), enqueued for delivery after the commit (best effort: the sweeper covers),
+ * and a points reward's credit to the claimer's balance (§18.2).
  * A new claim is a change notice of the claimer's answer.
  */
 export async function claimReward(
   deps: Pick<CoreDeps, 'db' | 'webhooks' | 'changes'> &
-    /** Leaderboards' standings (§18), refreshed after a points claim; without them the worker's sweeper refreshes. */
+    /** Leaderboards' standings (§19), refreshed after a points claim; without them the worker's sweeper refreshes. */
     Partial<Pick<CoreDeps, 'standings' | 'config' | 'logger'>>,
   input: ClaimRewardInput,
 ): Promise<ClaimedReward> {
@@ -85,9 +84,9 @@ export async function claimReward(
     await lockUsers(tx, [userId]);
     const target =
       input.taskId !== undefined
-        ? await taskTarget(tx, input.platformId, userId, input.taskId, input.periodStartUs)
-        : await chainTarget(tx, input.platformId, userId, input.chainId, input.periodStartUs);
-    const existing = await findClaim(tx, userId, target.chainId, target.taskId, target.periodStartUs);
+        ? await taskTarget(tx, input.platformId, userId, input.taskId, input.runStartUs)
+        : await chainTarget(tx, input.platformId, userId, input.chainId, input.runStartUs);
+    const existing = await findClaim(tx, userId, target.chainId, target.taskId, target.runStartUs);
     if (existing) return { existing };
     assertClaimable(target);
     const claimId = randomUUID();
@@ -105,10 +104,12 @@ export async function claimReward(
     // The user's lock serialises their claims, and none was found above: the insert cannot meet one.
     const claim = await insertClaim(tx, { claimId, userId, ...target, prize });
     if (prize) await insertDraw(tx, { ...prize.draw, claimId, chainId: target.chainId });
+    // A points reward credits the claimer's balance with the claim (§18.2).
+    const credit = await creditClaim(tx, userId, claim);
     const [messageIds, standingsQueued] = await Promise.all([
       insertMessages(tx, [claimFact(input.platformId, input.platformUserId, claim)]),
-      // A points reward moves the user's points on the platform's leaderboards (§18).
-      target.reward.type === POINTS ? queueRefresh(tx, [userId]) : [],
+      // The credit moves the user's points on the platform's leaderboards (§19).
+      credit ? queueRefresh(tx, [userId]) : [],
     ]);
     return { claim, messageIds, standingsQueued };
   }).catch(async (error: unknown) => {
@@ -203,10 +204,10 @@ async function taskTarget(
 ): Promise<Claimable> {
   const task = await findTaskReward(db, platformId, userId, taskId);
   if (!task) throw invalidInput('task_id: no such task for your platform', 'task_id', 'task_not_found');
-  const periodStartUs = requestedRun(task.timing, asked);
-  const completion = task.completions.get(periodStartUs) ?? null;
+  const runStartUs = requestedRun(task.timing, asked);
+  const completion = task.completions.get(runStartUs) ?? null;
   return {
-    periodStartUs,
+    runStartUs,
     kind: 'task',
     chainId: task.chainId,
     taskId,
@@ -230,10 +231,10 @@ async function chainTarget(
     throw invalidInput('quest_chain_id: no such quest chain for your platform', 'quest_chain_id', 'quest_chain_not_found');
   // No reward, no claim of it either: refused before looking for one.
   if (!chain.reward) throw conflict('reward_not_claimable', 'The quest chain has no chain reward', 'quest_chain_id');
-  const periodStartUs = requestedRun(chain.timing, asked);
-  const completedUs = chain.completions.get(periodStartUs) ?? null;
+  const runStartUs = requestedRun(chain.timing, asked);
+  const completedUs = chain.completions.get(runStartUs) ?? null;
   return {
-    periodStartUs,
+    runStartUs,
     kind: 'chain',
     chainId,
     taskId: null,

@@ -11,7 +11,7 @@ import { parseOffsetTimestamp } from '../../shared/domain/chain-timestamp.js';
 export interface RewardEntryRef {
   id: string;
   /** The run named after `@`; undefined when the cursor is the id alone. */
-  periodStartUs: bigint | undefined;
+  runStartUs: bigint | undefined;
 }
 
 // The ids' rule everywhere else in the API (z.uuid()).
@@ -25,7 +25,7 @@ export function parseRewardCursor(text: string): RewardEntryRef | null {
   const at = text.indexOf('@');
   const id = at === -1 ? text : text.slice(0, at);
   if (!uuid.safeParse(id).success) return null;
-  if (at === -1) return { id, periodStartUs: undefined };
-  const periodStartUs = parseOffsetTimestamp(text.slice(at + 1));
-  return periodStartUs === null ? null : { id, periodStartUs };
+  if (at === -1) return { id, runStartUs: undefined };
+  const runStartUs = parseOffsetTimestamp(text.slice(at + 1));
+  return runStartUs === null ? null : { id, runStartUs };
 }

@@ -63,7 +63,7 @@ const literalAddress = (hostname: string): string | null => {
   return isIP(bare) === 0 ? null : bare;
 };
 
-export const resolveAll = (hostname: string): Promise<LookupAddress[]> =>
+const resolveAll = (hostname: string): Promise<LookupAddress[]> =>
   new Promise((resolve, reject) =>
     dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))),
   );
@@ -98,7 +98,7 @@ export async function refuseWebhookUrl(url: string, policy: UrlPolicy, resolve =
   return bad ? { reason: `host ${parsed.hostname} resolves to a private or loopback address (${bad.address})` } : null;
 }
 
-export class PrivateAddressError extends Error {
+class PrivateAddressError extends Error {
   readonly code = 'EPRIVATEADDRESS';
 }
 

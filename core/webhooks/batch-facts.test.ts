@@ -43,7 +43,7 @@ function view(walks: StoredWalk[] = []): BatchView {
 const completion = (userId: string, taskId: string, us = 1_000_000n) => ({
   userId: serviceUserId(userId),
   chainId: 'chain-1',
-  periodStartUs: 0n,
+  runStartUs: 0n,
   taskId,
   eventId: `event-${taskId}`,
   completedUs: us,
@@ -53,7 +53,7 @@ const completion = (userId: string, taskId: string, us = 1_000_000n) => ({
 const progress = (userId: string, completedTasks: number) => ({
   userId: serviceUserId(userId),
   chainId: 'chain-1',
-  periodStartUs: 0n,
+  runStartUs: 0n,
   completedTasks,
   totalTasks: 2,
   completedUs: completedTasks === 2 ? 2_000_000n : null,
@@ -78,7 +78,7 @@ const everyone = new Set([PLATFORM, ADVERTISER]);
 const stored = (userId: string, taskIds: string[]): StoredWalk => ({
   userId: serviceUserId(userId),
   chainId: 'chain-1',
-  periodStartUs: 0n,
+  runStartUs: 0n,
   mark: null,
   completions: new Map(taskIds.map((t) => [t, { eventId: `old-${t}`, completedUs: 500_000n, held: false }])),
   generation: 0,
@@ -166,9 +166,7 @@ describe('batchFacts', () => {
   it('announces undone completions and an undone chain with the new generation, to the same recipients, at the batch stamp', () => {
     const before = { ...stored('user-1', ['task-1', 'task-2']), generation: 2 };
     const undoing = writes({
-      undone: [
-        { userId: serviceUserId('user-1'), chainId: 'chain-1', periodStartUs: 0n, taskId: 'task-2', eventId: 'old-task-2' },
-      ],
+      undone: [{ userId: serviceUserId('user-1'), chainId: 'chain-1', runStartUs: 0n, taskId: 'task-2', eventId: 'old-task-2' }],
       progress: [{ ...progress('user-1', 1), generation: 3, changedUs: 3_000_000n }],
       chainsUndone: new Set(['user-1/chain-1']),
     });

@@ -22,13 +22,13 @@ function progressAtCompletion(chain: MatchingChain, taskId: string, tallies: Sto
 /**
  * A fact's name: the first generation of a walk keeps the names facts had
  * before reversals existed, and a chain that does not repeat those it had
- * before runs existed; a run of a repeating chain is named after its period.
+ * before runs existed; a run of a repeating chain is named after its start.
  */
-const named = (base: string, generation: number, periodStartUs: bigint = ONLY_RUN) =>
-  `${periodStartUs === ONLY_RUN ? base : `${base}@${periodStartUs}`}${generation === 0 ? '' : `/${generation}`}`;
+const named = (base: string, generation: number, runStartUs: bigint = ONLY_RUN) =>
+  `${runStartUs === ONLY_RUN ? base : `${base}@${runStartUs}`}${generation === 0 ? '' : `/${generation}`}`;
 
 /** A repeating chain's facts say which run they are about. */
-const runFields = (periodStartUs: bigint) => (periodStartUs === ONLY_RUN ? {} : { period_start: formatIsoMillis(periodStartUs) });
+const runFields = (runStartUs: bigint) => (runStartUs === ONLY_RUN ? {} : { period_start: formatIsoMillis(runStartUs) });
 
 /**
  * The facts a batch announces (product rules §10, docs/reversals.md),
@@ -65,20 +65,22 @@ export function batchFacts(
     }
   };
   if (recipients.size === 0) return facts;
-  const rows = new Map(writes.progress.map((row) => [walkKey(row.userId, row.chainId, row.periodStartUs), row]));
-  const generationOf = (userId: ServiceUserId, chainId: string, period: bigint) =>
-    rows.get(walkKey(userId, chainId, period))?.generation ?? view.walks.get(walkKey(userId, chainId, period))?.generation ?? 0;
+  const rows = new Map(writes.progress.map((row) => [walkKey(row.userId, row.chainId, row.runStartUs), row]));
+  const generationOf = (userId: ServiceUserId, chainId: string, runStart: bigint) =>
+    rows.get(walkKey(userId, chainId, runStart))?.generation ??
+    view.walks.get(walkKey(userId, chainId, runStart))?.generation ??
+    0;
   // When it was undone: the user's progress stamp of this batch (a change always stamps the user).
-  const revertedAt = (userId: ServiceUserId, chainId: string, period: bigint) => {
-    const stamp = rows.get(walkKey(userId, chainId, period))?.changedUs;
+  const revertedAt = (userId: ServiceUserId, chainId: string, runStart: bigint) => {
+    const stamp = rows.get(walkKey(userId, chainId, runStart))?.changedUs;
     return stamp == null ? null : formatIsoMillis(stamp);
   };
 
   for (const completion of writes.completions) {
-    const period = completion.periodStartUs;
+    const runStart = completion.runStartUs;
     if (
       completion.held ||
-      view.walks.get(walkKey(completion.userId, completion.chainId, period))?.completions.has(completion.taskId)
+      view.walks.get(walkKey(completion.userId, completion.chainId, runStart))?.completions.has(completion.taskId)
     )
       continue;
     const user = view.users.get(completion.userId);
@@ -89,18 +91,18 @@ export function batchFacts(
       user,
       chain,
       'task.completed',
-      named(`task.completed/${user.id}/${task.id}`, generationOf(user.id, chain.chain.id, period), period),
+      named(`task.completed/${user.id}/${task.id}`, generationOf(user.id, chain.chain.id, runStart), runStart),
       {
         quest_chain_id: chain.chain.id,
         task_id: task.id,
         sequence_number: task.sequenceNumber,
         completed_at: formatIsoMillis(completion.completedUs),
         event_id: completion.eventId,
-        ...runFields(period),
+        ...runFields(runStart),
         ...progressAtCompletion(
           chain,
           task.id,
-          rows.get(walkKey(user.id, chain.chain.id, period))?.tallies ?? null,
+          rows.get(walkKey(user.id, chain.chain.id, runStart))?.tallies ?? null,
           completion.completedUs,
         ),
       },
@@ -111,25 +113,25 @@ export function batchFacts(
     const chain = chainsById.get(undone.chainId);
     const task = chain?.tasks.find((t) => t.id === undone.taskId);
     if (!user || !chain || !task) continue;
-    const period = undone.periodStartUs;
+    const runStart = undone.runStartUs;
     announce(
       user,
       chain,
       'task.reverted',
-      `${named(`task.reverted/${user.id}/${task.id}`, 0, period)}/${generationOf(user.id, chain.chain.id, period)}`,
+      `${named(`task.reverted/${user.id}/${task.id}`, 0, runStart)}/${generationOf(user.id, chain.chain.id, runStart)}`,
       {
         quest_chain_id: chain.chain.id,
         task_id: task.id,
         sequence_number: task.sequenceNumber,
-        reverted_at: revertedAt(user.id, chain.chain.id, period),
+        reverted_at: revertedAt(user.id, chain.chain.id, runStart),
         event_id: undone.eventId,
-        ...runFields(period),
+        ...runFields(runStart),
       },
     );
   }
   for (const row of writes.progress) {
-    const period = row.periodStartUs;
-    const key = walkKey(row.userId, row.chainId, period);
+    const runStart = row.runStartUs;
+    const key = walkKey(row.userId, row.chainId, runStart);
     const stored = view.walks.get(key);
     const user = view.users.get(row.userId);
     const chain = chainsById.get(row.chainId);
@@ -139,21 +141,21 @@ export function batchFacts(
         user,
         chain,
         'chain.reverted',
-        `${named(`chain.reverted/${user.id}/${chain.chain.id}`, 0, period)}/${row.generation}`,
+        `${named(`chain.reverted/${user.id}/${chain.chain.id}`, 0, runStart)}/${row.generation}`,
         {
           quest_chain_id: chain.chain.id,
-          reverted_at: revertedAt(user.id, chain.chain.id, period),
-          ...runFields(period),
+          reverted_at: revertedAt(user.id, chain.chain.id, runStart),
+          ...runFields(runStart),
         },
       );
       continue;
     }
     if (row.completedUs === null) continue;
     if (stored !== undefined && stored.completions.size >= row.totalTasks) continue;
-    announce(user, chain, 'chain.completed', named(`chain.completed/${user.id}/${chain.chain.id}`, row.generation, period), {
+    announce(user, chain, 'chain.completed', named(`chain.completed/${user.id}/${chain.chain.id}`, row.generation, runStart), {
       quest_chain_id: chain.chain.id,
       completed_at: formatIsoMillis(row.completedUs),
-      ...runFields(period),
+      ...runFields(runStart),
     });
   }
   return facts;

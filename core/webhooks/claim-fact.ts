@@ -23,7 +23,7 @@ export function claimData(claim: RewardClaim) {
     prize: claim.prize ? { prize_id: claim.prize.prizeId, name: claim.prize.name, value: claim.prize.value } : null,
     claimed_at: formatIsoMillis(claim.claimedUs),
     // A run of a repeating chain is named by its start (docs/quest-language.md).
-    period_start: claim.periodStartUs === ONLY_RUN ? null : formatIsoMillis(claim.periodStartUs),
+    period_start: claim.runStartUs === ONLY_RUN ? null : formatIsoMillis(claim.runStartUs),
   };
 }
 

@@ -17,7 +17,7 @@ import { generateWebhookSecret } from './signing.js';
 export type { WebhookEndpoint };
 
 /** §10: at most this many endpoints per provider. */
-export const MAX_ENDPOINTS_PER_PROVIDER = 10;
+const MAX_ENDPOINTS_PER_PROVIDER = 10;
 
 export interface CreatedEndpoint {
   id: string;
@@ -29,7 +29,7 @@ export interface CreatedEndpoint {
 }
 
 /** The types a provider of this kind may subscribe to: advertisers receive completions and their budget's news, platforms the rest. */
-export const eventTypesFor = (type: ProviderType): readonly WebhookEventType[] =>
+const eventTypesFor = (type: ProviderType): readonly WebhookEventType[] =>
   type === 'advertiser' ? ADVERTISER_EVENT_TYPES : PLATFORM_EVENT_TYPES;
 
 /**

@@ -3,7 +3,7 @@ import type { WebhookFact } from '../../shared/db/webhook-message-store.js';
 import { formatIsoMillis } from '../../shared/domain/timestamp.js';
 
 /**
- * §18 `leaderboard.finalized`: a period of a board is over and its standings
+ * §19 `leaderboard.finalized`: a period of a board is over and its standings
  * are final; the top entries ride along (the rest are read with
  * `period_start`). For the board's platform only, once per period.
  */

@@ -7,7 +7,7 @@ import { freePort } from './service.js';
 
 const run = promisify(execFile);
 
-export type PostgresStopMode = 'smart' | 'fast' | 'immediate';
+type PostgresStopMode = 'smart' | 'fast' | 'immediate';
 
 export interface PrivatePostgres {
   port: number;

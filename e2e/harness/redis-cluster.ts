@@ -9,7 +9,7 @@ import { eventually } from '../../shared/testing/eventually.js';
 
 const run = promisify(execFile);
 
-export interface ClusterNode {
+interface ClusterNode {
   id: string;
   port: number;
   role: 'master' | 'replica';

@@ -1,8 +1,8 @@
 import { and, eq } from 'drizzle-orm';
 import { taskCompletions, users } from '../../shared/db/schema/index.js';
 import { senderUserId } from '../../shared/domain/ids.js';
-import { type ChainRules, computeCompletions } from '../../shared/domain/progress.js';
 import { parseUtcTimestamp } from '../../shared/domain/timestamp.js';
+import { type ChainRules, computeCompletions } from '../../shared/domain/walk.js';
 import { adminHeaders } from '../../shared/testing/admin-token.js';
 import type { ApiClient } from '../../shared/testing/api-client.js';
 import type { TestDatabase } from '../../shared/testing/database.js';
@@ -162,7 +162,7 @@ export async function storedCompletions(
 export const quiescent = (database: TestDatabase) => nothingPending(database.db);
 
 /** A user's unique events as the pure model reads them, under the ids the API answered. */
-export const modelEventsOf = (unique: GeneratedEvent[], ids: Map<string, string>, userId: string) =>
+const modelEventsOf = (unique: GeneratedEvent[], ids: Map<string, string>, userId: string) =>
   unique
     .filter((event) => event.user_id === userId)
     .map((event) => ({
@@ -174,7 +174,7 @@ export const modelEventsOf = (unique: GeneratedEvent[], ids: Map<string, string>
     }));
 
 /** What the pure model of §5 says those events complete in a chain: task id → event id. */
-export const modelCompletions = (rules: ChainRules, events: ReturnType<typeof modelEventsOf>): Record<string, string> =>
+const modelCompletions = (rules: ChainRules, events: ReturnType<typeof modelEventsOf>): Record<string, string> =>
   Object.fromEntries([...computeCompletions(rules, events).values()].map((c) => [c.taskId, c.eventId]));
 
 /**

@@ -77,7 +77,7 @@ export function expectSigned(received: readonly ReceivedWebhook[], secret: strin
 }
 
 /** The fact a message announces, in the recipient's terms. */
-export function factOf(request: ReceivedWebhook): string {
+function factOf(request: ReceivedWebhook): string {
   const { type, data } = request.json;
   const user = String(data.platform_user_id ?? data.advertiser_user_id);
   if (type === 'task.completed') return `${type}/${user}/${String(data.task_id)}`;

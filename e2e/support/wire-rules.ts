@@ -1,13 +1,18 @@
-import type { ChainRules } from '../../shared/domain/progress.js';
+import type { StreakCondition } from '../../shared/domain/conditions.js';
+import type { Recurrence } from '../../shared/domain/recurrence.js';
 import { parseUtcTimestamp } from '../../shared/domain/timestamp.js';
+import type { ChainRules } from '../../shared/domain/walk.js';
 
-/** A task as the admin API takes it (the conditions only). */
+/** A task as the admin API takes it (the conditions only, §4 and the quest language's thresholds, §16). */
 export interface WireTask {
   condition_event_type: string;
   condition_min_amount?: number;
   condition_currency?: string;
   condition_after_timestamp?: string;
   condition_before_timestamp?: string;
+  condition_min_count?: number;
+  condition_min_total?: number;
+  condition_streak?: StreakCondition;
 }
 
 /** A chain as the admin API takes it (what the walk reads of it). */
@@ -15,6 +20,9 @@ export interface WireChain {
   allow_any_order: boolean;
   start_date: string;
   end_date: string;
+  /** Where streak periods (and, by default, a repeating chain's runs) begin and end; UTC when absent. */
+  timezone?: string;
+  recurrence?: { every: Recurrence['every']; timezone?: string };
   tasks: readonly WireTask[];
 }
 
@@ -25,10 +33,13 @@ export interface WireChain {
  */
 export function rulesOfWireChain(chain: WireChain, taskIds: readonly string[]): ChainRules {
   const us = (value: string | undefined) => (value === undefined ? null : parseUtcTimestamp(value));
+  const timezone = chain.timezone ?? 'UTC';
   return {
     allowAnyOrder: chain.allow_any_order,
     startUs: us(chain.start_date)!,
     endUs: us(chain.end_date)!,
+    timezone,
+    recurrence: chain.recurrence ? { every: chain.recurrence.every, timezone: chain.recurrence.timezone ?? timezone } : null,
     tasks: chain.tasks.map((task, index) => ({
       id: taskIds[index]!,
       sequenceNumber: index + 1,
@@ -37,6 +48,9 @@ export function rulesOfWireChain(chain: WireChain, taskIds: readonly string[]): 
       currency: task.condition_currency ?? null,
       afterUs: us(task.condition_after_timestamp),
       beforeUs: us(task.condition_before_timestamp),
+      minCount: task.condition_min_count ?? 1,
+      minTotal: task.condition_min_total ?? null,
+      streak: task.condition_streak ?? null,
     })),
   };
 }
@@ -50,6 +64,8 @@ export function wireChainBody(chain: WireChain & { name: string }, platformId: s
     start_date: chain.start_date,
     end_date: chain.end_date,
     allow_any_order: chain.allow_any_order,
+    ...(chain.timezone === undefined ? {} : { timezone: chain.timezone }),
+    ...(chain.recurrence === undefined ? {} : { recurrence: chain.recurrence }),
     tasks: chain.tasks.map((task, index) => ({
       ...task,
       sequence_number: index + 1,

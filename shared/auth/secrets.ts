@@ -10,7 +10,7 @@ export const generateOpaqueToken = (prefix: string): string => `${prefix}_${rand
 export const hashSecret = (secret: string): string => createHash('sha256').update(secret, 'utf8').digest('hex');
 
 /** Compares the hash of a presented secret with a stored hash in constant time. */
-export function secretMatches(presented: string, storedHash: string): boolean {
+function secretMatches(presented: string, storedHash: string): boolean {
   const presentedHash = Buffer.from(hashSecret(presented), 'hex');
   const stored = Buffer.from(storedHash, 'hex');
   return stored.length === presentedHash.length && timingSafeEqual(presentedHash, stored);

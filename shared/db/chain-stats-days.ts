@@ -2,9 +2,9 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
 
 /**
- * The campaign stats' figures about walks (chain_progress), counted by days
+ * The chain stats' figures about walks (chain_progress), counted by days
  * in the chain's time zone. Turning each of a million rows' times into a day
- * cost more than the rest of the read (docs/performance.md, "Campaign
+ * cost more than the rest of the read (docs/performance.md, "Chain
  * stats"), so a day's rows are counted as one range of an index ordered by
  * the time instead: the days themselves are found one after the other, each
  * by a probe for the first time at or after the previous day's end.

@@ -1,5 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
-import type { DayCounts } from '../domain/campaign-days.js';
+import type { DayCounts } from '../domain/chain-stats-series.js';
 import {
   completionDaysStatement,
   readCompletionDays,
@@ -8,9 +8,10 @@ import {
   walkDaysStatement,
 } from './chain-stats-days.js';
 import type { Database, Executor } from './client.js';
+import { chainPointsPaidOut } from './points-store.js';
 
 /**
- * How a campaign does (docs/campaign-stats.md), counted over the stored rows
+ * How a chain does (docs/chain-stats.md), counted over the stored rows
  * themselves, never over the counters the claims and the matcher move
  * (budget_spent, claims_count, admitted_users): a count over rows cannot drift
  * from the rows. All statements run in one read-only repeatable-read
@@ -22,7 +23,7 @@ import type { Database, Executor } from './client.js';
  * a claim's value and day), so no row is joined, sorted or converted.
  */
 
-export interface StoredFunnel {
+interface StoredFunnel {
   /** Users the matcher counted in the chain (a chain_progress row: an event of theirs was walked in it). */
   participants: number;
   /** Places taken under max_completions (chain_admissions). */
@@ -33,14 +34,14 @@ export interface StoredFunnel {
   reversedUsers: number;
 }
 
-export interface StoredTaskStats {
+interface StoredTaskStats {
   taskId: string;
   completedUsers: number;
   /** Median of (completion - joined) in seconds; null while nobody completed it. */
   medianSecondsToComplete: number | null;
 }
 
-export interface StoredRewardStats {
+interface StoredRewardStats {
   /** Null: the chain reward. */
   taskId: string | null;
   claims: number;
@@ -58,8 +59,8 @@ export interface StoredPrizeStats {
 }
 
 /** One run of a repeating chain (docs/quest-language.md): the chains completed in it and the claims of its rewards. */
-export interface StoredRun {
-  periodStartUs: bigint;
+interface StoredRun {
+  runStartUs: bigint;
   completions: number;
   claims: number;
 }
@@ -73,11 +74,13 @@ export interface StoredChainStats {
   prizes: StoredPrizeStats[];
   /** One day in the chain's time zone (YYYY-MM-DD), only days with something. */
   days: DayCounts[];
+  /** The points its claims credited to balances, less their reversals standing now (§18): the sum of its ledger entries. */
+  pointsPaidOut: number;
 }
 
 const num = (value: unknown) => Number(value ?? 0);
 
-/** The statements that read all of a (not repeating) chain's rows, by what they count: `npm run bench:campaign-stats` prints their plans. */
+/** The statements that read all of a (not repeating) chain's rows, by what they count: `npm run bench:chain-stats` prints their plans. */
 export function chainStatsStatements(chain: { id: string; timezone: string }): [string, SQL][] {
   return [
     ['walks and daily starts', walkDaysStatement(chain.id, chain.timezone)],
@@ -95,7 +98,7 @@ export async function readStoredChainStats(
     async (tx) => {
       // A repeating chain's users are counted once each, over their walks grouped per user: in memory up to ~1,000,000 walks.
       if (chain.repeating) await tx.execute(sql`set local work_mem = '64MB'`);
-      const [walks, completionDays, tasks, claims, prizes, places, runs] = await Promise.all([
+      const [walks, completionDays, tasks, claims, prizes, places, runs, pointsPaidOut] = await Promise.all([
         chain.repeating ? readRepeatingUserDays(tx, chain.id, chain.timezone) : readWalkDays(tx, chain.id, chain.timezone),
         readCompletionDays(tx, chain.id, chain.timezone),
         readTasks(tx, chain.id, chain.repeating),
@@ -103,6 +106,7 @@ export async function readStoredChainStats(
         readPrizes(tx, chain.id),
         readPlaces(tx, chain.id),
         chain.repeating ? readRuns(tx, chain.id) : Promise.resolve([]),
+        chainPointsPaidOut(tx, chain.id),
       ]);
       // A chain that does not repeat has a walk per user: its completed users are its completed walks.
       const completed = walks.completed ?? sum(completionDays.values());
@@ -114,7 +118,7 @@ export async function readStoredChainStats(
         completions: completionDays.get(day) ?? 0,
         claims: claims.days.get(day) ?? 0,
       }));
-      return { runs, funnel, tasks, rewards: claims.rewards, prizes, days };
+      return { runs, funnel, tasks, rewards: claims.rewards, prizes, days, pointsPaidOut: Number(pointsPaidOut) };
     },
     { isolationLevel: 'repeatable read', accessMode: 'read only' },
   );
@@ -220,16 +224,16 @@ async function readPrizes(tx: Executor, chainId: string): Promise<StoredPrizeSta
 async function readRuns(tx: Executor, chainId: string): Promise<StoredRun[]> {
   const rows = await tx.execute<Record<string, unknown>>(sql`
     with completions as (
-      select period_start_us as period, count(*) as n from chain_progress
+      select period_start_us as run_start, count(*) as n from chain_progress
       where chain_id = ${chainId} and completed_at is not null group by 1
     ), claims as (
-      select period_start_us as period, count(*) as n from reward_claims where chain_id = ${chainId} group by 1
+      select period_start_us as run_start, count(*) as n from reward_claims where chain_id = ${chainId} group by 1
     )
-    select period::text as period, coalesce(c.n, 0) as completions, coalesce(r.n, 0) as claims
-    from completions c full join claims r using (period)
-    order by period`);
+    select run_start::text as run_start, coalesce(c.n, 0) as completions, coalesce(r.n, 0) as claims
+    from completions c full join claims r using (run_start)
+    order by run_start`);
   return rows.map((row) => ({
-    periodStartUs: BigInt(String(row.period)),
+    runStartUs: BigInt(String(row.run_start)),
     completions: num(row.completions),
     claims: num(row.claims),
   }));

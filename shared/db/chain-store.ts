@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { and, asc, desc, eq, gt, inArray, isNull, type SQL, sql } from 'drizzle-orm';
-import type { ChainRules } from '../domain/progress.js';
 import { twinId } from '../domain/test-mode.js';
+import type { ChainRules } from '../domain/walk.js';
 import { seedHash } from '../rewards/verifiable-draw.js';
 import type { Executor } from './client.js';
 import { afterKey, type Page, type PageRequest, rowsToRead, toPage } from './keyset.js';
@@ -10,7 +10,7 @@ import { chainRewards, chainStatus, drawSeeds, questChains, questTasks, rewardPr
 /** A chain, a task and a chain reward as stored (timestamps in epoch microseconds). */
 export type ChainRow = typeof questChains.$inferSelect;
 export type TaskRow = typeof questTasks.$inferSelect;
-export type ChainRewardRow = typeof chainRewards.$inferSelect;
+type ChainRewardRow = typeof chainRewards.$inferSelect;
 export type PrizeRow = typeof rewardPrizes.$inferSelect;
 
 /** A chain reward with its mystery-box prize table (empty for any other reward) and the hash of its current draw seed (null without prizes). */
@@ -36,12 +36,12 @@ export type NewChain = Omit<typeof questChains.$inferInsert, 'id' | 'createdAt' 
   tasks: NewTask[];
   reward?: NewChainReward | null | undefined;
 };
-export type NewTask = Omit<typeof questTasks.$inferInsert, 'id' | 'chainId'>;
-export type NewPrize = Omit<typeof rewardPrizes.$inferInsert, 'chainId' | 'position'>;
-export type NewChainReward = Omit<typeof chainRewards.$inferInsert, 'id' | 'chainId'> & { prizes?: NewPrize[] | undefined };
+type NewTask = Omit<typeof questTasks.$inferInsert, 'id' | 'chainId'>;
+type NewPrize = Omit<typeof rewardPrizes.$inferInsert, 'chainId' | 'position'>;
+type NewChainReward = Omit<typeof chainRewards.$inferInsert, 'id' | 'chainId'> & { prizes?: NewPrize[] | undefined };
 
 /** The stored rows of a chain in the form the domain's rules read them. */
-export function toChainRules(chain: ChainRow, tasks: readonly TaskRow[]): ChainRules {
+function toChainRules(chain: ChainRow, tasks: readonly TaskRow[]): ChainRules {
   return {
     allowAnyOrder: chain.allowAnyOrder,
     startUs: chain.startDate,
@@ -64,7 +64,7 @@ export function toChainRules(chain: ChainRow, tasks: readonly TaskRow[]): ChainR
 }
 
 /** Loads full definitions in one statement (chains with their tasks and reward), whatever their number. */
-export async function loadChainDefinitions(db: Executor, where: SQL | undefined): Promise<ChainDefinition[]> {
+async function loadChainDefinitions(db: Executor, where: SQL | undefined): Promise<ChainDefinition[]> {
   const chains = await db.query.questChains.findMany({ where, ...definitionQuery() });
   return chains.map(toDefinition);
 }

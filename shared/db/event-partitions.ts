@@ -15,7 +15,7 @@ import { withTransaction } from './transaction.js';
 export type MonthIndex = number;
 
 /** How many months after the current one always have their partition. */
-export const PARTITION_MONTHS_AHEAD = 3;
+const PARTITION_MONTHS_AHEAD = 3;
 
 // One process at a time changes the partitions; others wait their turn (or skip: see maintain).
 const PARTITION_LOCK_KEY = 7_215_430_983;
@@ -24,8 +24,8 @@ const PARTITION_LOCK_KEY = 7_215_430_983;
 const DDL_LOCK_TIMEOUT = '3s';
 
 export const monthOf = (date: Date): MonthIndex => date.getUTCFullYear() * 12 + date.getUTCMonth();
-export const monthStart = (month: MonthIndex): Date => new Date(Date.UTC(Math.floor(month / 12), month % 12, 1));
-export const monthStartUs = (month: MonthIndex): bigint => BigInt(monthStart(month).getTime()) * 1000n;
+const monthStart = (month: MonthIndex): Date => new Date(Date.UTC(Math.floor(month / 12), month % 12, 1));
+const monthStartUs = (month: MonthIndex): bigint => BigInt(monthStart(month).getTime()) * 1000n;
 export const partitionName = (month: MonthIndex): string =>
   `events_${String(Math.floor(month / 12)).padStart(4, '0')}_${String((month % 12) + 1).padStart(2, '0')}`;
 

@@ -10,7 +10,7 @@ import { afterKey, type Page, type PageRequest, rowsToRead, toPage } from './key
 import { leaderboardPeriods, leaderboardRefreshes, leaderboardStandings, leaderboards, users } from './schema/index.js';
 import { idArray, instant } from './sql-fragments.js';
 
-// The rows of leaderboards (product rules §18, docs/leaderboards.md): the
+// The rows of leaderboards (product rules §19, docs/leaderboards.md): the
 // boards, the scores each metric computes from its source, the refresh
 // outbox, and finished periods with their final standings.
 
@@ -355,7 +355,7 @@ export async function findFinalizedPeriod(db: Executor, boardId: string, startUs
 
 /**
  * Finalizes a finished period once: computes its standings from the source
- * in one statement and keeps the top `size`, ranked in §18's order (user ids
+ * in one statement and keeps the top `size`, ranked in §19's order (user ids
  * by bytes, as Redis orders them). Null when another call finalized it first.
  */
 export async function finalizePeriod(

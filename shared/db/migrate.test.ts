@@ -33,7 +33,7 @@ describe('migrateWithLock', () => {
         select count(*)::int as count from pg_class c join pg_namespace n on n.oid = c.relnamespace
         where n.nspname = 'public' and c.relkind in ('r', 'p') and not c.relispartition`;
       expect(applied?.count).toBe(MIGRATIONS);
-      expect(tables?.count).toBe(27); // 0002 added worker_leases, 0003 the three webhook tables, 0004 backtests, 0008 the three mystery-box tables, 0009 chain_admissions, 0017 the four leaderboard tables
+      expect(tables?.count).toBe(31); // 0002 added worker_leases, 0003 the three webhook tables, 0004 backtests, 0008 the three mystery-box tables, 0009 chain_admissions, 0016 the three points tables and auto_claims, 0017 the four leaderboard tables
       // And again, with nothing left to do.
       await migrateWithLock(url.toString());
       const [again] = await db<{ count: number }[]>`select count(*)::int as count from drizzle.__drizzle_migrations`;

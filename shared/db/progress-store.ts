@@ -1,14 +1,15 @@
 import { sql } from 'drizzle-orm';
 import { appendTo } from '../collections.js';
 import type { SenderUserId, ServiceUserId } from '../domain/ids.js';
-import type { Hold } from '../domain/progress.js';
 import { inRun } from '../domain/recurrence.js';
 import type { StoredTallies, Tally } from '../domain/tally.js';
+import type { Hold } from '../domain/walk.js';
 import { walkKey } from '../domain/walk-key.js';
 import type { Executor } from './client.js';
 import { type DriverRow, decodeTimestampUs, fromJson } from './driver-row.js';
 import { type chainProgress, type rewardClaims, taskCompletions, users } from './schema/index.js';
 import { booleanArray, fromUs, idArray, nullableIdArray, numberArray, occurredUsColumn, textArray } from './sql-fragments.js';
+import { type TalliesJson, talliesFromJson, talliesToJson, tallyFromJson } from './tally-column.js';
 
 /**
  * The SQL about users' progress, set-based: every function here is one
@@ -18,7 +19,7 @@ import { booleanArray, fromUs, idArray, nullableIdArray, numberArray, occurredUs
 type UserColumns = typeof users.$inferSelect;
 type CompletionColumns = typeof taskCompletions.$inferSelect;
 
-export interface StoredCompletion {
+interface StoredCompletion {
   eventId: string;
   completedUs: bigint;
   /** Kept only by its claim's hold (docs/reversals.md). */
@@ -30,7 +31,7 @@ export interface StoredWalk {
   userId: ServiceUserId;
   chainId: string;
   /** The run of a repeating chain (docs/quest-language.md); 0 in a chain that does not repeat. */
-  periodStartUs: bigint;
+  runStartUs: bigint;
   mark: { occurredUs: bigint; id: string } | null;
   completions: Map<string, StoredCompletion>;
   generation: number;
@@ -49,7 +50,7 @@ type WalkRow = DriverRow<
     'userId' | 'chainId'
   > & {
       [K in 'taskId' | 'eventId' | 'held']: CompletionColumns[K] | null;
-    } & { completedUs: bigint | null; periodStartUs: string }
+    } & { completedUs: bigint | null; runStartUs: string }
 >;
 
 /**
@@ -64,7 +65,7 @@ export async function loadWalks(tx: Executor, userIds: readonly ServiceUserId[])
   const ids = idArray(userIds);
   const rows = await tx.execute<WalkRow>(sql`
     select cp.user_id as "userId", cp.chain_id as "chainId", cp.mark_us::text as "markUs", cp.mark_event_id as "markEventId", cp.generation, cp.tallies,
-           null::uuid as "taskId", null::uuid as "eventId", null::text as "completedUs", null::boolean as held, cp.period_start_us::text as "periodStartUs"
+           null::uuid as "taskId", null::uuid as "eventId", null::text as "completedUs", null::boolean as held, cp.period_start_us::text as "runStartUs"
     from chain_progress cp where cp.user_id = any(${ids})
     union all
     select tc.user_id, tc.chain_id, null, null, null, null, tc.task_id, tc.event_id, ${occurredUsColumn(sql`tc.completed_at`)}, tc.held, tc.period_start_us::text
@@ -73,22 +74,22 @@ export async function loadWalks(tx: Executor, userIds: readonly ServiceUserId[])
   for (const row of rows) {
     if (row.taskId !== null) continue;
     const mark = row.markUs === null || row.markEventId === null ? null : { occurredUs: BigInt(row.markUs), id: row.markEventId };
-    const periodStartUs = BigInt(row.periodStartUs);
-    walks.set(walkKey(row.userId, row.chainId, periodStartUs), {
+    const runStartUs = BigInt(row.runStartUs);
+    walks.set(walkKey(row.userId, row.chainId, runStartUs), {
       userId: row.userId,
       chainId: row.chainId,
-      periodStartUs,
+      runStartUs,
       mark,
       completions: new Map(),
       generation: row.generation ?? 0,
-      tallies: fromJson(row.tallies),
+      tallies: row.tallies === null ? null : talliesFromJson(fromJson(row.tallies)),
     });
   }
   // A completion belongs to its walk's row; one without a row (none is written so) is not part of any walk.
   for (const row of rows) {
     if (row.taskId === null) continue;
     walks
-      .get(walkKey(row.userId, row.chainId, BigInt(row.periodStartUs)))
+      .get(walkKey(row.userId, row.chainId, BigInt(row.runStartUs)))
       ?.completions.set(row.taskId, { eventId: row.eventId!, completedUs: BigInt(row.completedUs!), held: row.held === true });
   }
   return [...walks.values()];
@@ -97,11 +98,11 @@ export async function loadWalks(tx: Executor, userIds: readonly ServiceUserId[])
 export interface CompletionWrite {
   userId: ServiceUserId;
   chainId: string;
-  periodStartUs: bigint;
+  runStartUs: bigint;
   taskId: string;
   eventId: string;
   completedUs: bigint;
-  /** completedUs less the user's joining of the chain or run (chain-view.ts, joinedUs): what the campaign stats' medians read. */
+  /** completedUs less the user's joining of the chain or run (chain-view.ts, joinedUs): what the chain stats' medians read. */
   sinceJoinedUs: bigint;
   held: boolean;
 }
@@ -111,7 +112,7 @@ export async function saveCompletions(tx: Executor, writes: readonly CompletionW
   if (writes.length === 0) return;
   await tx.execute(sql`
     insert into task_completions (user_id, task_id, chain_id, event_id, completed_at, since_joined_us, held, period_start_us)
-    select r.u, r.t, r.c, r.e, ${fromUs(sql`r.us`)}, r.since_joined, r.held, r.period
+    select r.u, r.t, r.c, r.e, ${fromUs(sql`r.us`)}, r.since_joined, r.held, r.run_start
     from unnest(${idArray(writes.map((w) => w.userId))}, ${idArray(writes.map((w) => w.taskId))}, ${idArray(writes.map((w) => w.chainId))},
                 ${idArray(writes.map((w) => w.eventId))}, ${numberArray(
                   writes.map((w) => w.completedUs),
@@ -122,9 +123,9 @@ export async function saveCompletions(tx: Executor, writes: readonly CompletionW
                   'bigint',
                 )},
                 ${booleanArray(writes.map((w) => w.held))}, ${numberArray(
-                  writes.map((w) => w.periodStartUs),
+                  writes.map((w) => w.runStartUs),
                   'bigint',
-                )}) as r(u, t, c, e, us, since_joined, held, period)
+                )}) as r(u, t, c, e, us, since_joined, held, run_start)
     on conflict (user_id, task_id, period_start_us) do update
       set event_id = excluded.event_id, completed_at = excluded.completed_at, since_joined_us = excluded.since_joined_us, held = excluded.held, recorded_at = now()`);
 }
@@ -132,13 +133,13 @@ export async function saveCompletions(tx: Executor, writes: readonly CompletionW
 /** Completions undone: their events were reversed and nothing else completes their tasks (docs/reversals.md). */
 export async function deleteCompletions(
   tx: Executor,
-  rows: readonly { userId: ServiceUserId; taskId: string; periodStartUs: bigint }[],
+  rows: readonly { userId: ServiceUserId; taskId: string; runStartUs: bigint }[],
 ): Promise<void> {
   if (rows.length === 0) return;
   await tx.execute(sql`
     delete from task_completions c
     using unnest(${idArray(rows.map((r) => r.userId))}, ${idArray(rows.map((r) => r.taskId))}, ${numberArray(
-      rows.map((r) => r.periodStartUs),
+      rows.map((r) => r.runStartUs),
       'bigint',
     )}) as r(u, t, p)
     where c.user_id = r.u and c.task_id = r.t and c.period_start_us = r.p`);
@@ -170,7 +171,7 @@ export async function usersWithTallies(tx: Executor, userIds: readonly ServiceUs
   return rows.map((row) => row.userId);
 }
 
-/** The holds of the users' task claims (shared/domain/progress.ts, Hold), by `user/chain`. */
+/** The holds of the users' task claims (shared/domain/walk.ts, Hold), by `user/chain`. */
 export async function loadClaimHolds(tx: Executor, userIds: readonly ServiceUserId[]): Promise<Map<string, Hold[]>> {
   const holds = new Map<string, Hold[]>();
   if (userIds.length === 0) return holds;
@@ -180,14 +181,14 @@ export async function loadClaimHolds(tx: Executor, userIds: readonly ServiceUser
     taskId: string;
     eventId: string;
     completedUs: string;
-    periodStartUs: string;
+    runStartUs: string;
   }>(sql`
     select user_id as "userId", chain_id as "chainId", task_id as "taskId", completed_event_id as "eventId",
-           ${occurredUsColumn(sql`completed_at`)} as "completedUs", period_start_us::text as "periodStartUs"
+           ${occurredUsColumn(sql`completed_at`)} as "completedUs", period_start_us::text as "runStartUs"
     from reward_claims
     where user_id = any(${idArray(userIds)}) and task_id is not null and completed_event_id is not null`);
   for (const row of rows) {
-    appendTo(holds, walkKey(row.userId, row.chainId, BigInt(row.periodStartUs)), {
+    appendTo(holds, walkKey(row.userId, row.chainId, BigInt(row.runStartUs)), {
       taskId: row.taskId,
       at: { occurredUs: BigInt(row.completedUs), id: row.eventId },
       kind: 'claim',
@@ -200,33 +201,43 @@ export async function loadClaimHolds(tx: Executor, userIds: readonly ServiceUser
 export interface ClaimStanding {
   userId: ServiceUserId;
   chainId: string;
-  periodStartUs: bigint;
+  runStartUs: bigint;
   /** null: the chain reward's claim. */
   taskId: string | null;
   reversed: boolean;
 }
 
+/** The claims a statement of markClaimsReversed changed: newly marked reversed, and no longer marked. */
+export interface ClaimMarks {
+  reversed: string[];
+  restored: string[];
+}
+
 /**
  * Marks the claims reversed (or no longer reversed), and answers the ids of
- * the claims this statement newly marked reversed, for their reward.reversed
- * facts. A standing without a claim changes nothing.
+ * the claims this statement newly marked reversed (for their reward.reversed
+ * facts and the ledger's debits, §18) and of those whose mark it cleared
+ * (the ledger credits them back). A standing without a claim changes nothing.
  */
-export async function markClaimsReversed(tx: Executor, standings: readonly ClaimStanding[]): Promise<string[]> {
-  if (standings.length === 0) return [];
+export async function markClaimsReversed(tx: Executor, standings: readonly ClaimStanding[]): Promise<ClaimMarks> {
+  if (standings.length === 0) return { reversed: [], restored: [] };
   const rows = await tx.execute<{ id: string; reversed: boolean }>(sql`
     update reward_claims c
     set reversed_at = case when r.reversed then now() end
     from unnest(${idArray(standings.map((s) => s.userId))}, ${idArray(standings.map((s) => s.chainId))},
                 ${nullableIdArray(standings.map((s) => s.taskId))}, ${booleanArray(standings.map((s) => s.reversed))},
                 ${numberArray(
-                  standings.map((s) => s.periodStartUs),
+                  standings.map((s) => s.runStartUs),
                   'bigint',
                 )})
       as r(u, c, t, reversed, p)
     where c.user_id = r.u and c.chain_id = r.c and c.task_id is not distinct from r.t and c.period_start_us = r.p
       and (c.reversed_at is null) = r.reversed
     returning c.id, r.reversed`);
-  return rows.filter((row) => row.reversed).map((row) => row.id);
+  return {
+    reversed: rows.filter((row) => row.reversed).map((row) => row.id),
+    restored: rows.filter((row) => !row.reversed).map((row) => row.id),
+  };
 }
 
 /**
@@ -266,7 +277,7 @@ export async function writerWalksVersion(tx: Executor): Promise<bigint> {
 export interface ChainProgressWrite {
   userId: ServiceUserId;
   chainId: string;
-  periodStartUs: bigint;
+  runStartUs: bigint;
   completedTasks: number;
   totalTasks: number;
   completedUs: bigint | null;
@@ -284,7 +295,7 @@ export async function saveChainProgress(tx: Executor, writes: readonly ChainProg
   if (writes.length === 0) return;
   await tx.execute(sql`
     insert into chain_progress (user_id, chain_id, completed_tasks, total_tasks, completed_at, first_completed_at, mark_us, mark_event_id, updated_at, generation, tallies, period_start_us)
-    select r.u, r.c, r.done, r.total, ${fromUs(sql`r.done_us`)}, ${fromUs(sql`r.first_us`)}, r.mark_us, r.mark_id, ${fromUs(sql`r.changed_us`)}, r.generation, r.tallies::jsonb, r.period
+    select r.u, r.c, r.done, r.total, ${fromUs(sql`r.done_us`)}, ${fromUs(sql`r.first_us`)}, r.mark_us, r.mark_id, ${fromUs(sql`r.changed_us`)}, r.generation, r.tallies::jsonb, r.run_start
     from unnest(${idArray(writes.map((w) => w.userId))}, ${idArray(writes.map((w) => w.chainId))},
                 ${numberArray(
                   writes.map((w) => w.completedTasks),
@@ -311,12 +322,12 @@ export async function saveChainProgress(tx: Executor, writes: readonly ChainProg
                 ${numberArray(
                   writes.map((w) => w.generation),
                   'int',
-                )}, ${textArray(writes.map((w) => (w.tallies === null ? null : JSON.stringify(w.tallies))))},
+                )}, ${textArray(writes.map((w) => (w.tallies === null ? null : JSON.stringify(talliesToJson(w.tallies)))))},
                 ${numberArray(
-                  writes.map((w) => w.periodStartUs),
+                  writes.map((w) => w.runStartUs),
                   'bigint',
                 )})
-      as r(u, c, done, total, done_us, first_us, mark_us, mark_id, changed_us, generation, tallies, period)
+      as r(u, c, done, total, done_us, first_us, mark_us, mark_id, changed_us, generation, tallies, run_start)
     on conflict (user_id, chain_id, period_start_us) do update
       set completed_tasks = excluded.completed_tasks, total_tasks = excluded.total_tasks, completed_at = excluded.completed_at, first_completed_at = excluded.first_completed_at,
           mark_us = excluded.mark_us, mark_event_id = excluded.mark_event_id, generation = excluded.generation, tallies = excluded.tallies,
@@ -332,7 +343,7 @@ export interface ReadUserState {
   /** completed_at (epoch µs) by task id within its run (inRun: the task id in a chain that does not repeat). */
   completedAt: Map<string, bigint>;
   /** Every completion, with its run: a repeating chain's earlier runs are shown for their rewards. */
-  completions: { taskId: string; periodStartUs: bigint; completedUs: bigint }[];
+  completions: { taskId: string; runStartUs: bigint; completedUs: bigint }[];
   /** Claimed task ids and chain ids, within their run (inRun). */
   claimedTasks: Set<string>;
   claimedChains: Set<string>;
@@ -352,7 +363,7 @@ type ReadUserRow = DriverRow<Pick<UserColumns, 'id' | 'createdAt' | 'progressCha
   /** Chain ids; only when full chains were asked about. */
   admissions?: string | string[];
   /** Each walk's [run, stored tallies]; only when tally chains were asked about. */
-  tallies?: string | [string, StoredTallies | null][];
+  tallies?: string | [string, TalliesJson | null][];
 };
 
 /**
@@ -401,19 +412,19 @@ export async function loadReadUserState(
     claimedChains: new Set(),
     admittedChains: new Set(row.admissions === undefined ? [] : fromJson(row.admissions)),
     tallies: new Map(
-      (row.tallies === undefined ? [] : fromJson(row.tallies)).flatMap(([period, byTask]) =>
-        Object.entries(byTask ?? {}).map(([taskId, tally]) => [inRun(taskId, BigInt(period)), tally] as const),
+      (row.tallies === undefined ? [] : fromJson(row.tallies)).flatMap(([runStart, byTask]) =>
+        Object.entries(byTask ?? {}).map(([taskId, tally]) => [inRun(taskId, BigInt(runStart)), tallyFromJson(tally)] as const),
       ),
     ),
   };
-  for (const [taskId, completedAt, period] of fromJson(row.completions)) {
+  for (const [taskId, completedAt, runStart] of fromJson(row.completions)) {
     const completedUs = decodeTimestampUs(taskCompletions.completedAt, completedAt);
-    state.completedAt.set(inRun(taskId, BigInt(period)), completedUs);
-    state.completions.push({ taskId, periodStartUs: BigInt(period), completedUs });
+    state.completedAt.set(inRun(taskId, BigInt(runStart)), completedUs);
+    state.completions.push({ taskId, runStartUs: BigInt(runStart), completedUs });
   }
-  for (const [chainId, taskId, period] of fromJson(row.claims)) {
-    if (taskId === null) state.claimedChains.add(inRun(chainId, BigInt(period)));
-    else state.claimedTasks.add(inRun(taskId, BigInt(period)));
+  for (const [chainId, taskId, runStart] of fromJson(row.claims)) {
+    if (taskId === null) state.claimedChains.add(inRun(chainId, BigInt(runStart)));
+    else state.claimedTasks.add(inRun(taskId, BigInt(runStart)));
   }
   return state;
 }

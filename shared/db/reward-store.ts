@@ -40,7 +40,7 @@ export interface RewardClaim {
   /** When the claimed completion stopped standing on counting events (the reward is kept, marked reversed); null while it stands. */
   reversedUs: bigint | null;
   /** The run of a repeating chain claimed from (docs/quest-language.md); 0 in a chain that does not repeat. */
-  periodStartUs: bigint;
+  runStartUs: bigint;
 }
 
 const chainTimingColumns = { startUs: questChains.startDate, endUs: questChains.endDate, recurrence: questChains.recurrence };
@@ -53,7 +53,7 @@ export interface ClaimableTaskReward {
   completedUs: bigint;
   /** The completion plus the chain's reward hold (docs/reversals.md): not claimable before. */
   claimableUs: bigint;
-  periodStartUs: bigint;
+  runStartUs: bigint;
   timing: ChainTiming;
 }
 
@@ -62,7 +62,7 @@ export interface ClaimableChainReward {
   reward: Reward;
   /** The chain's completion plus its reward hold. */
   claimableUs: bigint;
-  periodStartUs: bigint;
+  runStartUs: bigint;
   timing: ChainTiming;
 }
 
@@ -94,7 +94,7 @@ const toClaim = (row: typeof rewardClaims.$inferSelect): RewardClaim => ({
   ...fromSnapshot(row.reward),
   claimedUs: row.claimedAt,
   reversedUs: row.reversedAt,
-  periodStartUs: row.periodStartUs,
+  runStartUs: row.runStartUs,
 });
 
 /** The claims with these ids, with their users (what a reward.reversed fact needs). */
@@ -126,7 +126,7 @@ export async function findTaskReward(db: Executor, platformId: string, userId: S
   const rows = await db
     .select({
       timing: chainTimingColumns,
-      periodStartUs: taskCompletions.periodStartUs,
+      runStartUs: taskCompletions.runStartUs,
       chainId: questTasks.chainId,
       type: questTasks.rewardType,
       name: questTasks.rewardName,
@@ -145,9 +145,8 @@ export async function findTaskReward(db: Executor, platformId: string, userId: S
   if (!row) return null;
   const reward: Reward = { type: row.type, name: row.name, value: row.value, imageUrls: row.imageUrls };
   const completions = new Map<bigint, { eventId: string; completedUs: bigint }>();
-  for (const { eventId, completedUs, periodStartUs } of rows) {
-    if (eventId !== null && completedUs !== null && periodStartUs !== null)
-      completions.set(periodStartUs, { eventId, completedUs });
+  for (const { eventId, completedUs, runStartUs } of rows) {
+    if (eventId !== null && completedUs !== null && runStartUs !== null) completions.set(runStartUs, { eventId, completedUs });
   }
   return { chainId: row.chainId, reward, holdSeconds: row.holdSeconds, limits: row.limits, timing: row.timing, completions };
 }
@@ -162,7 +161,7 @@ export async function findChainReward(db: Executor, platformId: string, userId: 
   const rows = await db
     .select({
       timing: chainTimingColumns,
-      periodStartUs: chainProgress.periodStartUs,
+      runStartUs: chainProgress.runStartUs,
       id: chainRewards.id,
       type: chainRewards.type,
       name: chainRewards.name,
@@ -179,8 +178,8 @@ export async function findChainReward(db: Executor, platformId: string, userId: 
   const [row] = rows;
   if (!row) return null;
   const completions = new Map<bigint, bigint>();
-  for (const { completedUs, periodStartUs } of rows)
-    if (completedUs !== null && periodStartUs !== null) completions.set(periodStartUs, completedUs);
+  for (const { completedUs, runStartUs } of rows)
+    if (completedUs !== null && runStartUs !== null) completions.set(runStartUs, completedUs);
   const reward: Reward | null =
     row.id === null || row.type === null || row.name === null
       ? null
@@ -256,7 +255,7 @@ export async function insertClaim(
     prize: Prize | null;
     /** A task claim's completion, where the walk holds it (docs/reversals.md). */
     completion: { eventId: string; completedUs: bigint } | null;
-    periodStartUs: bigint;
+    runStartUs: bigint;
   },
 ): Promise<RewardClaim> {
   const [row] = await db
@@ -271,7 +270,7 @@ export async function insertClaim(
       claimedDay: claimedDayOf(claim.chainId),
       completedEventId: claim.completion?.eventId ?? null,
       completedAt: claim.completion?.completedUs ?? null,
-      periodStartUs: claim.periodStartUs,
+      runStartUs: claim.runStartUs,
     })
     .returning();
   return toClaim(row!);
@@ -283,7 +282,7 @@ export async function findClaim(
   userId: ServiceUserId,
   chainId: string,
   taskId: string | null,
-  periodStartUs: bigint,
+  runStartUs: bigint,
 ): Promise<RewardClaim | null> {
   const [row] = await db
     .select()
@@ -293,7 +292,7 @@ export async function findClaim(
         eq(rewardClaims.userId, userId),
         eq(rewardClaims.chainId, chainId),
         taskId === null ? isNull(rewardClaims.taskId) : eq(rewardClaims.taskId, taskId),
-        eq(rewardClaims.periodStartUs, periodStartUs),
+        eq(rewardClaims.runStartUs, runStartUs),
       ),
     );
   return row ? toClaim(row) : null;
@@ -307,7 +306,7 @@ export async function findClaim(
  */
 export type RewardCursor =
   | { section: 'task'; key: readonly [completedUs: bigint, chainId: string, sequenceNumber: number] }
-  | { section: 'chain'; key: readonly [startUs: bigint, chainId: string, periodStartUs: bigint] }
+  | { section: 'chain'; key: readonly [startUs: bigint, chainId: string, runStartUs: bigint] }
   | { section: 'claim'; key: readonly [claimedUs: bigint, claimId: string] };
 
 /** One stretch of a rewards section: the rows after `after` (its section's key), at most `limit`. */
@@ -318,7 +317,7 @@ export interface RewardWindow<K> {
 
 /**
  * Where the rewards entries named `id` (and, when given, run
- * `periodStartUs`) sit for this user: a claim, a task they completed, or a
+ * `runStartUs`) sit for this user: a claim, a task they completed, or a
  * chain of the platform. At most two are read: more than one means the id
  * alone names several runs. A chain named without a run that the user has
  * not completed sits before its runs.
@@ -327,13 +326,13 @@ export async function findRewardCursors(
   db: Executor,
   platformId: string,
   userId: ServiceUserId,
-  entry: { id: string; periodStartUs: bigint | undefined },
+  entry: { id: string; runStartUs: bigint | undefined },
 ): Promise<RewardCursor[]> {
-  const inRun = (column: Column) => (entry.periodStartUs === undefined ? undefined : eq(column, entry.periodStartUs));
+  const inRun = (column: Column) => (entry.runStartUs === undefined ? undefined : eq(column, entry.runStartUs));
   const [claim] = await db
     .select({ claimedAt: rewardClaims.claimedAt })
     .from(rewardClaims)
-    .where(and(eq(rewardClaims.userId, userId), eq(rewardClaims.id, entry.id), inRun(rewardClaims.periodStartUs)));
+    .where(and(eq(rewardClaims.userId, userId), eq(rewardClaims.id, entry.id), inRun(rewardClaims.runStartUs)));
   if (claim) return [{ section: 'claim', key: [claim.claimedAt, entry.id] }];
   const tasks = await db
     .select({
@@ -343,13 +342,13 @@ export async function findRewardCursors(
     })
     .from(taskCompletions)
     .innerJoin(questTasks, eq(questTasks.id, taskCompletions.taskId))
-    .where(and(eq(taskCompletions.userId, userId), eq(taskCompletions.taskId, entry.id), inRun(taskCompletions.periodStartUs)))
+    .where(and(eq(taskCompletions.userId, userId), eq(taskCompletions.taskId, entry.id), inRun(taskCompletions.runStartUs)))
     .limit(2);
   if (tasks.length > 0)
     return tasks.map((task) => ({ section: 'task', key: [task.completedAt, task.chainId, task.sequenceNumber] }));
   // The chain with each run the user completed (none: one row, no run).
   const runs = await db
-    .select({ startDate: questChains.startDate, periodStartUs: chainProgress.periodStartUs })
+    .select({ startDate: questChains.startDate, runStartUs: chainProgress.runStartUs })
     .from(questChains)
     .leftJoin(
       chainProgress,
@@ -357,13 +356,13 @@ export async function findRewardCursors(
         eq(chainProgress.userId, userId),
         eq(chainProgress.chainId, questChains.id),
         isNotNull(chainProgress.completedAt),
-        inRun(chainProgress.periodStartUs),
+        inRun(chainProgress.runStartUs),
       ),
     )
     .where(and(eq(questChains.platformId, platformId), eq(questChains.id, entry.id)))
     .limit(2);
-  if (runs[0]?.periodStartUs === null && entry.periodStartUs !== undefined) return [];
-  return runs.map((run) => ({ section: 'chain', key: [run.startDate, entry.id, run.periodStartUs ?? 0n] }));
+  if (runs[0]?.runStartUs === null && entry.runStartUs !== undefined) return [];
+  return runs.map((run) => ({ section: 'chain', key: [run.startDate, entry.id, run.runStartUs ?? 0n] }));
 }
 
 /** Completed tasks (of chains in any status) whose reward the user has not claimed, oldest completion first. */
@@ -380,13 +379,13 @@ export async function listClaimableTaskRewards(
       and(
         eq(rewardClaims.userId, userId),
         eq(rewardClaims.taskId, taskCompletions.taskId),
-        eq(rewardClaims.periodStartUs, taskCompletions.periodStartUs),
+        eq(rewardClaims.runStartUs, taskCompletions.runStartUs),
       ),
     );
   const rows = await db
     .select({
       timing: chainTimingColumns,
-      periodStartUs: taskCompletions.periodStartUs,
+      runStartUs: taskCompletions.runStartUs,
       taskId: taskCompletions.taskId,
       chainId: taskCompletions.chainId,
       sequenceNumber: questTasks.sequenceNumber,
@@ -418,7 +417,7 @@ export async function listClaimableChainRewards(
   window: RewardWindow<Extract<RewardCursor, { section: 'chain' }>['key']>,
 ): Promise<ClaimableChainReward[]> {
   // A repeating chain's runs follow each other inside it.
-  const order = [questChains.startDate, questChains.id, chainProgress.periodStartUs] as const;
+  const order = [questChains.startDate, questChains.id, chainProgress.runStartUs] as const;
   const claimed = db
     .select({ one: sql`1` })
     .from(rewardClaims)
@@ -427,13 +426,13 @@ export async function listClaimableChainRewards(
         eq(rewardClaims.userId, userId),
         eq(rewardClaims.chainId, questChains.id),
         isNull(rewardClaims.taskId),
-        eq(rewardClaims.periodStartUs, chainProgress.periodStartUs),
+        eq(rewardClaims.runStartUs, chainProgress.runStartUs),
       ),
     );
   const rows = await db
     .select({
       timing: chainTimingColumns,
-      periodStartUs: chainProgress.periodStartUs,
+      runStartUs: chainProgress.runStartUs,
       chainId: questChains.id,
       id: chainRewards.id,
       type: chainRewards.type,
@@ -452,11 +451,11 @@ export async function listClaimableChainRewards(
     .where(and(eq(questChains.platformId, platformId), notExists(claimed), window.after && afterKey(order, window.after)))
     .orderBy(...order)
     .limit(window.limit);
-  return rows.map(({ chainId, holdSeconds, completedUs, timing, periodStartUs, ...reward }) => ({
+  return rows.map(({ chainId, holdSeconds, completedUs, timing, runStartUs, ...reward }) => ({
     chainId,
     reward,
     claimableUs: claimableAfterHold(completedUs!, holdSeconds),
-    periodStartUs,
+    runStartUs,
     timing,
   }));
 }

@@ -2,12 +2,13 @@ import { and, asc, count, eq, gt, isNotNull, sql } from 'drizzle-orm';
 import type { SenderUserId, ServiceUserId } from '../domain/ids.js';
 import { ONLY_RUN } from '../domain/recurrence.js';
 import type { EventSource, MatchUser } from '../domain/sources.js';
-import { type StoredTallies, type TallyNotice, tallyNotices } from '../domain/tally.js';
+import { type TallyNotice, tallyNotices } from '../domain/tally.js';
 import { formatIsoMillis } from '../domain/timestamp.js';
 import type { Executor } from './client.js';
 import { type DriverRow, decodeTimestampUs, fromJson } from './driver-row.js';
 import { type accountLinks, chainProgress, users } from './schema/index.js';
 import { idArray, instant, textArray } from './sql-fragments.js';
+import { type TalliesJson, talliesFromJson } from './tally-column.js';
 
 type UserColumns = typeof users.$inferSelect;
 type LinkColumns = typeof accountLinks.$inferSelect;
@@ -105,17 +106,17 @@ export async function loadProgressChangeSince(
         (select array_agg(distinct ${chainProgress.chainId}::text order by ${chainProgress.chainId}::text)
          from ${chainProgress} where ${chainProgress.userId} = ${users.id} and ${after(chainProgress.updatedAt)}),
         '{}'::text[])`,
-      tallies: sql<string | [string, string, StoredTallies][]>`coalesce(
-        (select json_agg(json_build_array(${chainProgress.chainId}, ${chainProgress.periodStartUs}::text, ${chainProgress.tallies})
-                         order by ${chainProgress.chainId}, ${chainProgress.periodStartUs})
+      tallies: sql<string | [string, string, TalliesJson][]>`coalesce(
+        (select json_agg(json_build_array(${chainProgress.chainId}, ${chainProgress.runStartUs}::text, ${chainProgress.tallies})
+                         order by ${chainProgress.chainId}, ${chainProgress.runStartUs})
          from ${chainProgress} where ${chainProgress.userId} = ${users.id} and ${after(chainProgress.updatedAt)} and ${chainProgress.tallies} is not null),
         '[]'::json)`,
     })
     .from(users)
     .where(and(eq(users.id, userId), isNotNull(users.progressChangedAt), after(users.progressChangedAt)));
   if (!row || row.changedUs === null) return null;
-  const progress = fromJson(row.tallies).flatMap(([chainId, period, tallies]) =>
-    tallyNotices(chainId, BigInt(period) === ONLY_RUN ? null : formatIsoMillis(BigInt(period)), tallies),
+  const progress = fromJson(row.tallies).flatMap(([chainId, runStart, tallies]) =>
+    tallyNotices(chainId, BigInt(runStart) === ONLY_RUN ? null : formatIsoMillis(BigInt(runStart)), talliesFromJson(tallies)),
   );
   return { changedUs: row.changedUs, chainIds: row.chainIds, ...(progress.length > 0 ? { progress } : {}) };
 }

@@ -1,5 +1,5 @@
 import { isChainCompleted } from './chain-view.js';
-import type { ChainRules, Completion } from './progress.js';
+import type { ChainRules, Completion } from './walk.js';
 
 // Product rules §12: what a draft chain would have given away, counted user
 // by user from the completions the §5 walk (computeCompletions) predicts. The
@@ -21,7 +21,7 @@ export interface BacktestDraft {
   maxCompletions?: number | null;
 }
 
-export const BACKTEST_SAMPLE_SIZE = 20;
+const BACKTEST_SAMPLE_SIZE = 20;
 
 export interface BacktestTally {
   usersEvaluated: number;

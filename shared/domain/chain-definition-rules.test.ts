@@ -88,16 +88,49 @@ const cases: { rule: string; chain: ChainFields; issues: string[] }[] = [
     chain: chain({ reward: { type: 'mystery_box', prizes: [{ prizeId: 'gold' }, { prizeId: 'silver' }] } }),
     issues: [],
   },
-  { rule: 'prizes: another reward without prizes', chain: chain({ reward: { type: 'points', prizes: [] } }), issues: [] },
+  {
+    rule: 'prizes: another reward without prizes',
+    chain: chain({ reward: { type: 'points', value: 10, prizes: [] } }),
+    issues: [],
+  },
   {
     rule: 'prizes: on another reward',
-    chain: chain({ reward: { type: 'points', prizes: [{ prizeId: 'gold' }] } }),
+    chain: chain({ reward: { type: 'points', value: 10, prizes: [{ prizeId: 'gold' }] } }),
     issues: ['chain_reward.type | chain_reward.type: a reward with prizes must be of type mystery_box'],
   },
   {
     rule: 'prizes: a prize twice',
     chain: chain({ reward: { type: 'mystery_box', prizes: [{ prizeId: 'gold' }, { prizeId: 'gold' }] } }),
     issues: ['chain_reward.prizes.1.prize_id | chain_reward.prizes.1.prize_id: gold appears twice'],
+  },
+  // §18.1: points are whole numbers.
+  {
+    rule: 'points: whole values, 0 included',
+    chain: chain({
+      tasks: [task(1, { rewardType: 'points', rewardValue: 0 }), task(2, { rewardType: 'points', rewardValue: 250 })],
+      reward: { type: 'points', value: 1000 },
+    }),
+    issues: [],
+  },
+  {
+    rule: 'points: another type may carry any value',
+    chain: chain({ tasks: [task(1, { rewardType: 'cashback', rewardValue: 2.5 })], reward: { type: 'voucher', value: null } }),
+    issues: [],
+  },
+  {
+    rule: "points: a task's fractional value",
+    chain: chain({ tasks: [task(1), task(2, { rewardType: 'points', rewardValue: 2.5 })] }),
+    issues: ["tasks.1.reward_value | tasks.1.reward_value: a points reward's value must be a whole number of points, 0 or more"],
+  },
+  {
+    rule: "points: a task's negative value",
+    chain: chain({ tasks: [task(1, { rewardType: 'points', rewardValue: -1 })] }),
+    issues: ["tasks.0.reward_value | tasks.0.reward_value: a points reward's value must be a whole number of points, 0 or more"],
+  },
+  {
+    rule: 'points: a chain reward without a value',
+    chain: chain({ reward: { type: 'points', value: null } }),
+    issues: ["chain_reward.value | chain_reward.value: a points reward's value must be a whole number of points, 0 or more"],
   },
   // §16.1: a total's currency.
   {
@@ -127,16 +160,17 @@ const cases: { rule: string; chain: ChainFields; issues: string[] }[] = [
   },
   // Order: the first issue is the one a use-case reports.
   {
-    rule: 'order: dates, sequence, prizes, then each task',
+    rule: 'order: dates, sequence, prizes, the chain reward, then each task',
     chain: chain({
       endDate: 0n,
       tasks: [task(1, { conditionMinTotal: 1 }), task(3, { conditionAfterTimestamp: 1n, conditionBeforeTimestamp: 0n })],
-      reward: { type: 'points', prizes: [{ prizeId: 'gold' }] },
+      reward: { type: 'points', value: 1.5, prizes: [{ prizeId: 'gold' }] },
     }),
     issues: [
       'end_date | end_date: must be after start_date',
       'tasks | tasks.sequence_number: must be exactly 1..2 (got 1, 3)',
       'chain_reward.type | chain_reward.type: a reward with prizes must be of type mystery_box',
+      "chain_reward.value | chain_reward.value: a points reward's value must be a whole number of points, 0 or more",
       'tasks.0.condition_min_total | tasks.0.condition_min_total: needs condition_currency (a total sums amounts of one currency)',
       'tasks.1.condition_before_timestamp | tasks.1.condition_before_timestamp: must be after condition_after_timestamp',
     ],

@@ -1,7 +1,8 @@
 import type { StreakCondition } from './conditions.js';
+import { isWholePoints, POINTS } from './points.js';
 import type { Recurrence } from './recurrence.js';
 
-// What makes a chain definition valid (§2.3-§2.4, §13.5, §14, §16): its limits
+// What makes a chain definition valid (§2.3-§2.4, §13.5, §14, §16, §18): its limits
 // and its rules, in one place. The admin API's create body
 // (api/routes/admin/quest-chains/create-schema.ts) publishes the limits as its
 // bounds and checks the rules of a task's thresholds and of streaks in runs
@@ -39,7 +40,7 @@ export const MAX_BUDGET = 1e12;
 export const MAX_CAP = 1e9;
 
 /** §14.4: the one reward type that may carry a prize table. */
-export const MYSTERY_BOX = 'mystery_box';
+const MYSTERY_BOX = 'mystery_box';
 export const MAX_PRIZE_ID_LENGTH = 100;
 export const MAX_PRIZE_STOCK = 1e9;
 /** Bounds that keep a draw's roll exact in a double and the modulo's bias negligible (draw.ts). */
@@ -68,6 +69,8 @@ export interface TaskFields {
   conditionStreak?: StreakCondition | null | undefined;
   conditionAfterTimestamp?: bigint | null | undefined;
   conditionBeforeTimestamp?: bigint | null | undefined;
+  rewardType?: string | undefined;
+  rewardValue?: number | null | undefined;
 }
 
 /** The fields of a chain the rules read. */
@@ -76,7 +79,10 @@ export interface ChainFields {
   endDate: bigint;
   recurrence?: Pick<Recurrence, 'every'> | null | undefined;
   tasks: readonly TaskFields[];
-  reward?: { type: string; prizes?: readonly { prizeId: string }[] | undefined } | null | undefined;
+  reward?:
+    | { type: string; value?: number | null | undefined; prizes?: readonly { prizeId: string }[] | undefined }
+    | null
+    | undefined;
 }
 
 /**
@@ -90,8 +96,9 @@ export function chainDefinitionIssues(chain: ChainFields): RuleIssue[] {
     ...dateIssues(chain),
     ...sequenceIssues(chain.tasks),
     ...prizeTableIssues(chain.reward),
+    ...chainRewardPointsIssues(chain.reward),
     ...chain.tasks.flatMap((task, index) =>
-      [...taskWindowIssues(task), ...taskThresholdIssues(task)].map((issue) => ({
+      [...taskWindowIssues(task), ...taskThresholdIssues(task), ...taskRewardPointsIssues(task)].map((issue) => ({
         ...issue,
         path: ['tasks', index, ...issue.path],
       })),
@@ -139,6 +146,22 @@ function prizeTableIssues(reward: ChainFields['reward']): RuleIssue[] {
     seen.add(prize.prizeId);
   });
   return issues;
+}
+
+const WHOLE_POINTS = `a ${POINTS} reward's value must be a whole number of points, 0 or more`;
+
+/** §18.1: a points chain reward credits a whole number of points. */
+function chainRewardPointsIssues(reward: ChainFields['reward']): RuleIssue[] {
+  return reward?.type === POINTS && !isWholePoints(reward.value)
+    ? [{ path: ['chain_reward', 'value'], message: WHOLE_POINTS }]
+    : [];
+}
+
+/** §18.1: a task's points reward credits a whole number of points. Paths are the task's own fields. */
+function taskRewardPointsIssues(task: Pick<TaskFields, 'rewardType' | 'rewardValue'>): RuleIssue[] {
+  return task.rewardType === POINTS && !isWholePoints(task.rewardValue)
+    ? [{ path: ['reward_value'], message: WHOLE_POINTS }]
+    : [];
 }
 
 /** §2.4: a task's window is not empty. Paths are the task's own fields. */

@@ -7,7 +7,7 @@ import { parseUtcTimestamp } from './timestamp.js';
  * What is stored and compared is the instant; responses give it back in UTC.
  * The same precision rule as events applies (at most 6 fractional digits).
  */
-export const OFFSET_TIMESTAMP_PATTERN = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?)(Z|[+-](\d{2}):(\d{2}))$/;
+const OFFSET_TIMESTAMP_PATTERN = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?)(Z|[+-](\d{2}):(\d{2}))$/;
 
 export const OFFSET_TIMESTAMP_RULE = 'must be an ISO 8601 date-time with an offset (Z or ±HH:MM) and at most 6 fractional digits';
 

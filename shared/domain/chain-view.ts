@@ -4,7 +4,7 @@ import { EMPTY_TALLY, fromMicros, isAccumulating, periodOf, type Tally } from '.
 // Fields derived from completions for the read side (product rules §5).
 
 export type TaskUserStatus = 'completed' | 'available' | 'locked';
-export type ProgressStatus = 'not_started' | 'in_progress' | 'completed';
+type ProgressStatus = 'not_started' | 'in_progress' | 'completed';
 
 export type UserProgress = {
   status: ProgressStatus;
@@ -27,7 +27,7 @@ export function isChainCompleted(totalTasks: number, completedTasks: number): bo
 /**
  * When a user joins a chain: the later of their registration and its start
  * (a repeating chain's run: the run's start). The active read shows it as
- * `joined_at`; the campaign stats measure each completion from it.
+ * `joined_at`; the chain stats measure each completion from it.
  */
 export const joinedUs = (registeredUs: bigint, startUs: bigint): bigint => (registeredUs > startUs ? registeredUs : startUs);
 
@@ -94,9 +94,9 @@ export type TaskProgress = {
 
 /**
  * A task's progress from its tally, or undefined for a task one event
- * completes. An open streak task's run is 0 once a whole period has passed
- * without a counted event (the run is broken, even before the next event
- * says so); a completed task shows the run it completed with.
+ * completes. An open streak task's streak is 0 once a whole period has passed
+ * without a counted event (the streak is broken, even before the next event
+ * says so); a completed task shows the streak it completed with.
  */
 export function taskProgress(
   task: TaskCondition,
@@ -106,7 +106,7 @@ export function taskProgress(
   timezone: string,
 ): TaskProgress | undefined {
   if (!isAccumulating(task)) return undefined;
-  const { count, totalMicros, run, lastPeriod } = tally ?? EMPTY_TALLY;
+  const { count, totalMicros, streak, lastPeriod } = tally ?? EMPTY_TALLY;
   const broken =
     task.streak != null && !completed && lastPeriod !== null && periodOf(nowUs, task.streak.every, timezone) > lastPeriod + 1;
   return {
@@ -114,7 +114,7 @@ export function taskProgress(
     countRequired: task.minCount ?? 1,
     total: task.minTotal == null ? null : fromMicros(totalMicros),
     totalRequired: task.minTotal ?? null,
-    streak: task.streak == null ? null : broken ? 0 : run,
+    streak: task.streak == null ? null : broken ? 0 : streak,
     streakRequired: task.streak?.periods ?? null,
   };
 }

@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { type TaskCondition, taskMismatch } from './conditions.js';
 import { compareEventPositions, type EventPosition } from './counting.js';
 import { type ExplainEvent, explainChain, type Verdict } from './explain.js';
-import { type ChainRules, type Completion, computeCompletions } from './progress.js';
 import { referenceCompletions } from './progress.reference.test-helper.js';
 import { chainArb, eventsArb } from './rules.arbitraries.test-helper.js';
+import { type ChainRules, type Completion, computeCompletions } from './walk.js';
 
 // Explain must never disagree with progress: for random chains, event sets and
 // pending markers, its completions are progress's, and every verdict is a

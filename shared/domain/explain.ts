@@ -7,8 +7,8 @@ import {
   taskMismatch,
 } from './conditions.js';
 import { compareEventPositions } from './counting.js';
-import { type ChainRules, type Completion, computeCompletions, type Hold } from './progress.js';
 import type { Tally } from './tally.js';
+import { type ChainRules, type Completion, computeCompletions, type Hold } from './walk.js';
 
 // Product rules §11: why each of a user's events did or did not complete a
 // task. Not a second reading of §4-5: the walk that computes progress
@@ -32,14 +32,14 @@ export type Verdict =
 /** A stored event of the user's §4 sources; `pending`: the matcher has not processed it yet; `reversed`: its sender took it back. */
 export type ExplainEvent = CountingEvent & { pending: boolean; reversed?: boolean };
 
-export interface Candidate<E extends ExplainEvent = ExplainEvent> {
+interface Candidate<E extends ExplainEvent = ExplainEvent> {
   event: E;
   verdict: Verdict;
   /** `counted` and `streak_broken`: the task's tally with this event (§16). */
   tally?: Tally;
 }
 
-export interface TaskExplanation<E extends ExplainEvent = ExplainEvent> {
+interface TaskExplanation<E extends ExplainEvent = ExplainEvent> {
   task: TaskCondition;
   /** The completion progress shows for the task, null when it is open. */
   completion: Completion | null;
@@ -58,12 +58,12 @@ export interface ChainExplanation<E extends ExplainEvent = ExplainEvent> {
 interface Step {
   countedTaskId: string | undefined;
   tally: Tally | undefined;
-  /** A streak task's run started again at this event after a period without one (§16). */
+  /** The task's streak started again at this event after a period without one (§16). */
   streakBroken: boolean;
   doneBefore: ReadonlySet<string>;
 }
 
-export const EXPLAIN_CANDIDATES = 10;
+const EXPLAIN_CANDIDATES = 10;
 
 /**
  * Explains the chain for one user. Progress counts processed events only (a
@@ -95,7 +95,7 @@ export function explainChain<E extends ExplainEvent>(
             tally !== undefined &&
             before?.lastPeriod != null &&
             tally.lastPeriod !== before.lastPeriod &&
-            tally.run === 1;
+            tally.streak === 1;
           if (counted !== undefined && tally !== undefined) lastTallies.set(counted.id, tally);
           steps.set(event.id, { countedTaskId: counted?.id, tally, streakBroken, doneBefore: new Set(done.keys()) });
         },

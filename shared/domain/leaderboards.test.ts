@@ -18,7 +18,7 @@ import {
   windowAround,
 } from './leaderboards.js';
 
-// §18: a leaderboard's periods, its validity, and the order of its standings.
+// §19: a leaderboard's periods, its validity, and the order of its standings.
 
 const us = (iso: string) => BigInt(Date.parse(iso)) * 1000n;
 const iso = (micros: bigint | null) => (micros === null ? null : new Date(Number(micros / 1000n)).toISOString());

@@ -2,7 +2,7 @@ import { isKnownTimezone, TIMEZONE_RULE } from './calendar.js';
 import { MAX_NAME_LENGTH, MAX_TIMEZONE_LENGTH, RECURRENCE_UNITS, type RuleIssue } from './chain-definition-rules.js';
 import { type Recurrence, runAt, runStartingAt } from './recurrence.js';
 
-// Leaderboards (product rules §18, docs/leaderboards.md): what makes one
+// Leaderboards (product rules §19, docs/leaderboards.md): what makes one
 // valid, its periods, and the order of its standings. Pure: the admin API's
 // body publishes these limits, the use-cases check these rules, and the
 // standings kept in Redis (shared/leaderboards/) and in Postgres
@@ -140,7 +140,7 @@ export function compareBytes(a: string, b: string): number {
   return x.length - y.length;
 }
 
-/** §18's order: the higher score first, then whoever reached it first, then the platform user id (by bytes). */
+/** §19's order: the higher score first, then whoever reached it first, then the platform user id (by bytes). */
 export function compareStandings(a: Standing, b: Standing): number {
   if (a.score !== b.score) return b.score - a.score;
   if (a.reachedUs !== b.reachedUs) return a.reachedUs < b.reachedUs ? -1 : 1;
@@ -158,7 +158,7 @@ export function rankStandings(standings: readonly Standing[]): RankedStanding[] 
 /**
  * The sorted-set member of a standing: the time it was reached, as 15 fixed
  * hex digits, then the platform user id. Redis orders equal scores by their
- * members' bytes, so with the score negated an ascending range is §18's
+ * members' bytes, so with the score negated an ascending range is §19's
  * order exactly (no precision spent on packing two numbers in one double).
  */
 const REACHED_OFFSET_US = 1n << 59n;

@@ -10,9 +10,9 @@ export const PERMISSIONS = {
   'rewards:read': ['platform'],
   'rewards:claim': ['platform'],
   'webhooks:manage': ['platform', 'advertiser'],
-  // An advertiser's campaign figures (docs/campaign-stats.md): counts, never a user.
+  // An advertiser's chain stats (docs/chain-stats.md): counts, never a user.
   'quest_chains:stats': ['advertiser'],
-  // A platform's leaderboards of its users (§18).
+  // A platform's leaderboards of its users (§19).
   'leaderboards:read': ['platform'],
 } as const satisfies Record<string, readonly ProviderType[]>;
 
@@ -47,11 +47,14 @@ export const OPERATIONS = {
   // A draw is part of the claim it granted: whoever may read the claims may audit it.
   readDraw: { permission: 'rewards:read', providerTypes: ['platform'] },
   claimReward: { permission: 'rewards:claim', providerTypes: ['platform'] },
+  // Points (§18): a balance is what claims credited, read with the claims; a spend takes what claims gave.
+  readPoints: { permission: 'rewards:read', providerTypes: ['platform'] },
+  spendPoints: { permission: 'rewards:claim', providerTypes: ['platform'] },
   readChainStats: { permission: 'quest_chains:stats', providerTypes: ['advertiser'] },
   readLeaderboards: { permission: 'leaderboards:read', providerTypes: ['platform'] },
   manageWebhooks: { permission: 'webhooks:manage', providerTypes: ['platform', 'advertiser'] },
   // Deleting what a provider's test mode wrote: whoever may write its events (both types hold events:write); test credentials only.
-  resetTestData: { permission: 'events:write', providerTypes: ['platform', 'advertiser'], testModeOnly: true },
+  resetTestModeData: { permission: 'events:write', providerTypes: ['platform', 'advertiser'], testModeOnly: true },
 } as const satisfies Record<string, Operation>;
 
 export type OperationName = keyof typeof OPERATIONS;

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CountingEvent } from './conditions.js';
-import type { Completion } from './progress.js';
-import { computeCompletions } from './progress.js';
 import { referenceCompletions } from './progress.reference.test-helper.js';
 import { chainArb, eventsArb } from './rules.arbitraries.test-helper.js';
+import type { Completion } from './walk.js';
+import { computeCompletions } from './walk.js';
 
 // Small domains (rules.arbitraries.test-helper.ts) so that ties, matches and
 // near-misses are common; the generator check below keeps the properties from being vacuous.

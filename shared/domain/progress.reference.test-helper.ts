@@ -1,9 +1,9 @@
 // A deliberately naive second reading of product rules §4-§5, written without
-// looking at progress.ts or conditions.ts, for property tests to compare
+// looking at walk.ts or conditions.ts, for property tests to compare
 // against. It favours obviousness over speed: no sorting, no Map, linear
 // scans everywhere. Not for production use.
 import type { CountingEvent, TaskCondition } from './conditions.js';
-import type { ChainRules, Completion } from './progress.js';
+import type { ChainRules, Completion } from './walk.js';
 
 function sameCurrency(a: string, b: string): boolean {
   return a.toLowerCase() === b.toLowerCase();

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { CountingEvent } from './conditions.js';
-import type { ChainRules } from './progress.js';
-import { computeCompletions } from './progress.js';
 import { chain, ev, task } from './rules.test-helper.js';
+import type { ChainRules } from './walk.js';
+import { computeCompletions } from './walk.js';
 
 // Compact view of the result: taskId -> eventId@time.
 const summary = (rules: ChainRules, events: CountingEvent[]): Record<string, string> =>

@@ -2,11 +2,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CountingEvent, TaskCondition } from './conditions.js';
 import { type ExplainEvent, explainChain } from './explain.js';
-import { advanceWalk, type ChainRules, type Completion, computeCompletions, recomputeWalk, type WalkState } from './progress.js';
 import { referenceQuestWalk, referenceRunName } from './quest-language.reference.test-helper.js';
 import { mostlyNull } from './rules.arbitraries.test-helper.js';
 import { eventsByRun, runRules } from './runs.js';
 import { isAccumulating } from './tally.js';
+import { advanceWalk, type ChainRules, type Completion, computeCompletions, recomputeWalk, type WalkState } from './walk.js';
 import { workerStep } from './walk-step.test-helper.js';
 
 // §16 (docs/quest-language.md) against an independent reading of it: counted,
@@ -89,7 +89,7 @@ const byTask = (completions: Iterable<Completion>) =>
 const talliesOf = (chain: ChainRules, state: WalkState) =>
   [...(state.tallies ?? new Map())]
     .filter(([taskId]) => isAccumulating(chain.tasks.find((t) => t.id === taskId)!))
-    .map(([taskId, t]) => [taskId, t.count, t.totalMicros, t.run] as const)
+    .map(([taskId, t]) => [taskId, t.count, t.totalMicros, t.streak] as const)
     .sort((a, b) => (a[0] < b[0] ? -1 : 1));
 
 const referenceTallies = (chain: ChainRules, events: readonly CountingEvent[]) =>
@@ -235,7 +235,7 @@ describe('§16 repeating chains', () => {
       fc.property(repeatingArb, ({ chain, events }) => {
         const runs = eventsByRun(chain, events);
         if (runs.size > 1) severalRuns++;
-        const completing = [...runs].filter(([period, list]) => computeCompletions(runRules(chain, period)!, list).size > 0);
+        const completing = [...runs].filter(([runStart, list]) => computeCompletions(runRules(chain, runStart)!, list).size > 0);
         if (completing.length > 1) completedTwice++;
       }),
       { seed: SEED, numRuns: RUNS },
@@ -251,10 +251,10 @@ describe('§16 repeating chains', () => {
         const stored: CountingEvent[] = [];
         for (const batch of arrivals(events, shuffle, cuts)) {
           stored.push(...batch);
-          for (const [period, list] of eventsByRun(chain, batch)) {
-            const rules = runRules(chain, period)!;
-            const state = states.get(period) ?? { completions: new Map(), mark: null };
-            states.set(period, workerStep(rules, state, advanceWalk(rules, state, list), stored).state);
+          for (const [runStart, list] of eventsByRun(chain, batch)) {
+            const rules = runRules(chain, runStart)!;
+            const state = states.get(runStart) ?? { completions: new Map(), mark: null };
+            states.set(runStart, workerStep(rules, state, advanceWalk(rules, state, list), stored).state);
           }
         }
         const all = [...states.values()].flatMap((state) => [...state.completions.values()]);

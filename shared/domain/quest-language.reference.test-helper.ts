@@ -1,9 +1,9 @@
 // A deliberately naive second reading of the §16 rules (docs/quest-language.md):
-// counted, summed and streak tasks, written without looking at progress.ts or
+// counted, summed and streak tasks, written without looking at walk.ts or
 // tally.ts, for property tests to compare against. Linear scans, no Maps, the
 // calendar read through toLocaleDateString instead of formatToParts.
 import type { CountingEvent, TaskCondition } from './conditions.js';
-import type { ChainRules, Completion } from './progress.js';
+import type { ChainRules, Completion } from './walk.js';
 
 export type ReferenceOutcome = {
   completions: Completion[];
@@ -68,11 +68,11 @@ export function referenceQuestWalk(chain: ChainRules, events: readonly CountingE
   }
   const outcome: ReferenceOutcome = { completions: [], counted: [], tallies: [] };
   const done = (t: TaskCondition) => outcome.completions.some((c) => c.taskId === t.id);
-  // Per task: count, total in millionths, run, last period with a counted event.
-  const state: { id: string; count: number; total: number; run: number; last: number | null }[] = [];
+  // Per task: count, total in millionths, streak, last period with a counted event.
+  const state: { id: string; count: number; total: number; streak: number; last: number | null }[] = [];
   const stateOf = (t: TaskCondition) => {
     let s = state.find((x) => x.id === t.id);
-    if (s === undefined) state.push((s = { id: t.id, count: 0, total: 0, run: 0, last: null }));
+    if (s === undefined) state.push((s = { id: t.id, count: 0, total: 0, streak: 0, last: null }));
     return s;
   };
 
@@ -91,17 +91,17 @@ export function referenceQuestWalk(chain: ChainRules, events: readonly CountingE
     s.total += Math.round((e.amount ?? 0) * 1e6);
     if (target.streak) {
       const p = period(e.occurredUs, target.streak.every, timezone);
-      if (s.last === null || p > s.last + 1) s.run = 1;
-      else if (p === s.last + 1) s.run += 1;
+      if (s.last === null || p > s.last + 1) s.streak = 1;
+      else if (p === s.last + 1) s.streak += 1;
       s.last = p;
     }
     const enough =
       s.count >= (target.minCount ?? 1) &&
       (target.minTotal == null || s.total >= Math.round(target.minTotal * 1e6)) &&
-      (!target.streak || s.run >= target.streak.periods);
+      (!target.streak || s.streak >= target.streak.periods);
     if (enough) outcome.completions.push({ taskId: target.id, eventId: e.id, completedUs: e.occurredUs });
   }
-  outcome.tallies = state.map((s) => [s.id, s.count, s.total, s.run]);
+  outcome.tallies = state.map((s) => [s.id, s.count, s.total, s.streak]);
   return outcome;
 }
 

@@ -10,11 +10,14 @@ export type Recurrence = { every: 'day' | 'week' | 'month'; timezone: string };
 /** One run of a chain: [startUs, endUs), its calendar period cut to the chain's dates. */
 export type Run = { startUs: bigint; endUs: bigint };
 
-/** The period of a chain that does not repeat: the whole chain, stored under period 0. */
+/** The run start a chain that does not repeat is stored under: its one run is the whole chain. */
 export const ONLY_RUN = 0n;
 
+/** A calendar day, week or month in the chain's zone: [startUs, endUs). A run is one cut to the chain's dates. */
+type Period = { startUs: bigint; endUs: bigint };
+
 /** The calendar period holding `us` (uncut). */
-function periodAt(us: bigint, recurrence: Recurrence): Run {
+function periodAt(us: bigint, recurrence: Recurrence): Period {
   const { every, timezone } = recurrence;
   const day = localDay(us, timezone);
   if (every === 'day') return { startUs: startOfDay(day, timezone), endUs: startOfDay(day + 1, timezone) };
@@ -42,8 +45,8 @@ export function runStartingAt(window: ChainWindow, recurrence: Recurrence, start
   return run !== null && run.startUs === startUs ? run : null;
 }
 
-/** An id within a run: itself in a chain that does not repeat (so those keys are as before runs existed), `id@period` in a run of a repeating one. */
-export const inRun = (id: string, periodStartUs: bigint) => (periodStartUs === ONLY_RUN ? id : `${id}@${periodStartUs}`);
+/** An id within a run: itself in a chain that does not repeat (so those keys are as before runs existed), `id@runStart` in a run of a repeating one. */
+export const inRun = (id: string, runStartUs: bigint) => (runStartUs === ONLY_RUN ? id : `${id}@${runStartUs}`);
 
 /** The run a repeating chain is in at `nowUs`: the first before its start, the last after its end. */
 export function currentRun(window: ChainWindow, recurrence: Recurrence, nowUs: bigint): Run {
@@ -51,21 +54,22 @@ export function currentRun(window: ChainWindow, recurrence: Recurrence, nowUs: b
   return runAt(window, recurrence, at)!;
 }
 
-/** A chain's dates and recurrence: all that places a period in its run. */
+/** A chain's dates and recurrence: all that places an instant in its run. */
 export type ChainTiming = ChainWindow & { recurrence?: Recurrence | null };
 
-/** The run a stored period names in a repeating chain; null for a chain that does not repeat (its one run has no period), or a period that starts no run. */
-export function storedRun(timing: ChainTiming, periodStartUs: bigint): Run | null {
-  return timing.recurrence ? runStartingAt(timing, timing.recurrence, periodStartUs) : null;
+/** The run a stored run start names in a repeating chain; null for a chain that does not repeat (its one run is stored under ONLY_RUN), or a start that starts no run. */
+export function storedRun(timing: ChainTiming, runStartUs: bigint): Run | null {
+  return timing.recurrence ? runStartingAt(timing, timing.recurrence, runStartUs) : null;
 }
 
 /**
- * The run a request (a claim, an explanation) is about: the one it names,
- * which must start a run of the chain, or by default the current run; 0 for
- * a chain that does not repeat, which takes no period. A string: why the
- * named period is refused (for a 400 on `period_start`).
+ * The start of the run a request (a claim, an explanation) is about: the one
+ * it names, which must start a run of the chain, or by default the current
+ * run's; ONLY_RUN (0) for a chain that does not repeat, which takes no
+ * `period_start`. A string: why the named start is refused (for a 400 on
+ * `period_start`).
  */
-export function requestedPeriod(timing: ChainTiming, asked: bigint | undefined, nowUs: bigint): bigint | string {
+export function requestedRunStart(timing: ChainTiming, asked: bigint | undefined, nowUs: bigint): bigint | string {
   if (!timing.recurrence)
     return asked === undefined ? ONLY_RUN : 'period_start: the quest chain does not repeat; leave period_start out';
   if (asked === undefined) return currentRun(timing, timing.recurrence, nowUs).startUs;

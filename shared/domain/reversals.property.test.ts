@@ -2,6 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CountingEvent } from './conditions.js';
 import { compareEventPositions } from './counting.js';
+import { referenceCompletions } from './progress.reference.test-helper.js';
+import { chainArb, eventsArb } from './rules.arbitraries.test-helper.js';
 import {
   advanceWalk,
   type ChainRules,
@@ -11,9 +13,7 @@ import {
   lastCompletion,
   recomputeWalk,
   type WalkState,
-} from './progress.js';
-import { referenceCompletions } from './progress.reference.test-helper.js';
-import { chainArb, eventsArb } from './rules.arbitraries.test-helper.js';
+} from './walk.js';
 import { workerStep } from './walk-step.test-helper.js';
 
 // Reversals and claims (docs/reversals.md) at the walk's level: the worker's

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { CountingEvent, TaskCondition } from './conditions.js';
-import type { ChainRules } from './progress.js';
+import type { ChainRules } from './walk.js';
 
 /** Null three times out of four: optional conditions are usually absent. */
 export const mostlyNull = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | null> =>
@@ -52,7 +52,7 @@ export const chainArb: fc.Arbitrary<ChainRules> = fc.integer({ min: 1, max: 6 })
     })),
 );
 
-export const eventArb: fc.Arbitrary<CountingEvent> = fc.record({
+const eventArb: fc.Arbitrary<CountingEvent> = fc.record({
   // Mixed case and digits so plain code-unit order differs from locale order.
   id: fc.string({ unit: fc.constantFrom('a', 'B', 'c', 'D', '1', '_'), minLength: 1, maxLength: 3 }),
   eventType: eventTypeArb,

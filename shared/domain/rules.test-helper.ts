@@ -1,5 +1,5 @@
 import type { CountingEvent, TaskCondition } from './conditions.js';
-import type { ChainRules } from './progress.js';
+import type { ChainRules } from './walk.js';
 
 // Terse builders for the rule tables of the domain's tests: only what a row cares about is written out.
 

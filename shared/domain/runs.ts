@@ -1,16 +1,16 @@
 import { localDay, startOfDay } from './calendar.js';
-import type { ChainRules } from './progress.js';
 import { ONLY_RUN, type Run, runAt, runStartingAt } from './recurrence.js';
+import type { ChainRules } from './walk.js';
 
 // The runs of a chain as the §5 walk sees them (docs/quest-language.md,
-// "Repeating chains"): a chain that does not repeat has one run (period 0,
+// "Repeating chains"): a chain that does not repeat has one run (ONLY_RUN,
 // its own dates); a repeating chain's run is a walk of its own over the
 // events inside the run's dates, so each is the plain walk with other dates.
 
-/** The rules of the run starting at `periodStartUs`: the chain's, with the run's dates; null when no run starts there. */
-export function runRules(rules: ChainRules, periodStartUs: bigint): ChainRules | null {
-  if (!rules.recurrence) return periodStartUs === ONLY_RUN ? rules : null;
-  const run = runStartingAt(rules, rules.recurrence, periodStartUs);
+/** The rules of the run starting at `runStartUs`: the chain's, with the run's dates; null when no run starts there. */
+export function runRules(rules: ChainRules, runStartUs: bigint): ChainRules | null {
+  if (!rules.recurrence) return runStartUs === ONLY_RUN ? rules : null;
+  const run = runStartingAt(rules, rules.recurrence, runStartUs);
   return run === null ? null : { ...rules, startUs: run.startUs, endUs: run.endUs, recurrence: null };
 }
 
@@ -20,10 +20,10 @@ export function runOf(rules: ChainRules, us: bigint): Run | null {
   return runAt(rules, rules.recurrence, us);
 }
 
-/** The period a run is stored under: its start in a repeating chain, 0 in one that does not repeat. */
-export const periodOfRun = (rules: ChainRules, run: Run): bigint => (rules.recurrence ? run.startUs : ONLY_RUN);
+/** The start a run is stored under: its own in a repeating chain, ONLY_RUN (0) in one that does not repeat. */
+export const runStartOf = (rules: ChainRules, run: Run): bigint => (rules.recurrence ? run.startUs : ONLY_RUN);
 
-/** Events by the period of the run they fall in (events outside the chain's dates are in none). */
+/** Events by the start of the run they fall in (events outside the chain's dates are in none). */
 export function eventsByRun<E extends { occurredUs: bigint }>(
   rules: ChainRules,
   events: readonly E[],
@@ -44,7 +44,7 @@ export function eventsByRun<E extends { occurredUs: bigint }>(
 /**
  * The next instant after `nowUs` at which what the read shows of the chain
  * changes by time alone, besides its dates: a repeating chain's next run, and
- * for streak tasks the next local day (a run shows 0 once a period passes
+ * for streak tasks the next local day (a streak shows 0 once a period passes
  * without an event). Null when nothing does.
  */
 export function nextTimeEdgeUs(rules: ChainRules, nowUs: bigint): bigint | null {

@@ -3,25 +3,25 @@ import type { CountingEvent, StreakCondition, TaskCondition } from './conditions
 
 // Counted, summed and streak tasks (docs/quest-language.md, §16): what a
 // task has gathered from the events the §5 walk gave it, and when that is
-// enough. Pure: the walk (progress.ts) folds events into tallies in §5 order.
+// enough. Pure: the walk (walk.ts) folds events into tallies in §5 order.
 
 export type StreakEvery = StreakCondition['every'];
 
 /**
  * What a task has counted so far. `totalMicros`: the sum of the counted
  * events' amounts in millionths, summed as integers so that 0.7 + 0.1 meets
- * a total of 0.8 (doubles would not). `run`: consecutive periods with a
+ * a total of 0.8 (doubles would not). `streak`: consecutive periods with a
  * counted event, ending at `lastPeriod` (null before the first).
  */
-export type Tally = { count: number; totalMicros: number; run: number; lastPeriod: number | null };
+export type Tally = { count: number; totalMicros: number; streak: number; lastPeriod: number | null };
 
 /** Tallies as stored (JSON), by task id. */
 export type StoredTallies = Record<string, Tally>;
 
-export const EMPTY_TALLY: Tally = { count: 0, totalMicros: 0, run: 0, lastPeriod: null };
+export const EMPTY_TALLY: Tally = { count: 0, totalMicros: 0, streak: 0, lastPeriod: null };
 
 /** Sums are kept to six decimal places. */
-export const toMicros = (amount: number): number => Math.round(amount * 1_000_000);
+const toMicros = (amount: number): number => Math.round(amount * 1_000_000);
 export const fromMicros = (micros: number): number => micros / 1_000_000;
 
 /** A task that needs more than one event: its progress is a tally the walk must keep between events. */
@@ -35,15 +35,15 @@ export function countEvent(task: TaskCondition, tally: Tally, event: CountingEve
   if (!task.streak) return counted;
   const period = periodOf(event.occurredUs, task.streak.every, timezone);
   if (period === tally.lastPeriod) return counted;
-  const run = tally.lastPeriod !== null && period === tally.lastPeriod + 1 ? tally.run + 1 : 1;
-  return { ...counted, run, lastPeriod: period };
+  const streak = tally.lastPeriod !== null && period === tally.lastPeriod + 1 ? tally.streak + 1 : 1;
+  return { ...counted, streak, lastPeriod: period };
 }
 
 /** Whether the tally meets every threshold the task sets (a plain task: its first counted event). */
 export function meetsThresholds(task: TaskCondition, tally: Tally): boolean {
   if (tally.count < (task.minCount ?? 1)) return false;
   if (task.minTotal != null && tally.totalMicros < toMicros(task.minTotal)) return false;
-  if (task.streak && tally.run < task.streak.periods) return false;
+  if (task.streak && tally.streak < task.streak.periods) return false;
   return true;
 }
 
@@ -63,19 +63,19 @@ export type TallyNotice = {
   streak: number;
 };
 
-/** The notices of one walk's tallies, in task id order; `periodStart` is the run's start (null for a chain that does not repeat). */
-export function tallyNotices(chainId: string, periodStart: string | null, tallies: StoredTallies): TallyNotice[] {
+/** The notices of one walk's tallies, in task id order; `runStart` is the run's start (null for a chain that does not repeat). */
+export function tallyNotices(chainId: string, runStart: string | null, tallies: StoredTallies): TallyNotice[] {
   return Object.keys(tallies)
     .sort()
     .map((taskId) => {
-      const { count, totalMicros, run } = tallies[taskId]!;
+      const { count, totalMicros, streak } = tallies[taskId]!;
       return {
         quest_chain_id: chainId,
         task_id: taskId,
-        period_start: periodStart,
+        period_start: runStart,
         count,
         total: fromMicros(totalMicros),
-        streak: run,
+        streak,
       };
     });
 }

@@ -1,4 +1,4 @@
-import { type ChainRules, type Hold, recomputeWalk, redoWalk, redoWindow, type WalkAdvance, type WalkState } from './progress.js';
+import { type ChainRules, type Hold, recomputeWalk, redoWalk, redoWindow, type WalkAdvance, type WalkState } from './walk.js';
 
 /**
  * What the matcher does with advanceWalk's verdict (core/matching/plan-batch.ts):

@@ -4,10 +4,10 @@ import type { CountingEvent, TaskCondition } from './conditions.js';
 import { inChainWindow, taskMatches } from './conditions.js';
 import type { EventPosition } from './counting.js';
 import { compareEventPositions } from './counting.js';
-import type { ChainRules, Completion, WalkState } from './progress.js';
-import { advanceWalk, computeCompletions, isRelevant, lastCompletion, recomputeWalk } from './progress.js';
 import { referenceCompletions } from './progress.reference.test-helper.js';
 import { mostlyNull } from './rules.arbitraries.test-helper.js';
+import type { ChainRules, Completion, WalkState } from './walk.js';
+import { advanceWalk, computeCompletions, isRelevant, lastCompletion, recomputeWalk } from './walk.js';
 import { workerStep } from './walk-step.test-helper.js';
 
 // The incremental walk must be indistinguishable from recomputing over every

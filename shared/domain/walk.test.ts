@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { CountingEvent } from './conditions.js';
-import type { WalkAdvance, WalkState } from './progress.js';
-import { advanceWalk, isRelevant, recomputeWalk, redoWalk, redoWindow } from './progress.js';
 import { chain, ev, task } from './rules.test-helper.js';
+import type { WalkAdvance, WalkState } from './walk.js';
+import { advanceWalk, isRelevant, recomputeWalk, redoWalk, redoWindow } from './walk.js';
 
 const EMPTY: WalkState = { completions: new Map(), mark: null };
 

@@ -11,9 +11,6 @@ export const WEBHOOK_EVENT_TYPES = [
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
-export const isWebhookEventType = (value: string): value is WebhookEventType =>
-  (WEBHOOK_EVENT_TYPES as readonly string[]).includes(value);
-
 /**
  * The facts an advertiser's endpoint may receive: completions in the chains it
  * sponsors. A claim is the platform's business (§10: "platforms only").
@@ -26,7 +23,7 @@ export const ADVERTISER_EVENT_TYPES: readonly WebhookEventType[] = [
   'chain.budget_exhausted',
 ];
 
-/** The facts a platform's endpoint may receive: all but the budget's, which is the advertiser's (it funds it); its leaderboards' are its own (§18). */
+/** The facts a platform's endpoint may receive: all but the budget's, which is the advertiser's (it funds it); its leaderboards' are its own (§19). */
 export const PLATFORM_EVENT_TYPES: readonly WebhookEventType[] = WEBHOOK_EVENT_TYPES.filter(
   (type) => type !== 'chain.budget_exhausted',
 );

@@ -7,7 +7,7 @@ import { uniqueSuffix } from '../testing/database.js';
 import { StandingsCache } from './standings-cache.js';
 
 // The sorted sets of a period (docs/leaderboards.md, "Standings in Redis"):
-// reads in §18's order, writes in step, and a rebuild that loses no write made
+// reads in §19's order, writes in step, and a rebuild that loses no write made
 // while it ran. On the shared Redis, under a prefix of this file's own.
 
 const redis = createRedis('redis://127.0.0.1:6379', 'producer');

@@ -5,7 +5,7 @@ import type { RedisClient } from '../queue/connection.js';
 // The standings of a leaderboard's period in Redis (docs/leaderboards.md,
 // "Standings in Redis"): a sorted set whose score is the user's score negated
 // and whose member is standingMember (the time the score was reached, then the
-// platform user id), so an ascending range is §18's order; a hash from the
+// platform user id), so an ascending range is §19's order; a hash from the
 // platform user id to its member; a `ready` mark once the set was built from
 // Postgres. Every key of a board carries the hash tag {lb:<id>}: on a Redis
 // Cluster they share one slot, so each script below is one atomic step.
@@ -140,7 +140,7 @@ function scripted(redis: RedisClient): Scripted {
 /** QUEUE_PREFIX without hash-tag braces: the board's own tag must be the key's first. */
 const untagged = (prefix: string) => prefix.replace(/[{}]/g, '') || 'qcr';
 
-/** A standing as the sorted set holds it: the member, and the score negated (an ascending range is §18's order). */
+/** A standing as the sorted set holds it: the member, and the score negated (an ascending range is §19's order). */
 const encoded = (update: StandingUpdate): string[] =>
   update.standing === null || update.standing.score <= 0
     ? [update.platformUserId, '', '0']

@@ -10,7 +10,7 @@ export interface ChangeNotices {
   chainsChanged(platformId: string): Promise<void>;
   /** One user's answer changed otherwise than by progress (a claim). */
   answerChanged(platformId: string, platformUserId: string): Promise<void>;
-  /** Every answer of a platform changed at once (its test data was reset). */
+  /** Every answer of a platform changed at once (its test-mode data was reset). */
   answersChanged(platformId: string): Promise<void>;
   /** A platform registered a user: live streams opened for that user before now start following them. */
   userRegistered(platformId: string, platformUserId: string, userId: string): Promise<void>;

@@ -71,7 +71,7 @@ export const changeNoticeSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('chains'), platformId: z.string() }),
   /** One user's answer, otherwise than by progress (a claim). */
   z.object({ kind: z.literal('answer'), platformId: z.string(), platformUserId: z.string() }),
-  /** Every answer of a platform (or of its test twin): a test-data reset. */
+  /** Every answer of a platform (or of its test twin): a test-mode reset. */
   z.object({ kind: z.literal('answers'), platformId: z.string() }),
 ]);
 
@@ -82,7 +82,7 @@ export type ChangeNotice = z.infer<typeof changeNoticeSchema>;
  * the channel delivers (api/read-cache/notice-watch.ts). Every follower of the
  * channel sees it and ignores it unless it is its own.
  */
-export const PROBE_PREFIX = '{"probe":';
+const PROBE_PREFIX = '{"probe":';
 export const probeMessage = (token: string) => `${PROBE_PREFIX}${JSON.stringify(token)}}`;
 export const probeToken = (raw: string): string | undefined =>
   raw.startsWith(PROBE_PREFIX) ? (JSON.parse(raw) as { probe: string }).probe : undefined;

@@ -8,7 +8,7 @@ export type { Logger };
  * censors them before serialisation, so a secret never reaches a log line
  * even if a future log call passes a whole request or credential.
  */
-export const REDACTED_PATHS = [
+const REDACTED_PATHS = [
   'secret',
   '*.secret',
   'token',

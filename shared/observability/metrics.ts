@@ -17,6 +17,7 @@ import { RequestSeries } from './request-series.js';
  * not collide and each process exposes only what it measures.
  */
 
+/** @public named by the declarations of the wiring functions that return it */
 export interface MetricsExposition {
   contentType: string;
   body: string;
@@ -201,8 +202,6 @@ export function createWorkerMetrics(options: WorkerMetricsOptions = {}) {
     exposition: exposer(registry),
   };
 }
-
-export type WorkerMetrics = ReturnType<typeof createWorkerMetrics>;
 
 /** A matching partition a worker consumes: by lease since `since` (Date.now()), or pinned. */
 export interface ConsumedPartition {

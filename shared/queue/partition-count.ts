@@ -13,7 +13,7 @@ const ANSWER_TIMEOUT_MS = 2000;
 const RETRY_MS = 10_000;
 
 /** The operator's way out of a count that differs from the deployment's (docs/operations.md, "Changing MATCHING_PARTITIONS"). */
-export function partitionCountMismatch(configured: number, stored: number, key: string): string {
+function partitionCountMismatch(configured: number, stored: number, key: string): string {
   return (
     `MATCHING_PARTITIONS=${configured}, but this deployment's matching queues are split into ${stored} partitions ` +
     `(Redis key ${key}): a process with another count would put users' work where no worker looks for it. ` +
@@ -30,7 +30,7 @@ export async function readPartitionCount(redis: RedisClient, layout: QueueLayout
 }
 
 /** The deployment's partition count as stored in Redis, storing `layout.partitions` when none is. */
-export async function storeOrReadPartitionCount(redis: RedisClient, layout: QueueLayout): Promise<number> {
+async function storeOrReadPartitionCount(redis: RedisClient, layout: QueueLayout): Promise<number> {
   return Number(await redis.eval(STORE_OR_READ, 1, layout.coordination.partitionCount, String(layout.partitions)));
 }
 

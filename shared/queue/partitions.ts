@@ -41,6 +41,8 @@ export interface QueueLayout {
   webhookPrefix: string;
   /** The prefix of the backtest queue (the webhook queue's hash slot on a cluster). */
   backtestPrefix: string;
+  /** The prefix of the auto-claim queue (the webhook queue's hash slot on a cluster). */
+  autoClaimPrefix: string;
 }
 
 export function queueLayout(options: { prefix: string; cluster: boolean; partitions: number }): QueueLayout {
@@ -72,6 +74,7 @@ export function queueLayout(options: { prefix: string; cluster: boolean; partiti
     },
     webhookPrefix: shared,
     backtestPrefix: shared,
+    autoClaimPrefix: shared,
   };
 }
 

@@ -26,7 +26,7 @@ export const webhookJobPayloads = {
   'replay-webhook': z.object({ messageId }),
 } as const;
 
-export type WebhookJobName = keyof typeof webhookJobPayloads;
+type WebhookJobName = keyof typeof webhookJobPayloads;
 export type WebhookJobPayload<N extends WebhookJobName> = z.infer<(typeof webhookJobPayloads)[N]>;
 
 /**

@@ -9,7 +9,7 @@ import { recordOpenApiMismatch } from './openapi-mismatches.js';
 // (`stack.call`, e2e/harness/stack.ts) and a client of its own (`httpClient`)
 // all take and give the same shapes.
 
-export interface ApiRequest {
+interface ApiRequest {
   /** Sent as JSON; a string is sent as it is (a body that is not JSON). With a body, `content-type: application/json` unless `headers` say otherwise. */
   body?: unknown;
   headers?: Record<string, string>;
@@ -32,7 +32,7 @@ export interface ApiAnswer {
 }
 
 /** What tests read of an answer's headers (fetch's `Headers` is one), names in any case. */
-export type ApiHeaders = Pick<Headers, 'get' | 'has'>;
+type ApiHeaders = Pick<Headers, 'get' | 'has'>;
 
 export interface ApiClient {
   call(method: string, path: string, request?: ApiRequest): Promise<ApiAnswer>;

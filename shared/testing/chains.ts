@@ -58,13 +58,15 @@ export interface ChainSpec {
   timezone?: string;
   /** A repeating chain's period (default: does not repeat). */
   recurrence?: Recurrence;
+  /** auto_claim: the service claims each reward when it is earned (§18.5; default false). */
+  autoClaim?: boolean;
   /** The chain reward: a 50-value mystery box unless `false` or another reward is given. */
   reward?: boolean | ChainRewardSpec;
   name?: string;
 }
 
 export const DEFAULT_TASKS: TaskSpec[] = [{ event: 'registration' }, { event: 'kyc' }, { event: 'transaction' }];
-export const DEFAULT_CHAIN_REWARD: ChainRewardSpec = { type: 'mystery_box', name: 'Mystery box', value: 50 };
+const DEFAULT_CHAIN_REWARD: ChainRewardSpec = { type: 'mystery_box', name: 'Mystery box', value: 50 };
 
 /** The spec with every default filled in (start and end relative to now). */
 export function resolveChainSpec(spec: ChainSpec = {}) {
@@ -83,6 +85,7 @@ export function resolveChainSpec(spec: ChainSpec = {}) {
     budget: spec.budget,
     maxClaimsPerReward: spec.maxClaimsPerReward,
     maxCompletions: spec.maxCompletions,
+    autoClaim: spec.autoClaim,
     timezone: spec.timezone,
     recurrence: spec.recurrence,
     reward,
@@ -135,6 +138,7 @@ export async function createTestChain(
       ...(resolved.budget === undefined ? {} : { budget: resolved.budget }),
       ...(resolved.maxClaimsPerReward === undefined ? {} : { maxClaimsPerReward: resolved.maxClaimsPerReward }),
       ...(resolved.maxCompletions === undefined ? {} : { maxCompletions: resolved.maxCompletions }),
+      ...(resolved.autoClaim === undefined ? {} : { autoClaim: resolved.autoClaim }),
       ...(resolved.timezone === undefined ? {} : { timezone: resolved.timezone }),
       ...(resolved.recurrence === undefined ? {} : { recurrence: resolved.recurrence }),
       tasks: resolved.tasks.map((task) => ({

@@ -20,7 +20,7 @@ export const OUTSIDE_THE_DOCUMENTS: readonly RegExp[] = [
 ];
 
 /** One answer as a client saw it: the request's method and path (a query is ignored), the status and the parsed JSON body. */
-export interface Answer {
+interface Answer {
   method: string;
   path: string;
   status: number;

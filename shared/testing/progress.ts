@@ -78,7 +78,7 @@ export async function storeCompletion(
         firstCompletedAt: first,
       })
       .onConflictDoUpdate({
-        target: [chainProgress.userId, chainProgress.chainId, chainProgress.periodStartUs],
+        target: [chainProgress.userId, chainProgress.chainId, chainProgress.runStartUs],
         set: {
           completedTasks: done,
           totalTasks: total,

@@ -33,7 +33,7 @@ export async function seedProvider(
 }
 
 /** A chain to create (a POST /admin/v1/quest-chains body) with whatever the caller keeps of it. */
-export interface ChainToSeed<Kept> {
+interface ChainToSeed<Kept> {
   body: unknown;
   kept: Kept;
 }

@@ -22,7 +22,7 @@ export function stringProblem(value: string): string | null {
  * absurd nesting, so all are refused here as a 400 instead of surfacing as a
  * database error (a 500).
  */
-export function jsonProblem(value: unknown, depth = 0): string | null {
+function jsonProblem(value: unknown, depth = 0): string | null {
   if (depth > MAX_DEPTH) return `nested deeper than ${MAX_DEPTH} levels`;
   if (typeof value === 'string') return stringProblem(value);
   if (Array.isArray(value)) {

@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../observability/logger.js';
+import { type AutoClaimProducer, createAutoClaimProducer } from '../queue/auto-claim-producer.js';
 import { type BacktestProducer, createBacktestProducer } from '../queue/backtest-producer.js';
 import { createRedis, type RedisClient, type RedisRole } from '../queue/connection.js';
 import { type QueueLayout, queueLayout } from '../queue/partitions.js';
@@ -9,7 +10,7 @@ import { createWebhookProducer, type WebhookProducer } from '../queue/webhook-pr
 // REDIS_CLUSTER: every client an ioredis Cluster, hash-tagged queues, sharded live channels (docs/scaling.md).
 
 /** Where this deployment's queues live (QUEUE_PREFIX, REDIS_CLUSTER, MATCHING_PARTITIONS), as every process addresses them. */
-export const queueLayoutOf = (config: Config): QueueLayout =>
+const queueLayoutOf = (config: Config): QueueLayout =>
   queueLayout({ prefix: config.QUEUE_PREFIX, cluster: config.REDIS_CLUSTER, partitions: config.MATCHING_PARTITIONS });
 
 /** A client of REDIS_URL in `role` (one Redis or a cluster); connection errors go to `logger` when given, under `name`. */
@@ -17,7 +18,7 @@ export function openRedis(config: Config, role: RedisRole, logger?: Logger, name
   return createRedis(config.REDIS_URL, role, { cluster: config.REDIS_CLUSTER, ...(logger ? { logger, name } : {}) });
 }
 
-/** The three queues a process adds jobs to, on one producer connection. */
+/** The queues a process adds jobs to, on one producer connection. */
 export interface QueueProducers {
   layout: QueueLayout;
   /** The producer connection the queues share (rate limits, live notices and probes use it too). */
@@ -25,6 +26,8 @@ export interface QueueProducers {
   matching: MatchingProducer;
   webhooks: WebhookProducer;
   backtests: BacktestProducer;
+  /** The rewards of auto-claim chains, claimed by the worker (§18.5). */
+  autoClaims: AutoClaimProducer;
   /** Closes the queues, then the connection. */
   close(): Promise<void>;
 }
@@ -40,14 +43,16 @@ export function openQueueProducers(config: Config, logger?: Logger): QueueProduc
   );
   const webhooks = createWebhookProducer(redis, layout.webhookPrefix);
   const backtests = createBacktestProducer(redis, layout.backtestPrefix);
+  const autoClaims = createAutoClaimProducer(redis, layout.autoClaimPrefix);
   return {
     layout,
     redis,
     matching,
     webhooks,
     backtests,
+    autoClaims,
     async close() {
-      await Promise.allSettled([matching.close(), webhooks.close(), backtests.close()]);
+      await Promise.allSettled([matching.close(), webhooks.close(), backtests.close(), autoClaims.close()]);
       redis.disconnect();
     },
   };

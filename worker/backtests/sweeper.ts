@@ -10,7 +10,7 @@ const PAGE = 100;
  * waiting or running is not added twice; one whose job never reached Redis
  * (down when the API stored it) or vanished with it (a restart empty) runs.
  */
-export async function sweepBacktestsOnce(deps: Pick<WorkerDeps, 'db'> & { backtests: BacktestProducer }): Promise<number> {
+async function sweepBacktestsOnce(deps: Pick<WorkerDeps, 'db'> & { backtests: BacktestProducer }): Promise<number> {
   const running = await listRunningBacktestIds(deps.db, PAGE);
   let queued = 0;
   for (const id of running) if (await deps.backtests.run(id)) queued += 1;

@@ -36,7 +36,7 @@ const LEASE_MS = DELIVERY_TIMEOUT_MS + 20_000;
  * kept-alive sockets bound them per receiver). Statements of its own per
  * message would be most of a delivery's cost (docs/performance.md, "Webhooks").
  */
-export const ATTEMPT_GROUP = 50;
+const ATTEMPT_GROUP = 50;
 
 /**
  * Delivery jobs: scheduled attempts of messages. An attempt is claimed first

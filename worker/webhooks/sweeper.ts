@@ -13,7 +13,7 @@ const PAGE = 500;
  * sweep: an attempt still queued is not added twice, and one that ran already
  * is refused by its claim.
  */
-export async function sweepOnce(deps: Pick<WorkerDeps, 'db'> & { webhooks: WebhookProducer }, minAgeMs: number): Promise<number> {
+async function sweepOnce(deps: Pick<WorkerDeps, 'db'> & { webhooks: WebhookProducer }, minAgeMs: number): Promise<number> {
   const due = await dueMessages(deps.db, minAgeMs, PAGE);
   if (due.length === 0) return 0;
   const added = await deps.webhooks.deliver(due.map((m) => ({ messageId: m.id, attempt: m.attempts })));

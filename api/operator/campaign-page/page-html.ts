@@ -6,9 +6,9 @@
  * show is also in a table, which is what the browser test reads.
  */
 
-import { durationWithUnit } from '../../../shared/domain/campaign-days.js';
+import { durationWithUnit } from '../../../shared/domain/chain-stats-series.js';
 
-export const REFRESH_MS = 5_000;
+const REFRESH_MS = 5_000;
 
 const STYLE = `
   body { font: 14px/1.4 system-ui, sans-serif; margin: 0; background: #f6f7f9; color: #1d2330; }
@@ -73,6 +73,7 @@ function draw(s) {
   el('kpi-spent').textContent = fmt(s.budget.spent);
   el('kpi-left').textContent = s.budget.left === null ? 'no limit' : fmt(s.budget.left);
   el('kpi-reversals').textContent = fmt(s.reversals.claims);
+  el('kpi-points').textContent = fmt(s.points_paid_out);
 
   const funnel = funnelOf(s);
   charts.funnel.data.labels = funnel.map(([, label]) => label);
@@ -134,6 +135,7 @@ export function campaignPageHtml(chartScriptPath: string): string {
     <div class="kpi"><b id="kpi-spent">—</b><span>budget spent</span></div>
     <div class="kpi"><b id="kpi-left">—</b><span>budget left</span></div>
     <div class="kpi"><b id="kpi-reversals">—</b><span>claims reversed</span></div>
+    <div class="kpi"><b id="kpi-points">—</b><span>points paid out</span></div>
   </div>
   <section><h2>Funnel</h2><div class="chart"><canvas id="funnel-chart"></canvas></div><table id="funnel"><tbody id="funnel-rows"></tbody></table></section>
   <section><h2>Budget</h2><div class="chart"><canvas id="budget-chart"></canvas></div><p id="budget-note"></p></section>

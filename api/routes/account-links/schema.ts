@@ -18,7 +18,7 @@ export const startLinkSchema = z
     example: { platform_user_id: 'user-123', advertiser_id: '7a1b2c3d-5e6f-4a8b-9c0d-1e2f3a4b5c6d' },
   });
 
-export const startedLinkSchema = z
+const startedLinkSchema = z
   .object({
     connection_token: z
       .string()
@@ -41,7 +41,7 @@ export const completeLinkSchema = z
     example: { connection_token: 'lt_ckerwl5HSiiUTzcCBa-TAuqK3VxNJaxZxJP-MwJ4Azs', advertiser_user_id: 'adv-user-42' },
   });
 
-export const completedLinkSchema = z
+const completedLinkSchema = z
   .object({
     link_id: z.uuid(),
     advertiser_user_id: z.string(),
@@ -59,7 +59,7 @@ export const completedLinkSchema = z
     },
   });
 
-export const accountLinkSchema = z
+const accountLinkSchema = z
   .object({ link_id: z.uuid(), advertiser_id: z.uuid(), advertiser_user_id: z.string(), linked_at: isoMillis() })
   .openapi('AccountLink', {
     example: {

@@ -5,7 +5,7 @@ import { successEnvelope } from '../../http/envelope.js';
 import { isoMillis } from '../shared-shapes.js';
 
 const EVENT_ID = '0b8e6c52-1d3f-4a7e-9b2c-5d6e7f8a9b0c';
-export const MAX_REVERSALS = 500;
+const MAX_REVERSALS = 500;
 
 const reason = z
   .string()

@@ -44,7 +44,7 @@ export const eventInputSchema = z
 
 export type EventInputBody = z.infer<typeof eventInputSchema>;
 
-export const recordedEventSchema = z
+const recordedEventSchema = z
   .object({
     event_id: z.uuid(),
     user_id: z.string(),
@@ -90,7 +90,7 @@ export const batchRequestSchema = z
     },
   });
 
-export const batchItemResultSchema = z
+const batchItemResultSchema = z
   .union([
     z.object({ event_id: z.uuid(), status: z.enum(['received', 'duplicate']) }),
     z.object({

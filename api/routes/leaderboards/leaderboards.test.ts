@@ -6,7 +6,7 @@ import { createTestProvider, type TestProvider } from '../../../shared/testing/f
 import { chainBody, createChainOverApi } from '../../testing/chains.js';
 import { useTestService } from '../../testing/test-service.js';
 
-// Leaderboards over the in-process API (§18): the operator's routes, the
+// Leaderboards over the in-process API (§19): the operator's routes, the
 // platform's list and read, bad input, tenancy, and standings kept in step
 // with the matcher (driven by hand here; e2e/leaderboards.e2e.test.ts runs the worker).
 

@@ -10,7 +10,7 @@ import { successEnvelope } from '../../http/envelope.js';
 import { hasMoreField, pageQueryShape } from '../../http/pagination.js';
 import { EXAMPLE_LEADERBOARD, isoMillis, isoMillisOrNull, leaderboardShape, toLeaderboardResponse } from '../shared-shapes.js';
 
-// A platform's leaderboards (§18): its list, and one board's standings.
+// A platform's leaderboards (§19): its list, and one board's standings.
 
 export const leaderboardSchema = z.object(leaderboardShape).openapi('Leaderboard', { example: EXAMPLE_LEADERBOARD });
 

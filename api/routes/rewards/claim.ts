@@ -34,11 +34,11 @@ export const claimRewardRoute = defineRoute({
     const { deps, caller } = c.var;
     const body = c.req.valid('json');
     const target = body.task_id !== undefined ? { taskId: body.task_id } : { chainId: body.quest_chain_id! };
-    const periodStartUs = body.period_start === undefined ? undefined : parseOffsetTimestamp(body.period_start)!;
+    const runStartUs = body.period_start === undefined ? undefined : parseOffsetTimestamp(body.period_start)!;
     const claim = await claimReward(deps, {
       platformId: caller.providerId,
       platformUserId: senderUserId(body.platform_user_id),
-      periodStartUs,
+      runStartUs,
       ...target,
     });
     return ok(c, toClaimResultResponse(claim));

@@ -36,7 +36,7 @@ export const claimRewardSchema = z
   })
   .openapi('ClaimReward', { example: { platform_user_id: 'user-123', task_id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d' } });
 
-export const rewardSchema = z
+const rewardSchema = z
   .object({
     id: z.uuid().optional().openapi({ description: 'Chain rewards only: the chain reward id.' }),
     type: z.string(),
@@ -46,7 +46,20 @@ export const rewardSchema = z
   })
   .openapi('Reward');
 
-export const claimSchema = z
+const EXAMPLE_CLAIM = {
+  claim_id: 'e4f5a6b7-c8d9-4e0f-9a1b-3c4d5e6f7a8b',
+  kind: 'task',
+  task_id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d',
+  quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70',
+  reward: { type: 'points', name: 'Welcome points', value: 100, image_urls: null },
+  prize: null,
+  claimed_at: '2026-01-02T03:05:00.000Z',
+  reversed: false,
+  reversed_at: null,
+  period_start: null,
+} as const;
+
+const claimSchema = z
   .object({
     claim_id: z.uuid(),
     kind: z.enum(['task', 'chain']),
@@ -67,45 +80,20 @@ export const claimSchema = z
       .nullable()
       .openapi({ description: 'A repeating chain: the run claimed from; null for a chain that does not repeat.' }),
   })
-  .openapi('RewardClaim', {
-    example: {
-      claim_id: 'e4f5a6b7-c8d9-4e0f-9a1b-3c4d5e6f7a8b',
-      kind: 'task',
-      task_id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d',
-      quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70',
-      reward: { type: 'points', name: 'Welcome points', value: 100, image_urls: null },
-      prize: null,
-      claimed_at: '2026-01-02T03:05:00.000Z',
-      reversed: false,
-      reversed_at: null,
-      period_start: null,
-    },
-  });
+  .openapi('RewardClaim', { example: EXAMPLE_CLAIM });
 
-export const claimResultSchema = claimSchema
+const claimResultSchema = claimSchema
   .extend({
     already_claimed: z
       .boolean()
       .openapi({ description: 'True when this reward had been claimed before: the first claim is returned.' }),
   })
   .openapi('RewardClaimResult', {
-    example: {
-      claim_id: 'e4f5a6b7-c8d9-4e0f-9a1b-3c4d5e6f7a8b',
-      kind: 'task',
-      task_id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d',
-      quest_chain_id: 'c41f6f0e-8d2a-4f4b-9e1a-2b3c4d5e6f70',
-      reward: { type: 'points', name: 'Welcome points', value: 100, image_urls: null },
-      prize: null,
-      claimed_at: '2026-01-02T03:05:00.000Z',
-      reversed: false,
-      reversed_at: null,
-      period_start: null,
-      already_claimed: false,
-    },
+    example: { ...EXAMPLE_CLAIM, already_claimed: false },
   });
 
 // The element of the active read's claimable_tasks, marked as a task reward.
-export const claimableTaskSchema = activeClaimableTaskSchema.extend({ kind: z.literal('task') }).openapi('ClaimableTaskReward', {
+const claimableTaskSchema = activeClaimableTaskSchema.extend({ kind: z.literal('task') }).openapi('ClaimableTaskReward', {
   example: {
     kind: 'task',
     task_id: 'b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e',
@@ -122,7 +110,7 @@ export const claimableTaskSchema = activeClaimableTaskSchema.extend({ kind: z.li
   },
 });
 
-export const claimableChainSchema = z
+const claimableChainSchema = z
   .object({
     kind: z.literal('chain'),
     quest_chain_id: z.uuid(),
@@ -153,7 +141,7 @@ export const claimableChainSchema = z
     },
   });
 
-export const rewardsOverviewSchema = z
+const rewardsOverviewSchema = z
   .object({
     claimable: z.array(z.union([claimableTaskSchema, claimableChainSchema])),
     claimed: z.array(claimSchema),
@@ -169,7 +157,7 @@ export const rewardsPageQuery = pageQuerySchema(
 export const claimResponseSchema = successEnvelope(claimResultSchema);
 export const rewardsResponseSchema = successEnvelope(rewardsOverviewSchema);
 
-export const toRewardResponse = (reward: Reward) => ({
+const toRewardResponse = (reward: Reward) => ({
   ...(reward.id !== undefined ? { id: reward.id } : {}),
   type: reward.type,
   name: reward.name,
@@ -177,7 +165,7 @@ export const toRewardResponse = (reward: Reward) => ({
   image_urls: reward.imageUrls,
 });
 
-export const toClaimResponse = (claim: RewardClaim) => ({
+const toClaimResponse = (claim: RewardClaim) => ({
   ...claimData(claim),
   reversed: claim.reversedUs !== null,
   reversed_at: claim.reversedUs === null ? null : formatIsoMillis(claim.reversedUs),
@@ -188,7 +176,7 @@ export const toClaimResultResponse = (claim: ClaimedReward) => ({
   already_claimed: claim.alreadyClaimed,
 });
 
-export const toClaimableTaskResponse = (entry: ClaimableTaskReward) => ({
+const toClaimableTaskResponse = (entry: ClaimableTaskReward) => ({
   kind: 'task' as const,
   task_id: entry.taskId,
   quest_chain_id: entry.chainId,
@@ -199,24 +187,24 @@ export const toClaimableTaskResponse = (entry: ClaimableTaskReward) => ({
   reward_image_urls: entry.reward.imageUrls,
   completed_at: formatIsoMillis(entry.completedUs),
   claimable_at: formatIsoMillis(entry.claimableUs),
-  ...runBounds(entry.timing, entry.periodStartUs),
+  ...runBounds(entry.timing, entry.runStartUs),
 });
 
-/** The run a stored period names, as period_start and period_end (both null for a chain that does not repeat). */
-function runBounds(timing: ChainTiming, periodStartUs: bigint) {
-  const run = storedRun(timing, periodStartUs);
+/** The run a stored run start names, as period_start and period_end (both null for a chain that does not repeat). */
+function runBounds(timing: ChainTiming, runStartUs: bigint) {
+  const run = storedRun(timing, runStartUs);
   return {
     period_start: run === null ? null : formatIsoMillis(run.startUs),
     period_end: run === null ? null : formatIsoMillis(run.endUs),
   };
 }
 
-export const toClaimableChainResponse = (entry: ClaimableChainReward) => ({
+const toClaimableChainResponse = (entry: ClaimableChainReward) => ({
   kind: 'chain' as const,
   quest_chain_id: entry.chainId,
   reward: toRewardResponse(entry.reward),
   claimable_at: formatIsoMillis(entry.claimableUs),
-  ...runBounds(entry.timing, entry.periodStartUs),
+  ...runBounds(entry.timing, entry.runStartUs),
 });
 
 /** One page of the list: task rewards (oldest completion first), then chain rewards, then claims oldest first. */
@@ -230,7 +218,7 @@ export const drawParams = z.object({
   claim_id: z.uuid().openapi({ param: { name: 'claim_id', in: 'path' }, example: 'e4f5a6b7-c8d9-4e0f-9a1b-3c4d5e6f7a8b' }),
 });
 
-export const drawSchema = z
+const drawSchema = z
   .object({
     claim_id: z.uuid().openapi({ description: 'The HMAC message: this text, as written here.' }),
     quest_chain_id: z.uuid(),

@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { resetTestData } from '../../../core/test-mode/reset-test-data.js';
+import { resetTestModeData } from '../../../core/test-mode/reset-test-mode-data.js';
 import { errorResponses, ok } from '../../http/envelope.js';
 import { defineRoute } from '../route-entry.js';
 import { resetResponseSchema, toResetResponse } from './schema.js';
@@ -7,7 +7,7 @@ import { resetResponseSchema, toResetResponse } from './schema.js';
 const route = createRoute({
   method: 'post',
   path: '/v1/test/reset',
-  operationId: 'resetTestData',
+  operationId: 'resetTestModeData',
   tags: ['Test mode'],
   summary: "Delete your test mode's data",
   description:
@@ -18,12 +18,12 @@ const route = createRoute({
   },
 });
 
-export const resetTestDataRoute = defineRoute({
-  access: { operation: 'resetTestData' },
+export const resetTestModeDataRoute = defineRoute({
+  access: { operation: 'resetTestModeData' },
   route,
   handler: async (c) => {
     const { deps, caller } = c.var;
-    const deleted = await resetTestData(deps, { twinProviderId: caller.providerId });
+    const deleted = await resetTestModeData(deps, { twinProviderId: caller.providerId });
     return ok(c, toResetResponse(deleted));
   },
 });

@@ -30,7 +30,7 @@ export const registerUserSchema = z
     },
   });
 
-export const registeredUserSchema = z
+const registeredUserSchema = z
   .object({
     user_id: z.uuid(),
     platform_user_id: z.string(),

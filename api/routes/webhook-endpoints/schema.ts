@@ -48,9 +48,9 @@ const endpointExample = {
   created_at: '2026-01-02T03:04:05.678Z',
 };
 
-export const endpointSchema = z.object(endpointShape).openapi('WebhookEndpoint', { example: endpointExample });
+const endpointSchema = z.object(endpointShape).openapi('WebhookEndpoint', { example: endpointExample });
 
-export const createdEndpointSchema = z
+const createdEndpointSchema = z
   .object({
     ...endpointShape,
     secret: z.string().openapi({
@@ -75,7 +75,7 @@ const attemptSchema = z
   })
   .openapi('WebhookAttempt');
 
-export const messageSchema = z
+const messageSchema = z
   .object({
     id: z.string().openapi({
       description: 'The message id: the `webhook-id` header and the body `id`, the same on every retry and replay.',

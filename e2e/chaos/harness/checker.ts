@@ -2,7 +2,7 @@ import { eq, inArray } from 'drizzle-orm';
 import type { Database } from '../../../shared/db/client.js';
 import { chainProgress, events, taskCompletions, users } from '../../../shared/db/schema/index.js';
 import type { CountingEvent } from '../../../shared/domain/conditions.js';
-import { computeCompletions } from '../../../shared/domain/progress.js';
+import { modelWalks } from '../../support/model-walks.js';
 import type { History } from './history.js';
 import type { Tenant } from './world.js';
 
@@ -24,10 +24,10 @@ export interface Verdict {
  * The Jepsen-style check, after the service has drained: every acknowledged
  * event is stored exactly once under the id it was answered with; an event
  * never acknowledged is stored at most once; nothing is stored that was
- * never sent; and, per registered user and chain, the stored completions and
- * the progress row's count equal the pure model (computeCompletions over the
- * user's stored events, the same §5 walk the property tests check the
- * matcher against).
+ * never sent; and, per registered user, chain and run (§16), the stored
+ * completions and the progress row's count equal the pure model (modelWalks
+ * over the user's stored events, the same §5 walk the property tests check
+ * the matcher against).
  */
 export async function checkHistory(db: Database, history: History, tenants: Tenant[]): Promise<Verdict> {
   const problems = new Problems();
@@ -117,12 +117,18 @@ async function compareWithModel(db: Database, tenants: Tenant[], stored: StoredE
       chainId: taskCompletions.chainId,
       taskId: taskCompletions.taskId,
       eventId: taskCompletions.eventId,
+      runStartUs: taskCompletions.runStartUs,
     })
     .from(taskCompletions)
     .innerJoin(users, eq(users.id, taskCompletions.userId))
     .where(inArray(users.platformId, platformIds));
   const progressRows = await db
-    .select({ userId: chainProgress.userId, chainId: chainProgress.chainId, completedTasks: chainProgress.completedTasks })
+    .select({
+      userId: chainProgress.userId,
+      chainId: chainProgress.chainId,
+      runStartUs: chainProgress.runStartUs,
+      completedTasks: chainProgress.completedTasks,
+    })
     .from(chainProgress)
     .innerJoin(users, eq(users.id, chainProgress.userId))
     .where(inArray(users.platformId, platformIds));
@@ -138,52 +144,59 @@ async function compareWithModel(db: Database, tenants: Tenant[], stored: StoredE
       currency: row.currency,
     }),
   );
-  // Indexed by user and chain: the world's tens of thousands of users make a scan per pair quadratic.
+  // Indexed by user, chain and run: the world's tens of thousands of users make a scan per pair quadratic.
   const completionsOf = groupBy(
     completionRows,
-    (row) => `${row.userId}|${row.chainId}`,
+    (row) => `${row.userId}|${row.chainId}|${row.runStartUs}`,
     (row) => row,
   );
-  const progressOf = new Map(progressRows.map((row) => [`${row.userId}|${row.chainId}`, row]));
+  const runsOf = groupBy(
+    [...completionRows, ...progressRows],
+    (row) => `${row.userId}|${row.chainId}`,
+    (row) => row.runStartUs,
+  );
+  const progressOf = new Map(progressRows.map((row) => [`${row.userId}|${row.chainId}|${row.runStartUs}`, row]));
   const tenantOf = new Map(tenants.map((tenant) => [tenant.id, tenant]));
   for (const user of userRows) {
     const tenant = tenantOf.get(user.platformId)!;
     const mine = eventsOf.get(`${user.platformId}|${user.platformUserId}`) ?? [];
     for (const chain of tenant.chains) {
-      const expected = computeCompletions(chain.rules, mine);
-      const actual = completionsOf.get(`${user.id}|${chain.id}`) ?? [];
-      for (const completion of expected.values()) {
-        const found = actual.find((row) => row.taskId === completion.taskId);
-        if (!found) {
-          missing += 1;
-          problems.push(['completion in the model, not stored', `${user.platformUserId} task ${completion.taskId}`]);
-        } else if (found.eventId !== completion.eventId) {
-          extra += 1;
+      const model = modelWalks(chain.rules, mine);
+      const periods = new Set([...model.keys(), ...(runsOf.get(`${user.id}|${chain.id}`) ?? [])]);
+      for (const period of periods) {
+        const where = `${user.platformUserId}${period === 0n ? '' : ` run ${period}`}`;
+        const expected = model.get(period)?.completions ?? new Map();
+        const actual = completionsOf.get(`${user.id}|${chain.id}|${period}`) ?? [];
+        for (const completion of expected.values()) {
+          const found = actual.find((row) => row.taskId === completion.taskId);
+          if (!found) {
+            missing += 1;
+            problems.push(['completion in the model, not stored', `${where} task ${completion.taskId}`]);
+          } else if (found.eventId !== completion.eventId) {
+            extra += 1;
+            problems.push(['completion credited to another event than the model', `${where} task ${completion.taskId}`]);
+          }
+        }
+        for (const row of actual) {
+          if (!expected.has(row.taskId)) {
+            extra += 1;
+            problems.push(['completion stored, not in the model', `${where} task ${row.taskId}`]);
+          }
+        }
+        const counted = progressOf.get(`${user.id}|${chain.id}|${period}`)?.completedTasks ?? 0;
+        if (counted > actual.length) {
+          extra += counted - actual.length;
           problems.push([
-            'completion credited to another event than the model',
-            `${user.platformUserId} task ${completion.taskId}`,
+            'progress counts more tasks than are completed',
+            `${where} chain ${chain.id}: ${counted} vs ${actual.length}`,
+          ]);
+        } else if (counted < actual.length) {
+          missing += actual.length - counted;
+          problems.push([
+            'progress counts fewer tasks than are completed',
+            `${where} chain ${chain.id}: ${counted} vs ${actual.length}`,
           ]);
         }
-      }
-      for (const row of actual) {
-        if (!expected.has(row.taskId)) {
-          extra += 1;
-          problems.push(['completion stored, not in the model', `${user.platformUserId} task ${row.taskId}`]);
-        }
-      }
-      const counted = progressOf.get(`${user.id}|${chain.id}`)?.completedTasks ?? 0;
-      if (counted > actual.length) {
-        extra += counted - actual.length;
-        problems.push([
-          'progress counts more tasks than are completed',
-          `${user.platformUserId} chain ${chain.id}: ${counted} vs ${actual.length}`,
-        ]);
-      } else if (counted < actual.length) {
-        missing += actual.length - counted;
-        problems.push([
-          'progress counts fewer tasks than are completed',
-          `${user.platformUserId} chain ${chain.id}: ${counted} vs ${actual.length}`,
-        ]);
       }
     }
   }

@@ -17,7 +17,7 @@ const RESTART_TIMEOUT_MS = 30_000;
 const SERVING_OFF_BOUND_MS = 2_000;
 
 /** What injecting a fault left to report: when it cleared (the process restarted, the server back), its checks and notes. */
-export interface Injected {
+interface Injected {
   clearedAt: number;
   checks: Check[];
   notes: string[];

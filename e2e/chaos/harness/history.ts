@@ -29,7 +29,7 @@ export interface SentEvent {
   rejected: string[];
 }
 
-export const dedupKey = (providerId: string, body: EventBody) =>
+const dedupKey = (providerId: string, body: EventBody) =>
   `${providerId}|${body.user_id}|${body.event_type}|${parseUtcTimestamp(body.timestamp)}`;
 
 /** The history of one scenario: every event sent, by dedup key. */

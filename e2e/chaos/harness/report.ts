@@ -16,7 +16,7 @@ export interface Row {
 }
 
 /** How the row's figure is judged: met / missed against its target, or only reported (short run, or no target). */
-export function figureResult(row: Row, short: boolean): 'met' | 'missed' | 'reported' | 'none' {
+function figureResult(row: Row, short: boolean): 'met' | 'missed' | 'reported' | 'none' {
   if (!row.figure) return 'none';
   const met = judge(row.figure);
   if (met === undefined) return 'reported';

@@ -1,7 +1,7 @@
 import type { ChaosOptions } from './options.js';
 import type { Stack, StackOptions } from './stack.js';
 
-export type Target = { atMost: number } | { atLeast: number };
+type Target = { atMost: number } | { atLeast: number };
 
 /** The scenario's own measurement, with its target (docs/reliability.md) when it has one. */
 export interface Figure {
@@ -32,7 +32,7 @@ export interface Phase {
   detail: string;
 }
 
-export interface Outcome {
+interface Outcome {
   /** Seconds from the fault until the service did its work again (the scenario says what that means); null when not measured. */
   recoveryMs: number | null;
   figure: Figure;

@@ -8,7 +8,7 @@ import type { Stack } from './stack.js';
  * by inode in the kernel's TCP tables (IPv4 and IPv6). A SIGSTOPped process
  * keeps its sockets, so this still works while it is stopped.
  */
-export function localPortsOf(pid: number): Set<number> {
+function localPortsOf(pid: number): Set<number> {
   const inodes = new Set<string>();
   try {
     for (const fd of readdirSync(`/proc/${pid}/fd`)) {

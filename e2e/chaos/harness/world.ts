@@ -1,4 +1,4 @@
-import type { ChainRules } from '../../../shared/domain/progress.js';
+import type { ChainRules } from '../../../shared/domain/walk.js';
 import type { ApiClient } from '../../../shared/testing/api-client.js';
 import { seedWorld as seedThroughApi } from '../../../shared/testing/world-seeder.js';
 import { MODEL_CHAINS } from '../../support/progress-model.js';

@@ -9,7 +9,7 @@ const AUTH_FAILURES_PER_MINUTE = 100;
 const ADMIN_FAILURES_PER_MINUTE = 20;
 
 /** Whether a 429 carries what a client needs to back off: the envelope, Retry-After and the IETF RateLimit headers. */
-export function wellFormed429(answer: ApiAnswer): boolean {
+function wellFormed429(answer: ApiAnswer): boolean {
   if (answer.status !== 429) return false;
   const retryAfter = Number(answer.headers.get('retry-after'));
   return (
@@ -115,7 +115,7 @@ export const rateLimitFlood: Scenario = {
 };
 
 /** `total` calls of `call`, `concurrency` at a time; their answers in completion order. */
-export async function floodOf(total: number, concurrency: number, call: () => Promise<ApiAnswer>): Promise<ApiAnswer[]> {
+async function floodOf(total: number, concurrency: number, call: () => Promise<ApiAnswer>): Promise<ApiAnswer[]> {
   const answers: ApiAnswer[] = [];
   let started = 0;
   await Promise.all(

@@ -2,7 +2,7 @@ import { type HttpApiClient, httpClient } from '../../../shared/testing/api-clie
 import { nothingPending } from '../../../shared/testing/progress.js';
 import { seededRandom } from '../../../shared/testing/random.js';
 import { createEventSource } from '../../support/world/event-source.js';
-import { checkAgainstModel, SampledHistory, sampleUsers } from '../../support/world/world-check.js';
+import { checkAgainstModel, questCoverageText, SampledHistory, sampleUsers } from '../../support/world/world-check.js';
 import { DEFAULT_WORLD, parseWorldOptions, type WorldOptions } from '../../support/world/world-options.js';
 import { LOAD_CLIENT } from '../harness/answers.js';
 import { retryUnacknowledged } from '../harness/event-load.js';
@@ -194,7 +194,7 @@ export const worldFaults: Scenario = {
       { name: 'every API serves cached answers once the load has stopped', ok: servingAtEndMs !== null },
       { name: 'the pollers read through the run', ok: fresh.judged > 0, detail: `${fresh.judged} reads judged` },
       {
-        name: "sampled users' progress equals the world's model (§5)",
+        name: "sampled users' progress equals the world's model (§5, §16)",
         ok: model.mismatches.length === 0,
         detail: `${model.mismatches.length} mismatches in ${model.walks} walks of ${model.users} users${model.mismatches.length ? `: ${model.mismatches.slice(0, 3).join('; ')}` : ''}`,
       },
@@ -203,7 +203,7 @@ export const worldFaults: Scenario = {
     notes.push(
       `${fresh.judged} reads judged against Postgres${unanswered ? ` (not judged: ${unanswered})` : ''}; longest a read trailed a settled change: ${seconds(fresh.worstLagMs) ?? 'none trailed'} s`,
       ...fresh.examples.map((example) => `stale: ${example}`),
-      `model check: ${model.users} users, ${model.walks} walks, ${model.mismatches.length} mismatches`,
+      `model check: ${model.users} users, ${model.walks} walks (${questCoverageText(model.quest)}), ${model.mismatches.length} mismatches`,
     );
     const recoveries = phases.map((phase) => phase.recoveryMs);
     return {

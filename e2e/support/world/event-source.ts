@@ -36,11 +36,15 @@ export const isoMicros = (ms: number, micros: number) =>
 /**
  * The producers' traffic: each event's user drawn by Zipf over every user of
  * every platform (ranks shuffled, so hot users sit on both platforms), its
- * type by weight, an amount and a currency most of the time, its timestamp
- * now or (a share) up to an hour late, written to the microsecond with a
- * running sequence so that two new events never share a deduplication key;
- * a share of the events are exact repeats of recent ones. Events gather per
- * platform until a batch is full; a share of them go alone.
+ * type by weight, an amount (to the cent: summed tasks add them exactly,
+ * §16) and a currency most of the time, its timestamp now or (a share) up
+ * to an hour late, written to the microsecond with a running sequence so that
+ * two new events never share a deduplication key; a share of the events are
+ * exact repeats of recent ones. Events gather per platform until a batch is
+ * full; a share of them go alone. The late events are what spreads a user's
+ * events over two days for the quest chains' streaks and daily runs: those
+ * count days in a zone whose day began in the hour before the world was
+ * seeded (world-chains.ts, zoneOfRecentMidnight).
  */
 export function createEventSource(
   random: SeededRandom,
@@ -73,7 +77,7 @@ export function createEventSource(
     if (recent.length > 0 && random.chance(options.resendShare)) return recent[random.int(0, recent.length - 1)]!;
     const user = users[order[drawRank()]!]!;
     const event: WorldEvent = { user_id: user.platformUserId, event_type: drawType(), timestamp: timestamp(nowMs) };
-    if (random.chance(0.8)) event.amount = random.int(1, 500);
+    if (random.chance(0.8)) event.amount = random.int(100, 50_000) / 100;
     if (random.chance(0.8)) event.currency = random.pick(CURRENCIES);
     const drawn = { platformIndex: user.platformIndex, event };
     if (recent.length < RECENT) recent.push(drawn);

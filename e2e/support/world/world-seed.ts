@@ -1,4 +1,4 @@
-import type { ChainRules } from '../../../shared/domain/progress.js';
+import type { ChainRules } from '../../../shared/domain/walk.js';
 import type { ApiClient } from '../../../shared/testing/api-client.js';
 import { seededRandom } from '../../../shared/testing/random.js';
 import { type SeededProvider, seedWorld } from '../../../shared/testing/world-seeder.js';

@@ -3,6 +3,7 @@ export * from './backtests.js';
 export * from './events.js';
 export * from './leaderboards.js';
 export * from './mystery-boxes.js';
+export * from './points.js';
 export * from './progress.js';
 export * from './providers.js';
 export * from './quest-chains.js';

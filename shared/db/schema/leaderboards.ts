@@ -21,7 +21,7 @@ import { timestampUs } from '../columns.js';
 import { mode, providers } from './providers.js';
 import { users } from './users.js';
 
-// Leaderboards (product rules §18, docs/leaderboards.md), migration 0017.
+// Leaderboards (product rules §19, docs/leaderboards.md), migration 0017.
 
 export const leaderboardMetric = pgEnum('leaderboard_metric', LEADERBOARD_METRICS);
 export const leaderboardStatus = pgEnum('leaderboard_status', LEADERBOARD_STATUSES);
@@ -113,10 +113,9 @@ export const leaderboardRefreshes = pgTable('leaderboard_refreshes', {
 });
 
 /**
- * What the points metric counts (0017's view): each credit of a points
- * reward and each change to it since, with the credit's time (the period it
- * counts in) and its own (when the score moved). Over the claims until the
- * ledger's migration points it at the ledger's entries.
+ * What the points metric counts (0017's view over the ledger, §18): each
+ * claim's credit and each reversal's debit or credit back of it, with the
+ * credit's time (the period it counts in) and its own (when the score moved).
  */
 export const leaderboardPointEntries = pgView('leaderboard_point_entries', {
   userId: uuid('user_id').$type<ServiceUserId>().notNull(),

@@ -76,7 +76,7 @@ export const rewardDraws = pgTable(
     prizeId: text('prize_id').notNull(),
     drawnAt: timestampUs('drawn_at', { precision: 3 }).notNull().default(sql`now()`),
   },
-  // The campaign stats count each prize's draws in one chain (0013).
+  // The chain stats count each prize's draws in one chain (0013).
   (table) => [index('reward_draws_chain_prize_idx').on(table.chainId, table.prizeId)],
 );
 

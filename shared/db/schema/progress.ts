@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, uuid } from 'drizzle-orm/pg-core';
 import type { ServiceUserId } from '../../domain/ids.js';
-import type { StoredTallies } from '../../domain/tally.js';
 import { timestampUs } from '../columns.js';
+import type { TalliesJson } from '../tally-column.js';
 import { questChains, questTasks } from './quest-chains.js';
 import { users } from './users.js';
 
@@ -33,11 +33,11 @@ export const taskCompletions = pgTable(
     /** The task stays completed only because its reward was claimed: its events no longer complete it (a reversal, docs/reversals.md). */
     held: boolean('held').notNull().default(false),
     /** The run of a repeating chain this completion is in (its first instant, epoch µs); 0 in a chain that does not repeat. */
-    periodStartUs: bigint('period_start_us', { mode: 'bigint' }).notNull().default(0n),
+    runStartUs: bigint('period_start_us', { mode: 'bigint' }).notNull().default(0n),
   },
   (table) => [
-    primaryKey({ columns: [table.userId, table.taskId, table.periodStartUs] }),
-    // The campaign stats (0014): completions per task counted from the first (its entries share keys, so Postgres
+    primaryKey({ columns: [table.userId, table.taskId, table.runStartUs] }),
+    // The chain stats (0014): completions per task counted from the first (its entries share keys, so Postgres
     // stores them as a few posting lists), each task's median read at an offset in the second.
     index('task_completions_chain_task_idx').on(table.chainId, table.taskId),
     index('task_completions_chain_task_wait_idx').on(table.chainId, table.taskId, table.sinceJoinedUs),
@@ -64,22 +64,22 @@ export const chainProgress = pgTable(
     completedTasks: integer('completed_tasks').notNull(),
     totalTasks: integer('total_tasks').notNull(),
     completedAt: timestampUs('completed_at', { precision: 6 }),
-    /** The earliest of the walk's completions (held ones included); null while it has none. The campaign stats' daily starts. */
+    /** The earliest of the walk's completions (held ones included); null while it has none. The chain stats' daily starts. */
     firstCompletedAt: timestampUs('first_completed_at', { precision: 6 }),
     /** The user's progress stamp when these completions last changed; null while none ever did. */
     updatedAt: timestampUs('updated_at', { precision: 3 }).default(sql`now()`),
     markUs: bigint('mark_us', { mode: 'bigint' }),
     markEventId: uuid('mark_event_id'),
     /** What each task of a counted, summed or streak chain gathered so far, by task id (docs/quest-language.md); null in other chains. */
-    tallies: jsonb('tallies').$type<StoredTallies>(),
+    tallies: jsonb('tallies').$type<TalliesJson>(),
     /** How many times a completion here was undone: names each completion and reversal once in webhook facts. */
     generation: integer('generation').notNull().default(0),
     /** The run of a repeating chain this walk is (its first instant, epoch µs); 0 in a chain that does not repeat. */
-    periodStartUs: bigint('period_start_us', { mode: 'bigint' }).notNull().default(0n),
+    runStartUs: bigint('period_start_us', { mode: 'bigint' }).notNull().default(0n),
   },
   (table) => [
-    primaryKey({ columns: [table.userId, table.chainId, table.periodStartUs] }),
-    // The campaign stats (0014) count a chain's walks by ranges of days: started (and the funnel) in the first,
+    primaryKey({ columns: [table.userId, table.chainId, table.runStartUs] }),
+    // The chain stats (0014) count a chain's walks by ranges of days: started (and the funnel) in the first,
     // completed in the second, which holds completed walks only.
     index('chain_progress_chain_started_idx').on(table.chainId, table.firstCompletedAt, table.generation),
     index('chain_progress_chain_completed_idx').on(table.chainId, table.completedAt).where(sql`${table.completedAt} is not null`),

@@ -35,6 +35,8 @@ export const questChains = pgTable(
     maxClaimsPerReward: integer('max_claims_per_reward'),
     /** How many users may complete the chain (each takes a place with their first completion); null: no limit. */
     maxCompletions: integer('max_completions'),
+    /** The service claims each of the chain's rewards when it is earned (§18, core/rewards/auto-claim.ts). */
+    autoClaim: boolean('auto_claim').notNull().default(false),
     /** Places taken so far (chain_admissions), moved by the matcher in the batch that admits. */
     admittedUsers: integer('admitted_users').notNull().default(0),
     /** `test`: the chain of test twins (platform_id and advertiser_id are theirs), matched for test credentials only (docs/test-mode.md). */

@@ -36,7 +36,7 @@ export const rewardClaims = pgTable(
     valueBits: bytes('value_bits')
       .notNull()
       .generatedAlwaysAs(sql`float8send(coalesce((reward->'prize'->>'value')::float8, (reward->>'value')::float8, 0))`),
-    /** claimed_at's day in the chain's time zone (YYYY-MM-DD), written with the claim (claimedDayOf): the campaign stats' daily claims. */
+    /** claimed_at's day in the chain's time zone (YYYY-MM-DD), written with the claim (claimedDayOf): the chain stats' daily claims. */
     claimedDay: date('claimed_day').notNull(),
     /** A task claim: the completion claimed (event, timestamp). The walk keeps the task completed from there (a hold, docs/reversals.md). */
     completedEventId: uuid('completed_event_id'),
@@ -44,11 +44,11 @@ export const rewardClaims = pgTable(
     /** Set while the claimed completion no longer stands on events that count (the reward is kept, marked reversed). */
     reversedAt: timestampUs('reversed_at', { precision: 3 }),
     /** The run of a repeating chain claimed from (its first instant, epoch µs); 0 in a chain that does not repeat. */
-    periodStartUs: bigint('period_start_us', { mode: 'bigint' }).notNull().default(0n),
+    runStartUs: bigint('period_start_us', { mode: 'bigint' }).notNull().default(0n),
   },
   (table) => [
-    unique('reward_claims_once').on(table.userId, table.chainId, table.taskId, table.periodStartUs).nullsNotDistinct(),
-    // The campaign stats (0014): a chain's claims per reward, day and value, and which were reversed, in one index-only pass.
+    unique('reward_claims_once').on(table.userId, table.chainId, table.taskId, table.runStartUs).nullsNotDistinct(),
+    // The chain stats (0014): a chain's claims per reward, day and value, and which were reversed, in one index-only pass.
     index('reward_claims_chain_task_day_idx').on(
       table.chainId,
       table.taskId,

@@ -7,9 +7,9 @@ import { insertOrFindEvents, type NewEvent } from '../../../../shared/db/event-s
 import { accountLinks, backtests, users } from '../../../../shared/db/schema/index.js';
 import type { CountingEvent } from '../../../../shared/domain/conditions.js';
 import { senderUserId } from '../../../../shared/domain/ids.js';
-import type { ChainRules } from '../../../../shared/domain/progress.js';
 import { referenceCompletions } from '../../../../shared/domain/progress.reference.test-helper.js';
 import { parseUtcTimestamp } from '../../../../shared/domain/timestamp.js';
+import type { ChainRules } from '../../../../shared/domain/walk.js';
 import { BACKTEST_QUEUE } from '../../../../shared/queue/backtest-contract.js';
 import { createRedis } from '../../../../shared/queue/connection.js';
 import { eventually } from '../../../../shared/testing/eventually.js';

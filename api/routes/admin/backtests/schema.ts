@@ -83,7 +83,7 @@ export const backtestSchema = z
     },
   });
 
-export const startedBacktestSchema = z
+const startedBacktestSchema = z
   .object({ backtest_id: z.uuid(), status: z.literal('running') })
   .openapi('StartedBacktest', { example: { backtest_id: 'e7f8a9b0-c1d2-4e3f-8a4b-5c6d7e8f9a0b', status: 'running' } });
 

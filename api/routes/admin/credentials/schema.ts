@@ -49,7 +49,8 @@ export const createCredentialSchema = z
   .strictObject({
     permissions: permissionList.optional().openapi({ description: 'Defaults to every permission the provider type may hold.' }),
     mode: credentialModeSchema().optional().openapi({
-      description: 'Default `live`. A `test` credential (keys `pk_test_…`) sees and makes test data only (docs/test-mode.md).',
+      description:
+        'Default `live`. A `test` credential (keys `pk_test_…`) sees and makes test-mode data only (docs/test-mode.md).',
     }),
   })
   .openapi('CreateCredential', {

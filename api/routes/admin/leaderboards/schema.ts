@@ -19,7 +19,7 @@ import { hasMoreField, pageQueryShape } from '../../../http/pagination.js';
 import { EXAMPLE_LEADERBOARD, isoMillis, isoMillisOrNull, leaderboardShape, toLeaderboardResponse } from '../../shared-shapes.js';
 import { offsetTimestamp, timezone } from '../quest-chains/create-schema.js';
 
-// The operator's leaderboards (§18): the create body, which the CLI parses too, and the admin answers.
+// The operator's leaderboards (§19): the create body, which the CLI parses too, and the admin answers.
 
 export const createLeaderboardSchema = z
   .strictObject({

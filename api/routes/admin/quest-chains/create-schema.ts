@@ -180,6 +180,10 @@ export const createChainSchema = z
       description:
         'How many users may complete the chain: a user takes a place with their first completion in it; once every place is taken the chain admits no new users (cap_reached in GET active and explain). Null or absent: no limit (docs/budgets.md).',
     }),
+    auto_claim: z.boolean().optional().openapi({
+      description:
+        "Default false. True: the service claims each of the chain's rewards when it is earned (a task's at its completion, the chain reward at the chain's), keeping every claim rule: reward hold, caps, budget, a mystery box's draw (docs/points.md).",
+    }),
     tasks: z.array(taskInputSchema).min(MIN_TASKS).max(MAX_TASKS).openapi({ description: 'sequence_number exactly 1..n.' }),
     chain_reward: z
       .strictObject({
@@ -274,6 +278,7 @@ export function toCreateChainInput(body: CreateChainBody): CreateChainInput {
     budget: body.budget ?? null,
     maxClaimsPerReward: body.max_claims_per_reward ?? null,
     maxCompletions: body.max_completions ?? null,
+    autoClaim: body.auto_claim ?? false,
     tasks: body.tasks.map((task) => ({
       sequenceNumber: task.sequence_number,
       name: task.name,

@@ -95,7 +95,7 @@ export const chainListQuery = z.object({
   ...pageQueryShape(z.uuid(), "the last chain's `quest_chain.id`"),
 });
 
-export const chainDefinitionSchema = z
+const chainDefinitionSchema = z
   .object({
     quest_chain: z
       .object({
@@ -110,6 +110,9 @@ export const chainDefinitionSchema = z
           .number()
           .int()
           .openapi({ description: 'Places of max_completions taken so far (users admitted); counted with or without a cap.' }),
+        auto_claim: z
+          .boolean()
+          .openapi({ description: "The service claims each of the chain's rewards when it is earned (docs/points.md)." }),
         created_at: z.string(),
         updated_at: z.string(),
       })
@@ -141,6 +144,7 @@ export const chainDefinitionSchema = z
         max_claims_per_reward: null,
         max_completions: 1000,
         admitted_users: 12,
+        auto_claim: false,
         created_at: '2026-01-01T09:00:00.000Z',
         updated_at: '2026-01-01T09:00:00.000Z',
       },
@@ -173,6 +177,7 @@ export function toChainDefinitionResponse(definition: Pick<ChainDefinition, 'cha
       max_claims_per_reward: chain.maxClaimsPerReward,
       max_completions: chain.maxCompletions,
       admitted_users: chain.admittedUsers,
+      auto_claim: chain.autoClaim,
       created_at: formatIsoMillis(chain.createdAt),
       updated_at: formatIsoMillis(chain.updatedAt),
     },

@@ -8,19 +8,19 @@ import { chainIdParams } from './schema.js';
 const route = createRoute({
   method: 'get',
   path: '/admin/v1/quest-chains/{id}/stats',
-  operationId: 'getCampaignStats',
+  operationId: 'getAnyQuestChainStats',
   tags: ['Admin'],
-  summary: 'How a campaign does: funnel, tasks, claims, prizes, budget, daily series',
+  summary: 'How a chain does: funnel, tasks, claims, prizes, budget, daily series',
   description:
-    'Counted over the stored rows in one snapshot, so the figures agree with each other and with a count over the rows at that moment, whatever runs beside it (docs/campaign-stats.md). Any chain, live or test. The page `/admin/campaigns/{id}` draws it.',
+    'Counted over the stored rows in one snapshot, so the figures agree with each other and with a count over the rows at that moment, whatever runs beside it (docs/chain-stats.md). Any chain, live or test. The page `/admin/campaigns/{id}` draws it.',
   request: { params: chainIdParams },
   responses: {
-    200: { description: 'The campaign figures.', content: { 'application/json': { schema: statsResponseSchema } } },
+    200: { description: 'The chain stats.', content: { 'application/json': { schema: statsResponseSchema } } },
     ...errorResponses(400, 404, 500),
   },
 });
 
-export const getCampaignStatsRoute = defineRoute({
+export const getAnyQuestChainStatsRoute = defineRoute({
   access: 'admin',
   route,
   handler: async (c) => {

@@ -244,7 +244,7 @@ function toActiveChainResponse({
   };
 }
 
-export function toClaimableTaskResponse({ chainId, task, completedUs, claimableUs, run }: ClaimableTask) {
+function toClaimableTaskResponse({ chainId, task, completedUs, claimableUs, run }: ClaimableTask) {
   return {
     task_id: task.id,
     quest_chain_id: chainId,

@@ -31,12 +31,12 @@ export const explainQuestChainProgressRoute = defineRoute({
     const { questChainId, platformUserId } = c.req.valid('param');
     const { period_start } = c.req.valid('query');
     const { deps, caller } = c.var;
-    const periodStartUs = period_start === undefined ? undefined : parseOffsetTimestamp(period_start)!;
+    const runStartUs = period_start === undefined ? undefined : parseOffsetTimestamp(period_start)!;
     const explanation = await explainProgress(deps, {
       platformId: caller.providerId,
       chainId: questChainId,
       platformUserId: senderUserId(platformUserId),
-      periodStartUs,
+      runStartUs,
     });
     return ok(c, toExplanationResponse(explanation));
   },

@@ -61,7 +61,7 @@ const explainCandidateSchema = z
     currency: z.string().nullable(),
     verdict: z.enum(VERDICTS).openapi({
       description:
-        "Why this event did not complete the task (product rules §11). `counted`: it counted toward this task, which needs more (docs/quest-language.md); `streak_broken`: it counted, and a streak task's run started again from it after a period without one; `outside_period`: a repeating chain's event of another run than the one explained.",
+        "Why this event did not complete the task (product rules §11). `counted`: it counted toward this task, which needs more (docs/quest-language.md); `streak_broken`: it counted, and the task's streak started again from it after a period without one; `outside_period`: a repeating chain's event of another run than the one explained.",
     }),
     progress: z
       .object({ count: z.number().int(), total: z.number(), streak: z.number().int() })
@@ -70,7 +70,7 @@ const explainCandidateSchema = z
   })
   .openapi('ExplainCandidate');
 
-export const explanationSchema = z
+const explanationSchema = z
   .object({
     quest_chain_id: z.uuid(),
     user: z.object({ exists: z.boolean() }),
@@ -185,7 +185,7 @@ export function toExplanationResponse(explanation: Explanation) {
         amount: event.amount,
         currency: event.currency,
         verdict,
-        progress: tally === undefined ? null : { count: tally.count, total: fromMicros(tally.totalMicros), streak: tally.run },
+        progress: tally === undefined ? null : { count: tally.count, total: fromMicros(tally.totalMicros), streak: tally.streak },
       })),
     })),
   };

@@ -53,6 +53,7 @@ const STATS_EXAMPLE = {
   ],
   budget: { budget: 25000, spent: 20400, left: 4600 },
   reversals: { claims: 4, value: 60, users: 5 },
+  points_paid_out: 16900,
   daily: [
     { date: '2026-03-01', starts: 700, completions: 0, claims: 650 },
     { date: '2026-03-02', starts: 500, completions: 310, claims: 1040 },
@@ -128,6 +129,9 @@ const chainStatsSchema = z
       value: z.number().openapi({ description: 'What those claims cost.' }),
       users: count('Users whose completions in the chain were undone at least once.'),
     }),
+    points_paid_out: count(
+      "Points credited to users' balances by the claims of the chain's `points` rewards, less the reversals standing now (docs/points.md).",
+    ),
     daily: z
       .array(
         z.object({
@@ -197,10 +201,11 @@ export function toStatsResponse(stats: ChainStats) {
     })),
     budget: stats.budget,
     reversals: stats.reversals,
+    points_paid_out: stats.pointsPaidOut,
     daily: stats.daily.map((day) => ({ date: day.day, starts: day.starts, completions: day.completions, claims: day.claims })),
     periods: stats.runs.map((run) => ({
-      period_start: formatIsoMillis(run.periodStartUs),
-      period_end: formatIsoMillis(run.periodEndUs),
+      period_start: formatIsoMillis(run.runStartUs),
+      period_end: formatIsoMillis(run.runEndUs),
       completions: run.completions,
       claims: run.claims,
     })),

@@ -7,7 +7,7 @@ import {
   statsAnswerOf,
   statsColumnsAdrift,
   statsDifferences,
-} from '../../../../shared/testing/campaign-stats-rows.js';
+} from '../../../../shared/testing/chain-stats-rows.js';
 import { createTestChain, createTestUser, DAY_MS, iso, type TestChain } from '../../../../shared/testing/chains.js';
 import { createTestProvider, type TestProvider } from '../../../../shared/testing/fixtures.js';
 import { storeCompletion } from '../../../../shared/testing/progress.js';
@@ -26,10 +26,11 @@ const users: { id: ServiceUserId; platformUserId: string }[] = [];
 interface Stats {
   users: { admitted: number; started: number; completed: number };
   tasks: { task_id: string; completed_users: number; median_seconds_to_complete: number | null }[];
-  rewards: { task_id: string | null; claims: number; value_claimed: number }[];
+  rewards: { task_id: string | null; type: string; claims: number; value_claimed: number }[];
   prizes: { prize_id: string; drawn: number; stock_left: number | null }[];
   budget: { budget: number | null; spent: number; left: number | null };
   reversals: { claims: number; value: number; users: number };
+  points_paid_out: number;
   daily: { date: string; starts: number; completions: number; claims: number }[];
 }
 
@@ -133,6 +134,9 @@ describe('GET /admin/v1/quest-chains/{id}/stats', () => {
       expect(sum(stats.daily.map((day) => day.claims))).toBe(sum(stats.rewards.map((reward) => reward.claims)));
       expect(stats.budget.spent).toBeCloseTo(sum(stats.rewards.map((reward) => reward.value_claimed)), 6);
       expect(stats.budget.left).toBeCloseTo(BUDGET - stats.budget.spent, 6);
+      // The ledger's credits are read in the same snapshot: the points rewards' claims, to the point (§18).
+      const pointsClaimed = sum(stats.rewards.filter((reward) => reward.type === 'points').map((reward) => reward.value_claimed));
+      expect(stats.points_paid_out).toBe(pointsClaimed);
     }
 
     const last = reads.at(-1)!;

@@ -9,15 +9,15 @@ const route = createRoute({
   path: '/v1/quest-chains/{questChainId}/stats',
   operationId: 'getQuestChainStats',
   tags: ['Quest chains'],
-  summary: 'How your campaign does: funnel, tasks, claims, prizes, budget, daily series',
+  summary: 'How your chain does: funnel, tasks, claims, prizes, budget, daily series',
   description: [
     'Advertiser credentials (`quest_chains:stats`), for the chains you fund (`advertiser_id`). A chain of another advertiser, or none: 404.',
     'Test mode: a test credential reads its test chains only, a live one its live chains only.',
-    'Counted over the stored rows in one snapshot (docs/campaign-stats.md).',
+    'Counted over the stored rows in one snapshot (docs/chain-stats.md).',
   ].join(' '),
   request: { params: statsParams },
   responses: {
-    200: { description: 'The campaign figures.', content: { 'application/json': { schema: statsResponseSchema } } },
+    200: { description: 'The chain stats.', content: { 'application/json': { schema: statsResponseSchema } } },
     ...errorResponses(400, 404, 500),
   },
 });

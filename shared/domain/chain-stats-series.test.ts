@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dayIn, fillDays, MAX_SERIES_DAYS } from './campaign-days.js';
+import { dayIn, fillDays, MAX_SERIES_DAYS } from './chain-stats-series.js';
 
 const zero = (day: string) => ({ day, starts: 0, completions: 0, claims: 0 });
 

@@ -1,11 +1,11 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 
-// The campaign stats (docs/campaign-stats.md) counted the slow way, straight
+// The chain stats (docs/chain-stats.md) counted the slow way, straight
 // over the rows: what the read and the columns written for it must agree with.
 
 /**
- * The rows whose campaign-stats columns (0014) disagree with what they are
+ * The rows whose chain-stats columns (0014) disagree with what they are
  * derived from, recomputed here over the rows as the migration's backfill
  * computes them: a completion's time from the user's joining, a walk's first
  * completion, a claim's day in its chain's time zone. Tests that move
@@ -29,7 +29,7 @@ export async function statsColumnsAdrift(db: Executor): Promise<{ table: string;
     where r.claimed_day <> (r.claimed_at at time zone q.timezone)::date`);
 }
 
-/** A campaign's figures as the stats read answers them, keyed for comparison (countStatsOverRows). */
+/** A chain's stats as the stats read answers them, keyed for comparison (countStatsOverRows). */
 export interface StatsOverRows {
   users: { started: number; completed: number };
   /** By task id: users who completed it, and the median seconds from joining (percentile_cont). */
@@ -42,7 +42,7 @@ export interface StatsOverRows {
 }
 
 /**
- * The campaign figures counted straight over the rows, the slow way the
+ * The chain stats counted straight over the rows, the slow way the
  * stats read counted them before 0014: each completion joined to its user,
  * sorted for its task's median, each time turned into a day, each claim's
  * value read from its reward. What the read answers must equal it.

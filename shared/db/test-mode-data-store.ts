@@ -9,7 +9,7 @@ import { providerIsLive } from './provider-mode.js';
  * live credentials, and the statements below also require the provider to
  * be a twin). Answers how many rows of each kind went.
  */
-export async function deleteTestData(tx: Executor, twinId: string): Promise<Record<string, number>> {
+export async function deleteTestModeData(tx: Executor, twinId: string): Promise<Record<string, number>> {
   const twin = sql`(select id from providers where id = ${twinId} and not (${providerIsLive()}))`;
   const users = sql`(select id from users where platform_id = ${twin})`;
   const counts: Record<string, number> = {};
@@ -19,6 +19,11 @@ export async function deleteTestData(tx: Executor, twinId: string): Promise<Reco
   };
   // The matcher holds a user's row lock while it writes their progress: wait for it, and keep it out until commit.
   await tx.execute(sql`select id from users where platform_id = ${twin} order by id for update`);
+  // The points ledger refers to claims and spends: it goes first (§18).
+  await run('point_entries', sql`delete from point_entries where user_id in ${users}`);
+  await run('point_spends', sql`delete from point_spends where user_id in ${users}`);
+  await run('point_balances', sql`delete from point_balances where user_id in ${users}`);
+  await run('auto_claims', sql`delete from auto_claims where user_id in ${users}`);
   await run(
     'reward_draws',
     sql`delete from reward_draws where claim_id in (select id from reward_claims where user_id in ${users})`,

@@ -1,7 +1,7 @@
 import { localDay } from './calendar.js';
 
 /**
- * The daily series of a campaign (docs/campaign-stats.md): one entry per day
+ * The daily series of the chain stats (docs/chain-stats.md): one entry per day
  * of the chain's life in its time zone, from its first day to its last (or
  * today, while it runs), days without anything included as zeros, so a chart
  * shows the quiet days too. Days with activity outside that window (events
@@ -45,7 +45,7 @@ export function fillDays(counted: readonly DayCounts[], window: { firstDay: stri
 /**
  * A duration in seconds in the unit that reads best, chosen by its magnitude
  * (a median time to complete is negative when events from before the user's
- * registration completed the task: docs/campaign-stats.md); `format` writes
+ * registration completed the task: docs/chain-stats.md); `format` writes
  * the number. Self-contained on purpose: the campaign page ships its source
  * to the browser, the CLI calls it.
  */

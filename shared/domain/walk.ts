@@ -26,7 +26,7 @@ export type ChainRules = {
 };
 
 /** What each task gathered so far (§16), by task id; only tasks that counted an event are present. */
-export type Tallies = Map<string, Tally>;
+type Tallies = Map<string, Tally>;
 
 /** `held`: the task stands completed only by its claim's hold (its events no longer complete it; docs/reversals.md). */
 export type Completion = { taskId: string; eventId: string; completedUs: bigint; held?: boolean };

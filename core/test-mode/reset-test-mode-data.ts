@@ -1,5 +1,5 @@
 import { activeBoardsOf } from '../../shared/db/leaderboard-store.js';
-import { deleteTestData } from '../../shared/db/test-data-store.js';
+import { deleteTestModeData } from '../../shared/db/test-mode-data-store.js';
 import { withTransaction } from '../../shared/db/transaction.js';
 import { dateToMicros } from '../../shared/domain/timestamp.js';
 import type { CoreDeps } from '../deps.js';
@@ -12,12 +12,12 @@ import { openPeriods, periodKey } from '../leaderboards/periods.js';
  * counters back at zero. The caller is a test twin: authorization refuses live
  * credentials before this runs (the operation is test-only, shared/domain/permissions.ts).
  */
-export async function resetTestData(
+export async function resetTestModeData(
   deps: Pick<CoreDeps, 'db' | 'changes' | 'standings' | 'logger'>,
   input: { twinProviderId: string },
   nowUs: bigint = dateToMicros(new Date()),
 ): Promise<Record<string, number>> {
-  const deleted = await withTransaction(deps.db, (tx) => deleteTestData(tx, input.twinProviderId));
+  const deleted = await withTransaction(deps.db, (tx) => deleteTestModeData(tx, input.twinProviderId));
   // No progress notice tells of a deletion: every answer of the test mode changed.
   await deps.changes.answersChanged(input.twinProviderId);
   // The test leaderboards' standings in Redis go too: their next read rebuilds them from the (now empty) rows.

@@ -1,5 +1,5 @@
-// `npm run bench:campaign-stats [-- --participants N] [--runs N] [--keep]`: the campaign
-// stats read (docs/campaign-stats.md) on one chain of 1,000,000 participants.
+// `npm run bench:chain-stats [-- --participants N] [--runs N] [--keep]`: the chain
+// stats read (docs/chain-stats.md) on one chain of 1,000,000 participants.
 // Writes the chain's rows straight into a database of its own with set-based
 // SQL (three tasks; all start, three in five do task 2, one in three finish;
 // nine in ten claim what they completed; a mystery box with two prizes), then
@@ -26,7 +26,7 @@ const DAY_MS = 86_400_000;
 const elapsed = (since: bigint) => Number(process.hrtime.bigint() - since) / 1e6;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-const database = await createTestDatabase('bench_campaign_stats');
+const database = await createTestDatabase('bench_chain_stats');
 try {
   const { db } = database;
   const platform = await createTestProvider(db, 'platform');

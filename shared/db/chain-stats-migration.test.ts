@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { statsColumnsAdrift } from '../testing/campaign-stats-rows.js';
+import { statsColumnsAdrift } from '../testing/chain-stats-rows.js';
 import { useDatabaseBeforeMigration } from '../testing/database-before-migration.js';
 import { createDatabase } from './client.js';
 import { migrateWithLock } from './migrate.js';
@@ -85,8 +85,6 @@ describe('0014_campaign_stats_at_write on a populated database', () => {
       'reward_claims_chain_task_day_idx',
       'reward_claims_once',
       'reward_claims_pkey',
-      // 0017: the points leaderboards' read of a period's claims.
-      'reward_claims_points_idx',
       'task_completions_chain_task_idx',
       'task_completions_chain_task_wait_idx',
     ]);
