@@ -129,10 +129,13 @@ function expectMatchedOnce(workers: ServiceProcess[], ids: Map<string, string>, 
   const matched = workers.flatMap((worker) => worker.lines().flatMap(matchedIn));
   expect(new Set(matched).size, 'no event matched by two committed batches').toBe(matched.length);
   const sent = new Set(ids.values());
-  expect(matched.filter((id) => !sent.has(id)), 'only sent events matched').toEqual([]);
+  expect(
+    matched.filter((id) => !sent.has(id)),
+    'only sent events matched',
+  ).toEqual([]);
   const unlogged = [...sent].filter((id) => !matched.includes(id));
   if (!killed) expect(unlogged, 'every event matched').toEqual([]);
-  else expect(unlogged.length, 'unlogged: at most the killed worker\'s batches in flight').toBeLessThanOrEqual(IN_FLIGHT_MAX);
+  else expect(unlogged.length, "unlogged: at most the killed worker's batches in flight").toBeLessThanOrEqual(IN_FLIGHT_MAX);
 }
 
 describe('matching partitions shared out by leases', () => {
