@@ -75,8 +75,15 @@ export function openWorldRun(stack: WorldStack, seeded: SeededWorld, options: Wo
     return apis === 1 && workers === 1 ? '' : ` (${apis} API processes, ${workers} workers)`;
   };
 
-  /** `rate` events/s for `durationS` (and `pollRate` reads/s); a step that fell behind is drained before it returns. */
-  async function step(rate: number, pollRate: number, durationS = options.stepS): Promise<Step> {
+  /**
+   * `rate` events/s for `durationS` (and `pollRate` reads/s); a step that fell behind is drained (within
+   * `drainTimeoutMs`) before it returns.
+   */
+  async function step(
+    rate: number,
+    pollRate: number,
+    { durationS = options.stepS, drainTimeoutMs }: { durationS?: number; drainTimeoutMs?: number } = {},
+  ): Promise<Step> {
     const { db } = stack.database;
     // BENCH_PG_STATEMENTS=1 (with BENCH_KEEP_DB=1): pg_stat_statements then holds the last step alone.
     if (process.env.BENCH_PG_STATEMENTS) await db.execute(sql`select pg_stat_statements_reset()`);
@@ -122,7 +129,7 @@ export function openWorldRun(stack: WorldStack, seeded: SeededWorld, options: Wo
     log(
       `world ${rate} events/s${pollRate ? ` + ${pollRate} reads/s` : ''}${deploymentLabel()}: achieved ${Math.round(achieved)}, backlog +${backlogGrowth}, p99 <= ${bound * 1000} ms${result.reads ? `, reads p99 ${result.reads.p99Ok.toFixed(0)} / ${result.reads.p99NotModified.toFixed(0)} ms (200 / 304), ${(result.reads.notModifiedShare * 100).toFixed(1)} % 304` : ''}`,
     );
-    if (!result.flat) await drain();
+    if (!result.flat) await drain(drainTimeoutMs);
     return result;
   }
 

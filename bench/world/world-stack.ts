@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import { processTree } from '../../e2e/harness/proc-stats.js';
 import type { ServiceProcess } from '../../e2e/harness/service.js';
 import { startStack } from '../../e2e/harness/stack.js';
+import { parseConfig } from '../../shared/config.js';
 import { type HttpApiClient, httpClient } from '../../shared/testing/api-client.js';
 import type { TestDatabase } from '../../shared/testing/database.js';
 import { benchStackOptions } from '../harness/context.js';
@@ -18,6 +19,7 @@ export interface WorldDeployment {
 
 export interface WorldStack {
   database: TestDatabase;
+  redisUrl: string;
   deployment: WorldDeployment;
   /** The API now running (its launcher when several processes share its port). */
   api(): ServiceProcess;
@@ -27,6 +29,10 @@ export interface WorldStack {
   workerPids(): number[];
   /** The workers' /metrics, whose lag histograms add up to the deployment's. */
   workerMetricsUrls(): string[];
+  /** MATCHING_PARTITIONS of the world's processes. */
+  partitions: number;
+  /** The matching partitions each worker holds now (by lease, from its /metrics). */
+  partitionsHeld(): Promise<number[]>;
   /** The load's client of the API, following it across `redeploy` (unchecked: it shares the cores with what it measures). */
   client: HttpApiClient;
   meter: CpuMeter;
@@ -68,12 +74,21 @@ export async function openWorldStack(
   const client = httpClient(() => stack.api.url, { maxSockets: 256 });
   const world: WorldStack = {
     database,
+    redisUrl: stack.env.REDIS_URL!,
     deployment: { apis: deployment.apis, workers: deployment.workers },
     api: () => stack.api,
     workers: () => stack.workers,
     apiPids: () => processTree(stack.api.pid),
     workerPids: () => stack.workers.map((worker) => worker.pid),
     workerMetricsUrls: () => stack.workers.map((worker) => `${worker.url}/metrics`),
+    partitions: parseConfig(stack.env).MATCHING_PARTITIONS,
+    partitionsHeld: () =>
+      Promise.all(
+        world.workerMetricsUrls().map(async (url) => {
+          const text = await (await fetch(url)).text();
+          return Number(/^qcr_worker_partitions_held\{by="lease"\} (\d+)/m.exec(text)?.[1] ?? 0);
+        }),
+      ),
     client,
     meter: new CpuMeter(database.db, database.name, redis),
     async redeploy(next) {
