@@ -24,7 +24,7 @@ import { seedProductionWorld } from '../e2e/support/world/world-seed.js';
 import { projectRoot } from '../shared/db/project-root.js';
 import { eventually } from '../shared/testing/eventually.js';
 import { type CurveReport, type DeploymentResult, namesOf, type Search, writeReport } from './curve/report.js';
-import { type Deployment, deploymentName, parseDeployments, searchSustained, startingRate } from './curve/search.js';
+import { deploymentName, parseDeployments, searchSustained, startingRate } from './curve/search.js';
 import { parseOptions } from './harness/options.js';
 import { keptUp, openWorldRun, type Step, type WorldRun } from './world/world-run.js';
 import { openWorldStack, type WorldStack } from './world/world-stack.js';
