@@ -175,7 +175,7 @@ async function measureDeployments(stack: WorldStack, run: WorldRun): Promise<boo
     report.deployments.push(result);
     await run.warmUp();
     result.apiPids = stack.apiPids().length;
-    log(`${result.name}: ${result.apiPids} API processes, partitions held ${result.partitionsHeld.join(' + ')}`);
+    log(`${result.name}: ${result.apiPids} API processes metered, partitions held ${result.partitionsHeld.join(' + ')}`);
     const measured = (pick: (d: DeploymentResult) => Search | null) =>
       report.deployments.filter((d) => d !== result && pick(d)).map((d) => ({ deployment: d.deployment, best: pick(d)!.best }));
     const search = async (rates: number[], start: number, pollRate: number, sustained: (step: Step) => boolean) => {

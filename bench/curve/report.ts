@@ -78,7 +78,9 @@ function stepLine(name: string, kind: string, step: Step): string {
     ? `, reads p99 ${step.reads.p99Ok.toFixed(0)} / ${step.reads.p99NotModified.toFixed(0)} ms (200 / 304, ${(step.reads.notModifiedShare * 100).toFixed(0)} % 304, ${step.reads.failures} failed)`
     : '';
   const shortfall = step.dropped || step.failed ? `, ${step.dropped} sends dropped, ${step.failed} failed` : '';
-  return `  ${name} ${kind} ${thousands(step.rate)}/s: achieved ${thousands(step.achieved)}, backlog +${step.backlogGrowth}${shortfall}, lag p99 ${ms(step.lagP99S)}${reads}; CPU µs/event ${cpu(step)}`;
+  // The load generator is one process: near a whole core, it bounds the step rather than the service.
+  const generatorCores = (step.cpuPerEventUs.generator * step.achieved) / 1e6;
+  return `  ${name} ${kind} ${thousands(step.rate)}/s: achieved ${thousands(step.achieved)}, backlog +${step.backlogGrowth}${shortfall}, lag p99 ${ms(step.lagP99S)}${reads}; CPU µs/event ${cpu(step)}; load generator ${(generatorCores * 100).toFixed(0)} % of a core`;
 }
 
 /** The readable summary: one line per deployment, the issue's targets, the model check, every step. */
@@ -127,7 +129,8 @@ export function summaryText(report: CurveReport): string {
   if (report.error) lines.push('', `error: ${report.error}`);
   lines.push('', 'steps:');
   for (const d of report.deployments) {
-    lines.push(`${d.name}: ${d.apiPids} API processes found, partitions held ${d.partitionsHeld.join(' + ')}`);
+    const apis = d.deployment.apis > 1 ? `the launcher and ${d.apiPids - 1} API processes` : `${d.apiPids} API process`;
+    lines.push(`${d.name}: ${apis} metered, partitions held ${d.partitionsHeld.join(' + ')}`);
     for (const step of d.alone?.steps ?? []) lines.push(stepLine(d.name, 'no reads', step));
     for (const step of d.polled?.steps ?? []) lines.push(stepLine(d.name, 'polling', step));
   }
