@@ -22,6 +22,8 @@
 set -euo pipefail
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 umask 022
+# Sockets: the load generator's, Redis' clients (it lowers maxclients to what the limit allows), Postgres'.
+ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 # Must match make-bundle.sh: the bundle's executables load lib/ through this link.
 LOADER=/tmp/.qcr-device-ld-linux-x86-64.so.2
