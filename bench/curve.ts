@@ -178,40 +178,43 @@ async function measureDeployments(stack: WorldStack, run: WorldRun): Promise<boo
     log(`${result.name}: ${result.apiPids} API processes metered, partitions held ${result.partitionsHeld.join(' + ')}`);
     const measured = (pick: (d: DeploymentResult) => Search | null) =>
       report.deployments.filter((d) => d !== result && pick(d)).map((d) => ({ deployment: d.deployment, best: pick(d)!.best }));
-    const search = async (rates: number[], start: number, pollRate: number, sustained: (step: Step) => boolean) => {
-      const steps: Step[] = [];
+    // Into `into`, in the report from the start: a run stopped midway keeps the steps it took.
+    const search = async (into: Search, rates: number[], pollRate: number, sustained: (step: Step) => boolean) => {
       const found = await searchSustained({
         grid: rates,
-        start,
+        start: into.start,
         maxSteps: args.maxSteps,
         canStep,
         measure: async (rate) => {
           const step = await run.step(rate, pollRate, { drainTimeoutMs: drainTimeoutMs() });
-          steps.push(step);
+          into.steps.push(step);
+          save();
           return step;
         },
         sustained,
       });
-      return { ...found, start };
+      Object.assign(into, { best: found.best, firstBehind: found.firstBehind, bracketed: found.bracketed });
+      save();
     };
+    const fresh = (start: number): Search => ({ steps: [], best: null, firstBehind: null, bracketed: false, start });
     const lowest = (rates: number[]) => Math.min(...rates);
-    result.alone = await search(
-      world.rates,
+    const alone = fresh(
       startingRate(
         deployment,
         measured((d) => d.alone),
         args.startRate,
         lowest(world.rates),
       ),
-      0,
-      keptUp,
     );
-    save();
+    result.alone = alone;
+    await search(alone, world.rates, 0, keptUp);
     const last = index === args.deployments.length - 1;
     if (!canStep()) return !last;
     if (world.pollRate <= 0) continue;
     if (!pollersWarm) {
       // Pollers in steady state hold a tag for every user they read before: one pass over everyone (not measured).
+      const warmMs = (world.users / args.warmPollRate) * 1000;
+      if (timeLeftMs() < warmMs + stepCostMs + END_RESERVE_MS) return !last;
       log(`pollers: reading all ${world.users} users once at ${args.warmPollRate}/s`);
       await run.traffic.warmPollers(args.warmPollRate);
       pollersWarm = true;
@@ -223,10 +226,10 @@ async function measureDeployments(stack: WorldStack, run: WorldRun): Promise<boo
         args.startPolledRate,
         lowest(world.polledRates),
       ),
-      result.alone.best ?? lowest(world.polledRates),
+      alone.best ?? lowest(world.polledRates),
     );
-    result.polled = await search(world.polledRates, polledStart, world.pollRate, readsWithinBound);
-    save();
+    result.polled = fresh(polledStart);
+    await search(result.polled, world.polledRates, world.pollRate, readsWithinBound);
   }
   return false;
 }
