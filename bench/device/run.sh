@@ -84,7 +84,7 @@ finish() {
   [[ $status == 'setting up' || $status == running* ]] && status="stopped ($code) while ${status}"
   mkdir -p "$out/logs"
   for file in "$logs"/*.log; do [[ -f $file ]] && tail -n 60 "$file" >"$out/logs/${file##*/}.tail"; done
-  if [[ $status != complete* ]]; then
+  if [[ $status != *'curve status: complete' && $status != *'curve status: budget' ]]; then
     for file in "$logs"/processes/*.log; do [[ -f $file ]] && tail -n 30 "$file" >"$out/logs/${file##*/}.tail"; done
   fi
   {
@@ -241,6 +241,7 @@ curve_code=0
 wait "$curve_pid" || curve_code=$?
 curve_pid=''
 timed curve "$started"
-status="complete (curve exit $curve_code)"
-[[ -f $out/curve/curve.json ]] && status="$status: $(sed -n 's/^  "status": "\([a-z]*\)",$/curve \1/p' "$out/curve/curve.json")"
+status="finished (the curve exited $curve_code)"
+# The curve's own status: complete, budget (stopped for time, most important deployments done), interrupted, failed.
+[[ -f $out/curve/curve.json ]] && status="$status, curve status: $(sed -n 's/^  "status": "\([a-z]*\)",$/\1/p' "$out/curve/curve.json")"
 log "curve exited $curve_code"
