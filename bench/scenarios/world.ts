@@ -5,7 +5,7 @@ import { zipfHeadShare } from '../../e2e/support/world/zipf.js';
 import type { BenchContext, Scenario } from '../harness/context.js';
 import type { Traffic } from '../world/traffic.js';
 import { HOT_BACKLOG, keptUp, openWorldRun, PROBES, type Step } from '../world/world-run.js';
-import { openWorldStack } from '../world/world-stack.js';
+import { deploymentText, openWorldStack } from '../world/world-stack.js';
 
 /**
  * The run of record (docs/performance.md): a world shaped like production, on its own
@@ -27,7 +27,7 @@ export const world: Scenario = {
     const stack = await openWorldStack(ctx.options, ctx.outputDir);
     try {
       ctx.log(
-        `world: ${options.users} users, ${options.chains} chains, Zipf s=${options.zipfS} (top user ${(zipfHeadShare(options.users, options.zipfS, 1) * 100).toFixed(0)} % of events); ${options.apis} API processes, ${options.workers} workers`,
+        `world: ${options.users} users, ${options.chains} chains, Zipf s=${options.zipfS} (top user ${(zipfHeadShare(options.users, options.zipfS, 1) * 100).toFixed(0)} % of events); ${deploymentText(options)}`,
       );
       const seeded = await seedProductionWorld(stack.client, options, PROBES, ctx.log);
       await runWorld(ctx, openWorldRun(stack, seeded, options, ctx.log));
@@ -93,8 +93,7 @@ function report(
 ) {
   const { world } = ctx.options;
   // Figures of another deployment than the run of record's say which.
-  const label =
-    world.apis === 1 && world.workers === 1 ? 'world' : `world (${world.apis} API processes, ${world.workers} workers)`;
+  const label = world.apis === 1 && world.workers === 1 ? 'world' : `world (${deploymentText(world)})`;
   const steps = (list: Step[]) =>
     list
       .map(

@@ -13,7 +13,7 @@ import { nothingPending } from '../../shared/testing/progress.js';
 import { seededRandom } from '../../shared/testing/random.js';
 import { FLAT_BACKLOG_S, LAG_P99_BOUND_S, lagBuckets, quantileBound } from '../matching/lag.js';
 import { createTraffic, type ReadFigures } from './traffic.js';
-import type { WorldStack } from './world-stack.js';
+import { deploymentText, type WorldStack } from './world-stack.js';
 
 const MAX_OUTSTANDING_SENDS = 256;
 /** Registered users that only the hot-user backlog's probes send for. */
@@ -72,7 +72,7 @@ export function openWorldRun(stack: WorldStack, seeded: SeededWorld, options: Wo
 
   const deploymentLabel = () => {
     const { apis, workers } = stack.deployment;
-    return apis === 1 && workers === 1 ? '' : ` (${apis} API processes, ${workers} workers)`;
+    return apis === 1 && workers === 1 ? '' : ` (${deploymentText(stack.deployment)})`;
   };
 
   /**

@@ -17,6 +17,10 @@ export interface WorldDeployment {
   workers: number;
 }
 
+/** `2 API processes, 3 workers`. */
+export const deploymentText = ({ apis, workers }: WorldDeployment) =>
+  `${apis} API process${apis === 1 ? '' : 'es'}, ${workers} worker${workers === 1 ? '' : 's'}`;
+
 export interface WorldStack {
   database: TestDatabase;
   redisUrl: string;
