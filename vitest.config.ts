@@ -15,6 +15,7 @@ const UNIT_TESTS = [
   'bench/**/*.test.ts',
   'e2e/support/world/zipf.test.ts',
   'e2e/support/world/world-chains.test.ts',
+  'e2e/support/world/world-options.test.ts',
   'shared/async/coalesce.test.ts',
   'shared/queue/partition-assignment.test.ts',
   'api/routes/mount-plan.test.ts',

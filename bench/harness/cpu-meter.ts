@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { cpuSeconds } from '../../e2e/harness/proc-stats.js';
+import { cpuReading, cpuSeconds, cpuSecondsSince } from '../../e2e/harness/proc-stats.js';
 import type { Database } from '../../shared/db/client.js';
 import { backendPids } from '../../shared/db/server-admin.js';
 
@@ -9,7 +9,7 @@ export interface CpuUse {
   redis: number;
 }
 
-type Snapshot = { api: number; postgres: Map<number, number>; redis: number };
+type Snapshot = { api: Map<number, number>; postgres: Map<number, number>; redis: number };
 
 /**
  * CPU seconds used by the API process, Postgres and Redis between `start()`
@@ -28,24 +28,26 @@ export class CpuMeter {
     private readonly redis: Redis,
   ) {}
 
-  /** `servingPid`: the process answering the load (the API, or a baseline's server); its CPU is the `api` figure. */
-  async start(servingPid: number): Promise<() => Promise<CpuUse>> {
-    const before = await this.snapshot(servingPid);
+  /**
+   * `serving`: the process answering the load (the API, or a baseline's server), or every process that does (an
+   * API launcher and its processes); their CPU together is the `api` figure.
+   */
+  async start(serving: number | readonly number[]): Promise<() => Promise<CpuUse>> {
+    const servingPids = typeof serving === 'number' ? [serving] : serving;
+    const before = await this.snapshot(servingPids);
     return async () => {
-      const after = await this.snapshot(servingPid);
-      let postgresSeconds = 0;
-      for (const [pid, seconds] of after.postgres) postgresSeconds += seconds - (before.postgres.get(pid) ?? 0);
-      return { api: after.api - before.api, postgres: postgresSeconds, redis: after.redis - before.redis };
+      const after = await this.snapshot(servingPids);
+      return {
+        api: cpuSecondsSince(before.api, after.api),
+        postgres: cpuSecondsSince(before.postgres, after.postgres),
+        redis: after.redis - before.redis,
+      };
     };
   }
 
-  private async snapshot(servingPid: number): Promise<Snapshot> {
-    const postgresCpu = new Map<number, number>();
-    for (const pid of await backendPids(this.db, this.databaseName)) {
-      const seconds = cpuSeconds(pid);
-      if (Number.isFinite(seconds)) postgresCpu.set(pid, seconds);
-    }
-    return { api: cpuSeconds(servingPid), postgres: postgresCpu, redis: cpuSeconds(await this.redisProcess()) };
+  private async snapshot(servingPids: readonly number[]): Promise<Snapshot> {
+    const postgres = cpuReading(await backendPids(this.db, this.databaseName));
+    return { api: cpuReading(servingPids), postgres, redis: cpuSeconds(await this.redisProcess()) };
   }
 
   private async redisProcess(): Promise<number> {

@@ -20,7 +20,15 @@ export interface BenchOptions {
 }
 
 // A quick run's world: small enough to seed in seconds, shaped the same.
-const QUICK_WORLD: WorldOptions = { ...DEFAULT_WORLD, users: 5_000, sampledUsers: 100, stepS: 3, pollRate: 300 };
+const QUICK_WORLD: WorldOptions = {
+  ...DEFAULT_WORLD,
+  users: 5_000,
+  sampledUsers: 100,
+  stepS: 3,
+  pollRate: 300,
+  rates: [1_000, 2_000],
+  polledRates: [1_000, 2_000],
+};
 
 const USAGE = `usage: npm run bench -- [--quick] [--duration <s>] [--connections <n>] [--soak-minutes <m>] [--only <scenario,...>] [--profile-api] [--profile-workers] [--world key=value,...]`;
 

@@ -5,12 +5,17 @@ export const LAG_P99_BOUND_S = 0.25;
 /** A step kept up when its backlog grew by at most this much of a second's events. */
 export const FLAT_BACKLOG_S = 0.5;
 
-/** The cumulative buckets of the worker's event-to-progress lag histogram. */
-export async function lagBuckets(metricsUrl: string): Promise<Buckets> {
-  const text = await (await fetch(metricsUrl)).text();
+/** The cumulative buckets of the workers' event-to-progress lag histogram, added over every worker's /metrics. */
+export async function lagBuckets(metricsUrls: string | readonly string[]): Promise<Buckets> {
+  const texts = await Promise.all(
+    (typeof metricsUrls === 'string' ? [metricsUrls] : metricsUrls).map(async (url) => (await fetch(url)).text()),
+  );
   const buckets: Buckets = new Map();
-  for (const match of text.matchAll(/^qcr_event_progress_lag_seconds_bucket\{le="([^"]+)"\} (\d+)/gm)) {
-    buckets.set(match[1] === '+Inf' ? Number.POSITIVE_INFINITY : Number(match[1]), Number(match[2]));
+  for (const text of texts) {
+    for (const match of text.matchAll(/^qcr_event_progress_lag_seconds_bucket\{le="([^"]+)"\} (\d+)/gm)) {
+      const bound = match[1] === '+Inf' ? Number.POSITIVE_INFINITY : Number(match[1]);
+      buckets.set(bound, (buckets.get(bound) ?? 0) + Number(match[2]));
+    }
   }
   return buckets;
 }

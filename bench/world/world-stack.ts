@@ -1,35 +1,70 @@
 import { sql } from 'drizzle-orm';
 import { Redis } from 'ioredis';
+import { processTree } from '../../e2e/harness/proc-stats.js';
 import type { ServiceProcess } from '../../e2e/harness/service.js';
 import { startStack } from '../../e2e/harness/stack.js';
+import { parseConfig } from '../../shared/config.js';
 import { type HttpApiClient, httpClient } from '../../shared/testing/api-client.js';
 import type { TestDatabase } from '../../shared/testing/database.js';
-import { type BenchContext, benchStackOptions } from '../harness/context.js';
+import { benchStackOptions } from '../harness/context.js';
 import { CpuMeter } from '../harness/cpu-meter.js';
+import type { BenchOptions } from '../harness/options.js';
+
+/** How many processes of each kind a world deployment runs. */
+export interface WorldDeployment {
+  /** API processes on one port (more than one: the launcher, api/cluster-main.ts). */
+  apis: number;
+  workers: number;
+}
+
+/** `2 API processes, 3 workers`. */
+export const deploymentText = ({ apis, workers }: WorldDeployment) =>
+  `${apis} API process${apis === 1 ? '' : 'es'}, ${workers} worker${workers === 1 ? '' : 's'}`;
 
 export interface WorldStack {
   database: TestDatabase;
-  api: ServiceProcess;
-  worker: ServiceProcess & { metricsUrl: string };
-  /** The load's client of `api` (unchecked: it shares the cores with what it measures). */
+  redisUrl: string;
+  deployment: WorldDeployment;
+  /** The API now running (its launcher when several processes share its port). */
+  api(): ServiceProcess;
+  workers(): ServiceProcess[];
+  /** Every process serving the API now: the launcher and the processes it forked, or the one API. */
+  apiPids(): number[];
+  workerPids(): number[];
+  /** The workers' /metrics, whose lag histograms add up to the deployment's. */
+  workerMetricsUrls(): string[];
+  /** MATCHING_PARTITIONS of the world's processes. */
+  partitions: number;
+  /** The matching partitions each worker holds now (by lease, from its /metrics). */
+  partitionsHeld(): Promise<number[]>;
+  /** The load's client of the API, following it across `redeploy` (unchecked: it shares the cores with what it measures). */
   client: HttpApiClient;
   meter: CpuMeter;
+  /** Stops the API and workers and starts `deployment`'s on the same database and queues (the seeded world stays). */
+  redeploy(deployment: WorldDeployment): Promise<void>;
   close(): Promise<void>;
 }
 
 /**
  * The world's own deployment, as `npm start` runs one: a fresh database, the
- * API and one worker with the run's production settings, so the world's
- * figures do not depend on what the micro-benchmarks stored before it.
+ * API (`apis` processes on one port) and `workers` workers with the run's
+ * production settings, so the world's figures do not depend on what the
+ * micro-benchmarks stored before it.
  */
-export async function openWorldStack(ctx: BenchContext): Promise<WorldStack> {
-  const settings = benchStackOptions(ctx.options, ctx.outputDir);
+export async function openWorldStack(
+  options: BenchOptions,
+  outputDir: string,
+  deployment: WorldDeployment = options.world,
+): Promise<WorldStack> {
+  const settings = benchStackOptions(options, outputDir);
   // BENCH_WORLD_ENV='{"MATCH_BATCHES_IN_FLIGHT":"1"}': settings of the world's processes to compare (A/B in one build).
   const extra = process.env.BENCH_WORLD_ENV ? (JSON.parse(process.env.BENCH_WORLD_ENV) as Record<string, string>) : {};
   const stack = await startStack('bench-world', {
     ...settings,
     queueLabel: 'bench-world',
     namePrefix: 'world-',
+    apiProcesses: deployment.apis,
+    workerCount: deployment.workers,
     env: { ...settings.env, ...extra },
     async prepareDatabase(database) {
       // BENCH_LOG_STATEMENTS=1: every statement of this database goes to the server log with its duration (Postgres statistics without pg_stat_statements).
@@ -40,22 +75,38 @@ export async function openWorldStack(ctx: BenchContext): Promise<WorldStack> {
   });
   const { database } = stack;
   const redis = new Redis(stack.env.REDIS_URL!, { maxRetriesPerRequest: 1 });
-  const client = httpClient(stack.api.url, { maxSockets: 256 });
-  const close = async () => {
-    client.close();
-    // BENCH_KEEP_DB=1: the world's database stays (its name is logged), to look at its plans afterwards.
-    const keepDatabase = Boolean(process.env.BENCH_KEEP_DB);
-    await stack.stop({ keepDatabase });
-    redis.disconnect();
-    if (keepDatabase) process.stderr.write(`world database kept: ${database.name}\n`);
-  };
-  const worker = stack.workers[0]!;
-  return {
+  const client = httpClient(() => stack.api.url, { maxSockets: 256 });
+  const world: WorldStack = {
     database,
-    api: stack.api,
-    worker: { ...worker, metricsUrl: `${worker.url}/metrics` },
+    redisUrl: stack.env.REDIS_URL!,
+    deployment: { apis: deployment.apis, workers: deployment.workers },
+    api: () => stack.api,
+    workers: () => stack.workers,
+    apiPids: () => processTree(stack.api.pid),
+    workerPids: () => stack.workers.map((worker) => worker.pid),
+    workerMetricsUrls: () => stack.workers.map((worker) => `${worker.url}/metrics`),
+    partitions: parseConfig(stack.env).MATCHING_PARTITIONS,
+    partitionsHeld: () =>
+      Promise.all(
+        world.workerMetricsUrls().map(async (url) => {
+          const text = await (await fetch(url)).text();
+          return Number(/^qcr_worker_partitions_held\{by="lease"\} (\d+)/m.exec(text)?.[1] ?? 0);
+        }),
+      ),
     client,
     meter: new CpuMeter(database.db, database.name, redis),
-    close,
+    async redeploy(next) {
+      await stack.redeploy({ apiProcesses: next.apis, workerCount: next.workers });
+      world.deployment = { apis: next.apis, workers: next.workers };
+    },
+    async close() {
+      client.close();
+      // BENCH_KEEP_DB=1: the world's database stays (its name is logged), to look at its plans afterwards.
+      const keepDatabase = Boolean(process.env.BENCH_KEEP_DB);
+      await stack.stop({ keepDatabase });
+      redis.disconnect();
+      if (keepDatabase) process.stderr.write(`world database kept: ${database.name}\n`);
+    },
   };
+  return world;
 }

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 // Clock ticks per second of /proc/<pid>/stat times (100 on every Linux we run on; asked once to be sure).
 const CLOCK_TICKS = (() => {
@@ -20,6 +20,48 @@ export function cpuSeconds(pid: number): number {
   } catch {
     return Number.NaN;
   }
+}
+
+/** The process and every process under it (an API launcher's forked processes), from /proc; empty once it is gone. */
+export function processTree(pid: number): number[] {
+  const tree: number[] = [];
+  const visit = (current: number) => {
+    let tasks: string[];
+    try {
+      tasks = readdirSync(`/proc/${current}/task`);
+    } catch {
+      return; // gone
+    }
+    tree.push(current);
+    for (const task of tasks) {
+      let children = '';
+      try {
+        children = readFileSync(`/proc/${current}/task/${task}/children`, 'utf8');
+      } catch {
+        // the thread ended meanwhile
+      }
+      for (const child of children.trim().split(/\s+/).filter(Boolean)) visit(Number(child));
+    }
+  };
+  visit(pid);
+  return tree;
+}
+
+/** CPU seconds so far of each of `pids`, by pid: a reading for `cpuSecondsSince` (processes already gone are left out). */
+export function cpuReading(pids: Iterable<number>): Map<number, number> {
+  const reading = new Map<number, number>();
+  for (const pid of pids) {
+    const seconds = cpuSeconds(pid);
+    if (Number.isFinite(seconds)) reading.set(pid, seconds);
+  }
+  return reading;
+}
+
+/** CPU seconds the processes of `after` used since `before` (one started in between counts from its start). */
+export function cpuSecondsSince(before: ReadonlyMap<number, number>, after: ReadonlyMap<number, number>): number {
+  let seconds = 0;
+  for (const [pid, now] of after) seconds += now - (before.get(pid) ?? 0);
+  return seconds;
 }
 
 function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {

@@ -63,14 +63,16 @@ export function freePort(): Promise<number> {
 
 const ENTRIES = {
   api: join('dist', 'api', 'main.js'),
+  // API_PROCESSES API processes on one port (node:cluster), as `npm start` runs them when API_PROCESSES > 1.
+  'api-launcher': join('dist', 'api', 'cluster-main.js'),
   worker: join('dist', 'worker', 'main.js'),
   supervisor: join('scripts', 'start.mjs'),
 };
 export type ServiceKind = keyof typeof ENTRIES;
 
 /**
- * Starts `node dist/<kind>/main.js` (or the supervisor, scripts/start.mjs,
- * which runs an API and a worker of its own) with `env` on free ports, and
+ * Starts `node dist/<kind>/main.js` (or the API launcher, dist/api/cluster-main.js,
+ * or the supervisor, scripts/start.mjs, which runs an API and a worker of its own) with `env` on free ports, and
  * waits until it answers. `nodeArgs` go before the entry (e.g. --cpu-prof).
  */
 export async function startService(

@@ -8,6 +8,11 @@ import { type ServiceKind, type ServiceProcess, startService } from './service.j
 export interface StackOptions {
   /** API processes (default 1), the supervisor counted as one when `supervised`; `call` alternates between them. */
   apiCount?: number;
+  /**
+   * Processes behind each API's port (default 1): more starts the API launcher (api/cluster-main.ts) with
+   * API_PROCESSES, as `npm start` does; `apis` then holds the launchers.
+   */
+  apiProcesses?: number;
   /** Worker processes started with the stack (default 1; beside a supervisor, default 0: it runs its own). */
   workerCount?: number;
   /**
@@ -56,6 +61,11 @@ export interface Stack extends ApiClient {
   processes: ServiceProcess[];
   /** Another worker, with `env` added to the stack's (WORKER_ROLES, say). */
   startWorker(env?: Record<string, string>): Promise<ServiceProcess>;
+  /**
+   * Stops every API and worker (SIGTERM, waited for) and starts one API (`apiProcesses` behind its port) and
+   * `workerCount` workers on the same database and queues: one world measured under several deployments.
+   */
+  redeploy(counts: { apiProcesses?: number; workerCount: number }): Promise<void>;
   createProvider(type: 'platform' | 'advertiser'): Promise<{ id: string; headers: Record<string, string> }>;
   /** Stops every process (SIGTERM) and drops the database unless `keepDatabase`. */
   stop(options?: { keepDatabase?: boolean }): Promise<void>;
@@ -90,6 +100,11 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
     processes.push(started);
     return started;
   };
+  let apisStarted = 0;
+  const startApi = (processes: number) => {
+    const name = apisStarted++ === 0 ? 'api' : `api-${apisStarted}`;
+    return processes > 1 ? start('api-launcher', name, { API_PROCESSES: String(processes) }) : start('api', name);
+  };
   let workersStarted = 0;
   const startWorker = async (extraEnv: Record<string, string> = {}) => {
     const worker = await start('worker', `worker-${(workersStarted += 1)}`, extraEnv);
@@ -110,6 +125,14 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
     startWorker,
     call: client.call,
     createProvider: (type) => seedProvider(client, type, `${type} ${label}`),
+    async redeploy({ apiProcesses = 1, workerCount }) {
+      if (options.supervised) throw new Error('redeploy: a supervised stack restarts its own processes');
+      await Promise.all([...stack.apis, ...stack.workers].map((process) => process.stop('SIGTERM')));
+      stack.workers = [];
+      stack.apis = [await startApi(apiProcesses)];
+      stack.api = stack.apis[0]!;
+      await Promise.all(Array.from({ length: workerCount }, () => startWorker()));
+    },
     async stop(stopOptions = {}) {
       await Promise.all(processes.map((process) => process.stop('SIGTERM')));
       client.close();
@@ -121,12 +144,9 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
     await options.prepareDatabase?.(database);
     if (options.supervised) stack.apis.push(await start('supervisor', 'npm-start'));
     const first = options.supervised ? 1 : 0;
+    apisStarted = first;
     stack.apis.push(
-      ...(await Promise.all(
-        Array.from({ length: (options.apiCount ?? 1) - first }, (_, i) =>
-          start('api', i + first === 0 ? 'api' : `api-${i + first + 1}`),
-        ),
-      )),
+      ...(await Promise.all(Array.from({ length: (options.apiCount ?? 1) - first }, () => startApi(options.apiProcesses ?? 1)))),
     );
     stack.api = stack.apis[0]!;
     await Promise.all(Array.from({ length: options.workerCount ?? (options.supervised ? 0 : 1) }, () => startWorker()));

@@ -1,7 +1,10 @@
 import { TEST_ADMIN_TOKEN } from './admin-token.js';
 
-/** The Redis every test shares unless it starts its own (a private server, a local cluster). */
-const LOCAL_REDIS_URL = 'redis://127.0.0.1:6379';
+/**
+ * The Redis every test shares unless it starts its own (a private server, a local cluster): TEST_REDIS_URL when
+ * set (as TEST_DATABASE_URL names the Postgres; the device bench runs both on other ports), else the standard one.
+ */
+const LOCAL_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /**
  * Recovery in seconds rather than tens of seconds (reconciler passes, stalled

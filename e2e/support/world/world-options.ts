@@ -21,6 +21,14 @@ export interface WorldOptions {
   sampledUsers: number;
   /** Seconds each rate step lasts. */
   stepS: number;
+  /** The producers' rates (events/s) stepped up alone, until a step falls behind. */
+  rates: number[];
+  /** The rates stepped up beside the pollers (`pollRate` reads/s). */
+  polledRates: number[];
+  /** API processes: more than one runs the launcher (api/cluster-main.ts, API_PROCESSES) on one port, as `npm start` does. */
+  apis: number;
+  /** Worker processes, started with no settings of their own: they share the matching partitions out by lease. */
+  workers: number;
   /** Profiling: one step at this rate (with `pollRate` reads) instead of the stepped run; 0 for the run of record. */
   fixedRate: number;
   /** Profiling and A/B of the hot-user figure: 1 runs only the hot user's backlog with its probes (and the model check). */
@@ -42,20 +50,36 @@ export const DEFAULT_WORLD: WorldOptions = {
   pollRate: 1000,
   sampledUsers: 300,
   stepS: 10,
+  rates: [2_000, 4_000, 6_000, 8_000, 10_000, 12_000],
+  polledRates: [2_000, 4_000, 6_000, 8_000],
+  apis: 1,
+  workers: 1,
   fixedRate: 0,
   hotOnly: 0,
 };
 
-/** `--world key=value,key=value` (e.g. `--world users=10000,zipfS=0`). */
+// Options that count processes: whole numbers, at least one.
+const PROCESS_COUNTS: ReadonlySet<keyof WorldOptions> = new Set(['apis', 'workers']);
+
+/**
+ * `--world key=value,key=value` (e.g. `--world users=10000,zipfS=0`); a list
+ * takes its values separated by colons (`rates=8000:12000:16000`).
+ */
 export function parseWorldOptions(text: string, base: WorldOptions = DEFAULT_WORLD): WorldOptions {
   const options: WorldOptions = { ...base };
+  const values = options as unknown as Record<string, number | number[]>;
   for (const pair of text.split(',').filter(Boolean)) {
-    const [key, raw] = pair.split('=');
+    const [key, raw = ''] = pair.split('=');
     if (key === undefined || !Object.hasOwn(base, key))
       throw new Error(`--world: unknown size ${key} (known: ${Object.keys(base).join(', ')})`);
-    const value = Number(raw);
-    if (!Number.isFinite(value) || value < 0) throw new Error(`--world: ${key} needs a number`);
-    options[key as keyof WorldOptions] = value;
+    const list = Array.isArray(values[key]);
+    const numbers = (list ? raw.split(':') : [raw]).map((item) => (item.trim() === '' ? Number.NaN : Number(item)));
+    if (numbers.some((value) => !Number.isFinite(value) || value < 0 || (list && value === 0)))
+      throw new Error(`--world: ${key} needs ${list ? 'rates above 0 separated by colons (8000:12000)' : 'a number'}`);
+    const [first = 0] = numbers;
+    if (PROCESS_COUNTS.has(key as keyof WorldOptions) && (!Number.isInteger(first) || first < 1))
+      throw new Error(`--world: ${key} counts processes: a whole number, at least 1`);
+    values[key] = list ? numbers : first;
   }
   return options;
 }
