@@ -9,7 +9,7 @@ import type { Scenario } from '../harness/context.js';
 import { createProvider } from '../harness/seed.js';
 import { failures } from './http-ingest.js';
 
-export const AROUND_READ = 'leaderboard read around a user';
+const AROUND_READ = 'leaderboard read around a user';
 /** The rate of the paced reads: latency without the queueing of a saturating load. */
 const PACED_RATE = 500;
 /** Chains a seeded user completed: 1 to CHAINS, so scores tie often and the tie-breaks do the ordering. */

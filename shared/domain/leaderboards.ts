@@ -14,7 +14,7 @@ export type LeaderboardMetric = (typeof LEADERBOARD_METRICS)[number];
 export const LEADERBOARD_STATUSES = ['active', 'archived'] as const;
 export type LeaderboardStatus = (typeof LEADERBOARD_STATUSES)[number];
 
-export { MAX_NAME_LENGTH as MAX_LEADERBOARD_NAME_LENGTH, MAX_TIMEZONE_LENGTH, RECURRENCE_UNITS };
+export { MAX_NAME_LENGTH as MAX_LEADERBOARD_NAME_LENGTH, RECURRENCE_UNITS };
 
 /** How many ranked entries a finished period keeps (its final standings): 1,000 unless the board says. */
 export const DEFAULT_LEADERBOARD_SIZE = 1000;

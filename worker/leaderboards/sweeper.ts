@@ -15,7 +15,7 @@ type SweepDeps = Pick<CoreDeps, 'db' | 'standings' | 'config' | 'logger' | 'webh
  * commit), the periods that are over and settled, finalized, and the open
  * periods Redis lost (restarted empty), rebuilt before a read has to.
  */
-export async function sweepLeaderboardsOnce(deps: SweepDeps): Promise<{ refreshed: number; finalized: number; rebuilt: number }> {
+async function sweepLeaderboardsOnce(deps: SweepDeps): Promise<{ refreshed: number; finalized: number; rebuilt: number }> {
   let refreshed = 0;
   for (let page = REFRESH_PAGE; page === REFRESH_PAGE; refreshed += page)
     page = await refreshStandings(deps, { olderThanMs: LEFT_BEHIND_MS, limit: REFRESH_PAGE });

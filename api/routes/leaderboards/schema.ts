@@ -12,7 +12,7 @@ import { EXAMPLE_LEADERBOARD, isoMillis, isoMillisOrNull, leaderboardShape, toLe
 
 // A platform's leaderboards (§19): its list, and one board's standings.
 
-export const leaderboardSchema = z.object(leaderboardShape).openapi('Leaderboard', { example: EXAMPLE_LEADERBOARD });
+const leaderboardSchema = z.object(leaderboardShape).openapi('Leaderboard', { example: EXAMPLE_LEADERBOARD });
 
 export const leaderboardParams = z.object({
   id: z.uuid().openapi({ param: { name: 'id', in: 'path' }, example: EXAMPLE_LEADERBOARD.id }),
