@@ -1,5 +1,5 @@
 import { isKnownTimezone, TIMEZONE_RULE } from './calendar.js';
-import { MAX_NAME_LENGTH, MAX_TIMEZONE_LENGTH, RECURRENCE_UNITS, type RuleIssue } from './chain-definition-rules.js';
+import { MAX_NAME_LENGTH, RECURRENCE_UNITS, type RuleIssue } from './chain-definition-rules.js';
 import { type Recurrence, runAt, runStartingAt } from './recurrence.js';
 
 // Leaderboards (product rules §19, docs/leaderboards.md): what makes one
