@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ensureEventPartitions, monthOf } from '../shared/db/event-partitions.js';
+import { ensureEventMonthTables, monthOf } from '../shared/db/event-month-tables.js';
 import { insertOrFindEvents } from '../shared/db/event-store.js';
 import { events } from '../shared/db/schema/index.js';
 import { senderUserId } from '../shared/domain/ids.js';
@@ -12,7 +12,7 @@ const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, {
 
 describe('quest-chains events', () => {
   it('lists the partitions, oldest first, the default one last', async () => {
-    const run = await cli(['--json', 'events', 'partitions']);
+    const run = await cli(['--json', 'events', 'months']);
     expect(run.code, run.stderr).toBe(0);
     const partitions = JSON.parse(run.stdout) as { name: string; from: string | null; until: string | null }[];
     const now = new Date();
@@ -26,7 +26,7 @@ describe('quest-chains events', () => {
     expect(refused.code).toBe(1);
     expect(JSON.parse(refused.stderr)).toMatchObject({ success: false, code: 'invalid_field' });
 
-    await ensureEventPartitions(database.db, { from: monthOf(new Date('2001-01-01T00:00:00Z')), count: 1 });
+    await ensureEventMonthTables(database.db, { from: monthOf(new Date('2001-01-01T00:00:00Z')), count: 1 });
     const [old, recent] = await insertOrFindEvents(database.db, [
       {
         providerId: platform.id,

@@ -1,27 +1,29 @@
 import type { Command } from 'commander';
 import { dropExpiredEvents } from '../core/events/drop-expired-events.js';
-import { listEventPartitions } from '../shared/db/event-partitions.js';
+import { listEventMonthTables } from '../shared/db/event-month-tables.js';
 import { formatIsoMillis } from '../shared/domain/timestamp.js';
 import { CliInputError, runCommand } from './context.js';
 
 const iso = (us: bigint | null) => (us === null ? null : formatIsoMillis(us));
 
 export function registerEventCommands(program: Command, json: () => boolean) {
-  const events = program.command('events').description('stored events: monthly partitions and retention');
+  const events = program.command('events').description('stored events: month tables and retention');
 
   events
-    .command('partitions')
-    .description('list the monthly partitions of events, oldest first, the default partition last')
+    .command('months')
+    // Postgres's own word for a month table; the name the command had first.
+    .alias('partitions')
+    .description('list the month tables of events (Postgres partitions), oldest first, the default one last')
     .action(() =>
       runCommand(json(), async ({ db, out }) => {
-        const partitions = (await listEventPartitions(db)).map((p) => ({
+        const partitions = (await listEventMonthTables(db)).map((p) => ({
           name: p.name,
           from: iso(p.fromUs),
           until: iso(p.untilUs),
         }));
         out.result(partitions, () =>
           partitions.map((p) =>
-            p.from === null ? `${p.name}  (default: timestamps no partition covers)` : `${p.name}  ${p.from} .. ${p.until}`,
+            p.from === null ? `${p.name}  (default: timestamps no month table covers)` : `${p.name}  ${p.from} .. ${p.until}`,
           ),
         );
       }),

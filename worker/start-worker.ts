@@ -12,8 +12,8 @@ import { startConsumers } from './consumers.js';
 import { startHealthServer } from './health-server.js';
 import { startLeaderboardSweeper } from './leaderboards/sweeper.js';
 import { startLease } from './lease.js';
+import { startMonthTableMaintenance } from './month-table-maintenance.js';
 import { startPartitionLeases } from './partition-leases.js';
-import { startPartitionMaintenance } from './partition-maintenance.js';
 import { startReconciler } from './reconciler.js';
 import { createSender } from './webhooks/send.js';
 import { startSweeper } from './webhooks/sweeper.js';
@@ -85,7 +85,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     : { ...idle, runNow: async () => {} };
   // The coming months' partitions of events, and retention (EVENT_RETENTION_MONTHS): now, then hourly.
   const partitionMaintenance = matches
-    ? startPartitionMaintenance(deps, { retentionMonths: config.EVENT_RETENTION_MONTHS })
+    ? startMonthTableMaintenance(deps, { retentionMonths: config.EVENT_RETENTION_MONTHS })
     : idle;
   const lease = startLease(
     {

@@ -3,10 +3,10 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import {
   type BacktestOwner,
   checkpointBacktest,
-  claimBacktest,
   completeBacktest,
   failBacktest,
   type StoredBacktest,
+  takeBacktest,
 } from '../../shared/db/backtest-store.js';
 import type { Executor } from '../../shared/db/client.js';
 import { loadMatchUsers, pagePlatformUserIds } from '../../shared/db/user-store.js';
@@ -52,7 +52,7 @@ export async function runBacktest(
   },
 ): Promise<void> {
   const runnerId = randomUUID();
-  const backtest = await claimBacktest(deps.db, input.backtestId, runnerId);
+  const backtest = await takeBacktest(deps.db, input.backtestId, runnerId);
   if (!backtest) return;
   const owner = { id: backtest.id, runnerId };
   try {

@@ -1,4 +1,4 @@
-import { dropExpiredEvents as dropExpired, type ExpiredEvents, retentionHorizon } from '../../shared/db/event-partitions.js';
+import { dropExpiredEvents as dropExpired, type ExpiredEvents, retentionHorizon } from '../../shared/db/event-month-tables.js';
 import { invalidInput } from '../../shared/errors.js';
 import type { CoreDeps } from '../deps.js';
 

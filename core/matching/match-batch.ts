@@ -1,7 +1,7 @@
 import { appendTo, groupBy } from '../../shared/collections.js';
 import { insertAutoClaims, type QueuedAutoClaim } from '../../shared/db/auto-claim-store.js';
 import { loadMatchingChains, type MatchingChain } from '../../shared/db/chain-store.js';
-import { claimPendingEvents, deletePending, type StoredEvent } from '../../shared/db/event-store.js';
+import { deletePending, type StoredEvent, takePendingEvents } from '../../shared/db/event-store.js';
 import {
   deleteCompletions,
   loadClaimHolds,
@@ -104,7 +104,7 @@ export async function matchBatch(
     // events (`inTurn`), so events delivered earlier are walked first; the
     // other order would make the later batch's events late, and recomputed.
     const { events, userIds } = await inTurn(async () => {
-      const events = await claimPendingEvents(tx, input.eventIds);
+      const events = await takePendingEvents(tx, input.eventIds);
       const senders = new Map<string, EventSource>(
         events.map((e) => [sourceKey(e), { providerId: e.providerId, userId: e.userId }]),
       );

@@ -87,7 +87,7 @@ const toStored = (row: Row): StoredBacktest => ({
   result: (row.result ?? null) as BacktestResult | null,
 });
 
-/** Stores a new running backtest, with no runner yet (the job that runs it claims it). */
+/** Stores a new running backtest, with no runner yet (the job that runs it takes it). */
 export async function insertBacktest(
   db: Executor,
   input: { draft: BacktestDraft; tally: BacktestTally; usersTotal: number },
@@ -115,7 +115,7 @@ export async function findBacktest(db: Executor, id: string): Promise<StoredBack
  * previous owner's writes are refused (a stopped process that wakes up finds
  * it is no longer the runner and stops). Null when it is not running.
  */
-export async function claimBacktest(db: Executor, id: string, runnerId: string): Promise<StoredBacktest | null> {
+export async function takeBacktest(db: Executor, id: string, runnerId: string): Promise<StoredBacktest | null> {
   const [row] = await db
     .update(backtests)
     .set({ runnerId, heartbeatAt: sql`now()`, updatedAt: sql`now()` })

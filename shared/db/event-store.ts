@@ -188,12 +188,12 @@ export async function insertOrFindEvents(db: Executor, newEvents: readonly NewEv
 }
 
 /**
- * Claims the still-pending events among `ids` for this transaction. Rows
+ * Takes the still-pending events among `ids` for this transaction. Rows
  * another batch holds are skipped, not waited for: that batch's jobs carry
  * those ids too and are retried if it fails. Ids no longer pending (matched
  * already) are simply absent from the answer.
  */
-export async function claimPendingEvents(tx: Executor, ids: readonly string[]): Promise<PendingEvent[]> {
+export async function takePendingEvents(tx: Executor, ids: readonly string[]): Promise<PendingEvent[]> {
   if (ids.length === 0) return [];
   const rows = await tx.execute<EventRow & { receivedUs: string }>(sql`
     with claimed as (
@@ -269,7 +269,7 @@ export async function pagePendingEvents(
     select p.event_id as "eventId", p.provider_id as "providerId", ${occurredUsColumn(sql`p.received_at`)} as "receivedUs", e.user_id as "userId"
     from page p
     -- One lookup per event by its full key (id, occurred_at), reading only its partition; the limit keeps the
-    -- planner from flattening it into a hash join over every partition (as in claimPendingEvents).
+    -- planner from flattening it into a hash join over every partition (as in takePendingEvents).
     left join lateral (select user_id from events e where e.id = p.event_id and e.occurred_at = p.occurred_at limit 1) e on true
     order by p.received_at, p.event_id`);
   return rows.map((row) => ({

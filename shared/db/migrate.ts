@@ -1,7 +1,7 @@
 import { drizzle } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
-import { ensureComingEventPartitions } from './event-partitions.js';
+import { ensureComingEventMonthTables } from './event-month-tables.js';
 import { migrationsFolder } from './project-root.js';
 import * as schema from './schema/index.js';
 import { ensureDatabase } from './server-admin.js';
@@ -13,7 +13,7 @@ const MIGRATION_LOCK_KEY = 7_215_430_981;
  * Creates the database when absent, then applies pending migrations while holding a session advisory lock, so any
  * number of replicas may start at once: one migrates, the others wait and
  * then find nothing left to do. Then makes sure the partitions of events for
- * the current month and the next ones exist (shared/db/event-partitions.ts).
+ * the current month and the next ones exist (shared/db/event-month-tables.ts).
  */
 export async function migrateWithLock(databaseUrl: string): Promise<void> {
   // A first start against a fresh server: the database itself is part of what migrating sets up.
@@ -25,7 +25,7 @@ export async function migrateWithLock(databaseUrl: string): Promise<void> {
       await lockConnection`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
       await migrate(drizzle(sql), { migrationsFolder: migrationsFolder() });
       // Events are partitioned by month: the coming months' partitions exist before anything is stored.
-      await ensureComingEventPartitions(drizzle(sql, { schema }));
+      await ensureComingEventMonthTables(drizzle(sql, { schema }));
     } finally {
       await lockConnection`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.catch(() => {});
       lockConnection.release();

@@ -168,7 +168,7 @@ type OutgoingRow = DriverRow<Pick<typeof webhookMessages.$inferSelect, 'id' | 't
  * it was written is given up in the same statement. One statement for all of
  * them: a delivery's cost is mostly its round trips (docs/performance.md, "Webhooks").
  */
-export async function claimAttempts(
+export async function takeAttempts(
   db: Executor,
   messageIds: readonly string[],
   attempt: number,

@@ -3,11 +3,11 @@ import { signMessage } from '../../core/webhooks/signing.js';
 import {
   type AttemptOutcome,
   type AttemptRecord,
-  claimAttempts,
   loadForReplay,
   type OutgoingMessage,
   recordAttempt,
   recordAttempts,
+  takeAttempts,
 } from '../../shared/db/webhook-message-store.js';
 import { dateToMicros, formatIsoMillis } from '../../shared/domain/timestamp.js';
 import { retryDelayMs } from '../../shared/domain/webhooks.js';
@@ -40,7 +40,7 @@ const ATTEMPT_GROUP = 50;
 
 /**
  * Delivery jobs: scheduled attempts of messages. An attempt is claimed first
- * (claimAttempts), so the same attempt never runs twice at once, and a
+ * (takeAttempts), so the same attempt never runs twice at once, and a
  * message that moved on (delivered, replayed, endpoint deleted) is left
  * alone. Outcomes are recorded, and retries scheduled, before the job ends;
  * a crash in between leaves the messages due, for the sweeper.
@@ -66,7 +66,7 @@ export function createDeliveryProcessor(deps: DeliveryDeps) {
     // First attempts only (a retry keeps its schedule: the first within ~5 s, §10), before the claim, so a
     // group waiting for the matcher holds no lease.
     if (made === 0) await deps.gate?.pass();
-    const messages = await claimAttempts(deps.db, messageIds, made, LEASE_MS);
+    const messages = await takeAttempts(deps.db, messageIds, made, LEASE_MS);
     if (messages.length < messageIds.length) outcomes.skipped = (outcomes.skipped ?? 0) + messageIds.length - messages.length;
     if (messages.length === 0) return;
     const records: AttemptRecord[] = await Promise.all(

@@ -13,7 +13,7 @@ import { providers } from './providers.js';
  * drizzle cannot declare partitioning): every key must contain the partition
  * key, so the primary key is (id, occurred_at), and a row is found by both
  * (`pending_events` carries the timestamp for that). Partitions are created
- * and dropped by shared/db/event-partitions.ts.
+ * and dropped by shared/db/event-month-tables.ts.
  */
 export const events = pgTable(
   'events',

@@ -5,8 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { senderUserId } from '../domain/ids.js';
 import { useTestData } from '../testing/test-data.js';
 import type { Database } from './client.js';
-import { dropExpiredEvents, ensureEventPartitions, listEventPartitions, monthOf, partitionName } from './event-partitions.js';
-import { claimPendingEvents, insertOrFindEvents, loadHistory } from './event-store.js';
+import {
+  dropExpiredEvents,
+  ensureEventMonthTables,
+  listEventMonthTables,
+  monthOf,
+  monthTableName,
+} from './event-month-tables.js';
+import { insertOrFindEvents, loadHistory, takePendingEvents } from './event-store.js';
 import * as schema from './schema/index.js';
 import { withTransaction } from './transaction.js';
 
@@ -34,7 +40,7 @@ beforeAll(async () => {
     logger: { logQuery: (query, params) => void recorded.push({ query, params }) },
   }) as unknown as Database;
   // 2031-01, -02 and -03, far from the months the migration made.
-  await ensureEventPartitions(database.db, { from: JAN, count: 3 });
+  await ensureEventMonthTables(database.db, { from: JAN, count: 3 });
 });
 
 afterAll(async () => {
@@ -136,7 +142,7 @@ describe('partitioned events', () => {
       event('claim', '2031-03-05T00:00:00Z'),
     ]);
     const march = stored[1]!.id;
-    const { value, statements } = await record((db) => withTransaction(db, (tx) => claimPendingEvents(tx, [march])));
+    const { value, statements } = await record((db) => withTransaction(db, (tx) => takePendingEvents(tx, [march])));
     expect(value.map((e) => e.id)).toEqual([march]);
     expect(await eventPartitionsRead(statements.find((s) => s.query.includes('pending_events'))!, true)).toEqual([
       'events_2031_03',
@@ -153,7 +159,7 @@ describe('partitioned events', () => {
     );
     const batch = await record((db) =>
       withTransaction(db, (tx) =>
-        claimPendingEvents(
+        takePendingEvents(
           tx,
           many.map((e) => e.id),
         ),
@@ -220,10 +226,10 @@ describe('partitioned events', () => {
     };
     expect(await where()).toBe('events_default');
     const may = monthOf(new Date('2032-05-01T00:00:00Z'));
-    const created = await Promise.all([0, 1, 2].map(() => ensureEventPartitions(database.db, { from: may, count: 2 })));
-    expect(created.flat().sort()).toEqual([partitionName(may), partitionName(may + 1)]);
+    const created = await Promise.all([0, 1, 2].map(() => ensureEventMonthTables(database.db, { from: may, count: 2 })));
+    expect(created.flat().sort()).toEqual([monthTableName(may), monthTableName(may + 1)]);
     expect(await where()).toBe('events_2032_05');
-    expect(await ensureEventPartitions(database.db, { from: may, count: 2 })).toEqual([]);
+    expect(await ensureEventMonthTables(database.db, { from: may, count: 2 })).toEqual([]);
   });
 
   it('retention drops whole partitions past the horizon (and old default rows with pending markers), never newer events', async () => {
@@ -263,7 +269,7 @@ describe('partitioned events', () => {
     expect(await database.db.$count(schema.events, sql`${schema.events.occurredAt} >= '2031-02-01T00:00:00Z'::timestamptz`)).toBe(
       newerBefore,
     );
-    const names = (await listEventPartitions(database.db)).map((p) => p.name);
+    const names = (await listEventMonthTables(database.db)).map((p) => p.name);
     expect(names).not.toContain('events_2031_01');
     expect(names).toEqual(expect.arrayContaining(['events_2031_02', 'events_2031_03', 'events_default']));
     // An event of a dropped month can still be sent: it lands in the default partition until the next pass.

@@ -15,7 +15,7 @@ import { withTransaction } from './transaction.js';
 export type MonthIndex = number;
 
 /** How many months after the current one always have their partition. */
-const PARTITION_MONTHS_AHEAD = 3;
+const MONTH_TABLES_AHEAD = 3;
 
 // One process at a time changes the partitions; others wait their turn (or skip: see maintain).
 const PARTITION_LOCK_KEY = 7_215_430_983;
@@ -26,7 +26,7 @@ const DDL_LOCK_TIMEOUT = '3s';
 export const monthOf = (date: Date): MonthIndex => date.getUTCFullYear() * 12 + date.getUTCMonth();
 const monthStart = (month: MonthIndex): Date => new Date(Date.UTC(Math.floor(month / 12), month % 12, 1));
 const monthStartUs = (month: MonthIndex): bigint => BigInt(monthStart(month).getTime()) * 1000n;
-export const partitionName = (month: MonthIndex): string =>
+export const monthTableName = (month: MonthIndex): string =>
   `events_${String(Math.floor(month / 12)).padStart(4, '0')}_${String((month % 12) + 1).padStart(2, '0')}`;
 
 /**
@@ -36,7 +36,7 @@ export const partitionName = (month: MonthIndex): string =>
  */
 export const retentionHorizon = (now: Date, retentionMonths: number): MonthIndex => monthOf(now) - retentionMonths;
 
-export interface EventPartition {
+export interface EventMonthTable {
   name: string;
   /** Bounds in epoch microseconds, [fromUs, untilUs); null for the default partition. */
   fromUs: bigint | null;
@@ -46,7 +46,7 @@ export interface EventPartition {
 type PartitionRow = { name: string; fromUs: string | null; untilUs: string | null };
 
 /** The partitions of events, oldest first, the default partition last. */
-export async function listEventPartitions(db: Executor): Promise<EventPartition[]> {
+export async function listEventMonthTables(db: Executor): Promise<EventMonthTable[]> {
   // The bounds as Postgres itself evaluates them (the partition constraint's literals), in epoch µs.
   const rows = await db.execute<PartitionRow>(sql`
     select c.relname as name,
@@ -81,13 +81,13 @@ const literal = (us: bigint) => `'${new Date(Number(us / 1000n)).toISOString()}'
  * take an exclusive one), plus an exclusive lock on the default partition,
  * which no statement bounded to covered months touches.
  */
-export async function ensureEventPartitions(db: Executor, months: { from: MonthIndex; count: number }): Promise<string[]> {
+export async function ensureEventMonthTables(db: Executor, months: { from: MonthIndex; count: number }): Promise<string[]> {
   const created: string[] = [];
   for (let month = months.from; month < months.from + months.count; month++) {
-    const name = partitionName(month);
+    const name = monthTableName(month);
     const made = await withTransaction(db, async (tx) => {
       await lockPartitions(tx);
-      const existing = await listEventPartitions(tx);
+      const existing = await listEventMonthTables(tx);
       const fromUs = monthStartUs(month);
       const untilUs = monthStartUs(month + 1);
       // Present already, or covered by a partition of another shape (made by hand): nothing to do.
@@ -108,9 +108,9 @@ export async function ensureEventPartitions(db: Executor, months: { from: MonthI
   return created;
 }
 
-/** The partitions of the current month and PARTITION_MONTHS_AHEAD after it (what migrate and the worker keep). */
-export const ensureComingEventPartitions = (db: Executor, now = new Date()) =>
-  ensureEventPartitions(db, { from: monthOf(now), count: PARTITION_MONTHS_AHEAD + 1 });
+/** The partitions of the current month and MONTH_TABLES_AHEAD after it (what migrate and the worker keep). */
+export const ensureComingEventMonthTables = (db: Executor, now = new Date()) =>
+  ensureEventMonthTables(db, { from: monthOf(now), count: MONTH_TABLES_AHEAD + 1 });
 
 export interface ExpiredEvents {
   /** Partitions entirely before the horizon: dropped (or, in a dry run, to be dropped). */
@@ -133,7 +133,7 @@ export async function dropExpiredEvents(db: Executor, options: { horizon: MonthI
   const horizon = sql.raw(literal(horizonUs));
   return withTransaction(db, async (tx) => {
     await lockPartitions(tx);
-    const expired = (await listEventPartitions(tx)).filter((p) => p.untilUs !== null && p.untilUs <= horizonUs);
+    const expired = (await listEventMonthTables(tx)).filter((p) => p.untilUs !== null && p.untilUs <= horizonUs);
     const [old] = await tx.execute<{ n: string }>(
       sql`select count(*)::text as n from events_default where occurred_at < ${horizon}`,
     );

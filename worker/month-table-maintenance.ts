@@ -1,8 +1,8 @@
-import { dropExpiredEvents, ensureComingEventPartitions, retentionHorizon } from '../shared/db/event-partitions.js';
+import { dropExpiredEvents, ensureComingEventMonthTables, retentionHorizon } from '../shared/db/event-month-tables.js';
 import type { WorkerDeps } from './worker-deps.js';
 
 /** How often a worker checks the partitions of events (each pass is a few catalog reads when nothing is due). */
-const PARTITION_MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
+const MONTH_TABLE_MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
 
 /**
  * One pass: the partitions of the current month and the next ones exist, and
@@ -10,12 +10,12 @@ const PARTITION_MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
  * Every worker runs it; one advisory lock makes them take turns, and a pass
  * that finds its work done changes nothing.
  */
-export async function maintainEventPartitions(
+export async function maintainEventMonthTables(
   deps: Pick<WorkerDeps, 'db' | 'logger'>,
   input: { retentionMonths: number | undefined; now?: Date },
 ): Promise<{ created: string[]; dropped: string[] }> {
   const now = input.now ?? new Date();
-  const created = await ensureComingEventPartitions(deps.db, now);
+  const created = await ensureComingEventMonthTables(deps.db, now);
   if (created.length > 0) deps.logger.info({ partitions: created }, 'created event partitions');
   if (input.retentionMonths === undefined) return { created, dropped: [] };
   const expired = await dropExpiredEvents(deps.db, { horizon: retentionHorizon(now, input.retentionMonths), dryRun: false });
@@ -29,18 +29,18 @@ export async function maintainEventPartitions(
 }
 
 /** Runs a pass now and then every interval; a failed pass (Postgres away, a lock not granted in time) is logged and retried at the next. */
-export function startPartitionMaintenance(
+export function startMonthTableMaintenance(
   deps: Pick<WorkerDeps, 'db' | 'logger'>,
   options: { retentionMonths: number | undefined; intervalMs?: number },
 ) {
   let running: Promise<unknown> = Promise.resolve();
   const pass = () => {
-    running = maintainEventPartitions(deps, { retentionMonths: options.retentionMonths }).catch((error: unknown) =>
+    running = maintainEventMonthTables(deps, { retentionMonths: options.retentionMonths }).catch((error: unknown) =>
       deps.logger.warn({ err: error }, 'event partition maintenance failed; will retry'),
     );
   };
   pass();
-  const timer = setInterval(pass, options.intervalMs ?? PARTITION_MAINTENANCE_INTERVAL_MS);
+  const timer = setInterval(pass, options.intervalMs ?? MONTH_TABLE_MAINTENANCE_INTERVAL_MS);
   return {
     async stop() {
       clearInterval(timer);
