@@ -1,4 +1,5 @@
 import { dropExpiredEvents, ensureComingEventMonthTables, retentionHorizon } from '../shared/db/event-month-tables.js';
+import { startPeriodic } from './periodic.js';
 import type { WorkerDeps } from './worker-deps.js';
 
 /** How often a worker checks the partitions of events (each pass is a few catalog reads when nothing is due). */
@@ -33,18 +34,11 @@ export function startMonthTableMaintenance(
   deps: Pick<WorkerDeps, 'db' | 'logger'>,
   options: { retentionMonths: number | undefined; intervalMs?: number },
 ) {
-  let running: Promise<unknown> = Promise.resolve();
-  const pass = () => {
-    running = maintainEventMonthTables(deps, { retentionMonths: options.retentionMonths }).catch((error: unknown) =>
-      deps.logger.warn({ err: error }, 'event partition maintenance failed; will retry'),
-    );
-  };
-  pass();
-  const timer = setInterval(pass, options.intervalMs ?? MONTH_TABLE_MAINTENANCE_INTERVAL_MS);
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return startPeriodic({
+    pass: () => maintainEventMonthTables(deps, { retentionMonths: options.retentionMonths }),
+    intervalMs: options.intervalMs ?? MONTH_TABLE_MAINTENANCE_INTERVAL_MS,
+    immediately: true,
+    logger: deps.logger,
+    failure: 'event month table maintenance failed; will retry',
+  });
 }

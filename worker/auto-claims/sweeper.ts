@@ -1,5 +1,6 @@
 import { listOverdueAutoClaims } from '../../shared/db/auto-claim-store.js';
 import type { AutoClaimProducer } from '../../shared/queue/auto-claim-producer.js';
+import { startPeriodic } from '../periodic.js';
 import type { WorkerDeps } from '../worker-deps.js';
 
 const PAGE = 500;
@@ -25,22 +26,13 @@ export function startAutoClaimSweeper(
   deps: Pick<WorkerDeps, 'db' | 'logger'> & { autoClaims: AutoClaimProducer },
   options: { intervalMs: number; minAgeMs: number },
 ) {
-  let running: Promise<unknown> | null = null;
-  const pass = () => {
-    running ??= sweepAutoClaimsOnce(deps, options.minAgeMs)
-      .then((found) => {
-        if (found > 0) deps.logger.info({ autoClaims: found }, 'auto-claim sweeper queued overdue claims');
-      })
-      .catch((error: unknown) => deps.logger.warn({ err: error }, 'auto-claim sweep failed; will retry'))
-      .finally(() => {
-        running = null;
-      });
-  };
-  const timer = setInterval(pass, options.intervalMs);
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
+  return startPeriodic({
+    pass: async () => {
+      const found = await sweepAutoClaimsOnce(deps, options.minAgeMs);
+      if (found > 0) deps.logger.info({ autoClaims: found }, 'auto-claim sweeper queued overdue claims');
     },
-  };
+    intervalMs: options.intervalMs,
+    logger: deps.logger,
+    failure: 'auto-claim sweep failed; will retry',
+  });
 }

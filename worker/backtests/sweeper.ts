@@ -1,5 +1,6 @@
 import { listRunningBacktestIds } from '../../shared/db/backtest-store.js';
 import type { BacktestProducer } from '../../shared/queue/backtest-producer.js';
+import { startPeriodic } from '../periodic.js';
 import type { WorkerDeps } from '../worker-deps.js';
 
 const PAGE = 100;
@@ -21,20 +22,11 @@ export function startBacktestSweeper(
   deps: Pick<WorkerDeps, 'db' | 'logger'> & { backtests: BacktestProducer },
   options: { intervalMs: number },
 ) {
-  let running: Promise<unknown> | null = null;
-  const pass = () => {
-    running ??= sweepBacktestsOnce(deps)
-      .catch((error: unknown) => deps.logger.warn({ err: error }, 'backtest sweep failed; will retry'))
-      .finally(() => {
-        running = null;
-      });
-  };
-  pass();
-  const timer = setInterval(pass, options.intervalMs);
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return startPeriodic({
+    pass: () => sweepBacktestsOnce(deps),
+    intervalMs: options.intervalMs,
+    immediately: true,
+    logger: deps.logger,
+    failure: 'backtest sweep failed; will retry',
+  });
 }

@@ -2,6 +2,7 @@ import type { CoreDeps } from '../../core/deps.js';
 import { finalizeDuePeriods } from '../../core/leaderboards/finalize-periods.js';
 import { rebuildLostStandings } from '../../core/leaderboards/rebuild-standings.js';
 import { refreshStandings } from '../../core/leaderboards/refresh-standings.js';
+import { startPeriodic } from '../periodic.js';
 
 /** Refreshes left behind are taken after this long: the process that queued one refreshes it at once, normally. */
 const LEFT_BEHIND_MS = 2000;
@@ -25,23 +26,14 @@ async function sweepLeaderboardsOnce(deps: SweepDeps): Promise<{ refreshed: numb
 
 /** Runs a round now and every `intervalMs` (RECONCILE_INTERVAL_MS), one at a time. */
 export function startLeaderboardSweeper(deps: SweepDeps, options: { intervalMs: number }) {
-  let running: Promise<unknown> | null = null;
-  const pass = () => {
-    running ??= sweepLeaderboardsOnce(deps)
-      .then(({ refreshed, finalized, rebuilt }) => {
-        if (refreshed + finalized + rebuilt > 0) deps.logger.info({ refreshed, finalized, rebuilt }, 'leaderboard sweep');
-      })
-      .catch((error: unknown) => deps.logger.warn({ err: error }, 'leaderboard sweep failed; will retry'))
-      .finally(() => {
-        running = null;
-      });
-  };
-  pass();
-  const timer = setInterval(pass, options.intervalMs);
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
+  return startPeriodic({
+    pass: async () => {
+      const { refreshed, finalized, rebuilt } = await sweepLeaderboardsOnce(deps);
+      if (refreshed + finalized + rebuilt > 0) deps.logger.info({ refreshed, finalized, rebuilt }, 'leaderboard sweep');
     },
-  };
+    intervalMs: options.intervalMs,
+    immediately: true,
+    logger: deps.logger,
+    failure: 'leaderboard sweep failed; will retry',
+  });
 }

@@ -1,5 +1,6 @@
 import { dueMessages } from '../../shared/db/webhook-message-store.js';
 import type { WebhookProducer } from '../../shared/queue/webhook-producer.js';
+import { startPeriodic } from '../periodic.js';
 import type { WorkerDeps } from '../worker-deps.js';
 
 const PAGE = 500;
@@ -24,22 +25,13 @@ export function startSweeper(
   deps: Pick<WorkerDeps, 'db' | 'logger'> & { webhooks: WebhookProducer },
   options: { intervalMs: number; minAgeMs: number },
 ) {
-  let running: Promise<unknown> | null = null;
-  const pass = () => {
-    running ??= sweepOnce(deps, options.minAgeMs)
-      .then((found) => {
-        if (found > 0) deps.logger.info({ messages: found }, 'webhook sweeper enqueued overdue messages');
-      })
-      .catch((error: unknown) => deps.logger.warn({ err: error }, 'webhook sweep failed; will retry'))
-      .finally(() => {
-        running = null;
-      });
-  };
-  const timer = setInterval(pass, options.intervalMs);
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
+  return startPeriodic({
+    pass: async () => {
+      const found = await sweepOnce(deps, options.minAgeMs);
+      if (found > 0) deps.logger.info({ messages: found }, 'webhook sweeper enqueued overdue messages');
     },
-  };
+    intervalMs: options.intervalMs,
+    logger: deps.logger,
+    failure: 'webhook sweep failed; will retry',
+  });
 }
