@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import type { ChainReward, ChainRow, PrizeRow, TaskRow } from '../../shared/db/chain-store.js';
 import type { Leaderboard } from '../../shared/db/leaderboard-store.js';
 import { RECURRENCE_UNITS, STREAK_UNITS } from '../../shared/domain/chain-definition-rules.js';
+import { OFFSET_TIMESTAMP_RULE, parseOffsetTimestamp } from '../../shared/domain/chain-timestamp.js';
 import { prizeOdds } from '../../shared/domain/draw.js';
 import { inStock } from '../../shared/domain/draw-stock.js';
 import { LEADERBOARD_METRICS, LEADERBOARD_STATUSES } from '../../shared/domain/leaderboards.js';
@@ -315,3 +316,11 @@ export function toLeaderboardResponse(board: Leaderboard) {
     created_at: formatIsoMillis(board.createdUs),
   };
 }
+
+/** The optional `period_start` query parameter of a read that names a run or period by its start. */
+export const periodStartQueryParam = (description: string) =>
+  z
+    .string()
+    .refine((value) => parseOffsetTimestamp(value) !== null, OFFSET_TIMESTAMP_RULE)
+    .optional()
+    .openapi({ param: { name: 'period_start', in: 'query' }, format: 'date-time', description });

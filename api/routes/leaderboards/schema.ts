@@ -2,13 +2,19 @@ import { z } from '@hono/zod-openapi';
 import type { StandingsAnswer } from '../../../core/leaderboards/read-standings.js';
 import type { Page } from '../../../core/page.js';
 import type { Leaderboard } from '../../../shared/db/leaderboard-store.js';
-import { OFFSET_TIMESTAMP_RULE, parseOffsetTimestamp } from '../../../shared/domain/chain-timestamp.js';
 import { DEFAULT_STANDINGS_LIMIT, MAX_STANDINGS_LIMIT } from '../../../shared/domain/leaderboards.js';
 import { formatIsoMillis } from '../../../shared/domain/timestamp.js';
 import { storableString } from '../../../shared/validation/json-value.js';
 import { successEnvelope } from '../../http/envelope.js';
 import { hasMoreField, pageQueryShape } from '../../http/pagination.js';
-import { EXAMPLE_LEADERBOARD, isoMillis, isoMillisOrNull, leaderboardShape, toLeaderboardResponse } from '../shared-shapes.js';
+import {
+  EXAMPLE_LEADERBOARD,
+  isoMillis,
+  isoMillisOrNull,
+  leaderboardShape,
+  periodStartQueryParam,
+  toLeaderboardResponse,
+} from '../shared-shapes.js';
 
 // A platform's leaderboards (§19): its list, and one board's standings.
 
@@ -42,16 +48,9 @@ export const standingsQuery = z.object({
         "A platform_user_id: the entries around that user's rank (the user in the middle), and `user` their rank and score. Absent: the top entries.",
       example: 'user-123',
     }),
-  period_start: z
-    .string()
-    .refine((value) => parseOffsetTimestamp(value) !== null, OFFSET_TIMESTAMP_RULE)
-    .optional()
-    .openapi({
-      param: { name: 'period_start', in: 'query' },
-      format: 'date-time',
-      description:
-        'The period to read, as its period_start in an earlier answer (a past period answers its final standings). Absent: the current period.',
-    }),
+  period_start: periodStartQueryParam(
+    'The period to read, as its period_start in an earlier answer (a past period answers its final standings). Absent: the current period.',
+  ),
 });
 
 const entrySchema = z

@@ -1,11 +1,10 @@
 import { z } from '@hono/zod-openapi';
 import type { Explanation } from '../../../../core/quest-chains/explain-progress.js';
-import { OFFSET_TIMESTAMP_RULE, parseOffsetTimestamp } from '../../../../shared/domain/chain-timestamp.js';
 import type { Verdict } from '../../../../shared/domain/explain.js';
 import { fromMicros } from '../../../../shared/domain/tally.js';
 import { formatIsoMillis } from '../../../../shared/domain/timestamp.js';
 import { successEnvelope } from '../../../http/envelope.js';
-import { isoMillis, isoMillisOrNull, platformUserIdParams } from '../../shared-shapes.js';
+import { isoMillis, isoMillisOrNull, periodStartQueryParam, platformUserIdParams } from '../../shared-shapes.js';
 
 // Explain (§11): why each task of a chain is or is not completed for a user.
 
@@ -17,16 +16,9 @@ export const explainParams = z.object({
 });
 
 export const explainQuery = z.object({
-  period_start: z
-    .string()
-    .refine((value) => parseOffsetTimestamp(value) !== null, OFFSET_TIMESTAMP_RULE)
-    .optional()
-    .openapi({
-      param: { name: 'period_start', in: 'query' },
-      format: 'date-time',
-      description:
-        'A repeating chain: the run to explain, as its period_start; absent: the current run. Refused for a chain that does not repeat (docs/quest-language.md).',
-    }),
+  period_start: periodStartQueryParam(
+    'A repeating chain: the run to explain, as its period_start; absent: the current run. Refused for a chain that does not repeat (docs/quest-language.md).',
+  ),
 });
 
 const VERDICTS = [
