@@ -1,4 +1,5 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { parseConfig } from '../shared/config.js';
 import { createRedis } from '../shared/queue/connection.js';
 import { type LeaseState, partitionLeaseStore } from '../shared/queue/partition-lease-store.js';
 import { queueLayout } from '../shared/queue/partitions.js';
@@ -18,7 +19,8 @@ const SEED = Number(process.env.E2E_SEED ?? Date.now() % 2 ** 31);
 const PARTITIONS = 64;
 const LEASE_MS = 3000;
 // What one worker can have committed and not yet logged: its batches in flight at the shipped size and count.
-const IN_FLIGHT_MAX = 1000 * 2;
+const shipped = parseConfig({});
+const IN_FLIGHT_MAX = shipped.MATCH_BATCH_SIZE * shipped.MATCH_BATCHES_IN_FLIGHT;
 const redis = createRedis('redis://127.0.0.1:6379', 'worker');
 
 let stack: Stack | undefined;

@@ -17,6 +17,7 @@ import { statsColumnsAdrift } from '../../shared/testing/chain-stats-rows.js';
 import { createTestChain, createTestUser } from '../../shared/testing/chains.js';
 import { recordChanges } from '../../shared/testing/change-notices.js';
 import { createTestProvider, type TestProvider } from '../../shared/testing/fixtures.js';
+import { recordingQueues } from '../../shared/testing/recording-queues.js';
 import { useTestData } from '../../shared/testing/test-data.js';
 import type { CoreDeps } from '../deps.js';
 import { matchBatch } from '../matching/match-batch.js';
@@ -28,13 +29,7 @@ import { reverseEvents } from './reverse-events.js';
 
 const { database, platform, advertiser } = useTestData('reversals');
 
-const enqueued: ServiceUserId[] = [];
-const producer = {
-  enqueue: async (_name: string, payloads: { userId: ServiceUserId }[]) => (
-    enqueued.push(...payloads.map((p) => p.userId)), true
-  ),
-} as unknown as CoreDeps['producer'];
-const webhooks = { deliver: async () => {} } as unknown as CoreDeps['webhooks'];
+const { enqueued, producer, webhooks } = recordingQueues<CoreDeps['producer'], CoreDeps['webhooks']>();
 const deps = () => ({ db: database.db, producer, webhooks, changes: recordChanges().changes });
 
 async function send(provider: TestProvider, userId: string, eventType: string, timestamp: string) {

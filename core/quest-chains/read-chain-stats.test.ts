@@ -2,11 +2,12 @@ import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { insertOrFindEvents } from '../../shared/db/event-store.js';
 import { taskCompletions, users } from '../../shared/db/schema/index.js';
-import { type ServiceUserId, senderUserId } from '../../shared/domain/ids.js';
+import { senderUserId } from '../../shared/domain/ids.js';
 import { parseUtcTimestamp } from '../../shared/domain/timestamp.js';
 import { countStatsOverRows, statsColumnsAdrift, statsDifferences } from '../../shared/testing/chain-stats-rows.js';
 import { createTestChain, createTestUser } from '../../shared/testing/chains.js';
 import { recordChanges } from '../../shared/testing/change-notices.js';
+import { recordingQueues } from '../../shared/testing/recording-queues.js';
 import { useTestData } from '../../shared/testing/test-data.js';
 import type { CoreDeps } from '../deps.js';
 import { reverseEvents } from '../events/reverse-events.js';
@@ -21,13 +22,7 @@ import { type ChainStats, readChainStats } from './read-chain-stats.js';
 
 const { database, platform, advertiser } = useTestData('chain_stats_read');
 
-const enqueued: ServiceUserId[] = [];
-const producer = {
-  enqueue: async (_name: string, payloads: { userId: ServiceUserId }[]) => (
-    enqueued.push(...payloads.map((p) => p.userId)), true
-  ),
-} as unknown as CoreDeps['producer'];
-const webhooks = { deliver: async () => {} } as unknown as CoreDeps['webhooks'];
+const { enqueued, producer, webhooks } = recordingQueues<CoreDeps['producer'], CoreDeps['webhooks']>();
 
 async function send(userId: string, eventType: string, timestamp: string) {
   const [stored] = await insertOrFindEvents(database.db, [

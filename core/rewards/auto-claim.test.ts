@@ -7,6 +7,7 @@ import { type ServiceUserId, senderUserId } from '../../shared/domain/ids.js';
 import { parseUtcTimestamp } from '../../shared/domain/timestamp.js';
 import { type ChainSpec, createTestChain, createTestUser } from '../../shared/testing/chains.js';
 import { recordChanges } from '../../shared/testing/change-notices.js';
+import { recordingQueues } from '../../shared/testing/recording-queues.js';
 import { useTestData } from '../../shared/testing/test-data.js';
 import type { CoreDeps } from '../deps.js';
 import { reverseEvents } from '../events/reverse-events.js';
@@ -19,13 +20,7 @@ import { claimReward } from './claim-reward.js';
 
 const { database, platform, advertiser } = useTestData('auto_claims');
 
-const enqueued: ServiceUserId[] = [];
-const producer = {
-  enqueue: async (_name: string, payloads: { userId: ServiceUserId }[]) => (
-    enqueued.push(...payloads.map((p) => p.userId)), true
-  ),
-} as unknown as CoreDeps['producer'];
-const webhooks = { deliver: async () => {} } as unknown as CoreDeps['webhooks'];
+const { enqueued, producer, webhooks } = recordingQueues<CoreDeps['producer'], CoreDeps['webhooks']>();
 const deps = () => ({ db: database.db, producer, webhooks, changes: recordChanges().changes });
 
 let counter = 0;
