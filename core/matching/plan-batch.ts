@@ -143,7 +143,7 @@ export function historyNeeds(view: BatchView, walks: readonly WalkToRecompute[])
     const { userId, chain, redo } = walk;
     const { startUs, endUs } = rulesOfWalk(walk);
     const window = redo?.window;
-    const fromUs = window && window.from.occurredUs > startUs ? window.from.occurredUs : startUs;
+    const fromUs = window?.from && window.from.at.occurredUs > startUs ? window.from.at.occurredUs : startUs;
     // Positions at the until instant count (the bound is a position), so the span ends just after it.
     const untilUs = window?.until && window.until.occurredUs + 1n < endUs ? window.until.occurredUs + 1n : endUs;
     return {

@@ -143,7 +143,25 @@ describe('§16 counted, summed and streak tasks', () => {
     );
   });
 
-  it('any arrival order, duplicates and batching give the same result as the full walk (the worker loop: advance, else recompute)', () => {
+  it('the worker loop redoes late events over a window in both chain kinds (open walks, and complete ones up to their last completion)', () => {
+    const how = { ordered: { redone: 0, 'redone-bounded': 0 }, anyOrder: { redone: 0, 'redone-bounded': 0 } };
+    for (const { chain, events, shuffle, cuts } of fc.sample(scenarioArb, { seed: SEED, numRuns: RUNS })) {
+      if (!chain.tasks.some(isAccumulating)) continue;
+      let state: WalkState = { completions: new Map(), mark: null };
+      const stored: CountingEvent[] = [];
+      for (const batch of arrivals(events, shuffle, cuts)) {
+        stored.push(...batch);
+        const step = workerStep(chain, state, advanceWalk(chain, state, batch), stored);
+        if (step.how === 'redone' || step.how === 'redone-bounded') how[chain.allowAnyOrder ? 'anyOrder' : 'ordered'][step.how]++;
+        state = step.state;
+      }
+    }
+    // Seeded, so stable: ordered 176 open and 13 complete, any order 291 and 21, when written.
+    for (const [kind, counts] of Object.entries(how))
+      for (const [path, count] of Object.entries(counts)) expect(count, `${kind} ${path}`).toBeGreaterThan(8);
+  });
+
+  it('any arrival order, duplicates and batching give the same result as the full walk (the worker loop: advance, else redo or recompute)', () => {
     fc.assert(
       fc.property(scenarioArb, ({ chain, events, shuffle, cuts }) => {
         let state: WalkState = { completions: new Map(), mark: null };

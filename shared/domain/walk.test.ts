@@ -178,14 +178,14 @@ describe('redoWalk', () => {
     const done = recomputeWalk(ordered, stored);
     // A window ending before c6 (as no real walk's would): t3 stays open inside it.
     expect(
-      redoWalk(ordered, done, { from: { occurredUs: 2n, id: 'b2' }, until: { occurredUs: 5n, id: 'z' } }, [
+      redoWalk(ordered, done, { from: { at: { occurredUs: 2n, id: 'b2' }, after: false }, until: { occurredUs: 5n, id: 'z' } }, [
         ev('b2', 'b', 2n),
         ...stored,
       ]),
     ).toBeNull();
     // The same without an end is the walk over everything after b2.
     expect(
-      summary(redoWalk(ordered, done, { from: { occurredUs: 2n, id: 'b2' }, until: null }, [ev('b2', 'b', 2n), ...stored])!),
+      summary(redoWalk(ordered, done, { from: { at: { occurredUs: 2n, id: 'b2' }, after: false }, until: null }, [ev('b2', 'b', 2n), ...stored])!),
     ).toEqual({ t1: 'a1@1', t2: 'b2@2', t3: 'c6@6' });
   });
 });

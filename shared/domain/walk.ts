@@ -193,8 +193,9 @@ export function computeCompletions(
 export type WalkState = { completions: Map<string, Completion>; mark: EventPosition | null; tallies?: Tallies };
 
 /**
- * `from`: the earliest late event, when the walk before it stands as stored
- * (see redoWalk); absent when the walk must be redone from the start.
+ * `from`: the earliest late event that changes the walk, when the walk before
+ * it stands as stored (redoWindow says where the redo starts); absent when the
+ * walk must be redone from the start over everything.
  */
 export type WalkAdvance = { state: WalkState; changed: boolean } | { recompute: true; from?: EventPosition };
 
@@ -278,9 +279,7 @@ export function advanceWalk(chain: ChainRules, state: WalkState, newEvents: read
     const tasks = sortTasks(chain.tasks);
     // The walk before the first late event that changes it stands: the redo starts there.
     const firstHarmful = late.find((e) => taskCountedBy(chain, tasks, completedBefore(state.completions, e), e) !== undefined);
-    // The tallies at a late event's position are not kept, so a chain that keeps tallies is walked again from the start.
-    if (firstHarmful !== undefined)
-      return hasTallies(chain) ? { recompute: true } : { recompute: true, from: positionOf(firstHarmful) };
+    if (firstHarmful !== undefined) return { recompute: true, from: positionOf(firstHarmful) };
   }
   const completions = new Map(state.completions);
   const tallies: Tallies = hasTallies(chain) ? new Map(state.tallies) : NO_TALLIES;
@@ -293,14 +292,6 @@ export function advanceWalk(chain: ChainRules, state: WalkState, newEvents: read
   const changed = walkOn(chain, completions, fresh, undefined, [], tallies);
   return { state: withTallies(chain, { completions, mark: positionOf(last) }, tallies), changed };
 }
-
-/**
- * The part of a walk to redo after late events: from the first of them on
- * (every step before it stands), and, for a walk that was complete, up to its
- * last completion: an event can only move completions earlier, so the redone
- * walk is complete by then too, unless it is not (redoWalk says so).
- */
-export type RedoWindow = { from: EventPosition; until: EventPosition | null };
 
 /** The state with its tallies, in a chain that keeps them: a plain chain's state is exactly what it was before §16. */
 const withTallies = (chain: ChainRules, state: WalkState, tallies: Tallies): WalkState =>
@@ -320,22 +311,51 @@ const talliesKept = new WeakMap<ChainRules, boolean>();
 /** What a plain chain's walk passes for tallies: never written to (walkOn only counts into accumulating tasks). */
 const NO_TALLIES: Tallies = new Map();
 
-/** The window to redo for a late event at `from` in the walk `stored`. */
-export function redoWindow(chain: ChainRules, stored: WalkState, from: EventPosition): RedoWindow {
-  return {
-    from,
-    until: isChainCompleted(chain.tasks.length, stored.completions.size) ? lastCompletion(stored.completions) : null,
-  };
+/**
+ * The part of a walk to redo after late events: the steps from `from` on
+ * (with `from.after`, the steps after that position; null: every step of the
+ * run, from nothing completed), each step before it standing as stored; and,
+ * for a walk that was complete, only up to its last completion (`until`): an
+ * event can only move completions earlier, so the redone walk is complete by
+ * then too, unless it is not (redoWalk says so).
+ */
+export type RedoWindow = { from: { at: EventPosition; after: boolean } | null; until: EventPosition | null };
+
+/**
+ * The window to redo for a late event at `late` in the walk `stored`. A plain
+ * chain's walk before the event is its stored completions before it. A chain
+ * with tallies (§16) keeps only its tallies at the end, so the redo starts
+ * where they are known: in an ordered chain, right after the completion that
+ * made the late event's task current (every task before it was complete by
+ * then, their tallies final; no later task had counted anything; the current
+ * one starts empty there), or at the run's start for the first task; in an
+ * any-order chain every open task may have counted since the start, so at
+ * the start.
+ */
+export function redoWindow(chain: ChainRules, stored: WalkState, late: EventPosition): RedoWindow {
+  const until = isChainCompleted(chain.tasks.length, stored.completions.size) ? lastCompletion(stored.completions) : null;
+  if (!hasTallies(chain)) return { from: { at: late, after: false }, until };
+  if (chain.allowAnyOrder) return { from: null, until };
+  const before = completedBefore(stored.completions, late);
+  const tasks = sortTasks(chain.tasks);
+  const current = tasks.findIndex((task) => !before.has(task.id));
+  if (current < 0) return { from: null, until };
+  const madeCurrent = lastCompletion(
+    new Map(tasks.slice(0, current).map((task) => [task.id, stored.completions.get(task.id)!] as const)),
+  );
+  return { from: madeCurrent === null ? null : { at: madeCurrent, after: true }, until };
 }
 
 /**
  * `recomputeWalk` over only the events and holds inside `window`, starting
- * from the stored walk's state at `window.from` (completedBefore): the walk
- * is a fold in position order, so its state there does not depend on
- * anything at or after it. `events` may hold more than the window; those
- * inside it must all be there. Null when a window closed by `until` did not
- * end complete: then only the walk over everything after `from` is exact.
- * Property-tested against recomputeWalk (walk.property.test.ts).
+ * from the stored walk's state where the window starts: its completions
+ * there (completedBefore), and those tasks' tallies, final once complete. The
+ * walk is a fold in position order, so its state there does not depend on
+ * anything after it. `events` may hold more than the window; those inside it
+ * must all be there. Null when a window closed by `until` did not end
+ * complete: then only the walk over everything after its start is exact.
+ * Property-tested against recomputeWalk (walk.property.test.ts,
+ * quest-language.property.test.ts).
  */
 export function redoWalk(
   chain: ChainRules,
@@ -344,16 +364,23 @@ export function redoWalk(
   events: readonly CountingEvent[],
   holds: readonly Hold[] = [],
 ): WalkState | null {
-  // Tallies before the window are not kept: only the walk from the start is exact (advanceWalk never asks for a window then).
-  if (hasTallies(chain)) return null;
-  const inWindow = (position: EventPosition) =>
-    compareEventPositions(position, window.from) >= 0 &&
-    (window.until === null || compareEventPositions(position, window.until) <= 0);
-  const before = completedBefore(stored.completions, window.from);
-  const completions = new Map([...stored.completions].filter(([taskId]) => before.has(taskId)));
+  const { from, until } = window;
+  const inWindow = (position: EventPosition) => {
+    const start = from === null ? 1 : compareEventPositions(position, from.at);
+    return (from?.after ? start > 0 : start >= 0) && (until === null || compareEventPositions(position, until) <= 0);
+  };
+  // The completions before the window's start stand (at its start too, with `after`).
+  const standing = ({ completedUs, eventId }: Completion) => {
+    if (from === null) return false;
+    const order = compareEventPositions({ occurredUs: completedUs, id: eventId }, from.at);
+    return from.after ? order <= 0 : order < 0;
+  };
+  const completions = new Map([...stored.completions].filter(([, completion]) => standing(completion)));
+  const tallies: Tallies = new Map();
+  for (const [taskId, tally] of stored.tallies ?? []) if (completions.has(taskId)) tallies.set(taskId, tally);
   const ordered = relevantInOrder(chain, events).filter(inWindow);
   const steps = holdsInOrder(chain, holds).filter((hold) => inWindow(hold.at));
-  walkOn(chain, completions, ordered, undefined, steps);
-  if (window.until !== null && !isChainCompleted(chain.tasks.length, completions.size)) return null;
-  return { completions, mark: lastStep(ordered, steps) ?? stored.mark };
+  walkOn(chain, completions, ordered, undefined, steps, tallies);
+  if (until !== null && !isChainCompleted(chain.tasks.length, completions.size)) return null;
+  return withTallies(chain, { completions, mark: lastStep(ordered, steps) ?? stored.mark }, tallies);
 }
