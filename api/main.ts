@@ -1,11 +1,13 @@
 import { loadConfig } from '../shared/config.js';
 import { migrateWithLock } from '../shared/db/migrate.js';
+import { withDeploymentPartitions } from '../shared/queue/partition-count.js';
 import { apiLogger } from '../shared/wiring/process-logger.js';
 import { stopOnSignals } from '../shared/wiring/stop-on-signals.js';
 import { startApi } from './start-api.js';
 
-const config = loadConfig();
-const { logger, output } = apiLogger(config);
+const loaded = loadConfig();
+const { logger, output } = apiLogger(loaded);
+const config = await withDeploymentPartitions(loaded, process.env, logger);
 if (config.MIGRATE_ON_START) await migrateWithLock(config.DATABASE_URL);
 const api = await startApi(config, logger, output);
 stopOnSignals((signal) => api.stop(signal), {

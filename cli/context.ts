@@ -9,6 +9,7 @@ import { DomainError } from '../shared/errors.js';
 import type { ChangeNotices } from '../shared/live/change-notices.js';
 import { createChangePublisher } from '../shared/live/change-publisher.js';
 import type { RedisClient } from '../shared/queue/connection.js';
+import { withDeploymentPartitions } from '../shared/queue/partition-count.js';
 import { openDatabase } from '../shared/wiring/databases.js';
 import { openQueueProducers, openRedis, type QueueProducers } from '../shared/wiring/queues.js';
 
@@ -134,7 +135,8 @@ function describeDatabase(url: string): string {
  * would break --json's stderr, and the command reports its own failure.
  */
 export async function withQueues<T>(config: Config, use: (queues: QueueProducers) => Promise<T>): Promise<T> {
-  const queues = openQueueProducers(config);
+  // Matching jobs go to the deployment's partitions, also where MATCHING_PARTITIONS is unset here.
+  const queues = openQueueProducers(await withDeploymentPartitions(config, process.env));
   try {
     return await use(queues);
   } finally {

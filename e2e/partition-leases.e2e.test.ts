@@ -10,13 +10,14 @@ import { type Stack, startStack } from './harness/stack.js';
 import { createModelChains, generateEvents, matchedIn, modelMismatches, quiescent, sendAll } from './support/progress-model.js';
 
 // Matching partitions shared out by leases, with real worker processes on the real Redis and Postgres:
-// three workers spread the 64 partitions evenly, one SIGKILLed mid-burst leaves its partitions to the
+// three workers spread the shipped partitions evenly, one SIGKILLed mid-burst leaves its partitions to the
 // other two within its lease, a worker started later takes its share, every event is matched once and
 // as the model says, and the lease history shows no partition with two holders at once. Then two
 // workers made to consume the same partitions at once (both pinned to all of them): the model still holds.
 
 const SEED = Number(process.env.E2E_SEED ?? Date.now() % 2 ** 31);
-const PARTITIONS = 64;
+/** The shipped MATCHING_PARTITIONS: the workers below start with no setting of their own. */
+const PARTITIONS = parseConfig({}).MATCHING_PARTITIONS;
 const LEASE_MS = 3000;
 // What one worker can have committed and not yet logged: its batches in flight at the shipped size and count.
 const shipped = parseConfig({});
@@ -202,11 +203,13 @@ describe('matching partitions shared out by leases', () => {
       (error: Error) => error.message,
     );
     expect(apiRefusal).toContain('MATCHING_PARTITIONS=128, but this deployment');
-    const pinRefusal = await startService('worker', { ...current.env, WORKER_SHARDS: '3,64' }).then(
+    const pinRefusal = await startService('worker', { ...current.env, WORKER_SHARDS: `3,${PARTITIONS}` }).then(
       () => 'started',
       (error: Error) => error.message,
     );
-    expect(pinRefusal).toContain('WORKER_SHARDS: partition 64 does not exist: MATCHING_PARTITIONS=64 numbers them 0 to 63');
+    expect(pinRefusal).toContain(
+      `WORKER_SHARDS: partition ${PARTITIONS} does not exist: MATCHING_PARTITIONS=${PARTITIONS} numbers them 0 to ${PARTITIONS - 1}`,
+    );
   }, 150_000);
 
   it('two workers consuming the same partitions at once (both pinned to all): every event matched once, as the model says', async () => {

@@ -49,8 +49,10 @@ const configSchema = z.object({
   // Matching partitions (docs/scaling.md): a user's work always goes to the partition of a hash of the user, each
   // partition its own hash-tagged queue (so a cluster spreads them over its masters), and the live workers share
   // the partitions out among themselves through leases. Fixed for a deployment: the first process stores it in
-  // Redis and a process started with another count refuses to start (shared/queue/partition-count.ts).
-  MATCHING_PARTITIONS: z.coerce.number().int().min(1).max(1024).default(64),
+  // Redis and a process started with another count refuses to start; a process that leaves it unset takes the
+  // stored count (shared/queue/partition-count.ts). 16: fuller jobs than 64 (each job costs an add, a fetch and a
+  // finish whatever it carries) while still spreading over 16 workers (docs/scaling.md, "What bounds each size").
+  MATCHING_PARTITIONS: z.coerce.number().int().min(1).max(1024).default(16),
   // The name MATCHING_PARTITIONS had before leases: still read when MATCHING_PARTITIONS is unset (parseConfig).
   MATCHING_QUEUE_SHARDS: z.coerce.number().int().min(1).max(1024).optional(),
   // Pins this worker to these partitions, e.g. `0,2`: it consumes exactly them, takes no leases and leaves them

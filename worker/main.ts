@@ -1,11 +1,13 @@
 import { loadConfig } from '../shared/config.js';
 import { migrateWithLock } from '../shared/db/migrate.js';
+import { withDeploymentPartitions } from '../shared/queue/partition-count.js';
 import { workerLogger } from '../shared/wiring/process-logger.js';
 import { stopOnSignals } from '../shared/wiring/stop-on-signals.js';
 import { startWorker } from './start-worker.js';
 
-const config = loadConfig();
-const logger = workerLogger(config);
+const loaded = loadConfig();
+const logger = workerLogger(loaded);
+const config = await withDeploymentPartitions(loaded, process.env, logger);
 if (config.MIGRATE_ON_START) await migrateWithLock(config.DATABASE_URL);
 const worker = await startWorker(config, logger);
 // Jobs still running at the deadline are retried elsewhere: their transactions never committed.

@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../config.js';
 import { createLogger } from '../observability/logger.js';
 import { uniqueSuffix } from '../testing/database.js';
 import { createRedis } from './connection.js';
-import { checkPartitionCount, replacePartitionCount } from './partition-count.js';
+import { checkPartitionCount, replacePartitionCount, withDeploymentPartitions } from './partition-count.js';
 import { queueLayout } from './partitions.js';
 
 // The deployment's partition count, kept in Redis by the first process: one started with another refuses to run.
@@ -59,5 +60,32 @@ describe('checkPartitionCount', () => {
       "could not compare MATCHING_PARTITIONS with the deployment's count: Redis did not answer; will ask again",
     );
     away.disconnect();
+  });
+});
+
+describe('withDeploymentPartitions', () => {
+  it("takes the deployment's stored count when MATCHING_PARTITIONS is unset, and only then", async () => {
+    const prefix = `test-adopt-${uniqueSuffix()}`;
+    const env = { QUEUE_PREFIX: prefix };
+    const unset = parseConfig(env);
+    // A new deployment: nothing stored, the default stands.
+    expect((await withDeploymentPartitions(unset, env)).MATCHING_PARTITIONS).toBe(16);
+    // A deployment started before the default changed stored 64: a process with no setting keeps it.
+    await redis.set(`${prefix}:partitions:count`, '64');
+    expect((await withDeploymentPartitions(unset, env)).MATCHING_PARTITIONS).toBe(64);
+    // A setting, new name or old, is the operator's word: checkPartitionCount judges it.
+    for (const set of [
+      { ...env, MATCHING_PARTITIONS: '32' },
+      { ...env, MATCHING_QUEUE_SHARDS: '32' },
+    ])
+      expect((await withDeploymentPartitions(parseConfig(set), set)).MATCHING_PARTITIONS).toBe(32);
+    await redis.del(`${prefix}:partitions:count`);
+  });
+
+  it('keeps the default, without holding the start up, when Redis does not answer', async () => {
+    const env = { REDIS_URL: 'redis://127.0.0.1:1' };
+    const started = performance.now();
+    expect((await withDeploymentPartitions(parseConfig(env), env)).MATCHING_PARTITIONS).toBe(16);
+    expect(performance.now() - started).toBeLessThan(3000);
   });
 });

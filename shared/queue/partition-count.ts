@@ -1,7 +1,8 @@
 import { withTimeout } from '../async/with-timeout.js';
+import type { Config } from '../config.js';
 import type { Logger } from '../observability/logger.js';
-import type { RedisClient } from './connection.js';
-import type { QueueLayout } from './partitions.js';
+import { createRedis, type RedisClient } from './connection.js';
+import { type QueueLayout, queueLayout } from './partitions.js';
 
 // KEYS: the count's key. ARGV: this process's count. Stores it when none is stored; answers the stored one.
 const STORE_OR_READ = `local stored = redis.call('GET', KEYS[1])
@@ -95,4 +96,42 @@ function connected(redis: RedisClient, ms: number): Promise<void> {
 /** Stores `count` as the deployment's partition count (the CLI's set-partitions, once every process is stopped). */
 export async function replacePartitionCount(redis: RedisClient, layout: QueueLayout, count: number): Promise<void> {
   await redis.set(layout.coordination.partitionCount, String(count));
+}
+
+/** Whether the environment sets the partition count (MATCHING_PARTITIONS, or its old name): if not, the deployment's stored one is used. */
+export const setsPartitionCount = (env: Record<string, string | undefined>): boolean =>
+  Boolean(env.MATCHING_PARTITIONS) || Boolean(env.MATCHING_QUEUE_SHARDS);
+
+/**
+ * The config a process runs with when MATCHING_PARTITIONS is unset: the
+ * deployment's stored count when Redis answers within a short wait, so that a
+ * deployment keeps its count through an upgrade that changed the default (64
+ * before 16). When nothing is stored (a new deployment) or Redis does not
+ * answer, the default; checkPartitionCount then compares it with what the
+ * deployment stored as soon as Redis answers.
+ */
+export async function withDeploymentPartitions(
+  config: Config,
+  env: Record<string, string | undefined>,
+  logger?: Logger,
+): Promise<Config> {
+  if (setsPartitionCount(env)) return config;
+  const layout = queueLayout({
+    prefix: config.QUEUE_PREFIX,
+    cluster: config.REDIS_CLUSTER,
+    partitions: config.MATCHING_PARTITIONS,
+  });
+  const redis = createRedis(config.REDIS_URL, 'producer', { cluster: config.REDIS_CLUSTER });
+  redis.on('error', () => {});
+  try {
+    await connected(redis, ANSWER_TIMEOUT_MS);
+    const stored = await withTimeout(readPartitionCount(redis, layout), ANSWER_TIMEOUT_MS, 'redis did not answer');
+    if (stored === null || stored === config.MATCHING_PARTITIONS) return config;
+    logger?.info({ partitions: stored }, "MATCHING_PARTITIONS unset: using the deployment's stored partition count");
+    return { ...config, MATCHING_PARTITIONS: stored };
+  } catch {
+    return config;
+  } finally {
+    redis.disconnect();
+  }
 }

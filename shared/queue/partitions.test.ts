@@ -48,7 +48,7 @@ describe('partition and process settings', () => {
     expect(parseConfig({ REDIS_URL: nodes, REDIS_CLUSTER: 'true' }).REDIS_CLUSTER).toBe(true);
     expect(() => parseConfig({ REDIS_URL: 'http://x' })).toThrow(/REDIS_URL/);
     const defaults = parseConfig({});
-    expect([defaults.REDIS_CLUSTER, defaults.MATCHING_PARTITIONS, defaults.WORKER_SHARDS]).toEqual([false, 64, undefined]);
+    expect([defaults.REDIS_CLUSTER, defaults.MATCHING_PARTITIONS, defaults.WORKER_SHARDS]).toEqual([false, 16, undefined]);
   });
 
   it('pins WORKER_SHARDS only to partitions that exist, and says which do not', () => {
@@ -56,8 +56,8 @@ describe('partition and process settings', () => {
     expect(() => parseConfig({ MATCHING_PARTITIONS: '2', WORKER_SHARDS: '0,2' })).toThrow(
       'WORKER_SHARDS: partition 2 does not exist: MATCHING_PARTITIONS=2 numbers them 0 to 1',
     );
-    expect(() => parseConfig({ WORKER_SHARDS: '63,64,70' })).toThrow(
-      'WORKER_SHARDS: partitions 64,70 do not exist: MATCHING_PARTITIONS=64 numbers them 0 to 63',
+    expect(() => parseConfig({ WORKER_SHARDS: '15,16,20' })).toThrow(
+      'WORKER_SHARDS: partitions 16,20 do not exist: MATCHING_PARTITIONS=16 numbers them 0 to 15',
     );
     expect(() => parseConfig({ WORKER_SHARDS: '1,x' })).toThrow(/WORKER_SHARDS: must be comma-separated partition numbers/);
   });
