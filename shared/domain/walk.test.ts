@@ -185,7 +185,12 @@ describe('redoWalk', () => {
     ).toBeNull();
     // The same without an end is the walk over everything after b2.
     expect(
-      summary(redoWalk(ordered, done, { from: { at: { occurredUs: 2n, id: 'b2' }, after: false }, until: null }, [ev('b2', 'b', 2n), ...stored])!),
+      summary(
+        redoWalk(ordered, done, { from: { at: { occurredUs: 2n, id: 'b2' }, after: false }, until: null }, [
+          ev('b2', 'b', 2n),
+          ...stored,
+        ])!,
+      ),
     ).toEqual({ t1: 'a1@1', t2: 'b2@2', t3: 'c6@6' });
   });
 });
