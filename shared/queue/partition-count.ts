@@ -99,7 +99,7 @@ export async function replacePartitionCount(redis: RedisClient, layout: QueueLay
 }
 
 /** Whether the environment sets the partition count (MATCHING_PARTITIONS, or its old name): if not, the deployment's stored one is used. */
-export const setsPartitionCount = (env: Record<string, string | undefined>): boolean =>
+const setsPartitionCount = (env: Record<string, string | undefined>): boolean =>
   Boolean(env.MATCHING_PARTITIONS) || Boolean(env.MATCHING_QUEUE_SHARDS);
 
 /**
