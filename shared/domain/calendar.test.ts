@@ -8,30 +8,24 @@ import { localDay, startOfDay } from './calendar.js';
 
 const ZONES = ['America/New_York', 'Europe/Berlin', 'Australia/Lord_Howe', 'America/Santiago', 'Asia/Kolkata', 'Pacific/Chatham'];
 
-const formats = new Map<string, Intl.DateTimeFormat>();
-const format = (timezone: string) => {
-  let known = formats.get(timezone);
-  if (known === undefined) {
-    known = new Intl.DateTimeFormat('en-US', {
-      timeZone: timezone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    formats.set(timezone, known);
-  }
-  return known;
-};
+const offsetNames = new Map<string, Intl.DateTimeFormat>();
 
-/** The wall clock at `ms`, read as UTC: Intl's answer, asked every time. */
+/**
+ * The wall clock at `ms`, read as UTC: the instant (to the second) plus the
+ * zone's offset as Intl names it ("GMT+05:30"), asked every time. Another
+ * reading of Intl than calendar.ts's (which reads the wall clock's fields).
+ */
 function directWallMs(ms: number, timezone: string): number {
-  const parts = format(timezone).formatToParts(new Date(ms));
-  const part = (type: string) => Number(parts.find((p) => p.type === type)!.value);
-  return Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'));
+  let format = offsetNames.get(timezone);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat('en-US', { timeZone: timezone, timeZoneName: 'longOffset' });
+    offsetNames.set(timezone, format);
+  }
+  const name = format.formatToParts(new Date(ms)).find((part) => part.type === 'timeZoneName')!.value;
+  const [, sign, hours, minutes, seconds] = /^GMT(?:([+-])(\d\d):(\d\d)(?::(\d\d))?)?$/.exec(name)!;
+  const offsetS =
+    sign === undefined ? 0 : (sign === '-' ? -1 : 1) * (Number(hours) * 3600 + Number(minutes) * 60 + Number(seconds ?? 0));
+  return Math.floor(ms / 1000) * 1000 + offsetS * 1000;
 }
 
 function directLocalDay(us: bigint, timezone: string): number {
