@@ -73,6 +73,10 @@ describe('withDeploymentPartitions', () => {
     // A deployment started before the default changed stored 64: a process with no setting keeps it.
     await redis.set(`${prefix}:partitions:count`, '64');
     expect((await withDeploymentPartitions(unset, env)).MATCHING_PARTITIONS).toBe(64);
+    // Something no setting could give is not taken (checkPartitionCount reports it).
+    await redis.set(`${prefix}:partitions:count`, 'many');
+    expect((await withDeploymentPartitions(unset, env)).MATCHING_PARTITIONS).toBe(16);
+    await redis.set(`${prefix}:partitions:count`, '64');
     // A setting, new name or old, is the operator's word: checkPartitionCount judges it.
     for (const set of [
       { ...env, MATCHING_PARTITIONS: '32' },

@@ -126,7 +126,9 @@ export async function withDeploymentPartitions(
   try {
     await connected(redis, ANSWER_TIMEOUT_MS);
     const stored = await withTimeout(readPartitionCount(redis, layout), ANSWER_TIMEOUT_MS, 'redis did not answer');
-    if (stored === null || stored === config.MATCHING_PARTITIONS) return config;
+    // Only a count a setting could give (set-partitions checks it too); anything else is checkPartitionCount's to report.
+    if (stored === null || stored === config.MATCHING_PARTITIONS || !Number.isInteger(stored) || stored < 1 || stored > 1024)
+      return config;
     logger?.info({ partitions: stored }, "MATCHING_PARTITIONS unset: using the deployment's stored partition count");
     return { ...config, MATCHING_PARTITIONS: stored };
   } catch {
