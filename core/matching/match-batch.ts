@@ -22,7 +22,6 @@ import { ONLY_RUN } from '../../shared/domain/recurrence.js';
 import { type EventSource, sourceKey, usersBySource } from '../../shared/domain/sources.js';
 import { type TallyNotice, tallyNotices } from '../../shared/domain/tally.js';
 import { formatIsoMillis } from '../../shared/domain/timestamp.js';
-import { walkKey } from '../../shared/domain/walk-key.js';
 import type { CoreDeps } from '../deps.js';
 import { queueRefresh } from '../leaderboards/refresh-standings.js';
 import { settleClaimMarks } from '../points/ledger.js';
@@ -42,15 +41,10 @@ export interface UserProgressChange extends ProgressChange {
 const providersOf = (chains: readonly MatchingChain[]) =>
   new Set(chains.flatMap((c) => [c.chain.platformId, c.chain.advertiserId]));
 
-/** §19: the users whose leaderboard scores the writes may move: a run complete now or before, and claims reversed or restored. */
-function standingsMovedBy(view: BatchView, writes: BatchWrites): ServiceUserId[] {
-  const moved = new Set<ServiceUserId>(writes.standings.map((standing) => standing.userId));
-  for (const row of writes.progress) {
-    const stored = view.walks.get(walkKey(row.userId, row.chainId, row.runStartUs));
-    if (row.completedUs !== null || (stored !== undefined && stored.completions.size >= row.totalTasks)) moved.add(row.userId);
-  }
-  return [...moved];
-}
+/** §19: the users whose leaderboard scores the writes may move: completions changed in a run complete now or before, and claims reversed or restored. */
+const standingsMovedBy = (writes: BatchWrites): ServiceUserId[] => [
+  ...new Set([...writes.standings.map((standing) => standing.userId), ...writes.scoresMoved]),
+];
 
 /** Runs a step when the caller's turn comes (the worker's turnstile orders its batches); the step's result is passed through. */
 export type InTurn = <T>(step: () => Promise<T>) => Promise<T>;
@@ -186,7 +180,7 @@ export async function matchBatch(
       insertMessages(tx, facts),
       insertAutoClaims(tx, earnedAutoClaims(view, writes, chainsById)),
       // Leaderboards (§19): a chain completed, moved or undone (chains_completed), a points claim reversed or standing again (points).
-      queueRefresh(tx, standingsMovedBy(view, writes)),
+      queueRefresh(tx, standingsMovedBy(writes)),
     ]);
     // What live streams are told of counted, summed and streak tasks (docs/quest-language.md); nothing for other chains.
     const talliesByUser = new Map<ServiceUserId, TallyNotice[]>();

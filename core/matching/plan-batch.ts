@@ -289,6 +289,8 @@ export interface BatchWrites {
   chainsUndone: Set<string>;
   /** user id -> chains whose completions changed */
   changedChains: Map<ServiceUserId, string[]>;
+  /** §19: users whose completions changed in a run complete now or before (a mark or tally moving alone scores nothing). */
+  scoresMoved: Set<ServiceUserId>;
 }
 
 /** The walk's tallies as stored: null when it keeps none (a chain without counted, summed or streak tasks). */
@@ -320,6 +322,7 @@ export function diffWalks(
     standings: [],
     chainsUndone: new Set(),
     changedChains: new Map(),
+    scoresMoved: new Set(),
   };
   for (const [key, state] of states) {
     const [userId, chainId, runStartUs] = parseWalkKey(key);
@@ -376,6 +379,7 @@ export function diffWalks(
     }
     if (!wasComplete && isComplete && (stored?.generation ?? 0) > 0)
       writes.standings.push({ userId, chainId, runStartUs, taskId: null, reversed: false });
+    if (changed && (wasComplete || isComplete)) writes.scoresMoved.add(userId);
     if (changed) {
       const chains = writes.changedChains.get(userId);
       if (chains) {

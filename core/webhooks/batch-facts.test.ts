@@ -70,6 +70,7 @@ const writes = (w: Partial<BatchWrites>): BatchWrites => ({
   standings: [],
   chainsUndone: new Set(),
   changedChains: new Map(),
+  scoresMoved: new Set(),
   ...w,
 });
 const chains = new Map([['chain-1', chain]]);
