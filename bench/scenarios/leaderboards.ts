@@ -5,6 +5,7 @@ import { withTransaction } from '../../shared/db/transaction.js';
 import { StandingsCache } from '../../shared/leaderboards/standings-cache.js';
 import { createRedis } from '../../shared/queue/connection.js';
 import { adminHeaders } from '../../shared/testing/admin-token.js';
+import { quantile } from '../../shared/testing/quantile.js';
 import type { Scenario } from '../harness/context.js';
 import { createProvider } from '../harness/seed.js';
 import { failures } from './http-ingest.js';
@@ -130,8 +131,7 @@ export const leaderboards: Scenario = {
         await standings.read(key, { limit: 10, around: `lb-${Math.floor(Math.random() * count)}` });
         times.push(performance.now() - began);
       }
-      times.sort((a, b) => a - b);
-      const at = (q: number) => Math.round(times[Math.floor(q * (times.length - 1))]! * 100) / 100;
+      const at = (q: number) => Math.round(quantile(times, q) * 100) / 100;
       ctx.results.add({
         figure: `${AROUND_READ}: the Redis script alone, in sequence (${label})`,
         value: at(0.99),

@@ -1,7 +1,7 @@
-import { quantile } from '../../e2e/support/world/open-loop.js';
 import { type checkAgainstModel, questCoverageText, type SampledHistory } from '../../e2e/support/world/world-check.js';
 import { seedProductionWorld } from '../../e2e/support/world/world-seed.js';
 import { zipfHeadShare } from '../../e2e/support/world/zipf.js';
+import { quantile } from '../../shared/testing/quantile.js';
 import type { BenchContext, Scenario } from '../harness/context.js';
 import type { Traffic } from '../world/traffic.js';
 import { HOT_BACKLOG, keptUp, openWorldRun, PROBES, type Step } from '../world/world-run.js';
@@ -58,7 +58,7 @@ async function runWorld(ctx: BenchContext, run: ReturnType<typeof openWorldRun>)
   if (options.hotOnly > 0) {
     const lagMs = await run.hotUserBacklog();
     ctx.log(
-      `world hot-user backlog: probes p50 ${Math.round(quantile(lagMs, 0.5))} ms, p99 ${Math.round(quantile(lagMs, 0.99))} ms (${lagMs.length} probes)`,
+      `world hot-user backlog: probes p50 ${Math.round(quantile(lagMs, 0.5, 0))} ms, p99 ${Math.round(quantile(lagMs, 0.99, 0))} ms (${lagMs.length} probes)`,
     );
     await run.drainAndCheck();
     return;
@@ -145,20 +145,20 @@ function report(
   ctx.results.addBound(
     {
       figure: `${label}: other users' answered → matched p99 behind one user's ${HOT_BACKLOG}-event backlog`,
-      value: Math.round(quantile(hotLagMs, 0.99)),
+      value: Math.round(quantile(hotLagMs, 0.99, 0)),
       unit: 'ms',
-      p50Ms: Math.round(quantile(hotLagMs, 0.5)),
-      p99Ms: Math.round(quantile(hotLagMs, 0.99)),
+      p50Ms: Math.round(quantile(hotLagMs, 0.5, 0)),
+      p99Ms: Math.round(quantile(hotLagMs, 0.99, 0)),
       note: `${hotLagMs.length} probes`,
     },
     { atMost: 250 },
   );
   ctx.results.add({
     figure: `${label}: single ingest latency under the producers`,
-    value: Math.round(quantile(traffic.singleMs, 0.99)),
+    value: Math.round(quantile(traffic.singleMs, 0.99, 0)),
     unit: 'ms p99',
-    p50Ms: Math.round(quantile(traffic.singleMs, 0.5)),
-    p99Ms: Math.round(quantile(traffic.singleMs, 0.99)),
+    p50Ms: Math.round(quantile(traffic.singleMs, 0.5, 0)),
+    p99Ms: Math.round(quantile(traffic.singleMs, 0.99, 0)),
   });
   ctx.results.addBound(
     {

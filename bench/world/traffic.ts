@@ -1,8 +1,9 @@
 import type { Send } from '../../e2e/support/world/event-source.js';
-import { openLoop, quantile } from '../../e2e/support/world/open-loop.js';
+import { openLoop } from '../../e2e/support/world/open-loop.js';
 import type { SampledHistory } from '../../e2e/support/world/world-check.js';
 import type { SeededWorld } from '../../e2e/support/world/world-seed.js';
 import type { ApiClient } from '../../shared/testing/api-client.js';
+import { quantile } from '../../shared/testing/quantile.js';
 
 const MAX_OUTSTANDING_READS = 256;
 
@@ -91,10 +92,10 @@ export function createTraffic(client: ApiClient, seeded: SeededWorld, history: S
     readFigures(rate: number): ReadFigures {
       return {
         rate,
-        p50Ok: quantile(reads.ok, 0.5),
-        p99Ok: quantile(reads.ok, 0.99),
-        p50NotModified: quantile(reads.notModified, 0.5),
-        p99NotModified: quantile(reads.notModified, 0.99),
+        p50Ok: quantile(reads.ok, 0.5, 0),
+        p99Ok: quantile(reads.ok, 0.99, 0),
+        p50NotModified: quantile(reads.notModified, 0.5, 0),
+        p99NotModified: quantile(reads.notModified, 0.99, 0),
         notModifiedShare: reads.revalidations === 0 ? 0 : reads.notModified.length / reads.revalidations,
         failures: reads.failures,
       };

@@ -136,8 +136,6 @@ export function openWorldRun(stack: WorldStack, seeded: SeededWorld, options: Wo
   return {
     history,
     traffic,
-    produce,
-    drain,
     step,
     /** Not measured: JIT, pools, the first batches, the answer cache, of a deployment just started. */
     async warmUp() {

@@ -1,7 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { Redis } from 'ioredis';
 import { processTree } from '../../e2e/harness/proc-stats.js';
-import type { ServiceProcess } from '../../e2e/harness/service.js';
 import { startStack } from '../../e2e/harness/stack.js';
 import { parseConfig } from '../../shared/config.js';
 import { type HttpApiClient, httpClient } from '../../shared/testing/api-client.js';
@@ -25,9 +24,6 @@ export interface WorldStack {
   database: TestDatabase;
   redisUrl: string;
   deployment: WorldDeployment;
-  /** The API now running (its launcher when several processes share its port). */
-  api(): ServiceProcess;
-  workers(): ServiceProcess[];
   /** Every process serving the API now: the launcher and the processes it forked, or the one API. */
   apiPids(): number[];
   workerPids(): number[];
@@ -80,8 +76,6 @@ export async function openWorldStack(
     database,
     redisUrl: stack.env.REDIS_URL!,
     deployment: { apis: deployment.apis, workers: deployment.workers },
-    api: () => stack.api,
-    workers: () => stack.workers,
     apiPids: () => processTree(stack.api.pid),
     workerPids: () => stack.workers.map((worker) => worker.pid),
     workerMetricsUrls: () => stack.workers.map((worker) => `${worker.url}/metrics`),

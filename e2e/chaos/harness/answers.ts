@@ -8,13 +8,6 @@ import type { HttpClientOptions } from '../../../shared/testing/api-client.js';
  */
 export const LOAD_CLIENT = { noAnswer: 'status-0', timeoutMs: 10_000 } as const satisfies HttpClientOptions;
 
-/** The q-quantile (0..1) of `values` (sorted copy), NaN when empty. */
-export function quantile(values: readonly number[], q: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
-}
-
 /** The published error envelope: `success: false` and a message. */
 export function isErrorEnvelope(body: unknown): boolean {
   try {

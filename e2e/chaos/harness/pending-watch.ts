@@ -1,7 +1,7 @@
 import { count, eq, lte, max } from 'drizzle-orm';
 import type { Database } from '../../../shared/db/client.js';
 import { pendingEvents } from '../../../shared/db/schema/index.js';
-import { quantile } from './answers.js';
+import { quantile } from '../../../shared/testing/quantile.js';
 import type { History } from './history.js';
 
 /** The newest `received_at` among the events waiting for the matcher right now (null: none waits). */

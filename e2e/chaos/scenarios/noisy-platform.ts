@@ -1,4 +1,4 @@
-import { quantile } from '../harness/answers.js';
+import { quantile } from '../../../shared/testing/quantile.js';
 import { driveEvents, newEvent, sendEvents } from '../harness/event-load.js';
 import { pendingOf, watchMatchLatency } from '../harness/pending-watch.js';
 import { noCrashes, type Scenario, seconds, sleep } from '../harness/scenario.js';

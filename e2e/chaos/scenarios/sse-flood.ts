@@ -1,5 +1,6 @@
 import { Agent, type ClientRequest, type IncomingMessage, request } from 'node:http';
-import { isErrorEnvelope, quantile } from '../harness/answers.js';
+import { quantile } from '../../../shared/testing/quantile.js';
+import { isErrorEnvelope } from '../harness/answers.js';
 import { driveEvents } from '../harness/event-load.js';
 import { countStatuses, noCrashes, type Scenario, sleep } from '../harness/scenario.js';
 import type { Stack } from '../harness/stack.js';

@@ -59,10 +59,3 @@ export async function openLoop(options: {
   result.seconds = (performance.now() - began) / 1000;
   return result;
 }
-
-/** p-quantile of unsorted samples (nearest rank); 0 for none. */
-export function quantile(samples: readonly number[], q: number): number {
-  if (samples.length === 0) return 0;
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
-}
