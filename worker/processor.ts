@@ -1,4 +1,5 @@
 import { type Job, UnrecoverableError } from 'bullmq';
+import { ChainCache } from '../core/matching/chain-cache.js';
 import { type BatchOutcome, matchBatch } from '../core/matching/match-batch.js';
 import { WalkCache } from '../core/matching/walk-cache.js';
 import { withoutQueryParams } from '../shared/db/query-errors.js';
@@ -68,6 +69,7 @@ type SharedOutcome = BatchOutcome & { unreported: Set<string> };
 export function createProcessor(deps: ProcessorDeps) {
   const turnstile = createTurnstile();
   const walkCache = deps.walksKept ? new WalkCache(deps.walksKept) : undefined;
+  const chainCache = new ChainCache();
   const batcher = createBatcher<SharedOutcome>(
     async (work) => {
       const started = performance.now();
@@ -76,7 +78,7 @@ export function createProcessor(deps: ProcessorDeps) {
       let outcome: BatchOutcome;
       try {
         outcome = await matchBatch(
-          { db: deps.db, inTurn: (step) => ticket.inTurn(step), walkCache },
+          { db: deps.db, inTurn: (step) => ticket.inTurn(step), walkCache, chainCache },
           { eventIds: work.eventIds, evaluateUserIds: work.userIds },
         );
       } finally {

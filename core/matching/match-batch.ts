@@ -1,6 +1,6 @@
 import { appendTo, groupBy } from '../../shared/collections.js';
 import { insertAutoClaims, type QueuedAutoClaim } from '../../shared/db/auto-claim-store.js';
-import { loadMatchingChains, type MatchingChain } from '../../shared/db/chain-store.js';
+import { loadChainStamps, type MatchingChain } from '../../shared/db/chain-store.js';
 import { deletePending, type StoredEvent, takePendingEvents } from '../../shared/db/event-store.js';
 import {
   deleteCompletions,
@@ -14,12 +14,12 @@ import {
 } from '../../shared/db/progress-store.js';
 import { findClaimsByIds } from '../../shared/db/reward-store.js';
 import { withTransaction } from '../../shared/db/transaction.js';
-import { findSourceUsers, lockUsers, type ProgressChange } from '../../shared/db/user-store.js';
+import { lockPendingEventUsers, type ProgressChange } from '../../shared/db/user-store.js';
 import { providersListening } from '../../shared/db/webhook-endpoint-store.js';
 import { insertMessages } from '../../shared/db/webhook-message-store.js';
 import type { ServiceUserId } from '../../shared/domain/ids.js';
 import { ONLY_RUN } from '../../shared/domain/recurrence.js';
-import { type EventSource, sourceKey, usersBySource } from '../../shared/domain/sources.js';
+import { sourceKey, usersBySource } from '../../shared/domain/sources.js';
 import { type TallyNotice, tallyNotices } from '../../shared/domain/tally.js';
 import { formatIsoMillis } from '../../shared/domain/timestamp.js';
 import type { CoreDeps } from '../deps.js';
@@ -29,6 +29,7 @@ import { earnedAutoClaims } from '../rewards/earned-auto-claims.js';
 import { batchFacts } from '../webhooks/batch-facts.js';
 import { reversalFact } from '../webhooks/claim-fact.js';
 import { admitNewUsers } from './admit-users.js';
+import { ChainCache } from './chain-cache.js';
 import { loadCountingHistory } from './counting-history.js';
 import { advanceWalks, type BatchView, type BatchWrites, diffWalks, historyNeeds, recomputeWalks } from './plan-batch.js';
 import { keepBatchWalks, loadBatchWalks, type WalkCache } from './walk-cache.js';
@@ -86,6 +87,8 @@ export async function matchBatch(
     inTurn?: InTurn;
     /** The worker's walks kept between batches; without it every batch loads its users' walks. */
     walkCache?: WalkCache;
+    /** The worker's chains kept between batches; without it every batch reads its chains whole. */
+    chainCache?: ChainCache;
   },
   input: { eventIds: readonly string[]; evaluateUserIds: readonly ServiceUserId[] },
 ): Promise<BatchOutcome> {
@@ -97,20 +100,20 @@ export async function matchBatch(
     // Batches of one process take their locks in the order they claimed their
     // events (`inTurn`), so events delivered earlier are walked first; the
     // other order would make the later batch's events late, and recomputed.
-    const { events, userIds } = await inTurn(async () => {
-      const events = await takePendingEvents(tx, input.eventIds);
-      const senders = new Map<string, EventSource>(
-        events.map((e) => [sourceKey(e), { providerId: e.providerId, userId: e.userId }]),
-      );
-      const userIds = [...new Set([...(await findSourceUsers(tx, [...senders.values()])), ...input.evaluateUserIds])].sort();
-      await lockUsers(tx, userIds);
-      return { events, userIds };
-    });
-    // The users and their walks in one round trip (a user id with no row has no walk either), or kept from earlier batches.
-    const batchWalks = await loadBatchWalks(tx, userIds, input.evaluateUserIds, walkCache);
+    // The claim and the lock go in one round trip: the server runs them in
+    // turn, and the lock resolves the events' users itself.
+    const [events, userIds] = await inTurn(() =>
+      Promise.all([takePendingEvents(tx, input.eventIds), lockPendingEventUsers(tx, input.eventIds, input.evaluateUserIds)]),
+    );
+    // The users, their walks (a user id with no row has no walk either) and
+    // their platforms' chain stamps in one round trip; walks and chains kept
+    // from earlier batches are not read again.
+    const [batchWalks, chainStamps] = await Promise.all([
+      loadBatchWalks(tx, userIds, input.evaluateUserIds, walkCache),
+      loadChainStamps(tx, userIds),
+    ]);
     const { users } = batchWalks;
-    const platformIds = [...new Set(users.map((u) => u.platformId))];
-    const chains = await loadMatchingChains(tx, platformIds);
+    const chains = await (deps.chainCache ?? new ChainCache()).chainsOf(tx, chainStamps);
 
     const walks = new Map<string, StoredWalk>();
     for (const userWalks of batchWalks.walksByUser.values()) for (const [key, walk] of userWalks) walks.set(key, walk);

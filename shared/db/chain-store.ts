@@ -6,6 +6,7 @@ import { seedHash } from '../rewards/verifiable-draw.js';
 import type { Executor } from './client.js';
 import { afterKey, type Page, type PageRequest, rowsToRead, toPage } from './keyset.js';
 import { chainRewards, chainStatus, drawSeeds, questChains, questTasks, rewardPrizes } from './schema/index.js';
+import { idArray } from './sql-fragments.js';
 
 /** A chain, a task and a chain reward as stored (timestamps in epoch microseconds). */
 export type ChainRow = typeof questChains.$inferSelect;
@@ -101,15 +102,39 @@ const toChainReward = ({ drawSeeds: seeds, ...reward }: StoredReward): ChainRewa
   drawSeedHash: seeds[0]?.seedHash ?? null,
 });
 
-/** The platforms' chains as the matcher needs them: tasks and rules (no reward, prizes or seed, which matching never reads). */
-export async function loadMatchingChains(tx: Executor, platformIds: readonly string[]): Promise<MatchingChain[]> {
-  if (platformIds.length === 0) return [];
+/** The chains with these ids (those that exist) as the matcher needs them: tasks and rules (no reward, prizes or seed, which matching never reads). */
+export async function loadMatchingChainsByIds(tx: Executor, ids: readonly string[]): Promise<MatchingChain[]> {
+  if (ids.length === 0) return [];
   const chains = await tx.query.questChains.findMany({
-    where: inArray(questChains.platformId, [...platformIds]),
+    where: inArray(questChains.id, [...ids]),
     orderBy: chainOrder,
     with: { tasks: tasksInOrder },
   });
   return chains.map(({ tasks, ...chain }): MatchingChain => ({ chain, tasks, rules: toChainRules(chain, tasks) }));
+}
+
+/**
+ * What may change of a stored chain once created, as matching reads it: its
+ * status (set with updated_at) and its places taken (admitted_users, moved
+ * by the matcher's admissions). Its dates, rules and tasks are fixed at
+ * creation; the claim counters (budget_spent, claims_count) move too, but
+ * matching never reads them.
+ */
+export type ChainStamp = Pick<ChainRow, 'id' | 'status' | 'updatedAt' | 'admittedUsers'>;
+
+/** The stamps of every chain of these users' platforms , in matching order. */
+export async function loadChainStamps(tx: Executor, userIds: readonly string[]): Promise<ChainStamp[]> {
+  if (userIds.length === 0) return [];
+  return tx
+    .select({
+      id: questChains.id,
+      status: questChains.status,
+      updatedAt: questChains.updatedAt,
+      admittedUsers: questChains.admittedUsers,
+    })
+    .from(questChains)
+    .where(sql`${questChains.platformId} in (select platform_id from users where id = any(${idArray(userIds)}))`)
+    .orderBy(...chainOrder);
 }
 
 /** A platform's chains with status `active` that have not ended (those not yet open included). */

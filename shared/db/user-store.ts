@@ -159,8 +159,45 @@ export async function findSourceUsers(tx: Executor, sources: readonly EventSourc
 export async function lockUsers(tx: Executor, userIds: readonly ServiceUserId[]): Promise<void> {
   if (userIds.length === 0) return;
   await tx.execute(sql`
-    select count(pg_advisory_xact_lock(hashtextextended('user:' || id::text, 0)))
-    from (select id from unnest(${idArray(userIds)}) as id order by id) ordered`);
+    select count(${userLock}) from (select id from unnest(${idArray(userIds)}) as id order by id) ordered`);
+}
+
+// One user's matching lock, on a row with its `id`: every locker uses this key.
+const userLock = sql.raw(`pg_advisory_xact_lock(hashtextextended('user:' || id::text, 0))`);
+
+/**
+ * The users of the pending events `eventIds` (§4: the platform's user, and
+ * the users an advertiser's sender is linked to) and the users `alsoIds`,
+ * locked in id order as lockUsers locks them; answers their ids in that
+ * order. It reads the events' senders itself, so the matcher sends it in the
+ * same round trip as the statement that claims those events
+ * (takePendingEvents): the server runs the two in turn. It may find an event
+ * the claim skipped (another transaction holds it) and lock its users too,
+ * which costs a wait, never a result.
+ */
+export async function lockPendingEventUsers(
+  tx: Executor,
+  eventIds: readonly string[],
+  alsoIds: readonly ServiceUserId[],
+): Promise<ServiceUserId[]> {
+  if (eventIds.length === 0 && alsoIds.length === 0) return [];
+  const rows = await tx.execute<DriverRow<Pick<UserColumns, 'id'>>>(sql`
+    with s as (
+      select distinct e.provider_id, e.user_id
+      from pending_events p
+      -- By the event's full key, so only its month's partition is read (as takePendingEvents reads it).
+      cross join lateral (select provider_id, user_id from events e where e.id = p.event_id and e.occurred_at = p.occurred_at limit 1) e
+      where p.event_id = any(${idArray(eventIds)})
+    ),
+    found as (
+      select u.id from s join users u on u.platform_id = s.provider_id and u.platform_user_id = s.user_id
+      union
+      select l.user_id from s join account_links l on l.advertiser_id = s.provider_id and l.advertiser_user_id = s.user_id
+      union
+      select unnest(${idArray(alsoIds)})
+    )
+    select id, ${userLock} from (select id from found order by id) ordered`);
+  return rows.map((row) => row.id);
 }
 
 /** The columns of a MatchUserRow, for `users u`: the user, its registration and its links as [advertiser id, advertiser user id] pairs. */
