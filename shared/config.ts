@@ -192,17 +192,27 @@ const checkedSchema = configSchema.superRefine((config, context) => {
       message: `is the old name of MATCHING_PARTITIONS and says ${config.MATCHING_QUEUE_SHARDS}, MATCHING_PARTITIONS ${config.MATCHING_PARTITIONS}: set MATCHING_PARTITIONS only`,
     });
   }
-  // Refinements run even when a field failed its own check, with its raw value: only a parsed list is compared.
-  const pins = Array.isArray(config.WORKER_SHARDS) ? config.WORKER_SHARDS : [];
-  const outside = pins.filter((partition) => partition >= config.MATCHING_PARTITIONS);
-  if (outside.length > 0) {
-    context.addIssue({
-      code: 'custom',
-      path: ['WORKER_SHARDS'],
-      message: `partition${outside.length > 1 ? 's' : ''} ${outside.join(',')} ${outside.length > 1 ? 'do' : 'does'} not exist: MATCHING_PARTITIONS=${config.MATCHING_PARTITIONS} numbers them 0 to ${config.MATCHING_PARTITIONS - 1}`,
-    });
-  }
 });
+
+/** Whether the environment sets the partition count (MATCHING_PARTITIONS, or its old name): if not, the deployment's stored one is used. */
+export const setsPartitionCount = (env: Record<string, string | undefined>): boolean =>
+  Boolean(env.MATCHING_PARTITIONS) || Boolean(env.MATCHING_QUEUE_SHARDS);
+
+/**
+ * Refuses WORKER_SHARDS pins to partitions the count does not have. Checked
+ * once the count is known: in parseConfig when the environment sets it, else
+ * once the deployment's stored count is read (withDeploymentPartitions), so
+ * a pin past 15 in a deployment of 64 partitions needs no setting beside it.
+ */
+export function checkPinnedPartitions(config: Config): Config {
+  const outside = (config.WORKER_SHARDS ?? []).filter((partition) => partition >= config.MATCHING_PARTITIONS);
+  if (outside.length === 0) return config;
+  const many = outside.length > 1;
+  throw new ConfigError(
+    `Invalid configuration: WORKER_SHARDS: partition${many ? 's' : ''} ${outside.join(',')} ${many ? 'do' : 'does'} not exist: ` +
+      `MATCHING_PARTITIONS=${config.MATCHING_PARTITIONS} numbers them 0 to ${config.MATCHING_PARTITIONS - 1}`,
+  );
+}
 
 export type Config = z.infer<typeof configSchema>;
 
@@ -219,7 +229,16 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     const problems = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
   }
-  return result.data;
+  return setsPartitionCount(present) ? checkPinnedPartitions(result.data) : result.data;
+}
+
+/** A ConfigError's message on stderr and exit 1 (a process cannot start on it); anything else is thrown on. */
+export function exitOnConfigError(error: unknown): never {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+  throw error;
 }
 
 /** Reads process.env once (after `.env`, when present); exits with a message naming the bad variable. */
@@ -228,10 +247,6 @@ export function loadConfig(): Config {
     loadEnvFileIfPresent();
     return parseConfig(process.env);
   } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(1);
-    }
-    throw error;
+    return exitOnConfigError(error);
   }
 }

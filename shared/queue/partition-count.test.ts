@@ -86,6 +86,24 @@ describe('withDeploymentPartitions', () => {
     await redis.del(`${prefix}:partitions:count`);
   });
 
+  it('judges WORKER_SHARDS pins against the count it settles on, stored or set', async () => {
+    const prefix = `test-pins-${uniqueSuffix()}`;
+    const env = { QUEUE_PREFIX: prefix, WORKER_SHARDS: '15,16,20' };
+    // A new deployment: the default 16 numbers its partitions 0 to 15.
+    await expect(withDeploymentPartitions(parseConfig(env), env)).rejects.toThrow(
+      'WORKER_SHARDS: partitions 16,20 do not exist: MATCHING_PARTITIONS=16 numbers them 0 to 15',
+    );
+    // A deployment stored at 64 has them: no setting is needed beside the pins.
+    await redis.set(`${prefix}:partitions:count`, '64');
+    expect((await withDeploymentPartitions(parseConfig(env), env)).WORKER_SHARDS).toEqual([15, 16, 20]);
+    // A count set is judged as set, whatever is stored.
+    const set = { ...env, MATCHING_PARTITIONS: '18' };
+    expect(() => parseConfig(set)).toThrow(
+      'WORKER_SHARDS: partition 20 does not exist: MATCHING_PARTITIONS=18 numbers them 0 to 17',
+    );
+    await redis.del(`${prefix}:partitions:count`);
+  });
+
   it('keeps the default, without holding the start up, when Redis does not answer', async () => {
     const env = { REDIS_URL: 'redis://127.0.0.1:1' };
     const started = performance.now();

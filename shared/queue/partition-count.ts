@@ -1,5 +1,5 @@
 import { withTimeout } from '../async/with-timeout.js';
-import type { Config } from '../config.js';
+import { type Config, checkPinnedPartitions, setsPartitionCount } from '../config.js';
 import type { Logger } from '../observability/logger.js';
 import { createRedis, type RedisClient } from './connection.js';
 import { type QueueLayout, queueLayout } from './partitions.js';
@@ -98,23 +98,24 @@ export async function replacePartitionCount(redis: RedisClient, layout: QueueLay
   await redis.set(layout.coordination.partitionCount, String(count));
 }
 
-/** Whether the environment sets the partition count (MATCHING_PARTITIONS, or its old name): if not, the deployment's stored one is used. */
-const setsPartitionCount = (env: Record<string, string | undefined>): boolean =>
-  Boolean(env.MATCHING_PARTITIONS) || Boolean(env.MATCHING_QUEUE_SHARDS);
-
 /**
  * The config a process runs with when MATCHING_PARTITIONS is unset: the
  * deployment's stored count when Redis answers within a short wait, so that a
  * deployment keeps its count through an upgrade that changed the default (64
  * before 16). When nothing is stored (a new deployment) or Redis does not
  * answer, the default; checkPartitionCount then compares it with what the
- * deployment stored as soon as Redis answers.
+ * deployment stored as soon as Redis answers. WORKER_SHARDS pins are checked
+ * against the count it answers (a ConfigError names those past it).
  */
 export async function withDeploymentPartitions(
   config: Config,
   env: Record<string, string | undefined>,
   logger?: Logger,
 ): Promise<Config> {
+  return checkPinnedPartitions(await resolvePartitionCount(config, env, logger));
+}
+
+async function resolvePartitionCount(config: Config, env: Record<string, string | undefined>, logger?: Logger): Promise<Config> {
   if (setsPartitionCount(env)) return config;
   const layout = queueLayout({
     prefix: config.QUEUE_PREFIX,

@@ -56,9 +56,8 @@ describe('partition and process settings', () => {
     expect(() => parseConfig({ MATCHING_PARTITIONS: '2', WORKER_SHARDS: '0,2' })).toThrow(
       'WORKER_SHARDS: partition 2 does not exist: MATCHING_PARTITIONS=2 numbers them 0 to 1',
     );
-    expect(() => parseConfig({ WORKER_SHARDS: '15,16,20' })).toThrow(
-      'WORKER_SHARDS: partitions 16,20 do not exist: MATCHING_PARTITIONS=16 numbers them 0 to 15',
-    );
+    // With the count unset, the deployment's count judges them (withDeploymentPartitions, partition-count.test.ts).
+    expect(parseConfig({ WORKER_SHARDS: '15,16,20' }).WORKER_SHARDS).toEqual([15, 16, 20]);
     expect(() => parseConfig({ WORKER_SHARDS: '1,x' })).toThrow(/WORKER_SHARDS: must be comma-separated partition numbers/);
   });
 
