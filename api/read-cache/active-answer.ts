@@ -25,13 +25,8 @@ export interface ActiveAnswer {
   etag: string;
 }
 
-/** What the renderer must give: the whole body in its envelope (`successBody`), the live token where the data says it. */
-export interface RenderedAnswer {
-  data: { liveUpdates: { token: string } };
-}
-
 // Where the token sits once it is blanked: the first `"token":` of the body (liveUpdates leads the data).
-const BLANK_TOKEN = Buffer.from('"token":""');
+const BLANK_TOKEN = '"token":""';
 
 const fingerprints = new WeakMap<ChainDefinition[], string>();
 
@@ -51,8 +46,8 @@ function definitionsFingerprint(definitions: ChainDefinition[]): string {
 /**
  * The JSON body of GET active and its entity tag: from the answer cache when
  * nothing in it can have changed, otherwise read (one statement with warm
- * definitions), rendered once by `render` (the route's wire shaper inside the
- * one success envelope, api/http/envelope.ts) and
+ * definitions), rendered once by `render` (the route's JSON text of the answer
+ * inside the one success envelope, with the live token blank) and
  * stored, so a cache hit costs no rendering either. The tag is a digest of
  * the body with its live token left out, so it changes exactly when what the
  * answer says does. With `ifNoneMatch`, a matching tag known to the cache's
@@ -68,7 +63,7 @@ export async function activeAnswer(
     ifNoneMatch?: string | undefined;
     nowMs?: number | undefined;
   },
-  render: (answer: ActiveChains) => RenderedAnswer,
+  render: (answer: ActiveChains) => string,
 ): Promise<ActiveAnswer> {
   const { platformId, platformUserId, ifNoneMatch } = input;
   const nowMs = input.nowMs ?? Date.now();
@@ -106,21 +101,24 @@ export async function activeAnswer(
     livemode: input.livemode,
   });
   // The key's platform is a live provider or a test twin, so the envelope's `livemode` is the same for every answer under it.
-  const rendered = render(answer);
-  const token = Buffer.from(rendered.data.liveUpdates.token);
-  rendered.data.liveUpdates.token = '';
-  const blank = Buffer.from(JSON.stringify(rendered));
-  const etag = `"${createHash('sha1').update(blank).digest('base64url')}"`;
-  const tokenAt = blank.indexOf(BLANK_TOKEN) + BLANK_TOKEN.length - 1;
-  if (tokenAt < BLANK_TOKEN.length - 1) throw new Error('the rendered answer has no liveUpdates.token');
-  const body = Buffer.concat([blank.subarray(0, tokenAt), token, blank.subarray(tokenAt)]);
+  const blank = render({ ...answer, liveToken: '' });
+  const tokenIndex = blank.indexOf(BLANK_TOKEN);
+  if (tokenIndex < 0) throw new Error('the rendered answer has no liveUpdates.token');
+  const before = blank.slice(0, tokenIndex + BLANK_TOKEN.length - 1);
+  // As JSON.stringify would write it inside the string (a token is URL-safe text: nothing to escape, in fact).
+  const token = JSON.stringify(answer.liveToken).slice(1, -1);
+  // Encoded once; the tag digests the body's bytes around the token, which are the blank body's.
+  const body = Buffer.from(before + token + blank.slice(before.length));
+  const tokenAt = Buffer.byteLength(before);
+  const tokenEnd = tokenAt + Buffer.byteLength(token);
+  const etag = `"${createHash('sha1').update(body.subarray(0, tokenAt)).update(body.subarray(tokenEnd)).digest('base64url')}"`;
   if (answer.userId !== null && answers.enabled) {
     const expiresAtMs = Math.min(nowMs + answers.ttlMs, nextWindowEdgeMs(definitions, nowMs));
     const entry: CachedAnswer = {
       body,
       etag,
       tokenAt,
-      tokenLength: token.length,
+      tokenLength: tokenEnd - tokenAt,
       tokenIssuedAtMs,
       definitionsFingerprint: fingerprint,
       userId: answer.userId,

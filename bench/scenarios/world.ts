@@ -52,6 +52,7 @@ async function runWorld(ctx: BenchContext, run: ReturnType<typeof openWorldRun>)
   if (options.fixedRate > 0) {
     const result = await run.step(options.fixedRate, options.pollRate);
     ctx.log(`world at ${options.fixedRate} events/s: CPU per event ${JSON.stringify(result.cpuPerEventUs)}`);
+    if (result.reads) ctx.log(`world at ${options.pollRate} reads/s: ${readCostText(result)}`);
     await run.drainAndCheck();
     return;
   }
@@ -69,6 +70,9 @@ async function runWorld(ctx: BenchContext, run: ReturnType<typeof openWorldRun>)
     alone.push(result);
     if (!result.flat) break;
   }
+  // Polls alone, before the pollers hold any tag: nearly every read misses the answer cache (a user drawn uniformly
+  // from all of them, read once or twice in the step), so this is what a miss costs the API.
+  const pollsAlone = options.pollRate > 0 ? await run.step(0, options.pollRate) : undefined;
   // Pollers in steady state hold a tag for every user they read before: one pass over everyone first (not measured).
   await run.traffic.warmPollers(options.pollRate > 0 ? Math.max(options.pollRate, 2_000) : 0);
   const polled: Step[] = [];
@@ -80,13 +84,17 @@ async function runWorld(ctx: BenchContext, run: ReturnType<typeof openWorldRun>)
   const hotLagMs = await run.hotUserBacklog();
   const check = await run.drainAndCheck();
 
-  report(ctx, alone, polled, hotLagMs, check, run.history, run.traffic);
+  report(ctx, alone, polled, pollsAlone, hotLagMs, check, run.history, run.traffic);
 }
+
+const readCostText = (step: Step) =>
+  `API CPU ${Math.round(step.apiCpuPerReadUs ?? 0)} µs a read; ${step.reads!.answered.ok} answered 200, ${step.reads!.answered.notModified} 304`;
 
 function report(
   ctx: BenchContext,
   alone: Step[],
   polled: Step[],
+  pollsAlone: Step | undefined,
   hotLagMs: number[],
   check: Awaited<ReturnType<typeof checkAgainstModel>>,
   history: SampledHistory,
@@ -141,6 +149,17 @@ function report(
       },
       { atMost: 50 },
     );
+  }
+  if (pollsAlone?.reads) {
+    const { reads } = pollsAlone;
+    ctx.results.add({
+      figure: `${label}: a poll of a user drawn from ${world.users}, no events (answer-cache misses): API CPU a read`,
+      value: Math.round(pollsAlone.apiCpuPerReadUs!),
+      unit: 'µs',
+      p50Ms: Math.round(reads.p50Ok),
+      p99Ms: Math.round(reads.p99Ok),
+      note: `${readCostText(pollsAlone)}, at ${reads.rate} reads/s`,
+    });
   }
   ctx.results.addBound(
     {

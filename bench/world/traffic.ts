@@ -15,6 +15,8 @@ export interface ReadFigures {
   p99NotModified: number;
   /** Revalidations (If-None-Match sent) answered 304. */
   notModifiedShare: number;
+  /** Reads answered 200 (a body: with no tag held, or a tag no longer current) and 304. */
+  answered: { ok: number; notModified: number };
   failures: number;
 }
 
@@ -97,6 +99,7 @@ export function createTraffic(client: ApiClient, seeded: SeededWorld, history: S
         p50NotModified: quantile(reads.notModified, 0.5, 0),
         p99NotModified: quantile(reads.notModified, 0.99, 0),
         notModifiedShare: reads.revalidations === 0 ? 0 : reads.notModified.length / reads.revalidations,
+        answered: { ok: reads.ok.length, notModified: reads.notModified.length },
         failures: reads.failures,
       };
     },

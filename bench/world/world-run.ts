@@ -34,7 +34,14 @@ export interface Step {
   /** CPU per event, microseconds: every API process together (a launcher's included), every worker together. */
   cpuPerEventUs: { api: number; worker: number; postgres: number; redis: number; generator: number };
   reads?: ReadFigures;
+  /** With reads: the API processes' CPU per read answered, microseconds (the events' share included, if any). */
+  apiCpuPerReadUs?: number;
 }
+
+const readsOf = (reads: ReadFigures, apiCpuS: number) => ({
+  reads,
+  apiCpuPerReadUs: (apiCpuS / Math.max(1, reads.answered.ok + reads.answered.notModified)) * 1e6,
+});
 
 /** Flat, and answered → matched p99 within the pipeline's bound. */
 export const keptUp = (step: Step) => step.flat && step.lagP99S <= LAG_P99_BOUND_S;
@@ -124,7 +131,7 @@ export function openWorldRun(stack: WorldStack, seeded: SeededWorld, options: Wo
         redis: perEvent(cpu.redis),
         generator: perEvent(generatorCpu),
       },
-      ...(pollRate > 0 ? { reads: traffic.readFigures(pollRate) } : {}),
+      ...(pollRate > 0 ? readsOf(traffic.readFigures(pollRate), cpu.api) : {}),
     };
     log(
       `world ${rate} events/s${pollRate ? ` + ${pollRate} reads/s` : ''}${deploymentLabel()}: achieved ${Math.round(achieved)}, backlog +${backlogGrowth}, p99 <= ${bound * 1000} ms${result.reads ? `, reads p99 ${result.reads.p99Ok.toFixed(0)} / ${result.reads.p99NotModified.toFixed(0)} ms (200 / 304), ${(result.reads.notModifiedShare * 100).toFixed(1)} % 304` : ''}`,

@@ -180,7 +180,7 @@ describe('ETag and If-None-Match', () => {
       activeAnswer(
         api.deps,
         { platformId: platform.id, platformUserId: senderUserId(platformUserId), livemode: true, nowMs, ifNoneMatch },
-        (answer) => ({ success: true, data: toActiveChainsResponse(answer) }),
+        (answer) => JSON.stringify({ success: true, data: toActiveChainsResponse(answer) }),
       );
     const early = await at(minute + 1_000);
     const late = await at(minute + 59_000);

@@ -2,13 +2,15 @@ import { createRoute } from '@hono/zod-openapi';
 import { senderUserId } from '../../../../shared/domain/ids.js';
 import { stringProblem } from '../../../../shared/validation/json-value.js';
 import { answerDirectly } from '../../../http/direct-answer.js';
-import { errorResponses, successBody } from '../../../http/envelope.js';
+import { errorResponses } from '../../../http/envelope.js';
 import { validationHook } from '../../../http/errors.js';
+import { answerLivemode } from '../../../http/livemode.js';
 import { requestHeader } from '../../../http/request-headers.js';
 import { activeAnswer } from '../../../read-cache/active-answer.js';
 import { defineUnvalidatedRoute } from '../../route-entry.js';
 import { platformUserIdParams } from '../../shared-shapes.js';
-import { activeChainsResponseSchema, toActiveChainsResponse } from './schema.js';
+import { activeChainsJson } from './active-json.js';
+import { activeChainsResponseSchema } from './schema.js';
 
 const route = createRoute({
   method: 'get',
@@ -58,7 +60,7 @@ export const getActiveQuestChainsRoute = defineUnvalidatedRoute({
       livemode: caller.livemode,
       ifNoneMatch,
     };
-    const answer = await activeAnswer(deps, input, (read) => successBody(c, toActiveChainsResponse(read)));
+    const answer = await activeAnswer(deps, input, (read) => activeChainsJson(read, answerLivemode(c)));
     // Per credential, so private.
     const headers = { ETag: answer.etag, 'Cache-Control': 'private, no-cache' };
     if (answer.body === null) return answerDirectly(c, 304, headers);

@@ -128,7 +128,7 @@ describe('the answer cache spares the read', () => {
     activeAnswer(
       { readDb: drizzle(counted, { schema }), chainCache: cache, liveTokens },
       { platformId, platformUserId, livemode: true, nowMs, ifNoneMatch },
-      (answer) => ({ success: true, data: toActiveChainsResponse(answer) }),
+      (answer) => JSON.stringify({ success: true, data: toActiveChainsResponse(answer) }),
     );
 
   it('keeps an answer past the definitions’ lifetime and the token’s minute, until a notice', async () => {

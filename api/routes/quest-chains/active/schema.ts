@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import type { ActiveChainProgress, ActiveChains, ClaimableTask } from '../../../../core/quest-chains/read-active-chains.js';
+import type { ChainReward } from '../../../../shared/db/chain-store.js';
 import { type TaskProgress, taskProgressWire } from '../../../../shared/domain/chain-view.js';
 import { inStock } from '../../../../shared/domain/draw-stock.js';
 import { formatIsoMillis } from '../../../../shared/domain/timestamp.js';
@@ -190,61 +191,63 @@ export const activeChainsResponseSchema = successEnvelope(activeChainsSchema);
 
 const taskProgressOrNull = (progress: TaskProgress | undefined) => (progress === undefined ? null : taskProgressWire(progress));
 
-function toActiveChainResponse({
-  definition,
-  taskStatuses,
-  taskProgress,
-  progress,
-  rewardClaimable,
-  rewardClaimableUs,
-  capReached,
-  run,
-  claimableRuns,
-}: ActiveChainProgress) {
-  const { chain, tasks, reward } = definition;
+// A chain's answer in two kinds of parts: what its definition fixes (the same for every user: active-json.ts keeps
+// it as text) and what the user's progress decides. Both renderers put them together in the same order.
+
+/** What the user's progress decides of a task, after the task's own fields. */
+export const toTaskStandingResponse = (taskId: string, { taskStatuses, taskProgress }: ActiveChainProgress) => ({
+  user_status: taskStatuses.get(taskId)!,
+  progress: taskProgressOrNull(taskProgress.get(taskId)),
+});
+
+export const toUserProgressResponse = ({ progress, capReached, run }: ActiveChainProgress) => ({
+  status: progress.status,
+  progress: progress.progress,
+  joined_at: formatIsoMillis(progress.joinedUs),
+  completed_at: isoMillisOrNull(progress.completedUs),
+  completed_tasks: progress.completedTasks,
+  total_tasks: progress.totalTasks,
+  cap_reached: capReached,
+  period_start: isoMillisOrNull(run?.startUs ?? null),
+  period_end: isoMillisOrNull(run?.endUs ?? null),
+});
+
+/** The chain reward as its definition fixes it, with its prize table. */
+export const toFixedRewardResponse = (reward: ChainReward) => ({
+  ...toChainRewardResponse(reward),
+  prizes: toPrizesResponse(reward.prizes, (prize) => ({ in_stock: inStock(prize) })),
+});
+
+/** What the user's progress decides of the chain reward, after its fixed fields. */
+export const toRewardStandingResponse = ({ rewardClaimable, rewardClaimableUs, claimableRuns }: ActiveChainProgress) => ({
+  claimable: rewardClaimable,
+  claimable_at: isoMillisOrNull(rewardClaimableUs),
+  // Runs of a repeating chain only (a chain that does not repeat lists none).
+  claimable_periods: claimableRuns.flatMap(({ run, completedUs, claimableUs }) =>
+    run === null
+      ? []
+      : [
+          {
+            period_start: formatIsoMillis(run.startUs),
+            period_end: formatIsoMillis(run.endUs),
+            completed_at: formatIsoMillis(completedUs),
+            claimable_at: formatIsoMillis(claimableUs),
+          },
+        ],
+  ),
+});
+
+function toActiveChainResponse(standing: ActiveChainProgress) {
+  const { chain, tasks, reward } = standing.definition;
   return {
     quest_chain: toQuestChainResponse(chain),
-    tasks: tasks.map((task) => ({
-      ...toTaskResponse(task),
-      user_status: taskStatuses.get(task.id)!,
-      progress: taskProgressOrNull(taskProgress.get(task.id)),
-    })),
-    user_progress: {
-      status: progress.status,
-      progress: progress.progress,
-      joined_at: formatIsoMillis(progress.joinedUs),
-      completed_at: isoMillisOrNull(progress.completedUs),
-      completed_tasks: progress.completedTasks,
-      total_tasks: progress.totalTasks,
-      cap_reached: capReached,
-      period_start: isoMillisOrNull(run?.startUs ?? null),
-      period_end: isoMillisOrNull(run?.endUs ?? null),
-    },
-    chain_reward: reward
-      ? {
-          ...toChainRewardResponse(reward),
-          prizes: toPrizesResponse(reward.prizes, (prize) => ({ in_stock: inStock(prize) })),
-          claimable: rewardClaimable,
-          claimable_at: isoMillisOrNull(rewardClaimableUs),
-          // Runs of a repeating chain only (a chain that does not repeat lists none).
-          claimable_periods: claimableRuns.flatMap(({ run, completedUs, claimableUs }) =>
-            run === null
-              ? []
-              : [
-                  {
-                    period_start: formatIsoMillis(run.startUs),
-                    period_end: formatIsoMillis(run.endUs),
-                    completed_at: formatIsoMillis(completedUs),
-                    claimable_at: formatIsoMillis(claimableUs),
-                  },
-                ],
-          ),
-        }
-      : null,
+    tasks: tasks.map((task) => ({ ...toTaskResponse(task), ...toTaskStandingResponse(task.id, standing) })),
+    user_progress: toUserProgressResponse(standing),
+    chain_reward: reward ? { ...toFixedRewardResponse(reward), ...toRewardStandingResponse(standing) } : null,
   };
 }
 
-function toClaimableTaskResponse({ chainId, task, completedUs, claimableUs, run }: ClaimableTask) {
+export function toClaimableTaskResponse({ chainId, task, completedUs, claimableUs, run }: ClaimableTask) {
   return {
     task_id: task.id,
     quest_chain_id: chainId,
