@@ -63,7 +63,7 @@ export function successEnvelope<T extends z.ZodTypeAny>(data: T) {
  * errors.ts, with `livemode` when the answer is to an API credential
  * (api/http/livemode.ts). The read cache stores bodies built here too.
  */
-export function successBody<T>(c: Context, data: T): SuccessBody<T> {
+function successBody<T>(c: Context, data: T): SuccessBody<T> {
   const livemode = answerLivemode(c);
   return livemode === undefined ? { success: true, data } : { success: true, livemode, data };
 }
