@@ -185,3 +185,28 @@ describe('the chain stats columns (0014)', () => {
     expect(await statsColumnsAdrift(database.db)).toEqual([]);
   });
 });
+
+describe('matchBatch and counted tasks', () => {
+  it('writes nothing when a redo leaves the tallies as stored (tallies read back from jsonb in its key order)', async () => {
+    const chain = await createTestChain(database.db, platform.id, advertiser.id, {
+      name: 'counted then deposit',
+      start: '2026-01-01T00:00:00Z',
+      end: '2027-01-01T00:00:00Z',
+      reward: false,
+      tasks: [{ event: 'tally-trade', min_count: 3 }, { event: 'tally-deposit' }],
+    });
+    const userId = await registerUser('tally-redo');
+    await processEvent(database.db, await send(platform, 'tally-redo', 'tally-trade', '2026-03-01T10:00:00Z'));
+    const [stored] = await database.db.select().from(chainProgress).where(eq(chainProgress.chainId, chain.id));
+    expect(stored!.tallies).not.toBeNull();
+    // A re-evaluation redoes the walk from the history, its tallies counted afresh, and it comes out as stored:
+    // nothing may be written or announced.
+    const outcome = await matchBatch({ db: database.db }, { eventIds: [], evaluateUserIds: [userId] });
+    expect(outcome.evaluated).toEqual([userId]);
+    // Every chain of the platform is redone for the user; only this one holds anything of theirs.
+    expect(outcome.recomputed).toBeGreaterThanOrEqual(1);
+    expect(outcome.changes).toEqual([]);
+    const [after] = await database.db.select().from(chainProgress).where(eq(chainProgress.chainId, chain.id));
+    expect(after!.updatedAt).toBe(stored!.updatedAt);
+  });
+});

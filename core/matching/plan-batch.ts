@@ -299,7 +299,16 @@ const storedTallies = (state: WalkState): StoredTallies | null =>
     ? null
     : Object.fromEntries([...state.tallies].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
-const sameTallies = (a: StoredTallies | null, b: StoredTallies | null) => JSON.stringify(a) === JSON.stringify(b);
+/** A value's JSON with every object's keys in sorted order: tallies read back from jsonb have their keys in its order, not the walk's. */
+const sortedJson = (value: unknown): string =>
+  JSON.stringify(value, (_key, field: unknown) =>
+    field !== null && typeof field === 'object' && !Array.isArray(field)
+      ? Object.fromEntries(Object.entries(field).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : field,
+  );
+
+/** Equal tallies, whatever the order of their keys: the same decision for tallies loaded and tallies kept (walk-cache.ts). */
+const sameTallies = (a: StoredTallies | null, b: StoredTallies | null) => sortedJson(a) === sortedJson(b);
 
 const sameMark = (a: WalkState['mark'], b: WalkState['mark']) =>
   a === null ? b === null : b !== null && a.id === b.id && a.occurredUs === b.occurredUs;

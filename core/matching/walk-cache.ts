@@ -47,10 +47,6 @@ export class WalkCache {
   keep(userId: ServiceUserId, version: bigint, walks: UserWalks): void {
     this.users.set(userId, { version, walks });
   }
-
-  drop(userId: ServiceUserId): void {
-    this.users.delete(userId);
-  }
 }
 
 /** The batch's users (read under their locks) and each one's stored walks. */
@@ -113,9 +109,10 @@ export async function loadBatchWalks(
  * them, kept at the version they now have (`writerVersion` for a user whose
  * walks the batch wrote, the version read otherwise). A walk written is its
  * progress row with its state's completions (diffWalks writes a progress row
- * for every walk whose completions it writes or deletes). A user whose
- * counted, summed or streak tallies were written is dropped instead: tallies
- * are stored as jsonb, which reads back with its keys in its own order.
+ * for every walk whose completions it writes or deletes), with its tallies
+ * as written. Those read back from jsonb with their keys in jsonb's order, not
+ * the walk's; the matcher compares tallies whatever their order (plan-batch.ts),
+ * so a kept tally decides as the one read back would.
  */
 export function keepBatchWalks(
   cache: WalkCache,
@@ -124,13 +121,8 @@ export function keepBatchWalks(
   states: ReadonlyMap<string, WalkState>,
   writerVersion: bigint,
 ): void {
-  const written = new Map<ServiceUserId, Map<string, StoredWalk> | null>();
+  const written = new Map<ServiceUserId, Map<string, StoredWalk>>();
   for (const row of writes.progress) {
-    if (written.get(row.userId) === null) continue;
-    if (row.tallies !== null) {
-      written.set(row.userId, null);
-      continue;
-    }
     const key = walkKey(row.userId, row.chainId, row.runStartUs);
     const completions = new Map(
       [...states.get(key)!.completions.values()].map((c) => [
@@ -145,17 +137,13 @@ export function keepBatchWalks(
       mark: row.mark,
       completions,
       generation: row.generation,
-      tallies: null,
+      tallies: row.tallies,
     };
     const walks = written.get(row.userId) ?? new Map<string, StoredWalk>();
     written.set(row.userId, walks.set(key, walk));
   }
   for (const user of batch.users) {
     const rewritten = written.get(user.id);
-    if (rewritten === null) {
-      cache.drop(user.id);
-      continue;
-    }
     // Every user of the batch has an entry (loadBatchWalks sets one, empty when it has no walk).
     const before = batch.walksByUser.get(user.id)!;
     if (rewritten === undefined) cache.keep(user.id, user.walksVersion, before);

@@ -5,7 +5,7 @@ import type { StoredTallies, Tally } from '../domain/tally.js';
  * with its streak under the key `run`, the name every row was written with,
  * which workers of an earlier release still read and write. Only this module
  * knows that key. It is renamed in place, so a tally keeps the order of its
- * keys (the matcher compares tallies as JSON text: core/matching/plan-batch.ts).
+ * keys (the matcher compares tallies whatever their order, core/matching/plan-batch.ts).
  */
 export type TallyJson = Omit<Tally, 'streak'> & { run: number };
 
