@@ -122,7 +122,7 @@ export async function loadMatchingChainsByIds(tx: Executor, ids: readonly string
  */
 export type ChainStamp = Pick<ChainRow, 'id' | 'status' | 'updatedAt' | 'admittedUsers'>;
 
-/** The stamps of every chain of these users' platforms , in matching order. */
+/** The stamps of every chain of these users' platforms, in matching order (what the matcher reads whole of them, chain-cache.ts). */
 export async function loadChainStamps(tx: Executor, userIds: readonly string[]): Promise<ChainStamp[]> {
   if (userIds.length === 0) return [];
   return tx
