@@ -145,11 +145,16 @@ export async function findSourceUsers(tx: Executor, sources: readonly EventSourc
   if (sources.length === 0) return [];
   const rows = await tx.execute<DriverRow<Pick<UserColumns, 'id'>>>(sql`
     with s as (select * from unnest(${idArray(sources.map((s) => s.providerId))}, ${textArray(sources.map((s) => s.userId))}) as s(provider_id, user_id))
-    select u.id from s join users u on u.platform_id = s.provider_id and u.platform_user_id = s.user_id
-    union
-    select l.user_id from s join account_links l on l.advertiser_id = s.provider_id and l.advertiser_user_id = s.user_id`);
+    ${usersOfSenders}`);
   return rows.map((row) => row.id);
 }
+
+// §4's reverse over senders `s(provider_id, user_id)`: the platform's users by their id there, and every user an
+// advertiser linked by that id. One text for every statement that resolves senders.
+const usersOfSenders =
+  sql.raw(`select u.id from s join users u on u.platform_id = s.provider_id and u.platform_user_id = s.user_id
+    union
+    select l.user_id from s join account_links l on l.advertiser_id = s.provider_id and l.advertiser_user_id = s.user_id`);
 
 /**
  * Serialises matching per user across transactions, workers and processes.
@@ -190,9 +195,7 @@ export async function lockPendingEventUsers(
       where p.event_id = any(${idArray(eventIds)})
     ),
     found as (
-      select u.id from s join users u on u.platform_id = s.provider_id and u.platform_user_id = s.user_id
-      union
-      select l.user_id from s join account_links l on l.advertiser_id = s.provider_id and l.advertiser_user_id = s.user_id
+      ${usersOfSenders}
       union
       select unnest(${idArray(alsoIds)})
     )

@@ -112,11 +112,12 @@ export async function withDeploymentPartitions(
   env: Record<string, string | undefined>,
   logger?: Logger,
 ): Promise<Config> {
-  return checkPinnedPartitions(await resolvePartitionCount(config, env, logger));
+  // A count set is the operator's word, and parseConfig has judged the pins against it.
+  if (setsPartitionCount(env)) return config;
+  return checkPinnedPartitions(await storedPartitionCount(config, logger));
 }
 
-async function resolvePartitionCount(config: Config, env: Record<string, string | undefined>, logger?: Logger): Promise<Config> {
-  if (setsPartitionCount(env)) return config;
+async function storedPartitionCount(config: Config, logger?: Logger): Promise<Config> {
   const layout = queueLayout({
     prefix: config.QUEUE_PREFIX,
     cluster: config.REDIS_CLUSTER,
