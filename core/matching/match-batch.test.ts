@@ -2,6 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { insertOrFindEvents } from '../../shared/db/event-store.js';
 import { accountLinks, chainProgress, taskCompletions, users, webhookMessages } from '../../shared/db/schema/index.js';
+import { loadProgressChangeSince } from '../../shared/db/user-store.js';
 import { deleteEndpoint, insertEndpoint } from '../../shared/db/webhook-endpoint-store.js';
 import { type ServiceUserId, senderUserId, serviceUserId } from '../../shared/domain/ids.js';
 import { formatIsoMicros, parseUtcTimestamp } from '../../shared/domain/timestamp.js';
@@ -177,6 +178,51 @@ describe('matchBatch, one event at a time', () => {
     } finally {
       await deleteEndpoint(database.db, platform.id, endpoint!.id);
     }
+  });
+});
+
+describe('matchBatch and the progress stamps live clients resume from', () => {
+  it("stamps the summaries of exactly the chains whose completions changed with the user's new stamp", async () => {
+    const x = await createChain(['stamp-x1', 'stamp-x2']);
+    const y = await createChain(['stamp-y1', 'stamp-y2']);
+    const userId = await registerUser('stamped');
+    const first = await matchBatch(
+      { db: database.db },
+      {
+        eventIds: [
+          await send(platform, 'stamped', 'stamp-x1', '2026-03-01T00:00:00Z'),
+          await send(platform, 'stamped', 'stamp-y1', '2026-03-01T00:00:01Z'),
+        ],
+        evaluateUserIds: [],
+      },
+    );
+    const firstStamp = first.changes.find((change) => change.userId === userId)!.changedUs;
+    // A second Y1 event moves Y's walk (its mark) without changing its completions: Y's row is rewritten, unstamped.
+    const second = await matchBatch(
+      { db: database.db },
+      {
+        eventIds: [
+          await send(platform, 'stamped', 'stamp-x2', '2026-03-02T00:00:00Z'),
+          await send(platform, 'stamped', 'stamp-y1', '2026-03-02T00:00:01Z'),
+        ],
+        evaluateUserIds: [],
+      },
+    );
+    const change = second.changes.find((c) => c.userId === userId)!;
+    expect(change.chainIds).toEqual([x.chainId]);
+    expect(change.changedUs > firstStamp).toBe(true);
+    // What a client resuming from the first stamp is told: the stamp and chains the batch reported.
+    expect(await loadProgressChangeSince(database.db, userId, firstStamp)).toEqual({
+      changedUs: change.changedUs,
+      chainIds: [x.chainId],
+    });
+    const rows = await database.db
+      .select({ chainId: chainProgress.chainId, updatedAt: chainProgress.updatedAt })
+      .from(chainProgress)
+      .where(eq(chainProgress.userId, serviceUserId(userId)));
+    const updated = new Map(rows.map((row) => [row.chainId, row.updatedAt]));
+    expect(updated.get(x.chainId)).toBe(change.changedUs);
+    expect(updated.get(y.chainId)).toBe(firstStamp);
   });
 });
 

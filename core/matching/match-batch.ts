@@ -145,18 +145,20 @@ export async function matchBatch(
     const chainsById = new Map(chains.map((c) => [c.chain.id, c]));
     await admitNewUsers(tx, view, advanced, chainsById);
     const writes = diffWalks(view, advanced, chainsById);
-    // Statements that do not wait on each other's results go together: the
+    // Statements that do not wait on each other's answers go together: the
     // connection pipelines them, so the batch pays one round trip for each
     // group, not each statement (on shared cores a round trip to another
-    // process costs more than most of these statements). They touch disjoint
-    // rows, so their order inside the transaction changes nothing.
+    // process costs more than most of these statements). The server runs them
+    // in the order sent; only the chain summaries depend on that, reading the
+    // stamps stampUsers wrote just before (so the common batch, with no claim
+    // to re-mark and nobody listening, writes in one round trip).
     //
     // Who listens for webhooks is read here, after every event the facts come
     // from (a recompute's history included): an event sent after an endpoint's
     // creation is then announced to it (READ COMMITTED). Offering every fact to
     // the outbox insert instead would make Postgres build and discard every
     // batch's facts when nobody listens, the common case.
-    const [stamps, , , , recipients, writerVersion] = await Promise.all([
+    const [stamps, , , , recipients, writerVersion, , marks, autoClaims, standingsQueued] = await Promise.all([
       stampUsers(tx, [...writes.changedChains.keys()]),
       saveCompletions(tx, writes.completions),
       deleteCompletions(tx, writes.undone),
@@ -166,24 +168,21 @@ export async function matchBatch(
       ),
       providersListening(tx, [...providersOf(chains)]),
       walkCache && writes.progress.length > 0 ? writerWalksVersion(tx) : null,
-    ]);
-    if (walkCache) keepWalks = () => keepBatchWalks(walkCache, batchWalks, writes, advanced, writerVersion ?? 0n);
-    for (const row of writes.progress)
-      if (writes.changedChains.get(row.userId)?.includes(row.chainId)) row.changedUs = stamps.get(row.userId) ?? null;
-    const [, marks] = await Promise.all([saveChainProgress(tx, writes.progress), markClaimsReversed(tx, writes.standings)]);
-    // A claim marked reversed debits the points it credited, one whose mark cleared credits them back (§18.3).
-    const [reversedClaims] = await Promise.all([findClaimsByIds(tx, marks.reversed), settleClaimMarks(tx, marks)]);
-    // The outbox, in the transaction of the facts it announces; no statement when nobody listens.
-    const facts = [
-      ...batchFacts(view, writes, chainsById, recipients),
-      ...reversedClaims.map((claim) => reversalFact(view.users.get(claim.userId)!, claim)),
-    ];
-    // The rewards of auto-claim chains earned here are stored with the progress that earned them (§18.5).
-    const [webhookMessageIds, autoClaims, standingsQueued] = await Promise.all([
-      insertMessages(tx, facts),
+      saveChainProgress(tx, writes.progress),
+      markClaimsReversed(tx, writes.standings),
+      // The rewards of auto-claim chains earned here are stored with the progress that earned them (§18.5).
       insertAutoClaims(tx, earnedAutoClaims(view, writes, chainsById)),
       // Leaderboards (§19): a chain completed, moved or undone (chains_completed), a points claim reversed or standing again (points).
       queueRefresh(tx, standingsMovedBy(writes)),
+    ]);
+    if (walkCache) keepWalks = () => keepBatchWalks(walkCache, batchWalks, writes, advanced, writerVersion ?? 0n);
+    for (const row of writes.progress) if (row.takesStamp) row.changedUs = stamps.get(row.userId) ?? null;
+    // A claim marked reversed debits the points it credited, one whose mark cleared credits them back (§18.3).
+    const [reversedClaims] = await Promise.all([findClaimsByIds(tx, marks.reversed), settleClaimMarks(tx, marks)]);
+    // The outbox, in the transaction of the facts it announces; no statement when nobody listens.
+    const webhookMessageIds = await insertMessages(tx, [
+      ...batchFacts(view, writes, chainsById, recipients),
+      ...reversedClaims.map((claim) => reversalFact(view.users.get(claim.userId)!, claim)),
     ]);
     // What live streams are told of counted, summed and streak tasks (docs/quest-language.md); nothing for other chains.
     const talliesByUser = new Map<ServiceUserId, TallyNotice[]>();

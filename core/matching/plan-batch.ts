@@ -7,7 +7,7 @@ import type { ServiceUserId } from '../../shared/domain/ids.js';
 import { ONLY_RUN } from '../../shared/domain/recurrence.js';
 import { eventsByRun, runRules } from '../../shared/domain/runs.js';
 import { type ChainScope, countingFilter, type MatchUser, type SourceHistory } from '../../shared/domain/sources.js';
-import type { StoredTallies } from '../../shared/domain/tally.js';
+import type { StoredTallies, Tally } from '../../shared/domain/tally.js';
 import {
   advanceWalk,
   type ChainRules,
@@ -281,7 +281,7 @@ export interface BatchWrites {
   completions: CompletionWrite[];
   /** Completions undone (a reversal): nothing completes their tasks any more. */
   undone: { userId: ServiceUserId; chainId: string; runStartUs: bigint; taskId: string; eventId: string }[];
-  /** Rows for chain_progress; `changedUs` is filled in once the users are stamped. */
+  /** Rows for chain_progress; `changedUs` is filled in once the users are stamped (`takesStamp` rows). */
   progress: ChainProgressWrite[];
   /** Claims whose completion stopped (or started again) standing on counting events. */
   standings: ClaimStanding[];
@@ -300,15 +300,24 @@ const storedTallies = (state: WalkState): StoredTallies | null =>
     : Object.fromEntries([...state.tallies].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
 /** A value's JSON with every object's keys in sorted order: tallies read back from jsonb have their keys in its order, not the walk's. */
-const sortedJson = (value: unknown): string =>
-  JSON.stringify(value, (_key, field: unknown) =>
-    field !== null && typeof field === 'object' && !Array.isArray(field)
-      ? Object.fromEntries(Object.entries(field).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : field,
-  );
+const sameTally = (a: Tally, b: Tally) =>
+  a.count === b.count && a.totalMicros === b.totalMicros && a.streak === b.streak && a.lastPeriod === b.lastPeriod;
 
-/** Equal tallies, whatever the order of their keys: the same decision for tallies loaded and tallies kept (walk-cache.ts). */
-const sameTallies = (a: StoredTallies | null, b: StoredTallies | null) => sortedJson(a) === sortedJson(b);
+/**
+ * The walk's tallies equal the stored ones, field by field: the keys of a
+ * tally read back from jsonb come in jsonb's order, so comparing their text
+ * would see a change where there is none (and building the text for every
+ * walk of a batch showed in the worker's profile).
+ */
+function sameTallies(stored: StoredTallies | null, state: WalkState): boolean {
+  const tallies = state.tallies;
+  if (tallies === undefined || tallies.size === 0) return stored === null;
+  if (stored === null || Object.keys(stored).length !== tallies.size) return false;
+  for (const [taskId, tally] of tallies) {
+    if (!Object.hasOwn(stored, taskId) || !sameTally(stored[taskId]!, tally)) return false;
+  }
+  return true;
+}
 
 const sameMark = (a: WalkState['mark'], b: WalkState['mark']) =>
   a === null ? b === null : b !== null && a.id === b.id && a.occurredUs === b.occurredUs;
@@ -371,8 +380,7 @@ export function diffWalks(
       changed = true;
     }
     // A tally that grew is progress the user sees (docs/quest-language.md), as a completion is.
-    const tallies = storedTallies(state);
-    if (!sameTallies(stored?.tallies ?? null, tallies)) changed = true;
+    if (!sameTallies(stored?.tallies ?? null, state)) changed = true;
     if (!changed && stored !== undefined && sameMark(stored.mark, state.mark)) continue;
     if (!changed && stored === undefined && state.mark === null) continue;
     const total = definition.tasks.length;
@@ -410,10 +418,13 @@ export function diffWalks(
       completedUs: isComplete ? latest : null,
       firstCompletedUs: first,
       mark: state.mark,
+      takesStamp: false,
       changedUs: null,
       generation: (stored?.generation ?? 0) + (undone ? 1 : 0),
-      tallies,
+      tallies: storedTallies(state),
     });
   }
+  // Known once every walk is diffed: a chain changed in any of its runs stamps each of its rows.
+  for (const row of writes.progress) row.takesStamp = writes.changedChains.get(row.userId)?.includes(row.chainId) ?? false;
   return writes;
 }

@@ -59,6 +59,7 @@ const progress = (userId: string, completedTasks: number) => ({
   completedUs: completedTasks === 2 ? 2_000_000n : null,
   firstCompletedUs: 1_000_000n,
   mark: null,
+  takesStamp: false,
   changedUs: null,
   generation: 0,
   tallies: null,

@@ -284,7 +284,13 @@ export interface ChainProgressWrite {
   /** The earliest of the walk's completions (held ones included); null while it has none. Daily starts count it. */
   firstCompletedUs: bigint | null;
   mark: { occurredUs: bigint; id: string } | null;
-  /** The user's new stamp when the completions changed; null keeps the stored one. */
+  /**
+   * The completions changed: updated_at takes the stamp `stampUsers` gave the
+   * user earlier in this transaction (read in the statement, so the two can go
+   * in one round trip); false keeps the stored one.
+   */
+  takesStamp: boolean;
+  /** That stamp, once the batch knows it (what webhook facts carry); null when it takes none. */
   changedUs: bigint | null;
   generation: number;
   tallies: StoredTallies | null;
@@ -295,7 +301,8 @@ export async function saveChainProgress(tx: Executor, writes: readonly ChainProg
   if (writes.length === 0) return;
   await tx.execute(sql`
     insert into chain_progress (user_id, chain_id, completed_tasks, total_tasks, completed_at, first_completed_at, mark_us, mark_event_id, updated_at, generation, tallies, period_start_us)
-    select r.u, r.c, r.done, r.total, ${fromUs(sql`r.done_us`)}, ${fromUs(sql`r.first_us`)}, r.mark_us, r.mark_id, ${fromUs(sql`r.changed_us`)}, r.generation, r.tallies::jsonb, r.run_start
+    select r.u, r.c, r.done, r.total, ${fromUs(sql`r.done_us`)}, ${fromUs(sql`r.first_us`)}, r.mark_us, r.mark_id,
+           case when r.takes_stamp then (select u.progress_changed_at from users u where u.id = r.u) end, r.generation, r.tallies::jsonb, r.run_start
     from unnest(${idArray(writes.map((w) => w.userId))}, ${idArray(writes.map((w) => w.chainId))},
                 ${numberArray(
                   writes.map((w) => w.completedTasks),
@@ -315,10 +322,7 @@ export async function saveChainProgress(tx: Executor, writes: readonly ChainProg
                   writes.map((w) => w.mark?.occurredUs ?? null),
                   'bigint',
                 )},
-                ${nullableIdArray(writes.map((w) => w.mark?.id ?? null))}, ${numberArray(
-                  writes.map((w) => w.changedUs),
-                  'bigint',
-                )},
+                ${nullableIdArray(writes.map((w) => w.mark?.id ?? null))}, ${booleanArray(writes.map((w) => w.takesStamp))},
                 ${numberArray(
                   writes.map((w) => w.generation),
                   'int',
@@ -327,7 +331,7 @@ export async function saveChainProgress(tx: Executor, writes: readonly ChainProg
                   writes.map((w) => w.runStartUs),
                   'bigint',
                 )})
-      as r(u, c, done, total, done_us, first_us, mark_us, mark_id, changed_us, generation, tallies, run_start)
+      as r(u, c, done, total, done_us, first_us, mark_us, mark_id, takes_stamp, generation, tallies, run_start)
     on conflict (user_id, chain_id, period_start_us) do update
       set completed_tasks = excluded.completed_tasks, total_tasks = excluded.total_tasks, completed_at = excluded.completed_at, first_completed_at = excluded.first_completed_at,
           mark_us = excluded.mark_us, mark_event_id = excluded.mark_event_id, generation = excluded.generation, tallies = excluded.tallies,
