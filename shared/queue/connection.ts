@@ -2,6 +2,7 @@ import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis'
 import { redisUrls } from '../config.js';
 import { logThrottle } from '../observability/log-throttle.js';
 import type { Logger } from '../observability/logger.js';
+import { coalesceWrites } from './coalesced-writes.js';
 
 /** A client of one Redis or of a Redis Cluster (REDIS_CLUSTER=true): the same commands, routed by slot on a cluster. */
 export type RedisClient = Redis | Cluster;
@@ -54,6 +55,8 @@ export function createRedis(url: string, role: RedisRole, options: RedisConnectO
         .join(', ')
     : undefined;
   reportErrors(client, options.logger, options.name ?? role, seeds);
+  // A subscriber sends little; producers and workers send bursts (coalesced-writes.ts).
+  if (role !== 'subscriber') coalesceWrites(client);
   return client;
 }
 
