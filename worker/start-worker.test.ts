@@ -1,7 +1,10 @@
+import { Writable } from 'node:stream';
 import { eq, inArray } from 'drizzle-orm';
+import pino from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../shared/config.js';
 import { events, pendingEvents, workerLeases } from '../shared/db/schema/index.js';
+import { autovacuumIsOn } from '../shared/db/server-admin.js';
 import { senderUserId } from '../shared/domain/ids.js';
 import { dateToMicros } from '../shared/domain/timestamp.js';
 import { createLogger } from '../shared/observability/logger.js';
@@ -10,7 +13,7 @@ import { createMatchingProducer } from '../shared/queue/producer.js';
 import { uniqueSuffix } from '../shared/testing/database.js';
 import { eventually } from '../shared/testing/eventually.js';
 import { useTestData } from '../shared/testing/test-data.js';
-import { type RunningWorker, startWorker } from './start-worker.js';
+import { AUTOVACUUM_OFF, type RunningWorker, startWorker } from './start-worker.js';
 
 // The worker process in process, as worker/main.ts runs it: startWorker is a
 // function, so a test can start and stop it.
@@ -96,5 +99,24 @@ describe('startWorker', () => {
     });
     await legacy.queue.obliterate({ force: true });
     await legacy.close();
+  });
+
+  it('warns once at start when the server runs without autovacuum, and only then', async () => {
+    const lines: { level: number; msg: string }[] = [];
+    const logger = pino(
+      { level: 'warn' },
+      new Writable({
+        write(chunk, _encoding, done) {
+          lines.push(JSON.parse(String(chunk)));
+          done();
+        },
+      }),
+    );
+    const serverRunsIt = await autovacuumIsOn(database.db);
+    running = await startWorker(configOf(), logger);
+    expect((await fetch(`http://127.0.0.1:${running.healthPort}/readyz`)).status).toBe(200);
+    const warned = () => lines.filter((line) => line.msg === AUTOVACUUM_OFF).length;
+    if (serverRunsIt) expect(warned()).toBe(0);
+    else await eventually(async () => (warned() === 1 ? true : undefined), { what: 'the autovacuum warning', timeoutMs: 5000 });
   });
 });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Config } from '../shared/config.js';
 import { pingDatabase } from '../shared/db/ping.js';
+import { autovacuumIsOn } from '../shared/db/server-admin.js';
 import type { Logger } from '../shared/observability/logger.js';
 import { checkPartitionCount } from '../shared/queue/partition-count.js';
 import { partitionLeaseStore, type WorkerInfo } from '../shared/queue/partition-lease-store.js';
@@ -35,6 +36,10 @@ const idle = { stop: async () => {} };
  * auto-claims (role `matching`), webhook deliveries with their sweeper (role `webhooks`), and
  * the health server. worker/main.ts runs it until a signal.
  */
+/** The warning a matching worker logs at start on a server without autovacuum. */
+export const AUTOVACUUM_OFF =
+  'autovacuum is off on this Postgres: run ANALYZE as users, chain_progress and task_completions grow, or the planner scans all of users for every matching batch (docs/operations.md, "Planner statistics: keep autovacuum on")';
+
 export async function startWorker(config: Config, logger: Logger): Promise<RunningWorker> {
   const workerId = randomUUID();
   const wiring = openWorkerWiring(config, logger, workerId);
@@ -98,6 +103,11 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     },
     { workerId, leaseMs: config.WORKER_LEASE_MS, heartbeatMs: config.WORKER_HEARTBEAT_MS },
   );
+  // The matcher's lookups by id list need the planner's statistics; say so once when nothing keeps them.
+  if (matches)
+    void autovacuumIsOn(databases.matching)
+      .then((on) => on || logger.warn(AUTOVACUUM_OFF))
+      .catch(() => undefined);
   // Not fatal if Postgres is away now: the heartbeat renews it once it answers.
   await lease
     .start()

@@ -49,11 +49,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export type WorldRun = ReturnType<typeof openWorldRun>;
 
-let autovacuum: Promise<boolean> | undefined;
-/** Whether the server analyzes tables by itself (read once). */
-const autovacuumRuns = (db: WorldStack['database']['db']) =>
-  (autovacuum ??= db.execute<{ autovacuum: string }>(sql`show autovacuum`).then(([row]) => row?.autovacuum === 'on'));
-
 /**
  * The producers, pollers and model check of one seeded world on its stack:
  * steps at a rate, drains between them, the hot user's backlog, and the
@@ -97,10 +92,6 @@ export function openWorldRun(stack: WorldStack, seeded: SeededWorld, options: Wo
     { durationS = options.stepS, drainTimeoutMs }: { durationS?: number; drainTimeoutMs?: number } = {},
   ): Promise<Step> {
     const { db } = stack.database;
-    // What autovacuum keeps up in production, and this machine's Postgres runs without: statistics for tables
-    // that grow under the step. Without any, the planner takes `id = any(...)` on users for a twentieth of the
-    // table and scans all of it for every matching batch (docs/performance.md, "Planner statistics").
-    if (!(await autovacuumRuns(db))) await db.execute(sql`analyze`);
     // BENCH_PG_STATEMENTS=1 (with BENCH_KEEP_DB=1): pg_stat_statements then holds the last step alone.
     if (process.env.BENCH_PG_STATEMENTS) await db.execute(sql`select pg_stat_statements_reset()`);
     const metricsUrls = stack.workerMetricsUrls();

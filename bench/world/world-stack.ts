@@ -3,6 +3,8 @@ import { Redis } from 'ioredis';
 import { processTree } from '../../e2e/harness/proc-stats.js';
 import { startStack } from '../../e2e/harness/stack.js';
 import { parseConfig } from '../../shared/config.js';
+import type { Executor } from '../../shared/db/client.js';
+import { autovacuumIsOn } from '../../shared/db/server-admin.js';
 import { type HttpApiClient, httpClient } from '../../shared/testing/api-client.js';
 import type { TestDatabase } from '../../shared/testing/database.js';
 import { benchStackOptions } from '../harness/context.js';
@@ -47,6 +49,25 @@ export interface WorldStack {
  * production settings, so the world's figures do not depend on what the
  * micro-benchmarks stored before it.
  */
+/** How often the world analyzes its tables where the server does not (what autovacuum's launcher wakes for, roughly). */
+const ANALYZE_EVERY_MS = 5_000;
+
+/**
+ * What autovacuum keeps up in production, and this machine's Postgres runs
+ * without: statistics of tables that grow under the world's steps. Without
+ * any, the planner takes `id = any(...)` on users for a twentieth of the
+ * table and scans all of it for every matching batch; analyzed once, tables
+ * that were small then (the world starts with little progress) are scanned
+ * as they grow (docs/performance.md, "Planner statistics"). Its CPU counts
+ * as Postgres's, as autovacuum's would.
+ */
+async function keepStatistics(db: Executor): Promise<{ stop(): void }> {
+  if (await autovacuumIsOn(db)) return { stop: () => undefined };
+  await db.execute(sql`analyze`);
+  const timer = setInterval(() => void db.execute(sql`analyze`).catch(() => undefined), ANALYZE_EVERY_MS);
+  return { stop: () => clearInterval(timer) };
+}
+
 export async function openWorldStack(
   options: BenchOptions,
   outputDir: string,
@@ -70,6 +91,7 @@ export async function openWorldStack(
     },
   });
   const { database } = stack;
+  const analyzer = await keepStatistics(database.db);
   const redis = new Redis(stack.env.REDIS_URL!, { maxRetriesPerRequest: 1 });
   const client = httpClient(() => stack.api.url, { maxSockets: 256 });
   const world: WorldStack = {
@@ -94,6 +116,7 @@ export async function openWorldStack(
       world.deployment = { apis: next.apis, workers: next.workers };
     },
     async close() {
+      analyzer.stop();
       client.close();
       // BENCH_KEEP_DB=1: the world's database stays (its name is logged), to look at its plans afterwards.
       const keepDatabase = Boolean(process.env.BENCH_KEEP_DB);

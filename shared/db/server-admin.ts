@@ -75,6 +75,12 @@ export async function vacuumAnalyze(db: Executor, tables: readonly PgTable[]): P
   );
 }
 
+/** Whether the server runs autovacuum, which keeps the planner's statistics (docs/operations.md, "Planner statistics"). */
+export async function autovacuumIsOn(db: Executor): Promise<boolean> {
+  const [row] = await db.execute<{ autovacuum: string }>(sql`show autovacuum`);
+  return row?.autovacuum === 'on';
+}
+
 /** Process ids of the server's backends for one database, plus its background processes (no database). */
 export async function backendPids(db: Executor, databaseName: string): Promise<number[]> {
   const rows = await db.execute<{ pid: number }>(sql`
