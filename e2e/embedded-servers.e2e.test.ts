@@ -19,12 +19,28 @@ import { eventually } from '../shared/testing/eventually.js';
 const run = promisify(execFile);
 const ADMIN_TOKEN = 'embedded-servers-admin-token-0123456789';
 
+/**
+ * A free port below Linux's ephemeral range (32768 and up): the test files
+ * running beside this one listen on port 0, and one of them once took the
+ * port chosen for the private Redis before `npm start` probed it, which then
+ * took that HTTP server for Redis. Ports handed out by the kernel never fall
+ * here.
+ */
+const chosen = new Set<number>();
 async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (chosen.has(port)) continue;
+    const server = createServer();
+    const bound = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (!bound) continue;
+    await new Promise((resolve) => server.close(resolve));
+    chosen.add(port);
+    return port;
+  }
 }
 
 let scratch: string;
