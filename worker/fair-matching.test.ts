@@ -1,12 +1,11 @@
-import { Writable } from 'node:stream';
 import { Worker } from 'bullmq';
 import { afterAll, describe, expect, it } from 'vitest';
 import { insertOrFindEvents } from '../shared/db/event-store.js';
 import { senderUserId } from '../shared/domain/ids.js';
-import { createLogger } from '../shared/observability/logger.js';
 import { createRedis } from '../shared/queue/connection.js';
 import { MATCHING_QUEUE } from '../shared/queue/contract.js';
 import { createMatchingProducer } from '../shared/queue/producer.js';
+import { capturingLogger } from '../shared/testing/captured-log.js';
 import { uniqueSuffix } from '../shared/testing/database.js';
 import { eventually } from '../shared/testing/eventually.js';
 import { createTestProvider } from '../shared/testing/fixtures.js';
@@ -32,16 +31,7 @@ afterAll(async () => {
 });
 
 /** The worker's log lines, parsed: the processor logs each batch, then each job of it. */
-function capturingLogger() {
-  const lines: { msg: string; matched?: string[] }[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { logger: createLogger({ level: 'debug', name: 'fair-test', destination }), lines };
-}
+const workerLog = () => capturingLogger<{ msg: string; matched?: string[] }>({ level: 'debug', name: 'fair-test' });
 
 const stamp = (i: number) => BigInt(Date.UTC(2026, 0, 1) + i * 1000) * 1000n;
 
@@ -67,7 +57,7 @@ describe('fair matching between providers', () => {
     ]);
     expect(await producer.enqueueEvents([{ eventId: lone!.id, providerId: quiet.id }])).toBe(true);
 
-    const { logger, lines } = capturingLogger();
+    const { logger, lines } = workerLog();
     // Two jobs per batch, one batch at a time: 61 jobs make 31 batches.
     const processor = createProcessor({
       db: database.db,

@@ -1,4 +1,3 @@
-import { Writable } from 'node:stream';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../shared/db/client.js';
@@ -6,9 +5,9 @@ import { type NamedSession, sessionsNamed } from '../shared/db/lease-store.js';
 import { events, pendingEvents, users } from '../shared/db/schema/index.js';
 import { senderUserId } from '../shared/domain/ids.js';
 import { dateToMicros, parseUtcTimestamp } from '../shared/domain/timestamp.js';
-import { createLogger } from '../shared/observability/logger.js';
 import { createRedis } from '../shared/queue/connection.js';
 import { createMatchingProducer, type MatchingProducer } from '../shared/queue/producer.js';
+import { capturingLogger } from '../shared/testing/captured-log.js';
 import { uniqueSuffix } from '../shared/testing/database.js';
 import { createTestProvider } from '../shared/testing/fixtures.js';
 import { useTestData } from '../shared/testing/test-data.js';
@@ -99,7 +98,7 @@ describe('reconcileOnce', () => {
     // Its log line counts what it put back (here: the stale events of a second provider), not what it found.
     const other = await createTestProvider(database.db, 'platform');
     const more = await staleEvents(other.id, 30);
-    const { logger, lines } = capturingLogger();
+    const { logger, lines } = reconcilerLog();
     const reconciler = startReconciler({ db: database.db, producer, logger }, { intervalMs: 60_000, minAgeMs: 10_000 });
     await reconciler.runNow(10_000);
     await reconciler.stop();
@@ -203,13 +202,4 @@ async function staleEvents(providerId: string, count: number, ageUs = 3_600_000_
   return rows.map((row) => row.eventId);
 }
 
-function capturingLogger() {
-  const lines: Record<string, unknown>[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { logger: createLogger({ level: 'info', name: 'reconciler-test', destination }), lines };
-}
+const reconcilerLog = () => capturingLogger({ level: 'info', name: 'reconciler-test' });

@@ -1,6 +1,4 @@
-import { Writable } from 'node:stream';
 import { eq, inArray } from 'drizzle-orm';
-import pino from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../shared/config.js';
 import { events, pendingEvents, workerLeases } from '../shared/db/schema/index.js';
@@ -10,6 +8,7 @@ import { dateToMicros } from '../shared/domain/timestamp.js';
 import { createLogger } from '../shared/observability/logger.js';
 import { createRedis } from '../shared/queue/connection.js';
 import { createMatchingProducer } from '../shared/queue/producer.js';
+import { capturingLogger } from '../shared/testing/captured-log.js';
 import { uniqueSuffix } from '../shared/testing/database.js';
 import { eventually } from '../shared/testing/eventually.js';
 import { useTestData } from '../shared/testing/test-data.js';
@@ -102,16 +101,7 @@ describe('startWorker', () => {
   });
 
   it('warns once at start when the server runs without autovacuum, and only then', async () => {
-    const lines: { level: number; msg: string }[] = [];
-    const logger = pino(
-      { level: 'warn' },
-      new Writable({
-        write(chunk, _encoding, done) {
-          lines.push(JSON.parse(String(chunk)));
-          done();
-        },
-      }),
-    );
+    const { logger, lines } = capturingLogger<{ msg: string }>({ level: 'warn', name: 'start-worker-test' });
     const serverRunsIt = await autovacuumIsOn(database.db);
     running = await startWorker(configOf(), logger);
     expect((await fetch(`http://127.0.0.1:${running.healthPort}/readyz`)).status).toBe(200);

@@ -1,7 +1,6 @@
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { probeToken } from '../../shared/live/channel.js';
+import { capturingLogger } from '../../shared/testing/captured-log.js';
 import { NoticeWatch } from './notice-watch.js';
 
 // The watch alone, on a clock and a loopback of its own: a probe "published" on a channel
@@ -11,16 +10,10 @@ const INTERVAL_MS = 100;
 
 function watchOver(channels: string[]) {
   let now = 1_000_000;
-  const logged: { msg: string; channels?: string[] }[] = [];
-  const logger = pino(
-    { level: 'info' },
-    new Writable({
-      write(chunk, _encoding, done) {
-        logged.push(JSON.parse(String(chunk)));
-        done();
-      },
-    }),
-  );
+  const { logger, lines: logged } = capturingLogger<{ msg: string; channels?: string[] }>({
+    level: 'info',
+    name: 'notice-watch-test',
+  });
   const cut = new Set<string>();
   const servingChanges: boolean[] = [];
   const repairs: string[][] = [];
