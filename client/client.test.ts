@@ -71,7 +71,12 @@ describe('against the real service', () => {
       .spendPoints('sdk-points', { amount: 10, idempotency_key: 'order-1' })
       .catch((caught: unknown) => caught);
     expect(refused).toBeInstanceOf(QuestChainApiError);
-    expect(refused).toMatchObject({ status: 409, code: 'insufficient_points', retryable: false });
+    expect(refused).toMatchObject({ status: 409, code: 'insufficient_points', retryable: false, balance: 0 });
+    const invalid = await client
+      .spendPoints('sdk-points', { amount: 0, idempotency_key: 'order-2' })
+      .catch((caught: unknown) => caught);
+    expect(invalid).toMatchObject({ status: 400, param: 'amount' });
+    expect((invalid as QuestChainApiError).balance).toBeUndefined();
   });
 
   it('lists the leaderboards and reads one', async () => {

@@ -4,7 +4,7 @@ import type { LiveUpdatesToken } from './live.js';
 import { createRetryingFetch, parseRetryAfter, type RetryOptions } from './retry.js';
 import type { components, paths } from './schema.js';
 
-export { QuestChainApiError, QuestChainNetworkError } from './errors.js';
+export { QuestChainApiError, type QuestChainErrorDetails, QuestChainNetworkError } from './errors.js';
 export type {
   EventSourceConstructor,
   EventSourceLike,
@@ -69,7 +69,12 @@ export function createQuestChainClient(options: QuestChainClientOptions) {
   async function unwrap<T>(pending: Promise<{ data?: { data: T }; error?: unknown; response: Response }>): Promise<T> {
     const { data, error, response } = await pending;
     if (data !== undefined && response.ok) return data.data;
-    const envelope = (typeof error === 'object' && error !== null ? error : {}) as { error?: unknown; code?: unknown };
+    const envelope = (typeof error === 'object' && error !== null ? error : {}) as {
+      error?: unknown;
+      code?: unknown;
+      param?: unknown;
+      balance?: unknown;
+    };
     const detail = typeof envelope.error === 'string' ? envelope.error : response.statusText || 'request failed';
     const message = `${response.status} ${typeof envelope.code === 'string' ? `${envelope.code}: ` : ''}${detail}`;
     throw new QuestChainApiError(
@@ -78,6 +83,10 @@ export function createQuestChainClient(options: QuestChainClientOptions) {
       typeof envelope.code === 'string' ? envelope.code : undefined,
       response.headers.get('x-request-id') ?? undefined,
       parseRetryAfter(response.headers.get('retry-after')),
+      {
+        ...(typeof envelope.param === 'string' ? { param: envelope.param } : {}),
+        ...(typeof envelope.balance === 'number' ? { balance: envelope.balance } : {}),
+      },
     );
   }
 
