@@ -43,12 +43,6 @@ export interface WorldStack {
   close(): Promise<void>;
 }
 
-/**
- * The world's own deployment, as `npm start` runs one: a fresh database, the
- * API (`apis` processes on one port) and `workers` workers with the run's
- * production settings, so the world's figures do not depend on what the
- * micro-benchmarks stored before it.
- */
 /** How often the world looks for tables autovacuum would have analyzed or vacuumed by now. */
 const CHECK_EVERY_MS = 5_000;
 
@@ -112,6 +106,12 @@ async function keepStatistics(db: Executor): Promise<{ stop(): void }> {
   return { stop: () => clearInterval(timer) };
 }
 
+/**
+ * The world's own deployment, as `npm start` runs one: a fresh database, the
+ * API (`apis` processes on one port) and `workers` workers with the run's
+ * production settings, so the world's figures do not depend on what the
+ * micro-benchmarks stored before it.
+ */
 export async function openWorldStack(
   options: BenchOptions,
   outputDir: string,
