@@ -2,6 +2,7 @@ import { insertChain } from '../db/chain-store.js';
 import type { Executor } from '../db/client.js';
 import { users } from '../db/schema/index.js';
 import { withTransaction } from '../db/transaction.js';
+import type { StreakCondition } from '../domain/conditions.js';
 import { type ServiceUserId, senderUserId } from '../domain/ids.js';
 import type { Recurrence } from '../domain/recurrence.js';
 import { parseUtcTimestamp } from '../domain/timestamp.js';
@@ -27,6 +28,10 @@ export interface TaskSpec {
   image_urls?: string[];
   /** Counted events needed (docs/quest-language.md; default 1). */
   min_count?: number;
+  /** The sum of the counted events' amounts needed (a summed task; with `currency`). */
+  min_total?: number;
+  /** Consecutive periods each holding a counted event (a streak task). */
+  streak?: StreakCondition;
 }
 
 export interface ChainRewardSpec {
@@ -150,6 +155,8 @@ export async function createTestChain(
         conditionAfterTimestamp: micros(task.after),
         conditionBeforeTimestamp: micros(task.before),
         ...(task.min_count === undefined ? {} : { conditionMinCount: task.min_count }),
+        ...(task.min_total === undefined ? {} : { conditionMinTotal: task.min_total }),
+        ...(task.streak === undefined ? {} : { conditionStreak: task.streak }),
         rewardType: task.rewardType,
         rewardName: task.rewardName,
         rewardValue: task.rewardValue,
