@@ -1,7 +1,9 @@
 import { sql } from 'drizzle-orm';
 import type { ServiceProcess } from '../../e2e/harness/service.js';
+import { groupBy } from '../../shared/collections.js';
 import { idArray } from '../../shared/db/sql-fragments.js';
-import { eventBatches } from '../../shared/queue/contract.js';
+import { eventBatches, type JobPayload } from '../../shared/queue/contract.js';
+import { partitionOf, senderKey } from '../../shared/queue/partitions.js';
 import type { BenchContext } from '../harness/context.js';
 import type { MatchingTenant } from './seed.js';
 
@@ -32,16 +34,25 @@ export async function drain(
   const queues = ctx.openQueues();
   const producer = queues.matching;
   try {
+    const byUser = options.byUser ? await jobsByUserPartition(ctx, tenant, eventIds, producer.layout.partitions) : null;
     const stops = await Promise.all(workers.map((worker) => ctx.meter.start(worker.pid)));
     const started = performance.now();
-    for (let i = 0; i < eventIds.length; i += 5000) {
-      const jobs = [];
-      for (let j = i; j < Math.min(i + 5000, eventIds.length); j += JOB_SIZE)
-        jobs.push(
-          ...eventBatches(eventIds.slice(j, j + JOB_SIZE).map((eventId) => ({ eventId, providerId: tenant.platformId }))),
-        );
-      // Spread over the partitions (by each job's first id) as the producer routes a job handed in whole.
-      if (!(await producer.enqueue('match-events', jobs))) throw new Error('could not enqueue the drain');
+    if (byUser) {
+      await Promise.all(
+        [...byUser].map(([partition, jobs]) =>
+          producer.queues[partition]!.addBulk(jobs.map((data) => ({ name: 'match-events', data }))),
+        ),
+      );
+    } else {
+      for (let i = 0; i < eventIds.length; i += 5000) {
+        const jobs = [];
+        for (let j = i; j < Math.min(i + 5000, eventIds.length); j += JOB_SIZE)
+          jobs.push(
+            ...eventBatches(eventIds.slice(j, j + JOB_SIZE).map((eventId) => ({ eventId, providerId: tenant.platformId }))),
+          );
+        // Spread over the partitions (by each job's first id) as the producer routes a job handed in whole.
+        if (!(await producer.enqueue('match-events', jobs))) throw new Error('could not enqueue the drain');
+      }
     }
     const during = options.during?.();
     const deadline = Date.now() + 10 * 60_000;
@@ -148,6 +159,36 @@ function pendingProbe(ctx: BenchContext, eventIds: readonly string[]): () => Pro
 export interface DrainOptions {
   /** Runs beside the drain once its jobs are queued; the drain also waits for it and for the re-evaluations it causes. */
   during?: () => Promise<void>;
+  /**
+   * Jobs of JOB_SIZE ids put in their users' partitions, each partition's in
+   * the events' order, as the API routes what it stores: a user's events are
+   * then matched in order. Without it a job of many users goes to the
+   * partition of its first id, so one user's events spread over partitions
+   * and many arrive late.
+   */
+  byUser?: boolean;
+}
+
+/** The drain's jobs by their users' partitions (the senders read before the clock starts). */
+async function jobsByUserPartition(
+  ctx: BenchContext,
+  tenant: MatchingTenant,
+  eventIds: readonly string[],
+  partitions: number,
+): Promise<Map<number, JobPayload<'match-events'>[]>> {
+  const rows = await ctx.database.db.execute<{ id: string; userId: string }>(
+    sql`select id, user_id as "userId" from events where id = any(${idArray(eventIds)})`,
+  );
+  const senders = new Map(rows.map((row) => [row.id, row.userId]));
+  const byPartition = groupBy(eventIds, (id) => partitionOf(senderKey(tenant.platformId, senders.get(id)!), partitions));
+  return new Map(
+    [...byPartition].map(([partition, ids]) => {
+      const jobs: JobPayload<'match-events'>[] = [];
+      for (let i = 0; i < ids.length; i += JOB_SIZE)
+        jobs.push({ eventIds: ids.slice(i, i + JOB_SIZE), providerId: tenant.platformId });
+      return [partition, jobs];
+    }),
+  );
 }
 
 /** Stored events matched by freshly started workers (waited for until idle), which are stopped afterwards. */
