@@ -30,16 +30,16 @@ export interface RunningWorker {
 
 const idle = { stop: async () => {} };
 
+/** The warning a matching worker logs at start on a server without autovacuum. */
+export const AUTOVACUUM_OFF =
+  'autovacuum is off on this Postgres: run ANALYZE as users, chain_progress and task_completions grow, or the planner scans all of users for every matching batch (docs/operations.md, "Planner statistics: keep autovacuum on")';
+
 /**
  * Everything a worker does, from its config: the lease, the matching
  * consumers with the reconciler, partition maintenance, backtests and
  * auto-claims (role `matching`), webhook deliveries with their sweeper (role `webhooks`), and
  * the health server. worker/main.ts runs it until a signal.
  */
-/** The warning a matching worker logs at start on a server without autovacuum. */
-export const AUTOVACUUM_OFF =
-  'autovacuum is off on this Postgres: run ANALYZE as users, chain_progress and task_completions grow, or the planner scans all of users for every matching batch (docs/operations.md, "Planner statistics: keep autovacuum on")';
-
 export async function startWorker(config: Config, logger: Logger): Promise<RunningWorker> {
   const workerId = randomUUID();
   const wiring = openWorkerWiring(config, logger, workerId);

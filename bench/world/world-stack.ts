@@ -53,12 +53,14 @@ const CHECK_EVERY_MS = 5_000;
  * too, as the world did before (autovacuum leaves those to the operator).
  */
 const DUE = sql`
-  select c.oid::regclass::text as "table",
-    s.n_mod_since_analyze > 50 + 0.1 * greatest(c.reltuples, 0) as "analyze",
-    s.n_dead_tup > 50 + 0.2 * greatest(c.reltuples, 0) as "vacuum",
-    (select i.inhparent::regclass::text from pg_inherits i where i.inhrelid = c.oid) as "parent"
-  from pg_stat_user_tables s join pg_class c on c.oid = s.relid
-  where s.n_mod_since_analyze > 50 + 0.1 * greatest(c.reltuples, 0) or s.n_dead_tup > 50 + 0.2 * greatest(c.reltuples, 0)`;
+  select * from (
+    select c.oid::regclass::text as "table",
+      s.n_mod_since_analyze > 50 + 0.1 * greatest(c.reltuples, 0) as "analyze",
+      s.n_dead_tup > 50 + 0.2 * greatest(c.reltuples, 0) as "vacuum",
+      (select i.inhparent::regclass::text from pg_inherits i where i.inhrelid = c.oid) as "parent"
+    from pg_stat_user_tables s join pg_class c on c.oid = s.relid
+  ) tables
+  where "analyze" or "vacuum"`;
 
 interface DueTable extends Record<string, unknown> {
   table: string;

@@ -15,8 +15,10 @@ import { matchBatch } from './match-batch.js';
 
 // The matching use-case called directly (the queue is exercised by the end-to-end tests):
 // enqueueing is dropped, not sent.
+/** One batch of these events, as a worker's batcher would hand them over. */
+const matchEvents = (db: typeof database.db, eventIds: string[]) => matchBatch({ db }, { eventIds, evaluateUserIds: [] });
 const processEvent = async (db: typeof database.db, eventId: string) => {
-  const outcome = await matchBatch({ db }, { eventIds: [eventId], evaluateUserIds: [] });
+  const outcome = await matchEvents(db, [eventId]);
   return { kind: outcome.matched.length > 0 ? 'processed' : 'already-processed' };
 };
 const evaluateUser = async (db: typeof database.db, userId: ServiceUserId) => {
@@ -167,7 +169,7 @@ describe('matchBatch, one event at a time', () => {
       await processEvent(database.db, later);
       // Older than the walk's mark and completing task 1: the walk is redone, and task 2 then completes at `later`.
       const early = await send(platform, 'hooked', 'wh-a', '2026-08-01T00:00:00Z');
-      const outcome = await matchBatch({ db: database.db }, { eventIds: [early], evaluateUserIds: [] });
+      const outcome = await matchEvents(database.db, [early]);
       expect(outcome.recomputed).toBe(1);
       const facts = await database.db
         .select({ fact: webhookMessages.fact })
@@ -186,28 +188,16 @@ describe('matchBatch and the progress stamps live clients resume from', () => {
     const x = await createChain(['stamp-x1', 'stamp-x2']);
     const y = await createChain(['stamp-y1', 'stamp-y2']);
     const userId = await registerUser('stamped');
-    const first = await matchBatch(
-      { db: database.db },
-      {
-        eventIds: [
-          await send(platform, 'stamped', 'stamp-x1', '2026-03-01T00:00:00Z'),
-          await send(platform, 'stamped', 'stamp-y1', '2026-03-01T00:00:01Z'),
-        ],
-        evaluateUserIds: [],
-      },
-    );
+    const first = await matchEvents(database.db, [
+      await send(platform, 'stamped', 'stamp-x1', '2026-03-01T00:00:00Z'),
+      await send(platform, 'stamped', 'stamp-y1', '2026-03-01T00:00:01Z'),
+    ]);
     const firstStamp = first.changes.find((change) => change.userId === userId)!.changedUs;
     // A second Y1 event moves Y's walk (its mark) without changing its completions: Y's row is rewritten, unstamped.
-    const second = await matchBatch(
-      { db: database.db },
-      {
-        eventIds: [
-          await send(platform, 'stamped', 'stamp-x2', '2026-03-02T00:00:00Z'),
-          await send(platform, 'stamped', 'stamp-y1', '2026-03-02T00:00:01Z'),
-        ],
-        evaluateUserIds: [],
-      },
-    );
+    const second = await matchEvents(database.db, [
+      await send(platform, 'stamped', 'stamp-x2', '2026-03-02T00:00:00Z'),
+      await send(platform, 'stamped', 'stamp-y1', '2026-03-02T00:00:01Z'),
+    ]);
     const change = second.changes.find((c) => c.userId === userId)!;
     expect(change.chainIds).toEqual([x.chainId]);
     expect(change.changedUs > firstStamp).toBe(true);
