@@ -29,6 +29,11 @@ import { refreshStandings } from './refresh-standings.js';
 // with its own arithmetic for periods (Asia/Kolkata has no daylight saving:
 // a fixed +05:30), its own order, and its own account of reversals.
 
+// A fixed seed, as the domain's property tests use: the same operations every
+// run, so the closing checks that the runs claimed and reversed enough cannot
+// fail on an unlucky draw (unseeded, one CI run drew 16 claims in all, not 21).
+const SEED = 20_261_128;
+
 const { database, advertiser } = useTestData('leaderboard_model');
 const redis = createRedis('redis://127.0.0.1:6379', 'producer');
 const prefix = `test-lb-${uniqueSuffix()}`;
@@ -263,7 +268,7 @@ describe('chains completed, by period, against the model', () => {
           );
         },
       ),
-      { numRuns: 8 },
+      { numRuns: 8, seed: SEED },
     );
   }, 240_000);
 });
@@ -445,7 +450,7 @@ describe('points, against the model', () => {
           expect(wire(rebuilt.entries)).toEqual(ranking);
         },
       ),
-      { numRuns: 12 },
+      { numRuns: 12, seed: SEED },
     );
     // The runs made claims, and reversals debited some of them.
     expect(grantedInAll).toBeGreaterThan(20);
