@@ -70,7 +70,8 @@ function npmStart(env: Record<string, string> = {}, options: { ownGroup?: boolea
     for (const line of complete) if (line.startsWith('{')) lines.push(JSON.parse(line) as LogLine);
   });
   child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close', not 'exit': 'exit' can come before the last lines on stdout have been read.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   const find = (where: (line: LogLine) => boolean) => lines.filter(where);
   const childPids = (name: string) =>
     find((line) => line.process === 'supervisor' && line.msg === `${name} started`).map((line) => line.childPid!);
