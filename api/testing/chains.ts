@@ -16,6 +16,7 @@ export function taskBody(spec: TaskSpec, index: number) {
     ...(spec.currency !== undefined ? { condition_currency: spec.currency } : {}),
     ...(spec.after !== undefined ? { condition_after_timestamp: spec.after } : {}),
     ...(spec.before !== undefined ? { condition_before_timestamp: spec.before } : {}),
+    ...(spec.min_count !== undefined ? { condition_min_count: spec.min_count } : {}),
     ...(spec.min_total !== undefined ? { condition_min_total: spec.min_total } : {}),
     ...(spec.streak !== undefined ? { condition_streak: spec.streak } : {}),
     reward_type: 'points',

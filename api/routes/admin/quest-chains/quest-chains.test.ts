@@ -143,6 +143,26 @@ describe('POST /admin/v1/quest-chains', () => {
     expect(answer.json.data.tasks[0].reward_image_urls).toEqual(['https://example.com/a.png']);
   });
 
+  it("keeps a spec's counted, summed and streak conditions as the test helpers write them (chainBody, taskBody)", async () => {
+    const answer = await create(
+      chainBody(platform.id, advertiser.id, {
+        tasks: [{ min_count: 3 }, { min_total: 500, currency: 'USD' }, { streak: { periods: 2, every: 'week' } }],
+      }),
+    );
+    expect(answer.status, JSON.stringify(answer.json)).toBe(200);
+    expect(
+      answer.json.data.tasks.map((t: Record<string, unknown>) => [
+        t.condition_min_count,
+        t.condition_min_total,
+        t.condition_streak,
+      ]),
+    ).toEqual([
+      [3, null, null],
+      [1, 500, null],
+      [1, null, { periods: 2, every: 'week' }],
+    ]);
+  });
+
   it('keeps a reward hold (0 by default), and refuses one that is negative, fractional or over 90 days', async () => {
     const held = await create({ ...chainBody(platform.id, advertiser.id), reward_hold_seconds: 3600 });
     expect(held.status, held.text).toBe(200);
