@@ -3,7 +3,7 @@ import type { ServiceProcess } from '../../e2e/harness/service.js';
 import { groupBy } from '../../shared/collections.js';
 import { idArray } from '../../shared/db/sql-fragments.js';
 import { eventBatches, type JobPayload } from '../../shared/queue/contract.js';
-import { partitionOf, senderKey } from '../../shared/queue/partitions.js';
+import { eventPartition } from '../../shared/queue/partitions.js';
 import type { BenchContext } from '../harness/context.js';
 import type { MatchingTenant } from './seed.js';
 
@@ -180,7 +180,10 @@ async function jobsByUserPartition(
     sql`select id, user_id as "userId" from events where id = any(${idArray(eventIds)})`,
   );
   const senders = new Map(rows.map((row) => [row.id, row.userId]));
-  const byPartition = groupBy(eventIds, (id) => partitionOf(senderKey(tenant.platformId, senders.get(id)!), partitions));
+  // Where the producer puts each event (eventPartition), but in jobs of JOB_SIZE: its adds merge concurrent calls into jobs of up to 500.
+  const byPartition = groupBy(eventIds, (eventId) =>
+    eventPartition({ eventId, providerId: tenant.platformId, userId: senders.get(eventId)! }, partitions),
+  );
   return new Map(
     [...byPartition].map(([partition, ids]) => {
       const jobs: JobPayload<'match-events'>[] = [];

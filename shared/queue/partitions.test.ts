@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../config.js';
 import { logThrottle } from '../observability/log-throttle.js';
-import { partitionOf, queueLayout, senderKey } from './partitions.js';
+import { eventPartition, partitionOf, queueLayout, senderKey } from './partitions.js';
 
 describe('queue layout', () => {
   it('keeps the unpartitioned queue of earlier versions on one Redis with one partition, and has no other then', () => {
@@ -38,6 +38,14 @@ describe('queue layout', () => {
     // Pinned (FNV-1a of "abc" is 0x1a47e90b): a change of hash would move users' work to other queues between versions.
     expect(partitionOf('abc', 1000)).toBe(0x1a47e90b % 1000);
     expect(partitionOf('abc', 1000)).toBe(331);
+  });
+
+  it("puts an event in its sender's user's partition, and one whose sender gave no user id by the event's own id", () => {
+    const events = Array.from({ length: 64 }, (_, i) => ({ eventId: `event-${i}`, providerId: 'provider', userId: `user-${i}` }));
+    for (const event of events) expect(eventPartition(event, 16)).toBe(partitionOf(senderKey('provider', event.userId), 16));
+    // The user's key, not the event's: the two differ for most of these events.
+    expect(events.filter((event) => eventPartition(event, 16) !== partitionOf(event.eventId, 16)).length).toBeGreaterThan(32);
+    expect(eventPartition({ eventId: 'event-1', providerId: 'provider' }, 16)).toBe(partitionOf('event-1', 16));
   });
 });
 

@@ -104,5 +104,11 @@ export const partitionOf = (userKey: string, partitions: number): number => buck
 /** The user key of an event: its sender and the sender's own id of the user. */
 export const senderKey = (providerId: string, userId: string): string => `${providerId}:${userId}`;
 
+/** An event's partition: its sender's user's (an event whose sender gave no user id goes by its own id). */
+export const eventPartition = (
+  event: { eventId: string; providerId: string; userId?: string | undefined },
+  partitions: number,
+): number => partitionOf(event.userId === undefined ? event.eventId : senderKey(event.providerId, event.userId), partitions);
+
 /** Every partition number, 0 … partitions - 1. */
 export const allPartitions = (partitions: number): number[] => Array.from({ length: partitions }, (_, p) => p);

@@ -19,7 +19,7 @@ import {
   MATCHING_QUEUE,
 } from './contract.js';
 import { createFairPriority, type FairnessOptions } from './fair-priority.js';
-import { allPartitions, partitionOf, plainLayout, type QueueLayout, senderKey } from './partitions.js';
+import { allPartitions, eventPartition, partitionOf, plainLayout, type QueueLayout } from './partitions.js';
 import { probeQueueSlots, queueProbeKey } from './readiness.js';
 
 export interface MatchingProducer {
@@ -132,9 +132,7 @@ export function createMatchingProducer(
 
   /** Events by the partition of their sender's user (an event without one by its own id). */
   function eventsByPartition(events: readonly EventRef[]): Map<number, EventRef[]> {
-    return groupBy(events, (event) =>
-      partitionOf(event.userId === undefined ? event.eventId : senderKey(event.providerId, event.userId), shape.partitions),
-    );
+    return groupBy(events, (event) => eventPartition(event, shape.partitions));
   }
 
   async function add<N extends JobName>(partition: number, name: N, payloads: JobPayload<N>[]): Promise<boolean> {
