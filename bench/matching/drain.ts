@@ -2,10 +2,10 @@ import { sql } from 'drizzle-orm';
 import type { ServiceProcess } from '../../e2e/harness/service.js';
 import { groupBy } from '../../shared/collections.js';
 import { idArray } from '../../shared/db/sql-fragments.js';
-import { eventBatches, type JobPayload } from '../../shared/queue/contract.js';
+import type { JobPayload } from '../../shared/queue/contract.js';
 import { eventPartition } from '../../shared/queue/partitions.js';
 import type { BenchContext } from '../harness/context.js';
-import type { MatchingTenant } from './seed.js';
+import { type ChainLanguage, type MatchingTenant, matchingTenant, roundRobin } from './seed.js';
 
 /** Events per job, as one group-committed ingest flush or batch call hands them over. */
 const JOB_SIZE = 50;
@@ -20,9 +20,14 @@ export interface DrainFigure {
 }
 
 /**
- * Queues already stored, pending events as jobs of JOB_SIZE ids (what the API
- * would have enqueued) while the given workers run, and times them until none
- * of the tenant's events is pending.
+ * Queues already stored, pending events as jobs of JOB_SIZE ids in their
+ * users' partitions (what the API would have enqueued: it routes each event
+ * by its sender's user, so a user's events reach its partition in order)
+ * while the given workers run, and times them until none of the tenant's
+ * events is pending. Until 2026-11-28 a drain put each job of many users in
+ * the partition of its first id: a user's events then spread over the
+ * partitions and many came late, and a late event on a tallied walk is redone
+ * from history (docs/performance.md).
  */
 export async function drain(
   ctx: BenchContext,
@@ -34,26 +39,17 @@ export async function drain(
   const queues = ctx.openQueues();
   const producer = queues.matching;
   try {
-    const byUser = options.byUser ? await jobsByUserPartition(ctx, tenant, eventIds, producer.layout.partitions) : null;
+    const byPartition = await eventsInUserPartitions(ctx, tenant, eventIds, producer.layout.partitions);
     const stops = await Promise.all(workers.map((worker) => ctx.meter.start(worker.pid)));
     const started = performance.now();
-    if (byUser) {
-      await Promise.all(
-        [...byUser].map(([partition, jobs]) =>
-          producer.queues[partition]!.addBulk(jobs.map((data) => ({ name: 'match-events', data }))),
-        ),
-      );
-    } else {
-      for (let i = 0; i < eventIds.length; i += 5000) {
-        const jobs = [];
-        for (let j = i; j < Math.min(i + 5000, eventIds.length); j += JOB_SIZE)
-          jobs.push(
-            ...eventBatches(eventIds.slice(j, j + JOB_SIZE).map((eventId) => ({ eventId, providerId: tenant.platformId }))),
-          );
-        // Spread over the partitions (by each job's first id) as the producer routes a job handed in whole.
-        if (!(await producer.enqueue('match-events', jobs))) throw new Error('could not enqueue the drain');
-      }
-    }
+    await Promise.all(
+      [...byPartition].map(([partition, refs]) => {
+        const jobs: JobPayload<'match-events'>[] = [];
+        for (let i = 0; i < refs.length; i += JOB_SIZE)
+          jobs.push({ eventIds: refs.slice(i, i + JOB_SIZE).map((ref) => ref.eventId), providerId: tenant.platformId });
+        return producer.queues[partition]!.addBulk(jobs.map((data) => ({ name: 'match-events', data })));
+      }),
+    );
     const during = options.during?.();
     const deadline = Date.now() + 10 * 60_000;
     const anyPending = pendingProbe(ctx, eventIds);
@@ -99,10 +95,14 @@ export async function drainBacklog(
   const queues = ctx.openQueues();
   const producer = queues.matching;
   try {
+    const byPartition = await eventsInUserPartitions(ctx, tenant, eventIds, producer.layout.partitions);
     const enqueued = performance.now();
-    for (let i = 0; i < eventIds.length; i += 100) {
-      const refs = eventIds.slice(i, i + 100).map((eventId) => ({ eventId, providerId: tenant.platformId }));
-      if (!(await producer.enqueueEvents(refs))) throw new Error('enqueue failed');
+    // A call of one partition's events makes one job (of up to 100 ids): the producer routes them by user itself.
+    for (const [, refs] of byPartition) {
+      for (let i = 0; i < refs.length; i += 100) {
+        const call = refs.slice(i, i + 100).map((ref) => ({ ...ref, providerId: tenant.platformId }));
+        if (!(await producer.enqueueEvents(call))) throw new Error('enqueue failed');
+      }
     }
     const oldAfterMs = Number(ctx.env.RECONCILE_MIN_AGE_MS ?? 10_000) + 1000;
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, oldAfterMs - (performance.now() - enqueued))));
@@ -159,42 +159,34 @@ function pendingProbe(ctx: BenchContext, eventIds: readonly string[]): () => Pro
 export interface DrainOptions {
   /** Runs beside the drain once its jobs are queued; the drain also waits for it and for the re-evaluations it causes. */
   during?: () => Promise<void>;
-  /**
-   * Jobs of JOB_SIZE ids put in their users' partitions, each partition's in
-   * the events' order, as the API routes what it stores: a user's events are
-   * then matched in order. Without it a job of many users goes to the
-   * partition of its first id, so one user's events spread over partitions
-   * and many arrive late.
-   */
-  byUser?: boolean;
 }
 
-/** The drain's jobs by their users' partitions (the senders read before the clock starts). */
-async function jobsByUserPartition(
+/** The events by their users' partitions, each partition's in the order given (the senders read before any clock starts). */
+async function eventsInUserPartitions(
   ctx: BenchContext,
   tenant: MatchingTenant,
   eventIds: readonly string[],
   partitions: number,
-): Promise<Map<number, JobPayload<'match-events'>[]>> {
-  const rows = await ctx.database.db.execute<{ id: string; userId: string }>(
-    sql`select id, user_id as "userId" from events where id = any(${idArray(eventIds)})`,
-  );
-  const senders = new Map(rows.map((row) => [row.id, row.userId]));
-  // Where the producer puts each event (eventPartition), but in jobs of JOB_SIZE: its adds merge concurrent calls into jobs of up to 500.
-  const byPartition = groupBy(eventIds, (eventId) =>
-    eventPartition({ eventId, providerId: tenant.platformId, userId: senders.get(eventId)! }, partitions),
-  );
-  return new Map(
-    [...byPartition].map(([partition, ids]) => {
-      const jobs: JobPayload<'match-events'>[] = [];
-      for (let i = 0; i < ids.length; i += JOB_SIZE)
-        jobs.push({ eventIds: ids.slice(i, i + JOB_SIZE), providerId: tenant.platformId });
-      return [partition, jobs];
-    }),
-  );
+): Promise<Map<number, { eventId: string; userId: string }[]>> {
+  const senders = new Map<string, string>();
+  for (let i = 0; i < eventIds.length; i += 50_000) {
+    const rows = await ctx.database.db.execute<{ id: string; userId: string }>(
+      sql`select id, user_id as "userId" from events where id = any(${idArray(eventIds.slice(i, i + 50_000))})`,
+    );
+    for (const row of rows) senders.set(row.id, row.userId);
+  }
+  const refs = eventIds.map((eventId) => ({ eventId, userId: senders.get(eventId)! }));
+  return groupBy(refs, (ref) => eventPartition({ ...ref, providerId: tenant.platformId }, partitions));
 }
 
-/** Stored events matched by freshly started workers (waited for until idle), which are stopped afterwards. */
+/**
+ * Stored events matched by freshly started workers (waited for until idle),
+ * which are stopped afterwards. Before the clock starts the workers match a
+ * warm-up of their own (warmUp): a drain of 40,000 events lasts a few
+ * seconds, and a process's first seconds go largely to V8 compiling its hot
+ * code (docs/scaling.md, "What three workers pay"), which a worker that has
+ * run for a while has done.
+ */
 export async function drainWith(
   ctx: BenchContext,
   workerCount: number,
@@ -205,8 +197,26 @@ export async function drainWith(
   const workers: ServiceProcess[] = [];
   try {
     for (let i = 0; i < workerCount; i++) workers.push(await ctx.startWorker());
+    await warmUp(ctx, workers, tenant.language);
     return await drain(ctx, tenant, workers, eventIds, options);
   } finally {
     await Promise.all(workers.map((worker) => worker.stop()));
   }
+}
+
+/** Warm-up events a user, for the warm-up tenant's 200 users: 5,000 a warm-up. */
+const WARM_UP_PER_USER = 25;
+
+/** A run's warm-up tenants, one per chain language, with the next position in their users' sequences. */
+const warmUpTenants = new WeakMap<BenchContext, Map<ChainLanguage, { tenant: MatchingTenant; next: number }>>();
+
+/** New events of a tenant of its own (the measured tenant's chain language), matched by `workers` and not timed. */
+async function warmUp(ctx: BenchContext, workers: readonly ServiceProcess[], language: ChainLanguage): Promise<void> {
+  let tenants = warmUpTenants.get(ctx);
+  if (!tenants) warmUpTenants.set(ctx, (tenants = new Map()));
+  let warm = tenants.get(language);
+  if (!warm) tenants.set(language, (warm = { tenant: await matchingTenant(ctx, `warm-up-${language}`, 200, language), next: 0 }));
+  const ids = await warm.tenant.store(roundRobin(warm.tenant.users, WARM_UP_PER_USER, warm.next));
+  warm.next += WARM_UP_PER_USER;
+  await drain(ctx, warm.tenant, workers, ids);
 }

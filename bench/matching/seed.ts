@@ -80,6 +80,7 @@ export async function matchingTenant(ctx: BenchContext, label: string, userCount
   return {
     platformId: platform.id,
     users: platformUserIds,
+    language,
     /** Stores events (types cycling through the first `types` tasks' types) and answers their ids in order. */
     store: (events: readonly BenchEvent[], types = TASKS) => storeEvents(ctx.database.db, platform.id, events, types, language),
     /** Task completions and completed runs of chains stored for this tenant's users (what a drain achieved). */

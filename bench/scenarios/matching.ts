@@ -58,26 +58,12 @@ async function backlog(ctx: BenchContext) {
  * two-day streaks, daily runs, and one chain of each kind; bench/matching/seed.ts):
  * its tasks keep tallies and span many events, so each event may write a
  * tally where a plain task only advanced. The drain must stay at 0.8 of the
- * plain one (docs/quest-language.md). Both go with their jobs in their users'
- * partitions, as the API enqueues: the drains above spread a user's events
- * over partitions, so many come late, and a late event on a tallied walk is
- * redone from history (docs/performance.md).
+ * plain one (docs/quest-language.md).
  */
 async function questLanguageBacklog(ctx: BenchContext) {
-  const perUser = ctx.options.quick ? 50 : 200;
-  // Both drains route their jobs by user, as the API does: events of a user reach its partition in order.
-  const plain = await matchingTenant(ctx, 'plain-by-user', 200);
-  const plainFigure = await drainWith(ctx, 1, plain, await plain.store(roundRobin(plain.users, perUser)), { byUser: true });
-  ctx.results.add({
-    figure: `${MATCH_DRAIN}, jobs by user`,
-    value: plainFigure.eventsPerSecond,
-    unit: 'events/s',
-    cpuPer1k: { api: plainFigure.workerCpuPer1k, postgres: plainFigure.postgresCpuPer1k, redis: 0 },
-    note: `${plainFigure.events} events in ${plainFigure.seconds.toFixed(1)} s; jobs of 50 ids in their users' partitions; CPU column: worker / PG`,
-  });
   const tenant = await matchingTenant(ctx, 'quest', 200, 'quest');
-  const ids = await tenant.store(roundRobin(tenant.users, perUser));
-  const figure = await drainWith(ctx, 1, tenant, ids, { byUser: true });
+  const ids = await tenant.store(roundRobin(tenant.users, ctx.options.quick ? 50 : 200));
+  const figure = await drainWith(ctx, 1, tenant, ids);
   const done = await tenant.completions();
   // A figure over chains nobody got through would measure nothing of the quest language.
   if (done.tasks === 0 || done.runs === 0)
@@ -88,9 +74,9 @@ async function questLanguageBacklog(ctx: BenchContext) {
       value: figure.eventsPerSecond,
       unit: 'events/s',
       cpuPer1k: { api: figure.workerCpuPer1k, postgres: figure.postgresCpuPer1k, redis: 0 },
-      note: `${figure.events} events an hour apart in ${figure.seconds.toFixed(1)} s, jobs by user; 5 chains × 5 tasks: counted, summed, two-day streaks, daily runs, one of each; ${done.tasks} task completions, ${done.runs} chain runs completed; CPU column: worker / PG`,
+      note: `${figure.events} events an hour apart in ${figure.seconds.toFixed(1)} s; 5 chains × 5 tasks: counted, summed, two-day streaks, daily runs, one of each; ${done.tasks} task completions, ${done.runs} chain runs completed; CPU column: worker / PG`,
     },
-    `${MATCH_DRAIN}, jobs by user`,
+    MATCH_DRAIN,
     { atLeast: 0.8 },
   );
 }
