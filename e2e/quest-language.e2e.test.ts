@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chainBody, DAY_MS, iso } from '../api/testing/chains.js';
+import { chainBody, DAY_MS, iso, questConditions } from '../api/testing/chains.js';
 import { readSse } from '../api/testing/sse-reader.js';
 import { adminHeaders } from '../shared/testing/admin-token.js';
 import { eventually } from '../shared/testing/eventually.js';
@@ -61,13 +61,7 @@ beforeAll(async () => {
   expect(created.status, JSON.stringify(created.json)).toBe(200);
   chainId = created.json.data.quest_chain.id;
   expect(created.json.data.quest_chain.timezone).toBe('Europe/Berlin');
-  expect(
-    created.json.data.tasks.map((t: Record<string, unknown>) => [
-      t.condition_min_count,
-      t.condition_min_total,
-      t.condition_streak,
-    ]),
-  ).toEqual([
+  expect(questConditions(created.json.data.tasks)).toEqual([
     [3, null, null],
     [1, 500, null],
     [1, null, { periods: 3, every: 'day' }],

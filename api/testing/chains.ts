@@ -26,6 +26,10 @@ export function taskBody(spec: TaskSpec, index: number) {
   };
 }
 
+/** Each task of a chain answer as [condition_min_count, condition_min_total, condition_streak]: the quest language's conditions. */
+export const questConditions = (tasks: readonly Record<string, unknown>[]) =>
+  tasks.map((task) => [task.condition_min_count, task.condition_min_total, task.condition_streak]);
+
 /** A valid POST /admin/v1/quest-chains body running from a day ago to a day from now, unless overridden. */
 export function chainBody(platformId: string, advertiserId: string, spec: ChainSpec = {}) {
   const chain = resolveChainSpec(spec);

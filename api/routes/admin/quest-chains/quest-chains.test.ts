@@ -5,7 +5,7 @@ import { senderUserId } from '../../../../shared/domain/ids.js';
 import { formatIsoMicros } from '../../../../shared/domain/timestamp.js';
 import { TEST_ADMIN_TOKEN } from '../../../../shared/testing/admin-token.js';
 import { createTestProvider, type TestProvider } from '../../../../shared/testing/fixtures.js';
-import { chainBody, taskBody } from '../../../testing/chains.js';
+import { chainBody, questConditions, taskBody } from '../../../testing/chains.js';
 import { createTestApp } from '../../../testing/test-app.js';
 import { useTestService } from '../../../testing/test-service.js';
 
@@ -150,13 +150,7 @@ describe('POST /admin/v1/quest-chains', () => {
       }),
     );
     expect(answer.status, JSON.stringify(answer.json)).toBe(200);
-    expect(
-      answer.json.data.tasks.map((t: Record<string, unknown>) => [
-        t.condition_min_count,
-        t.condition_min_total,
-        t.condition_streak,
-      ]),
-    ).toEqual([
+    expect(questConditions(answer.json.data.tasks)).toEqual([
       [3, null, null],
       [1, 500, null],
       [1, null, { periods: 2, every: 'week' }],
