@@ -39,7 +39,7 @@ export async function drain(
   const queues = ctx.openQueues();
   const producer = queues.matching;
   try {
-    const byPartition = await eventsInUserPartitions(ctx, tenant, eventIds, producer.layout.partitions);
+    const byPartition = eventsInUserPartitions(tenant, eventIds, producer.layout.partitions);
     const stops = await Promise.all(workers.map((worker) => ctx.meter.start(worker.pid)));
     const started = performance.now();
     await Promise.all(
@@ -95,7 +95,7 @@ export async function drainBacklog(
   const queues = ctx.openQueues();
   const producer = queues.matching;
   try {
-    const byPartition = await eventsInUserPartitions(ctx, tenant, eventIds, producer.layout.partitions);
+    const byPartition = eventsInUserPartitions(tenant, eventIds, producer.layout.partitions);
     const enqueued = performance.now();
     // A call of one partition's events makes one job (of up to 100 ids): the producer routes them by user itself.
     for (const [, refs] of byPartition) {
@@ -161,21 +161,13 @@ export interface DrainOptions {
   during?: () => Promise<void>;
 }
 
-/** The events by their users' partitions, each partition's in the order given (the senders read before any clock starts). */
-async function eventsInUserPartitions(
-  ctx: BenchContext,
+/** The events by their users' partitions, each partition's in the order given. */
+function eventsInUserPartitions(
   tenant: MatchingTenant,
   eventIds: readonly string[],
   partitions: number,
-): Promise<Map<number, { eventId: string; userId: string }[]>> {
-  const senders = new Map<string, string>();
-  for (let i = 0; i < eventIds.length; i += 50_000) {
-    const rows = await ctx.database.db.execute<{ id: string; userId: string }>(
-      sql`select id, user_id as "userId" from events where id = any(${idArray(eventIds.slice(i, i + 50_000))})`,
-    );
-    for (const row of rows) senders.set(row.id, row.userId);
-  }
-  const refs = eventIds.map((eventId) => ({ eventId, userId: senders.get(eventId)! }));
+): Map<number, { eventId: string; userId: string }[]> {
+  const refs = eventIds.map((eventId) => ({ eventId, userId: tenant.senderOf(eventId) }));
   return groupBy(refs, (ref) => eventPartition({ ...ref, providerId: tenant.platformId }, partitions));
 }
 

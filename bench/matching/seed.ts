@@ -77,12 +77,24 @@ export async function matchingTenant(ctx: BenchContext, label: string, userCount
       needsEvaluation: false,
     })),
   );
+  // Who sent each stored event, kept from the store: a drain routes its jobs by it.
+  const senders = new Map<string, string>();
   return {
     platformId: platform.id,
     users: platformUserIds,
     language,
     /** Stores events (types cycling through the first `types` tasks' types) and answers their ids in order. */
-    store: (events: readonly BenchEvent[], types = TASKS) => storeEvents(ctx.database.db, platform.id, events, types, language),
+    store: async (events: readonly BenchEvent[], types = TASKS) => {
+      const ids = await storeEvents(ctx.database.db, platform.id, events, types, language);
+      for (const [i, id] of ids.entries()) senders.set(id, events[i]!.userId);
+      return ids;
+    },
+    /** The platform user id of an event this tenant stored. */
+    senderOf: (eventId: string): string => {
+      const sender = senders.get(eventId);
+      if (sender === undefined) throw new Error(`event ${eventId} was not stored by this tenant`);
+      return sender;
+    },
     /** Task completions and completed runs of chains stored for this tenant's users (what a drain achieved). */
     completions: async (): Promise<{ tasks: number; runs: number }> => {
       const [row] = await ctx.database.db.execute<{ tasks: number; runs: number }>(sql`
