@@ -299,15 +299,15 @@ const storedTallies = (state: WalkState): StoredTallies | null =>
     ? null
     : Object.fromEntries([...state.tallies].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
-/** A value's JSON with every object's keys in sorted order: tallies read back from jsonb have their keys in its order, not the walk's. */
+/** Two tallies alike, field by field. */
 const sameTally = (a: Tally, b: Tally) =>
   a.count === b.count && a.totalMicros === b.totalMicros && a.streak === b.streak && a.lastPeriod === b.lastPeriod;
 
 /**
- * The walk's tallies equal the stored ones, field by field: the keys of a
- * tally read back from jsonb come in jsonb's order, so comparing their text
- * would see a change where there is none (and building the text for every
- * walk of a batch showed in the worker's profile).
+ * The walk's tallies equal the stored ones, field by field: jsonb keeps a
+ * tally's keys in an order of its own, so comparing text would see a change
+ * where there is none (and building the text for every walk of a batch
+ * showed in the worker's profile).
  */
 function sameTallies(stored: StoredTallies | null, state: WalkState): boolean {
   const tallies = state.tallies;

@@ -110,9 +110,8 @@ export async function loadBatchWalks(
  * walks the batch wrote, the version read otherwise). A walk written is its
  * progress row with its state's completions (diffWalks writes a progress row
  * for every walk whose completions it writes or deletes), with its tallies
- * as written. Those read back from jsonb with their keys in jsonb's order, not
- * the walk's; the matcher compares tallies whatever their order (plan-batch.ts),
- * so a kept tally decides as the one read back would.
+ * as written, which is the tally read back (tally-column.ts reads a tally into
+ * the walk's own shape, and the matcher compares tallies field by field).
  */
 export function keepBatchWalks(
   cache: WalkCache,

@@ -11,11 +11,12 @@ describe('chain_progress.tallies', () => {
     expect(Object.keys(stored.t!)).toEqual(['count', 'totalMicros', 'run', 'lastPeriod']);
   });
 
-  it('reads a row as written, keys in the order jsonb gives them', () => {
+  it('reads a row into the walk shape, whatever order jsonb gives its keys', () => {
     const row: TalliesJson = JSON.parse('{"t": {"run": 2, "count": 4, "lastPeriod": 7, "totalMicros": 0}}');
     const read = talliesFromJson(row);
     expect(read).toEqual({ t: { count: 4, totalMicros: 0, streak: 2, lastPeriod: 7 } });
-    expect(Object.keys(read.t!)).toEqual(['streak', 'count', 'lastPeriod', 'totalMicros']);
+    // One hidden class for every tally (the walk's): the matcher's code stays monomorphic.
+    expect(Object.keys(read.t!)).toEqual(['count', 'totalMicros', 'streak', 'lastPeriod']);
     expect(talliesToJson(read)).toEqual(row);
   });
 });
