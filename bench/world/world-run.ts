@@ -146,7 +146,7 @@ export function openWorldRun(stack: WorldStack, seeded: SeededWorld, options: Wo
     step,
     /** Not measured: JIT, pools, the first batches, the answer cache, of a deployment just started. */
     async warmUp() {
-      await produce(options.stepS > 5 ? 2_000 : 1_000, 3);
+      await produce(options.stepS > 5 ? 2_000 : 1_000, options.warmS);
       await drain();
     },
     /** Drains, then checks the sampled users' stored progress against the pure model; every run ends so. */

@@ -134,6 +134,19 @@ export async function openWorldStack(
       if (process.env.BENCH_LOG_STATEMENTS)
         await database.db.execute(sql.raw(`alter database "${database.name}" set log_min_duration_statement = 0`));
       if (process.env.BENCH_PG_STATEMENTS) await database.db.execute(sql`create extension if not exists pg_stat_statements`);
+      // BENCH_AUTO_EXPLAIN=15ms: the plan of every statement over that time, those run by triggers and functions included,
+      // with its buffers, in the server log (how the walks version trigger's scan of users was found, drizzle/0018).
+      if (process.env.BENCH_AUTO_EXPLAIN) {
+        const settings = [
+          `session_preload_libraries = 'auto_explain'`,
+          `auto_explain.log_min_duration = '${process.env.BENCH_AUTO_EXPLAIN.replace(/[^0-9a-z]/gi, '')}'`,
+          'auto_explain.log_nested_statements = on',
+          'auto_explain.log_analyze = on',
+          'auto_explain.log_timing = off',
+          'auto_explain.log_buffers = on',
+        ];
+        for (const setting of settings) await database.db.execute(sql.raw(`alter database "${database.name}" set ${setting}`));
+      }
     },
   });
   const { database } = stack;

@@ -3,7 +3,7 @@ import { DEFAULT_WORLD, parseWorldOptions } from './world-options.js';
 
 describe('parseWorldOptions', () => {
   it('sets sizes, process counts and rate lists over the base, leaving the rest', () => {
-    const options = parseWorldOptions('users=10000,apis=2,workers=3,rates=8000:12000:16000,polledRates=4000,pollRate=0');
+    const options = parseWorldOptions('users=10000,apis=2,workers=3,rates=8000:12000:16000,polledRates=4000,pollRate=0,warmS=30');
     expect(options).toEqual({
       ...DEFAULT_WORLD,
       users: 10_000,
@@ -12,6 +12,7 @@ describe('parseWorldOptions', () => {
       rates: [8_000, 12_000, 16_000],
       polledRates: [4_000],
       pollRate: 0,
+      warmS: 30,
     });
     expect(parseWorldOptions('', DEFAULT_WORLD)).toEqual(DEFAULT_WORLD);
   });

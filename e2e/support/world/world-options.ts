@@ -21,6 +21,13 @@ export interface WorldOptions {
   sampledUsers: number;
   /** Seconds each rate step lasts. */
   stepS: number;
+  /**
+   * Seconds of traffic before the first step, not measured (then drained):
+   * a deployment just started spends its first minute largely on V8
+   * compiling its hot code, in each process (docs/scaling.md, "What three
+   * workers pay"), which one that has run for a while has done.
+   */
+  warmS: number;
   /** The producers' rates (events/s) stepped up alone, until a step falls behind. */
   rates: number[];
   /** The rates stepped up beside the pollers (`pollRate` reads/s). */
@@ -50,6 +57,7 @@ export const DEFAULT_WORLD: WorldOptions = {
   pollRate: 1000,
   sampledUsers: 300,
   stepS: 10,
+  warmS: 3,
   rates: [2_000, 4_000, 6_000, 8_000, 10_000, 12_000],
   polledRates: [2_000, 4_000, 6_000, 8_000],
   apis: 1,
