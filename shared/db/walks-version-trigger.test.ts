@@ -33,7 +33,7 @@ describe('the walks version trigger', () => {
   it('stamps the users whose progress a statement wrote by key, never by scanning users, in a generic plan', async () => {
     const outcome = await database.db.transaction(async (tx) => {
       await tx.execute(sql`set local plan_cache_mode = force_generic_plan`);
-      // Twice: the second statement runs the trigger's plan as cached for the session, not as first planned.
+      // Twice: new rows (the insert trigger), then the same rows again (the upsert's update trigger).
       for (const markUs of [1, 2]) {
         await tx.execute(sql`
           insert into chain_progress (user_id, chain_id, completed_tasks, total_tasks, mark_us, mark_event_id)
