@@ -293,11 +293,13 @@ export interface BatchWrites {
   scoresMoved: Set<ServiceUserId>;
 }
 
-/** The walk's tallies as stored: null when it keeps none (a chain without counted, summed or streak tasks). */
+/**
+ * The walk's tallies as stored: null when it keeps none (a chain without
+ * counted, summed or streak tasks). In the walk's order: jsonb keeps keys in
+ * its own, and tallies are compared task by task (sameTallies).
+ */
 const storedTallies = (state: WalkState): StoredTallies | null =>
-  state.tallies === undefined || state.tallies.size === 0
-    ? null
-    : Object.fromEntries([...state.tallies].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  state.tallies === undefined || state.tallies.size === 0 ? null : Object.fromEntries(state.tallies);
 
 /** Two tallies alike, field by field. */
 const sameTally = (a: Tally, b: Tally) =>
