@@ -81,9 +81,11 @@ const REPLY_BYTES = 7;
 /**
  * Who is on 127.0.0.1:port: 'absent' (nothing accepts a connection), 'speaks'
  * (the `protocol` server, 'postgres' or 'redis') or 'other' (something that
- * does not answer as that server does within `timeoutMs`).
+ * does not answer as that server does within `timeoutMs`: a refused connection
+ * is told at once, so the wait only matters for a server slow to answer, as a
+ * Postgres forking its backend on a loaded machine can be).
  */
-export function probe(port, protocol, timeoutMs = 1_000) {
+export function probe(port, protocol, timeoutMs = 3_000) {
   const handshake = HANDSHAKES[protocol];
   return new Promise((resolvePromise) => {
     const socket = connect({ host: HOST, port });
