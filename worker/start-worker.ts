@@ -51,6 +51,9 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
   const delivers = config.WORKER_ROLES.has('webhooks');
   // A count other than the deployment's stops the process here (or once Redis answers).
   await checkPartitionCount({ redis: queues.redis, layout: queues.layout, logger, exit: (code) => process.exit(code) });
+  // The worker this one replaces (a crash, a restart) may have committed a batch and died before announcing
+  // it: every API drops its cached answers. Not awaited; a notice not sent is logged (change-publisher.ts).
+  if (matches) void wiring.changes.allAnswersChanged();
 
   const sender = createSender({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
   const sweeper = delivers
@@ -98,8 +101,12 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
       logger,
       // The ended worker's claimed events were received before it stopped, at least a lease ago: put
       // them back now rather than after RECONCILE_MIN_AGE_MS and the next interval.
+      // The ended worker may have committed a batch and died before announcing it: the APIs drop every answer.
       onTakeover: () =>
-        reconciler.runNow(Math.max(0, config.WORKER_LEASE_MS - config.WORKER_HEARTBEAT_MS), { ignoreQueueLag: true }),
+        Promise.all([
+          reconciler.runNow(Math.max(0, config.WORKER_LEASE_MS - config.WORKER_HEARTBEAT_MS), { ignoreQueueLag: true }),
+          wiring.changes.allAnswersChanged(),
+        ]),
     },
     { workerId, leaseMs: config.WORKER_LEASE_MS, heartbeatMs: config.WORKER_HEARTBEAT_MS },
   );

@@ -1,8 +1,10 @@
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createChangePublisher } from '../../shared/live/change-publisher.js';
 import { connectionNameOf } from '../../shared/queue/connection.js';
 import { eventually } from '../../shared/testing/eventually.js';
 import { useTestService } from '../testing/test-service.js';
+import { answerKey } from './active-answer-cache.js';
 
 // The API's change-notice subscription on one Redis, cut from the server's side as a network fault
 // or an operator's CLIENT KILL would: cached answers stop being served within a second and come back
@@ -43,5 +45,25 @@ describe('change notices on one Redis', () => {
     await eventually(async () => serving() || undefined, { what: 'serving', timeoutMs: 2000 });
     const metrics = await api.call('GET', '/metrics', { headers: api.adminHeaders });
     expect(metrics.text).toMatch(/^qcr_answer_cache_serving 1$/m);
+  });
+
+  it("drops every cached answer on a starting worker's notice (a predecessor may have died between commit and publish)", async () => {
+    await eventually(async () => serving() || undefined, { what: 'serving', timeoutMs: 2000 });
+    const { answers } = api.deps.chainCache;
+    for (const user of ['a', 'b'])
+      answers.store(answers.ticket(), answerKey(`platform-${user}`, user), {
+        body: Buffer.from('{}'),
+        etag: `"${user}"`,
+        tokenAt: 0,
+        tokenLength: 0,
+        tokenIssuedAtMs: 0,
+        definitionsFingerprint: 'defs',
+        userId: user,
+        expiresAtMs: Date.now() + 60_000,
+      });
+    expect(answers.size.entries).toBe(2);
+    await createChangePublisher({ redis: admin, prefix: api.config.QUEUE_PREFIX, sharded: false }).allAnswersChanged();
+    await eventually(async () => (answers.size.entries === 0 ? true : undefined), { what: 'answers dropped', timeoutMs: 2000 });
+    expect(answers.size.tags).toBe(0);
   });
 });

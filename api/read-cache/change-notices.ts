@@ -88,7 +88,8 @@ export function createChangeFollowing(options: ChangeFollowingOptions) {
         const notice = parsed.data;
         if (notice.kind === 'chains') chainCache.invalidate(notice.platformId);
         else if (notice.kind === 'answer') answers.invalidateKey(answerKey(notice.platformId, notice.platformUserId));
-        else answers.invalidatePlatform(notice.platformId);
+        else if (notice.kind === 'answers') answers.invalidatePlatform(notice.platformId);
+        else answers.clear();
       };
       const { redis } = options;
       feed =

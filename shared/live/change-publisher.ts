@@ -22,7 +22,10 @@ export interface ChangePublisherOptions {
  * probes of api/read-cache/notice-watch.ts see no loss of a published notice,
  * so an unpublished claim or reset waits for ANSWER_CACHE_TTL_MS).
  */
-export function createChangePublisher(options: ChangePublisherOptions): ChangeNotices {
+export function createChangePublisher(options: ChangePublisherOptions): ChangeNotices & {
+  /** Every cached answer may be out of date (channel.ts, kind `all`): what a starting worker tells the APIs. */
+  allAnswersChanged(): Promise<void>;
+} {
   const { prefix, sharded } = options;
   const redis = async () => (typeof options.redis === 'function' ? options.redis() : options.redis);
   const lost =
@@ -40,6 +43,7 @@ export function createChangePublisher(options: ChangePublisherOptions): ChangeNo
     chainsChanged: (platformId) => announce({ kind: 'chains', platformId }),
     answerChanged: (platformId, platformUserId) => announce({ kind: 'answer', platformId, platformUserId }),
     answersChanged: (platformId) => announce({ kind: 'answers', platformId }),
+    allAnswersChanged: () => announce({ kind: 'all' }),
     userRegistered: (platformId, platformUserId, userId) =>
       publish(registrationChannel(prefix, platformId, platformUserId, sharded), userId, 'registration'),
   };

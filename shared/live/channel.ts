@@ -73,6 +73,12 @@ export const changeNoticeSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('answer'), platformId: z.string(), platformUserId: z.string() }),
   /** Every answer of a platform (or of its test twin): a test-mode reset. */
   z.object({ kind: z.literal('answers'), platformId: z.string() }),
+  /**
+   * Every answer of every platform: progress may have been committed and never announced (a worker
+   * killed between a batch's commit and its publish). A worker sends it as it starts and when it takes
+   * over a lapsed worker's work (docs/reliability.md, "What it does not show").
+   */
+  z.object({ kind: z.literal('all') }),
 ]);
 
 export type ChangeNotice = z.infer<typeof changeNoticeSchema>;
