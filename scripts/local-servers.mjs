@@ -38,20 +38,6 @@ const STOP_TIMEOUT_MS = 20_000;
 
 export class LocalServerMissing extends Error {}
 
-/** Whether something accepts TCP connections on 127.0.0.1:port. */
-export function answers(port, timeoutMs = 1_000) {
-  return new Promise((resolvePromise) => {
-    const socket = connect({ host: HOST, port });
-    const done = (result) => {
-      socket.destroy();
-      resolvePromise(result);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-  });
-}
-
 /**
  * What each server answers first, whatever its settings: a Postgres answers an
  * SSLRequest with one byte, S or N; a Redis answers an inline PING with +PONG
@@ -121,12 +107,13 @@ async function foundOn(port, protocol) {
   );
 }
 
-async function waitUntilAnswering(port, child, what) {
+/** Until the server we started answers as `protocol` does (probe): the same test a running one passes. */
+async function waitUntilAnswering(port, protocol, child, what) {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null)
       throw new Error(`${what} exited at start (code ${child.exitCode ?? child.signalCode}); see its log`);
-    if (await answers(port, 500)) return;
+    if ((await probe(port, protocol, 500)) === 'speaks') return;
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`${what} did not answer on ${HOST}:${port} within ${READY_TIMEOUT_MS / 1000} s`);
@@ -201,7 +188,7 @@ async function startEmbeddedPostgres(port, dataRoot, env, report) {
     ['-D', dataDir, '-p', String(port), '-c', `listen_addresses=${HOST}`, '-c', 'unix_socket_directories='],
     { ...options, detached: true },
   );
-  await waitUntilAnswering(port, child, 'the embedded Postgres');
+  await waitUntilAnswering(port, 'postgres', child, 'the embedded Postgres');
   return {
     url: `postgres://postgres@${HOST}:${port}/quest_chains`,
     serverUrl: `postgres://postgres@${HOST}:${port}/postgres`,
@@ -235,7 +222,7 @@ async function startRedisServer(port, dataRoot, env) {
     '',
   ];
   const child = spawn(binary, args, { stdio: ['ignore', log, log], detached: true });
-  await waitUntilAnswering(port, child, 'redis-server');
+  await waitUntilAnswering(port, 'redis', child, 'redis-server');
   return { url: `redis://${HOST}:${port}`, stop: stopper(child, 'SIGTERM'), pid: child.pid };
 }
 
