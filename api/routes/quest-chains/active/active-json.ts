@@ -36,6 +36,13 @@ interface FixedText {
   head: string;
   /** Each task's own fields, in task order. */
   tasks: string[];
+  /**
+   * Each task's whole text for a standing with no progress to show (a task
+   * that is not counted, summed or streak): one of three, by status, made on
+   * first use. Most tasks of most reads are such, and their text is then
+   * shared instead of written again on each read.
+   */
+  withoutProgress: Map<string, string>[];
   /** The chain reward's fixed fields with its prizes; null without a reward. */
   reward: string | null;
 }
@@ -49,6 +56,7 @@ function fixedText(definition: ChainDefinition): FixedText {
     fixed = {
       head: `{"quest_chain":${JSON.stringify(toQuestChainResponse(definition.chain))},"tasks":[`,
       tasks: definition.tasks.map((task) => open(toTaskResponse(task))),
+      withoutProgress: definition.tasks.map(() => new Map()),
       reward: definition.reward === null ? null : open(toFixedRewardResponse(definition.reward)),
     };
     fixedTexts.set(definition, fixed);
@@ -59,9 +67,21 @@ function fixedText(definition: ChainDefinition): FixedText {
 function chainJson(standing: ActiveChainProgress): string {
   const { definition } = standing;
   const fixed = fixedText(definition);
-  const tasks = definition.tasks.map((task, i) => close(fixed.tasks[i]!, toTaskStandingResponse(task.id, standing)));
+  const tasks = definition.tasks.map((task, i) => taskJson(fixed, i, task.id, standing));
   const reward = fixed.reward === null ? 'null' : close(fixed.reward, toRewardStandingResponse(standing));
   return `${fixed.head}${tasks.join(',')}],"user_progress":${JSON.stringify(toUserProgressResponse(standing))},"chain_reward":${reward}}`;
+}
+
+function taskJson(fixed: FixedText, index: number, taskId: string, standing: ActiveChainProgress): string {
+  const standingOf = toTaskStandingResponse(taskId, standing);
+  if (standingOf.progress !== null) return close(fixed.tasks[index]!, standingOf);
+  const shared = fixed.withoutProgress[index]!;
+  let text = shared.get(standingOf.user_status);
+  if (text === undefined) {
+    text = close(fixed.tasks[index]!, standingOf);
+    shared.set(standingOf.user_status, text);
+  }
+  return text;
 }
 
 /** An object's text without its closing brace. */
