@@ -21,6 +21,14 @@ const UNIT_TESTS = [
   'api/routes/mount-plan.test.ts',
 ];
 
+/**
+ * Tests of the built processes as an operator or integrator runs them (the
+ * API and worker started as child processes, the CLI run as a command): the
+ * slowest files, in a project of their own so `npm test` stays near five
+ * minutes on two cores (`npm run test:e2e`; `.ci/run` runs both).
+ */
+const PROCESS_TESTS = ['e2e/**/*.e2e.test.ts', 'cli/**/*.test.ts'];
+
 export default defineConfig({
   test: {
     reporters: ['default', './shared/testing/summary-reporter.ts'],
@@ -48,10 +56,20 @@ export default defineConfig({
             'e2e/**/*.test.ts',
           ],
           // *.cluster.test.ts need a Redis Cluster: `npm run test:cluster` (vitest.cluster.config.ts).
-          exclude: ['**/node_modules/**', '**/*.cluster.test.ts', ...UNIT_TESTS],
+          exclude: ['**/node_modules/**', '**/*.cluster.test.ts', ...UNIT_TESTS, ...PROCESS_TESTS],
           // End-to-end tests spawn the built processes: builds dist/ only when it is older than the sources.
           globalSetup: ['./shared/testing/global-setup.ts'],
           // Black-box answers that broke the served OpenAPI documents fail their test (`checkDocuments`, shared/testing/api-client.ts).
+          setupFiles: ['./shared/testing/fail-on-openapi-mismatches.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: PROCESS_TESTS,
+          exclude: ['**/node_modules/**', '**/*.cluster.test.ts'],
+          globalSetup: ['./shared/testing/global-setup.ts'],
           setupFiles: ['./shared/testing/fail-on-openapi-mismatches.ts'],
         },
       },
