@@ -17,8 +17,8 @@ import { runOf, runStartOf } from '../../shared/domain/runs.js';
 import { dateToMicros } from '../../shared/domain/timestamp.js';
 import { type ChainRules, hasTallies } from '../../shared/domain/walk.js';
 import type { CoreDeps } from '../deps.js';
-import { loadReadUserStateTogether } from './read-users-together.js';
 
+import { loadReadUserStateTogether } from './read-users-together.js';
 export interface ReadActiveChainsInput {
   platformId: string;
   platformUserId: SenderUserId;

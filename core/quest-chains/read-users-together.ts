@@ -33,7 +33,7 @@ interface Batch {
 // Open batches per database client, by platform and the chains asked about.
 const openBatches = new WeakMap<Executor, Map<string, Batch>>();
 
-/** One user's loadReadUserStates (null: not registered), sharing its statement with the other reads of this turn that ask the same. */
+/** loadReadUserState, sharing its statement with the other reads of this turn that ask the same. */
 export function loadReadUserStateTogether(
   db: Executor,
   platformId: string,

@@ -371,11 +371,26 @@ type ReadUserRow = DriverRow<Pick<UserColumns, 'id' | 'platformUserId' | 'create
 };
 
 /**
- * Users of one platform with their completions and claims in `chainIds`,
- * which of `fullChainIds` admitted them and their tallies in `tallyChainIds`,
- * in one statement (a read's only one while definitions are cached); reads
- * that arrive together share it (core/quest-chains/read-users-together.ts).
- * Users the platform has not registered are absent.
+ * The user with their completions and claims in `chainIds`, and which of
+ * `fullChainIds` admitted them, in one statement (the read's only one while
+ * definitions are cached); null for a user the platform has not registered.
+ */
+export async function loadReadUserState(
+  db: Executor,
+  platformId: string,
+  platformUserId: SenderUserId,
+  chainIds: readonly string[],
+  fullChainIds: readonly string[] = [],
+  tallyChainIds: readonly string[] = [],
+): Promise<ReadUserState | null> {
+  const states = await loadReadUserStates(db, platformId, [platformUserId], chainIds, fullChainIds, tallyChainIds);
+  return states.get(platformUserId) ?? null;
+}
+
+/**
+ * loadReadUserState for several users of one platform, asked about the same
+ * chains, in one statement: reads that arrive together share it (the API's
+ * ReadUserBatcher). Users the platform has not registered are absent.
  */
 export async function loadReadUserStates(
   db: Executor,
