@@ -1,5 +1,5 @@
 import type { ChainDefinition, TaskRow } from '../../shared/db/chain-store.js';
-import type { ReadUserState } from '../../shared/db/progress-store.js';
+import { loadReadUserState, type ReadUserState } from '../../shared/db/progress-store.js';
 import { admitsNoOneNew } from '../../shared/domain/admission.js';
 import {
   isChainCompleted,
@@ -18,7 +18,6 @@ import { dateToMicros } from '../../shared/domain/timestamp.js';
 import { type ChainRules, hasTallies } from '../../shared/domain/walk.js';
 import type { CoreDeps } from '../deps.js';
 
-import { loadReadUserStateTogether } from './read-users-together.js';
 export interface ReadActiveChainsInput {
   platformId: string;
   platformUserId: SenderUserId;
@@ -103,7 +102,7 @@ export async function readActiveChains(
   // From the read replica when there is one (progress is eventual anyway; the definitions come from the primary's cache).
   const full = definitions.filter((d) => admitsNoOneNew(d.chain)).map((d) => d.chain.id);
   const withTallies = definitions.filter((d) => hasTallies(d.rules)).map((d) => d.chain.id);
-  const user = await loadReadUserStateTogether(
+  const user = await loadReadUserState(
     deps.readDb,
     platformId,
     platformUserId,

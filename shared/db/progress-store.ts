@@ -359,7 +359,7 @@ export interface ReadUserState {
 
 type ClaimColumns = typeof rewardClaims.$inferSelect;
 
-type ReadUserRow = DriverRow<Pick<UserColumns, 'id' | 'platformUserId' | 'createdAt' | 'progressChangedAt'>> & {
+type ReadUserRow = DriverRow<Pick<UserColumns, 'id' | 'createdAt' | 'progressChangedAt'>> & {
   /** [task id, completed_at text, run] triples; the driver may hand json over unparsed (drizzle configures postgres.js that way). */
   completions: string | [CompletionColumns['taskId'], DriverRow<Pick<CompletionColumns, 'completedAt'>>['completedAt'], string][];
   /** [chain id, task id (null: the chain reward), run] triples. */
@@ -383,23 +383,6 @@ export async function loadReadUserState(
   fullChainIds: readonly string[] = [],
   tallyChainIds: readonly string[] = [],
 ): Promise<ReadUserState | null> {
-  const states = await loadReadUserStates(db, platformId, [platformUserId], chainIds, fullChainIds, tallyChainIds);
-  return states.get(platformUserId) ?? null;
-}
-
-/**
- * loadReadUserState for several users of one platform, asked about the same
- * chains, in one statement: reads that arrive together share it (the API's
- * ReadUserBatcher). Users the platform has not registered are absent.
- */
-export async function loadReadUserStates(
-  db: Executor,
-  platformId: string,
-  platformUserIds: readonly SenderUserId[],
-  chainIds: readonly string[],
-  fullChainIds: readonly string[] = [],
-  tallyChainIds: readonly string[] = [],
-): Promise<Map<SenderUserId, ReadUserState>> {
   const chains = idArray(chainIds);
   // Only a chain that admits no one new needs its admissions read (docs/budgets.md).
   const admissions =
@@ -413,19 +396,16 @@ export async function loadReadUserStates(
       ? sql``
       : sql`, coalesce((select json_agg(json_build_array(p.period_start_us::text, p.tallies)) from chain_progress p
                   where p.user_id = u.id and p.chain_id = any(${idArray(tallyChainIds)}) and p.tallies is not null), '[]'::json) as tallies`;
-  const rows = await db.execute<ReadUserRow>(sql`
-    select u.id, u.platform_user_id as "platformUserId", u.created_at as "createdAt", u.progress_changed_at as "progressChangedAt",
+  const [row] = await db.execute<ReadUserRow>(sql`
+    select u.id, u.created_at as "createdAt", u.progress_changed_at as "progressChangedAt",
       coalesce((select json_agg(json_build_array(c.task_id, c.completed_at::text, c.period_start_us::text)) from task_completions c
                 where c.user_id = u.id and c.chain_id = any(${chains})), '[]'::json) as completions,
       coalesce((select json_agg(json_build_array(r.chain_id, r.task_id, r.period_start_us::text)) from reward_claims r
                 where r.user_id = u.id and r.chain_id = any(${chains})), '[]'::json) as claims
       ${admissions}${tallies}
     from users u
-    where u.platform_id = ${platformId} and u.platform_user_id = any(${textArray(platformUserIds)})`);
-  return new Map(rows.map((row) => [row.platformUserId, readUserState(row)]));
-}
-
-function readUserState(row: ReadUserRow): ReadUserState {
+    where u.platform_id = ${platformId} and u.platform_user_id = ${platformUserId}`);
+  if (!row) return null;
   const state: ReadUserState = {
     id: row.id,
     registeredUs: decodeTimestampUs(users.createdAt, row.createdAt),

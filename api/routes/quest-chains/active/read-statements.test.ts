@@ -3,7 +3,6 @@ import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readActiveChains } from '../../../../core/quest-chains/read-active-chains.js';
-import { MOST_USERS_A_STATEMENT } from '../../../../core/quest-chains/read-users-together.js';
 import * as schema from '../../../../shared/db/schema/index.js';
 import { type SenderUserId, senderUserId } from '../../../../shared/domain/ids.js';
 import { LiveTokenSigner } from '../../../../shared/live/token.js';
@@ -108,43 +107,6 @@ describe('readActiveChains statement count', () => {
     expect((await countStatements(cache, { platformId: fixture.platformId, platformUserId: senderUserId('nobody') })).count).toBe(
       1,
     );
-  });
-
-  it('shares one statement among the reads that arrive together, each answered as if read alone (core/quest-chains/read-users-together.ts)', async () => {
-    const fixture = await platformWithChains(3);
-    const others = ['together-a', 'together-b', 'together-c'].map(senderUserId);
-    for (const other of others) await createTestUser(database.db, fixture.platformId, other);
-    const readers = [fixture.platformUserId, ...others, fixture.platformUserId, senderUserId('nobody-together')];
-    // One client, as an API process has: reads share a statement on the same client only.
-    const readDb = drizzle(counted, { schema });
-    const cache = new ActiveChainCache(readDb, 60_000);
-    await countStatements(cache, fixture); // the definitions, cached from here on
-    // Every connection of the pool opened first (a new one's type lookup is not the read's cost).
-    await Promise.all(Array.from({ length: 4 }, () => counted`select pg_sleep(0.05)`));
-    const nowUs = BigInt(Date.now()) * 1000n;
-    const read = (platformUserId: SenderUserId) =>
-      readActiveChains(
-        { readDb, chainCache: cache, liveTokens },
-        { platformId: fixture.platformId, platformUserId, nowUs, livemode: true },
-      );
-    const alone: unknown[] = [];
-    for (const reader of readers) alone.push(toActiveChainsResponse(await read(reader)));
-
-    const before = statements;
-    const together = (await Promise.all(readers.map(read))).map(toActiveChainsResponse);
-    expect(statements - before).toBe(1);
-    expect(together).toEqual(alone);
-    // What each was answered is its own: progress for the user with completions, none for the others.
-    expect(together[0]!.quest_chains.every((entry) => entry.user_progress.progress === 40)).toBe(true);
-    expect(together[1]!.quest_chains.every((entry) => entry.user_progress.progress === 0)).toBe(true);
-    expect(together.at(-1)!.user).toEqual({ exists: false });
-
-    // A statement reads MOST_USERS_A_STATEMENT users at most; more go in the next.
-    const many = Array.from({ length: MOST_USERS_A_STATEMENT + 1 }, (_, n) => senderUserId(`unregistered-${n}`));
-    const beforeMany = statements;
-    const answers = await Promise.all(many.map(read));
-    expect(statements - beforeMany).toBe(2);
-    expect(answers.every((answer) => answer.userId === null)).toBe(true);
   });
 });
 
