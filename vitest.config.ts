@@ -29,6 +29,14 @@ const UNIT_TESTS = [
  */
 const PROCESS_TESTS = ['e2e/**/*.e2e.test.ts', 'cli/**/*.test.ts'];
 
+/** What the integration and e2e projects share: Postgres, Redis and the built processes. */
+const WITH_SERVICES = {
+  // End-to-end tests spawn the built processes: builds dist/ only when it is older than the sources.
+  globalSetup: ['./shared/testing/global-setup.ts'],
+  // Black-box answers that broke the served OpenAPI documents fail their test (`checkDocuments`, shared/testing/api-client.ts).
+  setupFiles: ['./shared/testing/fail-on-openapi-mismatches.ts'],
+};
+
 export default defineConfig({
   test: {
     reporters: ['default', './shared/testing/summary-reporter.ts'],
@@ -57,10 +65,7 @@ export default defineConfig({
           ],
           // *.cluster.test.ts need a Redis Cluster: `npm run test:cluster` (vitest.cluster.config.ts).
           exclude: ['**/node_modules/**', '**/*.cluster.test.ts', ...UNIT_TESTS, ...PROCESS_TESTS],
-          // End-to-end tests spawn the built processes: builds dist/ only when it is older than the sources.
-          globalSetup: ['./shared/testing/global-setup.ts'],
-          // Black-box answers that broke the served OpenAPI documents fail their test (`checkDocuments`, shared/testing/api-client.ts).
-          setupFiles: ['./shared/testing/fail-on-openapi-mismatches.ts'],
+          ...WITH_SERVICES,
         },
       },
       {
@@ -69,8 +74,7 @@ export default defineConfig({
           name: 'e2e',
           include: PROCESS_TESTS,
           exclude: ['**/node_modules/**', '**/*.cluster.test.ts'],
-          globalSetup: ['./shared/testing/global-setup.ts'],
-          setupFiles: ['./shared/testing/fail-on-openapi-mismatches.ts'],
+          ...WITH_SERVICES,
         },
       },
     ],
