@@ -5,7 +5,7 @@ import { type LeaseState, partitionLeaseStore } from '../shared/queue/partition-
 import { queueLayout } from '../shared/queue/partitions.js';
 import { eventually } from '../shared/testing/eventually.js';
 import { seededRandom } from '../shared/testing/random.js';
-import { type ServiceProcess, startService } from './harness/service.js';
+import { type ServiceProcess, startService, workerIdOf } from './harness/service.js';
 import { type Stack, startStack } from './harness/stack.js';
 import { createModelChains, generateEvents, matchedIn, modelMismatches, quiescent, sendAll } from './support/progress-model.js';
 
@@ -30,11 +30,6 @@ afterEach(async () => {
   stack = undefined;
 });
 afterAll(() => redis.disconnect());
-
-const workerIdOf = (worker: ServiceProcess): string => {
-  const line = worker.lines().find((l) => l.includes('"worker started"'))!;
-  return (JSON.parse(line) as { workerId: string }).workerId;
-};
 
 /** Partitions held per worker id, by the lease keys in Redis. */
 const holders = (leases: LeaseState[]) => {

@@ -10,7 +10,7 @@ import { eventually } from '../shared/testing/eventually.js';
 import { seededRandom } from '../shared/testing/random.js';
 import { serviceEnv } from '../shared/testing/service-env.js';
 import { type LocalCluster, startLocalCluster } from './harness/redis-cluster.js';
-import { clientOf, type ServiceProcess, startService } from './harness/service.js';
+import { clientOf, type ServiceProcess, startService, workerIdOf } from './harness/service.js';
 import { type Stack, startStack } from './harness/stack.js';
 import { createPlayChain } from './support/play-chain.js';
 import {
@@ -48,12 +48,6 @@ afterEach(async () => {
   stack = undefined;
 });
 
-/** The health port a worker logged when it started. */
-const healthUrl = (worker: ServiceProcess) => {
-  const line = worker.lines().find((l) => l.includes('"worker started"'))!;
-  return `http://127.0.0.1:${(JSON.parse(line) as { healthPort: number }).healthPort}`;
-};
-
 /** Two APIs (requests alternate between them) and two workers on the cluster, with their own database and prefix. */
 async function startClusterStack(label: string, env: Record<string, string> = {}): Promise<ClusterStack> {
   const started = await startStack(label, {
@@ -64,7 +58,10 @@ async function startClusterStack(label: string, env: Record<string, string> = {}
   });
   return Object.assign(started, {
     async readiness() {
-      const urls = [...started.apis.map((api) => api.url), ...started.workers.filter((w) => w.exit === undefined).map(healthUrl)];
+      const urls = [
+        ...started.apis.map((api) => api.url),
+        ...started.workers.filter((w) => w.exit === undefined).map((worker) => worker.url),
+      ];
       return Promise.all(urls.map(async (url) => (await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(5000) })).status));
     },
   });
@@ -119,10 +116,7 @@ describe('on a Redis Cluster with four matching partitions', () => {
       masters.add((await cluster.masterOf(`{${stack.queuePrefix}:${partition}}`)).port);
     expect(masters.size).toBeGreaterThan(1);
     // Each worker holds two partitions by lease, each lease key in its partition's slot (the tag decides the slot).
-    const holders = stack.workers.map(
-      (worker) =>
-        (JSON.parse(worker.lines().find((line) => line.includes('"worker started"'))!) as { workerId: string }).workerId,
-    );
+    const holders = stack.workers.map(workerIdOf);
     // A steady state: a renewal in flight can leave a lease key briefly unset, so the shares are read until they settle.
     const readLeases = () =>
       Array.from({ length: PARTITIONS }, (_, partition) =>
@@ -287,7 +281,7 @@ describe('on a Redis Cluster with four matching partitions', () => {
     const worker = await startService('worker', env);
     try {
       const started = Date.now();
-      const workerHealth = healthUrl(worker);
+      const workerHealth = worker.url;
       expect((await fetch(`${api.url}/readyz`)).status).toBe(503);
       expect((await fetch(`${workerHealth}/readyz`)).status).toBe(503);
 

@@ -3,7 +3,7 @@ import { sessionsNamed } from '../shared/db/lease-store.js';
 import { workerLeases } from '../shared/db/schema/index.js';
 import { eventually } from '../shared/testing/eventually.js';
 import { seededRandom } from '../shared/testing/random.js';
-import type { ServiceProcess } from './harness/service.js';
+import { type ServiceProcess, workerIdOf } from './harness/service.js';
 import { type Stack, startStack } from './harness/stack.js';
 import {
   createModelChains,
@@ -41,10 +41,6 @@ const ENV = {
   DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: '0',
 };
 
-const workerIdOf = (worker: ServiceProcess): string => {
-  const line = worker.lines().find((l) => l.includes('"worker started"'));
-  return (JSON.parse(line!) as { workerId: string }).workerId;
-};
 const applicationOf = (worker: ServiceProcess) => `qcr-worker:${workerIdOf(worker)}`;
 
 async function setUp(label: string, seed: number) {

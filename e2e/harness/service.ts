@@ -91,7 +91,17 @@ export async function startService(
     env: { HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env, ...portEnv },
     outputDir: options.outputDir,
     readyUrl: `http://127.0.0.1:${port}/healthz`,
+    // A worker's /healthz answers before it has taken its share of the partitions; it has started once it says so
+    // (the line with its worker id, which tests read as soon as this resolves).
+    ...(kind === 'worker' ? { readyLine: '"worker started"' } : {}),
   });
+}
+
+/** The worker id a worker process logged when it started. */
+export function workerIdOf(worker: ServiceProcess): string {
+  const line = worker.lines().find((l) => l.includes('"worker started"'));
+  if (!line) throw new Error(`${worker.name} has not logged "worker started"; see ${worker.logFile}`);
+  return (JSON.parse(line) as { workerId: string }).workerId;
 }
 
 // Every process started here and still running. A test that times out is abandoned by vitest
@@ -103,13 +113,17 @@ process.once('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
 
-/** Starts `node <args>` from the project root with `env` (and PATH), and waits until `readyUrl` answers 200 (30 s at most). */
+/**
+ * Starts `node <args>` from the project root with `env` (and PATH), and waits until `readyUrl` answers 200
+ * and, when `readyLine` is given, a line of its output holds it (30 s at most).
+ */
 export async function startProcess(options: {
   name: string;
   args: string[];
   env: Record<string, string>;
   outputDir?: string | undefined;
   readyUrl: string;
+  readyLine?: string;
 }): Promise<ServiceProcess> {
   const outputDir = options.outputDir ?? mkdtempSync(join(tmpdir(), 'qcr-process-'));
   const logFile = join(outputDir, `${options.name}.log`);
@@ -176,7 +190,8 @@ export async function startProcess(options: {
       child.kill('SIGKILL');
       throw new Error(`${options.name} did not become ready within 30 s; see ${logFile}:\n${service.tail()}`);
     }
-    if (await answers(options.readyUrl)) return service;
+    const { readyLine } = options;
+    if ((await answers(options.readyUrl)) && (!readyLine || lines().some((line) => line.includes(readyLine)))) return service;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
