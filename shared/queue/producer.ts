@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { type JobType, Queue } from 'bullmq';
 import { coalesce } from '../async/coalesce.js';
 import { withTimeout } from '../async/with-timeout.js';
@@ -6,7 +6,7 @@ import { groupBy } from '../collections.js';
 import type { ServiceUserId } from '../domain/ids.js';
 import { logThrottle } from '../observability/log-throttle.js';
 import type { Logger } from '../observability/logger.js';
-import { addJobs, ENQUEUE_TIMEOUT_MS } from './add-jobs.js';
+import { addJobs, ENQUEUE_TIMEOUT_MS, type QueuedJobs } from './add-jobs.js';
 import type { RedisClient } from './connection.js';
 import {
   defaultJobOptions,
@@ -69,6 +69,8 @@ const ENQUEUE_FAILURE_LOG_MS = 10_000;
 const OLDEST_SAMPLE = 500;
 // ioredis states in which no command can be sent until a reconnect succeeds.
 const DOWN_STATES = new Set(['reconnecting', 'close', 'end']);
+// A job in these states has not begun its work yet (delayed: waiting out a retry's backoff).
+const YET_TO_START = new Set<string>(['waiting', 'prioritized', 'delayed', 'waiting-children']);
 
 /** Defaults of MATCH_FAIR_WINDOW_MS and MATCH_FAIR_QUIET_EVENTS (shared/config.ts). */
 const DEFAULT_FAIRNESS = { windowMs: 10_000, quietEvents: 100 };
@@ -143,11 +145,32 @@ export function createMatchingProducer(
     }));
     try {
       await addJobs(queueOf(partition), jobs);
+      if (name === 'evaluate-user') await followUpStartedEvaluations(queueOf(partition), jobs);
       return true;
     } catch (error) {
       reportFailure(jobs.length, partition, error);
       return false;
     }
+  }
+
+  /**
+   * An evaluation's add is ignored while a job of its user's id is still in the queue. One that waits will
+   * read the user after the caller's commit, which is all the add asked for; one already running may have
+   * read the flag before it, and would leave it raised for the reconciler (RECONCILE_INTERVAL_MS later:
+   * seen as whole seconds of a reversal's re-evaluations). Such a user gets a job of its own, id made unique.
+   */
+  async function followUpStartedEvaluations(queue: Queue, jobs: QueuedJobs): Promise<void> {
+    const states = await withTimeout(
+      Promise.all(jobs.map((job) => queue.getJobState(job.opts!.jobId!))),
+      ENQUEUE_TIMEOUT_MS,
+      'enqueue timed out',
+    );
+    const again = jobs.filter((_, i) => !YET_TO_START.has(states[i]!));
+    if (again.length > 0)
+      await addJobs(
+        queue,
+        again.map((job) => ({ ...job, opts: { ...job.opts, jobId: `${job.opts!.jobId!}-again-${randomUUID()}` } })),
+      );
   }
 
   async function enqueueByPartition<N extends JobName>(name: N, byPartition: Map<number, JobPayload<N>[]>): Promise<boolean> {
