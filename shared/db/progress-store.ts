@@ -371,9 +371,10 @@ type ReadUserRow = DriverRow<Pick<UserColumns, 'id' | 'createdAt' | 'progressCha
 };
 
 /**
- * The user with their completions and claims in `chainIds`, and which of
- * `fullChainIds` admitted them, in one statement (the read's only one while
- * definitions are cached); null for a user the platform has not registered.
+ * The user with their completions and claims in `chainIds`, which of
+ * `fullChainIds` admitted them and their tallies in `tallyChainIds`, in one
+ * statement (the read's only one while definitions are cached); null for a
+ * user the platform has not registered.
  */
 export async function loadReadUserState(
   db: Executor,
