@@ -122,6 +122,13 @@ export function createChangeFollowing(options: ChangeFollowingOptions) {
       });
       const started = watch;
       opened.onDown(() => started.down());
+      // Probes prove a subscription over four intervals; a shorter gap (a slot's move) can lose a notice unseen.
+      opened.onResubscribed((channels) => {
+        answers.clear();
+        chainCache.invalidateAll();
+        // While serving is off (a closed connection, a silent channel) that outage was logged already.
+        if (started.isServing) logger.info({ channels }, 'change notices subscribed again: cached answers dropped');
+      });
       started.start();
     },
     close(): void {

@@ -16,7 +16,27 @@ export interface NoticeFeed {
   repair(channels: readonly string[]): void;
   /** `listener` runs when a connection of the feed closes: notices may be lost from then on. */
   onDown(listener: () => void): void;
+  /**
+   * `listener` runs once channels subscribed before are subscribed again (moved
+   * to a new owner, repaired, a reconnect): a notice published between the old
+   * subscription's end and the new one's start was lost, however short the gap.
+   */
+  onResubscribed(listener: (channels: readonly string[]) => void): void;
   close(): void;
+}
+
+/** Runs the listeners with the channels of a subscription that were subscribed before it. */
+function resubscriptions() {
+  const listeners: ((channels: readonly string[]) => void)[] = [];
+  const subscribedBefore = new Set<string>();
+  return {
+    listen: (listener: (channels: readonly string[]) => void) => listeners.push(listener),
+    subscribed(channels: readonly string[]) {
+      const again = channels.filter((channel) => subscribedBefore.has(channel));
+      for (const channel of channels) subscribedBefore.add(channel);
+      if (again.length > 0) for (const run of listeners) run(again);
+    },
+  };
 }
 
 const escapeGlob = (text: string) => text.replace(/[*?[\]\\]/g, '\\$&');
@@ -36,10 +56,14 @@ export function openClassicFeed(options: {
 }): NoticeFeed {
   const { connection, channels, listener } = options;
   const pattern = `${escapeGlob(options.patternStart)}*`;
+  const resubscribed = resubscriptions();
   const subscribe = () =>
-    Promise.all([connection.psubscribe(pattern), connection.subscribe(...channels)]).catch(() => {
-      // A failed subscribe shows as a silent probe, which repairs it.
-    });
+    Promise.all([connection.psubscribe(pattern), connection.subscribe(...channels)]).then(
+      () => resubscribed.subscribed([pattern, ...channels]),
+      () => {
+        // A failed subscribe shows as a silent probe, which repairs it.
+      },
+    );
   connection.on('pmessage', (matched: string, channel: string, raw: string) => {
     if (matched === pattern) listener(channel, raw);
   });
@@ -55,6 +79,7 @@ export function openClassicFeed(options: {
       if (connection.status === 'ready') void subscribe();
     },
     onDown: (run) => down.push(run),
+    onResubscribed: resubscribed.listen,
     close: () => connection.disconnect(),
   };
 }
@@ -82,11 +107,18 @@ export function openShardedFeed(options: {
   const down: (() => void)[] = [];
   let closed = false;
 
+  const resubscribed = resubscriptions();
+
   const ownerOf = (channel: string): string | undefined => cluster.slots[calculateSlot(channel)]?.[0];
-  // SSUBSCRIBE takes channels of one slot: one command per channel.
+  // SSUBSCRIBE takes channels of one slot: one command per channel. A failed one shows as a silent probe.
   const subscribe = (holder: Holder, names: Iterable<string>) => {
     if (holder.connection.status !== 'ready') return;
-    for (const channel of names) void holder.connection.ssubscribe(channel).catch(() => {});
+    // One by one: ioredis never settles an SSUBSCRIBE answered MOVED (a slot still moving).
+    for (const channel of names)
+      void holder.connection.ssubscribe(channel).then(
+        () => resubscribed.subscribed([channel]),
+        () => {},
+      );
   };
 
   const open = (nodeKey: string): Holder => {
@@ -150,6 +182,7 @@ export function openShardedFeed(options: {
       });
     },
     onDown: (run) => down.push(run),
+    onResubscribed: resubscribed.listen,
     close() {
       closed = true;
       cluster.off('refresh', assign);

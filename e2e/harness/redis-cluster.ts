@@ -120,10 +120,11 @@ export async function startLocalCluster(): Promise<LocalCluster> {
     async moveSlot(key) {
       const slot = await ask(ports[0]!, (redis) => redis.call('cluster', 'keyslot', key) as Promise<number>);
       const from = await masterOf(key);
-      const all = await nodes();
-      const to = all.find((node) => node.role === 'master' && node.id !== from.id)!;
+      // Masters that own slots: just after the cluster's creation a replica may still show as a master of nothing.
+      const masters = (await nodes()).filter((node) => node.role === 'master' && node.slots.length > 0);
+      const to = masters.find((node) => node.id !== from.id)!;
       // The new owner first, then the old one (it drops the slot's shard-channel subscribers), then the rest.
-      const others = all.filter((n) => n.role === 'master' && n.id !== to.id && n.id !== from.id);
+      const others = masters.filter((n) => n.id !== to.id && n.id !== from.id);
       for (const node of [to, from, ...others])
         await ask(node.port, (redis) => redis.call('cluster', 'setslot', slot, 'node', to.id));
       await eventually(
