@@ -1,6 +1,8 @@
-import { Cluster, Redis } from 'ioredis';
+import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalCluster, startLocalCluster } from '../../e2e/harness/redis-cluster.js';
+import { createNodeConnection } from '../../shared/queue/connection.js';
+import { capturingLogger } from '../../shared/testing/captured-log.js';
 import { eventually } from '../../shared/testing/eventually.js';
 import { openShardedFeed } from './notice-feed.js';
 
@@ -31,15 +33,12 @@ describe('the sharded notice feed', () => {
     clients.push(feedCluster, publisher);
     await eventually(async () => (feedCluster.status === 'ready' ? true : undefined), { what: 'the cluster client' });
 
+    const { logger, lines } = capturingLogger<{ level: number; msg: string; channel?: string }>({ level: 'info', name: 'test' });
     const heard: string[] = [];
     const resubscribed: string[][] = [];
     const feed = openShardedFeed({
       cluster: feedCluster,
-      connect: (node) => {
-        const connection = new Redis(node);
-        connection.on('error', () => {});
-        return connection;
-      },
+      connect: (node) => createNodeConnection(`redis://127.0.0.1:${cluster.ports[0]}`, node, { logger }),
       channels: [channel],
       listener: (_channel, raw) => heard.push(raw),
     });
@@ -67,5 +66,10 @@ describe('the sharded notice feed', () => {
     await eventually(async () => (resubscribed.length > 0 ? true : undefined), { what: 'resubscribed', timeoutMs: 5000 });
     expect(resubscribed).toEqual([[channel]]);
     await delivered('after');
+    // The old owner's own SUNSUBSCRIBE, which ioredis reports as an error, is logged as what it is.
+    expect(lines.filter((line) => line.level >= 40)).toEqual([]);
+    const dropped = lines.filter((line) => line.msg.startsWith('the server dropped a sharded subscription'));
+    expect(dropped.length).toBeGreaterThan(0);
+    for (const line of dropped) expect(line).toMatchObject({ level: 30, channel });
   });
 });

@@ -87,6 +87,17 @@ function createCluster(url: string, role: RedisRole, perCommand: RedisOptions): 
   );
 }
 
+/**
+ * Redis 7 tells each subscriber of a sharded channel whose slot moves away with
+ * an SUNSUBSCRIBE of its own; ioredis, whose queue holds no command for it,
+ * reports it as a "Command queue state error". Not a failure: the channel's
+ * subscriber follows the slot map (api/read-cache/notice-feed.ts).
+ */
+function droppedShardedChannel(error: unknown): string | undefined {
+  if (!(error instanceof Error) || !error.message.startsWith('Command queue state error')) return undefined;
+  return /Last reply: sunsubscribe,([^,]+),\d+$/.exec(error.message)?.[1];
+}
+
 /** The log line of a connection failure: a cluster none of whose seeds answers says so, naming them. */
 function describeFailure(client: RedisClient, error: unknown, seeds: string | undefined): string {
   if (!(client instanceof Cluster) || !(error instanceof Error) || !error.message.startsWith('Failed to refresh slots cache'))
@@ -106,6 +117,12 @@ function reportErrors(client: RedisClient, logger: Logger | undefined, name: str
   const nodeThrottle = logThrottle(ERROR_LOG_INTERVAL_MS);
   let failing = false;
   const onError = (error: unknown, node?: string) => {
+    const dropped = droppedShardedChannel(error);
+    if (dropped !== undefined)
+      return logger?.info(
+        { client: name, channel: dropped },
+        'the server dropped a sharded subscription (its slot moved away); its subscriber follows the slot to the new owner',
+      );
     failing = true;
     if (!logger) return;
     (node ? nodeThrottle : throttle).run((suppressed) =>
