@@ -104,6 +104,7 @@ export function createMatchingProducer(
   const everyQueue = () => allPartitions(shape.partitions).map(queueOf);
   const fair = createFairPriority(fairness);
   const failureLog = logThrottle(ENQUEUE_FAILURE_LOG_MS);
+  const followUpFailureLog = logThrottle(ENQUEUE_FAILURE_LOG_MS);
   let failedJobs = 0;
 
   function reportFailure(jobs: number, partition: number | null, error: unknown) {
@@ -145,12 +146,21 @@ export function createMatchingProducer(
     }));
     try {
       await addJobs(queueOf(partition), jobs);
-      if (name === 'evaluate-user') await followUpStartedEvaluations(queueOf(partition), jobs);
-      return true;
     } catch (error) {
       reportFailure(jobs.length, partition, error);
       return false;
     }
+    // The adds stand: a follow-up that fails leaves a running job's user to the reconciler, as before it existed.
+    if (name === 'evaluate-user')
+      await followUpStartedEvaluations(queueOf(partition), jobs).catch((error: unknown) =>
+        followUpFailureLog.run((suppressed) =>
+          options.logger?.warn(
+            { err: error, jobs: jobs.length, partition, suppressed },
+            'evaluation follow-up not added; the reconciler re-evaluates the user',
+          ),
+        ),
+      );
+    return true;
   }
 
   /**
