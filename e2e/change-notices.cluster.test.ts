@@ -84,14 +84,11 @@ const completed = async (world: World, api: ServiceProcess, user: string): Promi
 const NOTICE_TRIP_MS = 500;
 
 /** Whether a read shows the user's completion within NOTICE_TRIP_MS. */
-async function freshSoon(world: World, api: ServiceProcess, user: string): Promise<boolean> {
-  const deadline = Date.now() + NOTICE_TRIP_MS;
-  for (;;) {
-    if (await completed(world, api, user)) return true;
-    if (Date.now() >= deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const freshSoon = (world: World, api: ServiceProcess, user: string): Promise<boolean> =>
+  eventually(async () => ((await completed(world, api, user)) ? true : undefined), {
+    timeoutMs: NOTICE_TRIP_MS,
+    intervalMs: 50,
+  }).catch(() => false);
 
 const servingOf = async (api: ServiceProcess): Promise<boolean> => (await answerCacheServing(api.url)) === true;
 
