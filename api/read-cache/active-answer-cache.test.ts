@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ActiveAnswerCache, answerKey, type CachedAnswer } from './active-answer-cache.js';
-
-const answer = (userId: string, body = `{"user":"${userId}"}`, expiresAtMs = 10_000): CachedAnswer => ({
-  body: Buffer.from(body),
-  etag: `"${userId}:${body.length}"`,
-  tokenAt: 0,
-  tokenLength: 0,
-  tokenIssuedAtMs: 0,
-  definitionsFingerprint: 'defs-1',
-  userId,
-  expiresAtMs,
-});
+import { cachedAnswer as answer } from '../testing/cached-answer.js';
+import { ActiveAnswerCache, answerKey } from './active-answer-cache.js';
 
 function following(maxBytes?: number, maxTags?: number) {
   const cache = new ActiveAnswerCache(2000, { maxBytes, maxTags });

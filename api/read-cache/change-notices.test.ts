@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createChangePublisher } from '../../shared/live/change-publisher.js';
 import { connectionNameOf } from '../../shared/queue/connection.js';
 import { eventually } from '../../shared/testing/eventually.js';
+import { cachedAnswer } from '../testing/cached-answer.js';
 import { useTestService } from '../testing/test-service.js';
 import { answerKey } from './active-answer-cache.js';
 
@@ -51,16 +52,7 @@ describe('change notices on one Redis', () => {
     await eventually(async () => serving() || undefined, { what: 'serving', timeoutMs: 2000 });
     const { answers } = api.deps.chainCache;
     for (const user of ['a', 'b'])
-      answers.store(answers.ticket(), answerKey(`platform-${user}`, user), {
-        body: Buffer.from('{}'),
-        etag: `"${user}"`,
-        tokenAt: 0,
-        tokenLength: 0,
-        tokenIssuedAtMs: 0,
-        definitionsFingerprint: 'defs',
-        userId: user,
-        expiresAtMs: Date.now() + 60_000,
-      });
+      answers.store(answers.ticket(), answerKey(`platform-${user}`, user), cachedAnswer(user, '{}', Date.now() + 60_000));
     expect(answers.size.entries).toBe(2);
     await createChangePublisher({ redis: admin, prefix: api.config.QUEUE_PREFIX, sharded: false }).allAnswersChanged();
     await eventually(async () => (answers.size.entries === 0 ? true : undefined), { what: 'answers dropped', timeoutMs: 2000 });
