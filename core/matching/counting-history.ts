@@ -31,7 +31,7 @@ export type SpannedRead = HistoryRead & { span: { fromUs: bigint; untilUs: bigin
 
 /**
  * Reads the histories of many (user, chain) at once, in one statement over
- * the sources of all of them (each source over the widest span asked of it),
+ * the sources of all of them (each source and type over the widest span asked of that type),
  * split by source: `eventsOf(user, chain)` and `countingOf(user, chain)`
  * answer each read. With `withPending` (explain) the reads have no span: every
  * event of theirs at any time, each marked pending or not.
@@ -62,26 +62,37 @@ function sourcesOfReads(reads: readonly HistoryRead[]): HistorySource[] {
   return [...sources.values()];
 }
 
-/** Each source once with the union of the spans asked of it, and the joint window (for partition pruning; null: nothing to read). */
+/**
+ * Each source and type once, with the union of the spans asked of that type
+ * (a streak's run-long redo and a counted task's short one of the same
+ * sender read their own types over their own spans), and the joint window
+ * (for partition pruning; null: nothing to read).
+ */
 function spannedSources(reads: readonly SpannedRead[]) {
-  const sources = new Map<string, HistorySource & { fromUs: bigint; untilUs: bigint }>();
+  // By source, then type.
+  const sources = new Map<string, Map<string, HistorySource & { fromUs: bigint; untilUs: bigint }>>();
   let joint: { fromUs: bigint; untilUs: bigint } | null = null;
-  for (const { user, chain, span } of reads) {
+  for (const { user, chain, eventTypes, span } of reads) {
     const { fromUs, untilUs } = span;
     for (const { providerId, userId } of sourcesOf(user, chain)) {
       const key = sourceKey({ providerId, userId });
-      const known = sources.get(key);
-      sources.set(key, {
-        providerId,
-        userId,
-        fromUs: known && known.fromUs < fromUs ? known.fromUs : fromUs,
-        untilUs: known && known.untilUs > untilUs ? known.untilUs : untilUs,
-      });
+      const byType = sources.get(key) ?? new Map<string, HistorySource & { fromUs: bigint; untilUs: bigint }>();
+      sources.set(key, byType);
+      for (const eventType of eventTypes) {
+        const known = byType.get(eventType);
+        byType.set(eventType, {
+          providerId,
+          userId,
+          eventType,
+          fromUs: known && known.fromUs < fromUs ? known.fromUs : fromUs,
+          untilUs: known && known.untilUs > untilUs ? known.untilUs : untilUs,
+        });
+      }
     }
     joint =
       joint === null
         ? { fromUs, untilUs }
         : { fromUs: fromUs < joint.fromUs ? fromUs : joint.fromUs, untilUs: untilUs > joint.untilUs ? untilUs : joint.untilUs };
   }
-  return { sources: [...sources.values()], window: joint };
+  return { sources: [...sources.values()].flatMap((byType) => [...byType.values()]), window: joint };
 }

@@ -213,7 +213,29 @@ describe('partitioned events', () => {
     const scans = await indexScansOfEvents(statements[0]!);
     expect(scans.length).toBeGreaterThan(0);
     // The type and the source's window bound the range itself (as index conditions, not filters over every entry of the user).
-    for (const scan of scans) expect(scan['Index Cond']).toMatch(/event_type = t\.event_type/);
+    for (const scan of scans) expect(scan['Index Cond']).toMatch(/event_type = s\.event_type/);
+  });
+
+  it("reads each type of a sender over that type's own span, not every type over the widest", async () => {
+    // Every ten minutes of 2031-03-01, alternately 'trade' and 'login': a day-long read of 'trade' beside an hour of 'login'.
+    const day = Array.from({ length: 144 }, (_, i) => ({
+      ...event('spans', new Date(Date.parse('2031-03-01T00:00:00Z') + i * 600_000).toISOString()),
+      eventType: i % 2 === 0 ? 'trade' : 'login',
+    }));
+    await insertOrFindEvents(database.db, day);
+    const sender = { providerId: platform.id, userId: senderUserId('spans') };
+    const read = await loadHistory(
+      database.db,
+      [
+        { ...sender, eventType: 'trade', fromUs: us('2031-03-01T00:00:00Z'), untilUs: us('2031-03-02T00:00:00Z') },
+        { ...sender, eventType: 'login', fromUs: us('2031-03-01T12:00:00Z'), untilUs: us('2031-03-01T13:00:00Z') },
+      ],
+      ['trade', 'login'],
+      { fromUs: us('2031-03-01T00:00:00Z'), untilUs: us('2031-03-02T00:00:00Z') },
+    );
+    const count = (type: string) => read.filter((e) => e.eventType === type).length;
+    expect({ trade: count('trade'), login: count('login') }).toEqual({ trade: 72, login: 3 });
+    expect(new Set(read.map((e) => e.id)).size).toBe(read.length);
   });
 
   it('creates partitions idempotently, when processes race, moving rows the default partition held for the month', async () => {

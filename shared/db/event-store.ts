@@ -280,8 +280,12 @@ export async function pagePendingEvents(
   }));
 }
 
-/** Whose history to read: a sender and the user id it used (§4's sources, shared/domain/sources.ts), and the span of it to read. */
-export type HistorySource = EventSource & { fromUs?: bigint; untilUs?: bigint };
+/**
+ * Whose history to read: a sender and the user id it used (§4's sources,
+ * shared/domain/sources.ts), the span of it to read, and the one type to read
+ * there (absent: every type asked for).
+ */
+export type HistorySource = EventSource & { fromUs?: bigint; untilUs?: bigint; eventType?: string };
 
 /** A stored event as explain shows it: whether the matcher has processed it yet. */
 export type ExplainedEvent = StoredEvent & { pending: boolean };
@@ -325,7 +329,10 @@ export async function loadHistoryWithPending(
  * from being flattened into a join, which the planner, counting few rows per
  * user, planned as one scan of the user's whole index range with the type and
  * the window as filters (a busy user's thousands of entries read for a few
- * rows). The shared window (null: none) also prunes partitions.
+ * rows). A source with a type of its own is read for that type alone, so a
+ * batch's recomputes read each type over the spans asked of that type, not
+ * every type over the widest span asked of the sender. The shared window
+ * (null: none) also prunes partitions.
  */
 function historyStatement(
   sources: readonly HistorySource[],
@@ -333,27 +340,31 @@ function historyStatement(
   window: { fromUs: bigint; untilUs: bigint } | null,
   extraColumns: SQL,
 ): SQL {
+  const types = [...new Set(eventTypes)];
+  const ranges = sources.flatMap((source) =>
+    (source.eventType === undefined ? types : [source.eventType]).map((eventType) => ({ ...source, eventType })),
+  );
   const inWindow = window
     ? sql`and e.occurred_at >= ${instant(window.fromUs)} and e.occurred_at < ${instant(window.untilUs)}
         and e.occurred_at >= ${fromUs(sql`s.from_us`)} and e.occurred_at < ${fromUs(sql`s.until_us`)}`
     : sql``;
   const spans = window
     ? sql`, ${numberArray(
-        sources.map((s) => s.fromUs ?? window.fromUs),
+        ranges.map((r) => r.fromUs ?? window.fromUs),
         'bigint',
       )}, ${numberArray(
-        sources.map((s) => s.untilUs ?? window.untilUs),
+        ranges.map((r) => r.untilUs ?? window.untilUs),
         'bigint',
       )}`
     : sql``;
   return sql`
     select ${eventRowColumns}${extraColumns}
-    from unnest(${idArray(sources.map((s) => s.providerId))}, ${textArray(sources.map((s) => s.userId))}${spans})
-           as s(provider_id, user_id${window ? sql`, from_us, until_us` : sql``})
-    cross join unnest(${textArray([...new Set(eventTypes)])}) as t(event_type)
+    from unnest(${idArray(ranges.map((r) => r.providerId))}, ${textArray(ranges.map((r) => r.userId))},
+                ${textArray(ranges.map((r) => r.eventType))}${spans})
+           as s(provider_id, user_id, event_type${window ? sql`, from_us, until_us` : sql``})
     cross join lateral (
       select * from events e
-      where e.provider_id = s.provider_id and e.user_id = s.user_id and e.event_type = t.event_type
+      where e.provider_id = s.provider_id and e.user_id = s.user_id and e.event_type = s.event_type
         ${inWindow}
       offset 0) e`;
 }
