@@ -31,9 +31,9 @@ export type SpannedRead = HistoryRead & { span: { fromUs: bigint; untilUs: bigin
 
 /**
  * Reads the histories of many (user, chain) at once, in one statement over
- * the sources of all of them (each source and type over the widest span asked of that type),
- * split by source: `eventsOf(user, chain)` and `countingOf(user, chain)`
- * answer each read. With `withPending` (explain) the reads have no span: every
+ * the sources of all of them (each source and type over the widest span
+ * asked of that type), split by source: `eventsOf(user, chain)` and
+ * `countingOf(user, chain)` answer each read. With `withPending` (explain) the reads have no span: every
  * event of theirs at any time, each marked pending or not.
  */
 export function loadCountingHistory(db: Executor, reads: readonly SpannedRead[]): Promise<SourceHistory<StoredEvent>>;
@@ -62,6 +62,8 @@ function sourcesOfReads(reads: readonly HistoryRead[]): HistorySource[] {
   return [...sources.values()];
 }
 
+type SpannedSource = HistorySource & { fromUs: bigint; untilUs: bigint };
+
 /**
  * Each source and type once, with the union of the spans asked of that type
  * (a streak's run-long redo and a counted task's short one of the same
@@ -70,13 +72,13 @@ function sourcesOfReads(reads: readonly HistoryRead[]): HistorySource[] {
  */
 function spannedSources(reads: readonly SpannedRead[]) {
   // By source, then type.
-  const sources = new Map<string, Map<string, HistorySource & { fromUs: bigint; untilUs: bigint }>>();
+  const sources = new Map<string, Map<string, SpannedSource>>();
   let joint: { fromUs: bigint; untilUs: bigint } | null = null;
   for (const { user, chain, eventTypes, span } of reads) {
     const { fromUs, untilUs } = span;
     for (const { providerId, userId } of sourcesOf(user, chain)) {
       const key = sourceKey({ providerId, userId });
-      const byType = sources.get(key) ?? new Map<string, HistorySource & { fromUs: bigint; untilUs: bigint }>();
+      const byType = sources.get(key) ?? new Map<string, SpannedSource>();
       sources.set(key, byType);
       for (const eventType of eventTypes) {
         const known = byType.get(eventType);
