@@ -98,6 +98,7 @@ export function createProcessor(deps: ProcessorDeps) {
           matched: outcome.matched.length,
           users: work.userIds.length,
           recomputed: outcome.recomputed,
+          absorbed: outcome.absorbed,
           changedUsers: outcome.changes.length,
           walksReused: outcome.walksReused,
           walksLoaded: outcome.walksLoaded,

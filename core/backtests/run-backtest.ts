@@ -98,9 +98,11 @@ async function evaluatePage(
   const users = await loadMatchUsers(db, userIds, []);
   const eventTypes = draft.rules.tasks.map((task) => task.eventType);
   const span = { fromUs: draft.rules.startUs, untilUs: draft.rules.endUs };
+  // Every stored event, those the matcher has yet to process too: a backtest writes nothing.
   const history = await loadCountingHistory(
     db,
     users.map((user) => ({ user, chain: draft, eventTypes, span })),
+    { claimedIds: null },
   );
   const scope = {
     platformId: draft.platformId,

@@ -33,10 +33,17 @@ export type SpannedRead = HistoryRead & { span: { fromUs: bigint; untilUs: bigin
  * Reads the histories of many (user, chain) at once, in one statement over
  * the sources of all of them (each source and type over the widest span
  * asked of that type), split by source: `eventsOf(user, chain)` and
- * `countingOf(user, chain)` answer each read. With `withPending` (explain) the reads have no span: every
- * event of theirs at any time, each marked pending or not.
+ * `countingOf(user, chain)` answer each read: the matcher's over the events
+ * processed and its batch's own (`claimedIds`, loadHistory), a backtest's
+ * over every stored event (null). With
+ * `withPending` (explain) the reads have no span: every event of theirs at
+ * any time, each marked pending or not.
  */
-export function loadCountingHistory(db: Executor, reads: readonly SpannedRead[]): Promise<SourceHistory<StoredEvent>>;
+export function loadCountingHistory(
+  db: Executor,
+  reads: readonly SpannedRead[],
+  options: { claimedIds: readonly string[] | null },
+): Promise<SourceHistory<StoredEvent>>;
 export function loadCountingHistory(
   db: Executor,
   reads: readonly HistoryRead[],
@@ -45,12 +52,12 @@ export function loadCountingHistory(
 export async function loadCountingHistory(
   db: Executor,
   reads: readonly (HistoryRead | SpannedRead)[],
-  options?: { withPending: true },
+  options: { withPending: true } | { claimedIds: readonly string[] | null },
 ): Promise<SourceHistory<StoredEvent> | SourceHistory<ExplainedEvent>> {
   const eventTypes = [...new Set(reads.flatMap((read) => read.eventTypes))];
-  if (options?.withPending) return historyBySource(await loadHistoryWithPending(db, sourcesOfReads(reads), eventTypes));
+  if ('withPending' in options) return historyBySource(await loadHistoryWithPending(db, sourcesOfReads(reads), eventTypes));
   const { sources, window } = spannedSources(reads as readonly SpannedRead[]);
-  return historyBySource(window === null ? [] : await loadHistory(db, sources, eventTypes, window));
+  return historyBySource(window === null ? [] : await loadHistory(db, sources, eventTypes, window, options.claimedIds));
 }
 
 /** Each source of the reads once. */

@@ -58,6 +58,8 @@ export interface BatchOutcome {
   changes: UserProgressChange[];
   /** How many (user, chain) walks needed the full recompute (late events, re-evaluations). */
   recomputed: number;
+  /** Late events added to open counted, summed or streak tasks' tallies instead (docs/matching.md, "Late events absorbed"). */
+  absorbed: number;
   /** Webhook messages this batch wrote to the outbox, to enqueue after the commit. */
   webhookMessageIds: string[];
   /** Rewards of auto-claim chains this batch earned and stored (§18.5), to enqueue after the commit. */
@@ -130,14 +132,19 @@ export async function matchBatch(
     }
     const requested = new Set(input.evaluateUserIds);
     const evaluateIds = new Set(users.filter((u) => requested.has(u.id)).map((u) => u.id));
-    const { advanced, recompute } = advanceWalks(view, eventsByUser, evaluateIds);
+    const { advanced, recompute, absorbed } = advanceWalks(view, eventsByUser, evaluateIds);
+    const recomputed = new Set<string>();
     if (recompute.length > 0) {
       const holds = await loadClaimHolds(tx, [...new Set(recompute.map((walk) => walk.userId))]);
+      const claimedIds = events.map((e) => e.id);
       // A redo reads only its window of the history; the rare one that needs more goes round again, whole.
       for (let walks = recompute; walks.length > 0; ) {
-        const history = await loadCountingHistory(tx, historyNeeds(view, walks));
+        const history = await loadCountingHistory(tx, historyNeeds(view, walks), { claimedIds });
         const { states, unbounded } = recomputeWalks(view, walks, history, holds);
-        for (const [key, state] of states) advanced.set(key, state);
+        for (const [key, state] of states) {
+          advanced.set(key, state);
+          recomputed.add(key);
+        }
         walks = unbounded;
       }
     }
@@ -175,7 +182,7 @@ export async function matchBatch(
       // Leaderboards (§19): a chain completed, moved or undone (chains_completed), a points claim reversed or standing again (points).
       queueRefresh(tx, standingsMovedBy(writes)),
     ]);
-    if (walkCache) keepWalks = () => keepBatchWalks(walkCache, batchWalks, writes, advanced, writerVersion ?? 0n);
+    if (walkCache) keepWalks = () => keepBatchWalks(walkCache, batchWalks, writes, advanced, recomputed, writerVersion ?? 0n);
     for (const row of writes.progress) if (row.takesStamp) row.changedUs = stamps.get(row.userId) ?? null;
     // A claim marked reversed debits the points it credited, one whose mark cleared credits them back (§18.3).
     const [reversedClaims] = await Promise.all([findClaimsByIds(tx, marks.reversed), settleClaimMarks(tx, marks)]);
@@ -204,6 +211,7 @@ export async function matchBatch(
         return { userId, chainIds, changedUs: stamps.get(userId)!, ...(progress?.length ? { progress } : {}) };
       }),
       recomputed: recompute.length,
+      absorbed,
       webhookMessageIds,
       autoClaims,
       standingsQueued,

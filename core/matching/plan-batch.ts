@@ -94,16 +94,19 @@ function countingEvents(user: MatchUser, chain: MatchingChain, mine: readonly St
 
 /**
  * Applies the batch's new events to each affected walk where they all come
- * after its mark (O(tasks) per event); everything else (a late event, a user
- * to re-evaluate, a walk without a mark) is returned for a full recompute.
+ * after its mark (O(tasks) per event), or where its late ones only add to
+ * open tallies of a walk kept with `processedOnly` (`absorbed` counts them);
+ * everything else (a late event, a user to re-evaluate, a walk without a
+ * mark) is returned for a full recompute.
  */
 export function advanceWalks(
   view: BatchView,
   eventsByUser: ReadonlyMap<ServiceUserId, readonly StoredEvent[]>,
   evaluateIds: ReadonlySet<ServiceUserId>,
-): { advanced: Map<string, WalkState>; recompute: WalkToRecompute[] } {
+): { advanced: Map<string, WalkState>; recompute: WalkToRecompute[]; absorbed: number } {
   const advanced = new Map<string, WalkState>();
   const recompute: WalkToRecompute[] = [];
+  let absorbed = 0;
   for (const user of view.users.values()) {
     for (const chain of view.chainsByPlatform.get(user.platformId) ?? []) {
       if (evaluateIds.has(user.id)) {
@@ -116,10 +119,14 @@ export function advanceWalks(
       for (const [runStartUs, events] of eventsByRun(chain.rules, counting)) {
         const key = walkKey(user.id, chain.chain.id, runStartUs);
         const rules = runRules(chain.rules, runStartUs)!;
-        const state = storedState(view.walks.get(key));
-        const result: WalkAdvance = state === null ? { recompute: true } : advanceWalk(rules, state, events);
-        if (!('recompute' in result)) advanced.set(key, result.state);
-        else if (state !== null && result.from !== undefined)
+        const stored = view.walks.get(key);
+        const state = storedState(stored);
+        const absorbLate = stored?.processedOnly === true;
+        const result: WalkAdvance = state === null ? { recompute: true } : advanceWalk(rules, state, events, { absorbLate });
+        if (!('recompute' in result)) {
+          advanced.set(key, result.state);
+          absorbed += result.absorbed ?? 0;
+        } else if (state !== null && result.from !== undefined)
           recompute.push({
             userId: user.id,
             chain,
@@ -130,7 +137,7 @@ export function advanceWalks(
       }
     }
   }
-  return { advanced, recompute };
+  return { advanced, recompute, absorbed };
 }
 
 /**

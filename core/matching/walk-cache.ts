@@ -112,17 +112,25 @@ export async function loadBatchWalks(
  * for every walk whose completions it writes or deletes), with its tallies
  * as written, which is the tally read back (tally-column.ts reads a tally into
  * the walk's own shape, and the matcher compares tallies field by field).
+ * A walk written is marked `processedOnly` when its open tasks counted no
+ * event still pending: it was new, or walked again here over the history
+ * (`recomputed`, which reads processed events and the batch's own), or it
+ * was marked so and advanced over the batch's events. A walk read from
+ * Postgres is not (an older build's history reads included pending events).
  */
 export function keepBatchWalks(
   cache: WalkCache,
   batch: BatchWalks,
   writes: Pick<BatchWrites, 'progress'>,
   states: ReadonlyMap<string, WalkState>,
+  recomputed: ReadonlySet<string>,
   writerVersion: bigint,
 ): void {
   const written = new Map<ServiceUserId, Map<string, StoredWalk>>();
   for (const row of writes.progress) {
     const key = walkKey(row.userId, row.chainId, row.runStartUs);
+    const before = batch.walksByUser.get(row.userId)?.get(key);
+    const processedOnly = before === undefined || before.processedOnly === true || recomputed.has(key);
     const completions = new Map(
       [...states.get(key)!.completions.values()].map((c) => [
         c.taskId,
@@ -137,6 +145,7 @@ export function keepBatchWalks(
       completions,
       generation: row.generation,
       tallies: row.tallies,
+      ...(processedOnly ? { processedOnly } : {}),
     };
     const walks = written.get(row.userId) ?? new Map<string, StoredWalk>();
     written.set(row.userId, walks.set(key, walk));

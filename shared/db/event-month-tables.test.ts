@@ -19,6 +19,16 @@ import { withTransaction } from './transaction.js';
 const { database, platform } = useTestData('event-partitions');
 
 const us = (iso: string) => BigInt(Date.parse(iso)) * 1000n;
+
+/** Events the matcher has processed: their pending rows gone, as a batch's commit leaves them. */
+async function processed(stored: readonly { id: string }[]): Promise<void> {
+  await database.db.delete(schema.pendingEvents).where(
+    inArray(
+      schema.pendingEvents.eventId,
+      stored.map((e) => e.id),
+    ),
+  );
+}
 const JAN = monthOf(new Date('2031-01-01T00:00:00Z'));
 
 /**
@@ -172,12 +182,17 @@ describe('partitioned events', () => {
   });
 
   it("the matcher's history read reads only the partitions of the chains' window", async () => {
-    await insertOrFindEvents(database.db, [event('history', '2031-01-20T00:00:00Z'), event('history', '2031-02-20T00:00:00Z')]);
+    await processed(
+      await insertOrFindEvents(database.db, [event('history', '2031-01-20T00:00:00Z'), event('history', '2031-02-20T00:00:00Z')]),
+    );
     const { value, statements } = await record((db) =>
-      loadHistory(db, [{ providerId: platform.id, userId: senderUserId('history') }], ['trade'], {
-        fromUs: us('2031-02-01T00:00:00Z'),
-        untilUs: us('2031-03-01T00:00:00Z'),
-      }),
+      loadHistory(
+        db,
+        [{ providerId: platform.id, userId: senderUserId('history') }],
+        ['trade'],
+        { fromUs: us('2031-02-01T00:00:00Z'), untilUs: us('2031-03-01T00:00:00Z') },
+        [],
+      ),
     );
     expect(value.map((e) => e.occurredUs)).toEqual([us('2031-02-20T00:00:00Z')]);
     expect(await eventPartitionsRead(statements[0]!, false)).toEqual(['events_2031_02']);
@@ -189,7 +204,7 @@ describe('partitioned events', () => {
       ...event('busy', new Date(Date.parse('2031-02-01T00:00:00Z') + i * 600_000).toISOString()),
       eventType: i % 2 === 0 ? 'trade' : 'login',
     }));
-    await insertOrFindEvents(database.db, busy);
+    await processed(await insertOrFindEvents(database.db, busy));
     await database.db.execute(sql`analyze events`);
     const { value, statements } = await record((db) =>
       loadHistory(
@@ -207,6 +222,7 @@ describe('partitioned events', () => {
           fromUs: us('2031-02-01T00:00:00Z'),
           untilUs: us('2031-03-01T00:00:00Z'),
         },
+        [],
       ),
     );
     expect(value).toHaveLength(3);
@@ -222,7 +238,7 @@ describe('partitioned events', () => {
       ...event('spans', new Date(Date.parse('2031-03-01T00:00:00Z') + i * 600_000).toISOString()),
       eventType: i % 2 === 0 ? 'trade' : 'login',
     }));
-    await insertOrFindEvents(database.db, day);
+    await processed(await insertOrFindEvents(database.db, day));
     const sender = { providerId: platform.id, userId: senderUserId('spans') };
     const read = await loadHistory(
       database.db,
@@ -232,10 +248,29 @@ describe('partitioned events', () => {
       ],
       ['trade', 'login'],
       { fromUs: us('2031-03-01T00:00:00Z'), untilUs: us('2031-03-02T00:00:00Z') },
+      [],
     );
     const count = (type: string) => read.filter((e) => e.eventType === type).length;
     expect({ trade: count('trade'), login: count('login') }).toEqual({ trade: 72, login: 3 });
     expect(new Set(read.map((e) => e.id)).size).toBe(read.length);
+  });
+
+  it("the matcher's history read leaves out events another batch has yet to walk, and reads the batch's own", async () => {
+    // Three events of one sender: one processed, one this batch claimed, one still waiting for a batch of its own.
+    const [done, claimed, waiting] = await insertOrFindEvents(database.db, [
+      event('pending', '2031-04-01T00:00:00Z'),
+      event('pending', '2031-04-02T00:00:00Z'),
+      event('pending', '2031-04-03T00:00:00Z'),
+    ]);
+    await processed([done!]);
+    const sources = [{ providerId: platform.id, userId: senderUserId('pending') }];
+    const april = { fromUs: us('2031-04-01T00:00:00Z'), untilUs: us('2031-05-01T00:00:00Z') };
+    const read = async (claimedIds: readonly string[] | null) =>
+      (await loadHistory(database.db, sources, ['trade'], april, claimedIds)).map((e) => e.id).sort();
+    expect(await read([claimed!.id])).toEqual([done!.id, claimed!.id].sort());
+    expect(await read([])).toEqual([done!.id]);
+    // A backtest reads every stored event.
+    expect(await read(null)).toEqual([done!.id, claimed!.id, waiting!.id].sort());
   });
 
   it('creates partitions idempotently, when processes race, moving rows the default partition held for the month', async () => {

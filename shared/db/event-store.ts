@@ -294,16 +294,29 @@ export type ExplainedEvent = StoredEvent & { pending: boolean };
  * Every stored event of the given sources whose type is one of `eventTypes`
  * and whose timestamp lies in [fromUs, untilUs), or in the source's own
  * narrower window when it has one (a redo after late events reads only the
- * part of a user's history it walks again): what a recompute walks.
+ * part of a user's history it walks again): what a recompute walks. Of the
+ * events still pending, only the batch's own (`claimedIds`) are read: an
+ * event is walked first by the batch that claims it, never by another
+ * batch's history read, so a walk has counted only processed events and a
+ * late event's claim can be absorbed into its tallies (docs/matching.md,
+ * "Late events absorbed"). `claimedIds` null: every stored event, pending or
+ * not (a backtest, which writes nothing).
  */
 export async function loadHistory(
   tx: Executor,
   sources: readonly HistorySource[],
   eventTypes: readonly string[],
   window: { fromUs: bigint; untilUs: bigint },
+  claimedIds: readonly string[] | null,
 ): Promise<StoredEvent[]> {
   if (sources.length === 0 || eventTypes.length === 0) return [];
-  const rows = await tx.execute<EventRow>(historyStatement(sources, eventTypes, window, sql``));
+  // One primary-key probe of pending_events a row read; the batch's own ids are compared only for a pending row.
+  const processed =
+    claimedIds === null
+      ? sql``
+      : sql`and not exists (
+        select 1 from pending_events p where p.event_id = e.id and p.event_id <> all(${idArray(claimedIds)}))`;
+  const rows = await tx.execute<EventRow>(historyStatement(sources, eventTypes, window, sql``, processed));
   return rows.map(toStoredEvent);
 }
 
@@ -339,6 +352,7 @@ function historyStatement(
   eventTypes: readonly string[],
   window: { fromUs: bigint; untilUs: bigint } | null,
   extraColumns: SQL,
+  extraFilter: SQL = sql``,
 ): SQL {
   const types = [...new Set(eventTypes)];
   const ranges = sources.flatMap((source) =>
@@ -366,6 +380,7 @@ function historyStatement(
       select * from events e
       where e.provider_id = s.provider_id and e.user_id = s.user_id and e.event_type = s.event_type
         ${inWindow}
+        ${extraFilter}
       offset 0) e`;
 }
 

@@ -39,6 +39,36 @@ export function countEvent(task: TaskCondition, tally: Tally, event: CountingEve
   return { ...counted, streak, lastPeriod: period };
 }
 
+/**
+ * The tally of a task still open at the end of its walk with one more event
+ * counted that lies before the walk's mark (a late event), when that is the
+ * tally the walk over every event would end with and the task stays open;
+ * null when only walking again can tell (docs/quest-language.md, "Late
+ * events"). Counts and totals do not depend on order, and only grow, so a
+ * task that the final tally leaves open was open at every step. A streak
+ * depends on order: the event is absorbed when it falls in a period of the
+ * streak's current run, the last counted period included (that period has
+ * an event already, so no running streak changes, and within the run the
+ * running streak only grows to the final one), or after it (the event is
+ * then the task's last step). An event before the current run could join an
+ * earlier run, whose streak with a count or total may have met the task at
+ * an earlier step: only the redo can tell.
+ */
+export function absorbLateEvent(task: TaskCondition, tally: Tally, event: CountingEvent, timezone: string): Tally | null {
+  const absorbed = lateTally(task, tally, event, timezone);
+  return absorbed === null || meetsThresholds(task, absorbed) ? null : absorbed;
+}
+
+function lateTally(task: TaskCondition, tally: Tally, event: CountingEvent, timezone: string): Tally | null {
+  if (!task.streak || tally.lastPeriod === null) return countEvent(task, tally, event, timezone);
+  const period = periodOf(event.occurredUs, task.streak.every, timezone);
+  if (period >= tally.lastPeriod) return countEvent(task, tally, event, timezone);
+  // Week periods are fractions (a Monday's day number over 7): count the periods between in whole numbers.
+  const inCurrentRun = Math.round(tally.lastPeriod - period) < tally.streak;
+  if (!inCurrentRun) return null;
+  return { ...tally, count: tally.count + 1, totalMicros: tally.totalMicros + toMicros(event.amount ?? 0) };
+}
+
 /** Whether the tally meets every threshold the task sets (a plain task: its first counted event). */
 export function meetsThresholds(task: TaskCondition, tally: Tally): boolean {
   if (tally.count < (task.minCount ?? 1)) return false;

@@ -4,7 +4,7 @@ import { inChainWindow, taskMatches } from './conditions.js';
 import type { EventPosition } from './counting.js';
 import { compareEventPositions } from './counting.js';
 import type { Recurrence } from './recurrence.js';
-import { countEvent, EMPTY_TALLY, isAccumulating, meetsThresholds, type Tally } from './tally.js';
+import { absorbLateEvent, countEvent, EMPTY_TALLY, isAccumulating, meetsThresholds, type Tally } from './tally.js';
 
 // Progress is a pure function of the chain and the SET of counting events
 // (product rules §5), so that retries, replays, duplicates and concurrent
@@ -197,7 +197,9 @@ export type WalkState = { completions: Map<string, Completion>; mark: EventPosit
  * it stands as stored (redoWindow says where the redo starts); absent when the
  * walk must be redone from the start over everything.
  */
-export type WalkAdvance = { state: WalkState; changed: boolean } | { recompute: true; from?: EventPosition };
+export type WalkAdvance =
+  | { state: WalkState; changed: boolean /** Late events added to open tallies (absorbIntoOpenTasks). */; absorbed?: number }
+  | { recompute: true; from?: EventPosition };
 
 const positionOf = (event: EventPosition): EventPosition => ({ occurredUs: event.occurredUs, id: event.id });
 
@@ -264,10 +266,18 @@ function completedBefore(
  * later step as it was. That is what most late events of a busy user meet
  * (a task of another type is open there, or the chain was complete), so the
  * costly recompute, which reads the user's history, is left for the late
- * events that really move a completion.
+ * events that really move a completion. With `absorbLate` (the matcher, for
+ * a walk it knows counted no event still pending: see absorbIntoOpenTasks),
+ * late events that only add to a counted, summed or streak task left open are
+ * added to its tally instead of redoing the walk.
  * `changed`: a completion was added (or a §16 tally grew). Does not modify `state`.
  */
-export function advanceWalk(chain: ChainRules, state: WalkState, newEvents: readonly CountingEvent[]): WalkAdvance {
+export function advanceWalk(
+  chain: ChainRules,
+  state: WalkState,
+  newEvents: readonly CountingEvent[],
+  options: { absorbLate?: boolean } = {},
+): WalkAdvance {
   const { mark } = state;
   // Completions without a mark were not made by a walk, so there is nothing to continue.
   if (mark === null && state.completions.size > 0) return { recompute: true };
@@ -275,22 +285,58 @@ export function advanceWalk(chain: ChainRules, state: WalkState, newEvents: read
   const relevant = relevantInOrder(chain, newEvents).filter((e) => mark === null || e.id !== mark.id);
   const late = mark === null ? [] : relevant.filter((e) => compareEventPositions(e, mark) < 0);
   const fresh = relevant.slice(late.length);
+  let absorbed: Tallies | null = null;
+  let absorbedCount = 0;
   if (late.length > 0) {
     const tasks = sortTasks(chain.tasks);
-    // The walk before the first late event that changes it stands: the redo starts there.
-    const firstHarmful = late.find((e) => taskCountedBy(chain, tasks, completedBefore(state.completions, e), e) !== undefined);
-    if (firstHarmful !== undefined) return { recompute: true, from: positionOf(firstHarmful) };
+    const counted = late.flatMap((event) => {
+      const task = taskCountedBy(chain, tasks, completedBefore(state.completions, event), event);
+      return task === undefined ? [] : [{ event, task }];
+    });
+    if (counted.length > 0) {
+      absorbed = options.absorbLate ? absorbIntoOpenTasks(chain, state, counted) : null;
+      // The walk before the first late event that changes it stands: the redo starts there.
+      if (absorbed === null) return { recompute: true, from: positionOf(counted[0]!.event) };
+      absorbedCount = counted.length;
+    }
   }
+  const absorbedField = absorbedCount > 0 ? { absorbed: absorbedCount } : {};
   const completions = new Map(state.completions);
-  const tallies: Tallies = hasTallies(chain) ? new Map(state.tallies) : NO_TALLIES;
+  const tallies: Tallies = absorbed ?? (hasTallies(chain) ? new Map(state.tallies) : NO_TALLIES);
   const last = fresh.at(-1);
   // A complete walk is final: an event after its last completion changes
   // nothing, whether it is seen as fresh or as late-and-harmless, so its mark
   // stays (and its row is not written again for every later event).
   if (last === undefined || isChainCompleted(chain.tasks.length, completions.size))
-    return { state: withTallies(chain, { completions, mark }, tallies), changed: false };
+    return { state: withTallies(chain, { completions, mark }, tallies), changed: absorbed !== null, ...absorbedField };
   const changed = walkOn(chain, completions, fresh, undefined, [], tallies);
-  return { state: withTallies(chain, { completions, mark: positionOf(last) }, tallies), changed };
+  const advanced = withTallies(chain, { completions, mark: positionOf(last) }, tallies);
+  return { state: advanced, changed: changed || absorbed !== null, ...absorbedField };
+}
+
+/**
+ * The walk's tallies with late events absorbed (absorbLateEvent), when every
+ * one counts toward a counted, summed or streak task that stays open to the
+ * walk's end: no completion moves, so no other event's step changes, and the
+ * walk need not be redone. Null when any one needs the redo. Exact only for
+ * events the walk has not counted before: the matcher walks each event once,
+ * claiming its pending row, and its history reads leave out events still
+ * pending elsewhere (docs/matching.md, "Late events absorbed").
+ */
+function absorbIntoOpenTasks(
+  chain: ChainRules,
+  state: WalkState,
+  counted: readonly { event: CountingEvent; task: TaskCondition }[],
+): Tallies | null {
+  const tallies: Tallies = new Map(state.tallies);
+  const timezone = chain.timezone ?? 'UTC';
+  for (const { event, task } of counted) {
+    if (!isAccumulating(task) || state.completions.has(task.id)) return null;
+    const tally = absorbLateEvent(task, tallies.get(task.id) ?? EMPTY_TALLY, event, timezone);
+    if (tally === null) return null;
+    tallies.set(task.id, tally);
+  }
+  return tallies;
 }
 
 /** The state with its tallies, in a chain that keeps them: a plain chain's state is exactly what it was before §16. */
