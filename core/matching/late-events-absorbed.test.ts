@@ -4,7 +4,7 @@ import { insertOrFindEvents } from '../../shared/db/event-store.js';
 import { chainProgress } from '../../shared/db/schema/index.js';
 import { type ServiceUserId, senderUserId } from '../../shared/domain/ids.js';
 import { parseUtcTimestamp } from '../../shared/domain/timestamp.js';
-import { createTestChain, createTestUser } from '../../shared/testing/chains.js';
+import { createChainOf2026, createTestUser } from '../../shared/testing/chains.js';
 import { seededRandom } from '../../shared/testing/random.js';
 import { useTestData } from '../../shared/testing/test-data.js';
 import { matchBatch } from './match-batch.js';
@@ -33,14 +33,8 @@ async function send(platformUserId: string, eventType: string, occurredUs: bigin
   return stored!.id;
 }
 
-const chainOf = (name: string, spec: Parameters<typeof createTestChain>[3]) =>
-  createTestChain(database.db, platform.id, advertiser.id, {
-    name,
-    start: '2026-01-01T00:00:00Z',
-    end: '2027-01-01T00:00:00Z',
-    reward: false,
-    ...spec,
-  });
+const chainOf = (name: string, spec: Parameters<typeof createChainOf2026>[3]) =>
+  createChainOf2026(database.db, { platformId: platform.id, advertiserId: advertiser.id }, name, spec);
 
 const tallies = async (userId: ServiceUserId) =>
   (await database.db.select({ tallies: chainProgress.tallies }).from(chainProgress).where(eq(chainProgress.userId, userId)))

@@ -7,7 +7,7 @@ import { withTransaction } from '../../shared/db/transaction.js';
 import { type ServiceUserId, senderUserId } from '../../shared/domain/ids.js';
 import { parseUtcTimestamp } from '../../shared/domain/timestamp.js';
 import { walkKey } from '../../shared/domain/walk-key.js';
-import { createTestChain, createTestUser } from '../../shared/testing/chains.js';
+import { createChainOf2026, createTestChain, createTestUser } from '../../shared/testing/chains.js';
 import { seededRandom } from '../../shared/testing/random.js';
 import { useTestData } from '../../shared/testing/test-data.js';
 import { matchBatch } from './match-batch.js';
@@ -53,14 +53,8 @@ async function expectKeptAsStored(cache: WalkCache, userIds: readonly ServiceUse
 describe('walks kept between batches', () => {
   it('hold exactly what Postgres holds after every batch of a random run', async () => {
     const random = seededRandom(SEED);
-    const chain = (name: string, spec: Parameters<typeof createTestChain>[3]) =>
-      createTestChain(database.db, platform.id, advertiser.id, {
-        name,
-        start: '2026-01-01T00:00:00Z',
-        end: '2027-01-01T00:00:00Z',
-        reward: false,
-        ...spec,
-      });
+    const chain = (name: string, spec: Parameters<typeof createChainOf2026>[3]) =>
+      createChainOf2026(database.db, { platformId: platform.id, advertiserId: advertiser.id }, name, spec);
     await chain('ordered', { tasks: [{ event: 'wc-a' }, { event: 'wc-b' }, { event: 'wc-c' }] });
     await chain('any order', { anyOrder: true, tasks: [{ event: 'wc-b' }, { event: 'wc-d' }] });
     await chain('daily', { recurrence: { every: 'day', timezone: 'UTC' }, tasks: [{ event: 'wc-a' }, { event: 'wc-d' }] });

@@ -188,3 +188,19 @@ export async function createTestUser(db: Executor, platformId: string, platformU
     .returning({ id: users.id });
   return user!.id;
 }
+
+/** A chain open through 2026 with no chain reward, named `name`: the matcher's tests send their events in it. */
+export function createChainOf2026(
+  db: Executor,
+  provider: { platformId: string; advertiserId: string },
+  name: string,
+  spec: ChainSpec,
+): Promise<TestChain> {
+  return createTestChain(db, provider.platformId, provider.advertiserId, {
+    name,
+    start: '2026-01-01T00:00:00Z',
+    end: '2027-01-01T00:00:00Z',
+    reward: false,
+    ...spec,
+  });
+}
