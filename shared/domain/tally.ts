@@ -44,7 +44,7 @@ export function countEvent(task: TaskCondition, tally: Tally, event: CountingEve
  * counted that lies before the walk's mark (a late event), when that is the
  * tally the walk over every event would end with and the task stays open;
  * null when only walking again can tell (docs/quest-language.md, "Late
- * events"). Counts and totals do not depend on order, and only grow, so a
+ * events absorbed"). Counts and totals do not depend on order, and only grow, so a
  * task that the final tally leaves open was open at every step. A streak
  * depends on order: the event is absorbed when it falls in a period of the
  * streak's current run, the last counted period included (that period has

@@ -11,7 +11,9 @@ import { absorbLateEvent, countEvent, EMPTY_TALLY, isAccumulating, meetsThreshol
 // workers can never disagree: recomputing from scratch is always correct.
 // The incremental walk below is an optimisation of that recompute, exact by
 // construction: it runs the same step over the same order, and gives up
-// (asks for a recompute) whenever the order would differ.
+// (asks for a recompute) whenever the order would differ. Absorbing a late
+// event into an open tally (advanceWalk's `absorbLate`) relies on one thing
+// more, which the matcher guarantees: each event is walked once.
 
 export type ChainRules = {
   allowAnyOrder: boolean;
@@ -198,7 +200,12 @@ export type WalkState = { completions: Map<string, Completion>; mark: EventPosit
  * walk must be redone from the start over everything.
  */
 export type WalkAdvance =
-  | { state: WalkState; changed: boolean /** Late events added to open tallies (absorbIntoOpenTasks). */; absorbed?: number }
+  | {
+      state: WalkState;
+      changed: boolean;
+      /** Late events added to open tallies instead of a redo (absorbIntoOpenTasks). */
+      absorbed?: number;
+    }
   | { recompute: true; from?: EventPosition };
 
 const positionOf = (event: EventPosition): EventPosition => ({ occurredUs: event.occurredUs, id: event.id });
@@ -285,24 +292,20 @@ export function advanceWalk(
   const relevant = relevantInOrder(chain, newEvents).filter((e) => mark === null || e.id !== mark.id);
   const late = mark === null ? [] : relevant.filter((e) => compareEventPositions(e, mark) < 0);
   const fresh = relevant.slice(late.length);
-  let absorbed: Tallies | null = null;
-  let absorbedCount = 0;
+  let absorbed: { tallies: Tallies; count: number } | null = null;
   if (late.length > 0) {
     const tasks = sortTasks(chain.tasks);
-    const counted = late.flatMap((event) => {
-      const task = taskCountedBy(chain, tasks, completedBefore(state.completions, event), event);
-      return task === undefined ? [] : [{ event, task }];
-    });
-    if (counted.length > 0) {
-      absorbed = options.absorbLate ? absorbIntoOpenTasks(chain, state, counted) : null;
+    const countedBy = (event: CountingEvent) => taskCountedBy(chain, tasks, completedBefore(state.completions, event), event);
+    const firstCounted = late.find((event) => countedBy(event) !== undefined);
+    if (firstCounted !== undefined) {
+      absorbed = options.absorbLate && hasTallies(chain) ? absorbIntoOpenTasks(chain, state, late, countedBy) : null;
       // The walk before the first late event that changes it stands: the redo starts there.
-      if (absorbed === null) return { recompute: true, from: positionOf(counted[0]!.event) };
-      absorbedCount = counted.length;
+      if (absorbed === null) return { recompute: true, from: positionOf(firstCounted) };
     }
   }
-  const absorbedField = absorbedCount > 0 ? { absorbed: absorbedCount } : {};
+  const absorbedField = absorbed === null ? {} : { absorbed: absorbed.count };
   const completions = new Map(state.completions);
-  const tallies: Tallies = absorbed ?? (hasTallies(chain) ? new Map(state.tallies) : NO_TALLIES);
+  const tallies: Tallies = absorbed?.tallies ?? (hasTallies(chain) ? new Map(state.tallies) : NO_TALLIES);
   const last = fresh.at(-1);
   // A complete walk is final: an event after its last completion changes
   // nothing, whether it is seen as fresh or as late-and-harmless, so its mark
@@ -315,28 +318,34 @@ export function advanceWalk(
 }
 
 /**
- * The walk's tallies with late events absorbed (absorbLateEvent), when every
- * one counts toward a counted, summed or streak task that stays open to the
- * walk's end: no completion moves, so no other event's step changes, and the
- * walk need not be redone. Null when any one needs the redo. Exact only for
- * events the walk has not counted before: the matcher walks each event once,
+ * The walk's tallies with its late events absorbed (absorbLateEvent), when
+ * every one that counts toward a task counts toward a counted, summed or
+ * streak task that stays open to the walk's end: no completion moves, so no
+ * other event's step changes, and the walk need not be redone (`count`: the
+ * events absorbed). Null when any one needs the redo. Exact only for events
+ * the walk has not counted before: the matcher walks each event once,
  * claiming its pending row, and its history reads leave out events still
  * pending elsewhere (docs/matching.md, "Late events absorbed").
  */
 function absorbIntoOpenTasks(
   chain: ChainRules,
   state: WalkState,
-  counted: readonly { event: CountingEvent; task: TaskCondition }[],
-): Tallies | null {
+  late: readonly CountingEvent[],
+  countedBy: (event: CountingEvent) => TaskCondition | undefined,
+): { tallies: Tallies; count: number } | null {
   const tallies: Tallies = new Map(state.tallies);
   const timezone = chain.timezone ?? 'UTC';
-  for (const { event, task } of counted) {
+  let count = 0;
+  for (const event of late) {
+    const task = countedBy(event);
+    if (task === undefined) continue;
     if (!isAccumulating(task) || state.completions.has(task.id)) return null;
     const tally = absorbLateEvent(task, tallies.get(task.id) ?? EMPTY_TALLY, event, timezone);
     if (tally === null) return null;
     tallies.set(task.id, tally);
+    count++;
   }
-  return tallies;
+  return { tallies, count };
 }
 
 /** The state with its tallies, in a chain that keeps them: a plain chain's state is exactly what it was before §16. */
