@@ -1,5 +1,5 @@
 import type { TaskCondition } from './conditions.js';
-import { EMPTY_TALLY, fromMicros, isAccumulating, periodOf, type Tally } from './tally.js';
+import { EMPTY_TALLY, fromMicros, isAccumulating, periodOf, periodsBetween, type Tally } from './tally.js';
 
 // Fields derived from completions for the read side (product rules §5).
 
@@ -108,7 +108,10 @@ export function taskProgress(
   if (!isAccumulating(task)) return undefined;
   const { count, totalMicros, streak, lastPeriod } = tally ?? EMPTY_TALLY;
   const broken =
-    task.streak != null && !completed && lastPeriod !== null && periodOf(nowUs, task.streak.every, timezone) > lastPeriod + 1;
+    task.streak != null &&
+    !completed &&
+    lastPeriod !== null &&
+    periodsBetween(lastPeriod, periodOf(nowUs, task.streak.every, timezone)) > 1;
   return {
     count,
     countRequired: task.minCount ?? 1,

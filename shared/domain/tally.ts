@@ -34,9 +34,10 @@ export function countEvent(task: TaskCondition, tally: Tally, event: CountingEve
   const counted = { ...tally, count: tally.count + 1, totalMicros: tally.totalMicros + toMicros(event.amount ?? 0) };
   if (!task.streak) return counted;
   const period = periodOf(event.occurredUs, task.streak.every, timezone);
-  if (period === tally.lastPeriod) return counted;
-  const streak = tally.lastPeriod !== null && period === tally.lastPeriod + 1 ? tally.streak + 1 : 1;
-  return { ...counted, streak, lastPeriod: period };
+  if (tally.lastPeriod === null) return { ...counted, streak: 1, lastPeriod: period };
+  const after = periodsBetween(tally.lastPeriod, period);
+  if (after === 0) return counted;
+  return { ...counted, streak: after === 1 ? tally.streak + 1 : 1, lastPeriod: period };
 }
 
 /**
@@ -62,9 +63,9 @@ export function absorbLateEvent(task: TaskCondition, tally: Tally, event: Counti
 function lateTally(task: TaskCondition, tally: Tally, event: CountingEvent, timezone: string): Tally | null {
   if (!task.streak || tally.lastPeriod === null) return countEvent(task, tally, event, timezone);
   const period = periodOf(event.occurredUs, task.streak.every, timezone);
-  if (period >= tally.lastPeriod) return countEvent(task, tally, event, timezone);
-  // Week periods are fractions (a Monday's day number over 7): count the periods between in whole numbers.
-  const inCurrentRun = Math.round(tally.lastPeriod - period) < tally.streak;
+  const before = periodsBetween(period, tally.lastPeriod);
+  if (before <= 0) return countEvent(task, tally, event, timezone);
+  const inCurrentRun = before < tally.streak;
   if (!inCurrentRun) return null;
   return { ...tally, count: tally.count + 1, totalMicros: tally.totalMicros + toMicros(event.amount ?? 0) };
 }
@@ -77,11 +78,20 @@ export function meetsThresholds(task: TaskCondition, tally: Tally): boolean {
   return true;
 }
 
-/** The period index of a timestamp: its local day, or its week (the week's Monday, calendar.ts, counted in weeks). */
+/**
+ * The period index of a timestamp: its local day, or its week (the week's
+ * Monday, calendar.ts, counted in weeks). A week's index is a fraction (a
+ * Monday's day number over 7), and stored tallies keep it so: compare periods
+ * with periodsBetween, never with `===` on a sum (in doubles, m / 7 + 1 is not
+ * (m + 7) / 7 for a few weeks, e.g. the one of 1989-08-14).
+ */
 export function periodOf(occurredUs: bigint, every: StreakEvery, timezone: string): number {
   const day = localDay(occurredUs, timezone);
   return every === 'day' ? day : mondayOf(day) / 7;
 }
+
+/** Whole periods from `earlier` to `later` (negative when `later` is before): 0 in the same period, 1 in the next. */
+export const periodsBetween = (earlier: number, later: number): number => Math.round(later - earlier);
 
 /** What a live `progress` message says of a counted, summed or streak task: its tally as stored (the thresholds are in the chain, as GET active shows it). */
 export type TallyNotice = {
