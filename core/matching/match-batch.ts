@@ -115,6 +115,7 @@ export async function matchBatch(
       loadChainStamps(tx, userIds),
     ]);
     const { users } = batchWalks;
+    const claimedIds = events.map((e) => e.id);
     const chains = await (deps.chainCache ?? new ChainCache()).chainsOf(tx, chainStamps);
 
     const walks = new Map<string, StoredWalk>();
@@ -123,6 +124,7 @@ export async function matchBatch(
       users: new Map(users.map((u) => [u.id, u])),
       chainsByPlatform: groupBy(chains, (c) => c.chain.platformId),
       walks,
+      processedOnly: batchWalks.processedOnly,
     };
     // §4 reversed on the loaded users (the lookup above only found candidates).
     const usersOfSource = usersBySource(users);
@@ -136,7 +138,6 @@ export async function matchBatch(
     const recomputed = new Set<string>();
     if (recompute.length > 0) {
       const holds = await loadClaimHolds(tx, [...new Set(recompute.map((walk) => walk.userId))]);
-      const claimedIds = events.map((e) => e.id);
       // A redo reads only its window of the history; the rare one that needs more goes round again, whole.
       for (let walks = recompute; walks.length > 0; ) {
         const history = await loadCountingHistory(tx, historyNeeds(view, walks), { claimedIds });
@@ -169,10 +170,7 @@ export async function matchBatch(
       stampUsers(tx, [...writes.changedChains.keys()]),
       saveCompletions(tx, writes.completions),
       deleteCompletions(tx, writes.undone),
-      deletePending(
-        tx,
-        events.map((e) => e.id),
-      ),
+      deletePending(tx, claimedIds),
       providersListening(tx, [...providersOf(chains)]),
       walkCache && writes.progress.length > 0 ? writerWalksVersion(tx) : null,
       saveChainProgress(tx, writes.progress),

@@ -32,6 +32,8 @@ export interface BatchView {
   users: ReadonlyMap<ServiceUserId, MatchUser>;
   chainsByPlatform: ReadonlyMap<string, readonly MatchingChain[]>;
   walks: ReadonlyMap<string, StoredWalk>;
+  /** By user, the keys of walks the worker kept processed-only (core/matching/walk-cache.ts): late events may be absorbed into them. */
+  processedOnly?: ReadonlyMap<ServiceUserId, ReadonlySet<string>>;
 }
 
 /**
@@ -121,7 +123,7 @@ export function advanceWalks(
         const rules = runRules(chain.rules, runStartUs)!;
         const stored = view.walks.get(key);
         const state = storedState(stored);
-        const absorbLate = stored?.processedOnly === true;
+        const absorbLate = view.processedOnly?.get(user.id)?.has(key) === true;
         const result: WalkAdvance = state === null ? { recompute: true } : advanceWalk(rules, state, events, { absorbLate });
         if (!('recompute' in result)) {
           advanced.set(key, result.state);

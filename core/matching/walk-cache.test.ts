@@ -22,11 +22,8 @@ import { WalkCache } from './walk-cache.js';
 const { database, platform, advertiser } = useTestData('walk-cache');
 const SEED = 20_261_127;
 
-// A kept walk's `processedOnly` is the worker's own knowledge, never in a row.
 const byKey = (walks: readonly StoredWalk[]) =>
-  [...walks]
-    .map(({ processedOnly: _, ...walk }) => walk)
-    .sort((a, b) => (walkKey(a.userId, a.chainId, a.runStartUs) < walkKey(b.userId, b.chainId, b.runStartUs) ? -1 : 1));
+  [...walks].sort((a, b) => (walkKey(a.userId, a.chainId, a.runStartUs) < walkKey(b.userId, b.chainId, b.runStartUs) ? -1 : 1));
 
 async function send(platformUserId: string, eventType: string, occurredUs: bigint) {
   const [stored] = await insertOrFindEvents(database.db, [

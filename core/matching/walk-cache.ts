@@ -10,10 +10,17 @@ import type { BatchWrites } from './plan-batch.js';
 /** A user's stored walks by walk key, as loadWalks reads them (never changed once made: batches share them). */
 export type UserWalks = ReadonlyMap<string, StoredWalk>;
 
-/** A user's stored walks as they were at one walks version (users.walks_version). */
+/**
+ * A user's stored walks as they were at one walks version (users.walks_version),
+ * and the keys of those whose open tasks' tallies count processed events only
+ * (keepBatchWalks): a late event claimed now is new to them, so it may be
+ * absorbed (docs/matching.md, "Late events absorbed"). The worker's own
+ * knowledge: no row says it.
+ */
 interface KeptWalks {
   version: bigint;
   walks: UserWalks;
+  processedOnly: ReadonlySet<string>;
 }
 
 /**
@@ -44,15 +51,19 @@ export class WalkCache {
     return held;
   }
 
-  keep(userId: ServiceUserId, version: bigint, walks: UserWalks): void {
-    this.users.set(userId, { version, walks });
+  keep(userId: ServiceUserId, version: bigint, walks: UserWalks, processedOnly: ReadonlySet<string>): void {
+    this.users.set(userId, { version, walks, processedOnly });
   }
 }
+
+const NONE: ReadonlySet<string> = new Set();
 
 /** The batch's users (read under their locks) and each one's stored walks. */
 export interface BatchWalks {
   users: LockedMatchUser[];
   walksByUser: Map<ServiceUserId, UserWalks>;
+  /** Of the users whose walks came from the cache, the keys of those kept processed-only (KeptWalks). */
+  processedOnly: Map<ServiceUserId, ReadonlySet<string>>;
   /** Users whose walks came from the cache, and users whose walks were read from Postgres. */
   reused: number;
   loaded: number;
@@ -89,10 +100,14 @@ export async function loadBatchWalks(
   const reloaded = outdated.length > 0 ? await loadWalks(tx, outdated) : [];
   // Kept walks come with their keys: a hot user's dozens of walks are not keyed again every batch.
   const walksByUser = new Map<ServiceUserId, UserWalks>();
+  const processedOnly = new Map<ServiceUserId, ReadonlySet<string>>();
   const fresh = new Map<ServiceUserId, Map<string, StoredWalk>>();
   for (const user of users) {
-    if (heldAtSend.has(user.id) && current(user)) walksByUser.set(user.id, held.get(user.id)!.walks);
-    else {
+    if (heldAtSend.has(user.id) && current(user)) {
+      const kept = held.get(user.id)!;
+      walksByUser.set(user.id, kept.walks);
+      processedOnly.set(user.id, kept.processedOnly);
+    } else {
       const walks = new Map<string, StoredWalk>();
       fresh.set(user.id, walks);
       walksByUser.set(user.id, walks);
@@ -101,7 +116,7 @@ export async function loadBatchWalks(
   // A walk of a user id without a users row cannot exist (foreign key); `?.` only skips what was not asked for.
   for (const walks of [loaded, reloaded])
     for (const walk of walks) fresh.get(walk.userId)?.set(walkKey(walk.userId, walk.chainId, walk.runStartUs), walk);
-  return { users, walksByUser, reused: users.length - fresh.size, loaded: fresh.size };
+  return { users, walksByUser, processedOnly, reused: users.length - fresh.size, loaded: fresh.size };
 }
 
 /**
@@ -112,11 +127,12 @@ export async function loadBatchWalks(
  * for every walk whose completions it writes or deletes), with its tallies
  * as written, which is the tally read back (tally-column.ts reads a tally into
  * the walk's own shape, and the matcher compares tallies field by field).
- * A walk written is marked `processedOnly` when its open tasks counted no
- * event still pending: it was new, or walked again here over the history
- * (`recomputed`, which reads processed events and the batch's own), or it
- * was marked so and advanced over the batch's events. A walk read from
- * Postgres is not (an older build's history reads included pending events).
+ * A walk written is kept processed-only (KeptWalks) when its open tasks
+ * counted no event still pending: it was new, or walked again here over the
+ * history (`recomputed`, which reads processed events and the batch's own),
+ * or it was kept so and advanced over the batch's events. A walk read from
+ * Postgres is not (an older build's history reads included pending events);
+ * a walk not written keeps what it had.
  */
 export function keepBatchWalks(
   cache: WalkCache,
@@ -127,10 +143,11 @@ export function keepBatchWalks(
   writerVersion: bigint,
 ): void {
   const written = new Map<ServiceUserId, Map<string, StoredWalk>>();
+  const writtenProcessedOnly = new Set<string>();
   for (const row of writes.progress) {
     const key = walkKey(row.userId, row.chainId, row.runStartUs);
-    const before = batch.walksByUser.get(row.userId)?.get(key);
-    const processedOnly = before === undefined || before.processedOnly === true || recomputed.has(key);
+    const isNew = batch.walksByUser.get(row.userId)?.has(key) !== true;
+    if (isNew || batch.processedOnly.get(row.userId)?.has(key) || recomputed.has(key)) writtenProcessedOnly.add(key);
     const completions = new Map(
       [...states.get(key)!.completions.values()].map((c) => [
         c.taskId,
@@ -145,7 +162,6 @@ export function keepBatchWalks(
       completions,
       generation: row.generation,
       tallies: row.tallies,
-      ...(processedOnly ? { processedOnly } : {}),
     };
     const walks = written.get(row.userId) ?? new Map<string, StoredWalk>();
     written.set(row.userId, walks.set(key, walk));
@@ -154,12 +170,18 @@ export function keepBatchWalks(
     const rewritten = written.get(user.id);
     // Every user of the batch has an entry (loadBatchWalks sets one, empty when it has no walk).
     const before = batch.walksByUser.get(user.id)!;
-    if (rewritten === undefined) cache.keep(user.id, user.walksVersion, before);
-    // A new map: the one before may be another batch's (kept maps are never changed).
+    const processedOnlyBefore = batch.processedOnly.get(user.id) ?? NONE;
+    if (rewritten === undefined) cache.keep(user.id, user.walksVersion, before, processedOnlyBefore);
+    // New map and set: the ones before may be another batch's (kept ones are never changed).
     else {
       const after = new Map(before);
-      for (const [key, walk] of rewritten) after.set(key, walk);
-      cache.keep(user.id, writerVersion, after);
+      const processedOnly = new Set(processedOnlyBefore);
+      for (const [key, walk] of rewritten) {
+        after.set(key, walk);
+        if (writtenProcessedOnly.has(key)) processedOnly.add(key);
+        else processedOnly.delete(key);
+      }
+      cache.keep(user.id, writerVersion, after, processedOnly);
     }
   }
 }

@@ -37,13 +37,6 @@ export interface StoredWalk {
   generation: number;
   /** Counted, summed and streak tasks' tallies (docs/quest-language.md); null in other chains. */
   tallies: StoredTallies | null;
-  /**
-   * Set only on a walk the worker keeps (core/matching/walk-cache.ts), never
-   * read from a row: its open tasks' tallies count processed events only, so
-   * a late event claimed now is new to them and may be absorbed
-   * (docs/matching.md, "Late events absorbed").
-   */
-  processedOnly?: true;
 }
 
 /**
