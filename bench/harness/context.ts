@@ -52,6 +52,8 @@ export function benchStackOptions(options: BenchOptions, outputDir: string): Sta
   const profile = (on: boolean) => (on ? ['--cpu-prof', `--cpu-prof-dir=${outputDir}`] : []);
   return {
     outputDir,
+    // BENCH_SERVICE_ROOT=<another checkout, built>: that build measured by this bench (A/B runs, docs/performance.md).
+    ...(process.env.BENCH_SERVICE_ROOT ? { serviceRoot: process.env.BENCH_SERVICE_ROOT } : {}),
     fastRecovery: false,
     partitions: 'shipped',
     nodeArgs: { api: profile(options.profileApi), worker: profile(options.profileWorkers) },

@@ -78,7 +78,7 @@ export type ServiceKind = keyof typeof ENTRIES;
 export async function startService(
   kind: ServiceKind,
   env: Record<string, string>,
-  options: { name?: string; outputDir?: string; nodeArgs?: string[] } = {},
+  options: { name?: string; outputDir?: string; nodeArgs?: string[]; root?: string | undefined } = {},
 ): Promise<ServiceProcess> {
   const port = await freePort();
   const portEnv =
@@ -90,6 +90,7 @@ export async function startService(
     args: [...(options.nodeArgs ?? []), ENTRIES[kind]],
     env: { HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env, ...portEnv },
     outputDir: options.outputDir,
+    root: options.root,
     readyUrl: `http://127.0.0.1:${port}/healthz`,
     // A worker's /healthz answers before it has taken its share of the partitions; it has started once it says so
     // (the line with its worker id, which tests read as soon as this resolves).
@@ -122,6 +123,8 @@ export async function startProcess(options: {
   args: string[];
   env: Record<string, string>;
   outputDir?: string | undefined;
+  /** The checkout whose files `args` name (default this one). */
+  root?: string | undefined;
   readyUrl: string;
   readyLine?: string;
 }): Promise<ServiceProcess> {
@@ -129,7 +132,7 @@ export async function startProcess(options: {
   const logFile = join(outputDir, `${options.name}.log`);
   const output = openSync(logFile, 'a');
   const child: ChildProcess = spawn(process.execPath, options.args, {
-    cwd: projectRoot(),
+    cwd: options.root ?? projectRoot(),
     env: childProcessEnv(options.env),
     stdio: ['ignore', output, output],
   });

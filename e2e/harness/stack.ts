@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { type ApiClient, httpClient } from '../../shared/testing/api-client.js';
 import { createTestDatabase, type TestDatabase, uniqueSuffix } from '../../shared/testing/database.js';
 import { serviceEnv } from '../../shared/testing/service-env.js';
@@ -29,6 +30,11 @@ export interface StackOptions {
   fastRecovery?: boolean;
   /** `shipped`: MATCHING_PARTITIONS as deployed; by default the tests' few (shared/testing/service-env.ts). */
   partitions?: 'test' | 'shipped';
+  /**
+   * Another checkout of the service, built (its dist/ and drizzle/): its processes and migrations run instead of this
+   * one's, so a benchmark compares two builds under the same load and measurement (BENCH_SERVICE_ROOT).
+   */
+  serviceRoot?: string;
   /** Node flags before each entry (--cpu-prof, say). */
   nodeArgs?: { api?: string[]; worker?: string[] };
   /** Where the processes' log files go (default a fresh temporary folder each). */
@@ -78,7 +84,10 @@ export interface Stack extends ApiClient {
  * (a seeded world, meters, readiness checks) around it, never a copy of it.
  */
 export async function startStack(label: string, options: StackOptions = {}): Promise<Stack> {
-  const database = await createTestDatabase(label, options.postgresServerUrl ? { serverUrl: options.postgresServerUrl } : {});
+  const database = await createTestDatabase(label, {
+    ...(options.postgresServerUrl ? { serverUrl: options.postgresServerUrl } : {}),
+    ...(options.serviceRoot ? { migrationsFolder: join(options.serviceRoot, 'drizzle') } : {}),
+  });
   const queuePrefix = `${options.queueLabel ?? 'e2e'}-${uniqueSuffix()}`;
   const env = serviceEnv({
     databaseUrl: database.url,
@@ -95,7 +104,7 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
     const started = await startService(
       kind,
       { ...env, ...extraEnv },
-      { name: `${prefix}${name}`, outputDir: options.outputDir, ...(nodeArgs ? { nodeArgs } : {}) },
+      { name: `${prefix}${name}`, outputDir: options.outputDir, root: options.serviceRoot, ...(nodeArgs ? { nodeArgs } : {}) },
     );
     processes.push(started);
     return started;

@@ -15,7 +15,7 @@ const MIGRATION_LOCK_KEY = 7_215_430_981;
  * then find nothing left to do. Then makes sure the partitions of events for
  * the current month and the next ones exist (shared/db/event-month-tables.ts).
  */
-export async function migrateWithLock(databaseUrl: string): Promise<void> {
+export async function migrateWithLock(databaseUrl: string, folder: string = migrationsFolder()): Promise<void> {
   // A first start against a fresh server: the database itself is part of what migrating sets up.
   await ensureDatabase(databaseUrl);
   const sql = postgres(databaseUrl, { max: 2, onnotice: () => {}, connection: { TimeZone: 'UTC' } });
@@ -23,7 +23,7 @@ export async function migrateWithLock(databaseUrl: string): Promise<void> {
     const lockConnection = await sql.reserve();
     try {
       await lockConnection`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
-      await migrate(drizzle(sql), { migrationsFolder: migrationsFolder() });
+      await migrate(drizzle(sql), { migrationsFolder: folder });
       // Events are partitioned by month: the coming months' partitions exist before anything is stored.
       await ensureComingEventMonthTables(drizzle(sql, { schema }));
     } finally {

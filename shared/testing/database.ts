@@ -11,6 +11,8 @@ export const uniqueSuffix = () => randomBytes(5).toString('hex');
 export interface TestDatabaseOptions {
   /** The server's maintenance database (`postgres`). */
   serverUrl?: string;
+  /** Another build's migrations (its drizzle/ folder) instead of this one's: a benchmark's A/B against that build. */
+  migrationsFolder?: string;
 }
 
 /** A fresh database without any table (not migrated): `url`, and `drop` to remove it. */
@@ -32,7 +34,7 @@ export async function createEmptyTestDatabase(label: string, options: TestDataba
 /** A fresh, migrated database owned by one test file; `drop` removes it. */
 export async function createTestDatabase(label: string, options: TestDatabaseOptions = {}) {
   const { name, url, drop } = await createEmptyTestDatabase(label, options);
-  await migrateWithLock(url);
+  await migrateWithLock(url, options.migrationsFolder);
   const database = createDatabase({ url, poolSize: 10 });
   return {
     name,
