@@ -14,6 +14,8 @@ const MIGRATION_LOCK_KEY = 7_215_430_981;
  * number of replicas may start at once: one migrates, the others wait and
  * then find nothing left to do. Then makes sure the partitions of events for
  * the current month and the next ones exist (shared/db/event-month-tables.ts).
+ * `folder`: the migrations to apply; another build's only for a benchmark's
+ * A/B against that build (BENCH_SERVICE_ROOT, docs/performance.md).
  */
 export async function migrateWithLock(databaseUrl: string, folder: string = migrationsFolder()): Promise<void> {
   // A first start against a fresh server: the database itself is part of what migrating sets up.
