@@ -135,7 +135,7 @@ export async function matchBatch(
     const requested = new Set(input.evaluateUserIds);
     const evaluateIds = new Set(users.filter((u) => requested.has(u.id)).map((u) => u.id));
     const { advanced, recompute, absorbed } = advanceWalks(view, eventsByUser, evaluateIds);
-    const recomputed = new Set<string>();
+    const recomputedKeys = new Set<string>();
     if (recompute.length > 0) {
       const holds = await loadClaimHolds(tx, [...new Set(recompute.map((walk) => walk.userId))]);
       // A redo reads only its window of the history; the rare one that needs more goes round again, whole.
@@ -144,7 +144,7 @@ export async function matchBatch(
         const { states, unbounded } = recomputeWalks(view, walks, history, holds);
         for (const [key, state] of states) {
           advanced.set(key, state);
-          recomputed.add(key);
+          recomputedKeys.add(key);
         }
         walks = unbounded;
       }
@@ -180,7 +180,7 @@ export async function matchBatch(
       // Leaderboards (§19): a chain completed, moved or undone (chains_completed), a points claim reversed or standing again (points).
       queueRefresh(tx, standingsMovedBy(writes)),
     ]);
-    if (walkCache) keepWalks = () => keepBatchWalks(walkCache, batchWalks, writes, advanced, recomputed, writerVersion ?? 0n);
+    if (walkCache) keepWalks = () => keepBatchWalks(walkCache, batchWalks, writes, advanced, recomputedKeys, writerVersion ?? 0n);
     for (const row of writes.progress) if (row.takesStamp) row.changedUs = stamps.get(row.userId) ?? null;
     // A claim marked reversed debits the points it credited, one whose mark cleared credits them back (§18.3).
     const [reversedClaims] = await Promise.all([findClaimsByIds(tx, marks.reversed), settleClaimMarks(tx, marks)]);

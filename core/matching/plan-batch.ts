@@ -121,8 +121,7 @@ export function advanceWalks(
       for (const [runStartUs, events] of eventsByRun(chain.rules, counting)) {
         const key = walkKey(user.id, chain.chain.id, runStartUs);
         const rules = runRules(chain.rules, runStartUs)!;
-        const stored = view.walks.get(key);
-        const state = storedState(stored);
+        const state = storedState(view.walks.get(key));
         const absorbLate = view.processedOnly?.get(user.id)?.has(key) === true;
         const result: WalkAdvance = state === null ? { recompute: true } : advanceWalk(rules, state, events, { absorbLate });
         if (!('recompute' in result)) {

@@ -29,9 +29,16 @@ export function isAccumulating(task: TaskCondition): boolean {
   return (task.minCount ?? 1) > 1 || (task.minTotal ?? null) !== null || (task.streak ?? null) !== null;
 }
 
+/** The tally with one more event in its count and total; its streak as it was. */
+const withCounted = (tally: Tally, event: CountingEvent): Tally => ({
+  ...tally,
+  count: tally.count + 1,
+  totalMicros: tally.totalMicros + toMicros(event.amount ?? 0),
+});
+
 /** The tally after one more event counted toward `task`. */
 export function countEvent(task: TaskCondition, tally: Tally, event: CountingEvent, timezone: string): Tally {
-  const counted = { ...tally, count: tally.count + 1, totalMicros: tally.totalMicros + toMicros(event.amount ?? 0) };
+  const counted = withCounted(tally, event);
   if (!task.streak) return counted;
   const period = periodOf(event.occurredUs, task.streak.every, timezone);
   if (tally.lastPeriod === null) return { ...counted, streak: 1, lastPeriod: period };
@@ -66,8 +73,7 @@ function lateTally(task: TaskCondition, tally: Tally, event: CountingEvent, time
   const before = periodsBetween(period, tally.lastPeriod);
   if (before <= 0) return countEvent(task, tally, event, timezone);
   const inCurrentRun = before < tally.streak;
-  if (!inCurrentRun) return null;
-  return { ...tally, count: tally.count + 1, totalMicros: tally.totalMicros + toMicros(event.amount ?? 0) };
+  return inCurrentRun ? withCounted(tally, event) : null;
 }
 
 /** Whether the tally meets every threshold the task sets (a plain task: its first counted event). */

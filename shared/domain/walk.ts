@@ -298,7 +298,11 @@ export function advanceWalk(
     const countedBy = (event: CountingEvent) => taskCountedBy(chain, tasks, completedBefore(state.completions, event), event);
     const firstCounted = late.find((event) => countedBy(event) !== undefined);
     if (firstCounted !== undefined) {
-      absorbed = options.absorbLate && hasTallies(chain) ? absorbIntoOpenTasks(chain, state, late, countedBy) : null;
+      // The late events before the first that counts count toward nothing: absorbing starts at that one.
+      absorbed =
+        options.absorbLate && hasTallies(chain)
+          ? absorbIntoOpenTasks(chain, state, late.slice(late.indexOf(firstCounted)), countedBy)
+          : null;
       // The walk before the first late event that changes it stands: the redo starts there.
       if (absorbed === null) return { recompute: true, from: positionOf(firstCounted) };
     }
