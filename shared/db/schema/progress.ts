@@ -50,6 +50,9 @@ export const taskCompletions = pgTable(
  * (timestamp in epoch microseconds, event id) of the last relevant event walked
  * by §5. An event after the mark is applied incrementally; one before it makes
  * the matcher recompute. A null mark (rows from before marks existed) always recomputes.
+ *
+ * Its pages are filled to 70 % (drizzle/0019; drizzle's table builder has no
+ * storage parameters), so a rewrite of the mark or tallies is a HOT update.
  */
 export const chainProgress = pgTable(
   'chain_progress',
