@@ -10,6 +10,7 @@ import {
   markLinkTokenUsed,
   type StoredLink,
 } from '../../shared/db/link-store.js';
+import { lockSenderExclusive } from '../../shared/db/sender-locks.js';
 import { withTransaction } from '../../shared/db/transaction.js';
 import { flagUsersForEvaluation } from '../../shared/db/user-store.js';
 import type { SenderUserId, ServiceUserId } from '../../shared/domain/ids.js';
@@ -70,6 +71,8 @@ export async function completeAccountLink(
     }
     if (token.expired) throw invalidInput('connection_token: expired', 'connection_token', 'link_token_expired');
 
+    // The advertiser's sender gains a user: not while a matching batch holds its claimed events (sender-locks.ts).
+    await lockSenderExclusive(tx, advertiserId, advertiserUserId);
     const inserted = await insertLinkIfFree(tx, {
       userId: token.userId,
       platformId: token.platformId,

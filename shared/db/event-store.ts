@@ -5,6 +5,7 @@ import { formatIsoMicros } from '../domain/timestamp.js';
 import type { Executor } from './client.js';
 import { type DriverRow, decodeTimestampUs } from './driver-row.js';
 import { events, pendingEvents } from './schema/index.js';
+import { senderLockKey } from './sender-locks.js';
 import { fromUs, idArray, instant, numberArray, occurredUsColumn, textArray } from './sql-fragments.js';
 
 type EventColumns = typeof events.$inferSelect;
@@ -191,7 +192,9 @@ export async function insertOrFindEvents(db: Executor, newEvents: readonly NewEv
  * Takes the still-pending events among `ids` for this transaction. Rows
  * another batch holds are skipped, not waited for: that batch's jobs carry
  * those ids too and are retried if it fails. Ids no longer pending (matched
- * already) are simply absent from the answer.
+ * already) are simply absent from the answer. Holds each claimed event's
+ * sender (sender-locks.ts) until the transaction ends, so a statement after
+ * this one resolves the senders' users as they stay until the commit.
  */
 export async function takePendingEvents(tx: Executor, ids: readonly string[]): Promise<PendingEvent[]> {
   if (ids.length === 0) return [];
@@ -201,15 +204,22 @@ export async function takePendingEvents(tx: Executor, ids: readonly string[]): P
       from pending_events where event_id = any(${idArray(ids)})
       order by event_id
       for update skip locked
+    ), found as materialized (
+      select e.*, c.received_us
+      from claimed c
+      -- By the full key (id, occurred_at), one lookup per event: Postgres reads only
+      -- that event's partition (run-time pruning), not every month's index. The
+      -- limit keeps the planner from flattening the lookup into a plain join, which
+      -- it would plan for a large batch as a hash join over every partition in full
+      -- (it cannot count on run-time pruning when it costs the nested loop).
+      cross join lateral (select * from events e where e.id = c.event_id and e.occurred_at = c.occurred_at limit 1) e
+    ), senders_locked as (
+      -- Shared: batches never wait for each other here, only for a registration or a link of one of these senders.
+      select count(pg_advisory_xact_lock_shared(${senderLockKey(sql`provider_id`, sql`user_id`)}))
+      from (select distinct provider_id, user_id from found) s
     )
-    select ${eventRowColumns}, c.received_us as "receivedUs"
-    from claimed c
-    -- By the full key (id, occurred_at), one lookup per event: Postgres reads only
-    -- that event's partition (run-time pruning), not every month's index. The
-    -- limit keeps the planner from flattening the lookup into a plain join, which
-    -- it would plan for a large batch as a hash join over every partition in full
-    -- (it cannot count on run-time pruning when it costs the nested loop).
-    cross join lateral (select * from events e where e.id = c.event_id and e.occurred_at = c.occurred_at limit 1) e`);
+    select ${eventRowColumns}, e.received_us as "receivedUs"
+    from found e cross join senders_locked`);
   return rows.map((row) => ({ ...toStoredEvent(row), receivedUs: BigInt(row.receivedUs) }));
 }
 

@@ -7,6 +7,7 @@ import { formatIsoMillis } from '../domain/timestamp.js';
 import type { Executor } from './client.js';
 import { type DriverRow, decodeTimestampUs, fromJson } from './driver-row.js';
 import { type accountLinks, chainProgress, users } from './schema/index.js';
+import { senderLockKey } from './sender-locks.js';
 import { idArray, instant, textArray } from './sql-fragments.js';
 import { type TalliesJson, talliesFromJson } from './tally-column.js';
 
@@ -19,14 +20,24 @@ export type StoredUser = Pick<UserColumns, 'id' | 'createdAt'>;
 /** A new platform user: created with needs_evaluation set, so events received before it are matched. */
 export type NewUser = Pick<typeof users.$inferInsert, 'platformId' | 'platformUserId' | 'countryCode' | 'userMetadata'>;
 
-/** Inserts the user unless the platform already registered that id; undefined then (the unique key decided). */
+/**
+ * Inserts the user unless the platform already registered that id; undefined
+ * then (the unique key decided). One statement that first takes the sender's
+ * lock (sender-locks.ts): it commits only once no matching batch holds
+ * claimed events of that sender, so each such batch either saw the user or
+ * had its events processed before the user's re-evaluation reads them.
+ */
 export async function insertUserIfNew(db: Executor, user: NewUser): Promise<StoredUser | undefined> {
-  const [created] = await db
-    .insert(users)
-    .values(user)
-    .onConflictDoNothing({ target: [users.platformId, users.platformUserId] })
-    .returning({ id: users.id, createdAt: users.createdAt });
-  return created;
+  const [created] = await db.execute<DriverRow<StoredUser>>(sql`
+    with sender_locked as (
+      select count(pg_advisory_xact_lock(${senderLockKey(sql`${user.platformId}::uuid`, sql`${user.platformUserId}::text`)})) as n
+    )
+    insert into users (platform_id, platform_user_id, country_code, user_metadata)
+    select ${user.platformId}::uuid, ${user.platformUserId}, ${user.countryCode ?? null}, ${user.userMetadata === null || user.userMetadata === undefined ? null : JSON.stringify(user.userMetadata)}::jsonb
+    from sender_locked
+    on conflict (platform_id, platform_user_id) do nothing
+    returning id, created_at as "createdAt"`);
+  return created && { id: created.id, createdAt: decodeTimestampUs(users.createdAt, created.createdAt) };
 }
 
 /**
