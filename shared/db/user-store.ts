@@ -28,12 +28,13 @@ export type NewUser = Pick<typeof users.$inferInsert, 'platformId' | 'platformUs
  * had its events processed before the user's re-evaluation reads them.
  */
 export async function insertUserIfNew(db: Executor, user: NewUser): Promise<StoredUser | undefined> {
+  const metadata = user.userMetadata ? JSON.stringify(user.userMetadata) : null;
   const [created] = await db.execute<DriverRow<StoredUser>>(sql`
     with sender_locked as (
       select count(pg_advisory_xact_lock(${senderLockKey(sql`${user.platformId}::uuid`, sql`${user.platformUserId}::text`)})) as n
     )
     insert into users (platform_id, platform_user_id, country_code, user_metadata)
-    select ${user.platformId}::uuid, ${user.platformUserId}, ${user.countryCode ?? null}, ${user.userMetadata === null || user.userMetadata === undefined ? null : JSON.stringify(user.userMetadata)}::jsonb
+    select ${user.platformId}::uuid, ${user.platformUserId}, ${user.countryCode ?? null}, ${metadata}::jsonb
     from sender_locked
     on conflict (platform_id, platform_user_id) do nothing
     returning id, created_at as "createdAt"`);
