@@ -41,6 +41,9 @@ const storeEvent = async (sender: string) => {
   return stored!.id;
 };
 
+const register = (sender: string) =>
+  insertUserIfNew(database.db, { platformId, platformUserId: senderUserId(sender), countryCode: null, userMetadata: null });
+
 /** Whether `promise` settles within SETTLE_MS. */
 const settlesSoon = (promise: Promise<unknown>) =>
   Promise.race([promise.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), SETTLE_MS))]);
@@ -75,12 +78,7 @@ describe('a sender whose events a batch has claimed', () => {
     const batch = await openTransaction(async (tx) => {
       expect((await takePendingEvents(tx, [eventId])).map((e) => e.id)).toEqual([eventId]);
     });
-    const registration = insertUserIfNew(database.db, {
-      platformId,
-      platformUserId: senderUserId('late-user'),
-      countryCode: null,
-      userMetadata: null,
-    });
+    const registration = register('late-user');
     expect(await settlesSoon(registration)).toBe(false);
     await batch.commit();
     expect((await registration)?.id).toEqual(expect.any(String));
@@ -103,12 +101,7 @@ describe('a sender whose events a batch has claimed', () => {
       await takePendingEvents(tx, [eventId]);
     });
     try {
-      const registration = insertUserIfNew(database.db, {
-        platformId,
-        platformUserId: senderUserId('someone-else'),
-        countryCode: null,
-        userMetadata: null,
-      });
+      const registration = register('someone-else');
       expect(await settlesSoon(registration)).toBe(true);
     } finally {
       await batch.commit();
