@@ -3,6 +3,7 @@ import { senderUserId } from '../domain/ids.js';
 import { dateToMicros } from '../domain/timestamp.js';
 import { createTestDatabase, type TestDatabase } from '../testing/database.js';
 import { createTestProvider } from '../testing/fixtures.js';
+import { holdTransaction, settlesWithin } from '../testing/held-transaction.js';
 import { insertOrFindEvents, takePendingEvents } from './event-store.js';
 import { lockSenderExclusive } from './sender-locks.js';
 import { withTransaction } from './transaction.js';
@@ -44,38 +45,12 @@ const storeEvent = async (sender: string) => {
 const register = (sender: string) =>
   insertUserIfNew(database.db, { platformId, platformUserId: senderUserId(sender), countryCode: null, userMetadata: null });
 
-/** Whether `promise` settles within SETTLE_MS. */
-const settlesSoon = (promise: Promise<unknown>) =>
-  Promise.race([promise.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), SETTLE_MS))]);
-
-/** Runs `body` in a transaction that stays open until the returned `commit` is called. */
-async function openTransaction(body: (tx: Parameters<Parameters<typeof withTransaction>[1]>[0]) => Promise<void>) {
-  let commit!: () => void;
-  const released = new Promise<void>((resolve) => {
-    commit = resolve;
-  });
-  let ready!: () => void;
-  const started = new Promise<void>((resolve) => {
-    ready = resolve;
-  });
-  const done = withTransaction(database.db, async (tx) => {
-    await body(tx);
-    ready();
-    await released;
-  });
-  await started;
-  return {
-    commit: async () => {
-      commit();
-      await done;
-    },
-  };
-}
+const settlesSoon = (promise: Promise<unknown>) => settlesWithin(promise, SETTLE_MS);
 
 describe('a sender whose events a batch has claimed', () => {
   it('gets a platform user only once the batch has committed', async () => {
     const eventId = await storeEvent('late-user');
-    const batch = await openTransaction(async (tx) => {
+    const batch = await holdTransaction(database.db, async (tx) => {
       expect((await takePendingEvents(tx, [eventId])).map((e) => e.id)).toEqual([eventId]);
     });
     const registration = register('late-user');
@@ -86,7 +61,7 @@ describe('a sender whose events a batch has claimed', () => {
 
   it('is not claimed while a link or registration of it is being made, and is once that commits', async () => {
     const eventId = await storeEvent('linked-user');
-    const link = await openTransaction(async (tx) => {
+    const link = await holdTransaction(database.db, async (tx) => {
       await lockSenderExclusive(tx, platformId, senderUserId('linked-user'));
     });
     const claim = withTransaction(database.db, (tx) => takePendingEvents(tx, [eventId]));
@@ -97,7 +72,7 @@ describe('a sender whose events a batch has claimed', () => {
 
   it('leaves other senders alone: another user registers while the batch is open', async () => {
     const eventId = await storeEvent('busy-sender');
-    const batch = await openTransaction(async (tx) => {
+    const batch = await holdTransaction(database.db, async (tx) => {
       await takePendingEvents(tx, [eventId]);
     });
     try {
