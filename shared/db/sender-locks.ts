@@ -22,9 +22,11 @@ import type { Executor } from './client.js';
 export const senderLockKey = (providerId: SQL, senderUserId: SQL): SQL =>
   sql`hashtextextended('sender:' || ${providerId}::text || ':' || ${senderUserId}, 0)`;
 
+/** The sender's lock taken exclusively, as an expression (a statement that must take it before it writes). */
+export const exclusiveSenderLock = (providerId: string, senderUserId: SenderUserId): SQL =>
+  sql`pg_advisory_xact_lock(${senderLockKey(sql`${providerId}::uuid`, sql`${senderUserId}::text`)})`;
+
 /** Waits until no batch holds claimed events of this sender, and keeps new ones out until the transaction ends. */
 export async function lockSenderExclusive(tx: Executor, providerId: string, senderUserId: SenderUserId): Promise<void> {
-  await tx.execute(
-    sql`select count(pg_advisory_xact_lock(${senderLockKey(sql`${providerId}::uuid`, sql`${senderUserId}::text`)}))`,
-  );
+  await tx.execute(sql`select count(${exclusiveSenderLock(providerId, senderUserId)})`);
 }

@@ -7,7 +7,7 @@ import { formatIsoMillis } from '../domain/timestamp.js';
 import type { Executor } from './client.js';
 import { type DriverRow, decodeTimestampUs, fromJson } from './driver-row.js';
 import { type accountLinks, chainProgress, users } from './schema/index.js';
-import { senderLockKey } from './sender-locks.js';
+import { exclusiveSenderLock } from './sender-locks.js';
 import { idArray, instant, textArray } from './sql-fragments.js';
 import { type TalliesJson, talliesFromJson } from './tally-column.js';
 
@@ -31,7 +31,7 @@ export async function insertUserIfNew(db: Executor, user: NewUser): Promise<Stor
   const metadata = user.userMetadata ? JSON.stringify(user.userMetadata) : null;
   const [created] = await db.execute<DriverRow<StoredUser>>(sql`
     with sender_locked as (
-      select count(pg_advisory_xact_lock(${senderLockKey(sql`${user.platformId}::uuid`, sql`${user.platformUserId}::text`)})) as n
+      select count(${exclusiveSenderLock(user.platformId, user.platformUserId)}) as n
     )
     insert into users (platform_id, platform_user_id, country_code, user_metadata)
     select ${user.platformId}::uuid, ${user.platformUserId}, ${user.countryCode ?? null}, ${metadata}::jsonb

@@ -296,13 +296,12 @@ export function advanceWalk(
   if (late.length > 0) {
     const tasks = sortTasks(chain.tasks);
     const countedBy = (event: CountingEvent) => taskCountedBy(chain, tasks, completedBefore(state.completions, event), event);
-    const firstCounted = late.find((event) => countedBy(event) !== undefined);
-    if (firstCounted !== undefined) {
+    const firstCountedAt = late.findIndex((event) => countedBy(event) !== undefined);
+    if (firstCountedAt >= 0) {
+      const firstCounted = late[firstCountedAt]!;
       // The late events before the first that counts count toward nothing: absorbing starts at that one.
       absorbed =
-        options.absorbLate && hasTallies(chain)
-          ? absorbIntoOpenTasks(chain, state, late.slice(late.indexOf(firstCounted)), countedBy)
-          : null;
+        options.absorbLate && hasTallies(chain) ? absorbIntoOpenTasks(chain, state, late.slice(firstCountedAt), countedBy) : null;
       // The walk before the first late event that changes it stands: the redo starts there.
       if (absorbed === null) return { recompute: true, from: positionOf(firstCounted) };
     }
